@@ -1,0 +1,1 @@
+"""Benchmark helpers: synthetic corpora and timing harnesses."""

@@ -1,0 +1,59 @@
+"""The `strata` command. Parses arguments, runs the core, shows the result, maps errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from .. import __version__
+from ..errors import EXIT_CODES, StrataError
+from . import admin_cmds, bench_cmds, memory_cmds
+from .output import error
+
+GROUPS = (
+    ("memory", memory_cmds),
+    ("home and daemon", admin_cmds),
+    ("benchmarks", bench_cmds),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    codes = "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_CODES.items())
+    parser = argparse.ArgumentParser(
+        prog="strata", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="A local-only layered memory for an autonomous agent.",
+        epilog="commands by group:\n" + "\n".join(
+            f"  {name}: {', '.join(mod.COMMANDS)}" for name, mod in GROUPS)
+        + "\n\nevery command takes --help; read commands take --json.\n\nexit codes:\n" + codes)
+    parser.add_argument("--version", action="version", version=f"strata {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--home", help="home folder (default: $STRATA_HOME, else this checkout)")
+    common.add_argument("--agent", help="agent namespace (default: agent.namespace in strata.toml)")
+    common.add_argument("--json", action="store_true", help="print JSON for programs")
+    for _, mod in GROUPS:
+        mod.register(sub, common)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        result = args.handler(args)
+        if asyncio.iscoroutine(result):
+            result = asyncio.run(result)
+        return int(result or 0)
+    except StrataError as e:
+        return error(e, getattr(args, "json", False))
+    except KeyboardInterrupt:
+        sys.stderr.write("strata: interrupted\n")
+        return 130
+    except BrokenPipeError:  # `strata export | head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

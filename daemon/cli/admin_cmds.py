@@ -1,0 +1,77 @@
+"""Commands about the home and the daemon: init, config, status, fold, run."""
+
+from __future__ import annotations
+
+from .. import logs, runner
+from ..errors import EXIT_CODES
+from ..home import init_home, resolve_home
+from .memory_cmds import opened
+from .output import emit
+
+COMMANDS = ("init", "config", "status", "fold", "run")
+
+
+def cmd_init(args) -> int:
+    home, wrote = init_home(args.dir)
+    emit({"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}, args.json,
+         lambda r: f"home ready at {r['home']}" + (f"; settings in {r['config']}" if wrote else
+                                                   f" ({r['config']} kept as it was)"))
+    return 0
+
+
+def cmd_config_show(args) -> int:
+    home = resolve_home(args.home)
+    cfg = home.config()
+    rows = cfg.rows()
+    if args.json:
+        emit({"home": str(home.root), "config_file": str(home.config_path),
+              "config_file_exists": home.config_path.exists(), "settings": rows}, True)
+        return 0
+    width = max(len(r["key"]) for r in rows)
+    print(f"# home {home.root}; file {home.config_path}" + ("" if home.config_path.exists() else " (absent)"))
+    for r in rows:
+        value = "(from preset)" if r["value"] is None else r["value"]
+        print(f"{r['key']:<{width}}  {value!s:<14} {r['source']}")
+    return 0
+
+
+async def cmd_status(args) -> int:
+    async with opened(args) as mem:
+        st = await mem.status()
+    emit(st, args.json, lambda s: "\n".join(f"{k:<22} {v}" for k, v in s.items()))
+    return 0
+
+
+async def cmd_fold(args) -> int:
+    async with opened(args, actor="cli") as mem:
+        emit(await mem.fold(), args.json, lambda r: f"folded {r['events']} access events into {r['episodes']} memories")
+    return 0
+
+
+async def cmd_run(args) -> int:
+    home = resolve_home(args.home)
+    logs.setup(home.config()["daemon.log_level"])
+    return await runner.run(home, agent=args.agent)
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("init", parents=[common], help="Lay out a new home (capsule/, templates/, state/, strata.toml).")
+    p.add_argument("dir")
+    p.set_defaults(handler=cmd_init)
+
+    p = sub.add_parser("config", help="Show the effective settings.")
+    csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    q = csub.add_parser("show", parents=[common], help="Every setting, its value and where it came from.")
+    q.set_defaults(handler=cmd_config_show)
+
+    p = sub.add_parser("status", parents=[common], help="Counts, backlog and phase of the namespace.")
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("fold", parents=[common], help="Fold pending access events into memory features now.")
+    p.set_defaults(handler=cmd_fold)
+
+    p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.")
+    p.set_defaults(handler=cmd_run)
+
+
+__all__ = ["COMMANDS", "register", "EXIT_CODES"]

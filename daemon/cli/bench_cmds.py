@@ -1,0 +1,2 @@
+COMMANDS = ("bench ingest", "bench recall")
+def register(sub, common): pass

@@ -1,0 +1,255 @@
+"""Commands on one namespace's memories: observe, import, export, recall, feedback, show, timeline, ..."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+
+from .. import timeutil
+from ..episodes.jsonl import parse_jsonl
+from ..episodes.model import parse_context_pairs
+from ..errors import InvalidInput
+from ..memory import Memory
+from ..settings import KINDS, MODES
+from .output import Progress, emit, note, one_line, short_time
+
+COMMANDS = ("observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore", "mark")
+
+
+@contextlib.asynccontextmanager
+async def opened(args, actor: str = "cli"):
+    mem = await Memory.open(args.home, agent=args.agent, actor=actor)
+    try:
+        yield mem
+    finally:
+        await mem.close()
+
+
+async def cmd_observe(args) -> int:
+    if args.text is None or args.text == "-":
+        if sys.stdin is None or sys.stdin.isatty():
+            raise InvalidInput("no text given", hint="strata observe TEXT, or pipe the text on stdin")
+        text: str | bytes = sys.stdin.buffer.read()
+    else:
+        text = args.text
+    async with opened(args) as mem:
+        result = await mem.observe(text, kind=args.kind, importance=args.importance,
+                                   context=parse_context_pairs(args.context), at=args.at, source=args.source,
+                                   session=args.session, factual=args.factual)
+    if args.json:
+        emit(result, True)
+    else:
+        print(result["id"])
+        if result["status"] != "created":
+            note(f"strata: same as memory {result['id']} ({result['status']}, {result['occurrences']} occurrences)")
+    return 0
+
+
+async def cmd_import(args) -> int:
+    path = args.file
+    try:
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+        size = 0 if path == "-" else os.fstat(stream.fileno()).st_size
+    except OSError as e:
+        raise InvalidInput(f"cannot read {path}: {e.strerror}") from None
+    async with opened(args, actor="import") as mem:
+        bar = Progress(size, "checking", unit="bytes")
+        with stream:
+            parsed = parse_jsonl(stream, mem.limits, agent=mem.agent, now=timeutil.now(), progress=bar.advance)
+        bar.close()
+        if parsed.bad and not args.skip_bad:
+            shown = "\n".join(f"  line {n}: {msg}" for n, msg in parsed.bad[:10])
+            more = f"\n  ... and {len(parsed.bad) - 10} more" if len(parsed.bad) > 10 else ""
+            raise InvalidInput(f"{path}: {len(parsed.bad)} bad line(s), nothing imported\n{shown}{more}",
+                               hint="fix them, or pass --skip-bad to import the good lines")
+        bar = Progress(len(parsed.rows), "importing", unit="observations")
+        totals = await mem.observe_many(parsed.rows, validated=True, progress=bar.advance)
+        bar.close()
+    report = {"created": totals["created"], "repeat": totals["repeat"], "duplicate": totals["duplicate"],
+              "skipped_bad": len(parsed.bad), "bad_lines": [n for n, _ in parsed.bad], "embedded": False}
+    emit(report, args.json, lambda r: (f"imported {r['created']} new, {r['repeat']} repeats folded in, "
+                                       f"{r['duplicate']} already present, {r['skipped_bad']} bad lines skipped"))
+    return 0
+
+
+async def cmd_export(args) -> int:
+    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
+    count = 0
+    with contextlib.ExitStack() as stack:
+        if out is not sys.stdout:
+            stack.enter_context(out)
+            os.chmod(args.output, 0o600)
+        async with opened(args) as mem:
+            async for ep in mem.export():
+                for key in [k for k in ep if k.endswith("_iso")]:
+                    del ep[key]
+                out.write(json.dumps(ep, ensure_ascii=False) + "\n")
+                count += 1
+    if out is not sys.stdout:
+        note(f"strata: exported {count} memories to {args.output}")
+    return 0
+
+
+def _show_recall(r: dict, explain: bool) -> str:
+    lines = [f"recall {r['recall_id']} · {r['mode_used']} · {len(r['hits'])} hits"
+             f" of {r['candidates']} candidates · phase {r['phase']}"]
+    lines += [f"warning: {w}" for w in r["warnings"]]
+    if r["filtered"]:
+        lines.append(f"({r['filtered']} filtered out by the stability/success thresholds)")
+    for h in r["hits"]:
+        lines.append(f"{h['rank']:>3}. #{h['id']:<7} {h['score']:.3f}  {h['kind']:<11} "
+                     f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}")
+        if explain:
+            sig = " · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items())
+            ret = " · ".join(f"{name} rank {v['rank']}" + (f" (bm25 {v['bm25']})" if "bm25" in v else "")
+                             for name, v in h["explain"]["retrievers"].items())
+            lines.append(f"        {sig}\n        {ret}")
+    if not r["hits"]:
+        lines.append("no memories matched")
+    return "\n".join(lines)
+
+
+async def cmd_recall(args) -> int:
+    async with opened(args) as mem:
+        result = await mem.recall(args.query, k=args.k, mode=args.mode, context=parse_context_pairs(args.context),
+                                  kinds=args.kind or (), include_archived=args.include_archived)
+    if not args.explain:
+        for h in result["hits"]:
+            h.pop("explain")
+    emit(result, args.json, lambda r: _show_recall(r, args.explain))
+    return 0
+
+
+async def cmd_feedback(args) -> int:
+    async with opened(args) as mem:
+        result = await mem.feedback(args.recall_id, args.outcome)
+    emit(result, args.json, lambda r: f"recorded {r['outcome']} for {len(r['episodes'])} memories of recall "
+                                      f"{r['recall_id']}")
+    return 0
+
+
+def _show_episode(ep: dict) -> str:
+    lines = [f"memory #{ep['id']} · {ep['kind']} · {ep['state']} · namespace {ep['agent']}", "", ep["content"], ""]
+    for key in ("event_at_iso", "recorded_at_iso", "last_seen_at_iso", "occurrences", "source", "session",
+                "importance", "factual", "irrelevant", "context", "access_count", "last_access_at_iso",
+                "pending_access_events", "success_count", "failure_count", "content_hash", "superseded_by"):
+        lines.append(f"  {key.removesuffix('_iso'):<22} {ep[key]}")
+    lines.append("  scores (now):")
+    lines += [f"    {k:<20} {v}" for k, v in ep["scores"].items()]
+    lines.append("  history:")
+    lines += [f"    {short_time(h['at'])}  {h['action']:<8} {h['actor']:<7} {h['data']}" for h in ep["history"]]
+    return "\n".join(lines)
+
+
+async def cmd_show(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.get(args.id), args.json, _show_episode)
+    return 0
+
+
+async def cmd_timeline(args) -> int:
+    states = ("active", "superseded", "archived", "quarantined") if args.all_states else ("active",)
+    async with opened(args) as mem:
+        rows = await mem.timeline(
+            since=timeutil.parse_time(args.since) if args.since else None,
+            until=timeutil.parse_time(args.until) if args.until else None,
+            kinds=tuple(args.kind or ()), states=states, limit=args.limit, offset=args.offset,
+            newest_first=not args.oldest_first)
+    emit(rows, args.json, lambda rs: "\n".join(
+        f"#{r['id']:<7} {short_time(r['event_at'])}  {r['kind']:<11} {r['state']:<9} {one_line(r['content'], 80)}"
+        for r in rs) or "no memories in that range")
+    return 0
+
+
+async def cmd_forget(args) -> int:
+    async with opened(args) as mem:
+        result = await mem.forget(args.id, purge=args.purge, reason=args.reason)
+    emit(result, args.json, lambda r: f"memory {r['id']} " + ("purged (recorded in the audit trail)"
+                                                              if r.get("purged") else "archived"))
+    return 0
+
+
+async def cmd_restore(args) -> int:
+    async with opened(args) as mem:
+        result = await mem.restore(args.id)
+    emit(result, args.json, lambda r: f"memory {r['id']} is active again (was {r['previous_state']})")
+    return 0
+
+
+async def cmd_mark(args) -> int:
+    if args.factual is None and args.irrelevant is None:
+        raise InvalidInput("nothing to mark", hint="give --factual/--not-factual or --irrelevant/--relevant")
+    async with opened(args) as mem:
+        result = await mem.mark(args.id, factual=args.factual, irrelevant=args.irrelevant)
+    emit(result, args.json, lambda r: f"memory {r['id']}: " + (", ".join(
+        f"{k} = {v}" for k, v in r["changed"].items()) or "unchanged"))
+    return 0
+
+
+def register(sub, common) -> None:
+    def add(name, handler, help_, **kw):
+        p = sub.add_parser(name, parents=[common], help=help_, description=help_, **kw)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = add("observe", cmd_observe, "Store an observation; prints its id.")
+    p.add_argument("text", nargs="?", help="the text (omit or '-' to read stdin)")
+    p.add_argument("--kind", help=f"kind of episode (default observation; {', '.join(KINDS)})")
+    p.add_argument("--importance", type=float, help="0-1 (default 0.5)")
+    p.add_argument("--context", action="append", metavar="KEY=VALUE",
+                   help="context feature, repeatable (environment, task_type, goal, or your own)")
+    p.add_argument("--at", help="when it happened (ISO 8601, unix seconds, '3h ago'; default now)")
+    p.add_argument("--source", help="where it came from (loop, email, person, ...)")
+    p.add_argument("--session", help="session or context id")
+    p.add_argument("--factual", action="store_true", help="always eligible for recall, never decays")
+
+    p = add("import", cmd_import, "Import observations from JSON Lines (one object per line).")
+    p.add_argument("file", help="path, or '-' for stdin")
+    p.add_argument("--skip-bad", action="store_true", help="import the good lines, report the bad ones")
+
+    p = add("export", cmd_export, "Export the namespace as JSON Lines (re-importable, lossless).")
+    p.add_argument("-o", "--output", help="file to write (0600); default stdout")
+
+    p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")
+    p.add_argument("query")
+    p.add_argument("--k", type=int, help="how many results (default recall.k)")
+    p.add_argument("--mode", choices=MODES, help="fast (full text), balanced, deep (default recall.mode)")
+    p.add_argument("--context", action="append", metavar="KEY=VALUE", help="current context, boosts matches")
+    p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
+    p.add_argument("--include-archived", action="store_true", help="also search archived memories")
+    p.add_argument("--explain", action="store_true", help="show every signal of every hit")
+
+    p = add("feedback", cmd_feedback, "Record whether a recall helped; shared by every memory it returned.")
+    p.add_argument("recall_id", type=int)
+    p.add_argument("outcome", choices=("success", "failure"))
+
+    p = add("show", cmd_show, "Everything about one memory: fields, scores, history.")
+    p.add_argument("id", type=int)
+
+    p = add("timeline", cmd_timeline, "Memories in time order, newest first.")
+    p.add_argument("--since", help="from this time (ISO 8601, unix seconds, '2d ago')")
+    p.add_argument("--until", help="up to this time")
+    p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
+    p.add_argument("--all-states", action="store_true", help="include archived, superseded, quarantined")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--oldest-first", action="store_true")
+
+    p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good.")
+    p.add_argument("id", type=int)
+    p.add_argument("--purge", action="store_true", help="delete the text for good (the audit keeps that it happened)")
+    p.add_argument("--reason", help="why, kept in the audit trail")
+
+    p = add("restore", cmd_restore, "Make an archived memory active again.")
+    p.add_argument("id", type=int)
+
+    p = add("mark", cmd_mark, "Pin a memory as factual or mark it irrelevant (or undo either).")
+    p.add_argument("id", type=int)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--factual", dest="factual", action="store_true", default=None)
+    g.add_argument("--not-factual", dest="factual", action="store_false")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--irrelevant", dest="irrelevant", action="store_true", default=None)
+    g.add_argument("--relevant", dest="irrelevant", action="store_false")

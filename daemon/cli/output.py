@@ -1,0 +1,72 @@
+"""How the CLI shows things: JSON for agents, short text for people, errors on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, Callable
+
+from ..errors import StrataError
+from ..timeutil import iso
+
+
+def emit(value: Any, as_json: bool, human: Callable[[Any], str] | None = None) -> None:
+    if as_json or human is None:
+        sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None if as_json else 2, default=str) + "\n")
+    else:
+        text = human(value)
+        if text:
+            sys.stdout.write(text.rstrip("\n") + "\n")
+
+
+def error(exc: StrataError, as_json: bool) -> int:
+    if as_json:
+        sys.stdout.write(json.dumps(exc.as_dict(), ensure_ascii=False) + "\n")
+    sys.stderr.write(f"strata: {exc.message}\n")
+    if exc.hint:
+        sys.stderr.write(f"  hint: {exc.hint}\n")
+    return exc.exit_code
+
+
+def note(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def short_time(ts: float | None) -> str:
+    return (iso(ts) or "-").replace("T", " ").replace("Z", "")[:16]
+
+
+def one_line(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+class Progress:
+    """A progress bar on stderr when it is a terminal; silent otherwise (journald, pipes, CI)."""
+
+    def __init__(self, total: int, label: str, *, enabled: bool | None = None, unit: str = "items"):
+        self.total, self.label, self.unit = max(total, 0), label, unit
+        self.done = 0
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._start = time.perf_counter()
+        self._last = 0.0
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if self.enabled and (now - self._last > 0.1 or self.done >= self.total):
+            self._last = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        frac = min(1.0, self.done / self.total) if self.total else 1.0
+        bar = "#" * int(frac * 30)
+        rate = self.done / max(now - self._start, 1e-9)
+        sys.stderr.write(f"\r{self.label} [{bar:<30}] {self.done}/{self.total} {self.unit} ({rate:,.0f}/s)")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(time.perf_counter())
+            sys.stderr.write("\n")

@@ -1,0 +1,141 @@
+"""Effective configuration: the settings table, overlaid by the home's strata.toml."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .settings import BY_KEY, SETTINGS, Setting
+
+
+@dataclass
+class Config:
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    path: Path | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def rows(self) -> list[dict]:
+        return [
+            {"key": s.key, "value": self.values[s.key], "default": s.default,
+             "source": self.sources[s.key], "doc": s.doc}
+            for s in SETTINGS
+        ]
+
+    def scoring_params(self):
+        from .scoring import ScoringParams, Weights
+
+        overrides: dict[str, Any] = {}
+        for name in ("half_life_hours", "stability_threshold", "success_threshold"):
+            if self.values[f"scoring.{name}"] is not None:
+                overrides[name] = float(self.values[f"scoring.{name}"])
+        if self.values["scoring.time_weight"] is not None:
+            overrides["time_weight"] = float(self.values["scoring.time_weight"])
+            overrides["frequency_weight"] = 1.0 - overrides["time_weight"]
+        for name in ("confidence",):
+            overrides[name] = float(self.values[f"scoring.{name}"])
+        for name in ("min_feedback_trials", "passive_min_episodes", "passive_min_feedback",
+                     "potentiation_accesses"):
+            overrides[name] = int(self.values[f"scoring.{name}"])
+        try:
+            overrides["weights"] = Weights(**{
+                w: float(self.values[f"scoring.weights.{w}"])
+                for w in ("relevance", "recency", "strength", "priority", "wilson", "context")
+            })
+            return ScoringParams.from_preset(self.values["scoring.preset"], **overrides)
+        except ValueError as e:
+            raise ConfigError(f"scoring settings: {e}") from None
+
+
+def _flatten(table: dict, prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in table.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, dict) and key not in BY_KEY:
+            flat.update(_flatten(value, key + "."))
+        else:
+            flat[key] = value
+    return flat
+
+
+def _coerce(setting: Setting, value: Any, where: str) -> Any:
+    default = setting.default
+    bad = None
+    if isinstance(value, bool) and not isinstance(default, bool):
+        bad = "a boolean is not accepted here"
+    elif default is None or isinstance(default, float):
+        if not isinstance(value, (int, float)):
+            bad = "must be a number"
+        else:
+            value = float(value)
+    elif isinstance(default, bool):
+        if not isinstance(value, bool):
+            bad = "must be true or false"
+    elif isinstance(default, int):
+        if not isinstance(value, int):
+            bad = "must be a whole number"
+    elif isinstance(default, str):
+        if not isinstance(value, str):
+            bad = "must be a string"
+    elif isinstance(default, list):
+        if not isinstance(value, list):
+            bad = "must be a list"
+    if bad is None and setting.check is not None:
+        bad = setting.check(value)
+    if bad:
+        raise ConfigError(f"{where}: {setting.key} = {json.dumps(value, default=str)} {bad}",
+                          hint=f"{setting.doc} Default: {json.dumps(setting.default)}.")
+    return value
+
+
+def load_config(path: Path | None) -> Config:
+    cfg = Config(values={s.key: s.default for s in SETTINGS}, sources={s.key: "default" for s in SETTINGS},
+                 path=path)
+    if path is None or not path.exists():
+        return cfg
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text", hint="save it as UTF-8 or move it away") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path} is not valid TOML: {e}", hint="fix the line named, or move the file away") from None
+    except OSError as e:
+        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+    for key, value in _flatten(raw).items():
+        setting = BY_KEY.get(key)
+        if setting is None:
+            raise ConfigError(f"{path}: unknown setting {key!r}",
+                              hint="`strata config show` lists every setting")
+        cfg.values[key] = _coerce(setting, value, str(path))
+        cfg.sources[key] = str(path)
+    if cfg.values["store.default_kind"] not in cfg.values["store.kinds"]:
+        raise ConfigError(f"{path}: store.default_kind {cfg.values['store.default_kind']!r} is not in store.kinds")
+    cfg.scoring_params()  # validates the combination (weights, preset overrides)
+    return cfg
+
+
+def _toml_value(value: Any) -> str:
+    return json.dumps(value)  # JSON scalars and lists of strings are valid TOML
+
+
+def render_default_toml() -> str:
+    """A strata.toml with every setting commented out at its default."""
+    lines = ["# strata configuration. Every setting is shown at its default, commented out.",
+             "# Uncomment a line to change it; `strata config show` prints the effective values.", ""]
+    section = None
+    for s in SETTINGS:
+        if s.section != section:
+            section = s.section
+            lines += ["", f"[{section}]"]
+        lines.append(f"# {s.doc}")
+        if s.default is None:
+            lines.append(f"# {s.name} =")
+        else:
+            lines.append(f"# {s.name} = {_toml_value(s.default)}")
+    return "\n".join(lines).lstrip("\n") + "\n"

@@ -1,0 +1,1 @@
+"""The episodic store: raw observations, scored."""

@@ -1,0 +1,192 @@
+"""Episode input validation and row shaping. Pure: no I/O."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..errors import InvalidInput
+from ..timeutil import iso, parse_time
+
+STATES = ("active", "superseded", "archived", "quarantined")
+MAX_CONTEXT_DEPTH = 4
+MAX_SHORT_FIELD = 256
+
+# Columns in table order after the id; the insert statement and export share this list.
+COLUMNS = (
+    "agent", "kind", "content", "content_hash", "event_at", "recorded_at", "last_seen_at", "occurrences",
+    "source", "session", "importance", "factual", "irrelevant", "context", "access_count", "last_access_at",
+    "success_count", "failure_count", "state", "superseded_by", "updated_at",
+)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_content_bytes: int
+    kinds: tuple[str, ...]
+    default_kind: str
+    default_importance: float
+
+    @classmethod
+    def from_config(cls, cfg) -> "Limits":
+        return cls(int(cfg["store.max_content_bytes"]), tuple(cfg["store.kinds"]), cfg["store.default_kind"],
+                   float(cfg["store.default_importance"]))
+
+
+def content_hash(content: str) -> str:
+    return hashlib.sha256(content.encode("utf-8")).hexdigest()[:32]
+
+
+def clean_content(value: Any, limits: Limits) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        try:
+            value = bytes(value).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InvalidInput(f"text is not valid UTF-8 (byte {e.start})",
+                               hint="convert it to UTF-8 first, e.g. with iconv") from None
+    if not isinstance(value, str):
+        raise InvalidInput(f"content must be text, not {type(value).__name__}")
+    if "\x00" in value:
+        raise InvalidInput(f"text contains a NUL byte (at character {value.index(chr(0))})",
+                           hint="binary data is not stored; strip NUL bytes or store a description")
+    try:
+        size = len(value.encode("utf-8"))
+    except UnicodeEncodeError:
+        raise InvalidInput("text is not valid UTF-8 (it holds undecodable bytes)",
+                           hint="convert it to UTF-8 first, e.g. with iconv") from None
+    text = value.strip()
+    if not text:
+        raise InvalidInput("text is empty", hint="give the observation some words")
+    if size > limits.max_content_bytes:
+        raise InvalidInput(f"text is {size} bytes, over the limit of {limits.max_content_bytes}",
+                           hint="split it, or raise store.max_content_bytes in strata.toml")
+    return text
+
+
+def _depth(value: Any, level: int = 0) -> int:
+    if isinstance(value, dict):
+        return max([_depth(v, level + 1) for v in value.values()], default=level + 1)
+    if isinstance(value, list):
+        return max([_depth(v, level + 1) for v in value], default=level + 1)
+    return level
+
+
+def clean_context(value: Any) -> dict:
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise InvalidInput("context is not valid JSON") from None
+    if not isinstance(value, Mapping):
+        raise InvalidInput("context must be an object of KEY: VALUE pairs")
+    if _depth(value) > MAX_CONTEXT_DEPTH:
+        raise InvalidInput(f"context is nested deeper than {MAX_CONTEXT_DEPTH} levels")
+    for key in value:
+        if not isinstance(key, str) or not key.strip() or len(key) > MAX_SHORT_FIELD:
+            raise InvalidInput(f"context key {key!r} must be a non-empty string of at most {MAX_SHORT_FIELD} characters")
+    return dict(value)
+
+
+def parse_context_pairs(pairs: list[str] | None) -> dict:
+    out: dict[str, str] = {}
+    for pair in pairs or ():
+        key, sep, val = pair.partition("=")
+        if not sep or not key.strip():
+            raise InvalidInput(f"context {pair!r} is not KEY=VALUE")
+        out[key.strip()] = val.strip()
+    return out
+
+
+def _importance(value: Any, default: float) -> float:
+    if value is None:
+        return default
+    try:
+        imp = float(value)
+    except (TypeError, ValueError):
+        raise InvalidInput(f"importance {value!r} is not a number between 0 and 1") from None
+    if isinstance(value, bool) or math.isnan(imp) or not 0.0 <= imp <= 1.0:
+        raise InvalidInput(f"importance {value!r} is outside 0-1")
+    return imp
+
+
+def _short(value: Any, name: str) -> str | None:
+    if value is None or value == "":
+        return None
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise InvalidInput(f"{name} must be a string")
+    text = str(value)
+    if len(text) > MAX_SHORT_FIELD or "\x00" in text:
+        raise InvalidInput(f"{name} must be at most {MAX_SHORT_FIELD} characters of text")
+    return text
+
+
+def _count(raw: Mapping, name: str) -> int:
+    value = raw.get(name, 0) or 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInput(f"{name} must be a whole number >= 0")
+    return value
+
+
+def _flag(raw: Mapping, name: str) -> int:
+    value = raw.get(name, False)
+    if not isinstance(value, (bool, int)) or value not in (0, 1):
+        raise InvalidInput(f"{name} must be true or false")
+    return int(bool(value))
+
+
+def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float) -> dict:
+    """Validate one observation (from the CLI, the API or a JSONL line) into column values.
+
+    Fields an export carries (counts, state, recorded time) are kept, so export/import round-trips.
+    """
+    if not isinstance(raw, Mapping):
+        raise InvalidInput("an observation must be a JSON object")
+    content = clean_content(raw.get("content"), limits)
+    kind = raw.get("kind") or limits.default_kind
+    if kind not in limits.kinds:
+        raise InvalidInput(f"unknown kind {kind!r}", hint=f"use one of: {', '.join(limits.kinds)} "
+                           "(or add it to store.kinds in strata.toml)")
+    event_at = parse_time(raw["event_at"] if raw.get("event_at") is not None else raw.get("at", now), reference=now)
+    recorded_at = parse_time(raw["recorded_at"], reference=now) if raw.get("recorded_at") is not None else now
+    state = raw.get("state") or "active"
+    if state not in STATES:
+        raise InvalidInput(f"unknown state {state!r}", hint=f"use one of: {', '.join(STATES)}")
+    last_access = raw.get("last_access_at")
+    occurrences = _count(raw, "occurrences") or 1
+    row = {
+        "agent": agent, "kind": kind, "content": content, "content_hash": content_hash(content),
+        "event_at": event_at, "recorded_at": recorded_at,
+        "last_seen_at": parse_time(raw["last_seen_at"], reference=now) if raw.get("last_seen_at") else event_at,
+        "occurrences": occurrences,
+        "source": _short(raw.get("source"), "source"), "session": _short(raw.get("session"), "session"),
+        "importance": _importance(raw.get("importance"), limits.default_importance),
+        "factual": _flag(raw, "factual"), "irrelevant": _flag(raw, "irrelevant"),
+        "context": json.dumps(clean_context(raw.get("context")), ensure_ascii=False, sort_keys=True),
+        "access_count": _count(raw, "access_count"),
+        "last_access_at": parse_time(last_access, reference=now) if last_access is not None else None,
+        "success_count": _count(raw, "success_count"), "failure_count": _count(raw, "failure_count"),
+        "state": state, "superseded_by": None, "updated_at": now,
+    }
+    rid = raw.get("id")
+    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int) or rid <= 0):
+        raise InvalidInput("id must be a positive whole number")
+    row["id"] = rid
+    return row
+
+
+def episode_dict(row: Mapping[str, Any]) -> dict:
+    """A stored row as the API and --json show it: times as floats plus ISO strings, flags as booleans."""
+    out = {"id": row["id"]}
+    for col in COLUMNS:
+        out[col] = row[col]
+    out["context"] = json.loads(row["context"])
+    out["factual"] = bool(row["factual"])
+    out["irrelevant"] = bool(row["irrelevant"])
+    for col in ("event_at", "recorded_at", "last_seen_at", "last_access_at", "updated_at"):
+        out[col + "_iso"] = iso(row[col])
+    return out

@@ -1,0 +1,75 @@
+"""Reads of the episodic store. Reads never write; every query is scoped to one namespace."""
+
+from __future__ import annotations
+
+from typing import AsyncIterator
+
+from ..errors import NotFound
+from ..storage.db import Database
+from .model import episode_dict
+
+
+async def get_episode(db: Database, agent: str, episode_id: int) -> dict:
+    row = await db.fetchone("SELECT * FROM episodes WHERE id = ? AND agent = ?", (episode_id, agent))
+    if row is None:
+        raise NotFound(f"no memory {episode_id} in namespace {agent!r}",
+                       hint="`strata timeline` lists what this namespace holds")
+    return episode_dict(row)
+
+
+async def pending_accesses(db: Database, agent: str, episode_id: int) -> dict:
+    """Access events not yet folded, so `show` can tell the whole story before the daemon folds."""
+    row = await db.fetchone("SELECT count(*), max(a.at) FROM access_events a JOIN episodes e ON e.id = a.episode_id "
+                            "WHERE a.episode_id = ? AND e.agent = ? AND a.folded = 0", (episode_id, agent))
+    return {"count": row[0], "last_at": row[1]}
+
+
+async def audit_of(db: Database, agent: str, item_kind: str, item_id: int) -> list[dict]:
+    rows = await db.fetchall("SELECT at, action, data, actor FROM audit WHERE agent = ? AND item_kind = ? "
+                             "AND item_id = ? ORDER BY id", (agent, item_kind, item_id))
+    return [dict(r) for r in rows]
+
+
+async def timeline(db: Database, agent: str, *, since: float | None = None, until: float | None = None,
+                   kinds: tuple[str, ...] = (), states: tuple[str, ...] = ("active",), limit: int = 50,
+                   offset: int = 0, newest_first: bool = True) -> list[dict]:
+    where, params = ["agent = ?"], [agent]
+    if since is not None:
+        where.append("event_at >= ?")
+        params.append(since)
+    if until is not None:
+        where.append("event_at <= ?")
+        params.append(until)
+    if kinds:
+        where.append(f"kind IN ({', '.join('?' * len(kinds))})")
+        params += kinds
+    if states:
+        where.append(f"state IN ({', '.join('?' * len(states))})")
+        params += states
+    order = "DESC" if newest_first else "ASC"
+    rows = await db.fetchall(f"SELECT * FROM episodes WHERE {' AND '.join(where)} "
+                             f"ORDER BY event_at {order}, id {order} LIMIT ? OFFSET ?", (*params, limit, offset))
+    return [episode_dict(r) for r in rows]
+
+
+async def export_episodes(db: Database, agent: str, *, chunk: int = 2000) -> AsyncIterator[dict]:
+    last = 0
+    while True:
+        rows = await db.fetchall("SELECT * FROM episodes WHERE agent = ? AND id > ? ORDER BY id LIMIT ?",
+                                 (agent, last, chunk))
+        if not rows:
+            return
+        for r in rows:
+            yield episode_dict(r)
+        last = rows[-1]["id"]
+
+
+async def counts(db: Database, agent: str) -> dict:
+    rows = await db.fetchall("SELECT state, count(*) FROM episodes WHERE agent = ? GROUP BY state", (agent,))
+    by_state = {r[0]: r[1] for r in rows}
+    ns = await db.fetchone("SELECT episode_count, feedback_count FROM namespaces WHERE agent = ?", (agent,))
+    recalls = await db.scalar("SELECT count(*) FROM recalls WHERE agent = ?", (agent,))
+    pending = await db.scalar("SELECT count(*) FROM access_events a JOIN episodes e ON e.id = a.episode_id "
+                              "WHERE a.folded = 0 AND e.agent = ?", (agent,))
+    return {"episodes": sum(by_state.values()), "by_state": by_state, "recalls": recalls,
+            "feedback": ns[1] if ns else 0, "pending_access_events": pending}

@@ -1,0 +1,86 @@
+"""Recall: candidates from the retrievers, composite scoring, filters, explanations."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from ..scoring import EpisodeFeatures, ScoringParams, learning_phase, score_episode
+from ..storage.db import Database
+from .fts import match_expression
+
+_CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
+                      "e.success_count, e.failure_count, e.factual, e.context, e.state, e.source, e.session")
+
+
+@dataclass
+class Candidate:
+    row: dict
+    retrievers: dict = field(default_factory=dict)  # retriever name -> {"rank": n, "score": s}
+    relevance: float = 0.0
+
+
+async def fts_candidates(db: Database, agent: str, query: str, limit: int, *,
+                         states: tuple[str, ...] = ("active",), kinds: tuple[str, ...] = ()) -> list[Candidate]:
+    expr = match_expression(query)
+    if expr is None:
+        return []
+    where = [f"e.state IN ({', '.join('?' * len(states))})", "e.irrelevant = 0"]
+    params: list = [expr, agent, *states]
+    if kinds:
+        where.append(f"e.kind IN ({', '.join('?' * len(kinds))})")
+        params += kinds
+    rows = await db.fetchall(
+        f"SELECT {_CANDIDATE_COLUMNS}, bm25(episodes_fts) AS bm FROM episodes_fts "
+        f"JOIN episodes e ON e.id = episodes_fts.rowid "
+        f"WHERE episodes_fts MATCH ? AND e.agent = ? AND {' AND '.join(where)} "
+        f"ORDER BY bm LIMIT ?", (*params, limit))
+    if not rows:
+        return []
+    best = rows[0]["bm"]  # bm25() is negative; more negative is better
+    out = []
+    for rank, r in enumerate(rows, 1):
+        c = Candidate(dict(r))
+        c.retrievers["fts"] = {"rank": rank, "bm25": round(r["bm"], 4)}
+        # In a tiny corpus every term is in every document and BM25 is ~0: treat hits as equally relevant.
+        c.relevance = (r["bm"] / best) if best < -1e-6 else 1.0
+        out.append(c)
+    return out
+
+
+async def namespace_phase(db: Database, agent: str, params: ScoringParams) -> str:
+    row = await db.fetchone("SELECT episode_count, feedback_count FROM namespaces WHERE agent = ?", (agent,))
+    episodes, feedback = (row[0], row[1]) if row else (0, 0)
+    return learning_phase(episodes, feedback, params)
+
+
+def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
+                    phase: str, k: int) -> tuple[list[dict], int]:
+    """Score, filter and order. Returns (hits, how many the thresholds filtered out)."""
+    scored, filtered = [], 0
+    for c in candidates:
+        r = c.row
+        feats = EpisodeFeatures(
+            event_at=r["event_at"], last_access_at=r["last_access_at"], access_count=r["access_count"],
+            importance=r["importance"], successes=r["success_count"], failures=r["failure_count"],
+            factual=bool(r["factual"]), context=json.loads(r["context"]))
+        b = score_episode(feats, c.relevance, query_context, now, params, phase)
+        if not b.eligible:
+            filtered += 1
+            continue
+        scored.append((b.composite, r["id"], c, b, feats))
+    scored.sort(key=lambda t: (-t[0], -t[1]))
+    hits = []
+    for rank, (score, _, c, b, feats) in enumerate(scored[:k], 1):
+        r = c.row
+        hits.append({
+            "rank": rank, "id": r["id"], "score": round(score, 6), "kind": r["kind"], "content": r["content"],
+            "event_at": r["event_at"], "source": r["source"], "session": r["session"],
+            "factual": feats.factual, "context": feats.context,
+            "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items()
+                                    if k_ in ("relevance", "recency", "strength", "priority", "wilson", "context")},
+                        "retrievers": c.retrievers,
+                        "features": {"access_count": feats.access_count, "successes": feats.successes,
+                                     "failures": feats.failures, "importance": feats.importance}},
+        })
+    return hits, filtered

@@ -1,0 +1,181 @@
+"""Every change to episodes, each inside a transaction handed out by Database.write()."""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+from ..errors import Conflict, InvalidInput, NotFound
+from ..storage.db import Writer
+from .model import COLUMNS
+
+_INSERT = (f"INSERT INTO episodes (id, {', '.join(COLUMNS)}) "
+           f"VALUES ({', '.join('?' for _ in range(len(COLUMNS) + 1))})")
+_CHUNK = 400  # stays under SQLite's bound-parameter limit with room to spare
+
+
+def _chunks(seq: Sequence, size: int = _CHUNK):
+    for i in range(0, len(seq), size):
+        yield seq[i:i + size]
+
+
+async def _ensure_namespace(w: Writer, agent: str, now: float) -> None:
+    await w.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
+
+
+async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: float, actor: str,
+                          now: float) -> list[dict]:
+    """Insert validated rows. An identical active episode whose last sighting is within `window`
+    seconds absorbs the row as a repeat (seed 001's attention filter); the same content at the
+    same event time is a duplicate (so re-running an import changes nothing)."""
+    await _ensure_namespace(w, agent, now)
+    hashes = list({r["content_hash"] for r in rows})
+    known: dict[str, list[dict]] = {}
+    for part in _chunks(hashes):
+        for e in await w.fetchall(
+                f"SELECT id, content_hash, event_at, last_seen_at, occurrences, state FROM episodes "
+                f"WHERE agent = ? AND content_hash IN ({', '.join('?' * len(part))})", (agent, *part)):
+            known.setdefault(e["content_hash"], []).append(dict(e))
+    wanted_ids = [r["id"] for r in rows if r.get("id")]
+    taken: set[int] = set()
+    for part in _chunks(wanted_ids):
+        taken.update(r[0] for r in await w.fetchall(
+            f"SELECT id FROM episodes WHERE id IN ({', '.join('?' * len(part))})", part))
+    next_id = max([(await w.fetchone("SELECT coalesce(max(id), 0) FROM episodes"))[0],
+                   *[i for i in wanted_ids if i not in taken]]) + 1
+
+    inserts, repeats, results, audits = [], {}, [], []
+    for r in rows:
+        same = known.get(r["content_hash"], [])
+        dup = next((e for e in same if e["event_at"] == r["event_at"]), None)
+        if dup is not None:
+            results.append({"id": dup["id"], "status": "duplicate", "occurrences": dup["occurrences"]})
+            continue
+        live = [e for e in same if e["state"] == "active"]
+        latest = max(live, key=lambda e: e["last_seen_at"], default=None)
+        if (window > 0 and latest is not None and r["state"] == "active"
+                and abs(r["event_at"] - latest["last_seen_at"]) <= window):
+            latest["occurrences"] += r["occurrences"]
+            latest["last_seen_at"] = max(latest["last_seen_at"], r["event_at"])
+            repeats[latest["id"]] = latest
+            results.append({"id": latest["id"], "status": "repeat", "occurrences": latest["occurrences"]})
+            continue
+        rid = r.get("id")
+        if not rid or rid in taken:
+            rid, next_id = next_id, next_id + 1
+        taken.add(rid)
+        inserts.append((rid, *(r[c] for c in COLUMNS)))
+        entry = {"id": rid, "content_hash": r["content_hash"], "event_at": r["event_at"],
+                 "last_seen_at": r["last_seen_at"], "occurrences": r["occurrences"], "state": r["state"]}
+        known.setdefault(r["content_hash"], []).append(entry)
+        results.append({"id": rid, "status": "created", "occurrences": r["occurrences"]})
+        audits.append((now, agent, "episode", rid, "create",
+                       json.dumps({"kind": r["kind"], "source": r["source"], "hash": r["content_hash"]}), actor))
+
+    if inserts:
+        await w.executemany(_INSERT, inserts)
+    if repeats:
+        await w.executemany("UPDATE episodes SET occurrences = ?, last_seen_at = ?, updated_at = ? WHERE id = ?",
+                            [(e["occurrences"], e["last_seen_at"], now, e["id"]) for e in repeats.values()])
+        audits += [(now, agent, "episode", e["id"], "repeat", json.dumps({"occurrences": e["occurrences"]}), actor)
+                   for e in repeats.values()]
+    if audits:
+        await w.executemany("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?)", audits)
+    if inserts:
+        await w.execute("UPDATE namespaces SET episode_count = episode_count + ? WHERE agent = ?",
+                        (len(inserts), agent))
+    return results
+
+
+async def _owned(w: Writer, agent: str, episode_id: int):
+    row = await w.fetchone("SELECT id, state, factual, irrelevant, content_hash FROM episodes "
+                           "WHERE id = ? AND agent = ?", (episode_id, agent))
+    if row is None:
+        raise NotFound(f"no memory {episode_id} in namespace {agent!r}")
+    return row
+
+
+async def set_state(w: Writer, agent: str, episode_id: int, state: str, *, actor: str, now: float,
+                    reason: str | None = None) -> str:
+    row = await _owned(w, agent, episode_id)
+    if row["state"] == state:
+        return state
+    await w.execute("UPDATE episodes SET state = ?, updated_at = ? WHERE id = ?", (state, now, episode_id))
+    await w.audit(agent, "episode", episode_id, "state",
+                  json.dumps({"from": row["state"], "to": state, "reason": reason}), actor, now)
+    return row["state"]
+
+
+async def set_flags(w: Writer, agent: str, episode_id: int, *, actor: str, now: float,
+                    factual: bool | None = None, irrelevant: bool | None = None) -> dict:
+    row = await _owned(w, agent, episode_id)
+    changes = {}
+    for name, value in (("factual", factual), ("irrelevant", irrelevant)):
+        if value is not None and bool(row[name]) != value:
+            changes[name] = int(value)
+    if changes:
+        sets = ", ".join(f"{k} = ?" for k in changes)
+        await w.execute(f"UPDATE episodes SET {sets}, updated_at = ? WHERE id = ?",
+                        (*changes.values(), now, episode_id))
+        await w.audit(agent, "episode", episode_id, "flags", json.dumps(changes), actor, now)
+    return changes
+
+
+async def purge(w: Writer, agent: str, episode_id: int, *, actor: str, now: float) -> None:
+    row = await _owned(w, agent, episode_id)
+    await w.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
+    await w.execute("UPDATE namespaces SET episode_count = max(0, episode_count - 1) WHERE agent = ?", (agent,))
+    # The audit keeps the hash, never the text: a purge is meant to remove the words.
+    await w.audit(agent, "episode", episode_id, "purge", json.dumps({"hash": row["content_hash"]}), actor, now)
+
+
+async def record_recall(w: Writer, agent: str, query: str, mode: str, k: int, context: str,
+                        hits: list[tuple[int, int, float]], now: float) -> int:
+    """Append the recall and one access event per hit: a cheap insert, no episode is rewritten."""
+    await _ensure_namespace(w, agent, now)
+    cur = await w.execute("INSERT INTO recalls (agent, query, mode, k, context, at) VALUES (?, ?, ?, ?, ?, ?)",
+                          (agent, query, mode, k, context, now))
+    recall_id = cur.lastrowid
+    if hits:
+        await w.executemany("INSERT INTO access_events (episode_id, recall_id, rank, score, at) "
+                            "VALUES (?, ?, ?, ?, ?)", [(eid, recall_id, rank, score, now)
+                                                       for eid, rank, score in hits])
+    return recall_id
+
+
+async def feedback(w: Writer, agent: str, recall_id: int, outcome: str, *, actor: str, now: float) -> list[int]:
+    """Seed 000's shared feedback: every memory returned by the recall shares its outcome."""
+    if outcome not in ("success", "failure"):
+        raise InvalidInput(f"outcome must be success or failure, not {outcome!r}")
+    row = await w.fetchone("SELECT outcome FROM recalls WHERE id = ? AND agent = ?", (recall_id, agent))
+    if row is None:
+        raise NotFound(f"no recall {recall_id} in namespace {agent!r}")
+    if row["outcome"] is not None:
+        raise Conflict(f"recall {recall_id} already has feedback ({row['outcome']})",
+                       hint="feedback is counted once per recall")
+    ids = [r[0] for r in await w.fetchall("SELECT episode_id FROM access_events WHERE recall_id = ?", (recall_id,))]
+    column = "success_count" if outcome == "success" else "failure_count"
+    await w.executemany(f"UPDATE episodes SET {column} = {column} + 1, updated_at = ? WHERE id = ? AND agent = ?",
+                        [(now, eid, agent) for eid in ids])
+    await w.execute("UPDATE recalls SET outcome = ?, outcome_at = ? WHERE id = ?", (outcome, now, recall_id))
+    await w.execute("UPDATE namespaces SET feedback_count = feedback_count + 1 WHERE agent = ?", (agent,))
+    await w.audit(agent, "recall", recall_id, "feedback", json.dumps({"outcome": outcome, "episodes": ids}),
+                  actor, now)
+    return ids
+
+
+async def fold_access_events(w: Writer, *, limit: int = 50_000) -> dict:
+    """Turn pending access events into access counts and last-access times (all namespaces)."""
+    bound = await w.fetchone("SELECT max(id) FROM (SELECT id FROM access_events WHERE folded = 0 "
+                             "ORDER BY id LIMIT ?)", (limit,))
+    if bound is None or bound[0] is None:
+        return {"events": 0, "episodes": 0}
+    top = bound[0]
+    groups = await w.fetchall("SELECT episode_id, count(*), max(at) FROM access_events "
+                              "WHERE folded = 0 AND id <= ? GROUP BY episode_id", (top,))
+    await w.executemany("UPDATE episodes SET access_count = access_count + ?, "
+                        "last_access_at = max(coalesce(last_access_at, 0), ?) WHERE id = ?",
+                        [(n, at, eid) for eid, n, at in groups])
+    cur = await w.execute("UPDATE access_events SET folded = 1 WHERE folded = 0 AND id <= ?", (top,))
+    return {"events": cur.rowcount, "episodes": len(groups)}

@@ -1,0 +1,62 @@
+"""Errors a user can act on, each with the exit code the CLI returns for it.
+
+The core raises these; the faces (CLI, later MCP/TUI) decide how to show them.
+Every message says what went wrong and, where it helps, what to do next.
+"""
+
+from __future__ import annotations
+
+
+class StrataError(Exception):
+    exit_code = 1
+    kind = "error"
+
+    def __init__(self, message: str, *, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def as_dict(self) -> dict:
+        out = {"error": self.kind, "message": self.message}
+        if self.hint:
+            out["hint"] = self.hint
+        return out
+
+
+class NotFound(StrataError):
+    exit_code = 3
+    kind = "not_found"
+
+
+class InvalidInput(StrataError):
+    exit_code = 4
+    kind = "invalid_input"
+
+
+class Conflict(StrataError):
+    exit_code = 5
+    kind = "conflict"
+
+
+class StorageError(StrataError):
+    exit_code = 6
+    kind = "storage"
+
+
+class ConfigError(StrataError):
+    exit_code = 7
+    kind = "config"
+
+
+# Exit codes, documented in the README; 2 is argparse's usage error.
+EXIT_CODES = {
+    0: "success",
+    1: "unexpected error (a bug: please report it with the message)",
+    2: "usage error (unknown command or option)",
+    NotFound.exit_code: "not found (no such memory, recall or key in this namespace)",
+    InvalidInput.exit_code: "invalid input (nothing was stored)",
+    Conflict.exit_code: "conflict (e.g. feedback already given for that recall)",
+    StorageError.exit_code: "storage problem (database locked too long, corrupt, read-only or disk full)",
+    ConfigError.exit_code: "bad configuration (the message names the key)",
+    130: "interrupted (Ctrl-C)",
+}

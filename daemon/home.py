@@ -1,0 +1,84 @@
+"""Where strata keeps its files. One choice relocates every path: --home, else
+STRATA_HOME, else the checkout this package runs from, else ~/.local/share/strata."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import Config, load_config, render_default_toml
+from .errors import ConfigError
+
+ENV_VAR = "STRATA_HOME"
+_CHECKOUT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Home:
+    root: Path
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / "strata.toml"
+
+    @property
+    def state_dir(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def capsule_dir(self) -> Path:
+        return self.root / "capsule"
+
+    @property
+    def templates_dir(self) -> Path:
+        return self.root / "templates"
+
+    @property
+    def db_path(self) -> Path:
+        return self.state_dir / "memory.db"
+
+    def config(self) -> Config:
+        return load_config(self.config_path)
+
+    def ensure_layout(self) -> None:
+        """Create the folders a home needs; state/ is private to the user."""
+        try:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+            for d in (self.capsule_dir, self.templates_dir):
+                d.mkdir(exist_ok=True, mode=0o700)
+            self.state_dir.mkdir(exist_ok=True, mode=0o700)
+            os.chmod(self.state_dir, 0o700)
+        except PermissionError as e:
+            raise ConfigError(f"cannot create the home at {self.root}: {e.strerror}",
+                              hint="choose a writable folder with --home or STRATA_HOME") from None
+        except OSError as e:
+            raise ConfigError(f"cannot create the home at {self.root}: {e.strerror or e}") from None
+
+
+def _is_checkout(path: Path) -> bool:
+    return all((path / d).is_dir() for d in ("capsule", "templates", "state")) and (path / "daemon").is_dir()
+
+
+def resolve_home(explicit: str | os.PathLike | None = None) -> Home:
+    if explicit:
+        return Home(Path(explicit).expanduser().resolve())
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Home(Path(env).expanduser().resolve())
+    if _is_checkout(_CHECKOUT):
+        return Home(_CHECKOUT)
+    data = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
+    return Home(Path(data) / "strata")
+
+
+def init_home(path: str | os.PathLike) -> tuple[Home, bool]:
+    """Lay out a home; write a commented strata.toml unless one exists. Returns (home, wrote_config)."""
+    home = Home(Path(path).expanduser().resolve())
+    home.ensure_layout()
+    if home.config_path.exists():
+        return home, False
+    fd = os.open(home.config_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(render_default_toml())
+    return home, True

@@ -1,0 +1,201 @@
+"""The async Python API: one agent namespace of one home.
+
+The CLI, the daemon and later the MCP server and TUI all go through this class;
+it returns values and leaves presenting them to its caller.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, AsyncIterator, Callable, Iterable, Mapping
+
+from . import timeutil
+from .config import Config
+from .episodes import reads, writes
+from .episodes.model import Limits, clean_context, normalize
+from .episodes.recall import fts_candidates, namespace_phase, rank_candidates
+from .errors import InvalidInput
+from .home import Home, resolve_home
+from .namespace import check_namespace
+from .scoring import EpisodeFeatures, score_episode
+from .settings import MODES
+from .storage import Database
+
+IMPORT_BATCH = 2000
+
+
+class Memory:
+    def __init__(self, db: Database, home: Home, config: Config, agent: str, actor: str):
+        self.db, self.home, self.config, self.agent, self.actor = db, home, config, agent, actor
+        self.limits = Limits.from_config(config)
+        self.params = config.scoring_params()
+
+    @classmethod
+    async def open(cls, home: Home | str | None = None, *, agent: str | None = None,
+                   actor: str = "api") -> "Memory":
+        home = home if isinstance(home, Home) else resolve_home(home)
+        config = home.config()
+        home.ensure_layout()
+        agent = check_namespace(agent or config["agent.namespace"])
+        db = await Database.open(home.db_path)
+        return cls(db, home, config, agent, actor)
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    async def __aenter__(self) -> "Memory":
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def validate(self, record: Mapping[str, Any], *, now: float | None = None) -> dict:
+        return normalize(record, self.limits, agent=self.agent, now=now or timeutil.now())
+
+    async def observe(self, content: str | bytes, *, kind: str | None = None, importance: float | None = None,
+                      context: Mapping | None = None, at: str | float | None = None, source: str | None = None,
+                      session: str | None = None, factual: bool = False) -> dict:
+        """Store one observation. Returns {"id", "status": created|repeat|duplicate, "occurrences"}."""
+        now = timeutil.now()
+        row = self.validate({"content": content, "kind": kind, "importance": importance, "context": context,
+                             "event_at": at, "source": source, "session": session, "factual": factual}, now=now)
+        async with self.db.write() as w:
+            (result,) = await writes.insert_episodes(
+                w, self.agent, [row], window=float(self.config["store.attention_window_seconds"]),
+                actor=self.actor, now=now)
+        return result
+
+    async def observe_many(self, rows: Iterable[dict], *, validated: bool = False,
+                           progress: Callable[[int], None] | None = None) -> dict:
+        """Store many observations in short transactions of IMPORT_BATCH rows.
+
+        Rows are validated before the first write, so a bad row stores nothing.
+        """
+        now = timeutil.now()
+        batch = list(rows) if validated else [self.validate(r, now=now) for r in rows]
+        totals = {"created": 0, "repeat": 0, "duplicate": 0}
+        ids: list[int] = []
+        window = float(self.config["store.attention_window_seconds"])
+        for start in range(0, len(batch), IMPORT_BATCH):
+            part = batch[start:start + IMPORT_BATCH]
+            async with self.db.write() as w:
+                results = await writes.insert_episodes(w, self.agent, part, window=window,
+                                                       actor=self.actor, now=now)
+            for r in results:
+                totals[r["status"]] += 1
+                ids.append(r["id"])
+            if progress:
+                progress(len(part))
+        return {**totals, "ids": ids}
+
+    async def forget(self, episode_id: int, *, purge: bool = False, reason: str | None = None) -> dict:
+        now = timeutil.now()
+        async with self.db.write() as w:
+            if purge:
+                await writes.purge(w, self.agent, episode_id, actor=self.actor, now=now)
+                return {"id": episode_id, "purged": True}
+            before = await writes.set_state(w, self.agent, episode_id, "archived", actor=self.actor, now=now,
+                                            reason=reason)
+        return {"id": episode_id, "state": "archived", "previous_state": before}
+
+    async def restore(self, episode_id: int) -> dict:
+        now = timeutil.now()
+        async with self.db.write() as w:
+            before = await writes.set_state(w, self.agent, episode_id, "active", actor=self.actor, now=now)
+        return {"id": episode_id, "state": "active", "previous_state": before}
+
+    async def mark(self, episode_id: int, *, factual: bool | None = None, irrelevant: bool | None = None) -> dict:
+        now = timeutil.now()
+        async with self.db.write() as w:
+            changed = await writes.set_flags(w, self.agent, episode_id, actor=self.actor, now=now,
+                                             factual=factual, irrelevant=irrelevant)
+        return {"id": episode_id, "changed": {k: bool(v) for k, v in changed.items()}}
+
+    async def feedback(self, recall_id: int, outcome: str) -> dict:
+        now = timeutil.now()
+        async with self.db.write() as w:
+            ids = await writes.feedback(w, self.agent, recall_id, outcome, actor=self.actor, now=now)
+        return {"recall_id": recall_id, "outcome": outcome, "episodes": ids}
+
+    async def fold(self) -> dict:
+        """Fold pending access events into features. Maintenance: covers every namespace."""
+        async with self.db.write() as w:
+            return await writes.fold_access_events(w)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
+                     context: Mapping | None = None, kinds: Iterable[str] = (),
+                     include_archived: bool = False) -> dict:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("the query is empty", hint="say what to look for")
+        if "\x00" in query or len(query.encode("utf-8", "surrogatepass")) > self.limits.max_content_bytes:
+            raise InvalidInput("the query holds a NUL byte or is longer than store.max_content_bytes")
+        mode = mode or self.config["recall.mode"]
+        if mode not in MODES:
+            raise InvalidInput(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
+        k = int(k or self.config["recall.k"])
+        if not 1 <= k <= 1000:
+            raise InvalidInput(f"k must be between 1 and 1000, not {k}")
+        kinds = tuple(kinds)
+        unknown = [x for x in kinds if x not in self.limits.kinds]
+        if unknown:
+            raise InvalidInput(f"unknown kind {unknown[0]!r}", hint=f"use one of: {', '.join(self.limits.kinds)}")
+        query_context = {str(a): str(b) for a, b in clean_context(context).items()}
+        warnings = []
+        used = mode
+        if mode != "fast":
+            # The vector and graph retrievers are not part of this build; say so rather than pretend.
+            warnings.append(f"{mode} recall needs the semantic index, which this build lacks; used fast")
+            used = "fast"
+        now = timeutil.now()
+        states = ("active", "archived") if include_archived else ("active",)
+        started = time.perf_counter()
+        candidates = await fts_candidates(self.db, self.agent, query, int(self.config["recall.candidates"]),
+                                          states=states, kinds=kinds)
+        phase = await namespace_phase(self.db, self.agent, self.params)
+        hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
+                                         phase=phase, k=k)
+        async with self.db.write() as w:
+            recall_id = await writes.record_recall(
+                w, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
+                [(h["id"], h["rank"], h["score"]) for h in hits], now)
+        return {"recall_id": recall_id, "agent": self.agent, "query": query, "mode": mode, "mode_used": used,
+                "k": k, "phase": phase, "candidates": len(candidates), "filtered": filtered,
+                "weights": dict(vars(self.params.weights)), "warnings": warnings,
+                "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "hits": hits}
+
+    async def get(self, episode_id: int) -> dict:
+        """Everything about one memory, with every score as of now."""
+        ep = await reads.get_episode(self.db, self.agent, episode_id)
+        pending = await reads.pending_accesses(self.db, self.agent, episode_id)
+        phase = await namespace_phase(self.db, self.agent, self.params)
+        feats = EpisodeFeatures(
+            event_at=ep["event_at"], last_access_at=ep["last_access_at"], access_count=ep["access_count"],
+            importance=ep["importance"], successes=ep["success_count"], failures=ep["failure_count"],
+            factual=ep["factual"], context=ep["context"])
+        b = score_episode(feats, 0.0, {}, timeutil.now(), self.params, phase)
+        scores = {k: round(v, 6) if isinstance(v, float) else v for k, v in b.as_dict().items()
+                  if k not in ("relevance", "context", "composite")}
+        ep["scores"] = {**scores, "phase": phase}
+        ep["pending_access_events"] = pending["count"]
+        ep["history"] = await reads.audit_of(self.db, self.agent, "episode", episode_id)
+        return ep
+
+    async def timeline(self, **filters) -> list[dict]:
+        return await reads.timeline(self.db, self.agent, **filters)
+
+    def export(self) -> AsyncIterator[dict]:
+        return reads.export_episodes(self.db, self.agent)
+
+    async def status(self) -> dict:
+        c = await reads.counts(self.db, self.agent)
+        c["phase"] = await namespace_phase(self.db, self.agent, self.params)
+        c["agent"] = self.agent
+        c["home"] = str(self.home.root)
+        c["database"] = str(self.home.db_path)
+        c["database_bytes"] = sum(p.stat().st_size for p in self.home.state_dir.glob("memory.db*") if p.is_file())
+        return c

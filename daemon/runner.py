@@ -1,0 +1,42 @@
+"""`strata run`: the long-running process. It opens the home, then folds access events into
+features on an interval until SIGTERM or SIGINT; the full phase schedule builds on this loop."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+
+from .memory import Memory
+
+log = logging.getLogger("strata")
+
+
+async def run(home, *, agent: str | None = None) -> int:
+    mem = await Memory.open(home, agent=agent, actor="daemon")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    interval = float(mem.config["daemon.fold_interval_seconds"])
+    try:
+        status = await mem.status()
+        log.info("strata started: home %s, database %s (%d bytes), namespace %s with %d memories",
+                 status["home"], status["database"], status["database_bytes"], mem.agent, status["episodes"])
+        log.info("folding access events every %g s; stop with Ctrl-C or SIGTERM", interval)
+        while not stop.is_set():
+            try:
+                folded = await mem.fold()
+                if folded["events"]:
+                    log.info("fold: %d access events into %d memories", folded["events"], folded["episodes"])
+            except Exception as e:  # a failed pass is logged and retried, never fatal
+                log.error("fold failed: %s", getattr(e, "message", e))
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=interval)
+            except asyncio.TimeoutError:
+                pass
+        log.info("strata stopping")
+    finally:
+        await mem.close()
+    log.info("strata stopped")
+    return 0

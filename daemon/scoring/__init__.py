@@ -1,0 +1,23 @@
+"""Pure scoring functions for ranking remembered episodes (no I/O)."""
+
+from .composite import (
+    PRESETS,
+    EpisodeFeatures,
+    ScoreBreakdown,
+    ScoringParams,
+    Weights,
+    learning_phase,
+    score_episode,
+)
+from .context import context_match
+from .decay import hybrid_strength, is_potentiated
+from .recency import recency_score
+from .rfm import rfm_components, rfm_priority
+from .wilson import wilson_lower_bound, z_for_confidence
+
+__all__ = [
+    "PRESETS", "EpisodeFeatures", "ScoreBreakdown", "ScoringParams", "Weights",
+    "context_match", "hybrid_strength", "is_potentiated", "learning_phase",
+    "recency_score", "rfm_components", "rfm_priority", "score_episode",
+    "wilson_lower_bound", "z_for_confidence",
+]

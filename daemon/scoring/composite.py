@@ -1,0 +1,187 @@
+"""The composite score: a weighted mean of six 0..1 signals (search relevance,
+recency, hybrid strength, RFM priority, Wilson bound, context match), plus the
+thresholds, presets and passive learning phase that decide eligibility.
+
+Filtering is kept apart from ranking: thresholds say whether a memory may be
+recalled, the composite orders the rest, and the breakdown keeps every signal
+so a result can explain itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .context import context_match
+from .decay import hybrid_strength
+from .recency import recency_score
+from .rfm import rfm_priority
+from .wilson import wilson_lower_bound, z_for_confidence
+
+__all__ = ["PRESETS", "EpisodeFeatures", "ScoreBreakdown", "ScoringParams", "Weights",
+           "learning_phase", "score_episode"]
+
+PASSIVE = "passive"
+ACTIVE = "active"
+
+# inv_cdf is not free and a daemon uses one or two confidence levels at most.
+_z_for = lru_cache(maxsize=8)(z_for_confidence)
+
+
+@dataclass(frozen=True)
+class Weights:
+    """Weights of the composite; all >= 0, not all zero."""
+
+    relevance: float = 0.55
+    recency: float = 0.10
+    strength: float = 0.05
+    priority: float = 0.10
+    wilson: float = 0.10
+    context: float = 0.10
+
+    def __post_init__(self) -> None:
+        values = (self.relevance, self.recency, self.strength,
+                  self.priority, self.wilson, self.context)
+        if min(values) < 0 or sum(values) <= 0:
+            raise ValueError(f"composite weights must be >= 0 and not all zero: {self!r}")
+
+    @property
+    def total(self) -> float:
+        return (self.relevance + self.recency + self.strength
+                + self.priority + self.wilson + self.context)
+
+
+# Each stability threshold is where a never-accessed memory lands after a whole
+# number of half-lives (time_weight * 0.5**k), so "stale" has a plain meaning.
+PRESETS: dict[str, dict[str, Any]] = {
+    # Seed default. 0.6 * 0.5**2 = 0.15: stale after two half-lives (14 days).
+    # Wilson >= 0.5: the memory has helped more often than not.
+    "balanced": {"half_life_hours": 168.0, "time_weight": 0.6, "frequency_weight": 0.4,
+                 "stability_threshold": 0.15, "success_threshold": 0.5},
+    # Conversations: 3-day half-life, more weight on time than frequency, since
+    # yesterday's chat beats an old popular one. 0.7 * 0.5**2: stale after 6 days.
+    "aggressive": {"half_life_hours": 72.0, "time_weight": 0.7, "frequency_weight": 0.3,
+                   "stability_threshold": 0.175, "success_threshold": 0.5},
+    # Knowledge bases: 30-day half-life, more weight on frequency, as reference
+    # material is read rarely but stays true. 0.4 * 0.5**3: stale after 90 days.
+    # Wilson >= 0.6: what is handed out as knowledge needs a clearly good record.
+    "long-term": {"half_life_hours": 720.0, "time_weight": 0.4, "frequency_weight": 0.6,
+                  "stability_threshold": 0.05, "success_threshold": 0.6},
+}
+
+
+@dataclass(frozen=True)
+class ScoringParams:
+    half_life_hours: float = 168.0
+    time_weight: float = 0.6
+    frequency_weight: float = 0.4
+    stability_threshold: float = 0.15   # on recency/100
+    success_threshold: float = 0.5      # on the Wilson lower bound
+    confidence: float = 0.95
+    min_feedback_trials: int = 3        # fewer rated recalls: success threshold abstains
+    passive_min_episodes: int = 200     # thresholds stay off until the namespace has
+    passive_min_feedback: int = 20      # this many episodes and feedback events
+    potentiation_accesses: int = 10
+    weights: Weights = field(default_factory=Weights)
+
+    def __post_init__(self) -> None:
+        problems = []
+        if self.half_life_hours <= 0:
+            problems.append("half_life_hours must be > 0")
+        if min(self.time_weight, self.frequency_weight) < 0 or \
+                abs(self.time_weight + self.frequency_weight - 1.0) > 1e-9:
+            problems.append("time_weight and frequency_weight must be >= 0 and sum to 1")
+        if not (0.0 <= self.stability_threshold <= 1.0 and 0.0 <= self.success_threshold <= 1.0):
+            problems.append("stability_threshold and success_threshold must be within 0..1")
+        if min(self.min_feedback_trials, self.passive_min_episodes, self.passive_min_feedback) < 0 \
+                or self.potentiation_accesses < 1:
+            problems.append("counts must be >= 0 (potentiation_accesses >= 1)")
+        if not isinstance(self.weights, Weights):
+            problems.append("weights must be a Weights instance")
+        if problems:
+            raise ValueError(f"invalid scoring params ({'; '.join(problems)}): {self!r}")
+        _z_for(self.confidence)  # rejects a confidence outside (0, 1) now, not at recall time
+
+    @classmethod
+    def from_preset(cls, name: str, **overrides: Any) -> "ScoringParams":
+        """A preset's values, with any field overridden by keyword."""
+        try:
+            values = dict(PRESETS[name])
+        except KeyError:
+            valid = ", ".join(sorted(PRESETS))
+            raise ValueError(f"unknown scoring preset {name!r}; valid presets: {valid}") from None
+        values.update(overrides)
+        # Config files carry the weights as a plain table.
+        if isinstance(values.get("weights"), Mapping):
+            values["weights"] = Weights(**values["weights"])
+        return cls(**values)
+
+
+def learning_phase(episode_count: int, feedback_count: int, params: ScoringParams) -> str:
+    """"passive" until there is enough data for thresholds to be trusted."""
+    enough = (episode_count >= params.passive_min_episodes
+              and feedback_count >= params.passive_min_feedback)
+    return ACTIVE if enough else PASSIVE
+
+
+@dataclass(frozen=True)
+class EpisodeFeatures:
+    event_at: float                 # unix seconds, when it happened
+    last_access_at: float | None
+    access_count: int
+    importance: float
+    successes: int
+    failures: int
+    factual: bool
+    context: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class ScoreBreakdown:
+    relevance: float
+    recency: float
+    strength: float
+    priority: float
+    wilson: float
+    context: float
+    composite: float
+    eligible: bool
+    reason: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+def score_episode(features: EpisodeFeatures, relevance: float, query_context: Mapping[str, str],
+                  now: float, params: ScoringParams, phase: str = PASSIVE) -> ScoreBreakdown:
+    """Every signal for one candidate, its composite, and whether it may be recalled."""
+    if phase != PASSIVE and phase != ACTIVE:
+        raise ValueError(f"phase must be 'passive' or 'active', got {phase!r}")
+    accessed = features.last_access_at if features.last_access_at is not None else features.event_at
+    age_seconds = now - features.event_at
+    recency = 1.0 if features.factual else recency_score(
+        (now - accessed) / 3600.0, features.access_count, half_life_hours=params.half_life_hours,
+        time_weight=params.time_weight, frequency_weight=params.frequency_weight) / 100.0
+    strength = hybrid_strength(age_seconds / 86400.0, features.access_count,
+                               potentiation_accesses=params.potentiation_accesses)
+    priority = rfm_priority(age_seconds / 3600.0, features.access_count, features.importance,
+                            half_life_hours=params.half_life_hours)
+    wilson = wilson_lower_bound(features.successes, features.failures, _z_for(params.confidence))
+    ctx = context_match(query_context, features.context)
+    rel = 0.0 if relevance < 0.0 else (1.0 if relevance > 1.0 else float(relevance))
+
+    w = params.weights
+    composite = (w.relevance * rel + w.recency * recency + w.strength * strength
+                 + w.priority * priority + w.wilson * wilson + w.context * ctx) / w.total
+
+    reason: str | None = None
+    if phase == ACTIVE and not features.factual:
+        if recency < params.stability_threshold:
+            reason = f"below stability threshold ({recency:.3g} < {params.stability_threshold:.3g})"
+        elif (features.successes + features.failures >= params.min_feedback_trials
+              and wilson < params.success_threshold):
+            reason = f"below success threshold ({wilson:.3g} < {params.success_threshold:.3g})"
+    return ScoreBreakdown(rel, recency, strength, priority, wilson, ctx, composite,
+                          reason is None, reason)

@@ -1,0 +1,58 @@
+"""Hybrid memory strength (seed 001): exponential, then a power-law tail.
+
+For the first ``boundary_days`` a memory consolidates and fades exponentially;
+after that it fades by a power law, whose heavy tail means an old memory grows
+faint but is never lost outright. The power phase is multiplied by the value of
+the exponential at the boundary, so the curve is continuous there::
+
+    age <= B:  s = exp(-m * age / tau)
+    age >  B:  s = exp(-m * B / tau) * (age - B + 1) ** (-p * m)
+    result  = max(floor, s)
+
+``m`` is 1, or ``potentiation_factor`` (0.1: ten times slower) once a memory
+has been accessed ``potentiation_accesses`` times: long-term potentiation.
+
+The seed names ``tau`` an "exp_half_life" yet uses it as an e-folding time
+constant (``exp(-age/tau)`` drops to 37 %, not 50 %, after one ``tau``). Its
+curve is kept as written, with ``tau`` = 1 day, because the 3-day boundary and
+the shape of the tail were tuned against that curve; the parameter is therefore
+called ``time_constant_days`` here. A negative age counts as zero.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["hybrid_strength", "is_potentiated"]
+
+
+def is_potentiated(access_count: int, potentiation_accesses: int = 10) -> bool:
+    """True once a memory has been recalled often enough to decay slowly."""
+    return access_count >= potentiation_accesses
+
+
+def hybrid_strength(
+    age_days: float,
+    access_count: int,
+    *,
+    time_constant_days: float = 1.0,
+    power_exponent: float = 0.3,
+    boundary_days: float = 3.0,
+    potentiation_accesses: int = 10,
+    potentiation_factor: float = 0.1,
+    floor: float = 0.01,
+) -> float:
+    """0..1 (floor..1)."""
+    if time_constant_days <= 0:
+        raise ValueError(f"time_constant_days must be > 0, got {time_constant_days!r}")
+    age = age_days if age_days > 0 else 0.0
+    m = potentiation_factor if access_count >= potentiation_accesses else 1.0
+    if age <= boundary_days:
+        strength = math.exp(-m * age / time_constant_days)
+    else:
+        at_boundary = math.exp(-m * boundary_days / time_constant_days)
+        # +1 makes the power term exactly 1 at the boundary (continuity).
+        strength = at_boundary * (age - boundary_days + 1.0) ** (-power_exponent * m)
+    if strength > 1.0:
+        strength = 1.0
+    return strength if strength > floor else floor

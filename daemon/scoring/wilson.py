@@ -1,0 +1,41 @@
+"""Wilson score lower bound on success/failure feedback (seed 000).
+
+With n = s + f rated recalls and p = s / n::
+
+    lower = (p + z²/2n - z * sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
+
+The seed prints ``(1-p)/n`` under the square root; that drops a factor of p
+and is a typo of the standard interval (it would penalise a memory with a
+perfect record as if it had none), so the textbook form is used. With no
+feedback at all the bound is 0, and it never goes below 0: sparse good news
+earns little, sparse bad news cannot push a score negative.
+"""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+__all__ = ["wilson_lower_bound", "z_for_confidence"]
+
+
+def z_for_confidence(confidence: float) -> float:
+    """Two-sided z for a confidence level, e.g. 0.95 -> 1.959964."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be strictly between 0 and 1, got {confidence!r}")
+    # Two-sided: the bound leaves (1 - confidence) / 2 in each tail.
+    return NormalDist().inv_cdf(0.5 + confidence / 2.0)
+
+
+def wilson_lower_bound(successes: int, failures: int, z: float = 1.96) -> float:
+    """Conservative estimate of the success rate; 0 when there is no feedback."""
+    s = successes if successes > 0 else 0
+    n = s + (failures if failures > 0 else 0)
+    if n == 0:
+        return 0.0
+    p = s / n
+    z2 = z * z
+    centre = p + z2 / (2 * n)
+    spread = z * math.sqrt(p * (1.0 - p) / n + z2 / (4 * n * n))
+    lower = (centre - spread) / (1.0 + z2 / n)
+    return lower if lower > 0.0 else 0.0

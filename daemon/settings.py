@@ -1,0 +1,108 @@
+"""Every setting strata reads, with its default and meaning: one documented table.
+
+`strata config show` prints it with the effective values, `strata init` writes it
+as a commented strata.toml, and the README's settings table is generated from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+KINDS = ("observation", "event", "decision", "lesson", "task", "note", "message", "fact")
+MODES = ("fast", "balanced", "deep")
+PRESETS = ("balanced", "aggressive", "long-term")
+
+
+@dataclass(frozen=True)
+class Setting:
+    key: str  # "section.name"
+    default: Any
+    doc: str
+    check: Callable[[Any], str | None] | None = None  # returns a complaint, or None when fine
+
+    @property
+    def section(self) -> str:
+        return self.key.rsplit(".", 1)[0]
+
+    @property
+    def name(self) -> str:
+        return self.key.rsplit(".", 1)[1]
+
+
+def _between(lo: float, hi: float) -> Callable[[Any], str | None]:
+    return lambda v: None if lo <= v <= hi else f"must be between {lo} and {hi}"
+
+
+def _positive(v: Any) -> str | None:
+    return None if v > 0 else "must be greater than 0"
+
+
+def _one_of(*choices: str) -> Callable[[Any], str | None]:
+    return lambda v: None if v in choices else f"must be one of: {', '.join(choices)}"
+
+
+def _kinds(v: Any) -> str | None:
+    if not v or not all(isinstance(k, str) and k.isidentifier() for k in v):
+        return "must be a non-empty list of simple words"
+    return None
+
+
+def _namespace(v: Any) -> str | None:
+    from .namespace import namespace_problem
+
+    return namespace_problem(v)
+
+
+def _optional(check: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
+    return lambda v: None if v is None else check(v)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("agent.namespace", "default", "Agent namespace used when --agent is not given.", _namespace),
+    Setting("store.max_content_bytes", 65536, "Largest accepted observation, in UTF-8 bytes.", _positive),
+    Setting("store.attention_window_seconds", 300,
+            "An identical observation repeated within this window becomes one episode with an "
+            "occurrence count instead of a new episode (0 turns this off).", _between(0, 10**9)),
+    Setting("store.kinds", list(KINDS), "Kinds an episode may have.", _kinds),
+    Setting("store.default_kind", "observation", "Kind used when none is given."),
+    Setting("store.default_importance", 0.5, "Importance (0-1) used when none is given.", _between(0, 1)),
+    Setting("recall.mode", "fast", "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph).",
+            _one_of(*MODES)),
+    Setting("recall.k", 10, "Results returned when --k is not given.", _between(1, 1000)),
+    Setting("recall.candidates", 100, "Candidates fetched per retriever before composite scoring.", _between(1, 10000)),
+    Setting("scoring.preset", "balanced",
+            "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
+            _one_of(*PRESETS)),
+    Setting("scoring.half_life_hours", None, "Recency half-life in hours (unset: from the preset).",
+            _optional(_positive)),
+    Setting("scoring.time_weight", None, "Weight of recency vs frequency in the recency score; "
+            "frequency gets 1 minus this (unset: from the preset).", _optional(_between(0, 1))),
+    Setting("scoring.stability_threshold", None,
+            "Minimum recency score (0-1) once out of the passive phase (unset: from the preset).",
+            _optional(_between(0, 1))),
+    Setting("scoring.success_threshold", None,
+            "Minimum Wilson lower bound (0-1) for memories with enough feedback (unset: from the preset).",
+            _optional(_between(0, 1))),
+    Setting("scoring.confidence", 0.95, "Confidence level of the Wilson lower bound.", _between(0.5, 0.9999)),
+    Setting("scoring.min_feedback_trials", 3, "Rated recalls a memory needs before the success threshold judges it.",
+            _between(1, 10**6)),
+    Setting("scoring.passive_min_episodes", 200,
+            "Thresholds stay off (passive learning phase) until the namespace has this many episodes...",
+            _between(0, 10**9)),
+    Setting("scoring.passive_min_feedback", 20, "...and this many feedback events.", _between(0, 10**9)),
+    Setting("scoring.potentiation_accesses", 10, "Accesses after which a memory decays ten times slower.",
+            _between(1, 10**6)),
+    Setting("scoring.weights.relevance", 0.55, "Composite weight of retrieval relevance.", _between(0, 100)),
+    Setting("scoring.weights.recency", 0.10, "Composite weight of recency-with-frequency.", _between(0, 100)),
+    Setting("scoring.weights.strength", 0.05, "Composite weight of hybrid decay strength.", _between(0, 100)),
+    Setting("scoring.weights.priority", 0.10, "Composite weight of RFM priority.", _between(0, 100)),
+    Setting("scoring.weights.wilson", 0.10, "Composite weight of the Wilson feedback score.", _between(0, 100)),
+    Setting("scoring.weights.context", 0.10, "Composite weight of the context match.", _between(0, 100)),
+    Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
+            _between(1, 86400)),
+    Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",
+            _one_of("debug", "info", "warning", "error")),
+)
+
+BY_KEY = {s.key: s for s in SETTINGS}

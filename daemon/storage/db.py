@@ -1,0 +1,112 @@
+"""Async access to the database over aiosqlite, with the one write path."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any, AsyncIterator, Iterable, Sequence
+
+import aiosqlite
+
+from ..errors import StorageError
+from . import driver
+from .migrations import migrate
+
+
+def _open_and_migrate(path: Path) -> None:
+    conn = driver.connect(path)
+    try:
+        migrate(conn)
+    except driver.driver_errors() as e:
+        raise driver.describe(e, path) from None
+    finally:
+        conn.close()
+
+
+class Database:
+    """One aiosqlite connection. Writes go through `write()`: a short BEGIN IMMEDIATE transaction."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path):
+        self._conn = conn
+        self.path = path
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path | str) -> "Database":
+        path = Path(path)
+        if not path.parent.is_dir():
+            raise StorageError(f"the folder {path.parent} does not exist",
+                               hint="create a home with `strata init DIR`")
+        await asyncio.to_thread(_open_and_migrate, path)
+        conn = aiosqlite.Connection(lambda: driver.connect(path), iter_chunk_size=256)
+        try:
+            await conn
+        except StorageError:
+            raise
+        except driver.driver_errors() as e:
+            raise driver.describe(e, path) from None
+        conn.row_factory = driver.sqlite_module().Row
+        return cls(conn, path)
+
+    async def close(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._conn.close()
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
+        try:
+            return list(await self._conn.execute_fetchall(sql, params))
+        except driver.driver_errors() as e:
+            raise driver.describe(e, self.path) from None
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()):
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+    async def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        row = await self.fetchone(sql, params)
+        return None if row is None else row[0]
+
+    @contextlib.asynccontextmanager
+    async def write(self) -> AsyncIterator["Writer"]:
+        async with self._write_lock:
+            try:
+                await self._conn.execute("BEGIN IMMEDIATE")
+            except driver.driver_errors() as e:
+                raise driver.describe(e, self.path) from None
+            try:
+                yield Writer(self._conn, self.path)
+                await self._conn.execute("COMMIT")
+            except BaseException as exc:
+                with contextlib.suppress(Exception):
+                    await self._conn.execute("ROLLBACK")
+                if isinstance(exc, driver.driver_errors()):
+                    raise driver.describe(exc, self.path) from None
+                raise
+
+
+class Writer:
+    """The connection inside a write transaction; only `Database.write()` hands one out."""
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path):
+        self._conn = conn
+        self.path = path
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
+        return await self._conn.execute(sql, params)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self._conn.executemany(sql, rows)
+
+    async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
+        return list(await self._conn.execute_fetchall(sql, params))
+
+    async def fetchone(self, sql: str, params: Sequence[Any] = ()):
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+    async def audit(self, agent: str, item_kind: str, item_id: int | None, action: str, data: str,
+                    actor: str, at: float) -> None:
+        await self._conn.execute(
+            "INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (at, agent, item_kind, item_id, action, data, actor))

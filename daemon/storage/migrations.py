@@ -1,0 +1,172 @@
+"""Numbered migrations, each applied once in its own transaction and recorded in _migrations."""
+
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+from ..errors import StorageError
+from .driver import sqlite_module
+
+
+def _statements(script: str) -> list[str]:
+    """Split a script into statements (trigger bodies hold semicolons, so ask SQLite where each ends)."""
+    complete = sqlite_module().complete_statement
+    out, buf = [], ""
+    for line in script.splitlines(keepends=True):
+        buf += line
+        if complete(buf):
+            out.append(buf.strip())
+            buf = ""
+    if buf.strip():
+        raise ValueError(f"incomplete statement in migration: {buf[:80]!r}")
+    return out
+
+
+def _run(conn, script: str) -> None:
+    # executescript would COMMIT first; statements one by one keep the migration in one transaction.
+    for stmt in _statements(script):
+        conn.execute(stmt)
+
+
+def m001_episodic_store(conn) -> None:
+    _run(conn, """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+CREATE TABLE namespaces (
+    agent TEXT PRIMARY KEY,
+    created_at REAL NOT NULL,
+    episode_count INTEGER NOT NULL DEFAULT 0,   -- maintained by the write path, read by the passive-phase check
+    feedback_count INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE TABLE episodes (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL REFERENCES namespaces(agent),
+    kind TEXT NOT NULL,
+    content TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    event_at REAL NOT NULL,          -- when it happened in the world
+    recorded_at REAL NOT NULL,       -- when strata learned it
+    last_seen_at REAL NOT NULL,      -- latest repeat folded in by the attention filter
+    occurrences INTEGER NOT NULL DEFAULT 1,
+    source TEXT,
+    session TEXT,
+    importance REAL NOT NULL CHECK (importance BETWEEN 0 AND 1),
+    factual INTEGER NOT NULL DEFAULT 0 CHECK (factual IN (0, 1)),
+    irrelevant INTEGER NOT NULL DEFAULT 0 CHECK (irrelevant IN (0, 1)),
+    context TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(context)),
+    access_count INTEGER NOT NULL DEFAULT 0,
+    last_access_at REAL,
+    success_count INTEGER NOT NULL DEFAULT 0,
+    failure_count INTEGER NOT NULL DEFAULT 0,
+    state TEXT NOT NULL DEFAULT 'active'
+        CHECK (state IN ('active', 'superseded', 'archived', 'quarantined')),
+    superseded_by INTEGER REFERENCES episodes(id) ON DELETE SET NULL,
+    updated_at REAL NOT NULL
+);
+CREATE INDEX episodes_by_time ON episodes(agent, event_at);
+CREATE INDEX episodes_by_hash ON episodes(agent, content_hash);
+CREATE INDEX episodes_superseded_by ON episodes(superseded_by) WHERE superseded_by IS NOT NULL;
+
+CREATE VIRTUAL TABLE episodes_fts USING fts5(
+    content, content='episodes', content_rowid='id',
+    tokenize='porter unicode61 remove_diacritics 2'
+);
+CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
+    INSERT INTO episodes_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER episodes_fts_delete AFTER DELETE ON episodes BEGIN
+    INSERT INTO episodes_fts(episodes_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER episodes_fts_update AFTER UPDATE OF content ON episodes BEGIN
+    INSERT INTO episodes_fts(episodes_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    INSERT INTO episodes_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+CREATE TABLE recalls (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL REFERENCES namespaces(agent),
+    query TEXT NOT NULL,
+    mode TEXT NOT NULL,
+    k INTEGER NOT NULL,
+    context TEXT NOT NULL DEFAULT '{}',
+    at REAL NOT NULL,
+    outcome TEXT CHECK (outcome IN ('success', 'failure')),
+    outcome_at REAL
+);
+CREATE INDEX recalls_by_agent ON recalls(agent, at);
+
+-- The queue of seed 000's queued updates, kept in SQLite so a crash loses nothing:
+-- a recall appends here; the fold phase turns pending rows into episode features.
+CREATE TABLE access_events (
+    id INTEGER PRIMARY KEY,
+    episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+    recall_id INTEGER REFERENCES recalls(id) ON DELETE CASCADE,
+    rank INTEGER,
+    score REAL,
+    at REAL NOT NULL,
+    folded INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX access_by_recall ON access_events(recall_id);
+CREATE INDEX access_by_episode ON access_events(episode_id);
+CREATE INDEX access_pending ON access_events(id) WHERE folded = 0;
+
+-- Immutable history of every change; no foreign keys so it outlives what it describes.
+CREATE TABLE audit (
+    id INTEGER PRIMARY KEY,
+    at REAL NOT NULL,
+    agent TEXT NOT NULL,
+    item_kind TEXT NOT NULL,
+    item_id INTEGER,
+    action TEXT NOT NULL,
+    data TEXT NOT NULL DEFAULT '{}',
+    actor TEXT NOT NULL
+);
+CREATE INDEX audit_by_item ON audit(item_kind, item_id);
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN
+    SELECT RAISE(ABORT, 'the audit trail is append-only');
+END;
+CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN
+    SELECT RAISE(ABORT, 'the audit trail is append-only');
+END;
+""")
+
+
+MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
+    (1, "episodic store", m001_episodic_store),
+)
+
+
+def applied(conn) -> set[int]:
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                 "applied_at REAL NOT NULL)")
+    return {row[0] for row in conn.execute("SELECT id FROM _migrations")}
+
+
+def migrate(conn) -> list[int]:
+    """Apply what is missing; safe when several processes start at once (BEGIN IMMEDIATE serialises them)."""
+    known = {n for n, _, _ in MIGRATIONS}
+    done = applied(conn)
+    newer = done - known
+    if newer:
+        raise StorageError(f"the database was written by a newer strata (migration {max(newer)})",
+                           hint="upgrade strata, or point --home at another home")
+    ran = []
+    for number, name, step in MIGRATIONS:
+        if number in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM _migrations WHERE id = ?", (number,)).fetchone():
+                conn.execute("ROLLBACK")
+                continue
+            step(conn)
+            conn.execute("INSERT INTO _migrations (id, name, applied_at) VALUES (?, ?, ?)",
+                         (number, name, time.time()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(number)
+    return ran

@@ -1,0 +1,56 @@
+"""Times are stored as UTC unix seconds (REAL); people see ISO 8601."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime, timezone
+
+from .errors import InvalidInput
+
+_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*(?:ago)?\s*$", re.I)
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def now() -> float:
+    return time.time()
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_time(value: str | float | int, *, reference: float | None = None) -> float:
+    """Accept unix seconds, ISO 8601 (naive means UTC), 'now', or '3h ago' / '2d'."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    if not text:
+        raise InvalidInput("empty time", hint="use ISO 8601 like 2026-03-25T12:00Z, unix seconds, or '3h ago'")
+    if text.lower() == "now":
+        return reference if reference is not None else now()
+    m = _RELATIVE.match(text)
+    if m:
+        base = reference if reference is not None else now()
+        return base - float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    try:
+        dt = datetime.fromisoformat(text.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise InvalidInput(
+            f"cannot read time {text!r}",
+            hint="use ISO 8601 like 2026-03-25T12:00Z, unix seconds, or a relative time like '3h ago'",
+        ) from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+def hours_between(earlier: float, later: float) -> float:
+    return (later - earlier) / 3600.0
+

@@ -1,0 +1,92 @@
+"""Shared fixtures. Every test gets its own home; the developer's own config and env never leak in."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from daemon import Memory
+from daemon.home import init_home
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch, tmp_path_factory):
+    for key in list(os.environ):
+        if key.startswith("STRATA_") or key == "JOURNAL_STREAM":
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg")))
+
+
+@pytest.fixture
+def home(tmp_path) -> Path:
+    root, _ = init_home(tmp_path / "home")
+    return root.root
+
+
+def write_config(home: Path, text: str) -> None:
+    (home / "strata.toml").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def memory(home):
+    """An open Memory on a fresh home, driven with asyncio.run per call (tests stay synchronous)."""
+    runner = asyncio.Runner()
+    mem = runner.run(Memory.open(home))
+
+    class Sync:
+        def __getattr__(self, name):
+            attr = getattr(mem, name)
+            if not asyncio.iscoroutinefunction(attr):
+                return attr
+            return lambda *a, **kw: runner.run(attr(*a, **kw))
+
+        @property
+        def raw(self):
+            return mem
+
+        def sql(self, query, params=()):
+            return [dict(r) for r in runner.run(mem.db.fetchall(query, params))]
+
+        def collect(self, agen):
+            async def go():
+                return [x async for x in agen]
+            return runner.run(go())
+
+    yield Sync()
+    runner.run(mem.close())
+    runner.close()
+
+
+class CLI:
+    def __init__(self, home: Path):
+        self.home = home
+
+    def __call__(self, *args: str, input: bytes | str | None = None, check: bool = False,
+                 env: dict | None = None) -> subprocess.CompletedProcess:
+        full_env = {**os.environ, "STRATA_HOME": str(self.home), **(env or {})}
+        if isinstance(input, str):
+            input = input.encode()
+        proc = subprocess.run([sys.executable, "-m", "daemon", *args], input=input, capture_output=True,
+                              env=full_env, cwd=REPO, timeout=120)
+        proc.out = proc.stdout.decode("utf-8", "replace")
+        proc.err = proc.stderr.decode("utf-8", "replace")
+        if check and proc.returncode != 0:
+            raise AssertionError(f"strata {' '.join(args)} exited {proc.returncode}: {proc.err}")
+        return proc
+
+    def json(self, *args: str, **kw):
+        proc = self(*args, "--json", check=True, **kw)
+        return json.loads(proc.out)
+
+
+@pytest.fixture
+def cli(home) -> CLI:
+    return CLI(home)

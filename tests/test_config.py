@@ -1,0 +1,82 @@
+import pytest
+
+from daemon.config import load_config, render_default_toml
+from daemon.errors import ConfigError
+from daemon.home import init_home, resolve_home
+from daemon.settings import SETTINGS
+from conftest import write_config
+
+
+def test_defaults_without_file(tmp_path):
+    cfg = load_config(tmp_path / "absent.toml")
+    assert all(cfg.sources[s.key] == "default" for s in SETTINGS)
+    assert cfg["store.max_content_bytes"] == 65536
+
+
+def test_file_overrides_and_records_source(home):
+    write_config(home, '[store]\nmax_content_bytes = 1000\n[scoring]\npreset = "long-term"\n'
+                       '[scoring.weights]\nrelevance = 0.9\n')
+    cfg = load_config(home / "strata.toml")
+    assert cfg["store.max_content_bytes"] == 1000
+    assert cfg.sources["store.max_content_bytes"].endswith("strata.toml")
+    assert cfg.sources["recall.k"] == "default"
+    params = cfg.scoring_params()
+    assert params.half_life_hours == 720.0 and params.weights.relevance == 0.9
+
+
+@pytest.mark.parametrize("text, key", [
+    ("[store]\nmax_content_bytes = -5\n", "store.max_content_bytes"),
+    ("[store]\nmax_content_bytes = \"big\"\n", "store.max_content_bytes"),
+    ("[recall]\nmode = \"psychic\"\n", "recall.mode"),
+    ("[scoring]\npreset = \"yolo\"\n", "scoring.preset"),
+    ("[scoring]\ntime_weight = 1.5\n", "scoring.time_weight"),
+    ("[store]\nmax_contnt_bytes = 5\n", "store.max_contnt_bytes"),
+    ("[agent]\nnamespace = \"has space\"\n", "agent.namespace"),
+    ("[store]\ndefault_importance = true\n", "store.default_importance"),
+])
+def test_bad_value_names_the_key(home, text, key):
+    write_config(home, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(home / "strata.toml")
+    assert key in info.value.message
+
+
+def test_broken_toml_is_reported(home):
+    write_config(home, "[store\nmax = 1")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(home / "strata.toml")
+
+
+def test_all_zero_weights_rejected(home):
+    write_config(home, "[scoring.weights]\n" + "".join(
+        f"{w} = 0\n" for w in ("relevance", "recency", "strength", "priority", "wilson", "context")))
+    with pytest.raises(ConfigError, match="weights"):
+        load_config(home / "strata.toml")
+
+
+def test_rendered_default_toml_parses_to_defaults(tmp_path):
+    text = render_default_toml()
+    uncommented = "\n".join(line[2:] if line.startswith("# ") and " = " in line else line
+                            for line in text.splitlines())
+    path = tmp_path / "s.toml"
+    path.write_text(uncommented)
+    cfg = load_config(path)
+    for s in SETTINGS:
+        if s.default is not None:
+            assert cfg[s.key] == s.default, s.key
+
+
+def test_home_resolution_order(tmp_path, monkeypatch):
+    monkeypatch.setenv("STRATA_HOME", str(tmp_path / "env"))
+    assert resolve_home(tmp_path / "flag").root == (tmp_path / "flag").resolve()
+    assert resolve_home().root == (tmp_path / "env").resolve()
+    monkeypatch.delenv("STRATA_HOME")
+    assert (resolve_home().root / "daemon").is_dir()  # the checkout is a home
+
+
+def test_init_is_idempotent_and_private(tmp_path):
+    home, wrote = init_home(tmp_path / "h")
+    assert wrote and (home.config_path.stat().st_mode & 0o777) == 0o600
+    home.config_path.write_text("[recall]\nk = 3\n")
+    _, wrote_again = init_home(tmp_path / "h")
+    assert not wrote_again and "k = 3" in home.config_path.read_text()

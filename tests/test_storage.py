@@ -1,0 +1,92 @@
+import asyncio
+import stat
+
+import pytest
+
+from daemon.errors import StorageError
+from daemon.storage import Database
+from daemon.storage import driver
+from daemon.storage.migrations import MIGRATIONS, migrate
+
+
+def test_driver_loads_sqlite_vec_and_fts5(tmp_path):
+    conn = driver.connect(tmp_path / "x.db")
+    assert conn.execute("SELECT vec_version()").fetchone()[0].startswith("v")
+    conn.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
+    conn.execute("CREATE VIRTUAL TABLE v USING vec0(e float[4])")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert conn.execute("PRAGMA busy_timeout").fetchone()[0] == driver.BUSY_TIMEOUT_MS
+
+
+def test_database_and_wal_files_are_private(home):
+    db_path = home / "state" / "memory.db"
+
+    async def go():
+        db = await Database.open(db_path)
+        async with db.write() as w:
+            await w.execute("INSERT INTO meta VALUES ('k', 'v')")
+        return db
+    db = asyncio.run(go())
+    for p in home.glob("state/memory.db*"):
+        assert stat.S_IMODE(p.stat().st_mode) == 0o600, p
+    assert stat.S_IMODE((home / "state").stat().st_mode) == 0o700
+    asyncio.run(db.close())
+
+
+def test_migrations_recorded_once_and_rerun_is_noop(tmp_path):
+    conn = driver.connect(tmp_path / "m.db")
+    assert migrate(conn) == [n for n, _, _ in MIGRATIONS]
+    assert migrate(conn) == []
+    rows = conn.execute("SELECT id, name FROM _migrations ORDER BY id").fetchall()
+    assert [r[0] for r in rows] == [n for n, _, _ in MIGRATIONS]
+
+
+def test_newer_database_is_refused(tmp_path):
+    conn = driver.connect(tmp_path / "n.db")
+    migrate(conn)
+    conn.execute("INSERT INTO _migrations VALUES (999, 'future', 0)")
+    with pytest.raises(StorageError, match="newer strata"):
+        migrate(conn)
+
+
+def test_write_rolls_back_on_error(home):
+    async def go():
+        db = await Database.open(home / "state" / "memory.db")
+        with pytest.raises(RuntimeError):
+            async with db.write() as w:
+                await w.execute("INSERT INTO meta VALUES ('a', '1')")
+                raise RuntimeError("boom")
+        value = await db.scalar("SELECT count(*) FROM meta")
+        await db.close()
+        return value
+    assert asyncio.run(go()) == 0
+
+
+def test_audit_trail_is_append_only(home):
+    async def go():
+        db = await Database.open(home / "state" / "memory.db")
+        async with db.write() as w:
+            await w.audit("a", "episode", 1, "create", "{}", "test", 0.0)
+        with pytest.raises(StorageError, match="append-only"):
+            async with db.write() as w:
+                await w.execute("DELETE FROM audit")
+        with pytest.raises(StorageError, match="append-only"):
+            async with db.write() as w:
+                await w.execute("UPDATE audit SET action = 'x'")
+        n = await db.scalar("SELECT count(*) FROM audit")
+        await db.close()
+        return n
+    assert asyncio.run(go()) == 1
+
+
+def test_corrupt_database_gives_clear_error(home):
+    (home / "state" / "memory.db").write_bytes(b"this is not a database" * 200)
+    with pytest.raises(StorageError, match="damaged") as info:
+        asyncio.run(Database.open(home / "state" / "memory.db"))
+    assert "backup" in info.value.hint
+
+
+def test_missing_folder_gives_clear_error(tmp_path):
+    with pytest.raises(StorageError, match="does not exist"):
+        asyncio.run(Database.open(tmp_path / "nowhere" / "memory.db"))
