@@ -14,6 +14,7 @@ from . import timeutil
 from .config import Config
 from .episodes import reads, writes
 from .episodes.model import Limits, clean_context, normalize
+from .episodes.fts_plan import Scope
 from .episodes.recall import fts_candidates, namespace_phase, rank_candidates
 from .errors import InvalidInput
 from .home import Home, resolve_home
@@ -154,8 +155,9 @@ class Memory:
         now = timeutil.now()
         states = ("active", "archived") if include_archived else ("active",)
         started = time.perf_counter()
-        candidates = await fts_candidates(self.db, self.agent, query, int(self.config["recall.candidates"]),
-                                          states=states, kinds=kinds)
+        candidates, plan = await fts_candidates(
+            self.db, Scope(self.agent, states, kinds), query, int(self.config["recall.candidates"]),
+            int(self.config["recall.fts_budget"]))
         phase = await namespace_phase(self.db, self.agent, self.params)
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
                                          phase=phase, k=k)
@@ -164,7 +166,7 @@ class Memory:
                 w, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
                 [(h["id"], h["rank"], h["score"]) for h in hits], now)
         return {"recall_id": recall_id, "agent": self.agent, "query": query, "mode": mode, "mode_used": used,
-                "k": k, "phase": phase, "candidates": len(candidates), "filtered": filtered,
+                "k": k, "phase": phase, "candidates": len(candidates), "fts_plan": plan, "filtered": filtered,
                 "weights": dict(vars(self.params.weights)), "warnings": warnings,
                 "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "hits": hits}
 

@@ -70,7 +70,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.mode", "fast", "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph).",
             _one_of(*MODES)),
     Setting("recall.k", 10, "Results returned when --k is not given.", _between(1, 1000)),
-    Setting("recall.candidates", 100, "Candidates fetched per retriever before composite scoring.", _between(1, 10000)),
+    Setting("recall.candidates", 50, "Candidates fetched per retriever before composite scoring.", _between(1, 10000)),
+    Setting("recall.fts_budget", 500,
+            "Most full-text matches ranked per expression; a query matching more ranks on its rare terms "
+            "and on memories holding every term (bounds latency on common words).", _between(10, 10**7)),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),

@@ -1,2 +1,64 @@
+"""`strata bench ...`: benchmarks on a deterministic synthetic corpus, in a temporary home."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..bench.ingest import bench_ingest
+from ..bench.recall import bench_recall
+from ..settings import MODES
+from .output import Progress, emit
+
 COMMANDS = ("bench ingest", "bench recall")
-def register(sub, common): pass
+
+
+def _table(r: dict) -> str:
+    skip = {"baseline", "benchmark"}
+    lines = [f"{r['benchmark']} benchmark"] + [f"  {k:<26} {v}" for k, v in r.items() if k not in skip]
+    lines += [f"  baseline {k:<17} {v}" for k, v in r["baseline"].items()]
+    return "\n".join(lines)
+
+
+def _save(r: dict, out: str | None) -> None:
+    if out:
+        Path(out).write_text(json.dumps(r, indent=2) + "\n", encoding="utf-8")
+
+
+async def cmd_ingest(args) -> int:
+    bar = Progress(args.n, "ingest", unit="observations")
+    result = await bench_ingest(args.n, seed=args.seed, progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
+async def cmd_recall(args) -> int:
+    bar = Progress(args.queries + 20, f"recall ({args.n} memories)", unit="queries")
+    result = await bench_recall(args.n, mode=args.mode, queries=args.queries, k=args.k, seed=args.seed,
+                                progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("bench", help="Benchmarks on a synthetic agent-operations corpus (temporary home).")
+    bsub = p.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
+
+    def add(name, handler, help_):
+        q = bsub.add_parser(name, help=help_, description=help_)
+        q.add_argument("--n", type=int, default=100_000, help="corpus size (default 100000)")
+        q.add_argument("--seed", type=int, default=0)
+        q.add_argument("--json", action="store_true", help="print JSON")
+        q.add_argument("--out", help="also write the JSON result to this file")
+        q.set_defaults(handler=handler)
+        return q
+
+    add("ingest", cmd_ingest, "Import throughput: JSONL -> validate -> store, vs bare SQLite inserts.")
+    q = add("recall", cmd_recall, "Recall latency p50/p95/p99 through the user code path, vs a bare FTS5 query.")
+    q.add_argument("--mode", choices=MODES, default="fast")
+    q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
+    q.add_argument("--k", type=int, default=10)

@@ -103,8 +103,8 @@ def _show_recall(r: dict, explain: bool) -> str:
                      f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}")
         if explain:
             sig = " · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items())
-            ret = " · ".join(f"{name} rank {v['rank']}" + (f" (bm25 {v['bm25']})" if "bm25" in v else "")
-                             for name, v in h["explain"]["retrievers"].items())
+            ret = " · ".join(f"{name} " + ", ".join(f"{k} {v}" for k, v in info.items())
+                             for name, info in h["explain"]["retrievers"].items())
             lines.append(f"        {sig}\n        {ret}")
     if not r["hits"]:
         lines.append("no memories matched")

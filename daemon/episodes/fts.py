@@ -39,10 +39,23 @@ def terms(query: str) -> list[list[str]]:
     return out
 
 
-def match_expression(query: str, *, max_terms: int = 32) -> str | None:
-    """An FTS5 MATCH expression, or None when the query has no searchable words."""
-    parts = terms(query)[:max_terms]
-    if not parts:
-        return None
+MAX_TERMS = 32
+
+
+def phrase(pieces: list[str]) -> str:
     # Pieces are letters and digits only, so wrapping them in double quotes is always safe.
-    return " OR ".join('"' + " ".join(p) + '"' for p in parts)
+    return '"' + " ".join(pieces) + '"'
+
+
+def any_of(phrases: list[str]) -> str:
+    return " OR ".join(phrases)
+
+
+def all_of(phrases: list[str]) -> str:
+    return " AND ".join(phrases)
+
+
+def match_expression(query: str) -> str | None:
+    """The plain FTS5 MATCH expression (any term), or None when the query has no searchable words."""
+    parts = terms(query)[:MAX_TERMS]
+    return any_of([phrase(p) for p in parts]) if parts else None

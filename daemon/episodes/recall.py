@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ..scoring import EpisodeFeatures, ScoringParams, learning_phase, score_episode
 from ..storage.db import Database
-from .fts import match_expression
+from .fts_plan import Scope, search
 
 _CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
                       "e.success_count, e.failure_count, e.factual, e.context, e.state, e.source, e.session")
@@ -20,32 +20,19 @@ class Candidate:
     relevance: float = 0.0
 
 
-async def fts_candidates(db: Database, agent: str, query: str, limit: int, *,
-                         states: tuple[str, ...] = ("active",), kinds: tuple[str, ...] = ()) -> list[Candidate]:
-    expr = match_expression(query)
-    if expr is None:
-        return []
-    where = [f"e.state IN ({', '.join('?' * len(states))})", "e.irrelevant = 0"]
-    params: list = [expr, agent, *states]
-    if kinds:
-        where.append(f"e.kind IN ({', '.join('?' * len(kinds))})")
-        params += kinds
-    rows = await db.fetchall(
-        f"SELECT {_CANDIDATE_COLUMNS}, bm25(episodes_fts) AS bm FROM episodes_fts "
-        f"JOIN episodes e ON e.id = episodes_fts.rowid "
-        f"WHERE episodes_fts MATCH ? AND e.agent = ? AND {' AND '.join(where)} "
-        f"ORDER BY bm LIMIT ?", (*params, limit))
+async def fts_candidates(db: Database, scope: Scope, query: str, limit: int, budget: int) -> tuple[list, dict]:
+    rows, plan = await search(db, query, scope, _CANDIDATE_COLUMNS, limit=limit, budget=budget)
     if not rows:
-        return []
-    best = rows[0]["bm"]  # bm25() is negative; more negative is better
+        return [], plan
+    best = rows[0][1]
     out = []
-    for rank, r in enumerate(rows, 1):
-        c = Candidate(dict(r))
-        c.retrievers["fts"] = {"rank": rank, "bm25": round(r["bm"], 4)}
-        # In a tiny corpus every term is in every document and BM25 is ~0: treat hits as equally relevant.
-        c.relevance = (r["bm"] / best) if best < -1e-6 else 1.0
+    for rank, (r, score) in enumerate(rows, 1):
+        c = Candidate(r)
+        c.retrievers["fts"] = {"rank": rank, plan["scorer"]: round(score, 4)}
+        # In a tiny corpus every word is in every memory and BM25 is ~0: treat hits as equally relevant.
+        c.relevance = score / best if best > 1e-6 else 1.0
         out.append(c)
-    return out
+    return out, plan
 
 
 async def namespace_phase(db: Database, agent: str, params: ScoringParams) -> str:

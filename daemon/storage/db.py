@@ -63,6 +63,13 @@ class Database:
         rows = await self.fetchall(sql, params)
         return rows[0] if rows else None
 
+    async def execute_temp(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """A statement on the connection's private temp schema (scratch tables); never the database."""
+        try:
+            await self._conn.execute(sql, params)
+        except driver.driver_errors() as e:
+            raise driver.describe(e, self.path) from None
+
     async def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = await self.fetchone(sql, params)
         return None if row is None else row[0]

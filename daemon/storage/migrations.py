@@ -73,6 +73,8 @@ CREATE VIRTUAL TABLE episodes_fts USING fts5(
     content, content='episodes', content_rowid='id',
     tokenize='porter unicode61 remove_diacritics 2'
 );
+-- Document frequencies per term, read by recall to plan bounded-cost full-text queries.
+CREATE VIRTUAL TABLE episodes_vocab USING fts5vocab(episodes_fts, 'row');
 CREATE TRIGGER episodes_fts_insert AFTER INSERT ON episodes BEGIN
     INSERT INTO episodes_fts(rowid, content) VALUES (new.id, new.content);
 END;

@@ -1,0 +1,62 @@
+"""`strata bench recall`: recall latency on the synthetic corpus, through the same code path
+users get (scoring, filters and the access-event write included), against a bare FTS5 query."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from ..episodes.fts import match_expression
+from ..home import init_home
+from ..memory import Memory
+from ..storage import driver
+from . import corpus
+from .ingest import populate
+from .stats import ratio, summary_ms
+
+WARMUP = 20
+
+
+def bare_fts_seconds(db_path: Path, queries: list[str], k: int) -> list[float]:
+    conn = driver.connect(db_path)
+    times = []
+    for i, q in enumerate(queries):
+        expr = match_expression(q)
+        started = time.perf_counter()
+        if expr:
+            conn.execute("SELECT rowid, bm25(episodes_fts) FROM episodes_fts WHERE episodes_fts MATCH ? "
+                         "ORDER BY rank LIMIT ?", (expr, k)).fetchall()
+        if i >= WARMUP:
+            times.append(time.perf_counter() - started)
+    conn.close()
+    return times
+
+
+async def bench_recall(n: int, *, mode: str = "fast", queries: int = 300, k: int = 10, seed: int = 0,
+                       progress: Callable[[int], None] | None = None) -> dict:
+    texts = corpus.queries(queries + WARMUP, seed=seed)
+    with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
+        home, _ = init_home(Path(tmp) / "home")
+        async with await Memory.open(home, actor="bench") as mem:
+            await populate(mem, n, seed)
+            times, hits, used = [], 0, mode
+            for i, q in enumerate(texts):
+                started = time.perf_counter()
+                result = await mem.recall(q, k=k, mode=mode)
+                elapsed = time.perf_counter() - started
+                used = result["mode_used"]
+                if i >= WARMUP:
+                    times.append(elapsed)
+                    hits += len(result["hits"])
+                if progress:
+                    progress(1)
+        baseline = bare_fts_seconds(home.db_path, texts, k)
+    ours, base = summary_ms(times), summary_ms(baseline)
+    return {
+        "benchmark": "recall", "n": n, "mode": mode, "mode_used": used, "queries": len(times), "k": k,
+        "seed": seed, **ours, "hits_per_query": round(hits / len(times), 2),
+        "baseline": {"name": "bare FTS5 bm25 top-k query, no scoring or write", **base},
+        "ratio_p50": ratio(ours["p50_ms"], base["p50_ms"]), "ratio_p95": ratio(ours["p95_ms"], base["p95_ms"]),
+    }

@@ -1,0 +1,141 @@
+"""Full-text candidates with bounded cost.
+
+FTS5's bm25() scans the whole doclist of every phrase to get its IDF, so a query holding a
+word that half the memories contain ("cycle", "status") costs tens of milliseconds at 100k
+however few rows are ranked. Document frequencies are nearly free from an fts5vocab table,
+so the plan is:
+
+- exact: when the phrases together occur in at most `budget` memories, rank with bm25().
+- bounded: otherwise fetch membership only (no bm25): every memory holding a rare phrase
+  (one in fewer than `budget` memories), which common phrases those memories also hold,
+  and, when no phrase is rare, the newest `budget` memories holding every phrase, topped up
+  by the newest holding any. Each is scored as BM25 with tf = 1 at average length, i.e. the
+  sum of the IDFs of the phrases it holds. `explain` names the strategy and the terms.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from ..storage.db import Database
+from .fts import MAX_TERMS, all_of, any_of, phrase, terms
+
+# CROSS JOIN pins the FTS table as the outer loop; left to itself the planner may walk the
+# namespace index and run the match once per episode.
+_FROM = "FROM episodes_fts CROSS JOIN episodes e ON e.id = episodes_fts.rowid"
+_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match migration 1
+
+
+@dataclass
+class Scope:
+    """The rows a recall may see: namespace, states, kinds. Always includes the namespace."""
+    agent: str
+    states: tuple[str, ...]
+    kinds: tuple[str, ...] = ()
+
+    def where(self, *, by_id: bool = False) -> tuple[str, list]:
+        # When rows are fetched by id, "+" keeps SQLite on the primary key rather than the namespace index.
+        sql = ["+e.agent = ?" if by_id else "e.agent = ?", f"e.state IN ({', '.join('?' * len(self.states))})", "e.irrelevant = 0"]
+        params: list = [self.agent, *self.states]
+        if self.kinds:
+            sql.append(f"e.kind IN ({', '.join('?' * len(self.kinds))})")
+            params += self.kinds
+        return " AND ".join(sql), params
+
+
+_STEM_CACHE: dict[str, str] = {}
+_STEM_CACHE_MAX = 50_000
+
+
+async def _stems(db: Database, pieces: list[list[str]]) -> list[list[str]]:
+    """The index's own stems of the query words, from a scratch FTS table in the temp schema."""
+    words = {w for p in pieces for w in p}
+    missing = sorted(w for w in words if w not in _STEM_CACHE)
+    if missing:
+        if len(_STEM_CACHE) > _STEM_CACHE_MAX:
+            _STEM_CACHE.clear()
+        for word, stem in zip(missing, await _stem_words(db, missing)):
+            _STEM_CACHE[word] = stem
+    return [[_STEM_CACHE[w] for w in p] for p in pieces]
+
+
+async def _stem_words(db: Database, words: list[str]) -> list[str]:
+    await db.execute_temp(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems USING fts5(x, tokenize='{_TOKENIZER}')")
+    await db.execute_temp("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems_v "
+                          "USING fts5vocab(temp, query_stems, 'instance')")
+    await db.execute_temp("DELETE FROM temp.query_stems")
+    await db.execute_temp("INSERT INTO temp.query_stems(rowid, x) VALUES (1, ?)", (" ".join(words),))
+    stems = [r[0] for r in await db.fetchall("SELECT term FROM temp.query_stems_v ORDER BY offset")]
+    # Each word is letters or digits only, so it is exactly one token; anything else is a bug.
+    if len(stems) != len(words):
+        raise AssertionError(f"stemmer returned {len(stems)} tokens for {len(words)} words")
+    return stems
+
+
+async def _doc_freqs(db: Database, pieces: list[list[str]]) -> tuple[list[int], int]:
+    stems = await _stems(db, pieces)
+    flat = sorted({s for ss in stems for s in ss})
+    df = {r[0]: r[1] for r in await db.fetchall(
+        f"SELECT term, doc FROM episodes_vocab WHERE term IN ({', '.join('?' * len(flat))})", flat)}
+    total = await db.scalar("SELECT coalesce(max(rowid), 0) FROM episodes_fts") or 0
+    # A phrase is in no more memories than its rarest word.
+    return [min((df.get(s, 0) for s in ss), default=0) for ss in stems], total
+
+
+def idf(df: int, total: int) -> float:
+    return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
+
+
+async def _rowids(db: Database, expr: str, limit: int) -> list[int]:
+    return [r[0] for r in await db.fetchall(
+        "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?", (expr, limit))]
+
+
+async def _bounded(db: Database, phrases: list[str], dfs: list[int], total: int, budget: int) -> dict[int, float]:
+    weights = {p: idf(d, total) for p, d in zip(phrases, dfs)}
+    rare = [p for p, d in zip(phrases, dfs) if d < budget]
+    common = [p for p in phrases if p not in rare]
+    held: dict[int, set[str]] = {}
+    if rare:
+        for p in rare:
+            for rid in await _rowids(db, p, budget):
+                held.setdefault(rid, set()).add(p)
+        gate = any_of(rare)
+        for c in common:  # AND seeks through the long doclist instead of reading it
+            for rid in await _rowids(db, f"{c} AND ({gate})", budget):
+                held.setdefault(rid, set()).add(c)
+    else:
+        if len(phrases) > 1:
+            for rid in await _rowids(db, all_of(phrases), budget):
+                held[rid] = set(phrases)
+        if len(held) < budget:
+            for p in phrases:
+                for rid in await _rowids(db, p, budget // len(phrases)):
+                    held.setdefault(rid, set()).add(p)
+    return {rid: sum(weights[p] for p in ps) for rid, ps in held.items()}
+
+
+async def search(db: Database, query: str, scope: Scope, columns: str, *, limit: int,
+                 budget: int) -> tuple[list[tuple[dict, float]], dict]:
+    """Candidate rows with a relevance score (higher is better), and the plan for explanations."""
+    pieces = terms(query)[:MAX_TERMS]
+    if not pieces:
+        return [], {"strategy": "none", "reason": "no searchable words"}
+    phrases = [phrase(p) for p in pieces]
+    dfs, total = await _doc_freqs(db, pieces)
+    if sum(dfs) <= budget:
+        where, params = scope.where()
+        rows = await db.fetchall(f"SELECT {columns}, bm25(episodes_fts) AS bm {_FROM} WHERE episodes_fts MATCH ? "
+                                 f"AND {where} ORDER BY bm LIMIT ?", (any_of(phrases), *params, limit))
+        return [(dict(r), -r["bm"]) for r in rows], {"strategy": "exact", "scorer": "bm25"}
+    scores = await _bounded(db, phrases, dfs, total, budget)
+    # Over-fetch before the namespace filter: the index is shared by every namespace.
+    best = sorted(scores, key=lambda rid: (-scores[rid], -rid))[: limit * 4]
+    where, params = scope.where(by_id=True)
+    rows = await db.fetchall(f"SELECT {columns}, 0 AS bm FROM episodes e WHERE e.id IN "
+                             f"({', '.join('?' * len(best))}) AND {where}", (*best, *params)) if best else []
+    ranked = sorted((dict(r) for r in rows), key=lambda r: (-scores[r["id"]], -r["id"]))[:limit]
+    plan = {"strategy": "bounded", "scorer": "idf-sum",
+            "common_terms": [p for p, d in zip(phrases, dfs) if d >= budget]}
+    return [(r, scores[r["id"]]) for r in ranked], plan
