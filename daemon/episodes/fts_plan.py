@@ -9,7 +9,7 @@ so the plan is:
 - bounded: otherwise fetch membership only (no bm25): every memory holding a rare phrase
   (one in fewer than `budget` memories), which common phrases those memories also hold,
   and, when no phrase is rare, the newest `budget` memories holding every phrase, topped up
-  by the newest holding any. Each is scored as BM25 with tf = 1 at average length, i.e. the
+  by the newest holding any when too few hold every phrase. Each is scored as BM25 with tf = 1 at average length, i.e. the
   sum of the IDFs of the phrases it holds. `explain` names the strategy and the terms.
 """
 
@@ -92,7 +92,8 @@ async def _rowids(db: Database, expr: str, limit: int) -> list[int]:
         "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?", (expr, limit))]
 
 
-async def _bounded(db: Database, phrases: list[str], dfs: list[int], total: int, budget: int) -> dict[int, float]:
+async def _bounded(db: Database, phrases: list[str], dfs: list[int], total: int, budget: int,
+                   limit: int) -> dict[int, float]:
     weights = {p: idf(d, total) for p, d in zip(phrases, dfs)}
     rare = [p for p, d in zip(phrases, dfs) if d < budget]
     common = [p for p in phrases if p not in rare]
@@ -109,7 +110,7 @@ async def _bounded(db: Database, phrases: list[str], dfs: list[int], total: int,
         if len(phrases) > 1:
             for rid in await _rowids(db, all_of(phrases), budget):
                 held[rid] = set(phrases)
-        if len(held) < budget:
+        if len(held) < limit:
             for p in phrases:
                 for rid in await _rowids(db, p, budget // len(phrases)):
                     held.setdefault(rid, set()).add(p)
@@ -129,7 +130,7 @@ async def search(db: Database, query: str, scope: Scope, columns: str, *, limit:
         rows = await db.fetchall(f"SELECT {columns}, bm25(episodes_fts) AS bm {_FROM} WHERE episodes_fts MATCH ? "
                                  f"AND {where} ORDER BY bm LIMIT ?", (any_of(phrases), *params, limit))
         return [(dict(r), -r["bm"]) for r in rows], {"strategy": "exact", "scorer": "bm25"}
-    scores = await _bounded(db, phrases, dfs, total, budget)
+    scores = await _bounded(db, phrases, dfs, total, budget, limit)
     # Over-fetch before the namespace filter: the index is shared by every namespace.
     best = sorted(scores, key=lambda rid: (-scores[rid], -rid))[: limit * 4]
     where, params = scope.where(by_id=True)
