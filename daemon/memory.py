@@ -138,7 +138,7 @@ class Memory:
         mode = mode or self.config["recall.mode"]
         if mode not in MODES:
             raise InvalidInput(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
-        k = int(k or self.config["recall.k"])
+        k = int(self.config["recall.k"] if k is None else k)
         if not 1 <= k <= 1000:
             raise InvalidInput(f"k must be between 1 and 1000, not {k}")
         kinds = tuple(kinds)

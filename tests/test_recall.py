@@ -1,0 +1,124 @@
+import asyncio
+
+import pytest
+
+from daemon import Memory
+from daemon.episodes.fts import match_expression, terms
+from daemon.errors import InvalidInput
+from conftest import write_config
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("bridge status", '"bridge" OR "status"'),
+    ("ERR_CONN_RESET on gw-02", '"err conn reset" OR "gw 02"'),
+    ('"deploy" OR rollback', '"deploy" OR "rollback"'),  # the user's OR is a word, not syntax
+    ("NEAR(a b) col:term ^x -y *", '"near a" OR "b" OR "col term" OR "x" OR "y"'),
+    ("'; DROP TABLE episodes; --", '"drop" OR "table" OR "episodes"'),
+    ("what is it", '"what" OR "is" OR "it"'),  # stopwords kept when nothing else is left
+    ("Crème brûlée", '"crème" OR "brûlée"'),
+])
+def test_match_expression_is_always_safe_syntax(query, expected):
+    assert match_expression(query) == expected
+
+
+@pytest.mark.parametrize("query", ["🔥🔥", "?!...", "   ", "-- ;"])
+def test_queries_without_words_have_no_expression(query):
+    assert match_expression(query) is None and terms(query) == []
+
+
+def test_fast_recall_ranks_and_explains(memory):
+    a = memory.observe("TLS cert on gw-02 expires in 3 days", importance=0.9)["id"]
+    memory.observe("disk usage on nas-01 at 91%")
+    b = memory.observe("rotated the TLS cert on web-01")["id"]
+    r = memory.recall("TLS cert gw-02", k=5)
+    assert [h["id"] for h in r["hits"]][:2] == [a, b]
+    top = r["hits"][0]
+    assert set(top["explain"]["signals"]) == {"relevance", "recency", "strength", "priority", "wilson", "context"}
+    assert top["explain"]["signals"]["relevance"] == 1.0
+    assert top["explain"]["retrievers"]["fts"]["rank"] == 1
+    assert r["fts_plan"]["strategy"] == "exact" and r["mode_used"] == "fast"
+
+
+def test_weird_queries_return_cleanly_and_change_nothing(memory):
+    memory.observe("backup job on nas-01 failed with ENOSPC")
+    for q in ['"', "''", "NEAR(", "a AND", "OR OR OR", "col:x", "'; DROP TABLE episodes; --", "🔥", "\\", "%_"]:
+        r = memory.recall(q)
+        assert isinstance(r["hits"], list)
+    assert memory.status()["episodes"] == 1
+    with pytest.raises(InvalidInput):
+        memory.recall("   ")
+    with pytest.raises(InvalidInput):
+        memory.recall("x", k=0)
+    with pytest.raises(InvalidInput):
+        memory.recall("x", mode="psychic")
+
+
+def test_other_modes_fall_back_to_fast_with_a_warning(memory):
+    memory.observe("the bridge went down")
+    r = memory.recall("bridge", mode="balanced")
+    assert r["mode_used"] == "fast" and r["warnings"] and len(r["hits"]) == 1
+
+
+def test_context_match_raises_a_memory(memory):
+    prod = memory.observe("restart the web proxy", context={"environment": "prod"})["id"]
+    lab = memory.observe("restart the web proxy now", context={"environment": "lab"})["id"]
+    r = memory.recall("restart web proxy", context={"environment": "lab"})
+    assert r["hits"][0]["id"] == lab
+    r = memory.recall("restart web proxy", context={"environment": "prod"})
+    assert r["hits"][0]["id"] == prod
+
+
+def test_kind_filter(memory):
+    memory.observe("decided to pin invoice-bot", kind="decision")
+    memory.observe("invoice-bot crashed", kind="event")
+    r = memory.recall("invoice-bot", kinds=["decision"])
+    assert [h["kind"] for h in r["hits"]] == ["decision"]
+
+
+def _bulk(home, n, extra_config=""):
+    write_config(home, extra_config)
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            rows = [{"content": f"cycle {i} status check {i * 7} of the bridge", "event_at": 1_700_000_000 + i}
+                    for i in range(n)]
+            rows.append({"content": "cycle 4242 bridge DOWN with a rare error zebrafish",
+                         "event_at": 1_700_000_000 + n})
+            await mem.observe_many(rows)
+            return (await mem.recall("cycle zebrafish", k=3, mode="fast"),
+                    await mem.recall("cycle status bridge", k=5))
+    return asyncio.run(go())
+
+
+def test_broad_query_uses_bounded_plan_and_still_finds_the_rare_memory(home):
+    rare, broad = _bulk(home, 300, "[recall]\nfts_budget = 50\n")
+    assert rare["fts_plan"]["strategy"] == "bounded"
+    assert '"cycle"' in rare["fts_plan"]["common_terms"]
+    assert "zebrafish" in rare["hits"][0]["content"]
+    assert "idf-sum" in rare["hits"][0]["explain"]["retrievers"]["fts"]
+    assert broad["fts_plan"]["strategy"] == "bounded" and len(broad["hits"]) == 5
+
+
+def test_same_corpus_exact_plan_agrees_on_the_top_hit(home):
+    rare, _ = _bulk(home, 300, "[recall]\nfts_budget = 100000\n")
+    assert rare["fts_plan"]["strategy"] == "exact"
+    assert "zebrafish" in rare["hits"][0]["content"]
+
+
+def test_thresholds_filter_only_in_active_phase(home):
+    write_config(home, "[scoring]\npassive_min_episodes = 3\npassive_min_feedback = 1\n")
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            old = (await mem.observe("old note about the garden sensors", at="400d ago"))["id"]
+            fact = (await mem.observe("garden sensors run on 5 V", at="400d ago", factual=True))["id"]
+            await mem.observe("new garden sensors note")
+            passive = await mem.recall("garden sensors")
+            await mem.feedback(passive["recall_id"], "success")
+            active = await mem.recall("garden sensors")
+            return old, fact, passive, active
+    old, fact, passive, active = asyncio.run(go())
+    assert passive["phase"] == "passive" and old in [h["id"] for h in passive["hits"]]
+    assert active["phase"] == "active" and active["filtered"] == 1
+    ids = [h["id"] for h in active["hits"]]
+    assert old not in ids and fact in ids  # stale memories drop out; factual ones never do
