@@ -38,7 +38,7 @@ class Memory:
         home = home if isinstance(home, Home) else resolve_home(home)
         config = home.config()
         home.ensure_layout()
-        agent = check_namespace(agent or config["agent.namespace"])
+        agent = check_namespace(config["agent.namespace"] if agent is None else agent)
         db = await Database.open(home.db_path)
         return cls(db, home, config, agent, actor)
 

@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import sys
+import tempfile
 
 from .. import timeutil
 from ..episodes.jsonl import parse_jsonl
@@ -75,21 +76,32 @@ async def cmd_import(args) -> int:
 
 
 async def cmd_export(args) -> int:
-    out = sys.stdout if args.output in (None, "-") else open(args.output, "w", encoding="utf-8")
-    count = 0
-    with contextlib.ExitStack() as stack:
-        if out is not sys.stdout:
-            stack.enter_context(out)
-            os.chmod(args.output, 0o600)
-        async with opened(args) as mem:
+    to_file = args.output not in (None, "-")
+    async with opened(args) as mem:
+        if not to_file:
             async for ep in mem.export():
-                for key in [k for k in ep if k.endswith("_iso")]:
-                    del ep[key]
-                out.write(json.dumps(ep, ensure_ascii=False) + "\n")
-                count += 1
-    if out is not sys.stdout:
-        note(f"strata: exported {count} memories to {args.output}")
+                sys.stdout.write(_export_line(ep))
+            return 0
+        # Written beside the target and renamed at the end: a failed export never clobbers an older one.
+        target = os.path.abspath(args.output)
+        fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
+        count = 0
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                async for ep in mem.export():
+                    out.write(_export_line(ep))
+                    count += 1
+            os.replace(tmp, target)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    note(f"strata: exported {count} memories to {args.output}")
     return 0
+
+
+def _export_line(ep: dict) -> str:
+    return json.dumps({k: v for k, v in ep.items() if not k.endswith("_iso")}, ensure_ascii=False) + "\n"
 
 
 def _show_recall(r: dict, explain: bool) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..storage.db import Database
 from .fts import MAX_TERMS, all_of, any_of, phrase, terms
 
 # CROSS JOIN pins the FTS table as the outer loop; left to itself the planner may walk the
@@ -48,37 +47,46 @@ _STEM_CACHE: dict[str, str] = {}
 _STEM_CACHE_MAX = 50_000
 
 
-async def _stems(db: Database, pieces: list[list[str]]) -> list[list[str]]:
+def _all(conn, sql: str, params=()) -> list:
+    return conn.execute(sql, params).fetchall()
+
+
+def _one(conn, sql: str, params=()):
+    row = conn.execute(sql, params).fetchone()
+    return None if row is None else row[0]
+
+
+def _stems(conn, pieces: list[list[str]]) -> list[list[str]]:
     """The index's own stems of the query words, from a scratch FTS table in the temp schema."""
     words = {w for p in pieces for w in p}
     missing = sorted(w for w in words if w not in _STEM_CACHE)
     if missing:
         if len(_STEM_CACHE) > _STEM_CACHE_MAX:
             _STEM_CACHE.clear()
-        for word, stem in zip(missing, await _stem_words(db, missing)):
+        for word, stem in zip(missing, _stem_words(conn, missing)):
             _STEM_CACHE[word] = stem
     return [[_STEM_CACHE[w] for w in p] for p in pieces]
 
 
-async def _stem_words(db: Database, words: list[str]) -> list[str]:
-    await db.execute_temp(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems USING fts5(x, tokenize='{_TOKENIZER}')")
-    await db.execute_temp("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems_v "
-                          "USING fts5vocab(temp, query_stems, 'instance')")
-    await db.execute_temp("DELETE FROM temp.query_stems")
-    await db.execute_temp("INSERT INTO temp.query_stems(rowid, x) VALUES (1, ?)", (" ".join(words),))
-    stems = [r[0] for r in await db.fetchall("SELECT term FROM temp.query_stems_v ORDER BY offset")]
+def _stem_words(conn, words: list[str]) -> list[str]:
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems USING fts5(x, tokenize='{_TOKENIZER}')")
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems_v "
+                 "USING fts5vocab(temp, query_stems, 'instance')")
+    conn.execute("DELETE FROM temp.query_stems")
+    conn.execute("INSERT INTO temp.query_stems(rowid, x) VALUES (1, ?)", (" ".join(words),))
+    stems = [r[0] for r in _all(conn, "SELECT term FROM temp.query_stems_v ORDER BY offset")]
     # Each word is letters or digits only, so it is exactly one token; anything else is a bug.
     if len(stems) != len(words):
         raise AssertionError(f"stemmer returned {len(stems)} tokens for {len(words)} words")
     return stems
 
 
-async def _doc_freqs(db: Database, pieces: list[list[str]]) -> tuple[list[int], int]:
-    stems = await _stems(db, pieces)
+def _doc_freqs(conn, pieces: list[list[str]]) -> tuple[list[int], int]:
+    stems = _stems(conn, pieces)
     flat = sorted({s for ss in stems for s in ss})
-    df = {r[0]: r[1] for r in await db.fetchall(
-        f"SELECT term, doc FROM episodes_vocab WHERE term IN ({', '.join('?' * len(flat))})", flat)}
-    total = await db.scalar("SELECT coalesce(max(rowid), 0) FROM episodes_fts") or 0
+    df = {r[0]: r[1] for r in _all(
+        conn, f"SELECT term, doc FROM episodes_vocab WHERE term IN ({', '.join('?' * len(flat))})", flat)}
+    total = _one(conn, "SELECT coalesce(max(rowid), 0) FROM episodes_fts") or 0
     # A phrase is in no more memories than its rarest word.
     return [min((df.get(s, 0) for s in ss), default=0) for ss in stems], total
 
@@ -87,12 +95,12 @@ def idf(df: int, total: int) -> float:
     return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
 
 
-async def _rowids(db: Database, expr: str, limit: int) -> list[int]:
-    return [r[0] for r in await db.fetchall(
+def _rowids(conn, expr: str, limit: int) -> list[int]:
+    return [r[0] for r in _all(conn, 
         "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?", (expr, limit))]
 
 
-async def _bounded(db: Database, phrases: list[str], dfs: list[int], total: int, budget: int,
+def _bounded(conn, phrases: list[str], dfs: list[int], total: int, budget: int,
                    limit: int) -> dict[int, float]:
     weights = {p: idf(d, total) for p, d in zip(phrases, dfs)}
     rare = [p for p, d in zip(phrases, dfs) if d < budget]
@@ -100,41 +108,41 @@ async def _bounded(db: Database, phrases: list[str], dfs: list[int], total: int,
     held: dict[int, set[str]] = {}
     if rare:
         for p in rare:
-            for rid in await _rowids(db, p, budget):
+            for rid in _rowids(conn, p, budget):
                 held.setdefault(rid, set()).add(p)
         gate = any_of(rare)
         for c in common:  # AND seeks through the long doclist instead of reading it
-            for rid in await _rowids(db, f"{c} AND ({gate})", budget):
+            for rid in _rowids(conn, f"{c} AND ({gate})", budget):
                 held.setdefault(rid, set()).add(c)
     else:
         if len(phrases) > 1:
-            for rid in await _rowids(db, all_of(phrases), budget):
+            for rid in _rowids(conn, all_of(phrases), budget):
                 held[rid] = set(phrases)
         if len(held) < limit:
             for p in phrases:
-                for rid in await _rowids(db, p, budget // len(phrases)):
+                for rid in _rowids(conn, p, budget // len(phrases)):
                     held.setdefault(rid, set()).add(p)
     return {rid: sum(weights[p] for p in ps) for rid, ps in held.items()}
 
 
-async def search(db: Database, query: str, scope: Scope, columns: str, *, limit: int,
+def search(conn, query: str, scope: Scope, columns: str, *, limit: int,
                  budget: int) -> tuple[list[tuple[dict, float]], dict]:
     """Candidate rows with a relevance score (higher is better), and the plan for explanations."""
     pieces = terms(query)[:MAX_TERMS]
     if not pieces:
         return [], {"strategy": "none", "reason": "no searchable words"}
     phrases = [phrase(p) for p in pieces]
-    dfs, total = await _doc_freqs(db, pieces)
+    dfs, total = _doc_freqs(conn, pieces)
     if sum(dfs) <= budget:
         where, params = scope.where()
-        rows = await db.fetchall(f"SELECT {columns}, bm25(episodes_fts) AS bm {_FROM} WHERE episodes_fts MATCH ? "
+        rows = _all(conn, f"SELECT {columns}, bm25(episodes_fts) AS bm {_FROM} WHERE episodes_fts MATCH ? "
                                  f"AND {where} ORDER BY bm LIMIT ?", (any_of(phrases), *params, limit))
         return [(dict(r), -r["bm"]) for r in rows], {"strategy": "exact", "scorer": "bm25"}
-    scores = await _bounded(db, phrases, dfs, total, budget, limit)
+    scores = _bounded(conn, phrases, dfs, total, budget, limit)
     # Over-fetch before the namespace filter: the index is shared by every namespace.
     best = sorted(scores, key=lambda rid: (-scores[rid], -rid))[: limit * 4]
     where, params = scope.where(by_id=True)
-    rows = await db.fetchall(f"SELECT {columns}, 0 AS bm FROM episodes e WHERE e.id IN "
+    rows = _all(conn, f"SELECT {columns}, 0 AS bm FROM episodes e WHERE e.id IN "
                              f"({', '.join('?' * len(best))}) AND {where}", (*best, *params)) if best else []
     ranked = sorted((dict(r) for r in rows), key=lambda r: (-scores[r["id"]], -r["id"]))[:limit]
     plan = {"strategy": "bounded", "scorer": "idf-sum",

@@ -66,12 +66,16 @@ def clean_content(value: Any, limits: Limits) -> str:
     return text
 
 
-def _depth(value: Any, level: int = 0) -> int:
-    if isinstance(value, dict):
-        return max([_depth(v, level + 1) for v in value.values()], default=level + 1)
-    if isinstance(value, list):
-        return max([_depth(v, level + 1) for v in value], default=level + 1)
-    return level
+def _too_deep(value: Any, limit: int) -> bool:
+    # Iterative: a hostile document can nest deeper than Python's recursion limit.
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (dict, list)):
+            if level + 1 > limit:
+                return True
+            stack.extend((v, level + 1) for v in (item.values() if isinstance(item, dict) else item))
+    return False
 
 
 def clean_context(value: Any) -> dict:
@@ -84,7 +88,7 @@ def clean_context(value: Any) -> dict:
             raise InvalidInput("context is not valid JSON") from None
     if not isinstance(value, Mapping):
         raise InvalidInput("context must be an object of KEY: VALUE pairs")
-    if _depth(value) > MAX_CONTEXT_DEPTH:
+    if _too_deep(value, MAX_CONTEXT_DEPTH):
         raise InvalidInput(f"context is nested deeper than {MAX_CONTEXT_DEPTH} levels")
     for key in value:
         if not isinstance(key, str) or not key.strip() or len(key) > MAX_SHORT_FIELD:

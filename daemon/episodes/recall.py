@@ -21,7 +21,7 @@ class Candidate:
 
 
 async def fts_candidates(db: Database, scope: Scope, query: str, limit: int, budget: int) -> tuple[list, dict]:
-    rows, plan = await search(db, query, scope, _CANDIDATE_COLUMNS, limit=limit, budget=budget)
+    rows, plan = await db.run(lambda conn: search(conn, query, scope, _CANDIDATE_COLUMNS, limit=limit, budget=budget))
     if not rows:
         return [], plan
     best = rows[0][1]

@@ -27,7 +27,8 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
                           now: float) -> list[dict]:
     """Insert validated rows. An identical active episode whose last sighting is within `window`
     seconds absorbs the row as a repeat (seed 001's attention filter); the same content at the
-    same event time is a duplicate (so re-running an import changes nothing)."""
+    same event time is a duplicate (so re-running an import changes nothing). Rows that carry
+    their own id come from an export and are restored as they were, never folded together."""
     await _ensure_namespace(w, agent, now)
     hashes = list({r["content_hash"] for r in rows})
     known: dict[str, list[dict]] = {}
@@ -53,7 +54,8 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
             continue
         live = [e for e in same if e["state"] == "active"]
         latest = max(live, key=lambda e: e["last_seen_at"], default=None)
-        if (window > 0 and latest is not None and r["state"] == "active"
+        # A row with its own id is a restored episode (an export): it was already one memory.
+        if (window > 0 and latest is not None and r["state"] == "active" and not r.get("id")
                 and abs(r["event_at"] - latest["last_seen_at"]) <= window):
             latest["occurrences"] += r["occurrences"]
             latest["last_seen_at"] = max(latest["last_seen_at"], r["event_at"])

@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterable, Sequence
+from typing import Any, AsyncIterator, Callable, Iterable, Sequence, TypeVar
 
 import aiosqlite
 
 from ..errors import StorageError
 from . import driver
 from .migrations import migrate
+
+T = TypeVar("T")
 
 
 def _open_and_migrate(path: Path) -> None:
@@ -63,10 +65,13 @@ class Database:
         rows = await self.fetchall(sql, params)
         return rows[0] if rows else None
 
-    async def execute_temp(self, sql: str, params: Sequence[Any] = ()) -> None:
-        """A statement on the connection's private temp schema (scratch tables); never the database."""
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run fn(connection, *args) on the connection's own thread: one hop for a read made of
+        many small statements (recall planning issues up to a dozen, each a hop otherwise).
+        fn must only read; writes go through write()."""
         try:
-            await self._conn.execute(sql, params)
+            # aiosqlite has no public form of this; _execute queues a callable on its worker thread.
+            return await self._conn._execute(fn, self._conn._conn, *args)
         except driver.driver_errors() as e:
             raise driver.describe(e, self.path) from None
 

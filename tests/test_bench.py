@@ -1,0 +1,49 @@
+"""`strata bench ...` really runs, at small sizes, and reports numbers that make sense."""
+
+from __future__ import annotations
+
+import json
+import numbers
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def test_bench_ingest(cli):
+    r = cli.json("bench", "ingest", "--n", "2000")
+    assert r["benchmark"] == "ingest" and r["n"] == 2000
+    assert is_number(r["observations_per_s"]) and r["observations_per_s"] > 0
+    assert is_number(r["baseline"]["observations_per_s"]) and r["baseline"]["observations_per_s"] > 0
+    assert is_number(r["ratio_to_baseline"]) and r["ratio_to_baseline"] > 0
+    assert r["created"] + r["repeats_folded"] == 2000
+    assert r["created"] > 0
+
+
+def test_bench_ingest_human_output(cli):
+    proc = cli("bench", "ingest", "--n", "200", check=True)
+    assert proc.out.startswith("ingest benchmark")
+    assert "observations_per_s" in proc.out and "baseline observations_per_s" in proc.out
+
+
+def test_bench_recall(cli, tmp_path):
+    out = tmp_path / "recall.json"
+    r = cli.json("bench", "recall", "--n", "2000", "--queries", "30", "--out", str(out))
+    assert r["benchmark"] == "recall" and r["n"] == 2000 and r["mode_used"] == "fast"
+    assert r["queries"] == 30
+    for key in ("p50_ms", "p95_ms", "p99_ms"):
+        assert is_number(r[key]) and r[key] > 0, key
+    assert r["p50_ms"] <= r["p95_ms"] <= r["p99_ms"]
+    assert is_number(r["baseline"]["p95_ms"]) and r["baseline"]["p95_ms"] > 0
+    assert is_number(r["ratio_p95"]) and r["ratio_p95"] > 0
+    assert r["hits_per_query"] > 0
+    assert json.loads(out.read_text(encoding="utf-8")) == r
+
+
+def test_bench_does_not_touch_the_home(cli, home):
+    cli.json("bench", "ingest", "--n", "100")
+    assert not (home / "state" / "memory.db").exists()

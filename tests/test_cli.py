@@ -1,0 +1,669 @@
+"""The `strata` command in real subprocesses, each test on its own temporary home.
+
+Every error case also checks the contract of the CLI: the documented exit code, a message on
+stderr that starts with "strata:", no Python traceback, and nothing stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+
+import pytest
+
+from conftest import write_config
+from daemon.errors import EXIT_CODES
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+def assert_fails(proc, code: int) -> None:
+    """The process failed the documented way: exit code, a 'strata:' message, no traceback."""
+    assert proc.returncode == code, f"exit {proc.returncode}, wanted {code}; stderr: {proc.err}"
+    assert proc.err.startswith("strata:"), proc.err
+    assert "Traceback" not in proc.err, proc.err
+
+
+def episode_count(cli, *args: str) -> int:
+    return cli.json("status", *args)["episodes"]
+
+
+def observe(cli, text: str, *args: str, **kw) -> int:
+    proc = cli("observe", text, *args, check=True, **kw)
+    return int(proc.out.strip())
+
+
+def write_lines(path, lines) -> str:
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def good_line(n: int) -> str:
+    return json.dumps({"content": f"imported note number {n}", "kind": "note"})
+
+
+# -- observe ---------------------------------------------------------------------------------
+
+def test_observe_prints_the_new_id(cli):
+    first = cli("observe", "The build of api v2 passed", check=True)
+    second = cli("observe", "The nightly backup finished", check=True)
+    assert first.out.strip().isdigit() and second.out.strip().isdigit()
+    assert int(second.out) != int(first.out)
+    assert cli.json("show", first.out.strip())["content"] == "The build of api v2 passed"
+
+
+def test_observe_options_all_land(cli):
+    eid = observe(cli, "Deploy of api v2 finished", "--kind", "event", "--importance", "0.8",
+                  "--context", "environment=prod", "--context", "goal=ship", "--at", "2026-03-01T10:00:00Z",
+                  "--source", "shell", "--session", "loop-7", "--factual")
+    ep = cli.json("show", str(eid))
+    assert ep["kind"] == "event"
+    assert ep["importance"] == 0.8
+    assert ep["context"] == {"environment": "prod", "goal": "ship"}
+    assert ep["event_at_iso"] == "2026-03-01T10:00:00Z"
+    assert ep["source"] == "shell"
+    assert ep["session"] == "loop-7"
+    assert ep["factual"] is True
+
+
+def test_observe_reads_text_from_stdin(cli):
+    eid = int(cli("observe", input="piped from another tool\nsecond line\n", check=True).out)
+    assert cli.json("show", str(eid))["content"] == "piped from another tool\nsecond line"
+    eid2 = int(cli("observe", "-", input="dash means stdin too", check=True).out)
+    assert cli.json("show", str(eid2))["content"] == "dash means stdin too"
+
+
+def test_repeat_within_attention_window_prints_same_id_and_a_note(cli):
+    first = cli("observe", "Bridge: DOWN", check=True)
+    again = cli("observe", "Bridge: DOWN", check=True)
+    assert again.out.strip() == first.out.strip()
+    assert first.err == ""
+    assert again.err.startswith("strata:") and "repeat" in again.err and "2 occurrences" in again.err
+    assert cli.json("show", first.out.strip())["occurrences"] == 2
+    assert episode_count(cli) == 1
+
+
+BAD_OBSERVATIONS = {
+    "empty text": (("observe", ""), None),
+    "whitespace only": (("observe", " \t\n "), None),
+    "over 64 KiB": (("observe", "a" * 65537), None),
+    "over 64 KiB on stdin": (("observe",), b"a" * 65537),
+    "invalid UTF-8 on stdin": (("observe",), b"\xff\xfe"),
+    "NUL byte on stdin": (("observe",), b"before\x00after"),
+    "empty stdin": (("observe",), b""),
+    "unknown kind": (("observe", "text", "--kind", "nonsense"), None),
+    "importance above 1": (("observe", "text", "--importance", "1.5"), None),
+    "importance NaN": (("observe", "text", "--importance", "nan"), None),
+    "unreadable time": (("observe", "text", "--at", "not a time"), None),
+    "context without =": (("observe", "text", "--context", "novalue"), None),
+}
+
+
+@pytest.mark.parametrize("args,stdin", BAD_OBSERVATIONS.values(), ids=BAD_OBSERVATIONS.keys())
+def test_bad_observation_is_refused_and_stores_nothing(cli, args, stdin):
+    observe(cli, "an existing memory")
+    proc = cli(*args, input=stdin)
+    assert_fails(proc, 4)
+    assert proc.out == ""
+    assert episode_count(cli) == 1
+
+
+def test_exactly_64_kib_is_accepted(cli):
+    eid = observe(cli, "b" * 65536)
+    assert len(cli.json("show", str(eid))["content"]) == 65536
+
+
+# -- import ----------------------------------------------------------------------------------
+
+def test_import_good_file(cli, tmp_path):
+    path = write_lines(tmp_path / "in.jsonl", [good_line(n) for n in range(5)])
+    report = cli.json("import", path)
+    assert report["created"] == 5 and report["skipped_bad"] == 0 and report["bad_lines"] == []
+    assert episode_count(cli) == 5
+    # Lines without a time happen "now": importing them again within the attention window folds them in.
+    again = cli.json("import", path)
+    assert again["created"] == 0 and again["repeat"] == 5
+    assert episode_count(cli) == 5
+
+
+def test_import_from_stdin(cli):
+    data = "".join(good_line(n) + "\n" for n in range(3))
+    report = cli.json("import", "-", input=data)
+    assert report["created"] == 3
+
+
+def test_import_with_a_bad_line_imports_nothing(cli, tmp_path):
+    path = write_lines(tmp_path / "in.jsonl", [good_line(1), good_line(2), '{"content": "broken', good_line(4)])
+    proc = cli("import", path)
+    assert_fails(proc, 4)
+    assert "line 3" in proc.err and "not valid JSON" in proc.err
+    assert "--skip-bad" in proc.err  # the hint says how to go on
+    assert episode_count(cli) == 0
+
+
+def test_import_skip_bad_imports_the_good_lines(cli, tmp_path):
+    path = write_lines(tmp_path / "in.jsonl", [good_line(1), good_line(2), '{"content": "broken', good_line(4)])
+    report = cli.json("import", path, "--skip-bad")
+    assert report["created"] == 3
+    assert report["skipped_bad"] == 1 and report["bad_lines"] == [3]
+    assert episode_count(cli) == 3
+
+
+def test_import_deeply_nested_json_is_a_bad_line(cli, tmp_path):
+    path = write_lines(tmp_path / "in.jsonl", [good_line(1), good_line(2), "[" * 100_000, good_line(4)])
+    proc = cli("import", path)
+    assert_fails(proc, 4)
+    assert "line 3" in proc.err and "nested too deeply" in proc.err
+    assert episode_count(cli) == 0
+
+    report = cli.json("import", path, "--skip-bad")
+    assert report["created"] == 3 and report["bad_lines"] == [3]
+
+
+def test_import_deeply_nested_context_is_a_bad_line(cli, tmp_path):
+    depth = 600
+    nested = '{"a": ' * depth + "1" + "}" * depth
+    path = write_lines(tmp_path / "in.jsonl", [good_line(1), '{"content": "deep", "context": ' + nested + "}"])
+    proc = cli("import", path)
+    assert_fails(proc, 4)
+    assert "line 2" in proc.err
+    assert episode_count(cli) == 0
+
+
+def test_import_refuses_a_line_of_another_agent(cli, tmp_path):
+    path = write_lines(tmp_path / "in.jsonl",
+                       [good_line(1), json.dumps({"content": "for someone else", "agent": "mallory"})])
+    proc = cli("import", path)
+    assert_fails(proc, 4)
+    assert "line 2" in proc.err and "'mallory'" in proc.err
+    assert episode_count(cli) == 0
+
+
+def test_import_empty_file(cli, tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    report = cli.json("import", str(path))
+    assert report["created"] == 0 and report["skipped_bad"] == 0
+
+
+def test_import_missing_file(cli, tmp_path):
+    proc = cli("import", str(tmp_path / "nope.jsonl"))
+    assert_fails(proc, 4)
+    assert "nope.jsonl" in proc.err
+
+
+# -- export ----------------------------------------------------------------------------------
+
+def _export_lines(cli, **kw) -> list[dict]:
+    proc = cli("export", check=True, **kw)
+    return [json.loads(line) for line in proc.out.splitlines()]
+
+
+def test_export_import_export_round_trip(cli, tmp_path):
+    observe(cli, "Deploy of api v2 finished", "--kind", "event", "--importance", "0.9",
+            "--context", "environment=prod", "--at", "2026-03-01T10:00:00Z", "--source", "shell",
+            "--session", "s1")
+    observe(cli, "Rollback after the failed deploy", "--factual", "--at", "2026-03-02T08:30:00Z")
+    observe(cli, "Bridge: DOWN")
+    observe(cli, "Bridge: DOWN")  # folded in: occurrences 2
+    gone = observe(cli, "Temporary note to archive", "--kind", "note")
+    noise = observe(cli, "Irrelevant chatter about lunch")
+    cli("forget", str(gone), check=True)
+    cli("mark", str(noise), "--irrelevant", check=True)
+    recall = cli.json("recall", "deploy")
+    cli("feedback", str(recall["recall_id"]), "success", check=True)
+    cli("fold", check=True)
+
+    first = _export_lines(cli)
+    assert len(first) == 5
+    assert not any(k.endswith("_iso") for line in first for k in line)
+    exported = tmp_path / "a.jsonl"
+    exported.write_text("".join(json.dumps(x) + "\n" for x in first), encoding="utf-8")
+
+    other = {"STRATA_HOME": str(tmp_path / "other-home")}
+    report = cli.json("import", str(exported), env=other)
+    assert report["created"] == 5
+    second = _export_lines(cli, env=other)
+
+    def without_updated(rows):
+        return [{k: v for k, v in r.items() if k != "updated_at"} for r in rows]
+
+    assert without_updated(second) == without_updated(first)
+    # The sample really covered the interesting fields.
+    by_content = {r["content"]: r for r in first}
+    assert by_content["Bridge: DOWN"]["occurrences"] == 2
+    assert by_content["Temporary note to archive"]["state"] == "archived"
+    assert by_content["Irrelevant chatter about lunch"]["irrelevant"] is True
+    assert by_content["Deploy of api v2 finished"]["success_count"] == 1
+    assert by_content["Deploy of api v2 finished"]["access_count"] == 1
+
+
+def test_export_round_trip_keeps_twin_memories(cli, tmp_path):
+    first_id = observe(cli, "Bridge: DOWN")
+    cli("forget", str(first_id), check=True)
+    observe(cli, "Bridge: DOWN")  # the archived one does not absorb it: a second memory
+    cli("restore", str(first_id), check=True)
+    first = _export_lines(cli)
+    assert len(first) == 2
+    exported = tmp_path / "a.jsonl"
+    exported.write_text("".join(json.dumps(x) + "\n" for x in first), encoding="utf-8")
+
+    other = {"STRATA_HOME": str(tmp_path / "other-home")}
+    cli("import", str(exported), check=True, env=other)
+    assert len(_export_lines(cli, env=other)) == 2
+
+
+def test_export_to_a_private_file(cli, tmp_path):
+    observe(cli, "something worth keeping")
+    target = tmp_path / "out.jsonl"
+    proc = cli("export", "-o", str(target), check=True)
+    assert "exported 1" in proc.err
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert json.loads(target.read_text())["content"] == "something worth keeping"
+
+
+def test_failed_export_keeps_the_previous_export(cli, home, tmp_path):
+    observe(cli, "something worth keeping")
+    target = tmp_path / "backup.jsonl"
+    cli("export", "-o", str(target), check=True)
+    before = target.read_bytes()
+    (home / "state" / "memory.db").write_bytes(b"this is not an SQLite database\n" * 200)
+    assert_fails(cli("export", "-o", str(target)), 6)
+    assert target.read_bytes() == before
+
+
+# -- recall ----------------------------------------------------------------------------------
+
+HOSTILE_QUERIES = [
+    '"deploy" OR rollback',
+    'deploy"',
+    '"',
+    "NEAR(deploy api)",
+    "content:deploy",
+    "*",
+    "deploy*",
+    "-deploy",
+    "^deploy",
+    "NOT",
+    "AND OR NOT",
+    "'; DROP TABLE episodes; --",
+    "') OR 1=1 --",
+    "\U0001F680\U0001F525",
+    "?!.,;:()[]{}",
+    "gw-02 ERR_CONN_RESET nginx.conf",
+    "café naïve İstanbul",
+]
+
+
+@pytest.mark.parametrize("query", HOSTILE_QUERIES)
+def test_recall_accepts_any_user_string_safely(cli, query):
+    observe(cli, "Deploy of api v2 finished on gw-02")
+    observe(cli, "Rollback after ERR_CONN_RESET in nginx.conf")
+    observe(cli, "The café menu changed")
+    proc = cli("recall", "--json", "--", query)  # "--": a query may start with "-"
+    assert proc.returncode == 0, proc.err
+    result = json.loads(proc.out)
+    assert isinstance(result["recall_id"], int)
+    assert isinstance(result["hits"], list)
+    assert episode_count(cli) == 3
+    assert cli.json("recall", "deploy")["hits"][0]["content"] == "Deploy of api v2 finished on gw-02"
+
+
+def test_recall_finds_by_words_the_user_typed(cli):
+    observe(cli, "Deploy of api v2 finished")
+    observe(cli, "The printer is out of paper")
+    hits = cli.json("recall", '"deploy" OR rollback')["hits"]
+    assert [h["content"] for h in hits] == ["Deploy of api v2 finished"]
+
+
+def test_recall_explain_carries_every_signal(cli):
+    in_prod = observe(cli, "Deploy of api v2 finished", "--context", "environment=prod")
+    observe(cli, "Deploy of the worker failed")
+    result = cli.json("recall", "deploy", "--explain", "--context", "environment=prod")
+    assert len(result["hits"]) == 2
+    for hit in result["hits"]:
+        signals = hit["explain"]["signals"]
+        assert set(signals) == {"relevance", "recency", "strength", "priority", "wilson", "context"}
+        assert all(0.0 <= v <= 1.0 for v in signals.values())
+        assert isinstance(hit["explain"]["retrievers"]["fts"]["rank"], int)
+    context = {h["id"]: h["explain"]["signals"]["context"] for h in result["hits"]}
+    assert context.pop(in_prod) > max(context.values())
+
+
+def test_recall_without_explain_has_no_explain_key(cli):
+    observe(cli, "Deploy of api v2 finished")
+    hits = cli.json("recall", "deploy")["hits"]
+    assert len(hits) == 1
+    assert "explain" not in hits[0]
+
+
+def test_recall_human_output(cli):
+    observe(cli, "Deploy of api v2 finished")
+    proc = cli("recall", "deploy", "--explain", check=True)
+    assert "1 hits" in proc.out and "Deploy of api v2 finished" in proc.out and "relevance" in proc.out
+    assert "no memories matched" in cli("recall", "zebra", check=True).out
+
+
+def test_recall_balanced_mode_falls_back_to_fast_with_a_warning(cli):
+    observe(cli, "Deploy of api v2 finished")
+    result = cli.json("recall", "deploy", "--mode", "balanced")
+    assert result["mode"] == "balanced"
+    assert result["mode_used"] == "fast"
+    assert result["warnings"] and "fast" in result["warnings"][0]
+    assert len(result["hits"]) == 1
+
+
+@pytest.mark.parametrize("args", [("--k", "0"), ("--k", "-1"), ("--k", "1001"), ("--kind", "nonsense")],
+                         ids=["k=0", "k=-1", "k=1001", "unknown kind"])
+def test_recall_bad_arguments(cli, args):
+    observe(cli, "Deploy of api v2 finished")
+    assert_fails(cli("recall", "deploy", *args), 4)
+    assert cli.json("status")["recalls"] == 0
+
+
+@pytest.mark.parametrize("query", ["", "   ", "deploy " * 10_000], ids=["empty", "blank", "over 64 KiB"])
+def test_recall_empty_or_huge_query(cli, query):
+    assert_fails(cli("recall", query), 4)
+
+
+# -- feedback --------------------------------------------------------------------------------
+
+def test_feedback_counts_once_for_every_hit(cli):
+    a = observe(cli, "Deploy of api v2 finished")
+    b = observe(cli, "Deploy of the worker failed")
+    other = observe(cli, "The printer is out of paper")
+    result = cli.json("recall", "deploy")
+    assert sorted(h["id"] for h in result["hits"]) == sorted([a, b])
+
+    fb = cli.json("feedback", str(result["recall_id"]), "success")
+    assert sorted(fb["episodes"]) == sorted([a, b])
+    for eid in (a, b):
+        ep = cli.json("show", str(eid))
+        assert ep["success_count"] == 1 and ep["failure_count"] == 0
+    assert cli.json("show", str(other))["success_count"] == 0
+
+    assert_fails(cli("feedback", str(result["recall_id"]), "failure"), 5)
+    assert cli.json("show", str(a))["failure_count"] == 0
+
+
+def test_feedback_on_unknown_recall(cli):
+    assert_fails(cli("feedback", "4242", "success"), 3)
+
+
+# -- show, forget, restore, mark -------------------------------------------------------------
+
+def test_show_unknown_memory(cli):
+    proc = cli("show", "999")
+    assert_fails(proc, 3)
+    assert "999" in proc.err
+
+
+def test_show_json_error_is_machine_readable(cli):
+    proc = cli("show", "999", "--json")
+    assert proc.returncode == 3
+    assert json.loads(proc.out)["error"] == "not_found"
+
+
+def test_forget_restore_purge(cli):
+    keep = observe(cli, "A memory that stays")
+    eid = observe(cli, "A memory to forget")
+
+    cli("forget", str(eid), "--reason", "outdated", check=True)
+    assert [r["id"] for r in cli.json("timeline")] == [keep]
+    archived = {r["id"]: r for r in cli.json("timeline", "--all-states")}
+    assert archived[eid]["state"] == "archived"
+    assert cli.json("recall", "forget")["hits"] == []
+
+    restored = cli.json("restore", str(eid))
+    assert restored["previous_state"] == "archived"
+    assert {r["id"]: r["state"] for r in cli.json("timeline")} == {keep: "active", eid: "active"}
+
+    cli("forget", str(eid), "--purge", check=True)
+    assert_fails(cli("show", str(eid)), 3)
+    assert [r["id"] for r in cli.json("timeline", "--all-states")] == [keep]
+    assert_fails(cli("forget", str(eid)), 3)
+    assert_fails(cli("restore", str(eid)), 3)
+
+
+def test_mark_factual_and_irrelevant(cli):
+    eid = observe(cli, "Deploy of api v2 finished")
+    assert cli.json("mark", str(eid), "--factual")["changed"] == {"factual": True}
+    assert cli.json("show", str(eid))["factual"] is True
+    cli("mark", str(eid), "--irrelevant", check=True)
+    assert cli.json("recall", "deploy")["hits"] == []
+    cli("mark", str(eid), "--relevant", check=True)
+    assert len(cli.json("recall", "deploy")["hits"]) == 1
+    assert_fails(cli("mark", str(eid)), 4)
+
+
+# -- timeline --------------------------------------------------------------------------------
+
+def test_timeline_filters_and_order(cli):
+    ids = {
+        "jan1": observe(cli, "first of january", "--kind", "event", "--at", "2026-01-01T09:00:00Z"),
+        "jan2": observe(cli, "second of january", "--kind", "note", "--at", "2026-01-02T09:00:00Z"),
+        "jan3": observe(cli, "third of january", "--kind", "event", "--at", "2026-01-03T09:00:00Z"),
+        "jan4": observe(cli, "fourth of january", "--kind", "decision", "--at", "2026-01-04T09:00:00Z"),
+    }
+
+    def timeline(*args):
+        return [r["id"] for r in cli.json("timeline", *args)]
+
+    assert timeline() == [ids["jan4"], ids["jan3"], ids["jan2"], ids["jan1"]]
+    assert timeline("--oldest-first") == [ids["jan1"], ids["jan2"], ids["jan3"], ids["jan4"]]
+    assert timeline("--since", "2026-01-02", "--until", "2026-01-03T12:00Z") == [ids["jan3"], ids["jan2"]]
+    assert timeline("--kind", "event") == [ids["jan3"], ids["jan1"]]
+    assert timeline("--kind", "event", "--kind", "decision") == [ids["jan4"], ids["jan3"], ids["jan1"]]
+    assert timeline("--limit", "2") == [ids["jan4"], ids["jan3"]]
+    assert timeline("--limit", "2", "--offset", "2") == [ids["jan2"], ids["jan1"]]
+    assert timeline("--since", "2027-01-01") == []
+    rows = cli.json("timeline", "--until", "2026-01-01T23:59Z")
+    assert [(r["kind"], r["content"]) for r in rows] == [("event", "first of january")]
+
+
+def test_timeline_bad_time(cli):
+    assert_fails(cli("timeline", "--since", "yesterday-ish"), 4)
+
+
+# -- namespaces ------------------------------------------------------------------------------
+
+def test_namespaces_are_isolated(cli):
+    eid = observe(cli, "Alice deployed the api", "--agent", "alice")
+    assert len(cli.json("recall", "deployed", "--agent", "alice")["hits"]) == 1
+    assert cli.json("show", str(eid), "--agent", "alice")["agent"] == "alice"
+
+    assert cli.json("recall", "deployed", "--agent", "bob")["hits"] == []
+    assert_fails(cli("show", str(eid), "--agent", "bob"), 3)
+    assert cli("export", "--agent", "bob", check=True).out == ""
+    assert cli.json("timeline", "--agent", "bob") == []
+    assert cli.json("recall", "deployed")["hits"] == []  # the default namespace is another one too
+    assert episode_count(cli, "--agent", "bob") == 0
+
+
+def test_feedback_of_another_namespace_is_not_found(cli):
+    observe(cli, "Alice deployed the api", "--agent", "alice")
+    recall_id = cli.json("recall", "deployed", "--agent", "alice")["recall_id"]
+    assert_fails(cli("feedback", str(recall_id), "success", "--agent", "bob"), 3)
+
+
+@pytest.mark.parametrize("name", ["../x", "a b", "x" * 65, "-lead"])
+def test_bad_namespace_name(cli, name):
+    proc = cli("observe", "text", f"--agent={name}")
+    assert_fails(proc, 4)
+    assert "namespace" in proc.err
+
+
+# -- configuration ---------------------------------------------------------------------------
+
+def test_config_show_lists_every_setting(cli):
+    shown = cli.json("config", "show")
+    settings = shown["settings"]
+    assert len(settings) > 10
+    for row in settings:
+        assert set(row) >= {"key", "value", "default", "source", "doc"}, row
+        assert row["doc"]
+    k = next(r for r in settings if r["key"] == "recall.k")
+    assert k["value"] == k["default"] == 10 and k["source"] == "default"
+
+
+def test_config_file_overrides_a_setting(cli, home):
+    write_config(home, "[recall]\nk = 3\n")
+    settings = {r["key"]: r for r in cli.json("config", "show")["settings"]}
+    assert settings["recall.k"]["value"] == 3
+    assert settings["recall.k"]["default"] == 10
+    assert settings["recall.k"]["source"] == str(home / "strata.toml")
+    assert settings["recall.mode"]["source"] == "default"
+    for n in range(5):
+        observe(cli, f"deploy number {n}")
+    assert len(cli.json("recall", "deploy")["hits"]) == 3
+
+
+COMMANDS_READING_CONFIG = [
+    ("config", "show"), ("status",), ("observe", "text"), ("recall", "text"), ("show", "1"),
+    ("timeline",), ("export",), ("feedback", "1", "success"), ("forget", "1"), ("restore", "1"),
+    ("mark", "1", "--factual"), ("fold",), ("run",),
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS_READING_CONFIG, ids=[" ".join(a) for a in COMMANDS_READING_CONFIG])
+def test_bad_config_value_is_named_by_every_command(cli, home, args):
+    write_config(home, '[recall]\nk = "x"\n')
+    proc = cli(*args)
+    assert_fails(proc, 7)
+    assert "recall.k" in proc.err
+
+
+def test_bad_config_stops_import_too(cli, home, tmp_path):
+    write_config(home, '[recall]\nk = "x"\n')
+    proc = cli("import", write_lines(tmp_path / "in.jsonl", [good_line(1)]))
+    assert_fails(proc, 7)
+    assert "recall.k" in proc.err
+
+
+@pytest.mark.parametrize("text,named", [
+    ("[recall]\nk = 0\n", "recall.k"),
+    ("[recall]\nnope = 1\n", "recall.nope"),
+    ("[recall\nk = 3\n", "not valid TOML"),
+], ids=["out of range", "unknown key", "not TOML"])
+def test_other_bad_configs(cli, home, text, named):
+    write_config(home, text)
+    proc = cli("status")
+    assert_fails(proc, 7)
+    assert named in proc.err
+
+
+# -- init and file modes ---------------------------------------------------------------------
+
+def test_init_lays_out_a_private_home(cli, tmp_path):
+    target = tmp_path / "fresh"
+    proc = cli("init", str(target), check=True)
+    assert str(target) in proc.out
+    for d in ("capsule", "templates", "state"):
+        assert (target / d).is_dir()
+    assert stat.S_IMODE((target / "strata.toml").stat().st_mode) == 0o600
+    assert stat.S_IMODE((target / "state").stat().st_mode) == 0o700
+    assert "[recall]" in (target / "strata.toml").read_text()
+
+    cli("observe", "first memory", check=True, env={"STRATA_HOME": str(target)})
+    db = target / "state" / "memory.db"
+    assert stat.S_IMODE(db.stat().st_mode) == 0o600
+    for extra in target.joinpath("state").glob("memory.db-*"):
+        assert stat.S_IMODE(extra.stat().st_mode) == 0o600, extra
+
+
+def test_init_keeps_an_existing_config(cli, home):
+    write_config(home, "[recall]\nk = 3\n")
+    result = cli.json("init", str(home))
+    assert result["wrote_config"] is False
+    assert (home / "strata.toml").read_text() == "[recall]\nk = 3\n"
+
+
+# -- help ------------------------------------------------------------------------------------
+
+SUBCOMMANDS = ["observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore",
+               "mark", "init", "status", "fold", "run", "config show", "bench ingest", "bench recall"]
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_every_subcommand_has_help(cli, command):
+    proc = cli(*command.split(), "--help")
+    assert proc.returncode == 0, proc.err
+    assert proc.out.startswith(f"usage: strata {command}")
+    assert "Traceback" not in proc.err
+
+
+def test_top_level_help_lists_commands_and_exit_codes(cli):
+    proc = cli("--help")
+    assert proc.returncode == 0
+    assert "exit codes:" in proc.out
+    for code, meaning in EXIT_CODES.items():
+        assert f"{code:>3}  {meaning}" in proc.out
+    for command in ("observe", "recall", "bench ingest"):
+        assert command in proc.out
+
+
+def test_unknown_command_is_a_usage_error(cli):
+    proc = cli("frobnicate")
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.err
+
+
+# -- status and fold -------------------------------------------------------------------------
+
+def test_status_backlog_and_fold(cli):
+    st = cli.json("status")
+    assert {"episodes", "pending_access_events", "phase"} <= set(st)
+    assert st["episodes"] == 0 and st["pending_access_events"] == 0 and st["phase"] == "passive"
+
+    eid = observe(cli, "Deploy of api v2 finished")
+    observe(cli, "Deploy of the worker failed")
+    cli.json("recall", "deploy")
+    assert cli.json("status")["pending_access_events"] == 2
+    assert cli.json("show", str(eid))["pending_access_events"] == 1
+
+    folded = cli.json("fold")
+    assert folded == {"events": 2, "episodes": 2}
+    assert cli.json("status")["pending_access_events"] == 0
+    ep = cli.json("show", str(eid))
+    assert ep["access_count"] == 1 and ep["last_access_at"] is not None
+    assert cli.json("fold") == {"events": 0, "episodes": 0}
+
+
+def test_human_output_of_read_commands(cli):
+    eid = observe(cli, "Deploy of api v2 finished", "--kind", "event", "--at", "2026-03-01T10:00:00Z")
+    cli.json("recall", "deploy")
+    shown = cli("show", str(eid), check=True).out
+    assert shown.startswith(f"memory #{eid} · event · active · namespace default")
+    assert "Deploy of api v2 finished" in shown and "2026-03-01T10:00:00Z" in shown
+    assert "2026-03-01 10:00" in cli("timeline", check=True).out
+    assert "no memories in that range" in cli("timeline", "--since", "2027-01-01", check=True).out
+    assert "pending_access_events  1" in cli("status", check=True).out
+    assert cli("fold", check=True).out.strip() == "folded 1 access events into 1 memories"
+
+
+# -- storage failures ------------------------------------------------------------------------
+
+def test_corrupt_database(cli, home):
+    (home / "state" / "memory.db").write_bytes(b"this is not an SQLite database\n" * 200)
+    for args in (("status",), ("observe", "text"), ("recall", "text")):
+        proc = cli(*args)
+        assert_fails(proc, 6)
+        assert "backup" in proc.err
+
+
+def test_read_only_home(cli, home):
+    observe(cli, "written while the home was writable")
+    state, db = home / "state", home / "state" / "memory.db"
+    os.chmod(db, 0o400)
+    os.chmod(state, 0o500)
+    try:
+        if os.access(db, os.W_OK) or os.access(state, os.W_OK):
+            pytest.skip("running as root: permissions do not make the home read-only")
+        proc = cli("observe", "cannot be stored")
+        assert_fails(proc, 6)
+        assert "read-only" in proc.err or "cannot open" in proc.err
+    finally:
+        os.chmod(state, 0o700)
+        os.chmod(db, 0o600)
+    assert episode_count(cli) == 1

@@ -1,0 +1,159 @@
+"""`strata run`: the real daemon in a subprocess, driven by signals, with the CLI working beside it."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from conftest import REPO, write_config
+
+pytestmark = pytest.mark.slow
+
+START_TIMEOUT = 15.0
+STOP_TIMEOUT = 10.0
+
+
+class Daemon:
+    """`python -m daemon run` with its stderr read line by line on a thread, so waits have deadlines."""
+
+    def __init__(self, home, extra_env: dict | None = None):
+        env = {**os.environ, "STRATA_HOME": str(home), **(extra_env or {})}
+        self.proc = subprocess.Popen([sys.executable, "-m", "daemon", "run"], cwd=REPO, env=env,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     text=True, encoding="utf-8", errors="replace")
+        self.lines: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stderr:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)  # end of stream
+
+    def wait_for(self, text: str, timeout: float) -> str:
+        """The first line (seen so far or arriving before the deadline) that contains text."""
+        for line in self.lines:
+            if text in line:
+                return line
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._queue.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.lines.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"no line containing {text!r} within {timeout} s; "
+                             f"exit code {self.proc.poll()}; stderr so far:\n" + "\n".join(self.lines))
+
+    def stop(self, sig: int) -> int:
+        self.proc.send_signal(sig)
+        code = self.proc.wait(timeout=STOP_TIMEOUT)
+        self._reader.join(timeout=STOP_TIMEOUT)
+        while not self._queue.empty():
+            line = self._queue.get()
+            if line is not None:
+                self.lines.append(line)
+        return code
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(timeout=STOP_TIMEOUT)
+        self.proc.stderr.close()
+
+
+@pytest.fixture
+def fast_home(home):
+    write_config(home, "[daemon]\nfold_interval_seconds = 1\n")
+    return home
+
+
+@pytest.fixture
+def start_daemon(fast_home):
+    started: list[Daemon] = []
+
+    def start(extra_env: dict | None = None) -> Daemon:
+        d = Daemon(fast_home, extra_env)
+        started.append(d)
+        return d
+
+    yield start
+    for d in started:
+        d.kill()
+
+
+def wait_until(check, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what} did not happen within {timeout} s (last value {value!r})")
+        time.sleep(0.2)
+
+
+def test_daemon_folds_access_events_and_stops_on_sigterm(start_daemon, cli):
+    daemon = start_daemon()
+    started = daemon.wait_for("strata started", START_TIMEOUT)
+    assert "namespace default" in started and "0 memories" in started
+    daemon.wait_for("folding access events every 1 s", START_TIMEOUT)
+
+    # The CLI writes and reads the same database while the daemon holds it open.
+    eid = int(cli("observe", "Deploy of api v2 finished", check=True).out)
+    cli("observe", "Deploy of the worker failed", check=True)
+    recall = cli.json("recall", "deploy")
+    assert len(recall["hits"]) == 2
+
+    fold_line = daemon.wait_for("fold:", 5.0)
+    assert "2 access events into 2 memories" in fold_line
+    wait_until(lambda: cli.json("status")["pending_access_events"] == 0, 5.0, "the backlog emptying")
+    assert cli.json("show", str(eid))["access_count"] == 1
+
+    assert daemon.stop(signal.SIGTERM) == 0
+    assert any("strata stopped" in line for line in daemon.lines), daemon.lines
+    assert not any("Traceback" in line for line in daemon.lines), daemon.lines
+
+
+def test_daemon_stops_on_sigint(start_daemon):
+    daemon = start_daemon()
+    daemon.wait_for("strata started", START_TIMEOUT)
+    assert daemon.stop(signal.SIGINT) == 0
+    assert any("strata stopped" in line for line in daemon.lines), daemon.lines
+    assert not any("Traceback" in line for line in daemon.lines), daemon.lines
+
+
+def test_daemon_logs_with_syslog_priorities_under_systemd(start_daemon):
+    daemon = start_daemon({"JOURNAL_STREAM": "1:1"})
+    started = daemon.wait_for("strata started", START_TIMEOUT)
+    assert started.startswith("<6>strata started")  # info, and no timestamp: journald adds its own
+    assert daemon.stop(signal.SIGTERM) == 0
+    assert daemon.lines and all(line.startswith("<6>") for line in daemon.lines), daemon.lines
+
+
+def test_daemon_logs_timestamps_outside_systemd(start_daemon):
+    daemon = start_daemon()
+    started = daemon.wait_for("strata started", START_TIMEOUT)
+    assert not started.startswith("<")
+    assert " INFO strata started" in started and started[:4].isdigit()
+    assert daemon.stop(signal.SIGTERM) == 0
+
+
+def test_daemon_with_bad_config_exits_7(home, cli):
+    write_config(home, "[daemon]\nfold_interval_seconds = 0\n")
+    proc = cli("run")
+    assert proc.returncode == 7
+    assert "daemon.fold_interval_seconds" in proc.err
+    assert "Traceback" not in proc.err
