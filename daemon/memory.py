@@ -155,16 +155,14 @@ class Memory:
         now = timeutil.now()
         states = ("active", "archived") if include_archived else ("active",)
         started = time.perf_counter()
-        candidates, plan = await fts_candidates(
+        candidates, plan, phase = await fts_candidates(
             self.db, Scope(self.agent, states, kinds), query, int(self.config["recall.candidates"]),
-            int(self.config["recall.fts_budget"]))
-        phase = await namespace_phase(self.db, self.agent, self.params)
+            int(self.config["recall.fts_budget"]), self.params)
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
                                          phase=phase, k=k)
-        async with self.db.write() as w:
-            recall_id = await writes.record_recall(
-                w, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
-                [(h["id"], h["rank"], h["score"]) for h in hits], now)
+        recall_id = await self.db.transact(
+            writes.record_recall, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
+            [(h["id"], h["rank"], h["score"]) for h in hits], now)
         return {"recall_id": recall_id, "agent": self.agent, "query": query, "mode": mode, "mode_used": used,
                 "k": k, "phase": phase, "candidates": len(candidates), "fts_plan": plan, "filtered": filtered,
                 "weights": dict(vars(self.params.weights)), "warnings": warnings,

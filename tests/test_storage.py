@@ -90,3 +90,22 @@ def test_corrupt_database_gives_clear_error(home):
 def test_missing_folder_gives_clear_error(tmp_path):
     with pytest.raises(StorageError, match="does not exist"):
         asyncio.run(Database.open(tmp_path / "nowhere" / "memory.db"))
+
+
+def test_run_and_transact_use_the_connection_thread_and_roll_back(home):
+    async def go():
+        db = await Database.open(home / "state" / "memory.db")
+        assert await db.run(lambda conn, x: conn.execute("SELECT ? + 1", (x,)).fetchone()[0], 41) == 42
+        await db.transact(lambda conn: conn.execute("INSERT INTO meta VALUES ('t', '1')"))
+
+        def fails(conn):
+            conn.execute("INSERT INTO meta VALUES ('u', '2')")
+            raise RuntimeError("boom")
+        with pytest.raises(RuntimeError):
+            await db.transact(fails)
+        with pytest.raises(StorageError, match="no such table"):
+            await db.run(lambda conn: conn.execute("SELECT * FROM nowhere").fetchall())
+        keys = [r[0] for r in await db.fetchall("SELECT key FROM meta ORDER BY key")]
+        await db.close()
+        return keys
+    assert asyncio.run(go()) == ["t"]

@@ -20,11 +20,18 @@ class Candidate:
     relevance: float = 0.0
 
 
-async def fts_candidates(db: Database, scope: Scope, query: str, limit: int, budget: int) -> tuple[list, dict]:
-    rows, plan = await db.run(lambda conn: search(conn, query, scope, _CANDIDATE_COLUMNS, limit=limit, budget=budget))
-    if not rows:
-        return [], plan
-    best = rows[0][1]
+async def fts_candidates(db: Database, scope: Scope, query: str, limit: int, budget: int,
+                         params: ScoringParams) -> tuple[list[Candidate], dict, str]:
+    """Candidates, the FTS plan and the namespace's learning phase, read in one hop."""
+    def read(conn):
+        found = search(conn, query, scope, _CANDIDATE_COLUMNS, limit=limit, budget=budget)
+        counts = conn.execute("SELECT episode_count, feedback_count FROM namespaces WHERE agent = ?",
+                              (scope.agent,)).fetchone()
+        return found, counts
+
+    (rows, plan), counts = await db.run(read)
+    phase = learning_phase(*(counts or (0, 0)), params)
+    best = rows[0][1] if rows else 0.0
     out = []
     for rank, (r, score) in enumerate(rows, 1):
         c = Candidate(r)
@@ -32,7 +39,7 @@ async def fts_candidates(db: Database, scope: Scope, query: str, limit: int, bud
         # In a tiny corpus every word is in every memory and BM25 is ~0: treat hits as equally relevant.
         c.relevance = score / best if best > 1e-6 else 1.0
         out.append(c)
-    return out, plan
+    return out, plan, phase
 
 
 async def namespace_phase(db: Database, agent: str, params: ScoringParams) -> str:
@@ -50,7 +57,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
         feats = EpisodeFeatures(
             event_at=r["event_at"], last_access_at=r["last_access_at"], access_count=r["access_count"],
             importance=r["importance"], successes=r["success_count"], failures=r["failure_count"],
-            factual=bool(r["factual"]), context=json.loads(r["context"]))
+            factual=bool(r["factual"]), context=json.loads(r["context"]) if query_context else {})
         b = score_episode(feats, c.relevance, query_context, now, params, phase)
         if not b.eligible:
             filtered += 1
@@ -63,7 +70,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
         hits.append({
             "rank": rank, "id": r["id"], "score": round(score, 6), "kind": r["kind"], "content": r["content"],
             "event_at": r["event_at"], "source": r["source"], "session": r["session"],
-            "factual": feats.factual, "context": feats.context,
+            "factual": feats.factual, "context": feats.context or json.loads(r["context"]),
             "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items()
                                     if k_ in ("relevance", "recency", "strength", "priority", "wilson", "context")},
                         "retrievers": c.retrievers,

@@ -132,17 +132,15 @@ async def purge(w: Writer, agent: str, episode_id: int, *, actor: str, now: floa
     await w.audit(agent, "episode", episode_id, "purge", json.dumps({"hash": row["content_hash"]}), actor, now)
 
 
-async def record_recall(w: Writer, agent: str, query: str, mode: str, k: int, context: str,
-                        hits: list[tuple[int, int, float]], now: float) -> int:
-    """Append the recall and one access event per hit: a cheap insert, no episode is rewritten."""
-    await _ensure_namespace(w, agent, now)
-    cur = await w.execute("INSERT INTO recalls (agent, query, mode, k, context, at) VALUES (?, ?, ?, ?, ?, ?)",
-                          (agent, query, mode, k, context, now))
-    recall_id = cur.lastrowid
-    if hits:
-        await w.executemany("INSERT INTO access_events (episode_id, recall_id, rank, score, at) "
-                            "VALUES (?, ?, ?, ?, ?)", [(eid, recall_id, rank, score, now)
-                                                       for eid, rank, score in hits])
+def record_recall(conn, agent: str, query: str, mode: str, k: int, context: str,
+                  hits: list[tuple[int, int, float]], now: float) -> int:
+    """Append the recall and one access event per hit: a cheap insert, no episode is rewritten.
+    Runs inside Database.transact (one hop: it is on every recall's path)."""
+    conn.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
+    recall_id = conn.execute("INSERT INTO recalls (agent, query, mode, k, context, at) VALUES (?, ?, ?, ?, ?, ?)",
+                             (agent, query, mode, k, context, now)).lastrowid
+    conn.executemany("INSERT INTO access_events (episode_id, recall_id, rank, score, at) VALUES (?, ?, ?, ?, ?)",
+                     [(eid, recall_id, rank, score, now) for eid, rank, score in hits])
     return recall_id
 
 

@@ -79,6 +79,22 @@ class Database:
         row = await self.fetchone(sql, params)
         return None if row is None else row[0]
 
+    async def transact(self, fn: Callable[..., T], *args: Any) -> T:
+        """The write path in a single hop: BEGIN IMMEDIATE, fn(connection, *args), COMMIT (ROLLBACK on
+        any error), all on the connection's thread. For short writes on hot paths (each recall)."""
+        def body(conn, *a):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                out = fn(conn, *a)
+                conn.execute("COMMIT")
+                return out
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        async with self._write_lock:
+            return await self.run(body, *args)
+
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator["Writer"]:
         async with self._write_lock:
