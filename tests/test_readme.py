@@ -1,0 +1,26 @@
+"""The README documents every setting and exit code with its real default; keep them in step."""
+
+import json
+from pathlib import Path
+
+from daemon.errors import EXIT_CODES
+from daemon.settings import SETTINGS
+
+README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_every_setting_is_documented_with_its_default():
+    for s in SETTINGS:
+        default = "(preset)" if s.default is None else json.dumps(s.default)
+        assert f"| `{s.key}` | `{default}` |" in README, s.key
+
+
+def test_every_exit_code_is_documented():
+    for code in EXIT_CODES:
+        assert f"| {code} |" in README, code
+
+
+def test_readme_names_the_two_commands_and_ci_calls_the_test_one():
+    assert "make run" in README and "make test" in README
+    ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
+    assert "make test" in ci
