@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from .. import logs, runner
-from ..errors import EXIT_CODES
 from ..home import init_home, resolve_home
 from .memory_cmds import opened
 from .output import emit
@@ -73,5 +72,3 @@ def register(sub, common) -> None:
     p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.")
     p.set_defaults(handler=cmd_run)
 
-
-__all__ = ["COMMANDS", "register", "EXIT_CODES"]
