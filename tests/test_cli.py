@@ -667,3 +667,13 @@ def test_read_only_home(cli, home):
         os.chmod(state, 0o700)
         os.chmod(db, 0o600)
     assert episode_count(cli) == 1
+
+
+def test_common_options_work_before_or_after_the_command(cli):
+    first = cli("--agent", "alice", "--json", "observe", "alice's note about Lisbon")
+    assert first.returncode == 0 and json.loads(first.out)["status"] == "created"
+    assert cli("--agent", "alice", "recall", "Lisbon", "--json").returncode == 0
+    after = json.loads(cli("recall", "Lisbon", "--agent", "alice", "--json").out)
+    before = json.loads(cli("--json", "--agent", "alice", "recall", "Lisbon").out)
+    default = json.loads(cli("recall", "Lisbon", "--json").out)
+    assert len(after["hits"]) == len(before["hits"]) == 1 and default["hits"] == []

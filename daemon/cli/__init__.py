@@ -18,6 +18,14 @@ GROUPS = (
 )
 
 
+def _common_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    unset = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--home", default=unset, help="home folder (default: $STRATA_HOME, else this checkout)")
+    parser.add_argument("--agent", default=unset, help="agent namespace (default: agent.namespace in strata.toml)")
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                        help="print JSON for programs")
+
+
 def build_parser() -> argparse.ArgumentParser:
     codes = "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_CODES.items())
     parser = argparse.ArgumentParser(
@@ -27,11 +35,11 @@ def build_parser() -> argparse.ArgumentParser:
             f"  {name}: {', '.join(mod.COMMANDS)}" for name, mod in GROUPS)
         + "\n\nevery command takes --help; read commands take --json.\n\nexit codes:\n" + codes)
     parser.add_argument("--version", action="version", version=f"strata {__version__}")
+    _common_options(parser, suppress=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # The same options after the command; SUPPRESS keeps a value given before the command.
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--home", help="home folder (default: $STRATA_HOME, else this checkout)")
-    common.add_argument("--agent", help="agent namespace (default: agent.namespace in strata.toml)")
-    common.add_argument("--json", action="store_true", help="print JSON for programs")
+    _common_options(common, suppress=True)
     for _, mod in GROUPS:
         mod.register(sub, common)
     return parser
