@@ -64,28 +64,15 @@ def _flatten(table: dict, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+_TYPE_WORDS = {float: "a number", int: "a whole number", str: "a string", list: "a list", bool: "true or false"}
+
+
 def _coerce(setting: Setting, value: Any, where: str) -> Any:
-    default = setting.default
-    bad = None
-    if isinstance(value, bool) and not isinstance(default, bool):
-        bad = "a boolean is not accepted here"
-    elif default is None or isinstance(default, float):
-        if not isinstance(value, (int, float)):
-            bad = "must be a number"
-        else:
-            value = float(value)
-    elif isinstance(default, bool):
-        if not isinstance(value, bool):
-            bad = "must be true or false"
-    elif isinstance(default, int):
-        if not isinstance(value, int):
-            bad = "must be a whole number"
-    elif isinstance(default, str):
-        if not isinstance(value, str):
-            bad = "must be a string"
-    elif isinstance(default, list):
-        if not isinstance(value, list):
-            bad = "must be a list"
+    expected = setting.value_type
+    ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        value, ok = float(value), True
+    bad = None if ok else f"must be {_TYPE_WORDS.get(expected, expected.__name__)}"
     if bad is None and setting.check is not None:
         bad = setting.check(value)
     if bad:

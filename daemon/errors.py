@@ -48,6 +48,11 @@ class ConfigError(StrataError):
     kind = "config"
 
 
+class EmbeddingUnavailable(StrataError):
+    exit_code = 8
+    kind = "embedding_unavailable"
+
+
 # Exit codes, documented in the README; 2 is argparse's usage error.
 EXIT_CODES = {
     0: "success",
@@ -58,5 +63,6 @@ EXIT_CODES = {
     Conflict.exit_code: "conflict (e.g. feedback already given for that recall)",
     StorageError.exit_code: "storage problem (database locked too long, corrupt, read-only or disk full)",
     ConfigError.exit_code: "bad configuration (the message names the key)",
+    EmbeddingUnavailable.exit_code: "embedding model missing, damaged or not loadable (the message says which)",
     130: "interrupted (Ctrl-C)",
 }

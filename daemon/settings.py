@@ -20,6 +20,11 @@ class Setting:
     default: Any
     doc: str
     check: Callable[[Any], str | None] | None = None  # returns a complaint, or None when fine
+    kind: type | None = None  # the value's type when the default is None (unset)
+
+    @property
+    def value_type(self) -> type:
+        return self.kind or type(self.default)
 
     @property
     def section(self) -> str:
@@ -78,15 +83,15 @@ SETTINGS: tuple[Setting, ...] = (
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),
     Setting("scoring.half_life_hours", None, "Recency half-life in hours (unset: from the preset).",
-            _optional(_positive)),
+            _optional(_positive), kind=float),
     Setting("scoring.time_weight", None, "Weight of recency vs frequency in the recency score; "
-            "frequency gets 1 minus this (unset: from the preset).", _optional(_between(0, 1))),
+            "frequency gets 1 minus this (unset: from the preset).", _optional(_between(0, 1)), kind=float),
     Setting("scoring.stability_threshold", None,
             "Minimum recency score (0-1) once out of the passive phase (unset: from the preset).",
-            _optional(_between(0, 1))),
+            _optional(_between(0, 1)), kind=float),
     Setting("scoring.success_threshold", None,
             "Minimum Wilson lower bound (0-1) for memories with enough feedback (unset: from the preset).",
-            _optional(_between(0, 1))),
+            _optional(_between(0, 1)), kind=float),
     Setting("scoring.confidence", 0.95, "Confidence level of the Wilson lower bound.", _between(0.5, 0.9999)),
     Setting("scoring.min_feedback_trials", 3, "Rated recalls a memory needs before the success threshold judges it.",
             _between(1, 10**6)),
@@ -102,6 +107,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("scoring.weights.priority", 0.10, "Composite weight of RFM priority.", _between(0, 100)),
     Setting("scoring.weights.wilson", 0.10, "Composite weight of the Wilson feedback score.", _between(0, 100)),
     Setting("scoring.weights.context", 0.10, "Composite weight of the context match.", _between(0, 100)),
+    Setting("embedding.model", None,
+            "Path of a GGUF embedding model (unset: the packaged all-MiniLM-L6-v2, converted once into "
+            "state/models/).", _optional(lambda v: None if v.strip() else "must be a path"), kind=str),
+    Setting("embedding.threads", 2, "CPU threads llama.cpp uses for embeddings.", _between(1, 256)),
     Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
             _between(1, 86400)),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",

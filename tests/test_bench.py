@@ -47,3 +47,10 @@ def test_bench_recall(cli, tmp_path):
 def test_bench_does_not_touch_the_home(cli, home):
     cli.json("bench", "ingest", "--n", "100")
     assert not (home / "state" / "memory.db").exists()
+
+
+@pytest.mark.slow
+def test_bench_embed_reports_throughput_and_query_latency(cli):
+    r = cli.json("bench", "embed", "--n", "40")
+    assert r["n"] == 40 and r["dimension"] == 384 and r["model"] == "all-MiniLM-L6-v2"
+    assert r["texts_per_s"] > 0 and 0 < r["query_p50_ms"] <= r["query_p95_ms"]

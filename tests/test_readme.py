@@ -11,7 +11,10 @@ README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encodi
 
 def test_every_setting_is_documented_with_its_default():
     for s in SETTINGS:
-        default = "(preset)" if s.default is None else json.dumps(s.default)
+        if s.default is None:
+            default = "(preset)" if s.kind is float else "(unset)"
+        else:
+            default = json.dumps(s.default)
         assert f"| `{s.key}` | `{default}` |" in README, s.key
 
 

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
+from ..bench.embed import bench_embed
 from ..bench.ingest import bench_ingest
 from ..bench.recall import bench_recall
 from ..settings import MODES
 from .output import Progress, emit
 
-COMMANDS = ("bench ingest", "bench recall")
+COMMANDS = ("bench ingest", "bench recall", "bench embed")
 
 
 def _table(r: dict) -> str:
     skip = {"baseline", "benchmark"}
     lines = [f"{r['benchmark']} benchmark"] + [f"  {k:<26} {v}" for k, v in r.items() if k not in skip]
-    lines += [f"  baseline {k:<17} {v}" for k, v in r["baseline"].items()]
+    lines += [f"  baseline {k:<17} {v}" for k, v in r.get("baseline", {}).items()]
     return "\n".join(lines)
 
 
@@ -44,13 +46,26 @@ async def cmd_recall(args) -> int:
     return 0
 
 
+async def cmd_embed(args) -> int:
+    from ..home import resolve_home
+
+    cfg = resolve_home(args.home).config()
+    bar = Progress(args.n, "embed", unit="texts")
+    result = await asyncio.to_thread(bench_embed, args.n, seed=args.seed, model=cfg["embedding.model"],
+                                     threads=int(cfg["embedding.threads"]), progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("bench", help="Benchmarks on a synthetic agent-operations corpus (temporary home).")
     bsub = p.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
 
-    def add(name, handler, help_):
+    def add(name, handler, help_, n=100_000):
         q = bsub.add_parser(name, help=help_, description=help_)
-        q.add_argument("--n", type=int, default=100_000, help="corpus size (default 100000)")
+        q.add_argument("--n", type=int, default=n, help=f"corpus size (default {n})")
         q.add_argument("--seed", type=int, default=0)
         q.add_argument("--json", action="store_true", help="print JSON")
         q.add_argument("--out", help="also write the JSON result to this file")
@@ -62,3 +77,5 @@ def register(sub, common) -> None:
     q.add_argument("--mode", choices=MODES, default="fast")
     q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
     q.add_argument("--k", type=int, default=10)
+    add("embed", cmd_embed, "Embedding throughput (texts/s) on corpus texts and single-query latency, "
+                            "with the configured model.", n=2000)

@@ -1,0 +1,1 @@
+"""Text embeddings, offline: a GGUF model run by llama.cpp."""

@@ -1,0 +1,104 @@
+"""The default embedding model end to end: packaged weights -> GGUF -> llama.cpp, checked
+against an independent numpy implementation of the same network."""
+
+import os
+
+import numpy as np
+import pytest
+
+from daemon.embedding.convert import ConversionError, read_safetensors
+from daemon.embedding.llama import LlamaEmbedder
+from daemon.embedding.model import configured_model, default_model, packaged_source, sha256
+from daemon.errors import EmbeddingUnavailable
+from minilm_reference import ReferenceMiniLM
+
+TEXTS = [
+    "The bridge went down on gw-02.",
+    "Connectivity to gateway two was lost.",
+    "I baked a lemon cake for Sunday.",
+    "ERR_CONN_RESET talking to the mail relay (attempt 3)",
+    "Crème brûlée, naïve café — über 90% done!",
+]
+
+
+@pytest.fixture(scope="module")
+def models_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("models")
+
+
+@pytest.fixture(scope="module")
+def embedder(models_dir):
+    return LlamaEmbedder(default_model(models_dir))
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return ReferenceMiniLM(packaged_source())
+
+
+def test_llama_cpp_matches_the_reference_network(embedder, reference):
+    vectors = embedder.embed(TEXTS)
+    for text, v in zip(TEXTS, vectors):
+        assert float(v @ reference.embed(text)) > 0.999, text
+
+
+def test_shape_norm_and_batch_equals_single(embedder):
+    batch = embedder.embed(TEXTS)
+    assert batch.shape == (len(TEXTS), 384) and embedder.dim == 384
+    assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+    single = embedder.embed([TEXTS[3]])[0]
+    assert float(single @ batch[3]) > 0.99999
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_paraphrase_is_closer_than_an_unrelated_text(embedder):
+    a, b, c = embedder.embed(TEXTS[:3])
+    assert float(a @ b) > float(a @ c) + 0.2
+
+
+def test_long_text_is_embedded_from_its_first_512_tokens(embedder, reference):
+    long_text = " ".join(f"the backup job failed again on nas-{i:02d} after {i} retries" for i in range(300))
+    v = embedder.embed([long_text])
+    assert v.shape == (1, 384) and np.isfinite(v).all()
+    assert float(v[0] @ reference.embed(long_text)) > 0.999  # the reference truncates at 512 tokens too
+
+
+def test_default_model_is_converted_once_and_verified_on_load(models_dir):
+    first = default_model(models_dir)
+    stamp = first.path.stat().st_mtime_ns
+    assert default_model(models_dir).path.stat().st_mtime_ns == stamp  # cached, not reconverted
+    assert (first.path.stat().st_mode & 0o777) == 0o600
+    with open(first.path, "r+b") as f:  # damage one byte in the middle of the weights
+        f.seek(first.path.stat().st_size // 2)
+        byte = f.read(1)
+        f.seek(-1, os.SEEK_CUR)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    repaired = default_model(models_dir)
+    assert sha256(repaired.path) == (repaired.path.parent / (repaired.path.name + ".sha256")).read_text().strip()
+
+
+def test_configured_model_errors_are_clear(tmp_path, models_dir):
+    with pytest.raises(EmbeddingUnavailable, match="does not exist"):
+        configured_model(str(tmp_path / "absent.gguf"), models_dir)
+    text = tmp_path / "notes.gguf"
+    text.write_text("not a model")
+    with pytest.raises(EmbeddingUnavailable, match="not a GGUF"):
+        configured_model(str(text), models_dir)
+    truncated = tmp_path / "truncated.gguf"
+    truncated.write_bytes(default_model(models_dir).path.read_bytes()[:4096])
+    with pytest.raises(EmbeddingUnavailable, match="could not load"):
+        LlamaEmbedder(configured_model(str(truncated), models_dir))
+
+
+def test_a_configured_gguf_is_used_as_given(models_dir, tmp_path):
+    copy = tmp_path / "my-embedder.gguf"
+    copy.write_bytes(default_model(models_dir).path.read_bytes())
+    model = configured_model(str(copy), models_dir)
+    assert model.name == "my-embedder" and LlamaEmbedder(model).dim == 384
+
+
+def test_damaged_safetensors_is_reported(tmp_path):
+    bad = tmp_path / "model.safetensors"
+    bad.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all}")
+    with pytest.raises(ConversionError, match="damaged"):
+        read_safetensors(bad)
