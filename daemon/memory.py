@@ -6,12 +6,16 @@ it returns values and leaves presenting them to its caller.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any, AsyncIterator, Callable, Iterable, Mapping
 
 from . import timeutil
 from .config import Config
+from .embedding import index as vectors
+from .embedding.llama import LlamaEmbedder
+from .embedding.model import configured_model
 from .episodes import reads, writes
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
@@ -31,6 +35,7 @@ class Memory:
         self.db, self.home, self.config, self.agent, self.actor = db, home, config, agent, actor
         self.limits = Limits.from_config(config)
         self.params = config.scoring_params()
+        self._embedder = None
 
     @classmethod
     async def open(cls, home: Home | str | None = None, *, agent: str | None = None,
@@ -126,6 +131,49 @@ class Memory:
         async with self.db.write() as w:
             return await writes.fold_access_events(w)
 
+    # -- embeddings (maintenance: the backlog spans every namespace) -------------------------
+
+    async def embedder(self):
+        """The configured embedder, loaded on first use (in a thread: it reads a model file)."""
+        if self._embedder is None:
+            model = await asyncio.to_thread(configured_model, self.config["embedding.model"],
+                                            self.home.state_dir / "models")
+            self._embedder = await asyncio.to_thread(LlamaEmbedder, model,
+                                                     threads=int(self.config["embedding.threads"]))
+        return self._embedder
+
+    async def embed_pending(self, *, batch: int = 32, limit: int | None = None,
+                            progress: Callable[[int], None] | None = None) -> dict:
+        """Embed memories that have no vector yet, in short transactions; safe to interrupt."""
+        emb = await self.embedder()
+        await self.db.transact(vectors.prepare, emb.name, emb.dim)
+        done = 0
+        while limit is None or done < limit:
+            rows = await self.db.run(vectors.pending, batch if limit is None else min(batch, limit - done))
+            if not rows:
+                break
+            found = await asyncio.to_thread(emb.embed, [r[2] for r in rows])
+            await self.db.transact(vectors.store, [(r[0], r[1], v) for r, v in zip(rows, found)])
+            done += len(rows)
+            if progress:
+                progress(len(rows))
+        return {"embedded": done, "backlog": await self.db.run(vectors.backlog), "model": emb.name,
+                "dimension": emb.dim}
+
+    async def reindex(self, *, force: bool = False, progress: Callable[[int], None] | None = None) -> dict:
+        """Embed everything with the configured model. Resets the index only when it was built with
+        another model (or when forced), so an interrupted reindex resumes where it stopped."""
+        emb = await self.embedder()
+        current = await self.db.run(vectors.indexed_model)
+        reset = force or (current is not None and current != (emb.name, emb.dim))
+        if reset:
+            await self.db.transact(vectors.reset)
+        result = await self.embed_pending(progress=progress)
+        return {**result, "reset": reset}
+
+    async def embedding_backlog(self) -> int:
+        return await self.db.run(vectors.backlog, self.agent)
+
     # -- reading -----------------------------------------------------------------------------
 
     async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
@@ -193,6 +241,9 @@ class Memory:
 
     async def status(self) -> dict:
         c = await reads.counts(self.db, self.agent)
+        c["embedding_backlog"] = await self.embedding_backlog()
+        indexed = await self.db.run(vectors.indexed_model)
+        c["embedding_model"] = None if indexed is None else {"name": indexed[0], "dimension": indexed[1]}
         c["phase"] = await namespace_phase(self.db, self.agent, self.params)
         c["agent"] = self.agent
         c["home"] = str(self.home.root)

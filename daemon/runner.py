@@ -1,5 +1,6 @@
-"""`strata run`: the long-running process. It opens the home, then folds access events into
-features on an interval until SIGTERM or SIGINT; the full phase schedule builds on this loop."""
+"""`strata run`: the long-running process. It opens the home, then on an interval folds access
+events into features and embeds waiting memories, until SIGTERM or SIGINT; the full phase
+schedule builds on this loop."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import asyncio
 import logging
 import signal
 
+from .errors import EmbeddingUnavailable
 from .memory import Memory
+
+EMBED_PER_PASS = 512  # bounds one pass so a large backlog never starves the other work
 
 log = logging.getLogger("strata")
 
@@ -19,11 +23,13 @@ async def run(home, *, agent: str | None = None) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     interval = float(mem.config["daemon.fold_interval_seconds"])
+    embedding_ok = True
     try:
         status = await mem.status()
         log.info("strata started: home %s, database %s (%d bytes), namespace %s with %d memories",
                  status["home"], status["database"], status["database_bytes"], mem.agent, status["episodes"])
-        log.info("folding access events every %g s; stop with Ctrl-C or SIGTERM", interval)
+        log.info("folding access events and embedding new memories every %g s; stop with Ctrl-C or SIGTERM",
+                 interval)
         while not stop.is_set():
             try:
                 folded = await mem.fold()
@@ -31,6 +37,17 @@ async def run(home, *, agent: str | None = None) -> int:
                     log.info("fold: %d access events into %d memories", folded["events"], folded["episodes"])
             except Exception as e:  # a failed pass is logged and retried, never fatal
                 log.error("fold failed: %s", getattr(e, "message", e))
+            if embedding_ok:
+                try:
+                    done = await mem.embed_pending(limit=EMBED_PER_PASS)
+                    if done["embedded"]:
+                        log.info("embed: %d memories, %d waiting", done["embedded"], done["backlog"])
+                except EmbeddingUnavailable as e:
+                    # Recall keeps working on full text; say so once, not every pass.
+                    log.warning("embedding is off: %s (%s)", e.message, e.hint or "")
+                    embedding_ok = False
+                except Exception as e:
+                    log.error("embed failed: %s", getattr(e, "message", e))
             try:
                 await asyncio.wait_for(stop.wait(), timeout=interval)
             except asyncio.TimeoutError:

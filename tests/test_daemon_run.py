@@ -109,7 +109,7 @@ def test_daemon_folds_access_events_and_stops_on_sigterm(start_daemon, cli):
     daemon = start_daemon()
     started = daemon.wait_for("strata started", START_TIMEOUT)
     assert "namespace default" in started and "0 memories" in started
-    daemon.wait_for("folding access events every 1 s", START_TIMEOUT)
+    daemon.wait_for("embedding new memories every 1 s", START_TIMEOUT)
 
     # The CLI writes and reads the same database while the daemon holds it open.
     eid = int(cli("observe", "Deploy of api v2 finished", check=True).out)
@@ -157,3 +157,23 @@ def test_daemon_with_bad_config_exits_7(home, cli):
     assert proc.returncode == 7
     assert "daemon.fold_interval_seconds" in proc.err
     assert "Traceback" not in proc.err
+
+
+def test_daemon_embeds_new_memories_and_keeps_running_without_a_model(start_daemon, cli, home):
+    daemon = start_daemon()
+    daemon.wait_for("embedding new memories every 1 s", START_TIMEOUT)
+    cli("observe", "The bridge went down on gw-02", check=True)
+    line = daemon.wait_for("embed:", 20.0)
+    assert "1 memories, 0 waiting" in line
+    wait_until(lambda: cli.json("status")["embedding_backlog"] == 0, 5.0, "the embedding backlog emptying")
+    assert daemon.stop(signal.SIGTERM) == 0
+
+    (home / "strata.toml").write_text('[daemon]\nfold_interval_seconds = 1\n[embedding]\nmodel = "/nowhere.gguf"\n')
+    daemon = start_daemon()
+    daemon.wait_for("strata started", START_TIMEOUT)
+    cli("observe", "a note that cannot be embedded", check=True)
+    warning = daemon.wait_for("embedding is off", 10.0)
+    assert "does not exist" in warning
+    recall = cli.json("recall", "note")  # full-text recall keeps working
+    assert len(recall["hits"]) == 1
+    assert daemon.stop(signal.SIGTERM) == 0

@@ -109,3 +109,12 @@ def test_run_and_transact_use_the_connection_thread_and_roll_back(home):
         await db.close()
         return keys
     assert asyncio.run(go()) == ["t"]
+
+
+def test_an_unclosed_database_does_not_hang_process_exit(home):
+    import subprocess
+    import sys
+    script = ("import asyncio; from daemon.storage import Database\n"
+              f"asyncio.run(Database.open({str(home / 'state' / 'memory.db')!r}))\nprint('exiting')\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
+    assert proc.returncode == 0 and "exiting" in proc.stdout

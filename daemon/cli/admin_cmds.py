@@ -5,9 +5,9 @@ from __future__ import annotations
 from .. import logs, runner
 from ..home import init_home, resolve_home
 from .memory_cmds import opened
-from .output import emit
+from .output import Progress, emit
 
-COMMANDS = ("init", "config", "status", "fold", "run")
+COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run")
 
 
 def cmd_init(args) -> int:
@@ -47,6 +47,25 @@ async def cmd_fold(args) -> int:
     return 0
 
 
+async def cmd_embed(args) -> int:
+    async with opened(args) as mem:
+        bar = Progress(await mem.embedding_backlog(), "embedding", unit="memories")
+        result = await mem.embed_pending(progress=bar.advance)
+        bar.close()
+    emit(result, args.json, lambda r: f"embedded {r['embedded']} memories with {r['model']}; {r['backlog']} waiting")
+    return 0
+
+
+async def cmd_reindex(args) -> int:
+    async with opened(args) as mem:
+        bar = Progress(0, "reindexing", unit="memories")
+        result = await mem.reindex(force=args.force, progress=bar.advance)
+        bar.close()
+    emit(result, args.json, lambda r: ("index reset; " if r["reset"] else "") +
+         f"embedded {r['embedded']} memories with {r['model']} ({r['dimension']}-d); {r['backlog']} waiting")
+    return 0
+
+
 async def cmd_run(args) -> int:
     home = resolve_home(args.home)
     logs.setup(home.config()["daemon.log_level"])
@@ -68,6 +87,14 @@ def register(sub, common) -> None:
 
     p = sub.add_parser("fold", parents=[common], help="Fold pending access events into memory features now.")
     p.set_defaults(handler=cmd_fold)
+
+    p = sub.add_parser("embed", parents=[common], help="Embed memories that have no vector yet (progress bar).")
+    p.set_defaults(handler=cmd_embed)
+
+    p = sub.add_parser("reindex", parents=[common],
+                       help="Embed every memory with the configured model; resumes if interrupted.")
+    p.add_argument("--force", action="store_true", help="drop every vector first, even for the same model")
+    p.set_defaults(handler=cmd_reindex)
 
     p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.")
     p.set_defaults(handler=cmd_run)

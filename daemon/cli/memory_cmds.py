@@ -11,7 +11,8 @@ import tempfile
 from .. import timeutil
 from ..episodes.jsonl import parse_jsonl
 from ..episodes.model import parse_context_pairs
-from ..errors import InvalidInput
+from ..embedding import index as vectors
+from ..errors import EmbeddingUnavailable, InvalidInput
 from ..memory import Memory
 from ..settings import KINDS, MODES
 from .output import Progress, emit, note, one_line, short_time
@@ -68,10 +69,22 @@ async def cmd_import(args) -> int:
         bar = Progress(len(parsed.rows), "importing", unit="observations")
         totals = await mem.observe_many(parsed.rows, validated=True, progress=bar.advance)
         bar.close()
+        embedded = 0
+        if not args.no_embed:
+            # The memories are stored either way; without a model they wait in the backlog.
+            try:
+                bar = Progress(await mem.db.run(vectors.backlog), "embedding", unit="memories")
+                embedded = (await mem.embed_pending(progress=bar.advance))["embedded"]
+                bar.close()
+            except EmbeddingUnavailable as e:
+                note(f"strata: imported, but not embedded: {e.message}")
+        backlog = await mem.embedding_backlog()
     report = {"created": totals["created"], "repeat": totals["repeat"], "duplicate": totals["duplicate"],
-              "skipped_bad": len(parsed.bad), "bad_lines": [n for n, _ in parsed.bad], "embedded": False}
+              "skipped_bad": len(parsed.bad), "bad_lines": [n for n, _ in parsed.bad], "embedded": embedded,
+              "embedding_backlog": backlog}
     emit(report, args.json, lambda r: (f"imported {r['created']} new, {r['repeat']} repeats folded in, "
-                                       f"{r['duplicate']} already present, {r['skipped_bad']} bad lines skipped"))
+                                       f"{r['duplicate']} already present, {r['skipped_bad']} bad lines skipped; "
+                                       f"embedded {r['embedded']}, {r['embedding_backlog']} waiting"))
     return 0
 
 
@@ -220,6 +233,8 @@ def register(sub, common) -> None:
     p = add("import", cmd_import, "Import observations from JSON Lines (one object per line).")
     p.add_argument("file", help="path, or '-' for stdin")
     p.add_argument("--skip-bad", action="store_true", help="import the good lines, report the bad ones")
+    p.add_argument("--no-embed", action="store_true",
+                   help="store only; the daemon's embed pass (or `strata embed`) embeds them later")
 
     p = add("export", cmd_export, "Export the namespace as JSON Lines (re-importable, lossless).")
     p.add_argument("-o", "--output", help="file to write (0600); default stdout")

@@ -60,6 +60,8 @@ class Progress:
             self._draw(now)
 
     def _draw(self, now: float) -> None:
+        if self.total < self.done:  # the total was unknown or grew: show a count without a bar
+            self.total = self.done
         frac = min(1.0, self.done / self.total) if self.total else 1.0
         bar = "#" * int(frac * 30)
         rate = self.done / max(now - self._start, 1e-9)

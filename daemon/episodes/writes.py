@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
+from ..embedding.index import TABLE as VECTORS
 from ..errors import Conflict, InvalidInput, NotFound
 from ..storage.db import Writer
 from .model import COLUMNS
@@ -126,6 +127,8 @@ async def set_flags(w: Writer, agent: str, episode_id: int, *, actor: str, now: 
 
 async def purge(w: Writer, agent: str, episode_id: int, *, actor: str, now: float) -> None:
     row = await _owned(w, agent, episode_id)
+    if await w.fetchone("SELECT 1 FROM meta WHERE key = 'embedding_model'"):
+        await w.execute(f"DELETE FROM {VECTORS} WHERE rowid = ?", (episode_id,))
     await w.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
     await w.execute("UPDATE namespaces SET episode_count = max(0, episode_count - 1) WHERE agent = ?", (agent,))
     # The audit keeps the hash, never the text: a purge is meant to remove the words.

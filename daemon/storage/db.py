@@ -42,6 +42,11 @@ class Database:
                                hint="create a home with `strata init DIR`")
         await asyncio.to_thread(_open_and_migrate, path)
         conn = aiosqlite.Connection(lambda: driver.connect(path), iter_chunk_size=256)
+        # A connection someone forgot to close must not keep the process alive at exit; SQLite
+        # rolls back whatever was in flight, and committed data is safe either way.
+        worker = getattr(conn, "_thread", None)
+        if worker is not None:
+            worker.daemon = True
         try:
             await conn
         except StorageError:

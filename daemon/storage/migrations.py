@@ -135,8 +135,18 @@ END;
 """)
 
 
+def m002_embedding_backlog(conn) -> None:
+    # The vector table itself is created for the configured model's dimension on first use
+    # (daemon/embedding/index.py); this records which episodes still wait for a vector.
+    _run(conn, """
+ALTER TABLE episodes ADD COLUMN embedded INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX episodes_unembedded ON episodes(id) WHERE embedded = 0;
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
+    (2, "embedding backlog", m002_embedding_backlog),
 )
 
 

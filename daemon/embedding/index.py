@@ -1,0 +1,79 @@
+"""Vectors in sqlite-vec, one row per episode, partitioned by namespace.
+
+The table is made for the model's dimension on first use, and the model's name and
+dimension are recorded in `meta`; a different model needs `strata reindex`. Functions
+here take a raw connection and run inside Database.run / Database.transact.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import EmbeddingUnavailable
+
+TABLE = "episode_vectors"
+
+
+def indexed_model(conn) -> tuple[str, int] | None:
+    rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')"))
+    if "embedding_model" not in rows:
+        return None
+    return rows["embedding_model"], int(rows["embedding_dim"])
+
+
+def prepare(conn, model: str, dim: int) -> None:
+    """Make sure the index exists for this model (inside a write transaction)."""
+    current = indexed_model(conn)
+    if current == (model, dim):
+        return
+    if current is not None:
+        raise EmbeddingUnavailable(
+            f"the database is indexed with {current[0]} ({current[1]}-d) but {model} ({dim}-d) is configured",
+            hint="run `strata reindex` to embed every memory with the configured model")
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
+                 f"agent TEXT PARTITION KEY, embedding FLOAT[{dim}] distance_metric=cosine)")
+    conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                     [("embedding_model", model), ("embedding_dim", str(dim))])
+
+
+def reset(conn) -> int:
+    """Forget every vector and the recorded model (inside a write transaction); returns the new backlog."""
+    conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+    conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+    return conn.execute("UPDATE episodes SET embedded = 0").rowcount
+
+
+def pending(conn, limit: int) -> list[tuple[int, str, str]]:
+    return conn.execute("SELECT id, agent, content FROM episodes WHERE embedded = 0 ORDER BY id LIMIT ?",
+                        (limit,)).fetchall()
+
+
+def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:
+    """Write vectors and mark their episodes embedded (inside a write transaction).
+    An episode purged while its vector was being computed is skipped."""
+    live = {r[0] for r in conn.execute(
+        f"SELECT id FROM episodes WHERE id IN ({', '.join('?' * len(rows))})", [r[0] for r in rows])}
+    kept = [(eid, agent, vec.astype(np.float32).tobytes()) for eid, agent, vec in rows if eid in live]
+    conn.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", [(eid,) for eid, _, _ in kept])
+    conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?)", kept)
+    conn.executemany("UPDATE episodes SET embedded = 1 WHERE id = ?", [(eid,) for eid, _, _ in kept])
+
+
+def delete(conn, episode_id: int) -> None:
+    if indexed_model(conn) is not None:
+        conn.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (episode_id,))
+
+
+def backlog(conn, agent: str | None = None) -> int:
+    if agent is None:
+        return conn.execute("SELECT count(*) FROM episodes WHERE embedded = 0").fetchone()[0]
+    return conn.execute("SELECT count(*) FROM episodes WHERE embedded = 0 AND agent = ?", (agent,)).fetchone()[0]
+
+
+def nearest(conn, agent: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The k nearest vectors of one namespace: (episode id, cosine distance)."""
+    if indexed_model(conn) is None:
+        return []
+    rows = conn.execute(f"SELECT rowid, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? AND agent = ?",
+                        (vector.astype(np.float32).tobytes(), k, agent)).fetchall()
+    return [(r[0], r[1]) for r in rows]

@@ -1,0 +1,123 @@
+"""Vectors in sqlite-vec: the backlog, nearest neighbours per namespace, reindex."""
+
+import asyncio
+import contextlib
+import json
+
+import pytest
+
+from daemon import Memory
+from daemon.embedding import index as vectors
+from daemon.errors import EmbeddingUnavailable
+from conftest import write_config
+
+NOTES = ["The bridge went down on gw-02", "Connectivity to gateway two was lost",
+         "I baked a lemon cake for Sunday", "disk usage on nas-01 at 91%"]
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+@contextlib.asynccontextmanager
+async def _filled(home, agent="default", texts=NOTES):
+    """An open Memory holding texts, closed however the test ends (an open one would hang the run)."""
+    async with await Memory.open(home, agent=agent) as mem:
+        for t in texts:
+            await mem.observe(t)
+        yield mem
+
+
+def test_backlog_drains_and_nearest_finds_the_paraphrase(home):
+    async def go():
+        async with _filled(home) as mem:
+            before = (await mem.status())["embedding_backlog"]
+            first = await mem.embed_pending(batch=3)
+            q = (await mem.embedder()).embed(["the network link to the gateway failed"])[0]
+            hits = await mem.db.run(vectors.nearest, "default", q, 4)
+            return before, first, hits, await mem.status()
+    before, first, hits, status = run(go())
+    assert before == 4 and first["embedded"] == 4 and first["backlog"] == 0
+    assert {hits[0][0], hits[1][0]} == {1, 2}  # both network notes before the cake and the disk
+    assert all(0 <= d <= 2 for _, d in hits)
+    assert status["embedding_backlog"] == 0
+    assert status["embedding_model"] == {"name": "all-MiniLM-L6-v2", "dimension": 384}
+
+
+def test_namespaces_are_partitions_of_the_index(home):
+    async def go():
+        async with _filled(home, "alice", ["alice plans a move to Lisbon"]) as a, \
+                _filled(home, "bob", ["bob fixes the garden sensors"]) as b:
+            await a.embed_pending()
+            q = (await a.embedder()).embed(["moving to Portugal"])[0]
+            return await b.db.run(vectors.nearest, "bob", q, 5)
+    assert [eid for eid, _ in run(go())] == [2]  # bob's own memory only, however far
+
+
+def test_purge_removes_the_vector_and_limit_leaves_a_resumable_backlog(home):
+    async def go():
+        async with _filled(home) as mem:
+            part = await mem.embed_pending(limit=2)
+            rest = await mem.embed_pending()
+            await mem.forget(1, purge=True)
+            left = await mem.db.fetchall(f"SELECT rowid FROM {vectors.TABLE}")
+            return part, rest, sorted(r[0] for r in left)
+    part, rest, left = run(go())
+    assert (part["embedded"], part["backlog"]) == (2, 2) and rest["embedded"] == 2
+    assert left == [2, 3, 4]
+
+
+def test_another_model_needs_reindex_which_resumes(home, tmp_path):
+    async def first_index():
+        async with _filled(home) as mem:
+            await mem.embed_pending()
+            return (await mem.embedder()).path
+    original = run(first_index())
+    other = tmp_path / "other-embedder.gguf"
+    other.write_bytes(original.read_bytes())
+    write_config(home, f'[embedding]\nmodel = "{other}"\n')
+
+    async def switch():
+        async with await Memory.open(home) as mem:
+            with pytest.raises(EmbeddingUnavailable, match="indexed with all-MiniLM-L6-v2") as info:
+                await mem.embed_pending()
+            assert "strata reindex" in info.value.hint
+            result = await mem.reindex()
+            again = await mem.reindex()  # nothing left: no second reset
+            return result, again, await mem.db.run(vectors.indexed_model)
+    result, again, model = run(switch())
+    assert result["reset"] and result["embedded"] == 4 and result["backlog"] == 0
+    assert not again["reset"] and again["embedded"] == 0
+    assert model == ("other-embedder", 384)
+
+
+def test_missing_model_is_a_clear_error(home):
+    write_config(home, '[embedding]\nmodel = "/nowhere/model.gguf"\n')
+
+    async def go():
+        async with _filled(home, texts=["a note"]) as mem:
+            await mem.embed_pending()
+    with pytest.raises(EmbeddingUnavailable, match="does not exist"):
+        run(go())
+
+
+@pytest.mark.slow
+def test_cli_import_embeds_inline_unless_told_not_to(cli, tmp_path, home):
+    data = tmp_path / "notes.jsonl"
+    data.write_text("".join(json.dumps({"content": t}) + "\n" for t in NOTES))
+    later = cli.json("import", str(data), "--no-embed")
+    assert later["embedded"] == 0 and later["embedding_backlog"] == 4
+    assert cli.json("embed")["embedded"] == 4
+    other = tmp_path / "more.jsonl"
+    other.write_text(json.dumps({"content": "rotated the TLS cert on web-01"}) + "\n")
+    inline = cli.json("import", str(other))
+    assert inline["embedded"] == 1 and inline["embedding_backlog"] == 0
+    assert cli.json("status")["embedding_backlog"] == 0
+    write_config(home, '[embedding]\nmodel = "/nowhere/model.gguf"\n')
+    third = tmp_path / "third.jsonl"
+    third.write_text(json.dumps({"content": "one more"}) + "\n")
+    proc = cli("import", str(third), "--json")
+    assert proc.returncode == 0 and json.loads(proc.out)["embedding_backlog"] == 1
+    assert "not embedded" in proc.err
+    failed = cli("embed")
+    assert failed.returncode == 8 and "does not exist" in failed.err and "Traceback" not in failed.err
