@@ -19,8 +19,8 @@ from .embedding.model import configured_model
 from .episodes import reads, writes
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
-from .episodes.recall import fts_candidates, namespace_phase, rank_candidates
-from .errors import InvalidInput
+from .episodes.recall import fts_candidates, fuse, namespace_phase, rank_candidates, vector_candidates
+from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
 from .namespace import check_namespace
 from .scoring import EpisodeFeatures, score_episode
@@ -171,6 +171,20 @@ class Memory:
         result = await self.embed_pending(progress=progress)
         return {**result, "reset": reset}
 
+    async def _query_vector(self, query: str, warnings: list[str]):
+        """The query's embedding, or None (with a warning saying why) when recall must fall back to fast."""
+        try:
+            emb = await self.embedder()
+            indexed = await self.db.run(vectors.indexed_model)
+            if indexed is not None and indexed != (emb.name, emb.dim):
+                raise EmbeddingUnavailable(f"the index was built with {indexed[0]}, not {emb.name}",
+                                           hint="run `strata reindex`")
+            return (await asyncio.to_thread(emb.embed, [query]))[0]
+        except EmbeddingUnavailable as e:
+            warnings.append(f"semantic recall unavailable, used fast: {e.message}"
+                            + (f" ({e.hint})" if e.hint else ""))
+            return None
+
     async def embedding_backlog(self) -> int:
         return await self.db.run(vectors.backlog, self.agent)
 
@@ -194,18 +208,26 @@ class Memory:
         if unknown:
             raise InvalidInput(f"unknown kind {unknown[0]!r}", hint=f"use one of: {', '.join(self.limits.kinds)}")
         query_context = {str(a): str(b) for a, b in clean_context(context).items()}
-        warnings = []
-        used = mode
-        if mode != "fast":
-            # The vector and graph retrievers are not part of this build; say so rather than pretend.
-            warnings.append(f"{mode} recall needs the semantic index, which this build lacks; used fast")
-            used = "fast"
+        warnings: list[str] = []
         now = timeutil.now()
         states = ("active", "archived") if include_archived else ("active",)
+        scope = Scope(self.agent, states, kinds)
+        limit = int(self.config["recall.candidates"])
         started = time.perf_counter()
-        candidates, plan, phase = await fts_candidates(
-            self.db, Scope(self.agent, states, kinds), query, int(self.config["recall.candidates"]),
-            int(self.config["recall.fts_budget"]), self.params)
+        query_vector, used = None, mode
+        if mode != "fast":
+            query_vector = await self._query_vector(query, warnings)
+            used = "fast" if query_vector is None else "balanced"
+            if mode == "deep" and query_vector is not None:
+                warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
+        candidates, plan, phase = await fts_candidates(self.db, scope, query, limit,
+                                                       int(self.config["recall.fts_budget"]), self.params)
+        if query_vector is not None:
+            nearest = await vector_candidates(self.db, scope, query_vector, limit)
+            candidates = fuse({"fts": candidates, "vector": nearest},
+                              {"fts": float(self.config["recall.fts_weight"]),
+                               "vector": float(self.config["recall.vector_weight"])},
+                              int(self.config["recall.rrf_k"]))
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
                                          phase=phase, k=k)
         recall_id = await self.db.transact(

@@ -79,6 +79,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.fts_budget", 500,
             "Most full-text matches ranked per expression; a query matching more ranks on its rare terms "
             "and on memories holding every term (bounds latency on common words).", _between(10, 10**7)),
+    Setting("recall.rrf_k", 60, "Reciprocal rank fusion constant: larger flattens the difference between ranks.",
+            _between(1, 10**6)),
+    Setting("recall.fts_weight", 1.0, "Weight of the full-text ranking in balanced fusion.", _between(0, 100)),
+    Setting("recall.vector_weight", 1.0, "Weight of the vector ranking in balanced fusion.", _between(0, 100)),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),

@@ -345,15 +345,21 @@ def test_recall_human_output(cli):
     assert "no memories matched" in cli("recall", "zebra", check=True).out
 
 
-def test_recall_balanced_mode_falls_back_to_fast_with_a_warning(cli):
+def test_recall_balanced_mode_falls_back_to_fast_with_a_warning(cli, home):
     observe(cli, "Deploy of api v2 finished")
+    (home / "strata.toml").write_text('[embedding]\nmodel = "/nowhere/model.gguf"\n')
     result = cli.json("recall", "deploy", "--mode", "balanced")
-    assert result["mode"] == "balanced"
-    assert result["mode_used"] == "fast"
-    assert result["warnings"] and "fast" in result["warnings"][0]
-    assert len(result["hits"]) == 1
+    assert result["mode"] == "balanced" and result["mode_used"] == "fast"
+    assert any("does not exist" in w for w in result["warnings"]) and len(result["hits"]) == 1
 
 
+def test_recall_balanced_mode_explains_both_retrievers(cli):
+    observe(cli, "Deploy of api v2 finished")
+    cli("embed", check=True)
+    result = cli.json("recall", "deploy", "--mode", "balanced", "--explain")
+    assert result["mode_used"] == "balanced" and result["warnings"] == []
+    retrievers = result["hits"][0]["explain"]["retrievers"]
+    assert retrievers["fts"]["rank"] == 1 and retrievers["vector"]["rank"] == 1 and retrievers["rrf"]["score"] > 0
 @pytest.mark.parametrize("args", [("--k", "0"), ("--k", "-1"), ("--k", "1001"), ("--kind", "nonsense")],
                          ids=["k=0", "k=-1", "k=1001", "unknown kind"])
 def test_recall_bad_arguments(cli, args):

@@ -38,8 +38,9 @@ async def cmd_ingest(args) -> int:
 
 async def cmd_recall(args) -> int:
     bar = Progress(args.queries + 20, f"recall ({args.n} memories)", unit="queries")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     result = await bench_recall(args.n, mode=args.mode, queries=args.queries, k=args.k, seed=args.seed,
-                                progress=bar.advance)
+                                progress=bar.advance, embed_progress=embed_bar.advance)
     bar.close()
     _save(result, args.out)
     emit(result, args.json, _table)

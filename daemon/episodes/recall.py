@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..scoring import EpisodeFeatures, ScoringParams, learning_phase, score_episode
+from ..embedding import index as vectors
 from ..storage.db import Database
 from .fts_plan import Scope, search
 
@@ -78,3 +79,41 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
                                      "failures": feats.failures, "importance": feats.importance}},
         })
     return hits, filtered
+
+
+async def vector_candidates(db: Database, scope: Scope, vector, limit: int) -> list[Candidate]:
+    """Nearest memories of the namespace by cosine, filtered to the recall's scope, in one hop."""
+    def read(conn):
+        near = vectors.nearest(conn, scope.agent, vector, limit)
+        if not near:
+            return []
+        where, params = scope.where(by_id=True)
+        rows = {r["id"]: dict(r) for r in conn.execute(
+            f"SELECT {_CANDIDATE_COLUMNS} FROM episodes e WHERE e.id IN ({', '.join('?' * len(near))}) AND {where}",
+            (*[i for i, _ in near], *params))}
+        return [(rows[i], d) for i, d in near if i in rows]
+
+    out = []
+    for rank, (row, distance) in enumerate(await db.run(read), 1):
+        c = Candidate(row)
+        c.retrievers["vector"] = {"rank": rank, "cosine": round(1.0 - distance, 4)}
+        out.append(c)
+    return out
+
+
+def fuse(ranked: dict[str, list[Candidate]], weights: dict[str, float], k: int) -> list[Candidate]:
+    """Reciprocal rank fusion: each retriever adds weight / (k + rank); relevance is the fused
+    score relative to the best. Pure: each candidate's retriever ranks are already set."""
+    merged: dict[int, Candidate] = {}
+    for name, candidates in ranked.items():
+        for c in candidates:
+            m = merged.setdefault(c.row["id"], Candidate(c.row))
+            m.retrievers.update(c.retrievers)
+            m.relevance += weights.get(name, 1.0) / (k + c.retrievers[name]["rank"])
+    if not merged:
+        return []
+    best = max(m.relevance for m in merged.values())
+    for m in merged.values():
+        m.retrievers["rrf"] = {"score": round(m.relevance, 6)}
+        m.relevance /= best
+    return sorted(merged.values(), key=lambda m: (-m.relevance, -m.row["id"]))
