@@ -214,14 +214,19 @@ class Memory:
         scope = Scope(self.agent, states, kinds)
         limit = int(self.config["recall.candidates"])
         started = time.perf_counter()
-        query_vector, used = None, mode
-        if mode != "fast":
-            query_vector = await self._query_vector(query, warnings)
-            used = "fast" if query_vector is None else "balanced"
-            if mode == "deep" and query_vector is not None:
-                warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
-        candidates, plan, phase = await fts_candidates(self.db, scope, query, limit,
-                                                       int(self.config["recall.fts_budget"]), self.params)
+        # The query is embedded on its own thread while the database thread runs the full-text search.
+        embedding = asyncio.create_task(self._query_vector(query, warnings)) if mode != "fast" else None
+        try:
+            candidates, plan, phase = await fts_candidates(self.db, scope, query, limit,
+                                                           int(self.config["recall.fts_budget"]), self.params)
+        except BaseException:
+            if embedding is not None:
+                embedding.cancel()
+            raise
+        query_vector = await embedding if embedding is not None else None
+        used = "fast" if query_vector is None else "balanced"
+        if mode == "deep" and query_vector is not None:
+            warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
         if query_vector is not None:
             nearest = await vector_candidates(self.db, scope, query_vector, limit)
             candidates = fuse({"fts": candidates, "vector": nearest},
