@@ -175,10 +175,7 @@ class Memory:
         """The query's embedding, or None (with a warning saying why) when recall must fall back to fast."""
         try:
             emb = await self.embedder()
-            indexed = await self.db.run(vectors.indexed_model)
-            if indexed is not None and indexed != (emb.name, emb.dim):
-                raise EmbeddingUnavailable(f"the index was built with {indexed[0]}, not {emb.name}",
-                                           hint="run `strata reindex`")
+            await self.db.run(vectors.check_model, emb.name, emb.dim)
             return (await asyncio.to_thread(emb.embed, [query]))[0]
         except EmbeddingUnavailable as e:
             warnings.append(f"semantic recall unavailable, used fast: {e.message}"

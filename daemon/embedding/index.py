@@ -21,15 +21,21 @@ def indexed_model(conn) -> tuple[str, int] | None:
     return rows["embedding_model"], int(rows["embedding_dim"])
 
 
-def prepare(conn, model: str, dim: int) -> None:
-    """Make sure the index exists for this model (inside a write transaction)."""
+def check_model(conn, model: str, dim: int) -> bool:
+    """True when the index exists for this model, False when there is none yet; raises when
+    it was built with another model."""
     current = indexed_model(conn)
-    if current == (model, dim):
-        return
-    if current is not None:
+    if current is not None and current != (model, dim):
         raise EmbeddingUnavailable(
             f"the database is indexed with {current[0]} ({current[1]}-d) but {model} ({dim}-d) is configured",
             hint="run `strata reindex` to embed every memory with the configured model")
+    return current is not None
+
+
+def prepare(conn, model: str, dim: int) -> None:
+    """Make sure the index exists for this model (inside a write transaction)."""
+    if check_model(conn, model, dim):
+        return
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
                  f"agent TEXT PARTITION KEY, embedding FLOAT[{dim}] distance_metric=cosine)")
     conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -57,11 +63,6 @@ def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:
     conn.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", [(eid,) for eid, _, _ in kept])
     conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?)", kept)
     conn.executemany("UPDATE episodes SET embedded = 1 WHERE id = ?", [(eid,) for eid, _, _ in kept])
-
-
-def delete(conn, episode_id: int) -> None:
-    if indexed_model(conn) is not None:
-        conn.execute(f"DELETE FROM {TABLE} WHERE rowid = ?", (episode_id,))
 
 
 def backlog(conn, agent: str | None = None) -> int:
