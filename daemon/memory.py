@@ -14,8 +14,7 @@ from typing import Any, AsyncIterator, Callable, Iterable, Mapping
 from . import timeutil
 from .config import Config
 from .embedding import index as vectors
-from .embedding.llama import LlamaEmbedder
-from .embedding.model import configured_model
+from .embedding.loader import load_embedder
 from .episodes import reads, writes
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
@@ -136,10 +135,9 @@ class Memory:
     async def embedder(self):
         """The configured embedder, loaded on first use (in a thread: it reads a model file)."""
         if self._embedder is None:
-            model = await asyncio.to_thread(configured_model, self.config["embedding.model"],
-                                            self.home.state_dir / "models")
-            self._embedder = await asyncio.to_thread(LlamaEmbedder, model,
-                                                     threads=int(self.config["embedding.threads"]))
+            self._embedder = await asyncio.to_thread(
+                load_embedder, self.config["embedding.model"], self.config["embedding.runtime"],
+                self.home.state_dir / "models", threads=int(self.config["embedding.threads"]))
         return self._embedder
 
     async def embed_pending(self, *, batch: int = 32, limit: int | None = None,

@@ -111,10 +111,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("scoring.weights.priority", 0.10, "Composite weight of RFM priority.", _between(0, 100)),
     Setting("scoring.weights.wilson", 0.10, "Composite weight of the Wilson feedback score.", _between(0, 100)),
     Setting("scoring.weights.context", 0.10, "Composite weight of the context match.", _between(0, 100)),
-    Setting("embedding.model", None,
-            "Path of a GGUF embedding model (unset: the packaged all-MiniLM-L6-v2, converted once into "
-            "state/models/).", _optional(lambda v: None if v.strip() else "must be a path"), kind=str),
-    Setting("embedding.threads", 2, "CPU threads llama.cpp uses for embeddings.", _between(1, 256)),
+    Setting("embedding.runtime", "auto",
+            "auto: the packaged int8 all-MiniLM-L6-v2 in onnxruntime, or llama.cpp when embedding.model is set; "
+            "onnx; llama: llama.cpp, with the packaged MiniLM converted once to GGUF when embedding.model is unset.",
+            _one_of("auto", "onnx", "llama")),
+    Setting("embedding.model", None, "Path of a GGUF embedding model for llama.cpp (unset: the packaged one).",
+            _optional(lambda v: None if v.strip() else "must be a path"), kind=str),
+    Setting("embedding.threads", 2, "CPU threads used for embeddings.", _between(1, 256)),
     Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
             _between(1, 86400)),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",

@@ -87,14 +87,12 @@ def test_exact_identifiers_stay_first(home, query, expected):
     assert _top(balanced, 1) == [expected]  # fusion keeps the exact match on top
 
 
-def test_balanced_falls_back_when_the_index_has_another_model(home, tmp_path):
+def test_balanced_falls_back_when_the_index_has_another_model(home):
     async def build():
-        async with _memory(home) as mem:
-            return (await mem.embedder()).path
-    model = asyncio.run(build())
-    other = tmp_path / "renamed.gguf"
-    other.write_bytes(model.read_bytes())
-    write_config(home, f'[embedding]\nmodel = "{other}"\n')
+        async with _memory(home):
+            pass
+    asyncio.run(build())
+    write_config(home, '[embedding]\nruntime = "llama"\n')
 
     async def ask():
         async with await Memory.open(home) as mem:

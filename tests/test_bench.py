@@ -52,5 +52,6 @@ def test_bench_does_not_touch_the_home(cli, home):
 @pytest.mark.slow
 def test_bench_embed_reports_throughput_and_query_latency(cli):
     r = cli.json("bench", "embed", "--n", "40")
-    assert r["n"] == 40 and r["dimension"] == 384 and r["model"] == "all-MiniLM-L6-v2"
+    assert r["n"] == 40 and r["dimension"] == 384 and r["model"] == "all-MiniLM-L6-v2-int8"
+    assert r["baseline"]["runtime"] == "llama" and r["baseline"]["texts_per_s"] > 0
     assert r["texts_per_s"] > 0 and 0 < r["query_p50_ms"] <= r["query_p95_ms"]

@@ -1,5 +1,6 @@
-"""The default embedding model end to end: packaged weights -> GGUF -> llama.cpp, checked
-against an independent numpy implementation of the same network."""
+"""The packaged embedding model in both runtimes (int8 ONNX in onnxruntime; the weights
+converted to GGUF in llama.cpp), each checked against an independent numpy implementation
+of the same network."""
 
 import os
 
@@ -8,7 +9,9 @@ import pytest
 
 from daemon.embedding.convert import ConversionError, read_safetensors
 from daemon.embedding.llama import LlamaEmbedder
+from daemon.embedding.loader import load_embedder
 from daemon.embedding.model import configured_model, default_model, packaged_source, sha256
+from daemon.embedding.onnx import MODEL_SHA256, OnnxEmbedder, packaged_model, verified
 from daemon.errors import EmbeddingUnavailable
 from minilm_reference import ReferenceMiniLM
 
@@ -26,9 +29,13 @@ def models_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("models")
 
 
-@pytest.fixture(scope="module")
-def embedder(models_dir):
-    return LlamaEmbedder(default_model(models_dir))
+# Agreement with the float reference: Q8_0 keeps more precision than the int8 ONNX export.
+AGREEMENT = {"llama": 0.999, "onnx": 0.998}
+
+
+@pytest.fixture(scope="module", params=["onnx", "llama"])
+def embedder(request, models_dir):
+    return load_embedder(None, request.param, models_dir)
 
 
 @pytest.fixture(scope="module")
@@ -36,18 +43,18 @@ def reference():
     return ReferenceMiniLM(packaged_source())
 
 
-def test_llama_cpp_matches_the_reference_network(embedder, reference):
+def test_each_runtime_matches_the_reference_network(embedder, reference):
     vectors = embedder.embed(TEXTS)
     for text, v in zip(TEXTS, vectors):
-        assert float(v @ reference.embed(text)) > 0.999, text
+        assert float(v @ reference.embed(text)) > AGREEMENT[embedder.runtime], text
 
 
 def test_shape_norm_and_batch_equals_single(embedder):
     batch = embedder.embed(TEXTS)
     assert batch.shape == (len(TEXTS), 384) and embedder.dim == 384
     assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
-    single = embedder.embed([TEXTS[3]])[0]
-    assert float(single @ batch[3]) > 0.99999
+    for i in (0, 3):  # a text's vector does not depend on what it was batched with
+        assert float(embedder.embed([TEXTS[i]])[0] @ batch[i]) > 0.99999
     assert embedder.embed([]).shape == (0, 384)
 
 
@@ -60,7 +67,8 @@ def test_long_text_is_embedded_from_its_first_512_tokens(embedder, reference):
     long_text = " ".join(f"the backup job failed again on nas-{i:02d} after {i} retries" for i in range(300))
     v = embedder.embed([long_text])
     assert v.shape == (1, 384) and np.isfinite(v).all()
-    assert float(v[0] @ reference.embed(long_text)) > 0.999  # the reference truncates at 512 tokens too
+    # the reference truncates at 512 tokens too
+    assert float(v[0] @ reference.embed(long_text)) > AGREEMENT[embedder.runtime]
 
 
 def test_default_model_is_converted_once_and_verified_on_load(models_dir):
@@ -102,3 +110,27 @@ def test_damaged_safetensors_is_reported(tmp_path):
     bad.write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json at all}")
     with pytest.raises(ConversionError, match="damaged"):
         read_safetensors(bad)
+
+
+def test_auto_runtime_picks_onnx_unless_a_gguf_is_configured(models_dir, tmp_path):
+    assert load_embedder(None, "auto", models_dir).runtime == "onnx"
+    copy = tmp_path / "mine.gguf"
+    copy.write_bytes(default_model(models_dir).path.read_bytes())
+    assert load_embedder(str(copy), "auto", models_dir).runtime == "llama"
+    with pytest.raises(EmbeddingUnavailable, match="onnx runtime cannot run"):
+        load_embedder(str(copy), "onnx", models_dir)
+    with pytest.raises(EmbeddingUnavailable, match="unknown embedding runtime"):
+        load_embedder(None, "torch", models_dir)
+
+
+def test_onnx_model_is_verified_and_a_damaged_one_is_reported(tmp_path):
+    assert verified(packaged_model(), MODEL_SHA256) == packaged_model()
+    damaged = tmp_path / "model.onnx"
+    data = bytearray(packaged_model().read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(EmbeddingUnavailable, match="does not match its checksum"):
+        verified(damaged, MODEL_SHA256)
+    damaged.write_bytes(b"not a model")
+    with pytest.raises(EmbeddingUnavailable, match="could not load"):
+        OnnxEmbedder(model=damaged)

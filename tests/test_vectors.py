@@ -41,7 +41,7 @@ def test_backlog_drains_and_nearest_finds_the_paraphrase(home):
     assert {hits[0][0], hits[1][0]} == {1, 2}  # both network notes before the cake and the disk
     assert all(0 <= d <= 2 for _, d in hits)
     assert status["embedding_backlog"] == 0
-    assert status["embedding_model"] == {"name": "all-MiniLM-L6-v2", "dimension": 384}
+    assert status["embedding_model"] == {"name": "all-MiniLM-L6-v2-int8", "dimension": 384}
 
 
 def test_namespaces_are_partitions_of_the_index(home):
@@ -67,19 +67,17 @@ def test_purge_removes_the_vector_and_limit_leaves_a_resumable_backlog(home):
     assert left == [2, 3, 4]
 
 
-def test_another_model_needs_reindex_which_resumes(home, tmp_path):
+def test_another_model_needs_reindex_which_resumes(home):
     async def first_index():
         async with _filled(home) as mem:
             await mem.embed_pending()
-            return (await mem.embedder()).path
-    original = run(first_index())
-    other = tmp_path / "other-embedder.gguf"
-    other.write_bytes(original.read_bytes())
-    write_config(home, f'[embedding]\nmodel = "{other}"\n')
+            return (await mem.embedder()).runtime
+    assert run(first_index()) == "onnx"
+    write_config(home, '[embedding]\nruntime = "llama"\n')  # the same network as GGUF: other vectors
 
     async def switch():
         async with await Memory.open(home) as mem:
-            with pytest.raises(EmbeddingUnavailable, match="indexed with all-MiniLM-L6-v2") as info:
+            with pytest.raises(EmbeddingUnavailable, match="indexed with all-MiniLM-L6-v2-int8") as info:
                 await mem.embed_pending()
             assert "strata reindex" in info.value.hint
             result = await mem.reindex()
@@ -88,7 +86,7 @@ def test_another_model_needs_reindex_which_resumes(home, tmp_path):
     result, again, model = run(switch())
     assert result["reset"] and result["embedded"] == 4 and result["backlog"] == 0
     assert not again["reset"] and again["embedded"] == 0
-    assert model == ("other-embedder", 384)
+    assert model == ("all-MiniLM-L6-v2", 384)
 
 
 def test_missing_model_is_a_clear_error(home):

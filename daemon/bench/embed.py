@@ -1,4 +1,5 @@
-"""`strata bench embed`: embedding throughput on corpus texts and single-query latency."""
+"""`strata bench embed`: embedding throughput on corpus texts and single-query latency, for the
+configured embedder and, in the same run, the packaged MiniLM in the other runtime."""
 
 from __future__ import annotations
 
@@ -7,30 +8,45 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..embedding.llama import LlamaEmbedder
-from ..embedding.model import configured_model
+from ..embedding.loader import Embedder, load_embedder
 from . import corpus
-from .stats import summary_ms
+from .stats import ratio, summary_ms
+
+BATCH = 64  # what the daemon's embed phase hands the embedder at a time
 
 
-def bench_embed(n: int, *, seed: int = 0, queries: int = 100, model: str | None = None, threads: int = 2,
-                progress: Callable[[int], None] | None = None) -> dict:
+def _throughput(embedder: Embedder, texts: list[str], progress: Callable[[int], None] | None) -> float:
+    started = time.perf_counter()
+    for i in range(0, len(texts), BATCH):
+        embedder.embed(texts[i:i + BATCH])
+        if progress:
+            progress(len(texts[i:i + BATCH]))
+    return len(texts) / (time.perf_counter() - started)
+
+
+def bench_embed(n: int, *, seed: int = 0, queries: int = 100, model: str | None = None, runtime: str = "auto",
+                threads: int = 2, baseline: bool = True, progress: Callable[[int], None] | None = None) -> dict:
+    texts = [o["content"] for o in corpus.observations(n, seed=seed)]
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        embedder = LlamaEmbedder(configured_model(model, Path(tmp) / "models"), threads=threads)
-        texts = [o["content"] for o in corpus.observations(n, seed=seed)]
-        started = time.perf_counter()
-        for i in range(0, len(texts), 64):
-            embedder.embed(texts[i:i + 64])
-            if progress:
-                progress(len(texts[i:i + 64]))
-        elapsed = time.perf_counter() - started
+        models = Path(tmp) / "models"
+        embedder = load_embedder(model, runtime, models, threads=threads)
+        rate = _throughput(embedder, texts, progress)
         times = []
         for q in corpus.queries(queries, seed=seed):
             t = time.perf_counter()
             embedder.embed([q])
             times.append(time.perf_counter() - t)
+        other = None
+        if baseline:
+            other_runtime = "llama" if embedder.runtime == "onnx" else "onnx"
+            reference = load_embedder(None, other_runtime, models, threads=threads)
+            other = {"runtime": other_runtime, "model": reference.name,
+                     "texts_per_s": round(_throughput(reference, texts, progress), 1)}
     query = summary_ms(times)
-    return {"benchmark": "embed", "n": n, "seed": seed, "model": embedder.name, "dimension": embedder.dim,
-            "threads": threads, "texts_per_s": round(n / elapsed, 1), "seconds": round(elapsed, 3),
-            "mean_chars": round(sum(map(len, texts)) / max(n, 1), 1),
-            "query_p50_ms": query["p50_ms"], "query_p95_ms": query["p95_ms"]}
+    result = {"benchmark": "embed", "n": n, "seed": seed, "runtime": embedder.runtime, "model": embedder.name,
+              "dimension": embedder.dim,
+              "threads": threads, "texts_per_s": round(rate, 1), "mean_chars": round(sum(map(len, texts)) / n, 1),
+              "query_p50_ms": query["p50_ms"], "query_p95_ms": query["p95_ms"]}
+    if other:
+        result["baseline"] = {**other, "ratio": ratio(rate, other["texts_per_s"])}
+    return result

@@ -51,9 +51,10 @@ async def cmd_embed(args) -> int:
     from ..home import resolve_home
 
     cfg = resolve_home(args.home).config()
-    bar = Progress(args.n, "embed", unit="texts")
+    bar = Progress(args.n * (2 if args.baseline else 1), "embed", unit="texts")
     result = await asyncio.to_thread(bench_embed, args.n, seed=args.seed, model=cfg["embedding.model"],
-                                     threads=int(cfg["embedding.threads"]), progress=bar.advance)
+                                     runtime=cfg["embedding.runtime"], threads=int(cfg["embedding.threads"]),
+                                     baseline=args.baseline, progress=bar.advance)
     bar.close()
     _save(result, args.out)
     emit(result, args.json, _table)
@@ -78,5 +79,7 @@ def register(sub, common) -> None:
     q.add_argument("--mode", choices=MODES, default="fast")
     q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
     q.add_argument("--k", type=int, default=10)
-    add("embed", cmd_embed, "Embedding throughput (texts/s) on corpus texts and single-query latency, "
-                            "with the configured model.", n=2000)
+    q = add("embed", cmd_embed, "Embedding throughput (texts/s) on corpus texts and single-query latency, "
+                                "with the configured model; the packaged model in the other runtime as baseline.",
+            n=2000)
+    q.add_argument("--no-baseline", dest="baseline", action="store_false", help="skip the other runtime")

@@ -15,6 +15,8 @@ from .model import ModelFile, _check_gguf
 class LlamaEmbedder:
     """Mean-pooled, L2-normalised sentence embeddings. Texts longer than the context are truncated."""
 
+    runtime = "llama"
+
     def __init__(self, model: ModelFile, *, threads: int = 2, context: int = 512):
         _check_gguf(model.path)
         try:

