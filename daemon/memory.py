@@ -14,11 +14,12 @@ from typing import Any, AsyncIterator, Callable, Iterable, Mapping
 from . import timeutil
 from .config import Config
 from .embedding import index as vectors
+from .embedding.cache import VectorCache
 from .embedding.loader import load_embedder
 from .episodes import reads, writes
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
-from .episodes.recall import fts_candidates, fuse, namespace_phase, rank_candidates, vector_candidates
+from .episodes.recall import fts_candidates, fuse, namespace_phase, nearest, rank_candidates, vector_candidates
 from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
 from .namespace import check_namespace
@@ -35,6 +36,7 @@ class Memory:
         self.limits = Limits.from_config(config)
         self.params = config.scoring_params()
         self._embedder = None
+        self._vectors = VectorCache(agent) if config["recall.vector_cache"] else None
 
     @classmethod
     async def open(cls, home: Home | str | None = None, *, agent: str | None = None,
@@ -169,16 +171,18 @@ class Memory:
         result = await self.embed_pending(progress=progress)
         return {**result, "reset": reset}
 
-    async def _query_vector(self, query: str, warnings: list[str]):
-        """The query's embedding, or None (with a warning saying why) when recall must fall back to fast."""
+    async def _nearest(self, query: str, limit: int, warnings: list[str]) -> list[tuple[int, float]] | None:
+        """The query's nearest memories, or None (with a warning saying why) when recall must
+        fall back to fast."""
         try:
             emb = await self.embedder()
             await self.db.run(vectors.check_model, emb.name, emb.dim)
-            return (await asyncio.to_thread(emb.embed, [query]))[0]
+            query_vector = (await asyncio.to_thread(emb.embed, [query]))[0]
         except EmbeddingUnavailable as e:
             warnings.append(f"semantic recall unavailable, used fast: {e.message}"
                             + (f" ({e.hint})" if e.hint else ""))
             return None
+        return await nearest(self.db, self.agent, query_vector, limit, self._vectors)
 
     async def embedding_backlog(self) -> int:
         return await self.db.run(vectors.backlog, self.agent)
@@ -209,22 +213,22 @@ class Memory:
         scope = Scope(self.agent, states, kinds)
         limit = int(self.config["recall.candidates"])
         started = time.perf_counter()
-        # The query is embedded on its own thread while the database thread runs the full-text search.
-        embedding = asyncio.create_task(self._query_vector(query, warnings)) if mode != "fast" else None
+        # The query is embedded and searched on other threads while the database thread runs the
+        # full-text search.
+        semantic = asyncio.create_task(self._nearest(query, limit, warnings)) if mode != "fast" else None
         try:
             candidates, plan, phase = await fts_candidates(self.db, scope, query, limit,
                                                            int(self.config["recall.fts_budget"]), self.params)
         except BaseException:
-            if embedding is not None:
-                embedding.cancel()
+            if semantic is not None:
+                semantic.cancel()
             raise
-        query_vector = await embedding if embedding is not None else None
-        used = "fast" if query_vector is None else "balanced"
-        if mode == "deep" and query_vector is not None:
+        near = await semantic if semantic is not None else None
+        used = "fast" if near is None else "balanced"
+        if mode == "deep" and near is not None:
             warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
-        if query_vector is not None:
-            nearest = await vector_candidates(self.db, scope, query_vector, limit)
-            candidates = fuse({"fts": candidates, "vector": nearest},
+        if near is not None:
+            candidates = fuse({"fts": candidates, "vector": await vector_candidates(self.db, scope, near)},
                               {"fts": float(self.config["recall.fts_weight"]),
                                "vector": float(self.config["recall.vector_weight"])},
                               int(self.config["recall.rrf_k"]))

@@ -83,6 +83,9 @@ SETTINGS: tuple[Setting, ...] = (
             _between(1, 10**6)),
     Setting("recall.fts_weight", 1.0, "Weight of the full-text ranking in balanced fusion.", _between(0, 100)),
     Setting("recall.vector_weight", 1.0, "Weight of the vector ranking in balanced fusion.", _between(0, 100)),
+    Setting("recall.vector_cache", True,
+            "Keep the namespace's vectors in memory (about 1.5 KB per memory; loaded on the first balanced "
+            "recall, then kept in step) instead of scanning them in sqlite-vec on every recall."),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),

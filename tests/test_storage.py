@@ -42,6 +42,21 @@ def test_migrations_recorded_once_and_rerun_is_noop(tmp_path):
     assert [r[0] for r in rows] == [n for n, _, _ in MIGRATIONS]
 
 
+def test_vector_sequence_migration_continues_after_existing_vectors(tmp_path, monkeypatch):
+    import daemon.storage.migrations as m
+
+    conn = driver.connect(tmp_path / "old.db")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:2])  # a database from before migration 3
+    migrate(conn)
+    conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
+    conn.execute("INSERT INTO episodes (agent, kind, content, content_hash, event_at, recorded_at, last_seen_at, "
+                 "importance, updated_at, embedded) VALUES ('default', 'note', 'x', 'h', 0, 0, 0, 0.5, 0, 1)")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    assert migrate(conn) == [3]
+    meta = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'vector_%'"))
+    assert meta == {"vector_seq": "1", "vector_epoch": "0"}
+
+
 def test_newer_database_is_refused(tmp_path):
     conn = driver.connect(tmp_path / "n.db")
     migrate(conn)
@@ -57,7 +72,7 @@ def test_write_rolls_back_on_error(home):
             async with db.write() as w:
                 await w.execute("INSERT INTO meta VALUES ('a', '1')")
                 raise RuntimeError("boom")
-        value = await db.scalar("SELECT count(*) FROM meta")
+        value = await db.scalar("SELECT count(*) FROM meta WHERE key = 'a'")
         await db.close()
         return value
     assert asyncio.run(go()) == 0
@@ -105,7 +120,7 @@ def test_run_and_transact_use_the_connection_thread_and_roll_back(home):
             await db.transact(fails)
         with pytest.raises(StorageError, match="no such table"):
             await db.run(lambda conn: conn.execute("SELECT * FROM nowhere").fetchall())
-        keys = [r[0] for r in await db.fetchall("SELECT key FROM meta ORDER BY key")]
+        keys = [r[0] for r in await db.fetchall("SELECT key FROM meta WHERE key IN ('t', 'u') ORDER BY key")]
         await db.close()
         return keys
     assert asyncio.run(go()) == ["t"]

@@ -8,6 +8,7 @@ import pytest
 
 from daemon import Memory
 from daemon.embedding import index as vectors
+from daemon.embedding.cache import VectorCache
 from daemon.errors import EmbeddingUnavailable
 from conftest import write_config
 
@@ -119,3 +120,52 @@ def test_cli_import_embeds_inline_unless_told_not_to(cli, tmp_path, home):
     assert "not embedded" in proc.err
     failed = cli("embed")
     assert failed.returncode == 8 and "does not exist" in failed.err and "Traceback" not in failed.err
+
+
+def test_the_in_memory_copy_agrees_with_sqlite_vec_and_keeps_in_step(home):
+    """One process recalls while another writes, embeds and purges: the copy catches up with
+    new vectors and drops purged ones, and ranks exactly as sqlite-vec does."""
+    async def go():
+        async with _filled(home) as reader, await Memory.open(home) as writer:
+            await reader.embed_pending()
+            emb = await reader.embedder()
+            q = emb.embed(["the network link to the gateway failed"])[0]
+            cache = VectorCache("default")
+            await reader.db.run(cache.sync)
+            seen = [len(cache), cache.search(q, 4), await reader.db.run(vectors.nearest, "default", q, 4)]
+            new = await writer.observe("the uplink to the gateway dropped again")
+            await writer.embed_pending()
+            await reader.db.run(cache.sync)
+            seen += [len(cache), cache.search(q, 2)]
+            await writer.forget(new["id"], purge=True)
+            await reader.db.run(cache.sync)
+            seen += [len(cache), cache.search(q, 5), new["id"]]
+            return seen
+    size, cached, scanned, grown, top2, shrunk, after_purge, new_id = run(go())
+    assert size == 4 and [i for i, _ in cached] == [i for i, _ in scanned]
+    assert all(abs(a - b) < 1e-5 for (_, a), (_, b) in zip(cached, scanned))
+    assert grown == 5 and new_id in [i for i, _ in top2]
+    assert shrunk == 4 and new_id not in [i for i, _ in after_purge] and len(after_purge) == 4
+
+
+def test_each_stored_batch_gets_the_next_sequence_number(home):
+    async def go():
+        async with _filled(home) as mem:
+            await mem.embed_pending(batch=3)
+            return [r[0] for r in await mem.db.fetchall("SELECT embedded FROM episodes ORDER BY id")], \
+                await mem.db.scalar("SELECT value FROM meta WHERE key = 'vector_seq'")
+    seqs, last = run(go())
+    assert seqs == [1, 1, 1, 2] and int(last) == 2
+
+
+def test_balanced_recall_with_and_without_the_copy_ranks_alike(home):
+    async def go(cached):
+        write_config(home, f"[recall]\nvector_cache = {'true' if cached else 'false'}\n")
+        async with await Memory.open(home) as mem:
+            if not await mem.db.scalar("SELECT count(*) FROM episodes"):
+                for t in NOTES:
+                    await mem.observe(t)
+                await mem.embed_pending()
+            r = await mem.recall("gateway connection problems", mode="balanced")
+            return [(h["id"], h["explain"]["retrievers"].get("vector")) for h in r["hits"]]
+    assert run(go(True)) == run(go(False))

@@ -42,9 +42,15 @@ def prepare(conn, model: str, dim: int) -> None:
                      [("embedding_model", model), ("embedding_dim", str(dim))])
 
 
+# Run whenever vectors are removed: in-memory copies (cache.py) then reload.
+BUMP_EPOCH = ("INSERT INTO meta (key, value) VALUES ('vector_epoch', '1') "
+              "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+
+
 def reset(conn) -> int:
     """Forget every vector and the recorded model (inside a write transaction); returns the new backlog."""
     conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+    conn.execute(BUMP_EPOCH)
     conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
     return conn.execute("UPDATE episodes SET embedded = 0").rowcount
 
@@ -55,14 +61,16 @@ def pending(conn, limit: int) -> list[tuple[int, str, str]]:
 
 
 def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:
-    """Write vectors and mark their episodes embedded (inside a write transaction).
-    An episode purged while its vector was being computed is skipped."""
+    """Write vectors and mark their episodes embedded with the batch's sequence number (inside a
+    write transaction). An episode purged while its vector was being computed is skipped."""
     live = {r[0] for r in conn.execute(
         f"SELECT id FROM episodes WHERE id IN ({', '.join('?' * len(rows))})", [r[0] for r in rows])}
     kept = [(eid, agent, vec.astype(np.float32).tobytes()) for eid, agent, vec in rows if eid in live]
     conn.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", [(eid,) for eid, _, _ in kept])
     conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?)", kept)
-    conn.executemany("UPDATE episodes SET embedded = 1 WHERE id = ?", [(eid,) for eid, _, _ in kept])
+    seq = conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_seq' "
+                       "RETURNING CAST(value AS INTEGER)").fetchall()[0][0]
+    conn.executemany("UPDATE episodes SET embedded = ? WHERE id = ?", [(seq, eid) for eid, _, _ in kept])
 
 
 def backlog(conn, agent: str | None = None) -> int:

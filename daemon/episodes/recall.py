@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 
 from ..scoring import EpisodeFeatures, ScoringParams, learning_phase, score_episode
 from ..embedding import index as vectors
+from ..embedding.cache import VectorCache
 from ..storage.db import Database
 from .fts_plan import Scope, search
 
@@ -81,10 +83,18 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
     return hits, filtered
 
 
-async def vector_candidates(db: Database, scope: Scope, vector, limit: int) -> list[Candidate]:
-    """Nearest memories of the namespace by cosine, filtered to the recall's scope, in one hop."""
+async def nearest(db: Database, agent: str, vector, limit: int, cache: VectorCache | None) -> list[tuple[int, float]]:
+    """The namespace's nearest vectors: (episode id, cosine distance). With a cache, only the
+    catch-up read uses the database thread; the search itself overlaps the full-text search."""
+    if cache is None:
+        return await db.run(vectors.nearest, agent, vector, limit)
+    await db.run(cache.sync)
+    return await asyncio.to_thread(cache.search, vector, limit)
+
+
+async def vector_candidates(db: Database, scope: Scope, near: list[tuple[int, float]]) -> list[Candidate]:
+    """The nearest memories filtered to the recall's scope, in vector rank order."""
     def read(conn):
-        near = vectors.nearest(conn, scope.agent, vector, limit)
         if not near:
             return []
         where, params = scope.where(by_id=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
+from ..embedding.index import BUMP_EPOCH
 from ..embedding.index import TABLE as VECTORS
 from ..errors import Conflict, InvalidInput, NotFound
 from ..storage.db import Writer
@@ -129,6 +130,7 @@ async def purge(w: Writer, agent: str, episode_id: int, *, actor: str, now: floa
     row = await _owned(w, agent, episode_id)
     if await w.fetchone("SELECT 1 FROM meta WHERE key = 'embedding_model'"):
         await w.execute(f"DELETE FROM {VECTORS} WHERE rowid = ?", (episode_id,))
+        await w.execute(BUMP_EPOCH)
     await w.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
     await w.execute("UPDATE namespaces SET episode_count = max(0, episode_count - 1) WHERE agent = ?", (agent,))
     # The audit keeps the hash, never the text: a purge is meant to remove the words.

@@ -144,9 +144,21 @@ CREATE INDEX episodes_unembedded ON episodes(id) WHERE embedded = 0;
 """)
 
 
+def m003_vector_sequence(conn) -> None:
+    # `embedded` becomes the sequence number of the batch that stored the vector (0: none yet),
+    # so an in-memory copy of a namespace's vectors can fetch just what is new
+    # (daemon/embedding/cache.py); `vector_epoch` changes when vectors are removed.
+    _run(conn, """
+CREATE INDEX episodes_embedded_seq ON episodes(agent, embedded);
+INSERT OR REPLACE INTO meta (key, value) SELECT 'vector_seq', coalesce(max(embedded), 0) FROM episodes;
+INSERT OR REPLACE INTO meta (key, value) VALUES ('vector_epoch', '0');
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
+    (3, "vector sequence", m003_vector_sequence),
 )
 
 
