@@ -588,7 +588,8 @@ def test_init_keeps_an_existing_config(cli, home):
 # -- help ------------------------------------------------------------------------------------
 
 SUBCOMMANDS = ["observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore",
-               "mark", "init", "status", "fold", "run", "config show", "bench ingest", "bench recall"]
+               "mark", "init", "status", "fold", "run", "config show", "bench ingest", "bench recall",
+               "bench locomo"]
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)

@@ -18,5 +18,5 @@ def summary_ms(seconds: list[float]) -> dict:
             "p99_ms": round(percentile(ms, 99), 3), "mean_ms": round(statistics.fmean(ms), 3)}
 
 
-def ratio(a: float, b: float) -> float | None:
-    return round(a / b, 3) if b else None
+def ratio(a: float, b: float, digits: int = 3) -> float | None:
+    return round(a / b, digits) if b else None
