@@ -19,7 +19,7 @@ from .embedding.loader import load_embedder
 from .episodes import reads, writes
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
-from .episodes.recall import fts_candidates, fuse, namespace_phase, nearest, rank_candidates, vector_candidates
+from .episodes.recall import Tuning, balanced_candidates, fts_candidates, namespace_phase, nearest, rank_candidates
 from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
 from .namespace import check_namespace
@@ -142,17 +142,22 @@ class Memory:
                 self.home.state_dir / "models", threads=int(self.config["embedding.threads"]))
         return self._embedder
 
-    async def embed_pending(self, *, batch: int = 32, limit: int | None = None,
+    async def _spec(self) -> vectors.Spec:
+        emb = await self.embedder()
+        return vectors.Spec(emb.name, emb.dim, vectors.TEXTS[1] if self.config["embedding.with_source"]
+                            else vectors.TEXTS[0])
+
+    async def embed_pending(self, *, batch: int = 64, limit: int | None = None,
                             progress: Callable[[int], None] | None = None) -> dict:
         """Embed memories that have no vector yet, in short transactions; safe to interrupt."""
-        emb = await self.embedder()
-        await self.db.transact(vectors.prepare, emb.name, emb.dim)
+        emb, spec = await self.embedder(), await self._spec()
+        await self.db.transact(vectors.prepare, spec)
         done = 0
         while limit is None or done < limit:
             rows = await self.db.run(vectors.pending, batch if limit is None else min(batch, limit - done))
             if not rows:
                 break
-            found = await asyncio.to_thread(emb.embed, [r[2] for r in rows])
+            found = await asyncio.to_thread(emb.embed, [vectors.document(r[2], r[3], spec.text) for r in rows])
             await self.db.transact(vectors.store, [(r[0], r[1], v) for r, v in zip(rows, found)])
             done += len(rows)
             if progress:
@@ -161,11 +166,10 @@ class Memory:
                 "dimension": emb.dim}
 
     async def reindex(self, *, force: bool = False, progress: Callable[[int], None] | None = None) -> dict:
-        """Embed everything with the configured model. Resets the index only when it was built with
-        another model (or when forced), so an interrupted reindex resumes where it stopped."""
-        emb = await self.embedder()
-        current = await self.db.run(vectors.indexed_model)
-        reset = force or (current is not None and current != (emb.name, emb.dim))
+        """Embed everything as configured. Resets the index only when it was built otherwise (another
+        model or embedded text) or when forced, so an interrupted reindex resumes where it stopped."""
+        current = await self.db.run(vectors.indexed)
+        reset = force or (current is not None and current != await self._spec())
         if reset:
             await self.db.transact(vectors.reset)
         result = await self.embed_pending(progress=progress)
@@ -176,7 +180,7 @@ class Memory:
         fall back to fast."""
         try:
             emb = await self.embedder()
-            await self.db.run(vectors.check_model, emb.name, emb.dim)
+            await self.db.run(vectors.check, await self._spec())
             query_vector = (await asyncio.to_thread(emb.embed, [query]))[0]
         except EmbeddingUnavailable as e:
             warnings.append(f"semantic recall unavailable, used fast: {e.message}"
@@ -211,14 +215,13 @@ class Memory:
         now = timeutil.now()
         states = ("active", "archived") if include_archived else ("active",)
         scope = Scope(self.agent, states, kinds)
-        limit = int(self.config["recall.candidates"])
+        tuning = Tuning.from_config(self.config)
         started = time.perf_counter()
         # The query is embedded and searched on other threads while the database thread runs the
         # full-text search.
-        semantic = asyncio.create_task(self._nearest(query, limit, warnings)) if mode != "fast" else None
+        semantic = asyncio.create_task(self._nearest(query, tuning.candidates, warnings)) if mode != "fast" else None
         try:
-            candidates, plan, phase = await fts_candidates(self.db, scope, query, limit,
-                                                           int(self.config["recall.fts_budget"]), self.params)
+            candidates, plan, phase = await fts_candidates(self.db, scope, query, tuning, self.params)
         except BaseException:
             if semantic is not None:
                 semantic.cancel()
@@ -228,10 +231,7 @@ class Memory:
         if mode == "deep" and near is not None:
             warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
         if near is not None:
-            candidates = fuse({"fts": candidates, "vector": await vector_candidates(self.db, scope, near)},
-                              {"fts": float(self.config["recall.fts_weight"]),
-                               "vector": float(self.config["recall.vector_weight"])},
-                              int(self.config["recall.rrf_k"]))
+            candidates = await balanced_candidates(self.db, scope, candidates, near, tuning)
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
                                          phase=phase, k=k)
         recall_id = await self.db.transact(
@@ -268,8 +268,9 @@ class Memory:
     async def status(self) -> dict:
         c = await reads.counts(self.db, self.agent)
         c["embedding_backlog"] = await self.embedding_backlog()
-        indexed = await self.db.run(vectors.indexed_model)
-        c["embedding_model"] = None if indexed is None else {"name": indexed[0], "dimension": indexed[1]}
+        spec = await self.db.run(vectors.indexed)
+        c["embedding_model"] = None if spec is None else {"name": spec.model, "dimension": spec.dim,
+                                                          "text": spec.text}
         c["phase"] = await namespace_phase(self.db, self.agent, self.params)
         c["agent"] = self.agent
         c["home"] = str(self.home.root)

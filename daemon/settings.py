@@ -79,10 +79,24 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.fts_budget", 500,
             "Most full-text matches ranked per expression; a query matching more ranks on its rare terms "
             "and on memories holding every term (bounds latency on common words).", _between(10, 10**7)),
+    Setting("recall.source_weight", 1.0,
+            "How much a query word found in a memory's source (who said it) counts, relative to one in its text; "
+            "at 0 a memory found by its source alone ranks last.", _between(0, 100)),
+    Setting("recall.fusion", "scores",
+            "How balanced recall merges full-text and vector candidates: scores (weighted sum of each list's "
+            "min-max normalised scores) or rrf (reciprocal rank fusion).", _one_of("scores", "rrf")),
     Setting("recall.rrf_k", 60, "Reciprocal rank fusion constant: larger flattens the difference between ranks.",
             _between(1, 10**6)),
-    Setting("recall.fts_weight", 1.0, "Weight of the full-text ranking in balanced fusion.", _between(0, 100)),
-    Setting("recall.vector_weight", 1.0, "Weight of the vector ranking in balanced fusion.", _between(0, 100)),
+    Setting("recall.fts_weight", 1.0, "Weight of the full-text list in balanced fusion.", _between(0, 100)),
+    Setting("recall.vector_weight", 0.7, "Weight of the vector list in balanced fusion.", _between(0, 100)),
+    Setting("recall.spread_to_next", 0.7,
+            "Balanced: share of a memory's full-text relevance passed to the next memory of its session (often "
+            "the reply to what matched); 0 turns it off.", _between(0, 10)),
+    Setting("recall.spread_to_previous", 0.3,
+            "Balanced: share passed to the previous memory of its session; 0 turns it off.", _between(0, 10)),
+    Setting("recall.session_weight", 0.3,
+            "Balanced: share of the relevance of its session's best memory that each memory gains; 0 turns it off.",
+            _between(0, 10)),
     Setting("recall.vector_cache", True,
             "Keep the namespace's vectors in memory (about 1.5 KB per memory; loaded on the first balanced "
             "recall, then kept in step) instead of scanning them in sqlite-vec on every recall."),
@@ -120,6 +134,9 @@ SETTINGS: tuple[Setting, ...] = (
             _one_of("auto", "onnx", "llama")),
     Setting("embedding.model", None, "Path of a GGUF embedding model for llama.cpp (unset: the packaged one).",
             _optional(lambda v: None if v.strip() else "must be a path"), kind=str),
+    Setting("embedding.with_source", True,
+            "Embed a memory as \"source: text\" when it has a source, so who said it is part of its meaning "
+            "(changing it needs `strata reindex`)."),
     Setting("embedding.threads", 2, "CPU threads used for embeddings.", _between(1, 256)),
     Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
             _between(1, 86400)),

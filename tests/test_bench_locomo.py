@@ -50,9 +50,10 @@ def test_parse_session_date():
         assert "1:56 pm on 8 May, 2023" in e.value.hint
 
 
-def test_turn_text_is_the_text_alone():
+def test_turn_text_is_the_text_and_the_shared_image_caption():
     turn = {"speaker": "Ines", "dia_id": "D1:5", "text": "Mostly bowls.", "blip_caption": "a blue bowl"}
-    assert turn_text(turn) == "Mostly bowls."
+    assert turn_text(turn) == "Mostly bowls. [shares a blue bowl]"
+    assert turn_text({**turn, "blip_caption": " "}) == turn_text({"text": "Mostly bowls."}) == "Mostly bowls."
 
 
 # -- scoring ---------------------------------------------------------------------------------

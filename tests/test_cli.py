@@ -359,7 +359,7 @@ def test_recall_balanced_mode_explains_both_retrievers(cli):
     result = cli.json("recall", "deploy", "--mode", "balanced", "--explain")
     assert result["mode_used"] == "balanced" and result["warnings"] == []
     retrievers = result["hits"][0]["explain"]["retrievers"]
-    assert retrievers["fts"]["rank"] == 1 and retrievers["vector"]["rank"] == 1 and retrievers["rrf"]["score"] > 0
+    assert retrievers["fts"]["rank"] == 1 and retrievers["vector"]["rank"] == 1 and retrievers["fused"]["score"] > 0
 @pytest.mark.parametrize("args", [("--k", "0"), ("--k", "-1"), ("--k", "1001"), ("--kind", "nonsense")],
                          ids=["k=0", "k=-1", "k=1001", "unknown kind"])
 def test_recall_bad_arguments(cli, args):

@@ -42,19 +42,24 @@ def test_migrations_recorded_once_and_rerun_is_noop(tmp_path):
     assert [r[0] for r in rows] == [n for n, _, _ in MIGRATIONS]
 
 
-def test_vector_sequence_migration_continues_after_existing_vectors(tmp_path, monkeypatch):
+def test_later_migrations_carry_existing_memories_over(tmp_path, monkeypatch):
     import daemon.storage.migrations as m
 
     conn = driver.connect(tmp_path / "old.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:2])  # a database from before migration 3
     migrate(conn)
     conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
-    conn.execute("INSERT INTO episodes (agent, kind, content, content_hash, event_at, recorded_at, last_seen_at, "
-                 "importance, updated_at, embedded) VALUES ('default', 'note', 'x', 'h', 0, 0, 0, 0.5, 0, 1)")
+    conn.execute("INSERT INTO episodes (agent, kind, content, source, content_hash, event_at, recorded_at, "
+                 "last_seen_at, importance, updated_at, embedded) "
+                 "VALUES ('default', 'note', 'the bridge is down', 'Ines', 'h', 0, 0, 0, 0.5, 0, 1)")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
-    assert migrate(conn) == [3]
+    assert migrate(conn) == [3, 4]
+    # 3: the vector sequence continues after the existing vectors
     meta = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'vector_%'"))
     assert meta == {"vector_seq": "1", "vector_epoch": "0"}
+    # 4: the rebuilt full-text index holds the old memory, by its text and by its source
+    for word in ("bridge", "ines"):
+        assert conn.execute("SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?", (word,)).fetchall() == [(1,)]
 
 
 def test_newer_database_is_refused(tmp_path):

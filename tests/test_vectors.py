@@ -42,7 +42,8 @@ def test_backlog_drains_and_nearest_finds_the_paraphrase(home):
     assert {hits[0][0], hits[1][0]} == {1, 2}  # both network notes before the cake and the disk
     assert all(0 <= d <= 2 for _, d in hits)
     assert status["embedding_backlog"] == 0
-    assert status["embedding_model"] == {"name": "all-MiniLM-L6-v2-int8", "dimension": 384}
+    assert status["embedding_model"] == {"name": "all-MiniLM-L6-v2-int8", "dimension": 384,
+                                         "text": "source: content"}
 
 
 def test_namespaces_are_partitions_of_the_index(home):
@@ -83,11 +84,11 @@ def test_another_model_needs_reindex_which_resumes(home):
             assert "strata reindex" in info.value.hint
             result = await mem.reindex()
             again = await mem.reindex()  # nothing left: no second reset
-            return result, again, await mem.db.run(vectors.indexed_model)
+            return result, again, await mem.db.run(vectors.indexed)
     result, again, model = run(switch())
     assert result["reset"] and result["embedded"] == 4 and result["backlog"] == 0
     assert not again["reset"] and again["embedded"] == 0
-    assert model == ("all-MiniLM-L6-v2", 384)
+    assert model == vectors.Spec("all-MiniLM-L6-v2", 384, "source: content")
 
 
 def test_missing_model_is_a_clear_error(home):

@@ -75,9 +75,11 @@ class Conversation:
 # -- reading the data (pure but for load_locomo) ---------------------------------------------
 
 def turn_text(turn: Mapping[str, Any]) -> str:
-    """What one turn stores as an episode. The only place that decides it, so options (the image
-    caption, the speaker's name) can be tried here and reach strata and the baselines alike."""
-    return turn["text"]
+    """What one turn stores as an episode, and what the baselines index: its text, and the caption
+    of the image it shares, if any, as the conversation shows it. The speaker is not part of the
+    text: it is the episode's source."""
+    caption = turn.get("blip_caption")
+    return f"{turn['text']} [shares {caption}]" if isinstance(caption, str) and caption.strip() else turn["text"]
 
 
 def canonical_dia_id(text: str) -> str | None:

@@ -17,7 +17,7 @@ import threading
 
 import numpy as np
 
-from .index import TABLE, indexed_model
+from .index import TABLE, indexed
 
 
 def _state(conn, agent: str) -> tuple:
@@ -35,7 +35,7 @@ class VectorCache:
     def _clear(self, model, epoch) -> None:
         self.model, self.epoch, self.seq = model, epoch, 0
         self._ids = np.zeros(0, dtype=np.int64)
-        self._matrix = np.zeros((0, model[1] if model else 0), dtype=np.float32)
+        self._matrix = np.zeros((0, model.dim if model else 0), dtype=np.float32)
         self._size = 0
         self._pos: dict[int, int] = {}
 
@@ -44,7 +44,7 @@ class VectorCache:
 
     def sync(self, conn) -> None:
         """Catch up with the database (on the database thread)."""
-        model = indexed_model(conn)
+        model = indexed(conn)
         epoch, newest = _state(conn, self.agent)
         with self._lock:
             if model is None:
@@ -66,7 +66,7 @@ class VectorCache:
     def _add(self, rows: list) -> None:
         if not rows:
             return
-        dim = self.model[1]
+        dim = self.model.dim
         fresh = [(i, v) for i, v in rows if i not in self._pos]
         for i, v in rows:
             if i in self._pos:  # re-embedded in place

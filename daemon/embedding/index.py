@@ -1,11 +1,13 @@
 """Vectors in sqlite-vec, one row per episode, partitioned by namespace.
 
-The table is made for the model's dimension on first use, and the model's name and
-dimension are recorded in `meta`; a different model needs `strata reindex`. Functions
+The table is made for the model's dimension on first use, and the model's name, dimension and
+what of a memory is embedded are recorded in `meta`; anything different needs `strata reindex`. Functions
 here take a raw connection and run inside Database.run / Database.transact.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,32 +16,54 @@ from ..errors import EmbeddingUnavailable
 TABLE = "episode_vectors"
 
 
-def indexed_model(conn) -> tuple[str, int] | None:
-    rows = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim')"))
+TEXTS = ("content", "source: content")  # what of a memory is embedded (embedding.with_source)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What the vectors of an index are: vectors of different specs never mix."""
+    model: str
+    dim: int
+    text: str  # one of TEXTS
+
+    def describe(self) -> str:
+        return f"{self.model} ({self.dim}-d, embedding {self.text})"
+
+
+def document(content: str, source: str | None, text: str) -> str:
+    """The text embedded for a memory: with its source first when the spec says so, so that who
+    said something is part of what it means ("Caroline: I went to the support group")."""
+    return f"{source}: {content}" if text == "source: content" and source else content
+
+
+def indexed(conn) -> Spec | None:
+    rows = dict(conn.execute(
+        "SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim', 'embedding_text')"))
     if "embedding_model" not in rows:
         return None
-    return rows["embedding_model"], int(rows["embedding_dim"])
+    return Spec(rows["embedding_model"], int(rows["embedding_dim"]), rows.get("embedding_text", "content"))
 
 
-def check_model(conn, model: str, dim: int) -> bool:
-    """True when the index exists for this model, False when there is none yet; raises when
-    it was built with another model."""
-    current = indexed_model(conn)
-    if current is not None and current != (model, dim):
+def check(conn, spec: Spec) -> bool:
+    """True when the index exists for this spec, False when there is none yet; raises when it
+    was built otherwise."""
+    current = indexed(conn)
+    if current is not None and current != spec:
         raise EmbeddingUnavailable(
-            f"the database is indexed with {current[0]} ({current[1]}-d) but {model} ({dim}-d) is configured",
-            hint="run `strata reindex` to embed every memory with the configured model")
+            f"the database is indexed with {current.describe()} but {spec.describe()} is configured",
+            hint="run `strata reindex` to embed every memory again")
     return current is not None
 
 
-def prepare(conn, model: str, dim: int) -> None:
-    """Make sure the index exists for this model (inside a write transaction)."""
-    if check_model(conn, model, dim):
+def prepare(conn, spec: Spec) -> None:
+    """Make sure the index exists for this spec (inside a write transaction)."""
+    if check(conn, spec):
         return
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
-                 f"agent TEXT PARTITION KEY, embedding FLOAT[{dim}] distance_metric=cosine)")
+                 f"agent TEXT PARTITION KEY, embedding FLOAT[{spec.dim}] distance_metric=cosine)")
     conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-                     [("embedding_model", model), ("embedding_dim", str(dim))])
+                     [("embedding_model", spec.model), ("embedding_dim", str(spec.dim)),
+                      ("embedding_text", spec.text)])
 
 
 # Run whenever vectors are removed: in-memory copies (cache.py) then reload.
@@ -51,12 +75,13 @@ def reset(conn) -> int:
     """Forget every vector and the recorded model (inside a write transaction); returns the new backlog."""
     conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
     conn.execute(BUMP_EPOCH)
-    conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')")
+    conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim', 'embedding_text')")
     return conn.execute("UPDATE episodes SET embedded = 0").rowcount
 
 
-def pending(conn, limit: int) -> list[tuple[int, str, str]]:
-    return conn.execute("SELECT id, agent, content FROM episodes WHERE embedded = 0 ORDER BY id LIMIT ?",
+def pending(conn, limit: int) -> list[tuple[int, str, str, str | None]]:
+    """(id, namespace, content, source) of memories waiting for a vector, oldest first."""
+    return conn.execute("SELECT id, agent, content, source FROM episodes WHERE embedded = 0 ORDER BY id LIMIT ?",
                         (limit,)).fetchall()
 
 
@@ -81,7 +106,7 @@ def backlog(conn, agent: str | None = None) -> int:
 
 def nearest(conn, agent: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
     """The k nearest vectors of one namespace: (episode id, cosine distance)."""
-    if indexed_model(conn) is None:
+    if indexed(conn) is None:
         return []
     rows = conn.execute(f"SELECT rowid, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? AND agent = ?",
                         (vector.astype(np.float32).tobytes(), k, agent)).fetchall()

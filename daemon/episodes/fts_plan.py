@@ -23,7 +23,7 @@ from .fts import MAX_TERMS, all_of, any_of, phrase, terms
 # CROSS JOIN pins the FTS table as the outer loop; left to itself the planner may walk the
 # namespace index and run the match once per episode.
 _FROM = "FROM episodes_fts CROSS JOIN episodes e ON e.id = episodes_fts.rowid"
-_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match migration 1
+_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match the episodes_fts migration
 
 
 @dataclass
@@ -125,9 +125,10 @@ def _bounded(conn, phrases: list[str], dfs: list[int], total: int, budget: int,
     return {rid: sum(weights[p] for p in ps) for rid, ps in held.items()}
 
 
-def search(conn, query: str, scope: Scope, columns: str, *, limit: int,
-                 budget: int) -> tuple[list[tuple[dict, float]], dict]:
-    """Candidate rows with a relevance score (higher is better), and the plan for explanations."""
+def search(conn, query: str, scope: Scope, columns: str, *, limit: int, budget: int,
+           source_weight: float = 1.0) -> tuple[list[tuple[dict, float]], dict]:
+    """Candidate rows with a relevance score (higher is better), and the plan for explanations.
+    A word found in a memory's source (who said it) counts `source_weight` times one in its text."""
     pieces = terms(query)[:MAX_TERMS]
     if not pieces:
         return [], {"strategy": "none", "reason": "no searchable words"}
@@ -135,8 +136,8 @@ def search(conn, query: str, scope: Scope, columns: str, *, limit: int,
     dfs, total = _doc_freqs(conn, pieces)
     if sum(dfs) <= budget:
         where, params = scope.where()
-        rows = _all(conn, f"SELECT {columns}, bm25(episodes_fts) AS bm {_FROM} WHERE episodes_fts MATCH ? "
-                                 f"AND {where} ORDER BY bm LIMIT ?", (any_of(phrases), *params, limit))
+        rows = _all(conn, f"SELECT {columns}, bm25(episodes_fts, 1.0, ?) AS bm {_FROM} WHERE episodes_fts MATCH ? "
+                          f"AND {where} ORDER BY bm LIMIT ?", (source_weight, any_of(phrases), *params, limit))
         return [(dict(r), -r["bm"]) for r in rows], {"strategy": "exact", "scorer": "bm25"}
     scores = _bounded(conn, phrases, dfs, total, budget, limit)
     # Over-fetch before the namespace filter: the index is shared by every namespace.
