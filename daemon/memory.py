@@ -36,7 +36,8 @@ class Memory:
         self.limits = Limits.from_config(config)
         self.params = config.scoring_params()
         self._embedder = None
-        self._vectors = VectorCache(agent) if config["recall.vector_cache"] else None
+        self._vectors = VectorCache(agent, exact_below=int(config["recall.vector_exact_below"])) \
+            if config["recall.vector_cache"] else None
 
     @classmethod
     async def open(cls, home: Home | str | None = None, *, agent: str | None = None,
@@ -143,7 +144,9 @@ class Memory:
         return self._embedder
 
     async def _spec(self) -> vectors.Spec:
-        emb = await self.embedder()
+        return self._spec_of(await self.embedder())
+
+    def _spec_of(self, emb) -> vectors.Spec:
         return vectors.Spec(emb.name, emb.dim, vectors.TEXTS[1] if self.config["embedding.with_source"]
                             else vectors.TEXTS[0])
 
@@ -177,16 +180,16 @@ class Memory:
 
     async def _nearest(self, query: str, limit: int, warnings: list[str]) -> list[tuple[int, float]] | None:
         """The query's nearest memories, or None (with a warning saying why) when recall must
-        fall back to fast."""
+        fall back to fast. The query is embedded before any database hop, so it never waits
+        behind the full-text search."""
         try:
             emb = await self.embedder()
-            await self.db.run(vectors.check, await self._spec())
             query_vector = (await asyncio.to_thread(emb.embed, [query]))[0]
+            return await nearest(self.db, self.agent, query_vector, limit, self._spec_of(emb), self._vectors)
         except EmbeddingUnavailable as e:
             warnings.append(f"semantic recall unavailable, used fast: {e.message}"
                             + (f" ({e.hint})" if e.hint else ""))
             return None
-        return await nearest(self.db, self.agent, query_vector, limit, self._vectors)
 
     async def embedding_backlog(self) -> int:
         return await self.db.run(vectors.backlog, self.agent)

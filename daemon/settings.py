@@ -72,7 +72,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("store.kinds", list(KINDS), "Kinds an episode may have.", _kinds),
     Setting("store.default_kind", "observation", "Kind used when none is given."),
     Setting("store.default_importance", 0.5, "Importance (0-1) used when none is given.", _between(0, 1)),
-    Setting("recall.mode", "fast", "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph).",
+    Setting("recall.mode", "balanced", "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph).",
             _one_of(*MODES)),
     Setting("recall.k", 10, "Results returned when --k is not given.", _between(1, 1000)),
     Setting("recall.candidates", 50, "Candidates fetched per retriever before composite scoring.", _between(1, 10000)),
@@ -100,6 +100,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.vector_cache", True,
             "Keep the namespace's vectors in memory (about 1.5 KB per memory; loaded on the first balanced "
             "recall, then kept in step) instead of scanning them in sqlite-vec on every recall."),
+    Setting("recall.vector_exact_below", 20000,
+            "Up to this many vectors in a namespace the in-memory search is exact; above it, sign bits "
+            "shortlist 2% (at least 2,000) and those are scored exactly.", _between(0, 10**9)),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),

@@ -32,7 +32,7 @@ def test_bench_ingest_human_output(cli):
 
 def test_bench_recall(cli, tmp_path):
     out = tmp_path / "recall.json"
-    r = cli.json("bench", "recall", "--n", "2000", "--queries", "30", "--out", str(out))
+    r = cli.json("bench", "recall", "--n", "2000", "--mode", "fast", "--queries", "30", "--out", str(out))
     assert r["benchmark"] == "recall" and r["n"] == 2000 and r["mode_used"] == "fast"
     assert r["queries"] == 30
     for key in ("p50_ms", "p95_ms", "p99_ms"):
@@ -55,3 +55,10 @@ def test_bench_embed_reports_throughput_and_query_latency(cli):
     assert r["n"] == 40 and r["dimension"] == 384 and r["model"] == "all-MiniLM-L6-v2-int8"
     assert r["baseline"]["runtime"] == "llama" and r["baseline"]["texts_per_s"] > 0
     assert r["texts_per_s"] > 0 and 0 < r["query_p50_ms"] <= r["query_p95_ms"]
+
+
+@pytest.mark.slow
+def test_bench_recall_balanced_is_the_default_and_embeds_the_corpus_first(cli):
+    r = cli.json("bench", "recall", "--n", "300", "--queries", "10")
+    assert r["mode"] == r["mode_used"] == "balanced"
+    assert r["embed_seconds"] > 0 and r["first_recall_ms"] > 0 and r["hits_per_query"] > 0

@@ -30,7 +30,7 @@ def test_fast_recall_ranks_and_explains(memory):
     a = memory.observe("TLS cert on gw-02 expires in 3 days", importance=0.9)["id"]
     memory.observe("disk usage on nas-01 at 91%")
     b = memory.observe("rotated the TLS cert on web-01")["id"]
-    r = memory.recall("TLS cert gw-02", k=5)
+    r = memory.recall("TLS cert gw-02", k=5, mode="fast")
     assert [h["id"] for h in r["hits"]][:2] == [a, b]
     top = r["hits"][0]
     assert set(top["explain"]["signals"]) == {"relevance", "recency", "strength", "priority", "wilson", "context"}
@@ -42,7 +42,7 @@ def test_fast_recall_ranks_and_explains(memory):
 def test_weird_queries_return_cleanly_and_change_nothing(memory):
     memory.observe("backup job on nas-01 failed with ENOSPC")
     for q in ['"', "''", "NEAR(", "a AND", "OR OR OR", "col:x", "'; DROP TABLE episodes; --", "🔥", "\\", "%_"]:
-        r = memory.recall(q)
+        r = memory.recall(q, mode="fast")
         assert isinstance(r["hits"], list)
     assert memory.status()["episodes"] == 1
     with pytest.raises(InvalidInput):
@@ -62,16 +62,16 @@ def test_balanced_without_vectors_still_answers_from_full_text(memory):
 def test_context_match_raises_a_memory(memory):
     prod = memory.observe("restart the web proxy", context={"environment": "prod"})["id"]
     lab = memory.observe("restart the web proxy now", context={"environment": "lab"})["id"]
-    r = memory.recall("restart web proxy", context={"environment": "lab"})
+    r = memory.recall("restart web proxy", context={"environment": "lab"}, mode="fast")
     assert r["hits"][0]["id"] == lab
-    r = memory.recall("restart web proxy", context={"environment": "prod"})
+    r = memory.recall("restart web proxy", context={"environment": "prod"}, mode="fast")
     assert r["hits"][0]["id"] == prod
 
 
 def test_kind_filter(memory):
     memory.observe("decided to pin invoice-bot", kind="decision")
     memory.observe("invoice-bot crashed", kind="event")
-    r = memory.recall("invoice-bot", kinds=["decision"])
+    r = memory.recall("invoice-bot", kinds=["decision"], mode="fast")
     assert [h["kind"] for h in r["hits"]] == ["decision"]
 
 
@@ -86,7 +86,7 @@ def _bulk(home, n, extra_config=""):
                          "event_at": 1_700_000_000 + n})
             await mem.observe_many(rows)
             return (await mem.recall("cycle zebrafish", k=3, mode="fast"),
-                    await mem.recall("cycle status bridge", k=5))
+                    await mem.recall("cycle status bridge", k=5, mode="fast"))
     return asyncio.run(go())
 
 
@@ -113,12 +113,18 @@ def test_thresholds_filter_only_in_active_phase(home):
             old = (await mem.observe("old note about the garden sensors", at="400d ago"))["id"]
             fact = (await mem.observe("garden sensors run on 5 V", at="400d ago", factual=True))["id"]
             await mem.observe("new garden sensors note")
-            passive = await mem.recall("garden sensors")
+            passive = await mem.recall("garden sensors", mode="fast")
             await mem.feedback(passive["recall_id"], "success")
-            active = await mem.recall("garden sensors")
+            active = await mem.recall("garden sensors", mode="fast")
             return old, fact, passive, active
     old, fact, passive, active = asyncio.run(go())
     assert passive["phase"] == "passive" and old in [h["id"] for h in passive["hits"]]
     assert active["phase"] == "active" and active["filtered"] == 1
     ids = [h["id"] for h in active["hits"]]
     assert old not in ids and fact in ids  # stale memories drop out; factual ones never do
+
+
+def test_balanced_is_the_default_mode(memory):
+    memory.observe("the bridge on gw-02 is down")
+    r = memory.recall("bridge")
+    assert r["mode"] == "balanced" and r["hits"]

@@ -4,6 +4,7 @@ import asyncio
 import contextlib
 import json
 
+import numpy as np
 import pytest
 
 from daemon import Memory
@@ -170,3 +171,33 @@ def test_balanced_recall_with_and_without_the_copy_ranks_alike(home):
             r = await mem.recall("gateway connection problems", mode="balanced")
             return [(h["id"], h["explain"]["retrievers"].get("vector")) for h in r["hits"]]
     assert run(go(True)) == run(go(False))
+
+
+def test_large_namespaces_shortlist_by_sign_bits_and_score_exactly(home):
+    """Above exact_below the copy ranks by sign bits first; the shortlist is then scored exactly,
+    so a stored vector looked up with a little noise is still found first."""
+    rng = np.random.default_rng(7)
+    centres = rng.standard_normal((30, 384)).astype(np.float32)
+    data = centres[rng.integers(0, 30, 3000)] + 0.6 * rng.standard_normal((3000, 384)).astype(np.float32)
+    data /= np.linalg.norm(data, axis=1, keepdims=True)
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            await mem.observe_many([{"content": f"memory {i}"} for i in range(len(data))])
+            await mem.db.transact(vectors.prepare, vectors.Spec("synthetic", 384, "content"))
+            ids = [r[0] for r in await mem.db.fetchall("SELECT id FROM episodes ORDER BY id")]
+            await mem.db.transact(vectors.store, [(i, "default", v) for i, v in zip(ids, data)])
+            shortlisted = VectorCache("default", exact_below=100, shortlist=300)
+            exact = VectorCache("default")
+            await mem.db.run(shortlisted.sync)
+            await mem.db.run(exact.sync)
+            return ids, shortlisted, exact
+    ids, shortlisted, exact = run(go())
+    overlap = []
+    for n in range(0, 3000, 150):
+        q = data[n] + 0.05 * rng.standard_normal(384).astype(np.float32)
+        q /= np.linalg.norm(q)
+        fast, slow = shortlisted.search(q, 10), exact.search(q, 10)
+        assert fast[0][0] == slow[0][0] == ids[n]
+        overlap.append(len({i for i, _ in fast} & {i for i, _ in slow}) / 10)
+    assert np.mean(overlap) >= 0.9

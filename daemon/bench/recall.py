@@ -35,7 +35,7 @@ def bare_fts_seconds(db_path: Path, queries: list[str], k: int) -> list[float]:
     return times
 
 
-async def bench_recall(n: int, *, mode: str = "fast", queries: int = 300, k: int = 10, seed: int = 0,
+async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k: int = 10, seed: int = 0,
                        progress: Callable[[int], None] | None = None,
                        embed_progress: Callable[[int], None] | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)

@@ -95,7 +95,7 @@ def register(sub, common) -> None:
 
     add("ingest", cmd_ingest, "Import throughput: JSONL -> validate -> store, vs bare SQLite inserts.")
     q = add("recall", cmd_recall, "Recall latency p50/p95/p99 through the user code path, vs a bare FTS5 query.")
-    q.add_argument("--mode", choices=MODES, default="fast")
+    q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
     q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
     q.add_argument("--k", type=int, default=10)
     q = add("embed", cmd_embed, "Embedding throughput (texts/s) on corpus texts and single-query latency, "

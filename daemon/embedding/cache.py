@@ -9,6 +9,12 @@ SQLite stays the only source of truth; the matrix is a copy that a long-lived pr
   another epoch (or another model) is reloaded.
 `sync` reads through a connection (the database thread); `search` is plain numpy and runs
 on any thread, so it can overlap the full-text search.
+
+Up to `exact_below` vectors a search is one exact matrix-vector product. Above that the
+product is bound by memory bandwidth (about 7 ms for 100k x 384 floats on this machine), so
+the search first ranks every vector by the Hamming distance of its sign bits (centred on the
+mean; 48 bytes a vector) and then scores the best `max(shortlist, n / 50)` exactly. On MiniLM
+vectors of the benchmark corpus that keeps 99.8% of the exact top 50.
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ def _state(conn, agent: str) -> tuple:
 
 
 class VectorCache:
-    def __init__(self, agent: str):
+    def __init__(self, agent: str, *, exact_below: int = 20_000, shortlist: int = 2000):
         self.agent = agent
+        self.exact_below = exact_below
+        self.shortlist = shortlist
         self._lock = threading.Lock()
         self._clear(None, None)
 
@@ -38,6 +46,9 @@ class VectorCache:
         self._matrix = np.zeros((0, model.dim if model else 0), dtype=np.float32)
         self._size = 0
         self._pos: dict[int, int] = {}
+        self._mean: np.ndarray | None = None  # the centre of the sign bits, fixed when they are first made
+        self._bits = np.zeros((0, 0), dtype=np.uint64)  # one row per 64 dimensions, one column per vector
+        self._bits_done = 0
 
     def __len__(self) -> int:
         return self._size
@@ -71,6 +82,7 @@ class VectorCache:
         for i, v in rows:
             if i in self._pos:  # re-embedded in place
                 self._matrix[self._pos[i]] = np.frombuffer(v, dtype=np.float32)
+                self._bits_done = min(self._bits_done, self._pos[i])
         need = self._size + len(fresh)
         if need > len(self._ids):
             capacity = max(need, 2 * len(self._ids), 1024)
@@ -85,17 +97,49 @@ class VectorCache:
             self._pos[i] = offset
         self._size = need
 
+    def _signs(self, rows: np.ndarray) -> np.ndarray:
+        packed = np.packbits(rows > self._mean, axis=1)
+        pad = (-packed.shape[1]) % 8
+        if pad:
+            packed = np.pad(packed, ((0, 0), (0, pad)))
+        return np.ascontiguousarray(packed.view(np.uint64).T)
+
+    def _update_bits(self) -> None:
+        if self._mean is None:
+            self._mean = self._matrix[:self._size].mean(axis=0)
+        if self._bits.shape[1] < len(self._ids):
+            grown = np.zeros((self._signs(self._matrix[:1]).shape[0], len(self._ids)), dtype=np.uint64)
+            if self._bits_done:
+                grown[:, :self._bits_done] = self._bits[:, :self._bits_done]
+            self._bits = grown
+        self._bits[:, self._bits_done:self._size] = self._signs(self._matrix[self._bits_done:self._size])
+        self._bits_done = self._size
+
+    def _shortlist(self, vector: np.ndarray) -> np.ndarray:
+        """Positions of the vectors nearest by sign bits."""
+        if self._bits_done < self._size:
+            self._update_bits()
+        query = self._signs(vector[None, :])[:, 0]
+        distance = np.bitwise_count(self._bits[0, :self._size] ^ query[0]).astype(np.uint16)
+        for word in range(1, len(query)):
+            distance += np.bitwise_count(self._bits[word, :self._size] ^ query[word])
+        keep = max(self.shortlist, self._size // 50)
+        return np.argpartition(distance, keep)[:keep] if keep < self._size else np.arange(self._size)
+
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k nearest: (episode id, cosine distance), nearest first. Vectors are normalised,
         so cosine similarity is a dot product."""
+        vector = vector.astype(np.float32)
         with self._lock:
             if self._size == 0:
                 return []
-            scores = self._matrix[:self._size] @ vector.astype(np.float32)
-            ids = self._ids[:self._size]
-            if k < self._size:
-                top = np.argpartition(-scores, k - 1)[:k]
+            if self._size > self.exact_below:
+                positions = self._shortlist(vector)
+                scores = self._matrix[positions] @ vector
             else:
-                top = np.arange(self._size)
+                positions = np.arange(self._size)
+                scores = self._matrix[:self._size] @ vector
+            ids = self._ids[positions]
+            top = np.argpartition(-scores, k - 1)[:k] if k < len(scores) else np.arange(len(scores))
             top = top[np.lexsort((ids[top], -scores[top]))]
             return [(int(ids[t]), float(1.0 - scores[t])) for t in top]

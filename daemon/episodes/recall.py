@@ -100,29 +100,47 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
     return hits, filtered
 
 
-async def nearest(db: Database, agent: str, vector, limit: int, cache: VectorCache | None) -> list[tuple[int, float]]:
-    """The namespace's nearest vectors: (episode id, cosine distance). With a cache, only the
-    catch-up read uses the database thread; the search itself overlaps the full-text search."""
-    if cache is None:
-        return await db.run(vectors.nearest, agent, vector, limit)
-    await db.run(cache.sync)
-    return await asyncio.to_thread(cache.search, vector, limit)
-
-
-async def vector_candidates(db: Database, scope: Scope, near: list[tuple[int, float]]) -> list[Candidate]:
-    """The nearest memories filtered to the recall's scope, in vector rank order."""
+async def nearest(db: Database, agent: str, vector, limit: int, spec: vectors.Spec,
+                  cache: VectorCache | None) -> list[tuple[int, float]]:
+    """The namespace's nearest vectors: (episode id, cosine distance), after checking that the
+    index holds vectors of `spec` (in the same database hop as the catch-up of the cache)."""
     def read(conn):
-        if not near:
-            return []
-        where, params = scope.where(by_id=True)
-        rows = {r["id"]: dict(r) for r in conn.execute(
-            f"SELECT {_CANDIDATE_COLUMNS} FROM episodes e WHERE e.id IN ({', '.join('?' * len(near))}) AND {where}",
-            (*[i for i, _ in near], *params))}
-        return [(rows[i], d) for i, d in near if i in rows]
+        vectors.check(conn, spec)
+        if cache is None:
+            return vectors.nearest(conn, agent, vector, limit)
+        cache.sync(conn)
+        return None
 
+    found = await db.run(read)
+    return found if cache is None else await asyncio.to_thread(cache.search, vector, limit)
+
+
+def _rows_by_id(conn, scope: Scope, ids) -> dict[int, dict]:
+    ids = list(ids)
+    if not ids:
+        return {}
+    where, params = scope.where(by_id=True)
+    return {r["id"]: dict(r) for r in conn.execute(
+        f"SELECT {_CANDIDATE_COLUMNS} FROM episodes e WHERE e.id IN ({', '.join('?' * len(ids))}) AND {where}",
+        (*ids, *params))}
+
+
+def _session_neighbours(conn, agent: str, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
+    """id -> (previous id, next id) in its session, by id order, for memories with a session."""
+    if not ids:
+        return {}
+    return {r[0]: (r[1], r[2]) for r in conn.execute(
+        "SELECT e.id, (SELECT max(p.id) FROM episodes p WHERE p.agent = e.agent AND p.session = e.session "
+        "AND p.id < e.id), (SELECT min(n.id) FROM episodes n WHERE n.agent = e.agent AND n.session = e.session "
+        f"AND n.id > e.id) FROM episodes e WHERE e.id IN ({', '.join('?' * len(ids))}) AND +e.agent = ? "
+        "AND e.session IS NOT NULL", (*ids, agent))}
+
+
+def vector_list(rows: dict[int, dict], near: list[tuple[int, float]]) -> list[Candidate]:
+    """The nearest memories within the recall's scope (those in `rows`), in vector rank order."""
     out = []
-    for rank, (row, distance) in enumerate(await db.run(read), 1):
-        c = Candidate(row, raw={"vector": 1.0 - distance})
+    for rank, (i, distance) in enumerate(((i, d) for i, d in near if i in rows), 1):
+        c = Candidate(rows[i], raw={"vector": 1.0 - distance})
         c.retrievers["vector"] = {"rank": rank, "cosine": round(1.0 - distance, 4)}
         out.append(c)
     return with_normalised(out, "vector")
@@ -136,40 +154,24 @@ def with_normalised(candidates: list[Candidate], name: str) -> list[Candidate]:
     return candidates
 
 
-async def session_neighbours(db: Database, scope: Scope, ids: list[int]) -> tuple[dict, dict]:
-    """For memories with a session: (id -> (previous id, next id) in the session by id order,
-    the neighbours' rows within the recall's scope), in one hop."""
-    def read(conn):
-        around = {}
-        for i in ids:
-            row = conn.execute(
-                "SELECT (SELECT p.id FROM episodes p WHERE p.agent = e.agent AND p.session = e.session "
-                "AND p.id < e.id ORDER BY p.id DESC LIMIT 1), "
-                "(SELECT n.id FROM episodes n WHERE n.agent = e.agent AND n.session = e.session "
-                "AND n.id > e.id ORDER BY n.id LIMIT 1) "
-                "FROM episodes e WHERE e.id = ? AND e.agent = ? AND e.session IS NOT NULL", (i, scope.agent)).fetchone()
-            if row:
-                around[i] = (row[0], row[1])
-        wanted = sorted({n for pair in around.values() for n in pair if n is not None} - set(ids))
-        if not wanted:
-            return around, {}
-        where, params = scope.where(by_id=True)
-        rows = {r["id"]: dict(r) for r in conn.execute(
-            f"SELECT {_CANDIDATE_COLUMNS} FROM episodes e WHERE e.id IN ({', '.join('?' * len(wanted))}) AND {where}",
-            (*wanted, *params))}
-        return around, rows
-
-    return await db.run(read)
-
-
 async def balanced_candidates(db: Database, scope: Scope, fts: list[Candidate], near: list[tuple[int, float]],
                               tuning: Tuning) -> list[Candidate]:
     """Full-text and vector candidates as one list: spreading within sessions (full text only:
-    spreading vector similarity measured worse), fusion, session aggregation."""
+    spreading vector similarity measured worse), fusion, session aggregation. One database hop
+    reads the vector hits and the full-text hits' neighbours."""
     lexical = with_normalised(fts, "fts")
-    if lexical and (tuning.spread_to_next > 0 or tuning.spread_to_previous > 0):
-        around, rows = await session_neighbours(db, scope, [c.row["id"] for c in lexical])
+    spreading = bool(lexical) and (tuning.spread_to_next > 0 or tuning.spread_to_previous > 0)
+    fts_ids = [c.row["id"] for c in lexical]
+
+    def read(conn):
+        around = _session_neighbours(conn, scope.agent, fts_ids) if spreading else {}
+        wanted = {i for i, _ in near} | {n for pair in around.values() for n in pair if n is not None}
+        return around, _rows_by_id(conn, scope, wanted - set(fts_ids))
+
+    around, rows = await db.run(read)
+    if spreading:
         lexical = spread(lexical, around, rows, to_next=tuning.spread_to_next, to_previous=tuning.spread_to_previous)
-    fused = fuse({"fts": lexical, "vector": await vector_candidates(db, scope, near)},
+    rows.update((c.row["id"], c.row) for c in fts)  # a full-text hit is in scope
+    fused = fuse({"fts": lexical, "vector": vector_list(rows, near)},
                  {"fts": tuning.fts_weight, "vector": tuning.vector_weight}, method=tuning.fusion, k=tuning.rrf_k)
     return session_boost(fused, tuning.session_weight)
