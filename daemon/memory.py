@@ -152,19 +152,32 @@ class Memory:
 
     async def embed_pending(self, *, batch: int = 64, limit: int | None = None,
                             progress: Callable[[int], None] | None = None) -> dict:
-        """Embed memories that have no vector yet, in short transactions; safe to interrupt."""
+        """Embed memories that have no vector yet, in short transactions; safe to interrupt.
+        A batch is stored on the database thread while the next one is embedded."""
         emb, spec = await self.embedder(), await self._spec()
         await self.db.transact(vectors.prepare, spec)
-        done = 0
-        while limit is None or done < limit:
-            rows = await self.db.run(vectors.pending, batch if limit is None else min(batch, limit - done))
-            if not rows:
-                break
-            found = await asyncio.to_thread(emb.embed, [vectors.document(r[2], r[3], spec.text) for r in rows])
-            await self.db.transact(vectors.store, [(r[0], r[1], v) for r, v in zip(rows, found)])
-            done += len(rows)
-            if progress:
-                progress(len(rows))
+
+        async def next_rows(after: int, done: int) -> list:
+            size = batch if limit is None else min(batch, limit - done)
+            return await self.db.run(vectors.pending, size, after) if size > 0 else []
+
+        done, storing = 0, None
+        rows = await next_rows(0, 0)
+        try:
+            while rows:
+                found = await asyncio.to_thread(emb.embed, [vectors.document(r[2], r[3], spec.text) for r in rows])
+                if storing is not None:
+                    await storing
+                done += len(rows)
+                following = await next_rows(rows[-1][0], done)
+                storing = asyncio.ensure_future(
+                    self.db.transact(vectors.store, [(r[0], r[1], v) for r, v in zip(rows, found)]))
+                if progress:
+                    progress(len(rows))
+                rows = following
+        finally:
+            if storing is not None:
+                await storing
         return {"embedded": done, "backlog": await self.db.run(vectors.backlog), "model": emb.name,
                 "dimension": emb.dim}
 

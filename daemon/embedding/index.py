@@ -79,19 +79,19 @@ def reset(conn) -> int:
     return conn.execute("UPDATE episodes SET embedded = 0").rowcount
 
 
-def pending(conn, limit: int) -> list[tuple[int, str, str, str | None]]:
-    """(id, namespace, content, source) of memories waiting for a vector, oldest first."""
-    return conn.execute("SELECT id, agent, content, source FROM episodes WHERE embedded = 0 ORDER BY id LIMIT ?",
-                        (limit,)).fetchall()
+def pending(conn, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
+    """(id, namespace, content, source) of memories waiting for a vector, oldest first, above id `after`."""
+    return conn.execute("SELECT id, agent, content, source FROM episodes WHERE embedded = 0 AND id > ? "
+                        "ORDER BY id LIMIT ?", (after, limit)).fetchall()
 
 
 def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:
     """Write vectors and mark their episodes embedded with the batch's sequence number (inside a
-    write transaction). An episode purged while its vector was being computed is skipped."""
-    live = {r[0] for r in conn.execute(
-        f"SELECT id FROM episodes WHERE id IN ({', '.join('?' * len(rows))})", [r[0] for r in rows])}
-    kept = [(eid, agent, vec.astype(np.float32).tobytes()) for eid, agent, vec in rows if eid in live]
-    conn.executemany(f"DELETE FROM {TABLE} WHERE rowid = ?", [(eid,) for eid, _, _ in kept])
+    write transaction). An episode purged, or embedded by another process, while its vector was
+    being computed is skipped."""
+    waiting = {r[0] for r in conn.execute(
+        f"SELECT id FROM episodes WHERE embedded = 0 AND id IN ({', '.join('?' * len(rows))})", [r[0] for r in rows])}
+    kept = [(eid, agent, vec.astype(np.float32).tobytes()) for eid, agent, vec in rows if eid in waiting]
     conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?)", kept)
     seq = conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_seq' "
                        "RETURNING CAST(value AS INTEGER)").fetchall()[0][0]
