@@ -30,6 +30,10 @@ from .storage import Database
 IMPORT_BATCH = 2000
 
 
+def _fallback(e: EmbeddingUnavailable) -> str:
+    return f"semantic recall unavailable, used fast: {e.message}" + (f" ({e.hint})" if e.hint else "")
+
+
 class Memory:
     def __init__(self, db: Database, home: Home, config: Config, agent: str, actor: str):
         self.db, self.home, self.config, self.agent, self.actor = db, home, config, agent, actor
@@ -191,18 +195,15 @@ class Memory:
         result = await self.embed_pending(progress=progress)
         return {**result, "reset": reset}
 
-    async def _nearest(self, query: str, limit: int, warnings: list[str]) -> list[tuple[int, float]] | None:
-        """The query's nearest memories, or None (with a warning saying why) when recall must
-        fall back to fast. The query is embedded before any database hop, so it never waits
-        behind the full-text search."""
+    async def _embed_query(self, query: str, warnings: list[str]) -> tuple[Any, asyncio.Future] | None:
+        """Start embedding the query on its own thread; (embedder, future vector), or None with a
+        warning saying why when recall must fall back to fast."""
         try:
             emb = await self.embedder()
-            query_vector = (await asyncio.to_thread(emb.embed, [query]))[0]
-            return await nearest(self.db, self.agent, query_vector, limit, self._spec_of(emb), self._vectors)
         except EmbeddingUnavailable as e:
-            warnings.append(f"semantic recall unavailable, used fast: {e.message}"
-                            + (f" ({e.hint})" if e.hint else ""))
+            warnings.append(_fallback(e))
             return None
+        return emb, asyncio.get_running_loop().run_in_executor(None, emb.embed, [query])
 
     async def embedding_backlog(self) -> int:
         return await self.db.run(vectors.backlog, self.agent)
@@ -233,28 +234,33 @@ class Memory:
         scope = Scope(self.agent, states, kinds)
         tuning = Tuning.from_config(self.config)
         started = time.perf_counter()
-        # The query is embedded and searched on other threads while the database thread runs the
-        # full-text search.
-        semantic = asyncio.create_task(self._nearest(query, tuning.candidates, warnings)) if mode != "fast" else None
+        embedding = await self._embed_query(query, warnings) if mode != "fast" else None
         try:
-            candidates, plan, phase = await fts_candidates(self.db, scope, query, tuning, self.params)
+            lexical = await fts_candidates(self.db, scope, query, tuning, self.params, neighbours=embedding is not None)
         except BaseException:
-            if semantic is not None:
-                semantic.cancel()
+            if embedding is not None:
+                embedding[1].cancel()
             raise
-        near = await semantic if semantic is not None else None
-        used = "fast" if near is None else "balanced"
-        if mode == "deep" and near is not None:
-            warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
-        if near is not None:
-            candidates = await balanced_candidates(self.db, scope, candidates, near, tuning)
+        candidates, used = lexical.candidates, "fast"
+        if embedding is not None:
+            emb, future = embedding
+            try:
+                near, rows = await nearest(self.db, scope, (await future)[0], tuning.candidates, self._spec_of(emb),
+                                           self._vectors, lexical.rows)
+            except EmbeddingUnavailable as e:
+                warnings.append(_fallback(e))
+            else:
+                candidates, used = balanced_candidates(lexical, near, rows, tuning), "balanced"
+                if mode == "deep":
+                    warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
-                                         phase=phase, k=k)
+                                         phase=lexical.phase, k=k)
         recall_id = await self.db.transact(
             writes.record_recall, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
             [(h["id"], h["rank"], h["score"]) for h in hits], now)
         return {"recall_id": recall_id, "agent": self.agent, "query": query, "mode": mode, "mode_used": used,
-                "k": k, "phase": phase, "candidates": len(candidates), "fts_plan": plan, "filtered": filtered,
+                "k": k, "phase": lexical.phase, "candidates": len(candidates), "fts_plan": lexical.plan,
+                "filtered": filtered,
                 "weights": dict(vars(self.params.weights)), "warnings": warnings,
                 "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "hits": hits}
 

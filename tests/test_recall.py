@@ -99,6 +99,17 @@ def test_broad_query_uses_bounded_plan_and_still_finds_the_rare_memory(home):
     assert broad["fts_plan"]["strategy"] == "bounded" and len(broad["hits"]) == 5
 
 
+def test_bounded_scores_count_each_phrase_a_memory_holds_once(home):
+    from daemon.episodes.fts_plan import idf
+    rare, broad = _bulk(home, 300, "[recall]\nfts_budget = 50\n")
+    total = 301  # rowids in the index
+    both = round(idf(301, total) + idf(1, total), 4)  # "cycle" is in every memory, "zebrafish" in one
+    assert rare["hits"][0]["explain"]["retrievers"]["fts"]["idf-sum"] == both
+    every = round(idf(301, total) + idf(300, total) + idf(301, total), 4)
+    assert {h["explain"]["retrievers"]["fts"]["idf-sum"] for h in broad["hits"]} == {every}
+    assert [h["id"] for h in broad["hits"]] == sorted((h["id"] for h in broad["hits"]), reverse=True)
+
+
 def test_same_corpus_exact_plan_agrees_on_the_top_hit(home):
     rare, _ = _bulk(home, 300, "[recall]\nfts_budget = 100000\n")
     assert rare["fts_plan"]["strategy"] == "exact"

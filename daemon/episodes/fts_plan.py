@@ -9,8 +9,8 @@ so the plan is:
 - bounded: otherwise fetch membership only (no bm25): every memory holding a rare phrase
   (one in fewer than `budget` memories), which common phrases those memories also hold,
   and, when no phrase is rare, the newest `budget` memories holding every phrase, topped up
-  by the newest holding any when too few hold every phrase. Each is scored as BM25 with tf = 1 at average length, i.e. the
-  sum of the IDFs of the phrases it holds. `explain` names the strategy and the terms.
+  by the newest holding any when too few hold every phrase. Each is scored as BM25 with
+  tf = 1 at average length, i.e. the sum of the IDFs of the phrases it holds. `explain` names the strategy and the terms.
 """
 
 from __future__ import annotations
@@ -96,33 +96,36 @@ def idf(df: int, total: int) -> float:
 
 
 def _rowids(conn, expr: str, limit: int) -> list[int]:
-    return [r[0] for r in _all(conn, 
+    return [r[0] for r in _all(conn,
         "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?", (expr, limit))]
 
 
-def _bounded(conn, phrases: list[str], dfs: list[int], total: int, budget: int,
-                   limit: int) -> dict[int, float]:
+def _bounded(conn, phrases: list[str], dfs: list[int], total: int, budget: int, limit: int) -> dict[int, float]:
     weights = {p: idf(d, total) for p, d in zip(phrases, dfs)}
     rare = [p for p, d in zip(phrases, dfs) if d < budget]
     common = [p for p in phrases if p not in rare]
-    held: dict[int, set[str]] = {}
+    # Each rowid list holds a memory at most once, so adding a phrase's weight per list counts
+    # every phrase a memory holds exactly once.
+    scores: dict[int, float] = {}
     if rare:
         for p in rare:
             for rid in _rowids(conn, p, budget):
-                held.setdefault(rid, set()).add(p)
+                scores[rid] = scores.get(rid, 0.0) + weights[p]
         gate = any_of(rare)
         for c in common:  # AND seeks through the long doclist instead of reading it
             for rid in _rowids(conn, f"{c} AND ({gate})", budget):
-                held.setdefault(rid, set()).add(c)
-    else:
-        if len(phrases) > 1:
-            for rid in _rowids(conn, all_of(phrases), budget):
-                held[rid] = set(phrases)
-        if len(held) < limit:
-            for p in phrases:
-                for rid in _rowids(conn, p, budget // len(phrases)):
-                    held.setdefault(rid, set()).add(p)
-    return {rid: sum(weights[p] for p in ps) for rid, ps in held.items()}
+                scores[rid] = scores.get(rid, 0.0) + weights[c]
+        return scores
+    every = set()
+    if len(phrases) > 1:
+        every = set(_rowids(conn, all_of(phrases), budget))
+        scores = dict.fromkeys(every, sum(weights.values()))
+    if len(scores) < limit:
+        for p in phrases:
+            for rid in _rowids(conn, p, budget // len(phrases)):
+                if rid not in every:
+                    scores[rid] = scores.get(rid, 0.0) + weights[p]
+    return scores
 
 
 def search(conn, query: str, scope: Scope, columns: str, *, limit: int, budget: int,
@@ -140,12 +143,17 @@ def search(conn, query: str, scope: Scope, columns: str, *, limit: int, budget: 
                           f"AND {where} ORDER BY bm LIMIT ?", (source_weight, any_of(phrases), *params, limit))
         return [(dict(r), -r["bm"]) for r in rows], {"strategy": "exact", "scorer": "bm25"}
     scores = _bounded(conn, phrases, dfs, total, budget, limit)
-    # Over-fetch before the namespace filter: the index is shared by every namespace.
+    # Over-fetch before the namespace filter: the index is shared by every namespace. Only ids
+    # are read for the filter; full rows only for those kept.
     best = sorted(scores, key=lambda rid: (-scores[rid], -rid))[: limit * 4]
     where, params = scope.where(by_id=True)
-    rows = _all(conn, f"SELECT {columns}, 0 AS bm FROM episodes e WHERE e.id IN "
-                             f"({', '.join('?' * len(best))}) AND {where}", (*best, *params)) if best else []
-    ranked = sorted((dict(r) for r in rows), key=lambda r: (-scores[r["id"]], -r["id"]))[:limit]
+    marks = ", ".join("?" * len(best))
+    in_scope = {r[0] for r in _all(conn, f"SELECT e.id FROM episodes e WHERE e.id IN ({marks}) AND {where}",
+                                   (*best, *params))} if best else set()
+    kept = [rid for rid in best if rid in in_scope][:limit]
+    rows = {r["id"]: r for r in _all(conn, f"SELECT {columns}, 0 AS bm FROM episodes e WHERE e.id IN "
+                                           f"({', '.join('?' * len(kept))})", kept)} if kept else {}
+    ranked = [dict(rows[rid]) for rid in kept if rid in rows]
     plan = {"strategy": "bounded", "scorer": "idf-sum",
             "common_terms": [p for p, d in zip(phrases, dfs) if d >= budget]}
     return [(r, scores[r["id"]]) for r in ranked], plan

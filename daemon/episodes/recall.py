@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from dataclasses import dataclass
 
@@ -39,27 +38,47 @@ class Tuning:
                    float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]))
 
 
-async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning,
-                         params: ScoringParams) -> tuple[list[Candidate], dict, str]:
-    """Candidates, the FTS plan and the namespace's learning phase, read in one hop."""
+@dataclass
+class Lexical:
+    """What the full-text read found: candidates in rank order, the plan, the namespace's learning
+    phase, and (when spreading) each hit's session neighbours with their rows."""
+    candidates: list[Candidate]
+    plan: dict
+    phase: str
+    around: dict[int, tuple[int | None, int | None]]
+    rows: dict[int, dict]
+
+
+async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning, params: ScoringParams, *,
+                         neighbours: bool = False) -> Lexical:
+    """Full-text candidates, read in one hop with everything else that does not need the query's
+    vector, so that this hop can run while the query is embedded."""
+    spreading = neighbours and (tuning.spread_to_next > 0 or tuning.spread_to_previous > 0)
+
     def read(conn):
-        found = search(conn, query, scope, _CANDIDATE_COLUMNS, limit=tuning.candidates, budget=tuning.fts_budget,
-                       source_weight=tuning.source_weight)
+        found, plan = search(conn, query, scope, _CANDIDATE_COLUMNS, limit=tuning.candidates,
+                             budget=tuning.fts_budget, source_weight=tuning.source_weight)
         counts = conn.execute("SELECT episode_count, feedback_count FROM namespaces WHERE agent = ?",
                               (scope.agent,)).fetchone()
-        return found, counts
+        around, rows = {}, {}
+        if spreading and found:
+            ids = [r["id"] for r, _ in found]
+            around = _session_neighbours(conn, scope.agent, ids)
+            rows = _rows_by_id(conn, scope, {n for pair in around.values() for n in pair if n is not None})
+        return found, plan, counts, around, rows
 
-    (rows, plan), counts = await db.run(read)
+    found, plan, counts, around, rows = await db.run(read)
     phase = learning_phase(*(counts or (0, 0)), params)
-    best = rows[0][1] if rows else 0.0
+    best = found[0][1] if found else 0.0
     out = []
-    for rank, (r, score) in enumerate(rows, 1):
+    for rank, (r, score) in enumerate(found, 1):
         c = Candidate(r, raw={"fts": score})
         c.retrievers["fts"] = {"rank": rank, plan["scorer"]: round(score, 4)}
         # In a tiny corpus every word is in every memory and BM25 is ~0: treat hits as equally relevant.
         c.relevance = score / best if best > 1e-6 else 1.0
         out.append(c)
-    return out, plan, phase
+    rows.update((c.row["id"], c.row) for c in out)  # a full-text hit is in scope
+    return Lexical(out, plan, phase, around, rows)
 
 
 async def namespace_phase(db: Database, agent: str, params: ScoringParams) -> str:
@@ -100,19 +119,22 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
     return hits, filtered
 
 
-async def nearest(db: Database, agent: str, vector, limit: int, spec: vectors.Spec,
-                  cache: VectorCache | None) -> list[tuple[int, float]]:
-    """The namespace's nearest vectors: (episode id, cosine distance), after checking that the
-    index holds vectors of `spec` (in the same database hop as the catch-up of the cache)."""
+async def nearest(db: Database, scope: Scope, vector, limit: int, spec: vectors.Spec, cache: VectorCache | None,
+                  known: dict[int, dict]) -> tuple[list[tuple[int, float]], dict[int, dict]]:
+    """The namespace's nearest vectors, (episode id, cosine distance), and the rows of those in
+    the recall's scope that `known` lacks, in one hop, after checking that the index holds
+    vectors of `spec`. The in-memory copy is searched on the database thread: it takes about
+    a millisecond, less than handing the work to another thread and back."""
     def read(conn):
         vectors.check(conn, spec)
         if cache is None:
-            return vectors.nearest(conn, agent, vector, limit)
-        cache.sync(conn)
-        return None
+            near = vectors.nearest(conn, scope.agent, vector, limit)
+        else:
+            cache.sync(conn)
+            near = cache.search(vector, limit)
+        return near, _rows_by_id(conn, scope, {i for i, _ in near} - known.keys())
 
-    found = await db.run(read)
-    return found if cache is None else await asyncio.to_thread(cache.search, vector, limit)
+    return await db.run(read)
 
 
 def _rows_by_id(conn, scope: Scope, ids) -> dict[int, dict]:
@@ -154,24 +176,15 @@ def with_normalised(candidates: list[Candidate], name: str) -> list[Candidate]:
     return candidates
 
 
-async def balanced_candidates(db: Database, scope: Scope, fts: list[Candidate], near: list[tuple[int, float]],
-                              tuning: Tuning) -> list[Candidate]:
+def balanced_candidates(lexical: Lexical, near: list[tuple[int, float]], rows: dict[int, dict],
+                        tuning: Tuning) -> list[Candidate]:
     """Full-text and vector candidates as one list: spreading within sessions (full text only:
-    spreading vector similarity measured worse), fusion, session aggregation. One database hop
-    reads the vector hits and the full-text hits' neighbours."""
-    lexical = with_normalised(fts, "fts")
-    spreading = bool(lexical) and (tuning.spread_to_next > 0 or tuning.spread_to_previous > 0)
-    fts_ids = [c.row["id"] for c in lexical]
-
-    def read(conn):
-        around = _session_neighbours(conn, scope.agent, fts_ids) if spreading else {}
-        wanted = {i for i, _ in near} | {n for pair in around.values() for n in pair if n is not None}
-        return around, _rows_by_id(conn, scope, wanted - set(fts_ids))
-
-    around, rows = await db.run(read)
-    if spreading:
-        lexical = spread(lexical, around, rows, to_next=tuning.spread_to_next, to_previous=tuning.spread_to_previous)
-    rows.update((c.row["id"], c.row) for c in fts)  # a full-text hit is in scope
-    fused = fuse({"fts": lexical, "vector": vector_list(rows, near)},
+    spreading vector similarity measured worse), fusion, session aggregation. `rows` holds
+    every memory in scope that the vector search or the spreading reached."""
+    fts = with_normalised(lexical.candidates, "fts")
+    if lexical.around:
+        fts = spread(fts, lexical.around, lexical.rows, to_next=tuning.spread_to_next,
+                     to_previous=tuning.spread_to_previous)
+    fused = fuse({"fts": fts, "vector": vector_list({**lexical.rows, **rows}, near)},
                  {"fts": tuning.fts_weight, "vector": tuning.vector_weight}, method=tuning.fusion, k=tuning.rrf_k)
     return session_boost(fused, tuning.session_weight)
