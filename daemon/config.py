@@ -64,7 +64,8 @@ def _flatten(table: dict, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-_TYPE_WORDS = {float: "a number", int: "a whole number", str: "a string", list: "a list", bool: "true or false"}
+_TYPE_WORDS = {float: "a number", int: "a whole number", str: "a string", list: "a list", bool: "true or false",
+               dict: "a table"}
 
 
 def _coerce(setting: Setting, value: Any, where: str) -> Any:
@@ -104,6 +105,9 @@ def load_config(path: Path | None) -> Config:
     if cfg.values["store.default_kind"] not in cfg.values["store.kinds"]:
         raise ConfigError(f"{path}: store.default_kind {cfg.values['store.default_kind']!r} is not in store.kinds")
     cfg.scoring_params()  # validates the combination (weights, preset overrides)
+    from .facts.rules import compile_rules
+
+    compile_rules(cfg.values["facts.rules"], tuple(cfg.values["store.kinds"]))  # names a broken rule now
     return cfg
 
 

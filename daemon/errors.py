@@ -53,6 +53,19 @@ class EmbeddingUnavailable(StrataError):
     kind = "embedding_unavailable"
 
 
+class CasMismatch(StrataError):
+    """A compare-and-set found another value than the one expected; `current` holds it."""
+    exit_code = 9
+    kind = "cas_mismatch"
+
+    def __init__(self, message: str, *, current: str | None, hint: str | None = None):
+        super().__init__(message, hint=hint)
+        self.current = current
+
+    def as_dict(self) -> dict:
+        return {**super().as_dict(), "current": self.current}
+
+
 # Exit codes, documented in the README; 2 is argparse's usage error.
 EXIT_CODES = {
     0: "success",
@@ -64,5 +77,6 @@ EXIT_CODES = {
     StorageError.exit_code: "storage problem (database locked too long, corrupt, read-only or disk full)",
     ConfigError.exit_code: "bad configuration (the message names the key)",
     EmbeddingUnavailable.exit_code: "embedding model missing, damaged or not loadable (the message says which)",
+    CasMismatch.exit_code: "compare-and-set mismatch (the fact holds another value; the message shows it)",
     130: "interrupted (Ctrl-C)",
 }

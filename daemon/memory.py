@@ -19,7 +19,9 @@ from .embedding.loader import load_embedder
 from .episodes import reads, writes
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
-from .episodes.recall import Tuning, balanced_candidates, fts_candidates, namespace_phase, nearest, rank_candidates
+from .episodes.recall import (Tuning, balanced_candidates, fts_candidates, namespace_phase, nearest, rank_candidates,
+                              with_fact_sources)
+from .facts.api import Facts
 from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
 from .namespace import check_namespace
@@ -39,6 +41,7 @@ class Memory:
         self.db, self.home, self.config, self.agent, self.actor = db, home, config, agent, actor
         self.limits = Limits.from_config(config)
         self.params = config.scoring_params()
+        self.facts = Facts(db, agent, config, actor)
         self._embedder = None
         self._vectors = VectorCache(agent, exact_below=int(config["recall.vector_exact_below"])) \
             if config["recall.vector_cache"] else None
@@ -75,10 +78,11 @@ class Memory:
         row = self.validate({"content": content, "kind": kind, "importance": importance, "context": context,
                              "event_at": at, "source": source, "session": session, "factual": factual}, now=now)
         async with self.db.write() as w:
-            (result,) = await writes.insert_episodes(
+            results = await writes.insert_episodes(
                 w, self.agent, [row], window=float(self.config["store.attention_window_seconds"]),
                 actor=self.actor, now=now)
-        return result
+            facts = await w.run(self.facts.capture_in, [row], results, now)
+        return {**results[0], "facts": facts}
 
     async def observe_many(self, rows: Iterable[dict], *, validated: bool = False,
                            progress: Callable[[int], None] | None = None) -> dict:
@@ -90,18 +94,20 @@ class Memory:
         batch = list(rows) if validated else [self.validate(r, now=now) for r in rows]
         totals = {"created": 0, "repeat": 0, "duplicate": 0}
         ids: list[int] = []
+        captured = 0
         window = float(self.config["store.attention_window_seconds"])
         for start in range(0, len(batch), IMPORT_BATCH):
             part = batch[start:start + IMPORT_BATCH]
             async with self.db.write() as w:
                 results = await writes.insert_episodes(w, self.agent, part, window=window,
                                                        actor=self.actor, now=now)
+                captured += len(await w.run(self.facts.capture_in, part, results, now))
             for r in results:
                 totals[r["status"]] += 1
                 ids.append(r["id"])
             if progress:
                 progress(len(part))
-        return {**totals, "ids": ids}
+        return {**totals, "ids": ids, "facts_captured": captured}
 
     async def forget(self, episode_id: int, *, purge: bool = False, reason: str | None = None) -> dict:
         now = timeutil.now()
@@ -236,7 +242,8 @@ class Memory:
         started = time.perf_counter()
         embedding = await self._embed_query(query, warnings) if mode != "fast" else None
         try:
-            lexical = await fts_candidates(self.db, scope, query, tuning, self.params, neighbours=embedding is not None)
+            lexical = await fts_candidates(self.db, scope, query, tuning, self.params, neighbours=embedding is not None,
+                                           facts_at=now if self.config["facts.in_recall"] else None)
         except BaseException:
             if embedding is not None:
                 embedding[1].cancel()
@@ -253,15 +260,16 @@ class Memory:
                 candidates, used = balanced_candidates(lexical, near, rows, tuning), "balanced"
                 if mode == "deep":
                     warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
+        candidates, first = with_fact_sources(candidates, lexical)
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
-                                         phase=lexical.phase, k=k)
+                                         phase=lexical.phase, k=k, first=first)
         recall_id = await self.db.transact(
             writes.record_recall, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
             [(h["id"], h["rank"], h["score"]) for h in hits], now)
         return {"recall_id": recall_id, "agent": self.agent, "query": query, "mode": mode, "mode_used": used,
                 "k": k, "phase": lexical.phase, "candidates": len(candidates), "fts_plan": lexical.plan,
                 "filtered": filtered,
-                "weights": dict(vars(self.params.weights)), "warnings": warnings,
+                "weights": dict(vars(self.params.weights)), "warnings": warnings, "facts": lexical.facts,
                 "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "hits": hits}
 
     async def get(self, episode_id: int) -> dict:

@@ -59,6 +59,10 @@ def _namespace(v: Any) -> str | None:
     return namespace_problem(v)
 
 
+def _rules_table(v: Any) -> str | None:
+    return None if all(isinstance(spec, dict) for spec in v.values()) else "must hold one table per rule"
+
+
 def _optional(check: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
     return lambda v: None if v is None else check(v)
 
@@ -141,6 +145,21 @@ SETTINGS: tuple[Setting, ...] = (
             "Embed a memory as \"source: text\" when it has a source, so who said it is part of its meaning "
             "(changing it needs `strata reindex`)."),
     Setting("embedding.threads", 2, "CPU threads used for embeddings.", _between(1, 256)),
+    Setting("facts.max_value_bytes", 4096, "Longest fact value, in UTF-8 bytes.", _between(1, 1_000_000)),
+    Setting("facts.conflict_window_seconds", 600,
+            "Two different values of a key whose valid times are this close are flagged for attention "
+            "(`strata fact conflicts --flagged`) rather than silently ordered.", _between(0, 10**9)),
+    Setting("facts.capture", True, "Apply the capture rules to each new observation, in the same transaction."),
+    Setting("facts.rules", {},
+            "Capture rules by name, as tables ([facts.rules.NAME]: pattern with groups key and value, or a "
+            "fixed key; kinds, confidence, skip_keys, max_lines, enabled). They overlay the built-in "
+            "status-line rule (`Bridge: DOWN`); enabled set to false in [facts.rules.status-line] turns it off.",
+            _rules_table),
+    Setting("facts.in_recall", True, "A recall whose words name a fact's key returns the current fact first."),
+    Setting("facts.capsule_limit", 30, "Most facts the capsule shows, ranked by importance and recency of change.",
+            _between(0, 10000)),
+    Setting("facts.capsule_half_life_hours", 24.0,
+            "How fast a change's freshness fades in the capsule ranking.", _positive),
     Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
             _between(1, 86400)),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",

@@ -62,3 +62,15 @@ def test_bench_recall_balanced_is_the_default_and_embeds_the_corpus_first(cli):
     r = cli.json("bench", "recall", "--n", "300", "--queries", "10")
     assert r["mode"] == r["mode_used"] == "balanced"
     assert r["embed_seconds"] > 0 and r["first_recall_ms"] > 0 and r["hits_per_query"] > 0
+
+
+def test_bench_facts_reports_get_and_set_latency_against_a_bare_table(cli, tmp_path):
+    out = tmp_path / "facts.json"
+    r = cli.json("bench", "facts", "--keys", "200", "--history", "4000", "--ops", "40", "--out", str(out))
+    assert r["benchmark"] == "facts" and r["keys"] == 200 and r["history_rows"] == 4000 and r["ops"] == 40
+    for key in ("get_p50_ms", "get_p95_ms", "get_at_p95_ms", "set_p50_ms", "set_p95_ms"):
+        assert is_number(r[key]) and r[key] > 0, key
+    assert r["get_p50_ms"] <= r["get_p95_ms"] and r["set_p50_ms"] <= r["set_p95_ms"]
+    assert is_number(r["baseline"]["get_p95_ms"]) and is_number(r["ratio_set_p95"])
+    assert json.loads(out.read_text(encoding="utf-8")) == r
+    assert cli("bench", "facts", "--keys", "10", "--history", "5").returncode == 4

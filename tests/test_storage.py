@@ -53,13 +53,15 @@ def test_later_migrations_carry_existing_memories_over(tmp_path, monkeypatch):
                  "last_seen_at, importance, updated_at, embedded) "
                  "VALUES ('default', 'note', 'the bridge is down', 'Ines', 'h', 0, 0, 0, 0.5, 0, 1)")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
-    assert migrate(conn) == [3, 4]
+    assert migrate(conn) == [3, 4, 5]
     # 3: the vector sequence continues after the existing vectors
     meta = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'vector_%'"))
     assert meta == {"vector_seq": "1", "vector_epoch": "0"}
     # 4: the rebuilt full-text index holds the old memory, by its text and by its source
     for word in ("bridge", "ines"):
         assert conn.execute("SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?", (word,)).fetchall() == [(1,)]
+    # 5: facts start empty beside the old memories
+    assert conn.execute("SELECT count(*) FROM facts").fetchone() == (0,)
 
 
 def test_newer_database_is_refused(tmp_path):

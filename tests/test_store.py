@@ -23,7 +23,9 @@ def test_attention_filter_collapses_repeats_within_window(memory):
     a = memory.observe("Bridge: DOWN", at="2026-03-01T10:00:00Z")
     b = memory.observe("Bridge: DOWN", at="2026-03-01T10:04:00Z")
     c = memory.observe("Bridge: DOWN", at="2026-03-01T10:30:00Z")  # 26 min after the last sighting
+    facts = b.pop("facts")
     assert b == {"id": a["id"], "status": "repeat", "occurrences": 2}
+    assert [(f["key"], f["status"]) for f in facts] == [("bridge", "confirmed")]  # the repeat re-confirms
     assert c["status"] == "created" and c["id"] != a["id"]
     ep = memory.get(a["id"])
     assert ep["occurrences"] == 2 and ep["last_seen_at_iso"] == "2026-03-01T10:04:00Z"

@@ -7,13 +7,15 @@ import json
 from pathlib import Path
 
 from ..bench.embed import bench_embed
+from ..bench.facts import bench_facts
 from ..bench.ingest import bench_ingest
 from ..bench.locomo import bench_locomo, format_table, home_settings, load_locomo, store_steps
 from ..bench.recall import bench_recall
+from ..errors import InvalidInput
 from ..settings import MODES
 from .output import Progress, emit
 
-COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo")
+COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts")
 
 
 def _table(r: dict) -> str:
@@ -78,6 +80,17 @@ async def cmd_locomo(args) -> int:
     return 0
 
 
+async def cmd_facts(args) -> int:
+    if args.keys < 1 or args.history < args.keys or args.ops < 1:
+        raise InvalidInput("need --keys >= 1, --history >= --keys and --ops >= 1")
+    bar = Progress(args.history + 5 * args.ops, "facts (history, then get/as-of/set/baseline)", unit="steps")
+    result = await bench_facts(args.keys, args.history, args.ops, seed=args.seed, progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("bench", help="Benchmarks in a temporary home: a synthetic agent-operations corpus, "
                                      "or LoCoMo retrieval.")
@@ -108,3 +121,9 @@ def register(sub, common) -> None:
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", type=int, help="use only the first N conversations")
     q.add_argument("--mode", choices=MODES, default="balanced")
+    q = add("facts", cmd_facts, "Fact get, as-of get and set latency with many keys and a long history, "
+                                "vs a bare key-value table.", n=None)
+    q.add_argument("--keys", type=int, default=10_000, help="distinct keys (default 10000)")
+    q.add_argument("--history", type=int, default=1_000_000, help="history rows in all (default 1000000)")
+    q.add_argument("--ops", type=int, default=1000, help="timed operations of each kind (default 1000)")
+    q.add_argument("--seed", type=int, default=0)

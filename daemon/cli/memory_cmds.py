@@ -15,7 +15,7 @@ from ..embedding import index as vectors
 from ..errors import EmbeddingUnavailable, InvalidInput
 from ..memory import Memory
 from ..settings import KINDS, MODES
-from .output import Progress, emit, note, one_line, short_time
+from .output import Progress, emit, note, one_line, short_time, show_fact
 
 COMMANDS = ("observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore", "mark")
 
@@ -121,6 +121,7 @@ def _show_recall(r: dict, explain: bool) -> str:
     lines = [f"recall {r['recall_id']} · {r['mode_used']} · {len(r['hits'])} hits"
              f" of {r['candidates']} candidates · phase {r['phase']}"]
     lines += [f"warning: {w}" for w in r["warnings"]]
+    lines += [f"fact  {show_fact(f)}" for f in r.get("facts", ())]
     if r["filtered"]:
         lines.append(f"({r['filtered']} filtered out by the stability/success thresholds)")
     for h in r["hits"]:

@@ -42,6 +42,25 @@ def one_line(text: str, width: int = 100) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
+def age(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if abs(seconds) >= size:
+            return f"{seconds / size:.1f}{unit}"
+    return f"{seconds:.0f}s"
+
+
+def inline(value: str | None) -> str:
+    return "(none)" if value is None else value.replace("\n", "\\n")
+
+
+def show_fact(f: dict) -> str:
+    stale = "  STALE" if f.get("stale") else ""
+    return (f"{f['key']} = {inline(f['value'])}   (since {short_time(f.get('valid_from'))}, "
+            f"{age(f.get('age_seconds'))} ago, {f.get('source')}{stale})")
+
+
 class Progress:
     """A progress bar on stderr when it is a terminal; silent otherwise (journald, pipes, CI)."""
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..scoring import EpisodeFeatures, ScoringParams, learning_phase, score_episode
 from ..embedding import index as vectors
 from ..embedding.cache import VectorCache
+from ..facts import store as facts_store
 from ..storage.db import Database
 from .fts_plan import Scope, search
 from .fusion import Candidate, fuse, normalised, session_boost, spread
@@ -47,10 +48,16 @@ class Lexical:
     phase: str
     around: dict[int, tuple[int | None, int | None]]
     rows: dict[int, dict]
+    facts: list[dict]  # current facts the query names, longest key first
+    fact_rows: dict[int, dict]  # the memories their current values came from
+
+
+def _fact_sources(facts: list[dict]) -> list[int]:
+    return [int(f["source"].split(":", 1)[1]) for f in facts if f["source"].startswith("episode:")]
 
 
 async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning, params: ScoringParams, *,
-                         neighbours: bool = False) -> Lexical:
+                         neighbours: bool = False, facts_at: float | None = None) -> Lexical:
     """Full-text candidates, read in one hop with everything else that does not need the query's
     vector, so that this hop can run while the query is embedded."""
     spreading = neighbours and (tuning.spread_to_next > 0 or tuning.spread_to_previous > 0)
@@ -65,9 +72,10 @@ async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning,
             ids = [r["id"] for r, _ in found]
             around = _session_neighbours(conn, scope.agent, ids)
             rows = _rows_by_id(conn, scope, {n for pair in around.values() for n in pair if n is not None})
-        return found, plan, counts, around, rows
+        facts = [] if facts_at is None else facts_store.named_in(conn, scope.agent, query, facts_at)
+        return found, plan, counts, around, rows, facts, _rows_by_id(conn, scope, _fact_sources(facts))
 
-    found, plan, counts, around, rows = await db.run(read)
+    found, plan, counts, around, rows, facts, fact_rows = await db.run(read)
     phase = learning_phase(*(counts or (0, 0)), params)
     best = found[0][1] if found else 0.0
     out = []
@@ -78,7 +86,7 @@ async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning,
         c.relevance = score / best if best > 1e-6 else 1.0
         out.append(c)
     rows.update((c.row["id"], c.row) for c in out)  # a full-text hit is in scope
-    return Lexical(out, plan, phase, around, rows)
+    return Lexical(out, plan, phase, around, rows, facts, fact_rows)
 
 
 async def namespace_phase(db: Database, agent: str, params: ScoringParams) -> str:
@@ -87,9 +95,29 @@ async def namespace_phase(db: Database, agent: str, params: ScoringParams) -> st
     return learning_phase(episodes, feedback, params)
 
 
+def with_fact_sources(candidates: list[Candidate], lexical: Lexical) -> tuple[list[Candidate], set[int]]:
+    """The candidates plus the memories behind the current facts the query names (which lead
+    the hits), each marked with the fact it supports."""
+    by_id = {c.row["id"]: c for c in candidates}
+    first: set[int] = set()
+    for f in lexical.facts:
+        for i in _fact_sources([f]):
+            if i not in lexical.fact_rows:
+                continue  # outside the recall's scope (archived, another kind)
+            c = by_id.get(i)
+            if c is None:
+                c = by_id[i] = Candidate(lexical.fact_rows[i])
+                c.relevance = 1.0
+                candidates = [*candidates, c]
+            c.retrievers["fact"] = {"key": f["key"], "value": f["value"]}
+            first.add(i)
+    return candidates, first
+
+
 def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
-                    phase: str, k: int) -> tuple[list[dict], int]:
-    """Score, filter and order. Returns (hits, how many the thresholds filtered out)."""
+                    phase: str, k: int, first: set[int] = frozenset()) -> tuple[list[dict], int]:
+    """Score, filter and order (memories in `first` lead). Returns (hits, how many the
+    thresholds filtered out)."""
     scored, filtered = [], 0
     for c in candidates:
         r = c.row
@@ -102,7 +130,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
             filtered += 1
             continue
         scored.append((b.composite, r["id"], c, b, feats))
-    scored.sort(key=lambda t: (-t[0], -t[1]))
+    scored.sort(key=lambda t: (t[1] not in first, -t[0], -t[1]))
     hits = []
     for rank, (score, _, c, b, feats) in enumerate(scored[:k], 1):
         r = c.row

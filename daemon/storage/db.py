@@ -134,6 +134,10 @@ class Writer:
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
         return list(await self._conn.execute_fetchall(sql, params))
 
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """fn(connection, *args) on the connection's thread, inside this transaction."""
+        return await self._conn._execute(fn, self._conn._conn, *args)
+
     async def fetchone(self, sql: str, params: Sequence[Any] = ()):
         rows = await self.fetchall(sql, params)
         return rows[0] if rows else None

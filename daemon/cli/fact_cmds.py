@@ -1,0 +1,179 @@
+"""`strata fact ...`: the persistent-facts layer (set, get, cas, retract, list, history, conflicts)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import InvalidInput
+from .memory_cmds import opened
+from .output import emit, inline, show_fact, short_time
+
+COMMANDS = ("fact",)
+
+
+def _show_write(r: dict) -> str:
+    words = {"created": "set", "changed": "changed", "confirmed": "confirmed", "recorded": "recorded in history",
+             "retracted": "retracted", "unchanged": "already retracted"}
+    line = f"{r['key']}: {words.get(r['status'], r['status'])}"
+    if r["status"] in ("created", "changed", "recorded", "confirmed"):
+        line += f" = {inline(r['value'])}"
+    if r.get("previous") is not None and r["status"] != "confirmed":
+        line += f" (was {inline(r['previous'])})"
+    if r["status"] == "recorded":
+        line += "; a newer value stays current"
+    conflict = r.get("conflict")
+    if conflict and conflict["flagged"]:
+        line += f"\nflagged: another value within facts.conflict_window_seconds (conflict {conflict['id']})"
+    return line
+
+
+def _show_history(h: dict) -> str:
+    head = show_fact(h) if h.get("value") is not None else f"{h['key']}: no current value"
+    lines = [head, f"  {'valid from':<17} {'valid to':<17} {'recorded':<17} value"]
+    for r in h["history"]:
+        mark = "*" if r["current"] else " "
+        lines.append(f"{mark} {short_time(r['valid_from']):<17} {short_time(r['valid_to']):<17} "
+                     f"{short_time(r['recorded_at']):<17} {inline(r['value'])}   [{r['source']}"
+                     + (f", rule {r['rule']}" if r["rule"] else "") + "]")
+    return "\n".join(lines)
+
+
+def _show_conflict(c: dict) -> str:
+    def side(s):
+        return "(none)" if s is None else f"{inline(s['value'])} @ {short_time(s['valid_from'])}"
+    tags = [t for t, on in (("FLAGGED", c["flagged"] and not c["acknowledged_at"]), ("late", c["late"]),
+                            ("acknowledged", c["acknowledged_at"])) if on]
+    line = f"#{c['id']:<5} {c['key']}: {side(c['old'])} -> {side(c['new'])}"
+    if c["next"]:
+        line += f" (then {side(c['next'])})"
+    return line + (f"   [{', '.join(tags)}]" if tags else "") + f"  from {c['new']['source']}"
+
+
+async def cmd_set(args) -> int:
+    async with opened(args) as mem:
+        kw = {} if args.ttl is None else {"ttl": args.ttl}
+        r = await mem.facts.set(args.key, args.value, at=args.at, source=args.source, confidence=args.confidence,
+                                importance=args.importance, **kw)
+    emit(r, args.json, _show_write)
+    return 0
+
+
+async def cmd_get(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.facts.get(args.key, at=args.at, known_at=args.known_at)
+    emit(r, args.json, lambda f: f["value"] if args.value_only else show_fact(f))
+    return 0
+
+
+async def cmd_retract(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.facts.retract(args.key, at=args.at, source=args.source)
+    emit(r, args.json, _show_write)
+    return 0
+
+
+async def cmd_cas(args) -> int:
+    values = args.values
+    if args.absent:
+        if len(values) != 1:
+            raise InvalidInput("with --absent give only the new value: strata fact cas --absent KEY NEW")
+        expected, new = None, values[0]
+    elif len(values) != 2:
+        raise InvalidInput("give the expected and the new value: strata fact cas KEY EXPECTED NEW",
+                           hint="use --absent KEY NEW to set a key only if it has no value")
+    else:
+        expected, new = values
+    async with opened(args) as mem:
+        r = await mem.facts.cas(args.key, expected, new, source=args.source, confidence=args.confidence)
+    emit(r, args.json, _show_write)
+    return 0
+
+
+async def cmd_list(args) -> int:
+    async with opened(args) as mem:
+        if args.capsule:
+            rows = await mem.facts.for_capsule(args.limit)
+        else:
+            rows = await mem.facts.list(stale=args.stale, prefix=args.prefix)
+    emit(rows, args.json, lambda rs: "\n".join(map(show_fact, rs)) or
+         ("no stale facts" if args.stale else "no facts"))
+    return 0
+
+
+async def cmd_history(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.facts.history(args.key), args.json, _show_history)
+    return 0
+
+
+async def cmd_conflicts(args) -> int:
+    async with opened(args) as mem:
+        if args.ack is not None:
+            r = await mem.facts.acknowledge(args.ack)
+            emit(r, args.json, lambda r: f"conflict {r['id']} acknowledged")
+            return 0
+        rows = await mem.facts.conflicts(flagged=args.flagged, since=args.since, limit=args.limit)
+    emit(rows, args.json, lambda rs: "\n".join(map(_show_conflict, rs)) or "no conflicts")
+    return 0
+
+
+def register(sub, common) -> None:
+    top = sub.add_parser("fact", parents=[common], help="Persistent facts: key -> value with history.",
+                         description="Persistent facts: one current value per key, with bitemporal history. "
+                                     "Keys ignore case, spacing, '_' and '-'.")
+    fs = top.add_subparsers(dest="fact_command", metavar="ACTION", required=True)
+
+    def add(name, handler, help_):
+        p = fs.add_parser(name, parents=[common], help=help_, description=help_,
+                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        p.set_defaults(handler=handler)
+        return p
+
+    def provenance(p, *, when: bool = True):
+        if when:
+            p.add_argument("--at", help="when it became true in the world (ISO 8601, unix seconds, '3h ago'); "
+                                        "default now")
+        p.add_argument("--source", help="KIND[:REF], KIND one of person, episode, capsule, rule, agent, import "
+                                        "(default person:cli)")
+
+    p = add("set", cmd_set, "Set KEY to VALUE (from --at on). The same value again re-confirms it.")
+    p.add_argument("key")
+    p.add_argument("value")
+    provenance(p)
+    p.add_argument("--confidence", type=float, help="0-1 (default 1)")
+    p.add_argument("--importance", type=float, help="0-1, ranks facts for the capsule (default 0.5)")
+    p.add_argument("--ttl", help="re-confirm within this (e.g. 30m, 12h, 7d) or show as stale; 'none' clears")
+
+    p = add("get", cmd_get, "KEY's current value, or its value at a time.")
+    p.add_argument("key")
+    p.add_argument("--at", help="value as of this world time")
+    p.add_argument("--known-at", help="as strata knew it at this time (ignores what it learned later)")
+    p.add_argument("--value-only", action="store_true", help="print only the value")
+
+    p = add("retract", cmd_retract, "KEY has no value from now (or --at) on; history stays.")
+    p.add_argument("key")
+    provenance(p)
+
+    p = add("cas", cmd_cas, "Compare-and-set: KEY EXPECTED NEW sets NEW only if KEY holds EXPECTED "
+                            "(exit 9 and the current value otherwise).")
+    p.add_argument("key")
+    p.add_argument("values", nargs="+", metavar="EXPECTED NEW")
+    p.add_argument("--absent", action="store_true", help="expect no current value: strata fact cas --absent KEY NEW")
+    provenance(p, when=False)
+    p.add_argument("--confidence", type=float, help="0-1 (default 1)")
+
+    p = add("list", cmd_list, "Current facts, by key.")
+    p.add_argument("--stale", action="store_true", help="only facts not re-confirmed within their TTL")
+    p.add_argument("--prefix", help="only keys that start with these words")
+    p.add_argument("--capsule", action="store_true",
+                   help="the facts the capsule shows, ranked by importance and recency of change")
+    p.add_argument("--limit", type=int, help="with --capsule: how many (default facts.capsule_limit)")
+
+    p = add("history", cmd_history, "Every value KEY has had: valid times, recorded times, sources.")
+    p.add_argument("key")
+
+    p = add("conflicts", cmd_conflicts, "Recent changes of value, newest first; --flagged: those needing attention.")
+    p.add_argument("--flagged", action="store_true", help="only unacknowledged near-simultaneous opposite values")
+    p.add_argument("--since", help="only changes recorded since this time")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--ack", type=int, metavar="ID", help="acknowledge a flagged conflict")

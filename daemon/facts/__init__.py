@@ -1,0 +1,1 @@
+"""Persistent facts: key -> value ground truth with bitemporal history."""

@@ -1,0 +1,149 @@
+"""The facts layer of a Memory: `mem.facts.set(...)`, `get`, `cas`, ... Each call is one
+database hop; writes are one short transaction."""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from .. import timeutil
+from ..errors import CasMismatch, InvalidInput
+from ..storage.db import Database
+from . import ranking, store
+from .keys import Source, clean_value, label_of, normalise_key, parse_duration
+from .rules import Capture, capture, compile_rules
+
+_UNSET: Any = object()
+
+
+def _confidence(value: Any, default: float) -> float:
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise InvalidInput(f"confidence must be a number between 0 and 1, not {value!r}")
+    return float(value)
+
+
+def _importance(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+        raise InvalidInput(f"importance must be a number between 0 and 1, not {value!r}")
+    return float(value)
+
+
+class Facts:
+    def __init__(self, db: Database, agent: str, config, actor: str):
+        self.db, self.agent, self.actor = db, agent, actor
+        self.max_value_bytes = int(config["facts.max_value_bytes"])
+        self.window = float(config["facts.conflict_window_seconds"])
+        self.capture_on = bool(config["facts.capture"])
+        self.rules = compile_rules(config["facts.rules"], tuple(config["store.kinds"]))
+        self.capsule_limit = int(config["facts.capsule_limit"])
+        self.capsule_half_life = float(config["facts.capsule_half_life_hours"])
+
+    def _assertion(self, key: str, value: str | None, *, at, source, confidence, importance=None,
+                   ttl=_UNSET, rule=None, now: float) -> store.Assertion:
+        label = label_of(key)
+        normalise_key(label)
+        return store.Assertion(
+            label=label, value=None if value is None else clean_value(value, self.max_value_bytes),
+            valid_from=None if at is None else timeutil.parse_time(at, reference=now),
+            source=source if isinstance(source, Source) else Source.parse(source, default=Source("person", self.actor)),
+            confidence=_confidence(confidence, 1.0), rule=rule, importance=_importance(importance),
+            ttl_seconds=None if ttl is _UNSET else parse_duration(ttl), set_ttl=ttl is not _UNSET)
+
+    def _shaped(self, result: dict, a: store.Assertion) -> dict:
+        return {**result, "label": a.label, "value": a.value, "valid_from_iso": timeutil.iso(result["valid_from"]),
+                "source": str(a.source)}
+
+    async def _write(self, a: store.Assertion) -> dict:
+        def body(conn):
+            return store.write(conn, self.agent, a, actor=self.actor, now=timeutil.now(), window=self.window)
+        return self._shaped(await self.db.transact(body), a)
+
+    async def set(self, key: str, value: str, *, at: str | float | None = None, source: str | Source | None = None,
+                  confidence: float | None = None, importance: float | None = None, ttl: Any = _UNSET) -> dict:
+        """Assert KEY = VALUE, true from `at` (default now). A value it already had then only
+        re-confirms it; an older `at` than the current value's lands in history."""
+        return await self._write(self._assertion(key, value, at=at, source=source, confidence=confidence,
+                                                 importance=importance, ttl=ttl, now=timeutil.now()))
+
+    async def retract(self, key: str, *, at: str | float | None = None, source: str | None = None) -> dict:
+        """KEY has no value from `at` on; its history stays."""
+        return await self._write(self._assertion(key, None, at=at, source=source, confidence=None,
+                                                 now=timeutil.now()))
+
+    async def cas(self, key: str, expected: str | None, new: str, *, source: str | None = None,
+                  confidence: float | None = None) -> dict:
+        """Set KEY to NEW now, only if its current value is EXPECTED (None: only if it has none).
+        The check and the write are one transaction, so of two racing callers exactly one wins."""
+        a = self._assertion(key, new, at=None, source=source, confidence=confidence, now=timeutil.now())
+        want = None if expected is None else clean_value(expected, self.max_value_bytes)
+
+        def body(conn):
+            now = timeutil.now()  # under the write lock, like the comparison
+            _, current = store.current_value(conn, self.agent, normalise_key(a.label), now)
+            held = None if current is None else current["value"]
+            if held != want:
+                shown = "no value" if held is None else repr(held)
+                raise CasMismatch(f"{normalise_key(a.label)!r} holds {shown}, not "
+                                  f"{'no value' if want is None else repr(want)}; nothing changed",
+                                  current=held, hint="read it again and retry with the value it holds now")
+            return store.write(conn, self.agent, a, actor=self.actor, now=now, window=self.window)
+
+        return self._shaped(await self.db.transact(body), a)
+
+    async def get(self, key: str, *, at: str | float | None = None, known_at: str | float | None = None) -> dict:
+        """KEY's value now, or as it was at `at` (world time); with `known_at`, as strata knew it then."""
+        now = timeutil.now()
+        when = now if at is None else timeutil.parse_time(at, reference=now)
+        known = None if known_at is None else timeutil.parse_time(known_at, reference=now)
+        return await self.db.run(lambda c: store.get(c, self.agent, key, at=when, known_at=known, now=now))
+
+    async def list(self, *, stale: bool = False, prefix: str | None = None) -> list[dict]:
+        now = timeutil.now()
+        return await self.db.run(lambda c: store.listing(c, self.agent, now=now, stale_only=stale, prefix=prefix))
+
+    async def history(self, key: str) -> dict:
+        now = timeutil.now()
+        return await self.db.run(lambda c: store.history(c, self.agent, key, now=now))
+
+    async def conflicts(self, *, flagged: bool = False, since: str | float | None = None, limit: int = 50) -> list[dict]:
+        if not 1 <= int(limit) <= 10000:
+            raise InvalidInput("limit must be between 1 and 10000")
+        start = None if since is None else timeutil.parse_time(since)
+        return await self.db.run(lambda c: store.conflicts(c, self.agent, flagged_only=flagged, since=start,
+                                                           limit=int(limit)))
+
+    async def acknowledge(self, conflict_id: int) -> dict:
+        now = timeutil.now()
+        return await self.db.transact(store.acknowledge, self.agent, int(conflict_id), now)
+
+    async def for_capsule(self, limit: int | None = None) -> list[dict]:
+        """The facts a capsule shows within its budget (facts.capsule_limit), best first."""
+        now = timeutil.now()
+        return ranking.for_capsule(await self.list(), now, limit=self.capsule_limit if limit is None else limit,
+                                   half_life_hours=self.capsule_half_life)
+
+    def capture_in(self, conn, rows: Iterable[dict], results: Iterable[dict], now: float) -> list[dict]:
+        """Apply the capture rules to stored observations, inside their write transaction (on the
+        database thread). A repeat re-confirms; a duplicate was captured when first stored."""
+        if not self.capture_on or not self.rules:
+            return []
+        out = []
+        for row, result in zip(rows, results):
+            if result["status"] == "duplicate":
+                continue
+            for c in capture(self.rules, row["content"], row["kind"]):
+                out.append(self._captured(conn, c, row, result["id"], now))
+        return out
+
+    def _captured(self, conn, c: Capture, row: dict, episode_id: int, now: float) -> dict:
+        try:
+            value = clean_value(c.value, self.max_value_bytes)
+        except InvalidInput as e:
+            return {"key": c.key, "rule": c.rule, "status": "skipped", "reason": e.message, "episode_id": episode_id}
+        a = store.Assertion(label=c.label, value=value, valid_from=row["event_at"],
+                            source=Source("episode", str(episode_id)), confidence=c.confidence, rule=c.rule)
+        result = store.write(conn, self.agent, a, actor=self.actor, now=now, window=self.window)
+        return {**result, "value": value, "rule": c.rule, "episode_id": episode_id}

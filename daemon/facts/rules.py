@@ -1,0 +1,137 @@
+"""Capture rules: deterministic patterns that turn an observation into fact updates. Pure.
+
+A rule is a regular expression tried on each line of an observation of one of its kinds. It
+names the key with a `key` group (or a fixed `key` in the rule) and the value with a `value`
+group. Built in is `status-line`, for lines such as `Bridge: DOWN` or `Backup job: failed`;
+the config can change it, switch it off (`enabled = false`) or add rules beside it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from ..errors import ConfigError, InvalidInput
+from .keys import label_of, normalise_key
+
+BUILTIN: dict[str, dict[str, Any]] = {
+    "status-line": {
+        # One to four words, a colon and a space, then a short value on the same line.
+        # "10:30" and "https://..." do not match: the colon must be followed by a space.
+        "pattern": r"^\s*(?P<key>[^\W\d_][\w./]*(?:[ _-][\w./]+){0,3})\s*:[ \t]+(?P<value>\S.{0,119}?)\s*$",
+        "kinds": ["observation", "event", "fact"],
+        "confidence": 0.9,
+        # Line labels in notes and mail that introduce text rather than state a value.
+        "skip_keys": ["note", "notes", "todo", "fixme", "re", "fwd", "fw", "ps", "nb", "q", "a", "question",
+                      "answer", "reminder", "tip", "idea", "lesson", "example", "e.g", "i.e", "see", "also",
+                      "update", "summary", "quote", "step"],
+    },
+}
+_FIELDS = {"pattern", "key", "kinds", "confidence", "skip_keys", "enabled", "max_lines"}
+MAX_LINES = 20
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    pattern: re.Pattern
+    key: str | None
+    kinds: frozenset[str]
+    confidence: float
+    skip_keys: frozenset[str]
+    max_lines: int
+
+
+@dataclass(frozen=True)
+class Capture:
+    rule: str
+    label: str
+    key: str
+    value: str
+    confidence: float
+
+
+def _bad(name: str, what: str) -> ConfigError:
+    return ConfigError(f"capture rule {name!r} in facts.rules: {what}",
+                       hint="fix or remove the rule in strata.toml; `strata config show` lists the settings")
+
+
+def compile_rules(user: Mapping[str, Any] | None, kinds: tuple[str, ...]) -> tuple[Rule, ...]:
+    """The built-in rules overlaid by the configured ones (field by field, by name)."""
+    # A built-in rule keeps to the kinds this store has (store.kinds may drop some).
+    merged: dict[str, dict] = {name: {**spec, "kinds": [k for k in spec["kinds"] if k in kinds]}
+                               for name, spec in BUILTIN.items()}
+    for name, spec in (user or {}).items():
+        if not isinstance(spec, Mapping):
+            raise _bad(name, "must be a table with at least `pattern`")
+        unknown = set(spec) - _FIELDS
+        if unknown:
+            raise _bad(name, f"unknown field {sorted(unknown)[0]!r} (known: {', '.join(sorted(_FIELDS))})")
+        merged.setdefault(name, {"kinds": list(kinds), "confidence": 0.9, "skip_keys": []}).update(spec)
+    return tuple(_compile(name, spec, kinds) for name, spec in merged.items() if spec.get("enabled", True))
+
+
+def _compile(name: str, spec: dict, kinds: tuple[str, ...]) -> Rule:
+    if not isinstance(spec.get("enabled", True), bool):
+        raise _bad(name, "enabled must be true or false")
+    if not isinstance(spec.get("pattern"), str) or not spec["pattern"]:
+        raise _bad(name, "needs a `pattern` (a regular expression)")
+    try:
+        pattern = re.compile(spec["pattern"])
+    except re.error as e:
+        raise _bad(name, f"the pattern is not a valid regular expression: {e}") from None
+    groups = set(pattern.groupindex)
+    fixed = spec.get("key")
+    if "value" not in groups:
+        raise _bad(name, "the pattern needs a named group `value`, e.g. (?P<value>.+)")
+    if ("key" in groups) == (fixed is not None):
+        raise _bad(name, "name the key either with a group `key` in the pattern or with a fixed `key`, not both")
+    if fixed is not None:
+        try:
+            label_of(fixed)
+        except InvalidInput as e:
+            raise _bad(name, f"key: {e.message}") from None
+    rule_kinds = spec.get("kinds", list(kinds))
+    if not isinstance(rule_kinds, list) or not all(isinstance(k, str) for k in rule_kinds):
+        raise _bad(name, "kinds must be a list of episode kinds")
+    unknown = [k for k in rule_kinds if k not in kinds]
+    if unknown:
+        raise _bad(name, f"unknown kind {unknown[0]!r} (store.kinds: {', '.join(kinds)})")
+    confidence = spec.get("confidence", 0.9)
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 <= confidence <= 1:
+        raise _bad(name, "confidence must be a number between 0 and 1")
+    skip = spec.get("skip_keys", [])
+    if not isinstance(skip, list) or not all(isinstance(k, str) for k in skip):
+        raise _bad(name, "skip_keys must be a list of keys")
+    max_lines = spec.get("max_lines", MAX_LINES)
+    if isinstance(max_lines, bool) or not isinstance(max_lines, int) or max_lines < 1:
+        raise _bad(name, "max_lines must be a whole number of at least 1")
+    return Rule(name, pattern, fixed, frozenset(rule_kinds), float(confidence),
+                frozenset(normalise_key(k) for k in skip), max_lines)
+
+
+def capture(rules: tuple[Rule, ...], content: str, kind: str) -> list[Capture]:
+    """Fact updates in an observation: at most one per key (its last line wins), in line order.
+    Texts longer than a rule's `max_lines` are prose, not status reports, and are left alone."""
+    lines = content.splitlines()
+    found: dict[str, Capture] = {}
+    for rule in rules:
+        if kind not in rule.kinds or len(lines) > rule.max_lines:
+            continue
+        for line in lines:
+            m = rule.pattern.search(line)
+            if m is None:
+                continue
+            value = (m.group("value") or "").strip()
+            raw_key = rule.key if rule.key is not None else m.group("key")
+            try:
+                label = label_of(raw_key)
+                key = normalise_key(label)
+            except InvalidInput:
+                continue
+            if not value or key in rule.skip_keys:
+                continue
+            found.pop(key, None)
+            found[key] = Capture(rule.name, label, key, value, rule.confidence)
+    return list(found.values())

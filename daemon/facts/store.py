@@ -1,0 +1,270 @@
+"""Facts in SQLite: every function takes a connection and runs on the database thread; the
+writes run inside the caller's transaction (Database.transact, or an episode write).
+
+History is bitemporal. Each row of fact_values is one assertion: a value (NULL: retracted)
+true in the world from `valid_from` until the next assertion's `valid_from` (kept in
+`valid_to`), learned at `recorded_at`. The value of a key at time T is the assertion with the
+latest valid_from <= T (the later-recorded one on a tie); a late assertion with an older
+valid time therefore lands in history and never displaces a newer current value. Rows are
+never deleted, and only valid_to ever changes (triggers enforce both).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+
+from ..errors import NotFound
+from ..timeutil import iso
+from .keys import Source, normalise_key
+
+_VALUE_COLUMNS = ("v.id AS value_id, v.value, v.valid_from, v.valid_to, v.recorded_at, v.source_kind, v.source_ref, "
+                  "v.confidence, v.rule, v.actor")
+_FACT_COLUMNS = "f.id AS fact_id, f.key, f.label, f.importance, f.ttl_seconds, f.confirmed_at, f.created_at"
+_AT = "SELECT id FROM fact_values WHERE fact_id = f.id AND valid_from <= ? ORDER BY valid_from DESC, id DESC LIMIT 1"
+_WORDS = re.compile(r"[^\W_][\w./]*")
+MAX_KEY_WORDS = 6
+
+
+@dataclass(frozen=True)
+class Assertion:
+    """One change to write: the value (None retracts) and where and when it holds."""
+    label: str
+    value: str | None
+    valid_from: float | None  # None: from the moment of writing, read inside the transaction
+    source: Source
+    confidence: float = 1.0
+    rule: str | None = None
+    importance: float | None = None
+    ttl_seconds: float | None = None
+    set_ttl: bool = False  # ttl_seconds given explicitly (None then clears it)
+
+
+def _fact(conn, agent: str, key: str):
+    return conn.execute(f"SELECT {_FACT_COLUMNS} FROM facts f WHERE f.agent = ? AND f.key = ?", (agent, key)).fetchone()
+
+
+def _value_at(conn, fact_id: int, at: float, known_at: float | None = None):
+    if known_at is None:
+        return conn.execute(f"SELECT {_VALUE_COLUMNS} FROM fact_values v WHERE v.fact_id = ? AND v.valid_from <= ? "
+                            "ORDER BY v.valid_from DESC, v.id DESC LIMIT 1", (fact_id, at)).fetchone()
+    return conn.execute(f"SELECT {_VALUE_COLUMNS} FROM fact_values v WHERE v.fact_id = ? AND v.valid_from <= ? "
+                        "AND v.recorded_at <= ? ORDER BY v.valid_from DESC, v.id DESC LIMIT 1",
+                        (fact_id, at, known_at)).fetchone()
+
+
+def _next_after(conn, fact_id: int, at: float):
+    return conn.execute(f"SELECT {_VALUE_COLUMNS} FROM fact_values v WHERE v.fact_id = ? AND v.valid_from > ? "
+                        "ORDER BY v.valid_from, v.id LIMIT 1", (fact_id, at)).fetchone()
+
+
+def shaped(fact, value, now: float) -> dict:
+    """A fact as the faces show it: the key, its value at the time asked, and how fresh it is."""
+    ttl = fact["ttl_seconds"]
+    confirmed = fact["confirmed_at"]
+    out = {
+        "key": fact["key"], "label": fact["label"], "fact_id": fact["fact_id"],
+        "value": None if value is None else value["value"],
+        "importance": fact["importance"], "ttl_seconds": ttl, "confirmed_at": confirmed,
+        "confirmed_at_iso": iso(confirmed),
+        "stale": bool(ttl is not None and confirmed is not None and now - confirmed > ttl),
+    }
+    if value is not None:
+        out.update({
+            "value_id": value["value_id"], "valid_from": value["valid_from"], "valid_from_iso": iso(value["valid_from"]),
+            "valid_to": value["valid_to"], "recorded_at": value["recorded_at"],
+            "source": str(Source(value["source_kind"], value["source_ref"])), "rule": value["rule"],
+            "confidence": value["confidence"], "age_seconds": round(now - value["valid_from"], 3),
+        })
+    return out
+
+
+def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: float) -> dict:
+    """Record an assertion. Returns what happened: `created` (a new key), `changed` (a new current
+    value), `confirmed` (the value it already had then: no new history, only a fresher
+    confirmation), `recorded` (an older valid time: history only), `retracted`."""
+    key = normalise_key(a.label)
+    if a.valid_from is None:
+        # Read the clock only once the write lock is held: a writer that waited behind another
+        # must not assert its value at an earlier time than the one it waited for.
+        a = replace(a, valid_from=now)
+    conn.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
+    fact = _fact(conn, agent, key)
+    if fact is None:
+        conn.execute("INSERT INTO facts (agent, key, label, importance, ttl_seconds, confirmed_at, created_at, "
+                     "updated_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)",
+                     (agent, key, a.label, 0.5 if a.importance is None else a.importance, a.ttl_seconds, now, now))
+        fact = _fact(conn, agent, key)
+    elif a.importance is not None or a.set_ttl:
+        conn.execute("UPDATE facts SET importance = coalesce(?, importance), ttl_seconds = "
+                     "CASE WHEN ? THEN ? ELSE ttl_seconds END, updated_at = ? WHERE id = ?",
+                     (a.importance, a.set_ttl, a.ttl_seconds, now, fact["fact_id"]))
+    fid = fact["fact_id"]
+    before = _value_at(conn, fid, a.valid_from)
+    after = _next_after(conn, fid, a.valid_from)
+    # Whether this assertion is the value now (a future valid time becomes current later).
+    current = a.valid_from <= now and (after is None or after["valid_from"] > now)
+    if before is not None and before["value"] == a.value:
+        status = "unchanged" if a.value is None else "confirmed"
+        if current and a.value is not None:
+            conn.execute("UPDATE facts SET confirmed_at = max(coalesce(confirmed_at, 0), ?), updated_at = ? "
+                         "WHERE id = ?", (min(a.valid_from, now), now, fid))
+        _audit(conn, agent, fid, status, key, a, before["value"], actor, now)
+        return {"status": status, "key": key, "previous": before["value"], "value_id": before["value_id"],
+                "conflict": None, "current": current, "valid_from": a.valid_from, "recorded_at": now}
+    if a.value is None and before is None:
+        raise NotFound(f"the fact {key!r} has no value to retract", hint="`strata fact list` shows the current facts")
+    cur = conn.execute(
+        "INSERT INTO fact_values (fact_id, agent, value, valid_from, valid_to, recorded_at, source_kind, source_ref, "
+        "confidence, rule, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (fid, agent, a.value, a.valid_from, None if after is None else after["valid_from"], now, a.source.kind,
+         a.source.ref, a.confidence, a.rule, actor))
+    value_id = cur.lastrowid
+    if before is not None:
+        conn.execute("UPDATE fact_values SET valid_to = ? WHERE id = ?", (a.valid_from, before["value_id"]))
+    if current and a.value is not None:
+        conn.execute("UPDATE facts SET confirmed_at = ?, updated_at = ? WHERE id = ?", (min(a.valid_from, now), now, fid))
+    conflict = None
+    if any(r is not None and r["value"] != a.value for r in (before, after)):
+        # Every change of value is an event; opposite values close together in world time are
+        # flagged for a person to look at rather than silently ordered.
+        close = [r for r in (before, after) if r is not None and r["value"] is not None and a.value is not None
+                 and abs(r["valid_from"] - a.valid_from) <= window]
+        cur = conn.execute(
+            "INSERT INTO fact_conflicts (agent, fact_id, old_value_id, new_value_id, next_value_id, flagged, late, at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (agent, fid, None if before is None else before["value_id"], value_id,
+             None if after is None else after["value_id"], int(bool(close)), int(after is not None), now))
+        conflict = {"id": cur.lastrowid, "flagged": bool(close), "late": after is not None}
+    if a.value is None:
+        status = "retracted"
+    elif before is None and after is None:
+        status = "created"
+    else:
+        status = "changed" if current else "recorded"
+    _audit(conn, agent, fid, status, key, a, None if before is None else before["value"], actor, now)
+    return {"status": status, "key": key, "previous": None if before is None else before["value"],
+            "value_id": value_id, "conflict": conflict, "current": current, "valid_from": a.valid_from,
+            "recorded_at": now}
+
+
+def _audit(conn, agent, fid, action, key, a: Assertion, previous, actor, now) -> None:
+    conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) VALUES (?, ?, 'fact', ?, ?, ?, ?)",
+                 (now, agent, fid, action, json.dumps({"key": key, "value": a.value, "previous": previous,
+                                                       "valid_from": a.valid_from, "source": str(a.source),
+                                                       "rule": a.rule}, ensure_ascii=False), actor))
+
+
+def current_value(conn, agent: str, key: str, now: float):
+    """(fact row, value row) now, or (fact, None) / (None, None)."""
+    fact = _fact(conn, agent, key)
+    return (None, None) if fact is None else (fact, _value_at(conn, fact["fact_id"], now))
+
+
+def get(conn, agent: str, label: str, *, at: float, known_at: float | None, now: float) -> dict:
+    key = normalise_key(label)
+    fact = _fact(conn, agent, key)
+    if fact is None:
+        raise NotFound(f"no fact {key!r} in this namespace", hint="`strata fact list` shows the keys")
+    value = _value_at(conn, fact["fact_id"], at, known_at)
+    if value is None or value["value"] is None:
+        when = "" if at >= now and known_at is None else f" at {iso(at)}"
+        what = f"was retracted at {iso(value['valid_from'])}" if value is not None else f"had no value{when}"
+        raise NotFound(f"the fact {key!r} {what}", hint=f"`strata fact history {key!r}` shows its values")
+    return shaped(fact, value, now)
+
+
+def listing(conn, agent: str, *, now: float, stale_only: bool = False, prefix: str | None = None) -> list[dict]:
+    sql = (f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
+           "WHERE f.agent = ? AND v.value IS NOT NULL")
+    params: list = [now, agent]
+    if prefix:
+        key = normalise_key(prefix)
+        sql += " AND (f.key = ? OR f.key >= ? AND f.key < ?)"
+        params += [key, key + " ", key + " \U0010ffff"]
+    rows = conn.execute(sql + " ORDER BY f.key", params).fetchall()
+    out = [shaped(r, r, now) for r in rows]
+    return [f for f in out if f["stale"]] if stale_only else out
+
+
+def history(conn, agent: str, label: str, *, now: float) -> dict:
+    key = normalise_key(label)
+    fact = _fact(conn, agent, key)
+    if fact is None:
+        raise NotFound(f"no fact {key!r} in this namespace", hint="`strata fact list` shows the keys")
+    current = _value_at(conn, fact["fact_id"], now)
+    rows = conn.execute(f"SELECT {_VALUE_COLUMNS} FROM fact_values v WHERE v.fact_id = ? "
+                        "ORDER BY v.valid_from, v.id", (fact["fact_id"],)).fetchall()
+    return {**shaped(fact, current, now), "history": [
+        {"value_id": r["value_id"], "value": r["value"], "valid_from": r["valid_from"],
+         "valid_from_iso": iso(r["valid_from"]), "valid_to": r["valid_to"], "valid_to_iso": iso(r["valid_to"]),
+         "recorded_at": r["recorded_at"], "recorded_at_iso": iso(r["recorded_at"]),
+         "source": str(Source(r["source_kind"], r["source_ref"])), "rule": r["rule"], "confidence": r["confidence"],
+         "actor": r["actor"], "current": current is not None and r["value_id"] == current["value_id"]}
+        for r in rows]}
+
+
+def conflicts(conn, agent: str, *, flagged_only: bool, since: float | None, limit: int) -> list[dict]:
+    sql = ("SELECT c.id, c.flagged, c.late, c.at, c.acknowledged_at, f.key, "
+           "o.value AS old_value, o.valid_from AS old_from, o.source_kind AS old_kind, o.source_ref AS old_ref, "
+           "n.value AS new_value, n.valid_from AS new_from, n.source_kind AS new_kind, n.source_ref AS new_ref, "
+           "x.value AS next_value, x.valid_from AS next_from "
+           "FROM fact_conflicts c JOIN facts f ON f.id = c.fact_id JOIN fact_values n ON n.id = c.new_value_id "
+           "LEFT JOIN fact_values o ON o.id = c.old_value_id LEFT JOIN fact_values x ON x.id = c.next_value_id "
+           "WHERE c.agent = ?")
+    params: list = [agent]
+    if flagged_only:
+        sql += " AND c.flagged = 1 AND c.acknowledged_at IS NULL"
+    if since is not None:
+        sql += " AND c.at >= ?"
+        params.append(since)
+    rows = conn.execute(sql + " ORDER BY c.id DESC LIMIT ?", (*params, limit)).fetchall()
+
+    def side(r, p: str) -> dict | None:
+        if r[f"{p}_from"] is None:
+            return None
+        return {"value": r[f"{p}_value"], "valid_from": r[f"{p}_from"], "valid_from_iso": iso(r[f"{p}_from"]),
+                "source": str(Source(r[f"{p}_kind"], r[f"{p}_ref"]))}
+
+    out = []
+    for r in rows:
+        nxt = None if r["next_from"] is None else {"value": r["next_value"], "valid_from": r["next_from"],
+                                                   "valid_from_iso": iso(r["next_from"])}
+        out.append({"id": r["id"], "key": r["key"], "flagged": bool(r["flagged"]), "late": bool(r["late"]),
+                    "at": r["at"], "at_iso": iso(r["at"]), "acknowledged_at": r["acknowledged_at"],
+                    "old": side(r, "old"), "new": side(r, "new"), "next": nxt})
+    return out
+
+
+def acknowledge(conn, agent: str, conflict_id: int, now: float) -> dict:
+    row = conn.execute("SELECT id, flagged, acknowledged_at FROM fact_conflicts WHERE id = ? AND agent = ?",
+                       (conflict_id, agent)).fetchone()
+    if row is None:
+        raise NotFound(f"no fact conflict {conflict_id} in this namespace",
+                       hint="`strata fact conflicts` lists them")
+    if row["acknowledged_at"] is None:
+        conn.execute("UPDATE fact_conflicts SET acknowledged_at = ? WHERE id = ?", (now, conflict_id))
+    return {"id": conflict_id, "acknowledged_at": row["acknowledged_at"] or now}
+
+
+def query_keys(query: str) -> list[str]:
+    """Every run of up to MAX_KEY_WORDS words in a query, as keys: the facts a recall names."""
+    words = [normalise_key(w) for w in _WORDS.findall(query[:2000]) if len(w) <= 200][:200]
+    return sorted({" ".join(words[i:j]) for i in range(len(words))
+                   for j in range(i + 1, min(i + MAX_KEY_WORDS, len(words)) + 1)})
+
+
+def named_in(conn, agent: str, query: str, now: float) -> list[dict]:
+    """Current facts whose key the query contains as whole words, longest key first."""
+    keys = query_keys(query)
+    if not keys:
+        return []
+    found = []
+    for start in range(0, len(keys), 400):
+        part = keys[start:start + 400]
+        found += conn.execute(
+            f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
+            f"WHERE f.agent = ? AND f.key IN ({', '.join('?' * len(part))}) AND v.value IS NOT NULL",
+            (now, agent, *part)).fetchall()
+    return sorted((shaped(r, r, now) for r in found), key=lambda f: (-len(f["key"]), f["key"]))
