@@ -165,6 +165,17 @@ def test_known_at_answers_as_strata_knew_it_then(mem):
     assert mem.get("owner", at=T0 + 20, known_at=before_correction)["value"] == "alice"
 
 
+def test_multi_line_values_round_trip_and_keys_differing_in_case_or_spacing_are_one(mem):
+    mem.set("Postal Address", "1 Quay Street\r\nDublin")
+    mem.set("postal_address", "2 Quay Street\nDublin")
+    assert mem.get("POSTAL  ADDRESS")["value"] == "2 Quay Street\nDublin"
+    assert [f["label"] for f in mem.list()] == ["Postal Address"]
+    with pytest.raises(InvalidInput, match="limit is 4096"):
+        mem.set("essay", "x" * 5000)
+    with pytest.raises(InvalidInput, match="empty"):
+        mem.set("  ", "x")
+
+
 def test_the_same_value_again_confirms_without_new_history(mem):
     mem.set("bridge", "UP", at=T0)
     again = mem.set("BRIDGE ", "UP", at=T0 + 60)

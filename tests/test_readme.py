@@ -27,3 +27,12 @@ def test_readme_names_the_two_commands_and_ci_calls_the_test_one():
     assert "make run" in README and "make test" in README
     ci = (Path(__file__).resolve().parent.parent / ".ci" / "run").read_text()
     assert "make test" in ci
+
+
+def test_the_python_api_example_runs(home, capsys):
+    """The README's example, run as written against a fresh home."""
+    block = README.split("### Python API", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    assert '"/path/to/home"' in block
+    exec(compile(block.replace('"/path/to/home"', repr(str(home))), "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert "Decided to move nightly backups to 03:00" in printed and printed.rstrip().endswith("03:00-04:00")
