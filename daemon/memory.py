@@ -22,6 +22,7 @@ from .episodes.fts_plan import Scope
 from .episodes.recall import (Tuning, balanced_candidates, fts_candidates, namespace_phase, nearest, rank_candidates,
                               with_fact_sources)
 from .facts.api import Facts
+from .web.api import Web
 from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
 from .namespace import check_namespace
@@ -42,6 +43,7 @@ class Memory:
         self.limits = Limits.from_config(config)
         self.params = config.scoring_params()
         self.facts = Facts(db, agent, config, actor)
+        self.web = Web(db, agent, config, actor)
         self._embedder = None
         self._vectors = VectorCache(agent, exact_below=int(config["recall.vector_exact_below"])) \
             if config["recall.vector_cache"] else None
@@ -263,13 +265,17 @@ class Memory:
         candidates, first = with_fact_sources(candidates, lexical)
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
                                          phase=lexical.phase, k=k, first=first)
-        recall_id = await self.db.transact(
-            writes.record_recall, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
-            [(h["id"], h["rank"], h["score"]) for h in hits], now)
+        def record(conn):
+            rid = writes.record_recall(conn, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
+                                       [(h["id"], h["rank"], h["score"]) for h in hits], now)
+            return rid, self.web.feed_in(conn, hits, rid, now)
+
+        recall_id, fed = await self.db.transact(record)
         return {"recall_id": recall_id, "agent": self.agent, "query": query, "mode": mode, "mode_used": used,
                 "k": k, "phase": lexical.phase, "candidates": len(candidates), "fts_plan": lexical.plan,
                 "filtered": filtered,
                 "weights": dict(vars(self.params.weights)), "warnings": warnings, "facts": lexical.facts,
+                "working_set": None if fed is None else {"activated": fed["activated"], "evicted": fed["evicted"]},
                 "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "hits": hits}
 
     async def get(self, episode_id: int) -> dict:

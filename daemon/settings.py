@@ -160,6 +160,24 @@ SETTINGS: tuple[Setting, ...] = (
             _between(0, 10000)),
     Setting("facts.capsule_half_life_hours", 24.0,
             "How fast a change's freshness fades in the capsule ranking.", _positive),
+    Setting("web.edge_start", 1.0, "Weight of a new spiderweb edge.", _positive),
+    Setting("web.edge_increment", 1.0, "Weight each further co-activation adds to an edge.", _positive),
+    Setting("web.edge_cap", 10.0, "Highest weight of an edge; spreading divides weights by it, so activation "
+            "stays in 0..1.", _positive),
+    Setting("web.decay_factor", 0.95, "Each decay run multiplies every edge weight by this.",
+            lambda v: None if 0 < v < 1 else "must be above 0 and below 1"),
+    Setting("web.prune_below", 0.01, "A decay run removes edges that weigh less than this.", _positive),
+    Setting("web.context_capacity", 7, "Most items the working set holds; beyond it the least recently "
+            "activated leave uncommitted.", _between(2, 1000)),
+    Setting("web.context_ttl_seconds", 1800, "A working set idle this long is committed by the next call "
+            "that touches it (and by the daemon's heartbeat).", _between(1, 10**8)),
+    Setting("web.recall_feed", 3, "How many of each recall's best hits join the working set (0: none).",
+            _between(0, 1000)),
+    Setting("web.spread_depth", 2, "How many edges a spread follows from its seeds.", _between(1, 5)),
+    Setting("web.spread_threshold", 0.15, "Least activation a spread reports and spreads further from.",
+            lambda v: None if 0 < v <= 1 else "must be above 0 and at most 1"),
+    Setting("web.fan_out_normalise", False, "Divide what a node passes on by the square root of its number "
+            "of edges, so hubs do not dominate a spread."),
     Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
             _between(1, 86400)),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",

@@ -41,12 +41,21 @@ def memory(home):
     runner = asyncio.Runner()
     mem = runner.run(Memory.open(home))
 
-    class Sync:
+    class Layer:
+        def __init__(self, obj):
+            self._obj = obj
+
         def __getattr__(self, name):
-            attr = getattr(mem, name)
+            attr = getattr(self._obj, name)
             if not asyncio.iscoroutinefunction(attr):
                 return attr
             return lambda *a, **kw: runner.run(attr(*a, **kw))
+
+    class Sync(Layer):
+        def __getattr__(self, name):
+            if name in ("facts", "web"):  # the layers hang off Memory; their methods are async too
+                return Layer(getattr(mem, name))
+            return super().__getattr__(name)
 
         @property
         def raw(self):
@@ -60,7 +69,7 @@ def memory(home):
                 return [x async for x in agen]
             return runner.run(go())
 
-    yield Sync()
+    yield Sync(mem)
     runner.run(mem.close())
     runner.close()
 

@@ -242,12 +242,46 @@ CREATE INDEX fact_conflicts_by_agent ON fact_conflicts(agent, id);
 """)
 
 
+def m006_spiderweb(conn) -> None:
+    _run(conn, """
+-- The sum of ln(decay factor) over the namespace's decay runs (daemon/web/hebbian.py).
+ALTER TABLE namespaces ADD COLUMN web_clock REAL NOT NULL DEFAULT 0;
+ALTER TABLE namespaces ADD COLUMN web_decay_runs INTEGER NOT NULL DEFAULT 0;
+
+-- Undirected Hebbian edges between nodes named kind:id (daemon/web/nodes.py), a < b.
+-- weight = exp(level + web_clock of the namespace).
+CREATE TABLE web_edges (
+    agent TEXT NOT NULL,
+    a TEXT NOT NULL,
+    b TEXT NOT NULL,
+    level REAL NOT NULL,
+    activations INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    last_at REAL NOT NULL,
+    PRIMARY KEY (agent, a, b),
+    CHECK (a < b)
+) WITHOUT ROWID;
+CREATE INDEX web_edges_by_b ON web_edges(agent, b);
+CREATE INDEX web_edges_by_level ON web_edges(agent, level);
+
+-- The working set: items active together, co-activated when the context is committed.
+CREATE TABLE web_context (
+    agent TEXT NOT NULL,
+    node TEXT NOT NULL,
+    activated_at REAL NOT NULL,
+    source TEXT NOT NULL,            -- "recall:ID" or the actor who marked it
+    PRIMARY KEY (agent, node)
+) WITHOUT ROWID;
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
     (3, "vector sequence", m003_vector_sequence),
     (4, "source in full text", m004_source_in_full_text),
     (5, "persistent facts", m005_persistent_facts),
+    (6, "spiderweb", m006_spiderweb),
 )
 
 

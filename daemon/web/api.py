@@ -1,0 +1,116 @@
+"""The spiderweb of a Memory: `mem.web.activate(...)`, `commit`, `decay`, `spread`, ...
+Each call is one database hop; writes are one short transaction."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .. import timeutil
+from ..errors import InvalidInput
+from ..storage.db import Database
+from . import store
+from .hebbian import Rules
+from .nodes import episode_id, parse
+from .spread import spread
+
+
+def _nodes(items: Iterable) -> list[str]:
+    if isinstance(items, (str, int)):
+        items = [items]
+    nodes = [parse(i) for i in items]
+    if not nodes:
+        raise InvalidInput("no items given", hint="name one or more items: episode:ID, fact:KEY, entity:TYPE:VALUE")
+    return list(dict.fromkeys(nodes))
+
+
+class Web:
+    def __init__(self, db: Database, agent: str, config, actor: str):
+        self.db, self.agent, self.actor = db, agent, actor
+        self.rules = Rules.from_config(config)
+        self.working_set = store.WorkingSet(int(config["web.context_capacity"]),
+                                            float(config["web.context_ttl_seconds"]))
+        self.depth = int(config["web.spread_depth"])
+        self.threshold = float(config["web.spread_threshold"])
+        self.fan_out = bool(config["web.fan_out_normalise"])
+        self.feed_recalls = int(config["web.recall_feed"])
+
+    async def activate(self, items: Iterable, *, source: str | None = None) -> dict:
+        """Put items in the working set; they are co-activated with everything in it at commit."""
+        nodes = _nodes(items)
+        return await self.db.transact(lambda c: store.activate(
+            c, self.agent, nodes, self.rules, self.working_set, timeutil.now(), source=source or self.actor,
+            actor=self.actor))
+
+    def feed_in(self, conn, hits: list[dict], recall_id: int, now: float) -> dict | None:
+        """Inside a recall's write transaction: its best hits join the working set."""
+        if self.feed_recalls <= 0 or not hits:
+            return None
+        nodes = [f"episode:{h['id']}" for h in hits[:self.feed_recalls]]
+        return store.activate(conn, self.agent, nodes, self.rules, self.working_set, now,
+                              source=f"recall:{recall_id}", actor=self.actor, known=True)
+
+    async def commit(self) -> dict:
+        """Co-activate the working set now and empty it."""
+        return await self.db.transact(lambda c: store.commit(c, self.agent, self.rules, timeutil.now(),
+                                                             actor=self.actor, reason="committed"))
+
+    async def expire(self) -> dict | None:
+        """Commit the working set if it has been idle past web.context_ttl_seconds."""
+        return await self.db.transact(lambda c: store.expire(c, self.agent, self.rules, self.working_set,
+                                                             timeutil.now(), actor=self.actor))
+
+    async def context(self) -> dict:
+        now = timeutil.now()
+
+        def read(conn):
+            items = store.context(conn, self.agent)
+            newest = max((i["activated_at"] for i in items), default=None)
+            return {"items": items, "capacity": self.working_set.capacity,
+                    "expires_at": None if newest is None else newest + self.working_set.ttl_seconds,
+                    "expired": newest is not None and now - newest >= self.working_set.ttl_seconds}
+        return await self.db.run(read)
+
+    async def decay(self) -> dict:
+        """One decay run now (the daemon's decay phase calls this nightly)."""
+        return await self.db.transact(lambda c: store.decay(c, self.agent, self.rules, timeutil.now(),
+                                                            actor=self.actor))
+
+    async def neighbours(self, item, *, limit: int = 50) -> dict:
+        node = _nodes([item])[0]
+        if not 1 <= int(limit) <= 10000:
+            raise InvalidInput("limit must be between 1 and 10000")
+
+        def read(conn):
+            state = store.require(conn, self.agent, [node])[node]
+            return {"node": node, "state": state, "neighbours": store.edges_of(conn, self.agent, node, int(limit))}
+        return await self.db.run(read)
+
+    async def spread(self, items, *, depth: int | None = None, threshold: float | None = None,
+                     fan_out: bool | None = None, include_archived: bool = False, limit: int = 50) -> dict:
+        """Nodes reached from the items over weighted edges, most activated first, each with the
+        path that reached it. Archived memories are left out unless asked for."""
+        seeds = _nodes(items)
+        depth = self.depth if depth is None else depth
+        threshold = self.threshold if threshold is None else threshold
+        store.check_range(depth, threshold)
+        fan = self.fan_out if fan_out is None else fan_out
+
+        def read(conn):
+            seed_states = store.require(conn, self.agent, seeds)
+            reached = spread(seeds, lambda nodes: store.neighbours(conn, self.agent, nodes), depth=depth,
+                             threshold=threshold, cap=self.rules.cap, fan_out=fan)
+            found = store.states(conn, self.agent, [r.node for r in reached])
+            keep = [r for r in reached if found[r.node] is not None
+                    and (include_archived or found[r.node] != "archived")]
+            return seed_states, [{**r.as_dict(), "state": found[r.node]} for r in keep[:limit]]
+
+        seed_states, out = await self.db.run(read)
+        warnings = [f"{s} is archived; spreading from it anyway" for s, st in seed_states.items() if st == "archived"]
+        return {"seeds": seeds, "depth": depth, "threshold": threshold, "fan_out": fan, "reached": out,
+                "warnings": warnings}
+
+    async def related(self, item, *, limit: int = 10) -> dict:
+        """Seed 001's associated memories: the episodes a spread from the item reaches."""
+        result = await self.spread(item, limit=10_000)
+        result["reached"] = [r for r in result["reached"] if episode_id(r["node"]) is not None][:limit]
+        return result

@@ -1,0 +1,63 @@
+"""Spreading activation over the spiderweb, a pure function over a neighbour lookup.
+
+Each seed holds activation 1.0. A node passes activation x (weight / cap) to each
+neighbour (weights never exceed the cap, so activation stays in 0..1); with fan-out
+normalisation it passes that divided by the square root of its number of neighbours, so a
+hub linked to everything does not light up the whole graph. A node keeps the best
+activation that reaches it; nodes below the threshold are neither returned nor expanded.
+The search is breadth-first, one lookup per depth.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+Neighbours = Callable[[list[str]], dict[str, list[tuple[str, float]]]]
+
+
+@dataclass
+class Reached:
+    node: str
+    activation: float
+    depth: int
+    path: tuple[str, ...]  # seed first, this node last
+    weight: float  # of the last edge on the path
+
+    def as_dict(self) -> dict:
+        return {"node": self.node, "activation": round(self.activation, 6), "depth": self.depth,
+                "path": list(self.path), "weight": round(self.weight, 6)}
+
+
+def spread(seeds: Iterable[str], neighbours: Neighbours, *, depth: int, threshold: float, cap: float,
+           fan_out: bool = True) -> list[Reached]:
+    """Nodes reached from the seeds (seeds excluded), most activated first."""
+    seed_set = list(dict.fromkeys(seeds))
+    best: dict[str, Reached] = {s: Reached(s, 1.0, 0, (s,), 0.0) for s in seed_set}
+    frontier = seed_set
+    for level in range(1, depth + 1):
+        if not frontier:
+            break
+        found = neighbours(frontier)
+        grown: list[str] = []
+        for node in frontier:
+            edges = found.get(node, [])
+            if not edges:
+                continue
+            here = best[node]
+            share = 1.0 / math.sqrt(len(edges)) if fan_out else 1.0
+            for other, weight in edges:
+                activation = here.activation * min(weight / cap, 1.0) * share
+                if activation < threshold:
+                    continue
+                known = best.get(other)
+                if known is None:
+                    best[other] = Reached(other, activation, level, here.path + (other,), weight)
+                    grown.append(other)
+                elif activation > known.activation and other not in seed_set:
+                    best[other] = Reached(other, activation, level, here.path + (other,), weight)
+        frontier = grown
+    out = [r for n, r in best.items() if n not in seed_set]
+    out.sort(key=lambda r: (-r.activation, r.depth, r.node))
+    return out

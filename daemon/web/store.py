@@ -1,0 +1,174 @@
+"""Spiderweb SQL: edges, the working set, decay. Each function runs on the database thread;
+those that write run inside Database.transact. Every statement names the namespace."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from ..errors import InvalidInput, NotFound
+from . import hebbian
+from .hebbian import Rules
+from .nodes import episode_id, kind_of
+
+
+@dataclass(frozen=True)
+class WorkingSet:
+    capacity: int  # most items held; the least recently activated leave first
+    ttl_seconds: float  # a context idle this long is committed by the next call that touches it
+
+
+def clock(conn, agent: str) -> float:
+    row = conn.execute("SELECT web_clock FROM namespaces WHERE agent = ?", (agent,)).fetchone()
+    return row[0] if row else 0.0
+
+
+def states(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
+    """Each node's state: an episode's ('active', 'archived', ...), 'current' or 'retracted' for a
+    fact; None when the namespace has no such item."""
+    out: dict[str, str | None] = {n: None for n in nodes}
+    ids = {episode_id(n): n for n in nodes if kind_of(n) == "episode"}
+    if ids:
+        marks = ", ".join("?" * len(ids))
+        for i, state in conn.execute(f"SELECT id, state FROM episodes WHERE agent = ? AND id IN ({marks})",
+                                     (agent, *ids)):
+            out[ids[i]] = state
+    keys = {n[5:]: n for n in nodes if kind_of(n) == "fact"}
+    if keys:
+        marks = ", ".join("?" * len(keys))
+        for key, value in conn.execute(
+                f"SELECT f.key, (SELECT v.value FROM fact_values v WHERE v.fact_id = f.id ORDER BY v.valid_from DESC, "
+                f"v.id DESC LIMIT 1) FROM facts f WHERE f.agent = ? AND f.key IN ({marks})", (agent, *keys)):
+            out[keys[key]] = "retracted" if value is None else "current"
+    return out
+
+
+def require(conn, agent: str, nodes: list[str]) -> dict[str, str]:
+    """The nodes' states; NotFound naming the first that the namespace does not hold."""
+    found = states(conn, agent, nodes)
+    for node, state in found.items():
+        if state is None:
+            if kind_of(node) == "entity":
+                raise NotFound(f"no entity {node[7:]!r} in namespace {agent!r}")
+            raise NotFound(f"no {kind_of(node)} {node.split(':', 1)[1]!r} in namespace {agent!r}")
+    return found  # type: ignore[return-value]
+
+
+def coactivate(conn, agent: str, nodes: list[str], rules: Rules, now: float) -> int:
+    """Strengthen the edge of every pair of distinct nodes (creating it at `rules.start`); returns
+    how many pairs."""
+    pairs = hebbian.pairs(nodes)
+    if not pairs:
+        return 0
+    t = clock(conn, agent)
+    held = {}
+    for a, b in pairs:
+        row = conn.execute("SELECT level FROM web_edges WHERE agent = ? AND a = ? AND b = ?", (agent, a, b)).fetchone()
+        held[(a, b)] = None if row is None else hebbian.weight_of(row[0], t)
+    conn.executemany(
+        "INSERT INTO web_edges (agent, a, b, level, activations, created_at, last_at) VALUES (?, ?, ?, ?, 1, ?, ?) "
+        "ON CONFLICT (agent, a, b) DO UPDATE SET level = excluded.level, activations = activations + 1, "
+        "last_at = excluded.last_at",
+        [(agent, a, b, hebbian.level_of(hebbian.strengthened(held[(a, b)], rules), t), now, now) for a, b in pairs])
+    return len(pairs)
+
+
+def context(conn, agent: str) -> list[dict]:
+    return [{"node": r[0], "activated_at": r[1], "source": r[2]} for r in conn.execute(
+        "SELECT node, activated_at, source FROM web_context WHERE agent = ? ORDER BY activated_at, node", (agent,))]
+
+
+def commit(conn, agent: str, rules: Rules, now: float, *, actor: str, reason: str) -> dict:
+    """Co-activate everything in the working set and empty it, in the caller's transaction: a
+    crash before this leaves the set whole, after it the edges are stored."""
+    items = [c["node"] for c in context(conn, agent)]
+    strengthened = coactivate(conn, agent, items, rules, now)
+    conn.execute("DELETE FROM web_context WHERE agent = ?", (agent,))
+    if items:
+        conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
+                      "VALUES (?, ?, 'web', NULL, 'commit', ?, ?)",
+                      (now, agent, json.dumps({"nodes": items, "reason": reason}, ensure_ascii=False), actor))
+    return {"committed": items, "edges_strengthened": strengthened, "reason": reason}
+
+
+def expire(conn, agent: str, rules: Rules, ws: WorkingSet, now: float, *, actor: str) -> dict | None:
+    """Commit the working set if it has been idle for its time-to-live."""
+    newest = conn.execute("SELECT max(activated_at) FROM web_context WHERE agent = ?", (agent,)).fetchone()[0]
+    if newest is None or now - newest < ws.ttl_seconds:
+        return None
+    return commit(conn, agent, rules, now, actor=actor, reason="expired")
+
+
+def activate(conn, agent: str, nodes: list[str], rules: Rules, ws: WorkingSet, now: float, *,
+             source: str, actor: str, known: bool = False) -> dict:
+    """Put nodes in the working set (after committing it if it expired); beyond its capacity the
+    least recently activated leave it uncommitted. `known`: the caller just read them from this
+    namespace (a recall's hits), so they need no check."""
+    if not known:
+        require(conn, agent, nodes)
+    expired = expire(conn, agent, rules, ws, now, actor=actor)
+    conn.executemany("INSERT INTO web_context (agent, node, activated_at, source) VALUES (?, ?, ?, ?) "
+                     "ON CONFLICT (agent, node) DO UPDATE SET activated_at = excluded.activated_at, "
+                     "source = excluded.source", [(agent, n, now, source) for n in dict.fromkeys(nodes)])
+    held = context(conn, agent)
+    # Oldest first; among equal times, a node being activated now stays.
+    order = sorted(held, key=lambda c: (c["activated_at"], c["node"] in nodes, c["node"]))
+    evicted = [c["node"] for c in order[:max(0, len(held) - ws.capacity)]]
+    if evicted:
+        conn.executemany("DELETE FROM web_context WHERE agent = ? AND node = ?", [(agent, n) for n in evicted])
+    return {"activated": list(dict.fromkeys(nodes)), "evicted": evicted, "expired_commit": expired,
+            "context": context(conn, agent)}
+
+
+def decay(conn, agent: str, rules: Rules, now: float, *, actor: str) -> dict:
+    """One decay run: every weight x factor (by moving the clock), then prune the edges below the
+    threshold. Cost grows with what is pruned, not with the number of edges."""
+    conn.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
+    t = hebbian.advanced(clock(conn, agent), rules)
+    conn.execute("UPDATE namespaces SET web_clock = ?, web_decay_runs = web_decay_runs + 1 WHERE agent = ?", (t, agent))
+    pruned = conn.execute("DELETE FROM web_edges WHERE agent = ? AND level < ?",
+                          (agent, hebbian.prune_level(t, rules))).rowcount
+    left = conn.execute("SELECT count(*) FROM web_edges WHERE agent = ?", (agent,)).fetchone()[0]
+    runs = conn.execute("SELECT web_decay_runs FROM namespaces WHERE agent = ?", (agent,)).fetchone()[0]
+    conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
+                 "VALUES (?, ?, 'web', NULL, 'decay', ?, ?)",
+                 (now, agent, json.dumps({"pruned": pruned, "edges": left, "factor": rules.factor}), actor))
+    return {"pruned": pruned, "edges": left, "factor": rules.factor, "decay_runs": runs}
+
+
+def neighbours(conn, agent: str, nodes: list[str]) -> dict[str, list[tuple[str, float]]]:
+    """Each node's neighbours with the edge weight now, heaviest first."""
+    if not nodes:
+        return {}
+    t = clock(conn, agent)
+    marks = ", ".join("?" * len(nodes))
+    out: dict[str, list[tuple[str, float]]] = {n: [] for n in nodes}
+    for a, b, level in conn.execute(
+            f"SELECT a, b, level FROM web_edges WHERE agent = ? AND a IN ({marks}) UNION ALL "
+            f"SELECT a, b, level FROM web_edges WHERE agent = ? AND b IN ({marks})", (agent, *nodes, agent, *nodes)):
+        w = hebbian.weight_of(level, t)
+        if a in out:
+            out[a].append((b, w))
+        if b in out:
+            out[b].append((a, w))
+    for edges in out.values():
+        edges.sort(key=lambda e: (-e[1], e[0]))
+    return out
+
+
+def edges_of(conn, agent: str, node: str, limit: int) -> list[dict]:
+    """A node's edges in full, heaviest first."""
+    t = clock(conn, agent)
+    rows = conn.execute(
+        "SELECT b AS other, level, activations, created_at, last_at FROM web_edges WHERE agent = ? AND a = ? "
+        "UNION ALL SELECT a, level, activations, created_at, last_at FROM web_edges WHERE agent = ? AND b = ? "
+        "ORDER BY level DESC, other LIMIT ?", (agent, node, agent, node, limit)).fetchall()
+    return [{"node": r[0], "weight": round(hebbian.weight_of(r[1], t), 6), "activations": r[2],
+             "created_at": r[3], "last_activated_at": r[4]} for r in rows]
+
+
+def check_range(depth: int, threshold: float, max_depth: int = 5) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= max_depth:
+        raise InvalidInput(f"depth must be a whole number from 1 to {max_depth}, not {depth!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+        raise InvalidInput(f"threshold must be above 0 and at most 1, not {threshold!r}")

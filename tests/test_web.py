@@ -1,0 +1,276 @@
+"""The spiderweb: seed 004's edge arithmetic, spreading on hand-built graphs, the persisted
+working set (across a killed process), namespaces, bad input, and `strata web` itself."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+from daemon import timeutil
+from daemon.errors import InvalidInput, NotFound
+from daemon.web import hebbian
+from daemon.web.hebbian import Rules
+from daemon.web.nodes import parse
+from daemon.web.spread import spread
+
+RULES = Rules()
+
+
+# -- pure ------------------------------------------------------------------------------------
+
+def test_an_edge_starts_at_one_gains_one_per_co_activation_and_stops_at_ten():
+    weights, w = [], None
+    for _ in range(12):
+        w = hebbian.strengthened(w, RULES)
+        weights.append(w)
+    assert weights == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 10.0, 10.0]
+
+
+def test_lazy_decay_gives_the_seeds_weights_and_prunes_at_the_first_run_below_a_hundredth():
+    level = hebbian.level_of(1.0, 0.0)
+    clock = 0.0
+    for run in range(1, 91):
+        clock = hebbian.advanced(clock, RULES)
+        assert hebbian.weight_of(level, clock) == pytest.approx(0.95 ** run, rel=1e-12)
+        pruned = level < hebbian.prune_level(clock, RULES)
+        assert pruned == (0.95 ** run < 0.01), run  # 0.95^89 = 0.0104 stays, 0.95^90 = 0.0099 goes
+
+
+def test_pairs_are_unordered_distinct_and_never_self_loops():
+    assert hebbian.pairs(["b", "a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
+    assert hebbian.pairs(["a", "a"]) == []
+
+
+@pytest.mark.parametrize("raw, node", [("12", "episode:12"), (12, "episode:12"), ("Episode:007", "episode:7"),
+                                       ("fact: Bridge ", "fact:bridge"), ("fact:Backup_Job", "fact:backup job"),
+                                       ("entity:Host:gw-02", "entity:host:gw-02")])
+def test_items_are_named_canonically(raw, node):
+    assert parse(raw) == node
+
+
+@pytest.mark.parametrize("raw", ["", "  ", "episode:", "episode:x", "episode:0", "thing:1", "entity:host", True,
+                                 "fact:a\nb", None])
+def test_malformed_items_are_refused(raw):
+    with pytest.raises(InvalidInput):
+        parse(raw)
+
+
+GRAPH = {"A": [("B", 10.0), ("D", 1.0)], "B": [("A", 10.0), ("C", 5.0)], "C": [("B", 5.0), ("E", 10.0)],
+         "D": [("A", 1.0)], "E": [("C", 10.0)]}
+
+
+def lookup(nodes):
+    return {n: GRAPH.get(n, []) for n in nodes}
+
+
+def test_spread_multiplies_normalised_weights_along_paths_and_honours_threshold_and_depth():
+    got = {r.node: (round(r.activation, 6), r.depth, r.path) for r in
+           spread(["A"], lookup, depth=2, threshold=0.15, cap=10.0, fan_out=False)}
+    assert got == {"B": (1.0, 1, ("A", "B")), "C": (0.5, 2, ("A", "B", "C"))}
+    deeper = {r.node: r.activation for r in spread(["A"], lookup, depth=3, threshold=0.05, cap=10.0, fan_out=False)}
+    assert deeper == pytest.approx({"B": 1.0, "C": 0.5, "D": 0.1, "E": 0.5})
+
+
+def test_fan_out_normalisation_divides_by_the_root_of_a_nodes_degree():
+    got = {r.node: r.activation for r in spread(["A"], lookup, depth=1, threshold=0.01, cap=10.0, fan_out=True)}
+    assert got == pytest.approx({"B": 1 / math.sqrt(2), "D": 0.1 / math.sqrt(2)})
+
+
+def test_a_node_keeps_its_best_activation_and_seeds_are_not_reported():
+    graph = {"S": [("X", 2.0), ("Y", 10.0)], "Y": [("S", 10.0), ("X", 9.0)], "X": [("S", 2.0), ("Y", 9.0)]}
+    got = {r.node: r for r in spread(["S"], lambda ns: {n: graph[n] for n in ns}, depth=2, threshold=0.1, cap=10.0,
+                                     fan_out=False)}
+    assert set(got) == {"X", "Y"}
+    assert got["X"].activation == pytest.approx(0.9) and got["X"].path == ("S", "Y", "X")
+
+
+# -- through the store ------------------------------------------------------------------------
+
+def observe(memory, *texts):
+    return [memory.observe(t)["id"] for t in texts]
+
+
+def weight(memory, a, b):
+    rows = memory.web.neighbours(a)["neighbours"]
+    return next((n["weight"] for n in rows if n["node"] == b), None)
+
+
+def test_commit_applies_seed_004_arithmetic_and_decay_prunes(memory):
+    a, b, c = observe(memory, "bridge gw-02 down", "restarted bridge", "paged Ines")
+    memory.web.activate([a, b, c])
+    r = memory.web.commit()
+    assert r["edges_strengthened"] == 3 and memory.web.context()["items"] == []
+    assert weight(memory, a, f"episode:{b}") == 1.0
+    for _ in range(11):
+        memory.web.activate([a, b])
+        memory.web.commit()
+    assert weight(memory, a, f"episode:{b}") == 10.0
+    assert weight(memory, a, f"episode:{c}") == 1.0
+    d = memory.web.decay()
+    assert d["pruned"] == 0 and d["decay_runs"] == 1
+    assert weight(memory, a, f"episode:{b}") == pytest.approx(9.5)
+    for _ in range(89):
+        memory.web.decay()
+    # After 90 runs: 1.0 x 0.95^90 < 0.01 is pruned, 10 x 0.95^90 = 0.099 stays.
+    assert weight(memory, a, f"episode:{c}") is None
+    assert weight(memory, a, f"episode:{b}") == pytest.approx(10 * 0.95 ** 90, abs=1e-6)  # shown to 6 places
+    assert memory.sql("SELECT count(*) AS n FROM web_edges")[0]["n"] == 1
+
+
+def test_activating_one_item_twice_makes_no_self_loop(memory):
+    (a,) = observe(memory, "alone")
+    memory.web.activate([a, a, f"episode:{a}"])
+    assert memory.web.commit()["edges_strengthened"] == 0
+    assert memory.sql("SELECT count(*) AS n FROM web_edges")[0]["n"] == 0
+
+
+def test_the_working_set_evicts_the_least_recent_beyond_capacity(memory, monkeypatch):
+    ids = observe(memory, *[f"note {i}" for i in range(9)])
+    clock = [1_790_000_000.0]
+    monkeypatch.setattr(timeutil, "now", lambda: clock[0])
+    for i in ids:
+        clock[0] += 1
+        r = memory.web.activate([i])
+    assert r["evicted"] == [f"episode:{ids[1]}"]
+    assert [c["node"] for c in memory.web.context()["items"]] == [f"episode:{i}" for i in ids[2:]]
+
+
+def test_an_idle_working_set_is_committed_by_the_next_activation(memory, monkeypatch):
+    a, b, c = observe(memory, "one", "two", "three")
+    clock = [1_790_000_000.0]
+    monkeypatch.setattr(timeutil, "now", lambda: clock[0])
+    memory.web.activate([a, b])
+    clock[0] += 1801  # web.context_ttl_seconds defaults to 1800
+    assert memory.web.context()["expired"]
+    r = memory.web.activate([c])
+    assert r["expired_commit"]["reason"] == "expired" and r["expired_commit"]["edges_strengthened"] == 1
+    assert [i["node"] for i in r["context"]] == [f"episode:{c}"]
+    assert weight(memory, a, f"episode:{b}") == 1.0
+
+
+def test_recalls_feed_their_best_hits_to_the_working_set(memory):
+    observe(memory, "bridge gw-02 down", "bridge gw-02 restarted", "bridge gw-02 flapping", "bridge gw-02 stable",
+            "lunch order")
+    r = memory.recall("bridge gw-02", mode="fast", k=5)
+    assert len(r["working_set"]["activated"]) == 3
+    items = memory.web.context()["items"]
+    assert [i["node"] for i in items] == sorted(f"episode:{h['id']}" for h in r["hits"][:3])
+    assert {i["source"] for i in items} == {f"recall:{r['recall_id']}"}
+
+
+def test_spread_over_stored_edges_leaves_out_archived_memories_unless_asked(memory):
+    a, b, c = observe(memory, "alpha", "beta", "gamma")
+    for _ in range(5):
+        memory.web.activate([a, b])
+        memory.web.commit()
+    for _ in range(10):
+        memory.web.activate([b, c])
+        memory.web.commit()
+    r = memory.web.spread(a)
+    assert [(n["node"], n["activation"]) for n in r["reached"]] == [(f"episode:{b}", 0.5), (f"episode:{c}", 0.5)]
+    assert r["reached"][1]["path"] == [f"episode:{a}", f"episode:{b}", f"episode:{c}"]
+    memory.forget(c)
+    assert [n["node"] for n in memory.web.spread(a)["reached"]] == [f"episode:{b}"]
+    assert memory.web.spread(a, include_archived=True)["reached"][1]["state"] == "archived"
+    assert memory.web.spread(c)["warnings"] == [f"episode:{c} is archived; spreading from it anyway"]
+    assert [n["node"] for n in memory.web.related(c)["reached"]] == [f"episode:{b}", f"episode:{a}"]
+
+
+def test_facts_are_nodes(memory):
+    memory.facts.set("Bridge", "DOWN")
+    (a,) = observe(memory, "bridge alarm")
+    memory.web.activate(["fact:bridge", a])
+    memory.web.commit()
+    assert memory.web.neighbours("fact:BRIDGE")["neighbours"][0]["node"] == f"episode:{a}"
+
+
+@pytest.mark.parametrize("call, error", [
+    (lambda m: m.web.activate([999]), NotFound), (lambda m: m.web.activate(["fact:nothing"]), NotFound),
+    (lambda m: m.web.activate([]), InvalidInput), (lambda m: m.web.spread(1, depth=0), InvalidInput),
+    (lambda m: m.web.spread(1, depth=6), InvalidInput), (lambda m: m.web.spread(1, threshold=0), InvalidInput),
+    (lambda m: m.web.spread(1, threshold=1.5), InvalidInput), (lambda m: m.web.neighbours("entity:host:x"), NotFound),
+])
+def test_bad_web_input_is_refused_and_changes_nothing(memory, call, error):
+    observe(memory, "one")
+    with pytest.raises(error):
+        call(memory)
+    assert memory.web.context()["items"] == []
+
+
+def test_namespaces_cannot_touch_each_others_web(home):
+    import asyncio
+    from daemon import Memory
+
+    async def go():
+        async with await Memory.open(home, agent="alice") as a, await Memory.open(home, agent="bob") as b:
+            x, y = (await a.observe("alice one"))["id"], (await a.observe("alice two"))["id"]
+            await a.web.activate([x, y])
+            await a.web.commit()
+            with pytest.raises(NotFound):
+                await b.web.activate([x])
+            with pytest.raises(NotFound):
+                await b.web.spread(x)
+            assert (await b.web.context())["items"] == []
+            await b.web.decay()
+            assert (await a.web.neighbours(x))["neighbours"][0]["weight"] == 1.0
+    asyncio.run(go())
+
+
+def test_purging_a_memory_removes_its_edges(memory):
+    a, b = observe(memory, "keep", "purge me")
+    memory.web.activate([a, b])
+    memory.web.commit()
+    memory.forget(b, purge=True)
+    assert memory.sql("SELECT count(*) AS n FROM web_edges")[0]["n"] == 0
+
+
+# -- processes --------------------------------------------------------------------------------
+
+ACTIVATE_AND_HANG = """
+import asyncio, sys, time
+from daemon import Memory
+async def go():
+    mem = await Memory.open(sys.argv[1])
+    await mem.web.activate([int(i) for i in sys.argv[2:]])
+    print("activated", flush=True)
+    time.sleep(600)
+asyncio.run(go())
+"""
+
+
+def test_a_process_killed_between_activation_and_commit_loses_nothing(home, memory):
+    a, b = observe(memory, "first", "second")
+    proc = subprocess.Popen([sys.executable, "-c", ACTIVATE_AND_HANG, str(home), str(a), str(b)],
+                            stdout=subprocess.PIPE, cwd=REPO, env={**os.environ})
+    try:
+        assert proc.stdout.readline().decode().strip() == "activated"
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    assert [i["node"] for i in memory.web.context()["items"]] == [f"episode:{a}", f"episode:{b}"]
+    assert memory.web.commit()["edges_strengthened"] == 1
+    assert weight(memory, a, f"episode:{b}") == 1.0
+
+
+def test_strata_web_commands(cli):
+    ids = [json.loads(cli("observe", t, "--json", check=True).out)["id"] for t in ("one", "two", "three")]
+    cli("web", "activate", *map(str, ids), check=True)
+    assert json.loads(cli("web", "commit", "--json", check=True).out)["edges_strengthened"] == 3
+    cli("web", "activate", str(ids[0]), str(ids[1]), check=True)
+    assert "co-activated 2 items: 1 edge strengthened" in cli("web", "commit", check=True).out
+    out = json.loads(cli("web", "spread", str(ids[0]), "--threshold", "0.05", "--json", check=True).out)
+    assert [(n["node"], n["activation"]) for n in out["reached"]] == [(f"episode:{ids[1]}", 0.2),
+                                                                     (f"episode:{ids[2]}", 0.1)]
+    assert "2.000  episode:" in cli("web", "neighbors", str(ids[0]), check=True).out
+    assert json.loads(cli("web", "decay", "--json", check=True).out)["decay_runs"] == 1
+    missing = cli("web", "spread", "999")
+    assert missing.returncode == 3 and "no episode '999'" in missing.err
+    bad = cli("web", "spread", str(ids[0]), "--depth", "9")
+    assert bad.returncode == 4 and "depth must be" in bad.err
