@@ -84,6 +84,7 @@ class Memory:
                 w, self.agent, [row], window=float(self.config["store.attention_window_seconds"]),
                 actor=self.actor, now=now)
             facts = await w.run(self.facts.capture_in, [row], results, now)
+            await w.run(self.web.mentions_in, [row], results, facts, now)
         return {**results[0], "facts": facts}
 
     async def observe_many(self, rows: Iterable[dict], *, validated: bool = False,
@@ -103,7 +104,9 @@ class Memory:
             async with self.db.write() as w:
                 results = await writes.insert_episodes(w, self.agent, part, window=window,
                                                        actor=self.actor, now=now)
-                captured += len(await w.run(self.facts.capture_in, part, results, now))
+                facts = await w.run(self.facts.capture_in, part, results, now)
+                await w.run(self.web.mentions_in, part, results, facts, now)
+                captured += len(facts)
             for r in results:
                 totals[r["status"]] += 1
                 ids.append(r["id"])

@@ -173,6 +173,12 @@ SETTINGS: tuple[Setting, ...] = (
             "that touches it (and by the daemon's heartbeat).", _between(1, 10**8)),
     Setting("web.recall_feed", 3, "How many of each recall's best hits join the working set (0: none).",
             _between(0, 1000)),
+    Setting("web.entities", True, "Link each new memory to the entities it mentions (people, handles, emails, "
+            "URLs, hosts, paths) and to the facts it set."),
+    Setting("web.link_weight", 5.0, "Weight a spread gives a typed link (mentions, related, supports, "
+            "contradicts, supersedes); 0 follows Hebbian edges only.", lambda v: None if v >= 0 else "must be 0 or more"),
+    Setting("web.spread_fan_limit", 50, "Most neighbours a spread follows from one node, heaviest first, so an "
+            "entity mentioned everywhere stays cheap.", _between(1, 100000)),
     Setting("web.spread_depth", 2, "How many edges a spread follows from its seeds.", _between(1, 5)),
     Setting("web.spread_threshold", 0.15, "Least activation a spread reports and spreads further from.",
             lambda v: None if 0 < v <= 1 else "must be above 0 and at most 1"),

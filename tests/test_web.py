@@ -17,6 +17,7 @@ from daemon import timeutil
 from daemon.errors import InvalidInput, NotFound
 from daemon.web import hebbian
 from daemon.web.hebbian import Rules
+from daemon.web.entities import extract
 from daemon.web.nodes import parse
 from daemon.web.spread import spread
 
@@ -66,8 +67,8 @@ GRAPH = {"A": [("B", 10.0), ("D", 1.0)], "B": [("A", 10.0), ("C", 5.0)], "C": [(
          "D": [("A", 1.0)], "E": [("C", 10.0)]}
 
 
-def lookup(nodes):
-    return {n: GRAPH.get(n, []) for n in nodes}
+def lookup(nodes, graph=GRAPH):
+    return {n: [(o, w, "edge") for o, w in graph.get(n, [])] for n in nodes}
 
 
 def test_spread_multiplies_normalised_weights_along_paths_and_honours_threshold_and_depth():
@@ -85,10 +86,26 @@ def test_fan_out_normalisation_divides_by_the_root_of_a_nodes_degree():
 
 def test_a_node_keeps_its_best_activation_and_seeds_are_not_reported():
     graph = {"S": [("X", 2.0), ("Y", 10.0)], "Y": [("S", 10.0), ("X", 9.0)], "X": [("S", 2.0), ("Y", 9.0)]}
-    got = {r.node: r for r in spread(["S"], lambda ns: {n: graph[n] for n in ns}, depth=2, threshold=0.1, cap=10.0,
+    got = {r.node: r for r in spread(["S"], lambda ns: lookup(ns, graph), depth=2, threshold=0.1, cap=10.0,
                                      fan_out=False)}
     assert set(got) == {"X", "Y"}
     assert got["X"].activation == pytest.approx(0.9) and got["X"].path == ("S", "Y", "X")
+
+
+@pytest.mark.parametrize("text, source, expected", [
+    ("paged Ines about gw-02", None, [("host", "gw-02"), ("person", "Ines")]),
+    ("mail Ops@Example.com or ping @oncall_bot", None, [("email", "ops@example.com"), ("handle", "@oncall_bot")]),
+    ("runbook at https://wiki.example.com/bridge.", None, [("url", "https://wiki.example.com/bridge")]),
+    ("deployed to db1.prod.example.com, not notes.txt or v1.2.3", None, [("host", "db1.prod.example.com")]),
+    ("edited /etc/nginx/nginx.conf and ~/notes/todo.md", None,
+     [("path", "/etc/nginx/nginx.conf"), ("path", "~/notes/todo.md")]),
+    ("I went to the support group", "Caroline", [("person", "Caroline")]),
+    ("met with Marta Lopez on Monday", None, [("person", "Marta Lopez")]),
+    ("lunch with The team on Friday", None, []),
+    ("", None, []),
+])
+def test_entities_are_extracted_by_rules(text, source, expected):
+    assert extract(text, source) == expected
 
 
 # -- through the store ------------------------------------------------------------------------
@@ -223,12 +240,45 @@ def test_namespaces_cannot_touch_each_others_web(home):
     asyncio.run(go())
 
 
-def test_purging_a_memory_removes_its_edges(memory):
-    a, b = observe(memory, "keep", "purge me")
+def test_purging_a_memory_removes_its_edges_links_and_the_entities_only_it_mentioned(memory):
+    a, b = observe(memory, "keep gw-02", "purge me, gw-02 and db-7")
     memory.web.activate([a, b])
     memory.web.commit()
     memory.forget(b, purge=True)
     assert memory.sql("SELECT count(*) AS n FROM web_edges")[0]["n"] == 0
+    assert [e["node"] for e in memory.web.entities()] == ["entity:host:gw-02"]
+    assert memory.web.entities()[0]["mentions"] == 1
+    assert memory.sql("SELECT src, dst FROM web_links") == [{"src": f"episode:{a}", "dst": "entity:host:gw-02"}]
+
+
+def test_memories_sharing_an_entity_reach_each_other_through_it(memory):
+    a, b, c = observe(memory, "paged Ines about gw-02", "gw-02 rebooted", "lunch order")
+    r = memory.web.spread(a)
+    assert {n["node"]: n["activation"] for n in r["reached"]} == {
+        "entity:host:gw-02": 0.5, "entity:person:Ines": 0.5, f"episode:{b}": 0.25}
+    hop = next(n for n in r["reached"] if n["node"] == f"episode:{b}")
+    assert hop["path"] == [f"episode:{a}", "entity:host:gw-02", f"episode:{b}"] and hop["via"] == "mentions"
+    assert [n["node"] for n in memory.web.related("entity:host:gw-02")["reached"]] == [f"episode:{a}", f"episode:{b}"]
+
+
+def test_captured_facts_are_linked_to_the_memory_that_set_them(memory):
+    (a,) = observe(memory, "Bridge: DOWN")
+    assert memory.web.neighbours("fact:bridge")["links"][0]["src"] == f"episode:{a}"
+
+
+def test_typed_links_are_directed_refuse_self_links_and_can_be_removed(memory):
+    a, b = observe(memory, "old runbook", "new runbook")
+    assert memory.web.link(b, a, "supersedes")["status"] == "created"
+    assert memory.web.link(b, a, "supersedes")["status"] == "exists"
+    assert [n["node"] for n in memory.web.spread(a)["reached"]] == [f"episode:{b}"]  # followed both ways
+    with pytest.raises(InvalidInput, match="itself"):
+        memory.web.link(a, a, "related")
+    with pytest.raises(InvalidInput, match="unknown link type"):
+        memory.web.link(a, b, "likes")
+    with pytest.raises(NotFound):
+        memory.web.link(a, 999, "related")
+    assert memory.web.link(b, a, "supersedes", remove=True)["status"] == "removed"
+    assert memory.web.spread(a)["reached"] == []
 
 
 # -- processes --------------------------------------------------------------------------------
@@ -269,6 +319,10 @@ def test_strata_web_commands(cli):
     assert [(n["node"], n["activation"]) for n in out["reached"]] == [(f"episode:{ids[1]}", 0.2),
                                                                      (f"episode:{ids[2]}", 0.1)]
     assert "2.000  episode:" in cli("web", "neighbors", str(ids[0]), check=True).out
+    assert "created" in cli("link", str(ids[0]), str(ids[2]), "--type", "supports", check=True).out
+    assert json.loads(cli("link", str(ids[0]), str(ids[2]), "--type", "supports", "--json", check=True).out)[
+        "status"] == "exists"
+    assert cli("link", str(ids[0]), str(ids[0])).returncode == 4
     assert json.loads(cli("web", "decay", "--json", check=True).out)["decay_runs"] == 1
     missing = cli("web", "spread", "999")
     assert missing.returncode == 3 and "no episode '999'" in missing.err

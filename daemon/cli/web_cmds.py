@@ -7,7 +7,7 @@ import argparse
 from .memory_cmds import opened
 from .output import emit, short_time
 
-COMMANDS = ("web", "related")
+COMMANDS = ("web", "related", "link")
 
 
 def _edges(n: int) -> str:
@@ -45,9 +45,10 @@ def _show_activated(r: dict) -> str:
 
 
 def _show_neighbours(r: dict) -> str:
-    lines = [f"{r['node']}: {len(r['neighbours'])} neighbours"]
+    lines = [f"{r['node']}: {_edges(len(r['neighbours']))}, {len(r['links'])} links"]
     lines += [f"  {n['weight']:7.3f}  {n['node']}   x{n['activations']}, last {short_time(n['last_activated_at'])}"
               for n in r["neighbours"]]
+    lines += [f"  {'link':>7}  {k['src']} -{k['type']}-> {k['dst']}" for k in r["links"]]
     return "\n".join(lines)
 
 
@@ -99,6 +100,20 @@ async def cmd_related(args) -> int:
     return 0
 
 
+async def cmd_link(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.web.link(args.src, args.dst, args.type, remove=args.remove)
+    emit(r, args.json, lambda r: f"{r['src']} -{r['type']}-> {r['dst']}: {r['status']}")
+    return 0
+
+
+async def cmd_entities(args) -> int:
+    async with opened(args) as mem:
+        rows = await mem.web.entities(kind=args.type, limit=args.limit)
+    emit(rows, args.json, lambda rs: "\n".join(f"{r['mentions']:6}  {r['node']}" for r in rs) or "no entities")
+    return 0
+
+
 def register(sub, common) -> None:
     items_help = "items: episode:ID (or just ID), fact:KEY, entity:TYPE:VALUE"
     top = sub.add_parser("web", parents=[common], help="The spiderweb: what goes with what.",
@@ -131,6 +146,19 @@ def register(sub, common) -> None:
     p.add_argument("--fan-out", action=argparse.BooleanOptionalAction, default=None,
                    help="divide by the square root of a node's edges (default web.fan_out_normalise)")
     p.add_argument("--include-archived", action="store_true", help="report archived memories too")
+
+    p = add("entities", cmd_entities, "Entities memories mention, most mentioned first.")
+    p.add_argument("--type", help="only this type: person, handle, email, url, host, path")
+    p.add_argument("--limit", type=int, default=100)
+
+    p = sub.add_parser("link", parents=[common], help="A typed link between two items.",
+                       description="Link item SRC to item DST: related, supports, contradicts or supersedes. "
+                                   "Spreading follows links at web.link_weight; they do not decay.")
+    p.set_defaults(handler=cmd_link)
+    p.add_argument("src", help=items_help)
+    p.add_argument("dst", help=items_help)
+    p.add_argument("--type", default="related", help="related, supports, contradicts or supersedes")
+    p.add_argument("--remove", action="store_true", help="remove the link instead")
 
     p = sub.add_parser("related", parents=[common], help="Memories associated with an item in the spiderweb.",
                        description="Memories associated with an item: the episodes a spread from it reaches.")

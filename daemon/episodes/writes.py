@@ -9,6 +9,7 @@ from ..embedding.index import BUMP_EPOCH
 from ..embedding.index import TABLE as VECTORS
 from ..errors import Conflict, InvalidInput, NotFound
 from ..storage.db import Writer
+from ..web import store as web_store
 from .model import COLUMNS
 
 _INSERT = (f"INSERT INTO episodes (id, {', '.join(COLUMNS)}) "
@@ -132,9 +133,8 @@ async def purge(w: Writer, agent: str, episode_id: int, *, actor: str, now: floa
         await w.execute(f"DELETE FROM {VECTORS} WHERE rowid = ?", (episode_id,))
         await w.execute(BUMP_EPOCH)
     await w.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
-    node = f"episode:{episode_id}"  # a purged memory leaves no trace in the spiderweb either
-    await w.execute("DELETE FROM web_edges WHERE agent = ? AND (a = ? OR b = ?)", (agent, node, node))
-    await w.execute("DELETE FROM web_context WHERE agent = ? AND node = ?", (agent, node))
+    # A purged memory leaves no trace in the spiderweb either.
+    await w.run(web_store.forget_node, agent, f"episode:{episode_id}")
     await w.execute("UPDATE namespaces SET episode_count = max(0, episode_count - 1) WHERE agent = ?", (agent,))
     # The audit keeps the hash, never the text: a purge is meant to remove the words.
     await w.audit(agent, "episode", episode_id, "purge", json.dumps({"hash": row["content_hash"]}), actor, now)

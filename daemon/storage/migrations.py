@@ -275,6 +275,35 @@ CREATE TABLE web_context (
 """)
 
 
+def m007_entities_and_links(conn) -> None:
+    _run(conn, """
+-- Things memories mention (daemon/web/entities.py), as spiderweb nodes entity:TYPE:VALUE.
+CREATE TABLE entities (
+    agent TEXT NOT NULL,
+    type TEXT NOT NULL,
+    value TEXT NOT NULL,
+    mentions INTEGER NOT NULL DEFAULT 0,
+    first_at REAL NOT NULL,
+    last_at REAL NOT NULL,
+    PRIMARY KEY (agent, type, value)
+) WITHOUT ROWID;
+
+-- Typed, directed links between nodes: "mentions" from extraction, the others from people
+-- and later phases. They do not decay; spreading follows them at web.link_weight.
+CREATE TABLE web_links (
+    agent TEXT NOT NULL,
+    src TEXT NOT NULL,
+    dst TEXT NOT NULL,
+    type TEXT NOT NULL CHECK (type IN ('mentions', 'related', 'supports', 'contradicts', 'supersedes')),
+    created_at REAL NOT NULL,
+    actor TEXT NOT NULL,
+    PRIMARY KEY (agent, src, dst, type),
+    CHECK (src <> dst)
+) WITHOUT ROWID;
+CREATE INDEX web_links_by_dst ON web_links(agent, dst);
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -282,6 +311,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (4, "source in full text", m004_source_in_full_text),
     (5, "persistent facts", m005_persistent_facts),
     (6, "spiderweb", m006_spiderweb),
+    (7, "entities and links", m007_entities_and_links),
 )
 
 

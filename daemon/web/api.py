@@ -8,7 +8,7 @@ from typing import Iterable
 from .. import timeutil
 from ..errors import InvalidInput
 from ..storage.db import Database
-from . import store
+from . import entities, store
 from .hebbian import Rules
 from .nodes import episode_id, parse
 from .spread import spread
@@ -33,6 +33,9 @@ class Web:
         self.threshold = float(config["web.spread_threshold"])
         self.fan_out = bool(config["web.fan_out_normalise"])
         self.feed_recalls = int(config["web.recall_feed"])
+        self.extract = bool(config["web.entities"])
+        self.link_weight = float(config["web.link_weight"])
+        self.fan_limit = int(config["web.spread_fan_limit"])
 
     async def activate(self, items: Iterable, *, source: str | None = None) -> dict:
         """Put items in the working set; they are co-activated with everything in it at commit."""
@@ -48,6 +51,37 @@ class Web:
         nodes = [f"episode:{h['id']}" for h in hits[:self.feed_recalls]]
         return store.activate(conn, self.agent, nodes, self.rules, self.working_set, now,
                               source=f"recall:{recall_id}", actor=self.actor, known=True)
+
+    def mentions_in(self, conn, rows: list[dict], results: list[dict], facts: list[dict], now: float) -> int:
+        """Inside an observation's write transaction: link each new memory to the entities it
+        mentions and the facts it set."""
+        if not self.extract:
+            return 0
+        linked = 0
+        for row, result in zip(rows, results):
+            if result["status"] == "created":
+                linked += store.record_mentions(conn, self.agent, result["id"],
+                                                entities.extract(row["content"], row.get("source")), now,
+                                                actor=self.actor)
+        conn.executemany("INSERT OR IGNORE INTO web_links (agent, src, dst, type, created_at, actor) "
+                         "VALUES (?, ?, ?, 'mentions', ?, ?)",
+                         [(self.agent, f"episode:{f['episode_id']}", f"fact:{f['key']}", now, self.actor)
+                          for f in facts if f["status"] != "skipped"])
+        return linked
+
+    async def link(self, src, dst, kind: str = "related", *, remove: bool = False) -> dict:
+        """A typed link from one item to another (related, supports, contradicts, supersedes)."""
+        a, b = _nodes([src])[0], _nodes([dst])[0]
+        return await self.db.transact(lambda c: store.link(c, self.agent, a, b, kind, timeutil.now(),
+                                                           actor=self.actor, remove=remove))
+
+    async def entities(self, *, kind: str | None = None, limit: int = 100) -> list[dict]:
+        if not 1 <= int(limit) <= 100000:
+            raise InvalidInput("limit must be between 1 and 100000")
+        return await self.db.run(lambda c: store.entity_list(c, self.agent, kind, int(limit)))
+
+    def neighbours_in(self, conn, nodes: list[str]) -> dict:
+        return store.neighbours(conn, self.agent, nodes, link_weight=self.link_weight, fan_limit=self.fan_limit)
 
     async def commit(self) -> dict:
         """Co-activate the working set now and empty it."""
@@ -82,7 +116,8 @@ class Web:
 
         def read(conn):
             state = store.require(conn, self.agent, [node])[node]
-            return {"node": node, "state": state, "neighbours": store.edges_of(conn, self.agent, node, int(limit))}
+            return {"node": node, "state": state, "neighbours": store.edges_of(conn, self.agent, node, int(limit)),
+                    "links": store.links_of(conn, self.agent, node, int(limit))}
         return await self.db.run(read)
 
     async def spread(self, items, *, depth: int | None = None, threshold: float | None = None,
@@ -97,7 +132,7 @@ class Web:
 
         def read(conn):
             seed_states = store.require(conn, self.agent, seeds)
-            reached = spread(seeds, lambda nodes: store.neighbours(conn, self.agent, nodes), depth=depth,
+            reached = spread(seeds, lambda nodes: self.neighbours_in(conn, nodes), depth=depth,
                              threshold=threshold, cap=self.rules.cap, fan_out=fan)
             found = store.states(conn, self.agent, [r.node for r in reached])
             keep = [r for r in reached if found[r.node] is not None

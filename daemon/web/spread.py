@@ -14,7 +14,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-Neighbours = Callable[[list[str]], dict[str, list[tuple[str, float]]]]
+# node -> [(neighbour, weight, how they are joined: "edge" or a link type)]
+Neighbours = Callable[[list[str]], dict[str, list[tuple[str, float, str]]]]
 
 
 @dataclass
@@ -24,10 +25,11 @@ class Reached:
     depth: int
     path: tuple[str, ...]  # seed first, this node last
     weight: float  # of the last edge on the path
+    via: str = ""  # what that last edge is: "edge" (Hebbian) or a link type
 
     def as_dict(self) -> dict:
         return {"node": self.node, "activation": round(self.activation, 6), "depth": self.depth,
-                "path": list(self.path), "weight": round(self.weight, 6)}
+                "path": list(self.path), "weight": round(self.weight, 6), "via": self.via}
 
 
 def spread(seeds: Iterable[str], neighbours: Neighbours, *, depth: int, threshold: float, cap: float,
@@ -47,16 +49,16 @@ def spread(seeds: Iterable[str], neighbours: Neighbours, *, depth: int, threshol
                 continue
             here = best[node]
             share = 1.0 / math.sqrt(len(edges)) if fan_out else 1.0
-            for other, weight in edges:
+            for other, weight, via in edges:
                 activation = here.activation * min(weight / cap, 1.0) * share
                 if activation < threshold:
                     continue
                 known = best.get(other)
                 if known is None:
-                    best[other] = Reached(other, activation, level, here.path + (other,), weight)
+                    best[other] = Reached(other, activation, level, here.path + (other,), weight, via)
                     grown.append(other)
                 elif activation > known.activation and other not in seed_set:
-                    best[other] = Reached(other, activation, level, here.path + (other,), weight)
+                    best[other] = Reached(other, activation, level, here.path + (other,), weight, via)
         frontier = grown
     out = [r for n, r in best.items() if n not in seed_set]
     out.sort(key=lambda r: (-r.activation, r.depth, r.node))

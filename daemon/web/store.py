@@ -40,6 +40,11 @@ def states(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
                 f"SELECT f.key, (SELECT v.value FROM fact_values v WHERE v.fact_id = f.id ORDER BY v.valid_from DESC, "
                 f"v.id DESC LIMIT 1) FROM facts f WHERE f.agent = ? AND f.key IN ({marks})", (agent, *keys)):
             out[keys[key]] = "retracted" if value is None else "current"
+    ents = {tuple(n.split(":", 2)[1:]): n for n in nodes if kind_of(n) == "entity"}
+    for etype, value in ents:
+        if conn.execute("SELECT 1 FROM entities WHERE agent = ? AND type = ? AND value = ?",
+                        (agent, etype, value)).fetchone():
+            out[ents[(etype, value)]] = "entity"
     return out
 
 
@@ -136,24 +141,117 @@ def decay(conn, agent: str, rules: Rules, now: float, *, actor: str) -> dict:
     return {"pruned": pruned, "edges": left, "factor": rules.factor, "decay_runs": runs}
 
 
-def neighbours(conn, agent: str, nodes: list[str]) -> dict[str, list[tuple[str, float]]]:
-    """Each node's neighbours with the edge weight now, heaviest first."""
+def neighbours(conn, agent: str, nodes: list[str], *, link_weight: float = 0.0,
+               fan_limit: int | None = None) -> dict[str, list[tuple[str, float, str]]]:
+    """Each node's neighbours, heaviest first: (node, weight, "edge" or the link type). Hebbian
+    edges weigh what they weigh now; typed links (either direction) weigh `link_weight` (0:
+    not followed). Where two nodes are joined both ways the heavier counts. `fan_limit` keeps
+    a node's heaviest neighbours only, so an entity mentioned everywhere stays cheap."""
     if not nodes:
         return {}
     t = clock(conn, agent)
     marks = ", ".join("?" * len(nodes))
-    out: dict[str, list[tuple[str, float]]] = {n: [] for n in nodes}
+    best: dict[str, dict[str, tuple[float, str]]] = {n: {} for n in nodes}
+
+    def offer(here: str, other: str, w: float, via: str) -> None:
+        held = best[here].get(other)
+        if held is None or w > held[0]:
+            best[here][other] = (w, via)
+
     for a, b, level in conn.execute(
             f"SELECT a, b, level FROM web_edges WHERE agent = ? AND a IN ({marks}) UNION ALL "
             f"SELECT a, b, level FROM web_edges WHERE agent = ? AND b IN ({marks})", (agent, *nodes, agent, *nodes)):
         w = hebbian.weight_of(level, t)
-        if a in out:
-            out[a].append((b, w))
-        if b in out:
-            out[b].append((a, w))
-    for edges in out.values():
-        edges.sort(key=lambda e: (-e[1], e[0]))
+        if a in best:
+            offer(a, b, w, "edge")
+        if b in best:
+            offer(b, a, w, "edge")
+    if link_weight > 0:
+        for src, dst, kind in conn.execute(
+                f"SELECT src, dst, type FROM web_links WHERE agent = ? AND src IN ({marks}) UNION ALL "
+                f"SELECT src, dst, type FROM web_links WHERE agent = ? AND dst IN ({marks})",
+                (agent, *nodes, agent, *nodes)):
+            if src in best:
+                offer(src, dst, link_weight, kind)
+            if dst in best:
+                offer(dst, src, link_weight, kind)
+    out = {}
+    for n, found in best.items():
+        ranked = sorted(((o, w, via) for o, (w, via) in found.items()), key=lambda e: (-e[1], e[0]))
+        out[n] = ranked if fan_limit is None else ranked[:fan_limit]
     return out
+
+
+LINK_TYPES = ("related", "supports", "contradicts", "supersedes")
+
+
+def record_mentions(conn, agent: str, episode: int, found: list[tuple[str, str]], now: float, *, actor: str) -> int:
+    """Entities an episode mentions: each upserted, and linked from the episode ("mentions")."""
+    if not found:
+        return 0
+    conn.executemany(
+        "INSERT INTO entities (agent, type, value, mentions, first_at, last_at) VALUES (?, ?, ?, 1, ?, ?) "
+        "ON CONFLICT (agent, type, value) DO UPDATE SET mentions = mentions + 1, last_at = excluded.last_at",
+        [(agent, kind, value, now, now) for kind, value in found])
+    conn.executemany("INSERT OR IGNORE INTO web_links (agent, src, dst, type, created_at, actor) "
+                     "VALUES (?, ?, ?, 'mentions', ?, ?)",
+                     [(agent, f"episode:{episode}", f"entity:{kind}:{value}", now, actor) for kind, value in found])
+    return len(found)
+
+
+def link(conn, agent: str, src: str, dst: str, kind: str, now: float, *, actor: str, remove: bool = False) -> dict:
+    if kind not in LINK_TYPES:
+        raise InvalidInput(f"unknown link type {kind!r}", hint=f"use one of: {', '.join(LINK_TYPES)}")
+    if src == dst:
+        raise InvalidInput(f"{src} cannot be linked to itself")
+    require(conn, agent, [src, dst])
+    if remove:
+        changed = conn.execute("DELETE FROM web_links WHERE agent = ? AND src = ? AND dst = ? AND type = ?",
+                               (agent, src, dst, kind)).rowcount
+    else:
+        changed = conn.execute("INSERT OR IGNORE INTO web_links (agent, src, dst, type, created_at, actor) "
+                               "VALUES (?, ?, ?, ?, ?, ?)", (agent, src, dst, kind, now, actor)).rowcount
+    if changed:
+        conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
+                     "VALUES (?, ?, 'web', NULL, ?, ?, ?)",
+                     (now, agent, "unlink" if remove else "link",
+                      json.dumps({"src": src, "dst": dst, "type": kind}, ensure_ascii=False), actor))
+    return {"src": src, "dst": dst, "type": kind, "status": ("removed" if remove else "created") if changed
+            else ("absent" if remove else "exists")}
+
+
+def links_of(conn, agent: str, node: str, limit: int) -> list[dict]:
+    return [{"src": r[0], "dst": r[1], "type": r[2], "created_at": r[3], "actor": r[4]} for r in conn.execute(
+        "SELECT src, dst, type, created_at, actor FROM web_links WHERE agent = ? AND src = ? UNION ALL "
+        "SELECT src, dst, type, created_at, actor FROM web_links WHERE agent = ? AND dst = ? "
+        "ORDER BY created_at DESC LIMIT ?", (agent, node, agent, node, limit))]
+
+
+def forget_node(conn, agent: str, node: str) -> None:
+    """Remove a node from the web (a purged memory): its edges, links and working-set entry;
+    entities it alone mentioned go too."""
+    mentioned = [r[0] for r in conn.execute(
+        "SELECT dst FROM web_links WHERE agent = ? AND src = ? AND type = 'mentions' AND dst LIKE 'entity:%'",
+        (agent, node))]
+    conn.execute("DELETE FROM web_edges WHERE agent = ? AND (a = ? OR b = ?)", (agent, node, node))
+    conn.execute("DELETE FROM web_links WHERE agent = ? AND (src = ? OR dst = ?)", (agent, node, node))
+    conn.execute("DELETE FROM web_context WHERE agent = ? AND node = ?", (agent, node))
+    for ent in mentioned:
+        etype, value = ent.split(":", 2)[1:]
+        conn.execute("UPDATE entities SET mentions = mentions - 1 WHERE agent = ? AND type = ? AND value = ?",
+                     (agent, etype, value))
+        if conn.execute("SELECT mentions FROM entities WHERE agent = ? AND type = ? AND value = ?",
+                        (agent, etype, value)).fetchone()[0] <= 0:
+            conn.execute("DELETE FROM entities WHERE agent = ? AND type = ? AND value = ?", (agent, etype, value))
+            forget_node(conn, agent, ent)
+
+
+def entity_list(conn, agent: str, kind: str | None, limit: int) -> list[dict]:
+    where, params = ("AND type = ?", (kind,)) if kind else ("", ())
+    return [{"node": f"entity:{r[0]}:{r[1]}", "type": r[0], "value": r[1], "mentions": r[2], "first_at": r[3],
+             "last_at": r[4]} for r in conn.execute(
+        f"SELECT type, value, mentions, first_at, last_at FROM entities WHERE agent = ? {where} "
+        "ORDER BY mentions DESC, type, value LIMIT ?", (agent, *params, limit))]
 
 
 def edges_of(conn, agent: str, node: str, limit: int) -> list[dict]:

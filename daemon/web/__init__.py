@@ -1,0 +1,1 @@
+"""The spiderweb: what goes with what (Hebbian edges, typed links, entities, spreading)."""
