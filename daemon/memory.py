@@ -17,10 +17,11 @@ from .embedding import index as vectors
 from .embedding.cache import VectorCache
 from .embedding.loader import load_embedder
 from .episodes import reads, writes
+from .episodes.deep import DeepWeights, combine, seeds_of
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
-from .episodes.recall import (Tuning, balanced_candidates, fts_candidates, namespace_phase, nearest, rank_candidates,
-                              with_fact_sources)
+from .episodes.recall import (Tuning, balanced_candidates, fts_candidates, graph_reach, namespace_phase, nearest,
+                              rank_candidates, with_fact_sources)
 from .facts.api import Facts
 from .web.api import Web
 from .errors import EmbeddingUnavailable, InvalidInput
@@ -263,8 +264,11 @@ class Memory:
                 warnings.append(_fallback(e))
             else:
                 candidates, used = balanced_candidates(lexical, near, rows, tuning), "balanced"
-                if mode == "deep":
-                    warnings.append("deep recall needs the spiderweb, which this build lacks; used balanced")
+        if mode == "deep":
+            deep = DeepWeights.from_config(self.config)
+            reached, hebb, rows = await graph_reach(self.db, scope, self.web, seeds_of(candidates, deep.seeds),
+                                                    {c.row["id"]: c.row for c in candidates})
+            candidates, used = combine(candidates, reached, hebb, rows, deep), "deep"
         candidates, first = with_fact_sources(candidates, lexical)
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
                                          phase=lexical.phase, k=k, first=first)

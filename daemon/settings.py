@@ -107,6 +107,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.vector_exact_below", 20000,
             "Up to this many vectors in a namespace the in-memory search is exact; above it, sign bits "
             "shortlist 2% (at least 2,000) and those are scored exactly.", _between(0, 10**9)),
+    Setting("recall.deep_seeds", 5, "How many of the best balanced candidates seed deep recall's spread.",
+            _between(1, 100)),
+    Setting("recall.deep_retrieval_weight", 0.5, "Deep recall: weight of the balanced relevance (seed 001's alpha).",
+            lambda v: None if v >= 0 else "must be 0 or more"),
+    Setting("recall.deep_graph_weight", 0.2, "Deep recall: weight of the spread's activation (seed 001's gamma).",
+            lambda v: None if v >= 0 else "must be 0 or more"),
+    Setting("recall.deep_hebbian_weight", 0.1, "Deep recall: weight of the strongest direct Hebbian edge to a seed "
+            "(seed 001's delta).", lambda v: None if v >= 0 else "must be 0 or more"),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),

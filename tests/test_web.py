@@ -328,3 +328,40 @@ def test_strata_web_commands(cli):
     assert missing.returncode == 3 and "no episode '999'" in missing.err
     bad = cli("web", "spread", str(ids[0]), "--depth", "9")
     assert bad.returncode == 4 and "depth must be" in bad.err
+
+
+# -- deep recall -------------------------------------------------------------------------------
+
+def test_deep_relevance_weighs_retrieval_graph_and_association_then_scales_to_the_best():
+    from daemon.episodes.deep import DeepWeights, combine, seeds_of
+    from daemon.episodes.fusion import Candidate
+
+    a, b = Candidate({"id": 1}, relevance=1.0), Candidate({"id": 2}, relevance=0.4)
+    assert seeds_of([b, a], 1) == [1]
+    reached = {2: {"activation": 0.5, "path": ["episode:1", "entity:host:x", "episode:2"], "via": "mentions"},
+               3: {"activation": 0.25, "path": ["episode:1", "episode:3"], "via": "edge"},
+               4: {"activation": 0.9, "path": ["episode:1", "episode:4"], "via": "edge"}}
+    out = {c.row["id"]: c for c in combine([a, b], reached, {3: (0.8, 1)}, {3: {"id": 3}}, DeepWeights())}
+    assert set(out) == {1, 2, 3}  # 4 is outside the recall's scope (no row)
+    raw = {1: 0.5, 2: 0.5 * 0.4 + 0.2 * 0.5, 3: 0.2 * 0.25 + 0.1 * 0.8}
+    assert {i: c.relevance for i, c in out.items()} == pytest.approx({i: v / 0.5 for i, v in raw.items()})
+    assert out[3].retrievers == {"graph": {"activation": 0.25, "path": ["episode:1", "episode:3"], "via": "edge"},
+                                 "hebbian": {"weight": 0.8, "with": 1}}
+
+
+def test_deep_recall_reaches_memories_through_entities_and_edges_and_explains_the_path(memory):
+    a, b, c, _ = observe(memory, "the bridge on gw-02 went down during the night",
+                         "rebooted gw-02 at noon", "ordered new fans for the rack", "lunch order for friday")
+    for _ in range(6):
+        memory.web.activate([a, c])
+        memory.web.commit()
+    balanced = memory.recall("bridge outage", mode="balanced", k=10)
+    deep = memory.recall("bridge outage", mode="deep", k=10)
+    assert deep["mode_used"] == "deep" and deep["hits"][0]["id"] == a
+    by_id = {h["id"]: h for h in deep["hits"]}
+    assert by_id[b]["explain"]["retrievers"]["graph"] == {
+        "activation": 0.25, "path": [f"episode:{a}", "entity:host:gw-02", f"episode:{b}"], "via": "mentions"}
+    assert by_id[c]["explain"]["retrievers"]["hebbian"] == {"weight": 0.6, "with": a}
+    assert by_id[c]["explain"]["retrievers"]["graph"]["via"] == "edge"
+    before = {h["id"]: h["rank"] for h in balanced["hits"]}
+    assert c not in before or by_id[c]["rank"] < before[c]

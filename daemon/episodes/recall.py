@@ -9,6 +9,9 @@ from ..scoring import EpisodeFeatures, ScoringParams, learning_phase, score_epis
 from ..embedding import index as vectors
 from ..embedding.cache import VectorCache
 from ..facts import store as facts_store
+from ..web import store as web_store
+from ..web.nodes import episode_id
+from ..web.spread import spread as spread_activation
 from ..storage.db import Database
 from .fts_plan import Scope, search
 from .fusion import Candidate, fuse, normalised, session_boost, spread
@@ -161,6 +164,32 @@ async def nearest(db: Database, scope: Scope, vector, limit: int, spec: vectors.
             cache.sync(conn)
             near = cache.search(vector, limit)
         return near, _rows_by_id(conn, scope, {i for i, _ in near} - known.keys())
+
+    return await db.run(read)
+
+
+async def graph_reach(db: Database, scope: Scope, web, seeds: list[int], known: dict[int, dict]
+                      ) -> tuple[dict[int, dict], dict[int, tuple[float, int]], dict[int, dict]]:
+    """For deep recall, in one hop: the memories a spread from the seed memories reaches
+    (id -> {"activation", "path", "via"}), each memory's strongest direct Hebbian edge to a seed
+    (id -> (weight / cap, seed id)), and the rows in scope of those that `known` lacks."""
+    nodes = [f"episode:{i}" for i in seeds]
+
+    def read(conn):
+        reached = {}
+        for r in spread_activation(nodes, lambda ns: web.neighbours_in(conn, ns), depth=web.depth, threshold=web.threshold,
+                        cap=web.rules.cap, fan_out=web.fan_out):
+            i = episode_id(r.node)
+            if i is not None:
+                reached[i] = {"activation": round(r.activation, 6), "path": list(r.path), "via": r.via}
+        hebb: dict[int, tuple[float, int]] = {}
+        for seed, edges in web_store.neighbours(conn, scope.agent, nodes).items():
+            for other, weight, _ in edges:
+                i = episode_id(other)
+                share = min(weight / web.rules.cap, 1.0)
+                if i is not None and share > hebb.get(i, (0.0, 0))[0]:
+                    hebb[i] = (share, episode_id(seed))
+        return reached, hebb, _rows_by_id(conn, scope, (set(reached) | set(hebb)) - known.keys())
 
     return await db.run(read)
 

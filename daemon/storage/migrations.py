@@ -300,7 +300,7 @@ CREATE TABLE web_links (
     PRIMARY KEY (agent, src, dst, type),
     CHECK (src <> dst)
 ) WITHOUT ROWID;
-CREATE INDEX web_links_by_dst ON web_links(agent, dst);
+CREATE INDEX web_links_by_dst ON web_links(agent, dst, created_at);
 """)
 
 

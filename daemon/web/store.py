@@ -167,14 +167,16 @@ def neighbours(conn, agent: str, nodes: list[str], *, link_weight: float = 0.0,
         if b in best:
             offer(b, a, w, "edge")
     if link_weight > 0:
-        for src, dst, kind in conn.execute(
-                f"SELECT src, dst, type FROM web_links WHERE agent = ? AND src IN ({marks}) UNION ALL "
-                f"SELECT src, dst, type FROM web_links WHERE agent = ? AND dst IN ({marks})",
-                (agent, *nodes, agent, *nodes)):
-            if src in best:
-                offer(src, dst, link_weight, kind)
-            if dst in best:
-                offer(dst, src, link_weight, kind)
+        # Node by node, so that an entity mentioned by thousands of memories costs `fan_limit`
+        # rows (its newest mentions), not thousands.
+        cap = -1 if fan_limit is None else fan_limit
+        for n in nodes:
+            for dst, kind in conn.execute("SELECT dst, type FROM web_links WHERE agent = ? AND src = ? LIMIT ?",
+                                          (agent, n, cap)):
+                offer(n, dst, link_weight, kind)
+            for src, kind in conn.execute("SELECT src, type FROM web_links WHERE agent = ? AND dst = ? "
+                                          "ORDER BY created_at DESC LIMIT ?", (agent, n, cap)):
+                offer(n, src, link_weight, kind)
     out = {}
     for n, found in best.items():
         ranked = sorted(((o, w, via) for o, (w, via) in found.items()), key=lambda e: (-e[1], e[0]))
