@@ -74,3 +74,19 @@ def test_bench_facts_reports_get_and_set_latency_against_a_bare_table(cli, tmp_p
     assert is_number(r["baseline"]["get_p95_ms"]) and is_number(r["ratio_set_p95"])
     assert json.loads(out.read_text(encoding="utf-8")) == r
     assert cli("bench", "facts", "--keys", "10", "--history", "5").returncode == 4
+
+
+@pytest.mark.slow
+def test_bench_web_reports_decay_spread_and_deep_recall_against_baselines(cli, tmp_path):
+    out = tmp_path / "web.json"
+    r = cli.json("bench", "web", "--nodes", "500", "--edges", "4000", "--spreads", "20", "--deep-n", "300",
+                 "--queries", "10", "--out", str(out))
+    assert r["benchmark"] == "web" and r["nodes"] == 500 and r["edges"] == 4000
+    for key in ("decay_1m_edges_s", "spread_p95_ms", "deep_recall_p95_ms"):
+        assert is_number(r[key]) and r[key] > 0, key
+    assert r["edges_after_decay"] == 4000  # five runs of x0.95 prune nothing that weighs 1 or more
+    assert r["spread_p50_ms"] <= r["spread_p95_ms"] and r["reached_per_spread"] > 0
+    assert r["hebbian_edges"] > 0 and r["links"] > 0 and r["graph_hits_per_query"] > 0
+    assert is_number(r["decay_ratio"]) and is_number(r["spread_ratio_p95"]) and is_number(r["deep_ratio_p95"])
+    assert json.loads(out.read_text(encoding="utf-8")) == r
+    assert cli("bench", "web", "--nodes", "10", "--edges", "100").returncode == 4

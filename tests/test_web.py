@@ -67,7 +67,7 @@ GRAPH = {"A": [("B", 10.0), ("D", 1.0)], "B": [("A", 10.0), ("C", 5.0)], "C": [(
          "D": [("A", 1.0)], "E": [("C", 10.0)]}
 
 
-def lookup(nodes, graph=GRAPH):
+def lookup(nodes, floors=None, graph=GRAPH):
     return {n: [(o, w, "edge") for o, w in graph.get(n, [])] for n in nodes}
 
 
@@ -86,7 +86,7 @@ def test_fan_out_normalisation_divides_by_the_root_of_a_nodes_degree():
 
 def test_a_node_keeps_its_best_activation_and_seeds_are_not_reported():
     graph = {"S": [("X", 2.0), ("Y", 10.0)], "Y": [("S", 10.0), ("X", 9.0)], "X": [("S", 2.0), ("Y", 9.0)]}
-    got = {r.node: r for r in spread(["S"], lambda ns: lookup(ns, graph), depth=2, threshold=0.1, cap=10.0,
+    got = {r.node: r for r in spread(["S"], lambda ns, floors: lookup(ns, floors, graph), depth=2, threshold=0.1, cap=10.0,
                                      fan_out=False)}
     assert set(got) == {"X", "Y"}
     assert got["X"].activation == pytest.approx(0.9) and got["X"].path == ("S", "Y", "X")

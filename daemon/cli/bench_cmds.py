@@ -11,11 +11,12 @@ from ..bench.facts import bench_facts
 from ..bench.ingest import bench_ingest
 from ..bench.locomo import bench_locomo, format_table, home_settings, load_locomo, store_steps
 from ..bench.recall import bench_recall
+from ..bench.web import DECAY_RUNS, WARMUP, bench_web
 from ..errors import InvalidInput
 from ..settings import MODES
 from .output import Progress, emit
 
-COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts")
+COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web")
 
 
 def _table(r: dict) -> str:
@@ -91,6 +92,23 @@ async def cmd_facts(args) -> int:
     return 0
 
 
+async def cmd_web(args) -> int:
+    if args.nodes < 10 or not args.nodes <= args.edges <= args.nodes * (args.nodes - 1) // 4 or args.spreads < 1:
+        raise InvalidInput("need --nodes >= 10, --nodes <= --edges <= nodes x (nodes - 1) / 4 and --spreads >= 1")
+    if args.deep_n and (args.deep_n < 10 or args.queries < 1):
+        raise InvalidInput("need --deep-n >= 10 (or 0 to skip deep recall) and --queries >= 1")
+    steps = args.edges + DECAY_RUNS + args.spreads + WARMUP + (args.queries + WARMUP if args.deep_n else 0)
+    bar = Progress(steps, "web (edges, decay, spreads, deep recalls)", unit="steps")
+    embed_bar = Progress(args.deep_n, "embedding the corpus", unit="memories")
+    result = await bench_web(nodes=args.nodes, edges=args.edges, spreads=args.spreads, deep_n=args.deep_n,
+                             queries=args.queries, seed=args.seed, progress=bar.advance,
+                             embed_progress=embed_bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("bench", help="Benchmarks in a temporary home: a synthetic agent-operations corpus, "
                                      "or LoCoMo retrieval.")
@@ -126,4 +144,12 @@ def register(sub, common) -> None:
     q.add_argument("--keys", type=int, default=10_000, help="distinct keys (default 10000)")
     q.add_argument("--history", type=int, default=1_000_000, help="history rows in all (default 1000000)")
     q.add_argument("--ops", type=int, default=1000, help="timed operations of each kind (default 1000)")
+    q.add_argument("--seed", type=int, default=0)
+    q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
+                            "recall vs balanced on the synthetic corpus (embedded first).", n=None)
+    q.add_argument("--nodes", type=int, default=100_000, help="graph nodes (default 100000)")
+    q.add_argument("--edges", type=int, default=1_000_000, help="graph edges (default 1000000)")
+    q.add_argument("--spreads", type=int, default=300, help="timed spreads (after 20 warm-up ones)")
+    q.add_argument("--deep-n", type=int, default=100_000, help="corpus size for deep recall (0 skips it)")
+    q.add_argument("--queries", type=int, default=300, help="timed deep and balanced recalls each")
     q.add_argument("--seed", type=int, default=0)

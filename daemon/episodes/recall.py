@@ -177,8 +177,8 @@ async def graph_reach(db: Database, scope: Scope, web, seeds: list[int], known: 
 
     def read(conn):
         reached = {}
-        for r in spread_activation(nodes, lambda ns: web.neighbours_in(conn, ns), depth=web.depth, threshold=web.threshold,
-                        cap=web.rules.cap, fan_out=web.fan_out):
+        for r in spread_activation(nodes, lambda ns, floors: web.neighbours_in(conn, ns, floors), depth=web.depth,
+                                   threshold=web.threshold, cap=web.rules.cap, fan_out=web.fan_out):
             i = episode_id(r.node)
             if i is not None:
                 reached[i] = {"activation": round(r.activation, 6), "path": list(r.path), "via": r.via}

@@ -261,7 +261,10 @@ CREATE TABLE web_edges (
     PRIMARY KEY (agent, a, b),
     CHECK (a < b)
 ) WITHOUT ROWID;
-CREATE INDEX web_edges_by_b ON web_edges(agent, b);
+-- Both ends ordered by weight, so a spread reads a hub's heaviest edges only; covering, so
+-- the planner never prefers web_edges_by_level for a lookup by node.
+CREATE INDEX web_edges_by_a ON web_edges(agent, a, level);
+CREATE INDEX web_edges_by_b ON web_edges(agent, b, level);
 CREATE INDEX web_edges_by_level ON web_edges(agent, level);
 
 -- The working set: items active together, co-activated when the context is committed.

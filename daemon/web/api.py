@@ -80,8 +80,9 @@ class Web:
             raise InvalidInput("limit must be between 1 and 100000")
         return await self.db.run(lambda c: store.entity_list(c, self.agent, kind, int(limit)))
 
-    def neighbours_in(self, conn, nodes: list[str]) -> dict:
-        return store.neighbours(conn, self.agent, nodes, link_weight=self.link_weight, fan_limit=self.fan_limit)
+    def neighbours_in(self, conn, nodes: list[str], floors: dict[str, float] | None = None) -> dict:
+        return store.neighbours(conn, self.agent, nodes, link_weight=self.link_weight, fan_limit=self.fan_limit,
+                                floors=floors)
 
     async def commit(self) -> dict:
         """Co-activate the working set now and empty it."""
@@ -132,7 +133,7 @@ class Web:
 
         def read(conn):
             seed_states = store.require(conn, self.agent, seeds)
-            reached = spread(seeds, lambda nodes: self.neighbours_in(conn, nodes), depth=depth,
+            reached = spread(seeds, lambda nodes, floors: self.neighbours_in(conn, nodes, floors), depth=depth,
                              threshold=threshold, cap=self.rules.cap, fan_out=fan)
             found = store.states(conn, self.agent, [r.node for r in reached])
             keep = [r for r in reached if found[r.node] is not None

@@ -5,7 +5,8 @@ neighbour (weights never exceed the cap, so activation stays in 0..1); with fan-
 normalisation it passes that divided by the square root of its number of neighbours, so a
 hub linked to everything does not light up the whole graph. A node keeps the best
 activation that reaches it; nodes below the threshold are neither returned nor expanded.
-The search is breadth-first, one lookup per depth.
+The search is breadth-first, one lookup per depth, and asks the lookup only for edges heavy
+enough to matter.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-# node -> [(neighbour, weight, how they are joined: "edge" or a link type)]
-Neighbours = Callable[[list[str]], dict[str, list[tuple[str, float, str]]]]
+# (nodes, least useful weight per node) -> node -> [(neighbour, weight, "edge" or a link type)].
+# An edge lighter than a node's floor cannot carry activation above the threshold, so a lookup
+# may leave it out.
+Neighbours = Callable[[list[str], dict[str, float]], dict[str, list[tuple[str, float, str]]]]
 
 
 @dataclass
@@ -41,7 +44,7 @@ def spread(seeds: Iterable[str], neighbours: Neighbours, *, depth: int, threshol
     for level in range(1, depth + 1):
         if not frontier:
             break
-        found = neighbours(frontier)
+        found = neighbours(frontier, {n: threshold * cap / best[n].activation for n in frontier})
         grown: list[str] = []
         for node in frontier:
             edges = found.get(node, [])

@@ -4,6 +4,7 @@ those that write run inside Database.transact. Every statement names the namespa
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 
 from ..errors import InvalidInput, NotFound
@@ -41,9 +42,11 @@ def states(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
                 f"v.id DESC LIMIT 1) FROM facts f WHERE f.agent = ? AND f.key IN ({marks})", (agent, *keys)):
             out[keys[key]] = "retracted" if value is None else "current"
     ents = {tuple(n.split(":", 2)[1:]): n for n in nodes if kind_of(n) == "entity"}
-    for etype, value in ents:
-        if conn.execute("SELECT 1 FROM entities WHERE agent = ? AND type = ? AND value = ?",
-                        (agent, etype, value)).fetchone():
+    if ents:
+        pairs = ", ".join("(?, ?)" for _ in ents)
+        for etype, value in conn.execute(
+                f"SELECT type, value FROM entities WHERE agent = ? AND (type, value) IN (VALUES {pairs})",
+                (agent, *(x for pair in ents for x in pair))):
             out[ents[(etype, value)]] = "entity"
     return out
 
@@ -141,12 +144,13 @@ def decay(conn, agent: str, rules: Rules, now: float, *, actor: str) -> dict:
     return {"pruned": pruned, "edges": left, "factor": rules.factor, "decay_runs": runs}
 
 
-def neighbours(conn, agent: str, nodes: list[str], *, link_weight: float = 0.0,
-               fan_limit: int | None = None) -> dict[str, list[tuple[str, float, str]]]:
+def neighbours(conn, agent: str, nodes: list[str], *, link_weight: float = 0.0, fan_limit: int | None = None,
+               floors: dict[str, float] | None = None) -> dict[str, list[tuple[str, float, str]]]:
     """Each node's neighbours, heaviest first: (node, weight, "edge" or the link type). Hebbian
     edges weigh what they weigh now; typed links (either direction) weigh `link_weight` (0:
     not followed). Where two nodes are joined both ways the heavier counts. `fan_limit` keeps
-    a node's heaviest neighbours only, so an entity mentioned everywhere stays cheap."""
+    a node's heaviest neighbours only, so an entity mentioned everywhere stays cheap; with it,
+    `floors` leaves out a node's edges lighter than its floor."""
     if not nodes:
         return {}
     t = clock(conn, agent)
@@ -158,19 +162,35 @@ def neighbours(conn, agent: str, nodes: list[str], *, link_weight: float = 0.0,
         if held is None or w > held[0]:
             best[here][other] = (w, via)
 
-    for a, b, level in conn.execute(
-            f"SELECT a, b, level FROM web_edges WHERE agent = ? AND a IN ({marks}) UNION ALL "
-            f"SELECT a, b, level FROM web_edges WHERE agent = ? AND b IN ({marks})", (agent, *nodes, agent, *nodes)):
-        w = hebbian.weight_of(level, t)
-        if a in best:
-            offer(a, b, w, "edge")
-        if b in best:
-            offer(b, a, w, "edge")
-    if link_weight > 0:
-        # Node by node, so that an entity mentioned by thousands of memories costs `fan_limit`
-        # rows (its newest mentions), not thousands.
-        cap = -1 if fan_limit is None else fan_limit
+    cap = -1 if fan_limit is None else fan_limit
+    if fan_limit is None:
+        for a, b, level in conn.execute(
+                f"SELECT a, b, level FROM web_edges WHERE agent = ? AND a IN ({marks}) UNION ALL "
+                f"SELECT a, b, level FROM web_edges WHERE agent = ? AND b IN ({marks})",
+                (agent, *nodes, agent, *nodes)):
+            w = hebbian.weight_of(level, t)
+            if a in best:
+                offer(a, b, w, "edge")
+            if b in best:
+                offer(b, a, w, "edge")
+    else:
+        # Node by node and heaviest first, so that a hub with thousands of edges (or an entity
+        # mentioned by thousands of memories) costs `fan_limit` rows, not thousands.
         for n in nodes:
+            floor = (floors or {}).get(n, 0.0)
+            least = hebbian.level_of(floor, t) if floor > 0 else -math.inf
+            for other, level in conn.execute(
+                    "SELECT b, level FROM web_edges WHERE agent = ? AND a = ? AND level >= ? ORDER BY level DESC "
+                    "LIMIT ?", (agent, n, least, cap)):
+                offer(n, other, hebbian.weight_of(level, t), "edge")
+            for other, level in conn.execute(
+                    "SELECT a, level FROM web_edges WHERE agent = ? AND b = ? AND level >= ? ORDER BY level DESC "
+                    "LIMIT ?", (agent, n, least, cap)):
+                offer(n, other, hebbian.weight_of(level, t), "edge")
+    if link_weight > 0:
+        for n in nodes:
+            if link_weight < (floors or {}).get(n, 0.0):
+                continue
             for dst, kind in conn.execute("SELECT dst, type FROM web_links WHERE agent = ? AND src = ? LIMIT ?",
                                           (agent, n, cap)):
                 offer(n, dst, link_weight, kind)
