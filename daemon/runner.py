@@ -1,6 +1,6 @@
 """`strata run`: the long-running process. It opens the home, then on an interval folds access
-events into features and embeds waiting memories, until SIGTERM or SIGINT; the full phase
-schedule builds on this loop."""
+events into features, commits an idle working set and embeds waiting memories, until SIGTERM
+or SIGINT; the full phase schedule builds on this loop."""
 
 from __future__ import annotations
 
@@ -37,6 +37,13 @@ async def run(home, *, agent: str | None = None) -> int:
                     log.info("fold: %d access events into %d memories", folded["events"], folded["episodes"])
             except Exception as e:  # a failed pass is logged and retried, never fatal
                 log.error("fold failed: %s", getattr(e, "message", e))
+            try:
+                committed = await mem.web.expire()
+                if committed:
+                    log.info("web: idle working set committed, %d items, %d edges strengthened",
+                             len(committed["committed"]), committed["edges_strengthened"])
+            except Exception as e:
+                log.error("web expiry failed: %s", getattr(e, "message", e))
             if embedding_ok:
                 try:
                     done = await mem.embed_pending(limit=EMBED_PER_PASS)

@@ -177,3 +177,18 @@ def test_daemon_embeds_new_memories_and_keeps_running_without_a_model(start_daem
     recall = cli.json("recall", "note")  # full-text recall keeps working
     assert len(recall["hits"]) == 1
     assert daemon.stop(signal.SIGTERM) == 0
+
+
+def test_daemon_commits_an_idle_working_set(home, cli):
+    write_config(home, "[daemon]\nfold_interval_seconds = 1\n[web]\ncontext_ttl_seconds = 1\n")
+    a, b = (int(cli("observe", text, check=True).out) for text in ("bridge down on gw-02", "paged Ines"))
+    cli("web", "activate", str(a), str(b), check=True)
+    daemon = Daemon(home)
+    try:
+        line = daemon.wait_for("web: idle working set committed", START_TIMEOUT)
+        assert "2 items, 1 edges strengthened" in line
+        assert cli.json("web", "context")["items"] == []
+        assert cli.json("web", "neighbors", str(a))["neighbours"][0]["node"] == f"episode:{b}"
+        assert daemon.stop(signal.SIGTERM) == 0
+    finally:
+        daemon.kill()
