@@ -272,6 +272,7 @@ class Memory:
         candidates, first = with_fact_sources(candidates, lexical)
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
                                          phase=lexical.phase, k=k, first=first)
+
         def record(conn):
             rid = writes.record_recall(conn, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
                                        [(h["id"], h["rank"], h["score"]) for h in hits], now)

@@ -43,6 +43,10 @@ def _positive(v: Any) -> str | None:
     return None if v > 0 else "must be greater than 0"
 
 
+def _non_negative(v: Any) -> str | None:
+    return None if v >= 0 else "must be 0 or more"
+
+
 def _one_of(*choices: str) -> Callable[[Any], str | None]:
     return lambda v: None if v in choices else f"must be one of: {', '.join(choices)}"
 
@@ -110,11 +114,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.deep_seeds", 5, "How many of the best balanced candidates seed deep recall's spread.",
             _between(1, 100)),
     Setting("recall.deep_retrieval_weight", 0.5, "Deep recall: weight of the balanced relevance (seed 001's alpha).",
-            lambda v: None if v >= 0 else "must be 0 or more"),
+            _non_negative),
     Setting("recall.deep_graph_weight", 0.2, "Deep recall: weight of the spread's activation (seed 001's gamma).",
-            lambda v: None if v >= 0 else "must be 0 or more"),
+            _non_negative),
     Setting("recall.deep_hebbian_weight", 0.1, "Deep recall: weight of the strongest direct Hebbian edge to a seed "
-            "(seed 001's delta).", lambda v: None if v >= 0 else "must be 0 or more"),
+            "(seed 001's delta).", _non_negative),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),
@@ -184,7 +188,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("web.entities", True, "Link each new memory to the entities it mentions (people, handles, emails, "
             "URLs, hosts, paths) and to the facts it set."),
     Setting("web.link_weight", 5.0, "Weight a spread gives a typed link (mentions, related, supports, "
-            "contradicts, supersedes); 0 follows Hebbian edges only.", lambda v: None if v >= 0 else "must be 0 or more"),
+            "contradicts, supersedes); 0 follows Hebbian edges only.", _non_negative),
     Setting("web.spread_fan_limit", 50, "Most neighbours a spread follows from one node, heaviest first, so an "
             "entity mentioned everywhere stays cheap.", _between(1, 100000)),
     Setting("web.spread_depth", 2, "How many edges a spread follows from its seeds.", _between(1, 5)),

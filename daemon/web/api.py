@@ -63,10 +63,8 @@ class Web:
                 linked += store.record_mentions(conn, self.agent, result["id"],
                                                 entities.extract(row["content"], row.get("source")), now,
                                                 actor=self.actor)
-        conn.executemany("INSERT OR IGNORE INTO web_links (agent, src, dst, type, created_at, actor) "
-                         "VALUES (?, ?, ?, 'mentions', ?, ?)",
-                         [(self.agent, f"episode:{f['episode_id']}", f"fact:{f['key']}", now, self.actor)
-                          for f in facts if f["status"] != "skipped"])
+        store.add_mentions(conn, self.agent, [(f"episode:{f['episode_id']}", f"fact:{f['key']}")
+                                              for f in facts if f["status"] != "skipped"], now, actor=self.actor)
         return linked
 
     async def link(self, src, dst, kind: str = "related", *, remove: bool = False) -> dict:

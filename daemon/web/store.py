@@ -115,17 +115,18 @@ def activate(conn, agent: str, nodes: list[str], rules: Rules, ws: WorkingSet, n
     if not known:
         require(conn, agent, nodes)
     expired = expire(conn, agent, rules, ws, now, actor=actor)
+    fresh = list(dict.fromkeys(nodes))
     conn.executemany("INSERT INTO web_context (agent, node, activated_at, source) VALUES (?, ?, ?, ?) "
                      "ON CONFLICT (agent, node) DO UPDATE SET activated_at = excluded.activated_at, "
-                     "source = excluded.source", [(agent, n, now, source) for n in dict.fromkeys(nodes)])
+                     "source = excluded.source", [(agent, n, now, source) for n in fresh])
     held = context(conn, agent)
     # Oldest first; among equal times, a node being activated now stays.
-    order = sorted(held, key=lambda c: (c["activated_at"], c["node"] in nodes, c["node"]))
+    order = sorted(held, key=lambda c: (c["activated_at"], c["node"] in fresh, c["node"]))
     evicted = [c["node"] for c in order[:max(0, len(held) - ws.capacity)]]
     if evicted:
         conn.executemany("DELETE FROM web_context WHERE agent = ? AND node = ?", [(agent, n) for n in evicted])
-    return {"activated": list(dict.fromkeys(nodes)), "evicted": evicted, "expired_commit": expired,
-            "context": context(conn, agent)}
+    return {"activated": fresh, "evicted": evicted, "expired_commit": expired,
+            "context": [c for c in held if c["node"] not in evicted]}
 
 
 def decay(conn, agent: str, rules: Rules, now: float, *, actor: str) -> dict:
@@ -215,10 +216,15 @@ def record_mentions(conn, agent: str, episode: int, found: list[tuple[str, str]]
         "INSERT INTO entities (agent, type, value, mentions, first_at, last_at) VALUES (?, ?, ?, 1, ?, ?) "
         "ON CONFLICT (agent, type, value) DO UPDATE SET mentions = mentions + 1, last_at = excluded.last_at",
         [(agent, kind, value, now, now) for kind, value in found])
-    conn.executemany("INSERT OR IGNORE INTO web_links (agent, src, dst, type, created_at, actor) "
-                     "VALUES (?, ?, ?, 'mentions', ?, ?)",
-                     [(agent, f"episode:{episode}", f"entity:{kind}:{value}", now, actor) for kind, value in found])
+    add_mentions(conn, agent, [(f"episode:{episode}", f"entity:{kind}:{value}") for kind, value in found], now,
+                 actor=actor)
     return len(found)
+
+
+def add_mentions(conn, agent: str, pairs: list[tuple[str, str]], now: float, *, actor: str) -> None:
+    """"mentions" links (source node, mentioned node); one that exists already stays as it is."""
+    conn.executemany("INSERT OR IGNORE INTO web_links (agent, src, dst, type, created_at, actor) "
+                     "VALUES (?, ?, ?, 'mentions', ?, ?)", [(agent, src, dst, now, actor) for src, dst in pairs])
 
 
 def link(conn, agent: str, src: str, dst: str, kind: str, now: float, *, actor: str, remove: bool = False) -> dict:
