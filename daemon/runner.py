@@ -28,7 +28,8 @@ async def run(home, *, agent: str | None = None) -> int:
         status = await mem.status()
         log.info("strata started: home %s, database %s (%d bytes), namespace %s with %d memories",
                  status["home"], status["database"], status["database_bytes"], mem.agent, status["episodes"])
-        log.info("folding access events and embedding new memories every %g s; stop with Ctrl-C or SIGTERM",
+        log.info("folding access events, committing an idle working set and embedding new memories every %g s; "
+                 "stop with Ctrl-C or SIGTERM",
                  interval)
         while not stop.is_set():
             try:
