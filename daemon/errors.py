@@ -66,6 +66,12 @@ class CasMismatch(StrataError):
         return {**super().as_dict(), "current": self.current}
 
 
+class LlmUnavailable(StrataError):
+    """The configured LLM cannot be used; dossiers fall back to the extractive synthesizer."""
+    exit_code = 10
+    kind = "llm_unavailable"
+
+
 # Exit codes, documented in the README; 2 is argparse's usage error.
 EXIT_CODES = {
     0: "success",
@@ -78,5 +84,6 @@ EXIT_CODES = {
     ConfigError.exit_code: "bad configuration (the message names the key)",
     EmbeddingUnavailable.exit_code: "embedding model missing, damaged or not loadable (the message says which)",
     CasMismatch.exit_code: "compare-and-set mismatch (the fact holds another value; the message shows it)",
+    LlmUnavailable.exit_code: "the LLM named by [llm] model is missing, damaged or not loadable",
     130: "interrupted (Ctrl-C)",
 }

@@ -22,6 +22,7 @@ from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
 from .episodes.recall import (Tuning, balanced_candidates, fts_candidates, graph_reach, namespace_phase, nearest,
                               rank_candidates, with_fact_sources)
+from .dossier.api import Dossiers
 from .facts.api import Facts
 from .web.api import Web
 from .errors import EmbeddingUnavailable, InvalidInput
@@ -45,6 +46,7 @@ class Memory:
         self.params = config.scoring_params()
         self.facts = Facts(db, agent, config, actor)
         self.web = Web(db, agent, config, actor)
+        self.dossiers = Dossiers(db, agent, config, actor, home, self._rank_for_dossier)
         self._embedder = None
         self._vectors = VectorCache(agent, exact_below=int(config["recall.vector_exact_below"])) \
             if config["recall.vector_cache"] else None
@@ -222,9 +224,9 @@ class Memory:
 
     # -- reading -----------------------------------------------------------------------------
 
-    async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
-                     context: Mapping | None = None, kinds: Iterable[str] = (),
-                     include_archived: bool = False) -> dict:
+    async def _ranked(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
+                      kinds: Iterable[str], include_archived: bool, now: float) -> dict:
+        """Recall's reading half: candidates, scores and order, without recording anything."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the query is empty", hint="say what to look for")
         if "\x00" in query or len(query.encode("utf-8", "surrogatepass")) > self.limits.max_content_bytes:
@@ -241,11 +243,9 @@ class Memory:
             raise InvalidInput(f"unknown kind {unknown[0]!r}", hint=f"use one of: {', '.join(self.limits.kinds)}")
         query_context = {str(a): str(b) for a, b in clean_context(context).items()}
         warnings: list[str] = []
-        now = timeutil.now()
         states = ("active", "archived") if include_archived else ("active",)
         scope = Scope(self.agent, states, kinds)
         tuning = Tuning.from_config(self.config)
-        started = time.perf_counter()
         embedding = await self._embed_query(query, warnings) if mode != "fast" else None
         try:
             lexical = await fts_candidates(self.db, scope, query, tuning, self.params, neighbours=embedding is not None,
@@ -272,19 +272,35 @@ class Memory:
         candidates, first = with_fact_sources(candidates, lexical)
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
                                          phase=lexical.phase, k=k, first=first)
+        return {"query": query, "mode": mode, "mode_used": used, "k": k, "phase": lexical.phase,
+                "candidates": len(candidates), "fts_plan": lexical.plan, "filtered": filtered,
+                "warnings": warnings, "facts": lexical.facts, "query_context": query_context, "hits": hits}
+
+    async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
+                     context: Mapping | None = None, kinds: Iterable[str] = (),
+                     include_archived: bool = False) -> dict:
+        now = timeutil.now()
+        started = time.perf_counter()
+        r = await self._ranked(query, k=k, mode=mode, context=context, kinds=kinds,
+                               include_archived=include_archived, now=now)
+        hits, query_context = r["hits"], r.pop("query_context")
 
         def record(conn):
-            rid = writes.record_recall(conn, self.agent, query, used, k, json.dumps(query_context, sort_keys=True),
+            rid = writes.record_recall(conn, self.agent, query, r["mode_used"], r["k"],
+                                       json.dumps(query_context, sort_keys=True),
                                        [(h["id"], h["rank"], h["score"]) for h in hits], now)
             return rid, self.web.feed_in(conn, hits, rid, now)
 
         recall_id, fed = await self.db.transact(record)
-        return {"recall_id": recall_id, "agent": self.agent, "query": query, "mode": mode, "mode_used": used,
-                "k": k, "phase": lexical.phase, "candidates": len(candidates), "fts_plan": lexical.plan,
-                "filtered": filtered,
-                "weights": dict(vars(self.params.weights)), "warnings": warnings, "facts": lexical.facts,
+        return {"recall_id": recall_id, "agent": self.agent, **r, "hits": hits,
+                "weights": dict(vars(self.params.weights)),
                 "working_set": None if fed is None else {"activated": fed["activated"], "evicted": fed["evicted"]},
-                "elapsed_ms": round((time.perf_counter() - started) * 1000, 3), "hits": hits}
+                "elapsed_ms": round((time.perf_counter() - started) * 1000, 3)}
+
+    async def _rank_for_dossier(self, query: str, k: int, mode: str) -> tuple[list[dict], str, list[str]]:
+        r = await self._ranked(query, k=k, mode=mode, context=None, kinds=(), include_archived=False,
+                               now=timeutil.now())
+        return r["hits"], r["mode_used"], r["warnings"]
 
     async def get(self, episode_id: int) -> dict:
         """Everything about one memory, with every score as of now."""

@@ -67,6 +67,20 @@ def _rules_table(v: Any) -> str | None:
     return None if all(isinstance(spec, dict) for spec in v.values()) else "must hold one table per rule"
 
 
+def _topics_table(v: Any) -> str | None:
+    return None if all(isinstance(spec, dict) for spec in v.values()) else "must hold one table per topic"
+
+
+def _regex(v: Any) -> str | None:
+    import re
+
+    try:
+        re.compile(v)
+    except (re.error, TypeError) as e:
+        return f"is not a valid regular expression: {e}"
+    return None
+
+
 def _optional(check: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
     return lambda v: None if v is None else check(v)
 
@@ -196,6 +210,50 @@ SETTINGS: tuple[Setting, ...] = (
             lambda v: None if 0 < v <= 1 else "must be above 0 and at most 1"),
     Setting("web.fan_out_normalise", False, "Divide what a node passes on by the square root of its number "
             "of edges, so hubs do not dominate a spread."),
+    Setting("dossier.topics", {},
+            "Topics to keep a dossier on, as tables ([dossier.topics.NAME]: query, the words recall looks for; "
+            "facts, the fact-key prefixes whose facts it shows; enabled).", _topics_table),
+    Setting("dossier.capsule_topics", True, "Also keep dossiers on the topics the capsule names (a `Topics:` "
+            "line, or the items of a `## Topics` section, in capsule/CAPSULE.md)."),
+    Setting("dossier.enable_discovered", False, "Keep dossiers on discovered topics (frequent entities and "
+            "fact-key prefixes) without waiting for `strata dossier add`."),
+    Setting("dossier.discover_min_mentions", 25, "Mentions an entity needs before it is proposed as a topic.",
+            _between(1, 10**9)),
+    Setting("dossier.discover_min_keys", 3, "Fact keys a first word needs before it is proposed as a topic.",
+            _between(1, 10**6)),
+    Setting("dossier.discover_limit", 10, "Most topics proposed at once.", _between(0, 1000)),
+    Setting("dossier.sources", 40, "Memories recall hands a dossier refresh, before salience ranking.",
+            _between(1, 1000)),
+    Setting("dossier.recall_mode", "balanced", "Recall mode used to find a topic's memories.", _one_of(*MODES)),
+    Setting("dossier.half_life_hours", 138.0, "Half-life of the recency term of salience (Park et al.'s "
+            "0.995 per hour).", _positive),
+    Setting("dossier.recent_days", 7.0, "Changes and memories younger than this are \"recent\"; older ones "
+            "are context.", _positive),
+    Setting("dossier.max_lines", 12, "Most lines in each section of a dossier.", _between(1, 1000)),
+    Setting("dossier.line_chars", 240, "Longest quoted line, in characters (longer ones end in an ellipsis).",
+            _between(40, 10000)),
+    Setting("dossier.open_pattern", r"(?i)\b(todo|to do|open question|pending|blocked|follow[ -]up|need to|"
+            r"waiting (?:on|for))\b", "A memory of kind task, or one whose text matches this, is an open item...",
+            _regex),
+    Setting("dossier.closed_pattern", r"(?i)\b(done|closed|fixed|resolved|completed|finished|cancel(?:l)?ed)\b",
+            "...until a later memory that shares most of its words matches this.", _regex),
+    Setting("dossier.synthesizer", "auto", "auto: the local LLM when llm.model is set, else extractive; "
+            "extractive; llm.", _one_of("auto", "extractive", "llm")),
+    Setting("dossier.refresh_interval_hours", 4.0, "The daemon refreshes every topic this often...", _positive),
+    Setting("dossier.min_interval_hours", 2.0, "...and any one topic at most this often (`strata dossier "
+            "refresh` by hand is not limited).", _non_negative),
+    Setting("llm.model", None, "Path of a GGUF instruction model for the dossier synthesizer (unset: "
+            "extractive dossiers only).", _optional(lambda v: None if v.strip() else "must be a path"), kind=str),
+    Setting("llm.threads", 2, "CPU threads llama.cpp uses.", _between(1, 256)),
+    Setting("llm.context_tokens", 4096, "Context window the model is loaded with; sources that do not fit "
+            "are left out of the prompt.", _between(512, 131072)),
+    Setting("llm.max_tokens", 512, "Most tokens the model may generate for one dossier.", _between(16, 32768)),
+    Setting("llm.timeout_seconds", 120.0, "A generation still running after this is stopped and the "
+            "extractive dossier is used.", _positive),
+    Setting("llm.temperature", 0.0, "Sampling temperature (0: the same sources give the same text).",
+            _between(0, 2)),
+    Setting("llm.min_lines", 2, "Fewest lines that must pass the grounding check, else the extractive "
+            "dossier is used.", _between(1, 1000)),
     Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
             _between(1, 86400)),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",

@@ -8,13 +8,14 @@ import sys
 
 from .. import __version__
 from ..errors import EXIT_CODES, StrataError
-from . import admin_cmds, bench_cmds, fact_cmds, memory_cmds, web_cmds
+from . import admin_cmds, bench_cmds, dossier_cmds, fact_cmds, memory_cmds, web_cmds
 from .output import error
 
 GROUPS = (
     ("memory", memory_cmds),
     ("facts", fact_cmds),
     ("spiderweb", web_cmds),
+    ("dossiers", dossier_cmds),
     ("home and daemon", admin_cmds),
     ("benchmarks", bench_cmds),
 )

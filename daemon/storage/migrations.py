@@ -307,6 +307,48 @@ CREATE INDEX web_links_by_dst ON web_links(agent, dst, created_at);
 """)
 
 
+def m008_dossiers(conn) -> None:
+    _run(conn, """
+-- A topic's settings as a person chose them (`strata dossier add|remove`) and its refresh state.
+-- Topics from the config and the capsule need no row until they are refreshed or changed.
+CREATE TABLE dossier_topics (
+    agent TEXT NOT NULL,
+    topic TEXT NOT NULL,             -- normalised (daemon/dossier/topics.py)
+    query TEXT,                      -- NULL: from the config or capsule, else the topic's words
+    fact_prefixes TEXT CHECK (fact_prefixes IS NULL OR json_valid(fact_prefixes)),
+    enabled INTEGER CHECK (enabled IS NULL OR enabled IN (0, 1)),  -- NULL: as its origin says
+    added_at REAL,                   -- set by `strata dossier add`
+    changed_at REAL NOT NULL,
+    current_version INTEGER,
+    refreshed_at REAL,               -- latest stored version
+    checked_at REAL,                 -- latest refresh, including those that found nothing new
+    PRIMARY KEY (agent, topic)
+) WITHOUT ROWID;
+
+-- Every refresh that changed something: append-only.
+CREATE TABLE dossier_versions (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    sources TEXT NOT NULL CHECK (json_valid(sources)),   -- [{"id", "salience", ...}] in salience order
+    generator TEXT NOT NULL,
+    input_hash TEXT NOT NULL,
+    notes TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(notes)),  -- why a generator fell back, lines dropped
+    created_at REAL NOT NULL,
+    actor TEXT NOT NULL,
+    UNIQUE (agent, topic, version)
+);
+CREATE TRIGGER dossier_versions_no_delete BEFORE DELETE ON dossier_versions BEGIN
+    SELECT RAISE(ABORT, 'dossier versions are never deleted');
+END;
+CREATE TRIGGER dossier_versions_no_rewrite BEFORE UPDATE ON dossier_versions BEGIN
+    SELECT RAISE(ABORT, 'dossier versions are never rewritten');
+END;
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -315,6 +357,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (5, "persistent facts", m005_persistent_facts),
     (6, "spiderweb", m006_spiderweb),
     (7, "entities and links", m007_entities_and_links),
+    (8, "dossiers", m008_dossiers),
 )
 
 

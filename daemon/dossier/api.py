@@ -1,0 +1,350 @@
+"""The dossier layer of a Memory: `mem.dossiers.refresh("revenue")`, `show`, `list`, ...
+
+A refresh reads the topic's material (recall, facts, changes), makes the extractive
+synthesis, and hashes it with the generator and template that would turn it into text. An
+unchanged hash skips the work; otherwise the synthesizer runs (the LLM, when configured,
+falling back to the extractive text) and a new version is stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import difflib
+import hashlib
+import json
+import logging
+import re
+import time
+from typing import Any, Awaitable, Callable
+
+from .. import timeutil
+from ..errors import InvalidInput, LlmUnavailable, NotFound, StrataError
+from ..home import Home
+from ..storage.db import Database
+from .. import templating
+from . import extractive, grounding, salience, store, topics
+from .llm import LocalLlm, LlmFailed, LlmTimeout, lines_schema
+
+log = logging.getLogger("strata.dossier")
+
+LAYOUT, PROMPT = "dossier.md.j2", "dossier-prompt.j2"
+LLM_SECTIONS = ("changes", "open", "context")
+# rank(query, k, mode) -> (hits as recall returns them, mode used, warnings); reads only.
+Ranker = Callable[[str, int, str], Awaitable[tuple[list[dict], str, list[str]]]]
+
+
+def _title(name: str) -> str:
+    words = topics.default_query(name)
+    return words[:1].upper() + words[1:]
+
+
+class Dossiers:
+    def __init__(self, db: Database, agent: str, config, actor: str, home: Home, rank: Ranker):
+        self.db, self.agent, self.config, self.actor, self.home, self._rank = db, agent, config, actor, home, rank
+        self.patterns = extractive.Patterns(re.compile(config["dossier.open_pattern"]),
+                                            re.compile(config["dossier.closed_pattern"]))
+        self.config_topics = topics.from_config(config["dossier.topics"])
+        self._llm: LocalLlm | None = None
+
+    # -- topics ----------------------------------------------------------------------------
+
+    def _capsule_topics(self, warnings: list[str]) -> list[topics.Topic]:
+        if not self.config["dossier.capsule_topics"]:
+            return []
+        path = self.home.capsule_dir / "CAPSULE.md"
+        try:
+            return topics.from_capsule(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+        except (OSError, UnicodeDecodeError) as e:
+            warnings.append(f"could not read topics from {path}: {e}")
+            return []
+
+    async def _topics(self, warnings: list[str]) -> tuple[list[topics.Topic], dict[str, dict]]:
+        capsule = await asyncio.to_thread(self._capsule_topics, warnings)
+        now = timeutil.now()
+        min_mentions = int(self.config["dossier.discover_min_mentions"])
+
+        def read(conn):
+            return store.choices(conn, self.agent), store.states(conn, self.agent), \
+                store.discovery_inputs(conn, self.agent, min_mentions, now)
+
+        choices, states, (entities, keys) = await self.db.run(read)
+        proposals = topics.discovered(entities, keys, min_mentions=min_mentions,
+                                      min_keys=int(self.config["dossier.discover_min_keys"]),
+                                      limit=int(self.config["dossier.discover_limit"]),
+                                      enabled=bool(self.config["dossier.enable_discovered"]))
+        return topics.merged(self.config_topics, capsule, proposals, choices), states
+
+    async def list(self) -> dict:
+        """Every topic (kept and proposed) with its state; `due` marks those a scheduled refresh takes."""
+        warnings: list[str] = []
+        found, states = await self._topics(warnings)
+        now = timeutil.now()
+        kept = {t.name: states.get(t.name, {}).get("checked_at") for t in found if t.enabled}
+        due = set(topics.due(kept, now, min_hours=float(self.config["dossier.min_interval_hours"])))
+        out = []
+        for t in found:
+            s = states.get(t.name, {})
+            out.append({**t.as_dict(), "version": s.get("version"), "refreshed_at": s.get("refreshed_at"),
+                        "refreshed_at_iso": timeutil.iso(s.get("refreshed_at")), "checked_at": s.get("checked_at"),
+                        "due": t.name in due})
+        return {"topics": out, "warnings": warnings, **self.schedule()}
+
+    def schedule(self) -> dict:
+        """The refresh cadence the daemon follows (seed 004: all topics every 4 h, one at most every 2 h)."""
+        return {"refresh_interval_hours": float(self.config["dossier.refresh_interval_hours"]),
+                "min_interval_hours": float(self.config["dossier.min_interval_hours"])}
+
+    async def topic(self, name: str) -> topics.Topic:
+        key = topics.normalise_topic(name)
+        found, _ = await self._topics([])
+        for t in found:
+            if t.name == key:
+                return t
+        raise NotFound(f"no topic {key!r} in this namespace",
+                       hint=f"`strata dossier add {key}` starts one; `strata dossier list` shows the topics")
+
+    async def add(self, name: str, *, query: str | None = None, facts: list[str] | None = None) -> dict:
+        key = topics.normalise_topic(name)
+        if query is not None and not query.strip():
+            raise InvalidInput("the query is empty", hint="say what words recall should look for")
+        prefixes = None if facts is None else [f.strip() for f in facts if f.strip()]
+        if facts is not None and not prefixes:
+            raise InvalidInput("--facts needs at least one fact-key prefix")
+        now = timeutil.now()
+        await self.db.transact(lambda c: store.choose(c, self.agent, key, now=now, enabled=True, added=True,
+                                                      query=query.strip() if query else None, fact_prefixes=prefixes))
+        return (await self.topic(key)).as_dict()
+
+    async def remove(self, name: str) -> dict:
+        """Stop keeping the topic; its versions stay, and `add` brings it back."""
+        t = await self.topic(name)
+        now = timeutil.now()
+        await self.db.transact(lambda c: store.choose(c, self.agent, t.name, now=now, enabled=False))
+        return {**t.as_dict(), "enabled": False}
+
+    # -- reading versions ------------------------------------------------------------------
+
+    async def show(self, name: str, *, version: int | None = None) -> dict:
+        key = topics.normalise_topic(name)
+        return await self.db.run(store.require_version, self.agent, key, version)
+
+    async def history(self, name: str) -> dict:
+        key = topics.normalise_topic(name)
+        found = await self.db.run(store.versions, self.agent, key)
+        if not found:
+            await self.db.run(store.require_version, self.agent, key, None)
+        return {"topic": key, "versions": found}
+
+    async def diff(self, name: str, *, old: int | None = None, new: int | None = None) -> dict:
+        """A unified diff between two versions (default: the one before the current, and the current)."""
+        key = topics.normalise_topic(name)
+
+        def read(conn):
+            b = store.require_version(conn, self.agent, key, new)
+            a = store.require_version(conn, self.agent, key, old if old is not None else max(1, b["version"] - 1))
+            return a, b
+
+        a, b = await self.db.run(read)
+        lines = list(difflib.unified_diff(a["text"].splitlines(), b["text"].splitlines(),
+                                          f"{key} v{a['version']}", f"{key} v{b['version']}", lineterm=""))
+        return {"topic": key, "from": a["version"], "to": b["version"], "diff": "\n".join(lines),
+                "changed": bool(lines)}
+
+    # -- refreshing ------------------------------------------------------------------------
+
+    async def _material(self, t: topics.Topic, now: float, warnings: list[str]) -> extractive.Material:
+        k = int(self.config["dossier.sources"])
+        hits, used, said = await self._rank(t.query, k, self.config["dossier.recall_mode"])
+        warnings.extend(said)
+        recent_after = now - float(self.config["dossier.recent_days"]) * 86400.0
+        sources = salience.ranked(
+            [{"id": h["id"], "kind": h["kind"], "content": h["content"], "event_at": h["event_at"],
+              "importance": h["explain"]["features"]["importance"],
+              "relevance": h["explain"]["signals"]["relevance"]} for h in hits],
+            now, float(self.config["dossier.half_life_hours"]))
+        open_ids = {s["id"]: extractive.identifiers(s["content"]) for s in sources
+                    if extractive.is_open(s, self.patterns)}
+
+        def read(conn):
+            facts = store.topic_facts(conn, self.agent, t.fact_prefixes, now)
+            changes = store.topic_changes(conn, self.agent, [f["fact_id"] for f in facts], recent_after,
+                                          limit=4 * int(self.config["dossier.max_lines"]))
+            by_id = {s["id"]: s for s in sources}
+            closers = {i: [m for ident in idents
+                           for m in store.later_mentions(conn, self.agent, ident, by_id[i]["event_at"])]
+                       for i, idents in open_ids.items() if idents}
+            return facts, changes, closers
+
+        facts, changes, closers = await self.db.run(read)
+        return extractive.Material(t, facts, changes, sources, closers, recent_after)
+
+    def _generator(self) -> str:
+        """What should write the dossier: `extractive`, or `llm:NAME` when a model is configured."""
+        choice, model = self.config["dossier.synthesizer"], self.config["llm.model"]
+        if choice == "extractive" or (choice == "auto" and not model):
+            return "extractive"
+        return f"llm:{LocalLlm(model, threads=1, context=512).name}" if model else "llm:(no model)"
+
+    def llm(self) -> LocalLlm:
+        model = self.config["llm.model"]
+        if not model:
+            raise LlmUnavailable("dossier.synthesizer is llm but [llm] model is not set",
+                                 hint="set [llm] model to a GGUF file, or dossier.synthesizer to auto")
+        if self._llm is None:
+            self._llm = LocalLlm(model, threads=int(self.config["llm.threads"]),
+                                 context=int(self.config["llm.context_tokens"]))
+        return self._llm
+
+    async def refresh(self, name: str, *, force: bool = False, now: float | None = None) -> dict:
+        """Bring one topic's dossier up to date. Returns what happened: `unchanged` (the input
+        hash matched the current version's) or `refreshed` (a new version)."""
+        t = await self.topic(name)
+        started = time.perf_counter()
+        now = timeutil.now() if now is None else now
+        warnings: list[str] = []
+        env = templating.environment(self.home)
+        layout, layout_source = templating.load(env, LAYOUT)
+        material = await self._material(t, now, warnings)
+        limits = {"max_lines": int(self.config["dossier.max_lines"]), "line_chars": int(self.config["dossier.line_chars"])}
+        sections = extractive.synthesize(material, self.patterns, **limits)
+        generator = self._generator()
+        prompt_source = ""
+        if generator.startswith("llm:"):
+            prompt_source = templating.load(env, PROMPT)[1]
+        input_hash = hashlib.sha256(json.dumps(
+            {"topic": t.as_dict(), "sections": extractive.as_data(sections), "generator": generator,
+             "layout": layout_source, "prompt": prompt_source, "limits": limits,
+             "llm": {k: self.config[k] for k in ("llm.max_tokens", "llm.temperature", "llm.min_lines")}
+             if prompt_source else None}, sort_keys=True).encode()).hexdigest()
+        current = await self.db.run(store.version, self.agent, t.name, None)
+        if not force and current is not None and current["input_hash"] == input_hash \
+                and current["generator"] == generator:
+            await self.db.transact(store.checked, self.agent, t.name, now)
+            return {"topic": t.name, "status": "unchanged", "version": current["version"], "generator": generator,
+                    "input_hash": input_hash, "warnings": warnings,
+                    "elapsed_ms": round((time.perf_counter() - started) * 1000, 3)}
+        notes: dict[str, Any] = {}
+        used = "extractive"
+        if generator.startswith("llm:"):
+            written = await self._llm_sections(t, material, sections, env, notes)
+            if written is not None:
+                sections, used = written, generator
+            warnings.extend(notes.pop("warnings", []))
+        text = templating.render(layout, env, topic={"name": t.name, "title": _title(t.name), "query": t.query},
+                                 as_of=timeutil.iso(now), generator=used, sections=extractive.as_data(sections))
+        by_id = {s["id"]: s for s in material.sources}
+        cited = extractive.cited_ids(sections)
+        sources = [{"id": c, "salience": by_id[int(c[1:])]["salience"]} if c[0] == "e" and int(c[1:]) in by_id
+                   else {"id": c} for c in cited]
+        version = await self.db.transact(lambda c: store.store(
+            c, self.agent, t.name, text=text, sources=sources, generator=used if used == generator else
+            "extractive (llm fell back)", input_hash=input_hash, notes=notes, now=now, actor=self.actor))
+        if used != generator:
+            log.warning("dossier %s: the LLM's text was not used: %s", t.name, notes.get("fallback"))
+        return {"topic": t.name, "status": "refreshed", "version": version, "generator": used,
+                "intended_generator": generator, "input_hash": input_hash, "lines": sum(len(s.lines) for s in sections),
+                "sources": len(sources), "notes": notes, "warnings": warnings,
+                "elapsed_ms": round((time.perf_counter() - started) * 1000, 3)}
+
+    async def refresh_due(self, *, now: float | None = None) -> dict:
+        """What the daemon's dossier phase runs: every kept topic not checked within
+        dossier.min_interval_hours. One topic failing does not stop the others."""
+        listing = await self.list()
+        due = [t["topic"] for t in listing["topics"] if t["enabled"] and t["due"]]
+        results, failed = [], []
+        for name in due:
+            try:
+                results.append(await self.refresh(name, now=now))
+            except StrataError as e:
+                log.error("dossier %s: refresh failed: %s", name, e.message)
+                failed.append({"topic": name, **e.as_dict()})
+        return {"due": due, "results": results, "failed": failed}
+
+    # -- the LLM synthesizer -----------------------------------------------------------------
+
+    def _prompt_parts(self, t: topics.Topic, material: extractive.Material, sections: list[extractive.Section]
+                      ) -> tuple[list[dict], list[dict], dict[str, str]]:
+        """Known facts, the sources the prompt offers (those the extractive synthesis quoted,
+        then the other recalled memories by salience), and each source's checkable text."""
+        limit = int(self.config["dossier.line_chars"])
+        facts = [{"text": ln.text, "cites": list(ln.cites)} for s in sections if s.name in ("facts", "contradictions")
+                 for ln in s.lines]
+        quoted = [int(c[1:]) for s in sections if s.name in LLM_SECTIONS for ln in s.lines for c in ln.cites
+                  if c.startswith("e")]
+        behind_facts = {int(c[1:]) for f in facts for c in f["cites"] if c.startswith("e")}
+        by_id = {s["id"]: s for s in material.sources}
+        order = [*dict.fromkeys(quoted), *(s["id"] for s in material.sources)]
+        offered, checkable = [], {}
+        for i in dict.fromkeys(order):
+            s = by_id[i]
+            if i in behind_facts:
+                continue
+            offered.append({"id": f"e{i}", "when": extractive.when(s["event_at"]), "kind": s["kind"],
+                            "text": extractive.quote(s["content"], limit)})
+            checkable[f"e{i}"] = grounding.source_text(s["content"], s["event_at"])
+        return facts, offered, checkable
+
+    async def _llm_sections(self, t: topics.Topic, material: extractive.Material,
+                            sections: list[extractive.Section], env, notes: dict) -> list[extractive.Section] | None:
+        """The LLM's sections (facts and contradictions stay extractive), or None with the reason
+        in notes["fallback"] when the extractive text must be used."""
+        notes["warnings"] = []
+        try:
+            llm = self.llm()
+            await asyncio.to_thread(llm.load)
+        except LlmUnavailable as e:
+            notes["fallback"] = e.message
+            notes["warnings"].append(f"extractive dossier used: {e.message}")
+            return None
+        facts, offered, checkable = self._prompt_parts(t, material, sections)
+        if not offered:
+            notes["fallback"] = "no sources to write from"
+            return None
+        template, _ = templating.load(env, PROMPT)
+        max_lines = int(self.config["dossier.max_lines"])
+        max_tokens = int(self.config["llm.max_tokens"])
+        topic = {"name": t.name, "title": _title(t.name), "query": t.query}
+
+        def messages(n: int) -> list[dict]:
+            values = dict(topic=topic, facts=facts, sources=offered[:n], sections=LLM_SECTIONS, max_lines=max_lines)
+            return [{"role": "system", "content": templating.render(template, env, "system", **values).strip()},
+                    {"role": "user", "content": templating.render(template, env, "user", **values).strip()}]
+
+        budget = llm.context - max_tokens - 64  # the chat template's own tokens
+        n = len(offered)
+        while n > 1 and await asyncio.to_thread(llm.count_tokens, "\n".join(m["content"] for m in messages(n))) > budget:
+            n = max(1, n * 3 // 4)
+        notes["prompt_sources"] = n
+        ids = [s["id"] for s in offered[:n]]
+        deadline = time.monotonic() + float(self.config["llm.timeout_seconds"])
+        try:
+            gen = await asyncio.to_thread(llm.generate, messages(n), lines_schema(
+                ids, LLM_SECTIONS, max_lines=3 * max_lines, max_chars=int(self.config["dossier.line_chars"])),
+                max_tokens=max_tokens, temperature=float(self.config["llm.temperature"]), deadline=deadline)
+        except LlmTimeout as e:
+            notes["fallback"] = f"timed out after llm.timeout_seconds: {e}"
+            return None
+        except LlmFailed as e:
+            notes["fallback"] = str(e)
+            return None
+        notes["llm"] = {"model": llm.name, **gen.stats()}
+        kept: dict[str, list[extractive.Line]] = {name: [] for name in LLM_SECTIONS}
+        rejected = []
+        for line in gen.lines:
+            text, cites = str(line.get("text", "")).strip(), [str(c) for c in line.get("sources", [])]
+            verdict = grounding.check(text, cites, {i: checkable[i] for i in ids})
+            section = line.get("section") if line.get("section") in kept else "context"
+            if verdict.kept and len(kept[section]) < max_lines:
+                kept[section].append(extractive.Line(" ".join(text.split()), tuple(dict.fromkeys(cites))))
+            elif not verdict.kept:
+                rejected.append({"text": text, "cites": cites, "reason": verdict.reason})
+        notes["rejected"] = rejected
+        total = sum(len(v) for v in kept.values())
+        notes["kept_lines"] = total
+        if total < int(self.config["llm.min_lines"]):
+            notes["fallback"] = (f"only {total} of {len(gen.lines)} lines passed the grounding check "
+                                 f"(llm.min_lines is {self.config['llm.min_lines']})")
+            return None
+        return [s if s.name not in kept else extractive.Section(s.name, s.title, kept[s.name]) for s in sections]

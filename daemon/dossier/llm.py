@@ -1,0 +1,130 @@
+"""The local LLM behind the LLM synthesizer: llama-cpp-python, blocking (run it in a thread).
+
+Output is held to a JSON schema by llama.cpp's grammar; generation streams so that a deadline
+can stop it between two tokens (a thread cannot be killed, a stream can be left).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..embedding.model import GGUF_MAGIC
+from ..errors import LlmUnavailable
+
+
+class LlmTimeout(Exception):
+    pass
+
+
+class LlmFailed(Exception):
+    pass
+
+
+@dataclass
+class Generation:
+    lines: list[dict]
+    raw: str
+    prompt_tokens: int
+    completion_tokens: int
+    prompt_seconds: float  # until the first generated token
+    generation_seconds: float
+
+    def stats(self) -> dict:
+        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+                "prompt_seconds": round(self.prompt_seconds, 3), "generation_seconds": round(self.generation_seconds, 3),
+                "prompt_tokens_per_s": round(self.prompt_tokens / self.prompt_seconds, 1) if self.prompt_seconds else None,
+                "generation_tokens_per_s": round(self.completion_tokens / self.generation_seconds, 1)
+                if self.generation_seconds else None}
+
+
+def lines_schema(ids: list[str], sections: tuple[str, ...], *, max_lines: int, max_chars: int) -> dict:
+    """What the model must answer: {"lines": [{"section", "text", "sources": [ids]}]}."""
+    return {"type": "object", "additionalProperties": False, "required": ["lines"], "properties": {
+        "lines": {"type": "array", "maxItems": max_lines, "items": {
+            "type": "object", "additionalProperties": False, "required": ["section", "text", "sources"],
+            "properties": {
+                "section": {"type": "string", "enum": list(sections)},
+                "text": {"type": "string", "minLength": 1, "maxLength": max_chars},
+                "sources": {"type": "array", "minItems": 1, "maxItems": 4, "items": {"type": "string", "enum": ids}},
+            }}}}}
+
+
+class LocalLlm:
+    def __init__(self, path: str | os.PathLike, *, threads: int, context: int):
+        self.path = Path(path).expanduser()
+        self.name = self.path.stem
+        self.threads, self.context = threads, context
+        self._llm = None
+        self._lock = threading.Lock()  # one llama context: one generation at a time
+
+    def load(self):
+        if self._llm is not None:
+            return self._llm
+        try:
+            with open(self.path, "rb") as f:
+                magic = f.read(4)
+        except OSError as e:
+            raise LlmUnavailable(f"cannot read the LLM {self.path}: {e.strerror}",
+                                 hint="check [llm] model in strata.toml; dossiers stay extractive meanwhile") from None
+        if magic != GGUF_MAGIC:
+            raise LlmUnavailable(f"the LLM {self.path} is not a GGUF file", hint="point [llm] model at a .gguf model")
+        try:
+            from llama_cpp import Llama
+        except ImportError:
+            raise LlmUnavailable("llama-cpp-python is not installed", hint="run `make run` to set up") from None
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):
+            try:
+                self._llm = Llama(model_path=str(self.path), n_ctx=self.context, n_threads=self.threads,
+                                  verbose=False)
+            except (ValueError, RuntimeError, OSError) as e:
+                raise LlmUnavailable(f"llama.cpp could not load the LLM {self.path}: {e}",
+                                     hint="the file may be damaged; dossiers stay extractive meanwhile") from None
+        return self._llm
+
+    def count_tokens(self, text: str) -> int:
+        return len(self.load().tokenize(text.encode("utf-8"), add_bos=True, special=True))
+
+    def generate(self, messages: list[dict], schema: dict, *, max_tokens: int, temperature: float,
+                 deadline: float) -> Generation:
+        """Answer `messages` as JSON matching `schema`. Raises LlmTimeout once `deadline`
+        (time.monotonic) passes, LlmFailed when the answer is not the JSON asked for."""
+        llm = self.load()
+        with self._lock:
+            started = time.monotonic()
+            if started >= deadline:
+                raise LlmTimeout("no time left before the generation started")
+            llm.reset()
+            parts, first = [], None
+            try:
+                stream = llm.create_chat_completion(
+                    messages, response_format={"type": "json_object", "schema": schema}, max_tokens=max_tokens,
+                    temperature=temperature, seed=0, stream=True)
+                for chunk in stream:
+                    now = time.monotonic()
+                    if now >= deadline:
+                        stream.close()
+                        raise LlmTimeout(f"generation stopped after {now - started:.1f} s "
+                                         f"({len(parts)} tokens)")
+                    if first is None:
+                        first = now
+                    parts.append(chunk["choices"][0]["delta"].get("content") or "")
+            except (ValueError, RuntimeError) as e:
+                raise LlmFailed(f"llama.cpp failed: {e}") from None
+            ended = time.monotonic()
+            completion = len(parts)
+            prompt = max(0, int(llm.n_tokens) - completion)
+        raw = "".join(parts)
+        try:
+            answer = json.loads(raw)
+            lines = answer["lines"]
+            if not isinstance(lines, list) or not all(isinstance(x, dict) for x in lines):
+                raise TypeError("lines is not a list of objects")
+        except (ValueError, KeyError, TypeError) as e:
+            raise LlmFailed(f"the answer is not the JSON asked for ({e}); it may have hit llm.max_tokens") from None
+        return Generation(lines, raw, prompt, completion, (first or ended) - started, ended - (first or ended))
