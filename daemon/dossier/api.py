@@ -317,23 +317,29 @@ class Dossiers:
         while n > 1 and await asyncio.to_thread(llm.count_tokens, "\n".join(m["content"] for m in messages(n))) > budget:
             n = max(1, n * 3 // 4)
         notes["prompt_sources"] = n
+        notes["prompt"] = messages(n)  # kept with the version: what the model was told, to explain its text
         ids = [s["id"] for s in offered[:n]]
         deadline = time.monotonic() + float(self.config["llm.timeout_seconds"])
         try:
             gen = await asyncio.to_thread(llm.generate, messages(n), lines_schema(
-                ids, LLM_SECTIONS, max_lines=3 * max_lines, max_chars=int(self.config["dossier.line_chars"])),
+                ids, LLM_SECTIONS, max_lines=max_lines, max_chars=int(self.config["dossier.line_chars"])),
                 max_tokens=max_tokens, temperature=float(self.config["llm.temperature"]), deadline=deadline)
         except LlmTimeout as e:
             notes["fallback"] = f"timed out after llm.timeout_seconds: {e}"
             return None
         except LlmFailed as e:
             notes["fallback"] = str(e)
+            notes["raw"] = e.raw[:4000]
             return None
         notes["llm"] = {"model": llm.name, **gen.stats()}
         kept: dict[str, list[extractive.Line]] = {name: [] for name in LLM_SECTIONS}
-        rejected = []
+        rejected, seen = [], set()
         for line in gen.lines:
-            text, cites = str(line.get("text", "")).strip(), [str(c) for c in line.get("sources", [])]
+            text = grounding.strip_marker(str(line.get("text", "")))
+            cites = [str(c) for c in line.get("sources", [])]
+            if text.casefold() in seen:
+                continue  # small models repeat themselves
+            seen.add(text.casefold())
             verdict = grounding.check(text, cites, {i: checkable[i] for i in ids})
             section = line.get("section") if line.get("section") in kept else "context"
             if verdict.kept and len(kept[section]) < max_lines:

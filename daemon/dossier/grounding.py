@@ -8,7 +8,8 @@ A line is kept only if
   as "The" or "After", or a word with a capital or digit inside, such as gw-01 or PostgreSQL)
   appears in those sources too, so a line that starts with a word its sources lack is dropped;
   month and weekday names count as names and may also come from the sources' dates.
-Matching ignores case and thousands separators. What a small model adds from outside its
+Matching ignores case and thousands separators, and takes whole numbers and words (3 is
+not found in 2023). What a small model adds from outside its
 sources (a figure, a person, a date) fails the line; wording it chose itself does not.
 """
 
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*(?![\w])|(?<=[A-Za-z-])\d+")
+_MARKER = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+")
 _WORD = re.compile(r"[^\W_][\w'’.-]*[^\W_]|[^\W_]")
 # Capitalised words that start clauses or are ordinary in any English dossier line.
 _ORDINARY = {"a", "an", "the", "this", "that", "these", "those", "it", "its", "we", "i", "you", "he", "she", "they",
@@ -78,9 +80,14 @@ def check(text: str, cites: list[str], sources: dict[str, str]) -> Verdict:
         return Verdict(False, f"cites {unknown[0]}, which it was not given")
     body = _fold("\n".join(sources[c] for c in cites))
     for n in numbers(text):
-        if n not in body:
+        if not re.search(rf"(?<![\d.]){re.escape(n)}(?!\d)", body):
             return Verdict(False, f"the number {n} is not in its sources")
     for w in names(text):
-        if _fold(w) not in body:
+        if not re.search(rf"(?<!\w){re.escape(_fold(w))}(?!\w)", body):
             return Verdict(False, f"the name {w!r} is not in its sources")
     return Verdict(True)
+
+
+def strip_marker(text: str) -> str:
+    """A line without the list marker a model may put before it ("1. ", "- ")."""
+    return _MARKER.sub("", text, count=1).strip()

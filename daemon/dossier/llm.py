@@ -23,7 +23,9 @@ class LlmTimeout(Exception):
 
 
 class LlmFailed(Exception):
-    pass
+    def __init__(self, message: str, raw: str = ""):
+        super().__init__(message)
+        self.raw = raw  # what the model wrote, kept with the version for diagnosis
 
 
 @dataclass
@@ -34,9 +36,10 @@ class Generation:
     completion_tokens: int
     prompt_seconds: float  # until the first generated token
     generation_seconds: float
+    truncated: bool = False  # llm.max_tokens cut the answer; the complete lines before the cut were kept
 
     def stats(self) -> dict:
-        return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+        return {"truncated": self.truncated, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "prompt_seconds": round(self.prompt_seconds, 3), "generation_seconds": round(self.generation_seconds, 3),
                 "prompt_tokens_per_s": round(self.prompt_tokens / self.prompt_seconds, 1) if self.prompt_seconds else None,
                 "generation_tokens_per_s": round(self.completion_tokens / self.generation_seconds, 1)
@@ -46,13 +49,37 @@ class Generation:
 def lines_schema(ids: list[str], sections: tuple[str, ...], *, max_lines: int, max_chars: int) -> dict:
     """What the model must answer: {"lines": [{"section", "text", "sources": [ids]}]}."""
     return {"type": "object", "additionalProperties": False, "required": ["lines"], "properties": {
-        "lines": {"type": "array", "maxItems": max_lines, "items": {
+        "lines": {"type": "array", "minItems": 1, "maxItems": max_lines, "items": {
             "type": "object", "additionalProperties": False, "required": ["section", "text", "sources"],
             "properties": {
                 "section": {"type": "string", "enum": list(sections)},
                 "text": {"type": "string", "minLength": 1, "maxLength": max_chars},
                 "sources": {"type": "array", "minItems": 1, "maxItems": 4, "items": {"type": "string", "enum": ids}},
             }}}}}
+
+
+def parse_lines(raw: str) -> tuple[list[dict], bool]:
+    """The line objects of an answer, and whether it was cut short. An answer cut by the token
+    limit keeps the lines that were complete (the grammar guarantees everything before the
+    cut is well-formed)."""
+    try:
+        answer = json.loads(raw)
+        truncated = False
+    except ValueError:
+        answer, truncated = None, True
+        end = raw.rfind("}")
+        while end > 0 and answer is None:
+            try:
+                answer = json.loads(raw[:end + 1] + "]}")
+            except ValueError:
+                end = raw.rfind("}", 0, end)
+        if answer is None:
+            raise LlmFailed("the answer is not the JSON asked for and holds no complete line; "
+                            "raise llm.max_tokens", raw) from None
+    lines = answer.get("lines") if isinstance(answer, dict) else None
+    if not isinstance(lines, list) or not all(isinstance(x, dict) for x in lines):
+        raise LlmFailed("the answer has no list of lines", raw)
+    return lines, truncated
 
 
 class LocalLlm:
@@ -120,11 +147,6 @@ class LocalLlm:
             completion = len(parts)
             prompt = max(0, int(llm.n_tokens) - completion)
         raw = "".join(parts)
-        try:
-            answer = json.loads(raw)
-            lines = answer["lines"]
-            if not isinstance(lines, list) or not all(isinstance(x, dict) for x in lines):
-                raise TypeError("lines is not a list of objects")
-        except (ValueError, KeyError, TypeError) as e:
-            raise LlmFailed(f"the answer is not the JSON asked for ({e}); it may have hit llm.max_tokens") from None
-        return Generation(lines, raw, prompt, completion, (first or ended) - started, ended - (first or ended))
+        lines, truncated = parse_lines(raw)
+        return Generation(lines, raw, prompt, completion, (first or ended) - started, ended - (first or ended),
+                          truncated)

@@ -1,0 +1,487 @@
+"""Dossiers: topics, salience, closing of open items and the grounding check as pure functions;
+refresh, versions, templates and namespaces through real SQLite and recall; the LLM
+synthesizer for real through llama.cpp with a small packaged model; `strata dossier` in
+subprocesses."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import write_config
+from daemon.errors import ConfigError, InvalidInput, NotFound
+from daemon.dossier import grounding, salience, topics
+from daemon.dossier.extractive import Patterns, closes, is_open
+from daemon.dossier.llm import LlmFailed, lines_schema, parse_lines
+from daemon.settings import BY_KEY
+
+T0 = 1_790_000_000.0  # 2026-09-21 14:13:20Z
+H, DAY = 3600.0, 86400.0
+GOLDEN = Path(__file__).parent / "data" / "dossier_bridge.md"
+PATTERNS = Patterns(re.compile(BY_KEY["dossier.open_pattern"].default),
+                    re.compile(BY_KEY["dossier.closed_pattern"].default))
+
+
+# -- pure ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw", ["Memory Systems", "memory-systems", " MEMORY_systems ", "memory   systems"])
+def test_topic_names_ignore_case_and_separators(raw):
+    assert topics.normalise_topic(raw) == "memory_systems"
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "a/b", "x" * 65, "__", 42])
+def test_bad_topic_names_are_refused(raw):
+    with pytest.raises(InvalidInput):
+        topics.normalise_topic(raw)
+
+
+def test_capsule_topics_from_a_line_and_a_section_but_not_from_code():
+    text = """# Capsule
+Topics: revenue, Architecture
+## Topics
+- joel: Joel Kometz
+- [ ] current loop
+### Notes inside the section
+- memory systems
+## Pending tasks
+- not a topic
+```
+Topics: inside, code
+```
+"""
+    found = {t.name: t for t in topics.from_capsule(text)}
+    assert set(found) == {"revenue", "architecture", "joel", "current_loop", "memory_systems"}
+    assert found["joel"].query == "Joel Kometz" and found["revenue"].origin == "capsule"
+
+
+def test_config_topics_are_validated():
+    t, = topics.from_config({"Revenue": {"query": "revenue income", "facts": ["revenue", "billing"]}})
+    assert (t.name, t.query, t.fact_prefixes, t.enabled) == ("revenue", "revenue income", ("revenue", "billing"), True)
+    for bad in ({"x": {"facts": 3}}, {"x": {"query": " "}}, {"x": {"colour": "red"}}, {"a/b": {}}):
+        with pytest.raises(ConfigError):
+            topics.from_config(bad)
+
+
+def test_discovery_proposes_frequent_entities_and_shared_key_prefixes():
+    entities = [("person", "Amara Okafor", 40), ("host", "gw-01", 30), ("person", "Rare Person", 2)]
+    keys = ["bridge", "bridge latency", "bridge uptime", "backup", "mail relay"]
+    found = topics.discovered(entities, keys, min_mentions=25, min_keys=3, limit=10, enabled=False)
+    assert [t.name for t in found] == ["amara_okafor", "gw_01", "bridge"]
+    assert all(t.origin == "discovered" and not t.enabled for t in found)
+    assert found[0].detail == {"entity": "person:Amara Okafor", "mentions": 40} and found[0].query == "Amara Okafor"
+    assert len(topics.discovered(entities, keys, min_mentions=25, min_keys=3, limit=1, enabled=True)) == 1
+
+
+def test_merge_order_and_a_persons_choices():
+    config = [topics.Topic("revenue", "money", ("revenue",), "config", True)]
+    capsule = [topics.Topic("revenue", "revenue", ("revenue",), "capsule", True),
+               topics.Topic("joel", "joel", ("joel",), "capsule", True)]
+    proposals = [topics.Topic("gw_01", "gw-01", ("gw 01",), "discovered", False)]
+    choices = {"joel": topics.Choice(None, None, False, False), "gw_01": topics.Choice(None, None, True, True),
+               "mine": topics.Choice("my words", ("x",), True, True)}
+    got = {t.name: t for t in topics.merged(config, capsule, proposals, choices)}
+    assert got["revenue"].origin == "config" and got["revenue"].query == "money"
+    assert got["joel"].enabled is False  # removed by a person though the capsule names it
+    assert got["gw_01"].enabled and got["gw_01"].origin == "person"
+    assert got["mine"].query == "my words" and got["mine"].fact_prefixes == ("x",)
+
+
+def test_due_topics_respect_the_minimum_interval():
+    now = T0
+    checked = {"never": None, "old": now - 3 * H, "fresh": now - 1 * H}
+    assert topics.due(checked, now, min_hours=2) == ["never", "old"]
+    assert topics.due(checked, now, min_hours=0) == ["never", "old", "fresh"]
+
+
+def test_salience_is_recency_times_importance_times_relevance():
+    assert salience.recency(T0 - 138 * H, T0, 138) == pytest.approx(0.5)
+    assert salience.salience(T0, 0.8, 0.5, T0, 138) == pytest.approx(0.4)
+    ranked = salience.ranked([{"id": 1, "event_at": T0 - 30 * DAY, "importance": 1.0, "relevance": 1.0},
+                              {"id": 2, "event_at": T0, "importance": 0.5, "relevance": 0.5},
+                              {"id": 3, "event_at": T0, "importance": 0.0, "relevance": 1.0}], T0, 138)
+    assert [s["id"] for s in ranked] == [2, 1, 3] and ranked[2]["salience"] == 0
+
+
+def _m(i, content, at, kind="observation"):
+    return {"id": i, "content": content, "event_at": at, "kind": kind}
+
+
+def test_open_items_close_by_identifier_or_by_most_words():
+    todo = _m(1, "TODO T-12: rotate the TLS cert on gw-01", T0)
+    assert is_open(todo, PATTERNS) and is_open(_m(2, "rotate certs", T0, kind="task"), PATTERNS)
+    assert closes(_m(3, "Done T-12: rotated it", T0 + 1), todo, PATTERNS)
+    assert not closes(_m(4, "Done T-13: rotated it", T0 + 1), todo, PATTERNS)
+    assert not closes(_m(5, "Done T-12: rotated it", T0 - 1), todo, PATTERNS)  # before it was opened
+    plain = _m(6, "need to write the bridge runbook", T0)
+    assert closes(_m(7, "finished writing the bridge runbook", T0 + 1), plain, PATTERNS)
+    assert not closes(_m(8, "finished the mail relay migration", T0 + 1), plain, PATTERNS)
+
+
+SOURCES = {"e1": grounding.source_text("Revenue for October was 12,400 dollars, Joel said. Stripe failed on "
+                                       "Nov 3 in 2023.", T0),
+           "e2": grounding.source_text("The bridge on gw-01 is up.", T0)}
+
+
+@pytest.mark.parametrize("text,cites,reason", [
+    ("Revenue was 12400 dollars in October, per Joel.", ["e1"], None),
+    ("Stripe failed on Nov 3.", ["e1"], None),
+    ("Revenue was reported on 21 September 2026, a Monday.", ["e1"], None),
+    ("The bridge on gw-01 is up.", ["e2"], None),
+    ("Revenue was 13,000 dollars.", ["e1"], "number 13000"),
+    ("Stripe failed 23 times.", ["e1"], "number 23"),  # 23 is inside 2023, not a number of it
+    ("Anna confirmed the revenue.", ["e1"], "name 'Anna'"),
+    ("The bridge on gw-01 is up.", ["e1"], "number 01"),  # true, but not in what it cites
+    ("The bridge is up.", [], "cites no source"),
+    ("The bridge is up.", ["e9"], "cites e9"),
+    (" ", ["e1"], "empty line"),
+])
+def test_grounding_check(text, cites, reason):
+    verdict = grounding.check(text, cites, SOURCES)
+    assert verdict.kept is (reason is None)
+    if reason:
+        assert reason in verdict.reason
+
+
+def test_llm_answers_cut_by_the_token_limit_keep_their_complete_lines():
+    whole = '{"lines": [{"section": "context", "text": "a", "sources": ["e1"]}]}'
+    assert parse_lines(whole) == ([{"section": "context", "text": "a", "sources": ["e1"]}], False)
+    cut = whole[:-2] + ', {"section": "open", "te'
+    assert parse_lines(cut) == ([{"section": "context", "text": "a", "sources": ["e1"]}], True)
+    for bad in ('{"lines": [{"sect', "[]", '{"lines": 3}'):
+        with pytest.raises(LlmFailed):
+            parse_lines(bad)
+    schema = lines_schema(["e1", "e2"], ("changes",), max_lines=4, max_chars=100)
+    item = schema["properties"]["lines"]["items"]["properties"]
+    assert item["sources"]["items"]["enum"] == ["e1", "e2"] and schema["properties"]["lines"]["maxItems"] == 4
+
+
+# -- through SQLite and recall ---------------------------------------------------------------
+
+def _bridge_history(memory):
+    """A small, fixed history: a flapping status, tasks opened and closed, older decisions,
+    and unrelated noise."""
+    memory.observe("Bridge: DOWN (ETIMEDOUT from gw-01, check 4411)", at=T0 - 2 * H, importance=0.8)
+    memory.observe("Bridge: UP (latency 40 ms, check 4412)", at=T0 - 2 * H + 240, importance=0.6)
+    memory.observe("TODO T-12: rotate the TLS cert on the bridge host gw-01", kind="task", at=T0 - 2 * DAY)
+    memory.observe("TODO T-13: write the bridge runbook", kind="task", at=T0 - 3 * DAY)
+    memory.observe("Done T-13: wrote the bridge runbook and linked it from the wiki", at=T0 - DAY)
+    memory.observe("Decided to move the bridge from gw-01 to gw-02 after repeated ETIMEDOUT errors",
+                   kind="decision", importance=0.9, at=T0 - 20 * DAY)
+    memory.observe("The bridge restarts every night at 03:00 for log rotation", importance=0.4, at=T0 - 30 * DAY)
+    memory.observe("Lesson: a green bridge health check does not mean messages flow", kind="lesson",
+                   importance=0.7, at=T0 - 40 * DAY)
+    memory.observe("Paid the hosting bill for October", at=T0 - DAY)
+    memory.observe("Mail relay: UP", at=T0 - H)
+
+
+@pytest.fixture
+def fast_home(home):
+    write_config(home, '[dossier]\nrecall_mode = "fast"\n\n[dossier.topics.bridge]\n')
+    return home
+
+
+@pytest.fixture
+def bridge(fast_home, memory):
+    _bridge_history(memory)
+    return memory
+
+
+def test_extractive_dossier_matches_the_golden_file(bridge):
+    r = bridge.dossiers.refresh("bridge", now=T0)
+    text = bridge.dossiers.show("bridge")["text"]
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert r["status"] == "refreshed" and r["generator"] == "extractive"
+    assert text == GOLDEN.read_text(encoding="utf-8")
+
+
+def test_extractive_dossier_is_deterministic_and_cites_every_line(bridge, home, tmp_path):
+    first = bridge.dossiers.refresh("bridge", now=T0, force=True)
+    again = bridge.dossiers.refresh("bridge", now=T0, force=True)
+    a, b = bridge.dossiers.show("bridge", version=1)["text"], bridge.dossiers.show("bridge", version=2)["text"]
+    assert a == b and first["input_hash"] == again["input_hash"]
+    items = [ln for ln in a.splitlines() if ln.startswith("- ")]
+    assert items and all(re.search(r"\[(?:[ef]\d+)(?:, [ef]\d+)*\]$", ln) for ln in items)
+    ids = {int(i) for i in re.findall(r"\be(\d+)\b", a)}
+    assert "hosting bill" not in a and "Mail relay" not in a  # another topic's memories
+    rows = bridge.sql("SELECT id, content FROM episodes")
+    assert ids <= {r["id"] for r in rows}
+
+
+def test_a_contradiction_is_named_with_both_values_and_times(bridge):
+    bridge.dossiers.refresh("bridge", now=T0)
+    text = bridge.dossiers.show("bridge")["text"]
+    section = text.split("## Contradictions", 1)[1].split("##", 1)[0]
+    assert '"DOWN (ETIMEDOUT from gw-01, check 4411)" at 2026-09-21 12:13Z' in section
+    assert '"UP (latency 40 ms, check 4412)" at 2026-09-21 12:17Z' in section and "4 min apart" in section
+
+
+def test_open_items_leave_out_what_a_later_memory_closed(bridge):
+    bridge.dossiers.refresh("bridge", now=T0)
+    text = bridge.dossiers.show("bridge")["text"]
+    open_items = text.split("## Open items", 1)[1].split("##", 1)[0]
+    assert "T-12" in open_items and "T-13" not in open_items
+
+
+def test_unchanged_input_skips_and_a_change_makes_a_new_version(bridge):
+    first = bridge.dossiers.refresh("bridge", now=T0)
+    same = bridge.dossiers.refresh("bridge", now=T0 + 60)
+    assert first["status"] == "refreshed" and same["status"] == "unchanged" and same["version"] == 1
+    bridge.observe("Bridge: DOWN again (HTTP 502 from gw-02)", at=T0 + 120)
+    changed = bridge.dossiers.refresh("bridge", now=T0 + 180)
+    assert changed["status"] == "refreshed" and changed["version"] == 2
+    history = bridge.dossiers.history("bridge")
+    assert [v["version"] for v in history["versions"]] == [2, 1]
+    assert history["versions"][0]["input_hash"] != history["versions"][1]["input_hash"]
+    d = bridge.dossiers.diff("bridge")
+    assert d["from"] == 1 and d["to"] == 2 and '+- Bridge: "DOWN again (HTTP 502 from gw-02)"' in d["diff"]
+    assert bridge.dossiers.diff("bridge", old=2, new=2)["changed"] is False
+    with pytest.raises(NotFound):
+        bridge.dossiers.show("bridge", version=9)
+    state = bridge.sql("SELECT current_version, refreshed_at, checked_at FROM dossier_topics")[0]
+    assert state == {"current_version": 2, "refreshed_at": T0 + 180, "checked_at": T0 + 180}
+
+
+def test_versions_cannot_be_rewritten_or_deleted(bridge, home):
+    from daemon.storage import driver
+
+    bridge.dossiers.refresh("bridge", now=T0)
+    conn = driver.connect(home / "state" / "memory.db")
+    try:
+        for sql in ("UPDATE dossier_versions SET text = 'x'", "DELETE FROM dossier_versions"):
+            with pytest.raises(Exception, match="never"):
+                conn.execute(sql)
+    finally:
+        conn.close()
+    assert bridge.dossiers.show("bridge")["version"] == 1
+
+
+def test_a_template_override_in_the_home_changes_the_layout_and_the_input(bridge, home):
+    bridge.dossiers.refresh("bridge", now=T0)
+    (home / "templates" / "dossier.md.j2").write_text(
+        "TOPIC {{ topic.name }}\n{% for s in sections %}{% for l in s.lines %}* {{ l.text }} "
+        "<{{ l.cites | join('+') }}>\n{% endfor %}{% endfor %}", encoding="utf-8")
+    r = bridge.dossiers.refresh("bridge", now=T0 + 60)
+    text = bridge.dossiers.show("bridge")["text"]
+    assert r["status"] == "refreshed" and text.startswith("TOPIC bridge\n* Bridge:") and "<f2+e2>" in text
+    (home / "templates" / "dossier.md.j2").write_text("{% for x in %}", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"dossier\.md\.j2 has a syntax error on line 1"):
+        bridge.dossiers.refresh("bridge", now=T0 + 120)
+    (home / "templates" / "dossier.md.j2").write_text("{{ nonsense.field }}", encoding="utf-8")
+    with pytest.raises(ConfigError, match="failed to render"):
+        bridge.dossiers.refresh("bridge", now=T0 + 120)
+    assert bridge.dossiers.show("bridge")["version"] == 2  # nothing half-written
+
+
+def test_topics_from_config_capsule_people_and_discovery(fast_home, memory):
+    (fast_home / "capsule" / "CAPSULE.md").write_text("# Me\nTopics: revenue\n", encoding="utf-8")
+    for i in range(30):
+        memory.observe(f"asked Amara Okafor about invoice {i}", at=T0 + i)
+    listing = {t["topic"]: t for t in memory.dossiers.list()["topics"]}
+    assert listing["bridge"]["origin"] == "config" and listing["bridge"]["enabled"]
+    assert listing["revenue"]["origin"] == "capsule" and listing["revenue"]["due"]
+    assert listing["amara_okafor"]["origin"] == "discovered" and not listing["amara_okafor"]["enabled"]
+    assert listing["amara_okafor"]["proposed_because"]["mentions"] == 30
+    memory.dossiers.add("Amara Okafor")
+    memory.dossiers.remove("revenue")
+    listing = {t["topic"]: t for t in memory.dossiers.list()["topics"]}
+    assert listing["amara_okafor"]["enabled"] and listing["amara_okafor"]["origin"] == "person"
+    assert not listing["revenue"]["enabled"]
+    r = memory.dossiers.refresh("amara_okafor", now=T0 + 60)
+    assert "Amara Okafor" in memory.dossiers.show("amara_okafor")["text"] and r["lines"] > 0
+    with pytest.raises(NotFound):
+        memory.dossiers.refresh("nobody")
+
+
+def test_refresh_due_takes_each_due_topic_once(fast_home, memory):
+    _bridge_history(memory)
+    memory.dossiers.add("gw-01")
+    first = memory.dossiers.refresh_due()
+    assert sorted(first["due"]) == ["bridge", "gw_01"] and not first["failed"]
+    assert memory.dossiers.refresh_due()["due"] == []  # checked just now, within min_interval_hours
+
+
+def test_dossiers_are_private_to_their_namespace(home, memory):
+    import asyncio
+    from daemon import Memory
+
+    write_config(home, '[dossier]\nrecall_mode = "fast"\n')
+    _bridge_history(memory)
+
+    async def other():
+        async with await Memory.open(home, agent="other") as b:
+            await b.observe("Bridge: maintenance window on Sunday", at=T0)
+            await b.dossiers.add("bridge")
+            with pytest.raises(NotFound):
+                await b.dossiers.show("bridge")
+            await b.dossiers.refresh("bridge", now=T0)
+            return (await b.dossiers.show("bridge"))["text"], await b.dossiers.list()
+
+    text, listing = asyncio.run(other())
+    assert "maintenance window" in text and "gw-01" not in text and "ETIMEDOUT" not in text
+    assert [t["topic"] for t in listing["topics"] if t["enabled"]] == ["bridge"]
+    with pytest.raises(NotFound):
+        memory.dossiers.show("bridge")  # agent default never refreshed its own
+
+
+def test_balanced_recall_feeds_the_dossier_without_recording_an_access(home, memory):
+    _bridge_history(memory)
+    memory.embed_pending()
+    memory.dossiers.add("bridge")
+    r = memory.dossiers.refresh("bridge", now=T0)
+    assert r["status"] == "refreshed" and not r["warnings"]
+    assert memory.sql("SELECT count(*) AS n FROM recalls")[0]["n"] == 0
+    assert memory.sql("SELECT count(*) AS n FROM access_events")[0]["n"] == 0
+
+
+# -- the LLM synthesizer, for real -------------------------------------------------------------
+
+def _llm_config(home, model, **extra):
+    settings = {"model": f'"{model}"', "max_tokens": 160, **extra}
+    lines = ['[dossier]', 'recall_mode = "fast"', '', '[dossier.topics.bridge]', '', '[llm]'] + \
+        [f"{k} = {v}" for k, v in settings.items()]
+    write_config(home, "\n".join(lines) + "\n")
+
+
+@pytest.mark.slow
+def test_llm_dossier_is_generated_checked_and_recorded(home, memory, small_llm):
+    _llm_config(home, small_llm)
+    from daemon import Memory
+    import asyncio
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            for row in _rows():
+                await mem.observe(**row)
+            return await mem.dossiers.refresh("bridge", now=T0), await mem.dossiers.show("bridge")
+
+    r, shown = asyncio.run(go())
+    stats = r["notes"]["llm"]
+    assert stats["model"] == "SmolLM2-135M-Instruct.Q4_1" and stats["prompt_tokens"] > 50
+    assert 0 < stats["completion_tokens"] <= 161 and stats["generation_tokens_per_s"] > 0
+    assert r["notes"]["prompt_sources"] >= 3
+    system, user = r["notes"]["prompt"]
+    assert system["role"] == "system" and "Never write a name, number or date" in system["content"]
+    assert "TODO T-12: rotate the TLS cert" in user["content"] and re.search(r"^\[e3\] ", user["content"], re.M)
+    assert shown["notes"]["prompt"] == r["notes"]["prompt"]  # stored with the version
+    assert r["intended_generator"] == "llm:SmolLM2-135M-Instruct.Q4_1"
+    for rejected in r["notes"]["rejected"]:
+        assert rejected["reason"] and rejected["text"] not in shown["text"]
+    if r["generator"] == "extractive":  # a weak model: fell back, and said why
+        assert "grounding check" in r["notes"]["fallback"] or "JSON" in r["notes"]["fallback"]
+        assert shown["generator"] == "extractive (llm fell back)"
+    assert "Current facts" in shown["text"] and "error" not in shown["text"].casefold()
+
+
+def _rows():
+    return [dict(content="Bridge: DOWN (ETIMEDOUT from gw-01)", at=T0 - 2 * H),
+            dict(content="Bridge: UP (latency 40 ms)", at=T0 - 2 * H + 240),
+            dict(content="TODO T-12: rotate the TLS cert on the bridge host gw-01", kind="task", at=T0 - 2 * DAY),
+            dict(content="Decided to move the bridge from gw-01 to gw-02", kind="decision", at=T0 - 20 * DAY),
+            dict(content="The bridge restarts every night at 03:00", at=T0 - 30 * DAY)]
+
+
+UNGROUNDED_PROMPT = """{% block system %}You copy text exactly.{% endblock %}
+{% block user %}Sources:
+{% for s in sources %}[{{ s.id }}] {{ s.text }}
+{% endfor %}
+Answer with exactly these two lines, in section "context", each citing {{ sources[0].id }}:
+1. Revenue reached 987,654 dollars thanks to Zorblax Quell.
+2. {{ sources[0].text }}{% endblock %}
+"""
+
+
+@pytest.mark.slow
+def test_llm_lines_that_state_what_their_sources_do_not_are_rejected(home, small_llm):
+    """A prompt override makes the model write a figure and a name from nowhere: the check
+    must drop that line, whatever else happens."""
+    _llm_config(home, small_llm, min_lines=1)
+    (home / "templates" / "dossier-prompt.j2").write_text(UNGROUNDED_PROMPT, encoding="utf-8")
+    from daemon import Memory
+    import asyncio
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            for row in _rows():
+                await mem.observe(**row)
+            return await mem.dossiers.refresh("bridge", now=T0), await mem.dossiers.show("bridge")
+
+    r, shown = asyncio.run(go())
+    reasons = [x["reason"] for x in r["notes"]["rejected"] if "987" in x["text"] or "Zorblax" in x["text"]]
+    assert reasons and all("not in its sources" in why for why in reasons)
+    assert "987" not in shown["text"] and "Zorblax" not in shown["text"]
+
+
+@pytest.mark.slow
+def test_llm_timeout_falls_back_to_the_extractive_dossier(home, small_llm):
+    _llm_config(home, small_llm, timeout_seconds=0.2, max_tokens=2000)
+    from daemon import Memory
+    import asyncio
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            for row in _rows():
+                await mem.observe(**row)
+            started = time.monotonic()
+            r = await mem.dossiers.refresh("bridge", now=T0)
+            return r, time.monotonic() - started, await mem.dossiers.show("bridge")
+
+    r, elapsed, shown = asyncio.run(go())
+    assert r["generator"] == "extractive" and "timed out" in r["notes"]["fallback"]
+    assert elapsed < 30  # 2000 tokens at this model's ~50 tokens/s would take 40 s
+    assert shown["generator"] == "extractive (llm fell back)" and "timed out" not in shown["text"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("model", ["missing.gguf", "corrupt.gguf", "not-gguf.gguf"])
+def test_a_missing_or_damaged_llm_leaves_the_extractive_dossier(home, model):
+    path = home / model
+    if model == "corrupt.gguf":
+        path.write_bytes(b"GGUF" + os.urandom(4096))
+    elif model == "not-gguf.gguf":
+        path.write_bytes(b"<html>not a model</html>")
+    _llm_config(home, path)
+    from daemon import Memory
+    import asyncio
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            for row in _rows():
+                await mem.observe(**row)
+            return await mem.dossiers.refresh("bridge", now=T0), await mem.dossiers.show("bridge")
+
+    r, shown = asyncio.run(go())
+    assert r["generator"] == "extractive" and str(path) in r["notes"]["fallback"]
+    assert any("extractive dossier used" in w for w in r["warnings"])
+    assert "Current facts" in shown["text"] and str(path) not in shown["text"]
+
+
+# -- the command -------------------------------------------------------------------------------
+
+def test_the_dossier_command(cli, home):
+    write_config(home, '[dossier]\nrecall_mode = "fast"\n')
+    cli("observe", "Bridge: DOWN", check=True)
+    cli("observe", "Bridge: UP", check=True)
+    added = cli.json("dossier", "add", "Bridge", "--query", "bridge status", "--facts", "bridge,relay")
+    assert added["topic"] == "bridge" and added["facts"] == ["bridge", "relay"]
+    first = cli.json("dossier", "refresh", "bridge")
+    assert first["status"] == "refreshed" and first["version"] == 1
+    assert cli.json("dossier", "refresh", "bridge")["status"] == "unchanged"
+    assert cli.json("dossier", "refresh", "bridge", "--force")["version"] == 2
+    shown = cli("dossier", "show", "bridge", check=True).out
+    assert shown.startswith("# Bridge") and "## Contradictions" in shown
+    assert [v["version"] for v in cli.json("dossier", "history", "bridge")["versions"]] == [2, 1]
+    assert cli.json("dossier", "diff", "bridge")["from"] == 1
+    listing = cli.json("dossier", "list")
+    assert listing["topics"][0]["topic"] == "bridge" and listing["min_interval_hours"] == 2.0
+    assert cli.json("dossier", "refresh", "--all")["results"][0]["status"] == "unchanged"
+    assert cli.json("dossier", "remove", "bridge")["enabled"] is False
+    missing = cli("dossier", "show", "nothing")
+    assert missing.returncode == 3 and "dossier refresh nothing" in missing.err
+    bad = cli("dossier", "add", "a/b")
+    assert bad.returncode == 4 and "not a topic name" in bad.err
+    assert cli("dossier", "refresh").returncode == 2
