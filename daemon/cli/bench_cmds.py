@@ -6,6 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
+from ..bench.dossier import WARMUP as DOSSIER_WARMUP, bench_dossier, small_llm
 from ..bench.embed import bench_embed
 from ..bench.facts import bench_facts
 from ..bench.ingest import bench_ingest
@@ -16,7 +17,8 @@ from ..errors import InvalidInput
 from ..settings import MODES
 from .output import Progress, emit
 
-COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web")
+COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
+            "bench dossier")
 
 
 def _table(r: dict) -> str:
@@ -109,6 +111,24 @@ async def cmd_web(args) -> int:
     return 0
 
 
+async def cmd_dossier(args) -> int:
+    if args.n < 100 or args.refreshes < 1 or args.llm_topics < 0:
+        raise InvalidInput("need --n >= 100, --refreshes >= 1 and --llm-topics >= 0")
+    llm = None if args.no_llm else (Path(args.llm) if args.llm else small_llm())
+    if llm is not None and not llm.is_file():
+        raise InvalidInput(f"no LLM at {llm}", hint="give --llm a GGUF file, or --no-llm")
+    llm_runs = args.llm_topics if llm is not None else 0
+    bar = Progress(3 * (args.refreshes + DOSSIER_WARMUP) + llm_runs,
+                   "dossier (forced, unchanged, recall baseline, LLM)", unit="refreshes")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
+    result = await bench_dossier(args.n, refreshes=args.refreshes, mode=args.mode, llm=llm, llm_topics=llm_runs,
+                                 seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("bench", help="Benchmarks in a temporary home: a synthetic agent-operations corpus, "
                                      "or LoCoMo retrieval.")
@@ -145,6 +165,13 @@ def register(sub, common) -> None:
     q.add_argument("--history", type=int, default=1_000_000, help="history rows in all (default 1000000)")
     q.add_argument("--ops", type=int, default=1000, help="timed operations of each kind (default 1000)")
     q.add_argument("--seed", type=int, default=0)
+    q = add("dossier", cmd_dossier, "Extractive dossier refresh latency (forced and unchanged) vs one recall of "
+                                    "the topic; LLM synthesizer tokens/s and seconds per dossier.")
+    q.add_argument("--refreshes", type=int, default=200, help="timed refreshes of each kind (after 10 warm-up ones)")
+    q.add_argument("--mode", choices=MODES, default="balanced", help="dossier.recall_mode (default balanced)")
+    q.add_argument("--llm", help="GGUF model for the LLM part (default: the small test model, if installed)")
+    q.add_argument("--no-llm", action="store_true", help="skip the LLM part")
+    q.add_argument("--llm-topics", type=int, default=3, help="dossiers written by the LLM (default 3)")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
                             "recall vs balanced on the synthetic corpus (embedded first).", n=None)
     q.add_argument("--nodes", type=int, default=100_000, help="graph nodes (default 100000)")

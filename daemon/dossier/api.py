@@ -45,6 +45,8 @@ class Dossiers:
                                             re.compile(config["dossier.closed_pattern"]))
         self.config_topics = topics.from_config(config["dossier.topics"])
         self._llm: LocalLlm | None = None
+        # One environment: it keeps compiled templates and recompiles a file only when it changes.
+        self._env = templating.environment(home)
 
     # -- topics ----------------------------------------------------------------------------
 
@@ -204,7 +206,7 @@ class Dossiers:
         started = time.perf_counter()
         now = timeutil.now() if now is None else now
         warnings: list[str] = []
-        env = templating.environment(self.home)
+        env = self._env
         layout, layout_source = templating.load(env, LAYOUT)
         material = await self._material(t, now, warnings)
         limits = {"max_lines": int(self.config["dossier.max_lines"]), "line_chars": int(self.config["dossier.line_chars"])}
