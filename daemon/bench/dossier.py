@@ -12,7 +12,6 @@ from typing import Callable
 
 from ..home import init_home
 from ..memory import Memory
-from . import corpus
 from .ingest import populate
 from .stats import ratio, summary_ms
 

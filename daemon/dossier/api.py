@@ -45,8 +45,7 @@ class Dossiers:
                                             re.compile(config["dossier.closed_pattern"]))
         self.config_topics = topics.from_config(config["dossier.topics"])
         self._llm: LocalLlm | None = None
-        # One environment: it keeps compiled templates and recompiles a file only when it changes.
-        self._env = templating.environment(home)
+        self.templates = templating.Templates(home)
 
     # -- topics ----------------------------------------------------------------------------
 
@@ -206,15 +205,14 @@ class Dossiers:
         started = time.perf_counter()
         now = timeutil.now() if now is None else now
         warnings: list[str] = []
-        env = self._env
-        layout, layout_source = templating.load(env, LAYOUT)
+        layout, layout_source = self.templates.load(LAYOUT)
         material = await self._material(t, now, warnings)
         limits = {"max_lines": int(self.config["dossier.max_lines"]), "line_chars": int(self.config["dossier.line_chars"])}
         sections = extractive.synthesize(material, self.patterns, **limits)
         generator = self._generator()
         prompt_source = ""
         if generator.startswith("llm:"):
-            prompt_source = templating.load(env, PROMPT)[1]
+            prompt_source = self.templates.load(PROMPT)[1]
         input_hash = hashlib.sha256(json.dumps(
             {"topic": t.as_dict(), "sections": extractive.as_data(sections), "generator": generator,
              "layout": layout_source, "prompt": prompt_source, "limits": limits,
@@ -230,11 +228,11 @@ class Dossiers:
         notes: dict[str, Any] = {}
         used = "extractive"
         if generator.startswith("llm:"):
-            written = await self._llm_sections(t, material, sections, env, notes)
+            written = await self._llm_sections(t, material, sections, notes)
             if written is not None:
                 sections, used = written, generator
             warnings.extend(notes.pop("warnings", []))
-        text = templating.render(layout, env, topic={"name": t.name, "title": _title(t.name), "query": t.query},
+        text = templating.render(layout, topic={"name": t.name, "title": _title(t.name), "query": t.query},
                                  as_of=timeutil.iso(now), generator=used, sections=extractive.as_data(sections))
         by_id = {s["id"]: s for s in material.sources}
         cited = extractive.cited_ids(sections)
@@ -289,7 +287,7 @@ class Dossiers:
         return facts, offered, checkable
 
     async def _llm_sections(self, t: topics.Topic, material: extractive.Material,
-                            sections: list[extractive.Section], env, notes: dict) -> list[extractive.Section] | None:
+                            sections: list[extractive.Section], notes: dict) -> list[extractive.Section] | None:
         """The LLM's sections (facts and contradictions stay extractive), or None with the reason
         in notes["fallback"] when the extractive text must be used."""
         notes["warnings"] = []
@@ -304,15 +302,15 @@ class Dossiers:
         if not offered:
             notes["fallback"] = "no sources to write from"
             return None
-        template, _ = templating.load(env, PROMPT)
+        template, _ = self.templates.load(PROMPT)
         max_lines = int(self.config["dossier.max_lines"])
         max_tokens = int(self.config["llm.max_tokens"])
         topic = {"name": t.name, "title": _title(t.name), "query": t.query}
 
         def messages(n: int) -> list[dict]:
             values = dict(topic=topic, facts=facts, sources=offered[:n], sections=LLM_SECTIONS, max_lines=max_lines)
-            return [{"role": "system", "content": templating.render(template, env, "system", **values).strip()},
-                    {"role": "user", "content": templating.render(template, env, "user", **values).strip()}]
+            return [{"role": "system", "content": templating.render(template, "system", **values).strip()},
+                    {"role": "user", "content": templating.render(template, "user", **values).strip()}]
 
         budget = llm.context - max_tokens - 64  # the chat template's own tokens
         n = len(offered)
