@@ -1,12 +1,14 @@
 """`strata run`: the long-running process. It opens the home, then on an interval folds access
-events into features, commits an idle working set and embeds waiting memories, until SIGTERM
-or SIGINT; the full phase schedule builds on this loop."""
+events into features, commits an idle working set and embeds waiting memories, and every
+dossier.refresh_interval_hours refreshes the due dossiers, until SIGTERM or SIGINT; the full
+phase schedule builds on this loop."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import signal
+import time
 
 from .errors import EmbeddingUnavailable
 from .memory import Memory
@@ -24,6 +26,8 @@ async def run(home, *, agent: str | None = None) -> int:
         loop.add_signal_handler(sig, stop.set)
     interval = float(mem.config["daemon.fold_interval_seconds"])
     embedding_ok = True
+    dossier_every = float(mem.config["dossier.refresh_interval_hours"]) * 3600.0
+    dossiers_at = None  # monotonic time of the last dossier pass; None: due at start
     try:
         status = await mem.status()
         log.info("strata started: home %s, database %s (%d bytes), namespace %s with %d memories",
@@ -56,6 +60,9 @@ async def run(home, *, agent: str | None = None) -> int:
                     embedding_ok = False
                 except Exception as e:
                     log.error("embed failed: %s", getattr(e, "message", e))
+            if dossiers_at is None or time.monotonic() - dossiers_at >= dossier_every:
+                dossiers_at = time.monotonic()
+                await _dossiers(mem)
             try:
                 await asyncio.wait_for(stop.wait(), timeout=interval)
             except asyncio.TimeoutError:
@@ -65,3 +72,17 @@ async def run(home, *, agent: str | None = None) -> int:
         await mem.close()
     log.info("strata stopped")
     return 0
+
+
+async def _dossiers(mem: Memory) -> None:
+    try:
+        done = await mem.dossiers.refresh_due()
+    except Exception as e:  # the topic list itself failed (a bad config, a locked database)
+        log.error("dossiers failed: %s", getattr(e, "message", e))
+        return
+    for r in done["results"]:
+        if r["status"] == "refreshed":
+            log.info("dossier %s: version %d by the %s synthesizer, %d lines", r["topic"], r["version"],
+                     r["generator"], r["lines"])
+    for f in done["failed"]:
+        log.error("dossier %s: %s", f["topic"], f["message"])

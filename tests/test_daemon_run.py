@@ -192,3 +192,19 @@ def test_daemon_commits_an_idle_working_set(home, cli):
         assert daemon.stop(signal.SIGTERM) == 0
     finally:
         daemon.kill()
+
+
+def test_the_daemon_refreshes_due_dossiers_at_start(home, cli):
+    write_config(home, '[daemon]\nfold_interval_seconds = 1\n\n[dossier]\nrecall_mode = "fast"\n\n'
+                       '[dossier.topics.bridge]\n')
+    cli("observe", "Bridge: DOWN", check=True)
+    cli("observe", "Bridge: UP", check=True)
+    d = Daemon(home)
+    try:
+        line = d.wait_for("dossier bridge: version 1", START_TIMEOUT)
+        assert "extractive" in line
+        assert d.stop(signal.SIGTERM) == 0
+    finally:
+        d.kill()
+    shown = cli.json("dossier", "show", "bridge")
+    assert shown["actor"] == "daemon" and '"UP"' in shown["text"]

@@ -377,6 +377,21 @@ def test_llm_dossier_is_generated_checked_and_recorded(home, memory, small_llm):
     assert "Current facts" in shown["text"] and "error" not in shown["text"].casefold()
 
 
+def test_the_llm_prompt_offers_only_recalled_memories(fast_home, memory):
+    """A fact change cites the memory its value came from, which recall need not return."""
+    from daemon.dossier.extractive import Line, Material, Section
+
+    t = topics.Topic("bridge", "bridge", ("bridge",), "config", True)
+    source = {"id": 5, "kind": "task", "content": "TODO T-1: fix the bridge", "event_at": T0, "importance": 0.5,
+              "relevance": 1.0, "salience": 0.5}
+    sections = [Section("facts", "Current facts", [Line("Bridge: UP", ("f2", "e2"))]),
+                Section("changes", "What changed", [Line("Bridge changed", ("f1", "e1", "f2", "e2"))]),
+                Section("open", "Open items", [Line("TODO T-1", ("e5",))])]
+    facts, offered, checkable = memory.raw.dossiers._prompt_parts(t, Material(t, [], [], [source], {}, T0), sections)
+    assert [s["id"] for s in offered] == ["e5"] and set(checkable) == {"e5"}
+    assert facts == [{"text": "Bridge: UP", "cites": ["f2", "e2"]}]
+
+
 def _rows():
     return [dict(content="Bridge: DOWN (ETIMEDOUT from gw-01)", at=T0 - 2 * H),
             dict(content="Bridge: UP (latency 40 ms)", at=T0 - 2 * H + 240),

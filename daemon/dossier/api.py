@@ -278,8 +278,8 @@ class Dossiers:
         order = [*dict.fromkeys(quoted), *(s["id"] for s in material.sources)]
         offered, checkable = [], {}
         for i in dict.fromkeys(order):
-            s = by_id[i]
-            if i in behind_facts:
+            s = by_id.get(i)
+            if s is None or i in behind_facts:  # a fact change's memory that recall did not return
                 continue
             offered.append({"id": f"e{i}", "when": extractive.when(s["event_at"]), "kind": s["kind"],
                             "text": extractive.quote(s["content"], limit)})
