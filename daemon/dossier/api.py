@@ -15,6 +15,7 @@ import json
 import logging
 import re
 import time
+from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from .. import timeutil
@@ -61,14 +62,15 @@ class Dossiers:
             warnings.append(f"could not read topics from {path}: {e}")
             return []
 
-    async def _topics(self, warnings: list[str]) -> tuple[list[topics.Topic], dict[str, dict]]:
+    async def _topics(self, warnings: list[str], *, discover: bool = True
+                      ) -> tuple[list[topics.Topic], dict[str, dict]]:
         capsule = await asyncio.to_thread(self._capsule_topics, warnings)
         now = timeutil.now()
         min_mentions = int(self.config["dossier.discover_min_mentions"])
 
         def read(conn):
-            return store.choices(conn, self.agent), store.states(conn, self.agent), \
-                store.discovery_inputs(conn, self.agent, min_mentions, now)
+            found = store.discovery_inputs(conn, self.agent, min_mentions, now) if discover else ([], [])
+            return store.choices(conn, self.agent), store.states(conn, self.agent), found
 
         choices, states, (entities, keys) = await self.db.run(read)
         proposals = topics.discovered(entities, keys, min_mentions=min_mentions,
@@ -99,10 +101,11 @@ class Dossiers:
 
     async def topic(self, name: str) -> topics.Topic:
         key = topics.normalise_topic(name)
-        found, _ = await self._topics([])
-        for t in found:
-            if t.name == key:
-                return t
+        for discover in (False, True):  # discovery reads every fact key: only when needed
+            found, _ = await self._topics([], discover=discover)
+            for t in found:
+                if t.name == key:
+                    return t
         raise NotFound(f"no topic {key!r} in this namespace",
                        hint=f"`strata dossier add {key}` starts one; `strata dossier list` shows the topics")
 
@@ -186,7 +189,7 @@ class Dossiers:
         choice, model = self.config["dossier.synthesizer"], self.config["llm.model"]
         if choice == "extractive" or (choice == "auto" and not model):
             return "extractive"
-        return f"llm:{LocalLlm(model, threads=1, context=512).name}" if model else "llm:(no model)"
+        return f"llm:{Path(model).expanduser().stem}" if model else "llm:(no model)"
 
     def llm(self) -> LocalLlm:
         model = self.config["llm.model"]
