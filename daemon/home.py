@@ -73,9 +73,15 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Home:
 
 
 def init_home(path: str | os.PathLike) -> tuple[Home, bool]:
-    """Lay out a home; write a commented strata.toml unless one exists. Returns (home, wrote_config)."""
+    """Lay out a home with the example capsule; write a commented strata.toml unless one
+    exists. Returns (home, wrote_config)."""
     home = Home(Path(path).expanduser().resolve())
     home.ensure_layout()
+    example, capsule = _CHECKOUT / "capsule" / "CAPSULE.md", home.capsule_dir / "CAPSULE.md"
+    if example.is_file() and not capsule.exists():
+        fd = os.open(capsule, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(example.read_bytes())
     if home.config_path.exists():
         return home, False
     fd = os.open(home.config_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

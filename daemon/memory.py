@@ -22,6 +22,7 @@ from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
 from .episodes.recall import (Tuning, balanced_candidates, fts_candidates, graph_reach, namespace_phase, nearest,
                               rank_candidates, with_fact_sources)
+from .capsule.api import Capsule
 from .dossier.api import Dossiers
 from .facts.api import Facts
 from .web.api import Web
@@ -47,6 +48,7 @@ class Memory:
         self.facts = Facts(db, agent, config, actor)
         self.web = Web(db, agent, config, actor)
         self.dossiers = Dossiers(db, agent, config, actor, home, self._rank_for_dossier)
+        self.capsule = Capsule(db, agent, config, actor, home, self.facts, self.dossiers)
         self._embedder = None
         self._vectors = VectorCache(agent, exact_below=int(config["recall.vector_exact_below"])) \
             if config["recall.vector_cache"] else None

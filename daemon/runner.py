@@ -1,7 +1,8 @@
 """`strata run`: the long-running process. It opens the home, then on an interval folds access
 events into features, commits an idle working set and embeds waiting memories, and every
-dossier.refresh_interval_hours refreshes the due dossiers, until SIGTERM or SIGINT; the full
-phase schedule builds on this loop."""
+dossier.refresh_interval_hours refreshes the due dossiers and renders the capsule, while a
+watcher takes in a person's edits to the capsule, until SIGTERM or SIGINT; the full phase
+schedule builds on this loop."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import logging
 import signal
 import time
 
-from .errors import EmbeddingUnavailable
+from .capsule.watch import watch
+from .errors import EmbeddingUnavailable, StrataError
 from .memory import Memory
 
 EMBED_PER_PASS = 512  # bounds one pass so a large backlog never starves the other work
@@ -28,6 +30,7 @@ async def run(home, *, agent: str | None = None) -> int:
     embedding_ok = True
     dossier_every = float(mem.config["dossier.refresh_interval_hours"]) * 3600.0
     dossiers_at = None  # monotonic time of the last dossier pass; None: due at start
+    watcher = asyncio.create_task(watch(mem, stop))
     try:
         status = await mem.status()
         log.info("strata started: home %s, database %s (%d bytes), namespace %s with %d memories",
@@ -63,12 +66,15 @@ async def run(home, *, agent: str | None = None) -> int:
             if dossiers_at is None or time.monotonic() - dossiers_at >= dossier_every:
                 dossiers_at = time.monotonic()
                 await _dossiers(mem)
+                await _capsule(mem)
             try:
                 await asyncio.wait_for(stop.wait(), timeout=interval)
             except asyncio.TimeoutError:
                 pass
         log.info("strata stopping")
     finally:
+        stop.set()
+        await asyncio.gather(watcher, return_exceptions=True)
         await mem.close()
     log.info("strata stopped")
     return 0
@@ -86,3 +92,11 @@ async def _dossiers(mem: Memory) -> None:
                      r["generator"], r["lines"])
     for f in done["failed"]:
         log.error("dossier %s: %s", f["topic"], f["message"])
+
+
+async def _capsule(mem: Memory) -> None:
+    try:
+        r = await mem.capsule.render()
+        log.info("capsule %s: %s, %d lines", mem.capsule.path, r["status"], r["lines"])
+    except StrataError as e:  # a broken capsule: reported, the file left as the person saved it
+        log.error("capsule not rendered: %s", e.message)

@@ -23,6 +23,7 @@ _TOPIC = re.compile(r"^[^\W_][\w.-]*$")
 _SEPARATORS = re.compile(r"[\s_\-]+")
 _TOPICS_LINE = re.compile(r"^\s*(?:[-*]\s*)?\**topics\**\s*:\s*(.*)$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_BLOCK_MARKER = re.compile(r"^<!-- strata:(begin|end) [a-z_]+ -->\s*$")
 _ITEM = re.compile(r"^\s*[-*+]\s+(?:\[[ xX]\]\s+)?(.+?)\s*$")
 
 
@@ -89,10 +90,10 @@ def _topic_items(text: str) -> list[tuple[str, str | None]]:
 
 def from_capsule(text: str) -> list[Topic]:
     """Topics a capsule names: every `Topics: a, b, c` line, and the list items of a section
-    headed `Topics`. Lines inside fenced code are ignored. Names that are not valid topics
+    headed `Topics`. Lines inside fenced code and inside strata's rendered blocks are ignored. Names that are not valid topics
     are skipped (the capsule check reports them)."""
     found: dict[str, Topic] = {}
-    in_section, level, fenced = False, 0, False
+    in_section, level, fenced, in_block = False, 0, False, False
 
     def add(name: str, query: str | None) -> None:
         try:
@@ -107,6 +108,12 @@ def from_capsule(text: str) -> list[Topic]:
             continue
         if fenced:
             continue
+        marker = _BLOCK_MARKER.match(line)
+        if marker:
+            in_block = marker.group(1) == "begin"
+            continue
+        if in_block:
+            continue  # strata's rendered lines (the topics it keeps already) are not the person's
         heading = _HEADING.match(line)
         if heading:
             depth = len(heading.group(1))

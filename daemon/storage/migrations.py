@@ -349,6 +349,35 @@ END;
 """)
 
 
+def m009_capsule(conn) -> None:
+    _run(conn, """
+-- Each render of a capsule: what strata wrote in each block, the base for telling a person's
+-- edits from its own. The file itself keeps the last capsule.keep_versions copies in state/.
+CREATE TABLE capsule_renders (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL,
+    blocks TEXT NOT NULL CHECK (json_valid(blocks)),  -- {"facts": ["- bridge: UP", ...], ...}
+    sha256 TEXT NOT NULL,                             -- of the whole file as written
+    lines INTEGER NOT NULL,
+    created_at REAL NOT NULL
+);
+CREATE INDEX capsule_renders_by_agent ON capsule_renders(agent, id);
+
+-- A person's edits inside rendered blocks: lines they added (pin) stay; lines they removed
+-- (hide) stay out, until cleared with `strata capsule overrides --clear ID`.
+CREATE TABLE capsule_overrides (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL,
+    block TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('pin', 'hide')),
+    line TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    cleared_at REAL
+);
+CREATE INDEX capsule_overrides_by_agent ON capsule_overrides(agent, block, cleared_at);
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -358,6 +387,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (6, "spiderweb", m006_spiderweb),
     (7, "entities and links", m007_entities_and_links),
     (8, "dossiers", m008_dossiers),
+    (9, "capsule", m009_capsule),
 )
 
 

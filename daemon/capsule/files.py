@@ -1,0 +1,63 @@
+"""Reading and replacing the capsule file: atomic (temporary file, fsync, rename), private
+(0600), and only over the text that was read. Blocking: call from a thread."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def replace_if_unchanged(path: Path, expected: str | None, text: str) -> bool:
+    """Write `text` over the file if it still holds `expected` (None: does not exist yet).
+    False when it changed since it was read: the caller reads it again and merges. The window
+    between the check and the rename is a few microseconds; an edit saved inside it is seen by
+    the next read (the watcher's next event) rather than lost."""
+    if read(path) != expected:
+        return False
+    tmp = path.with_name(f".{path.name}.strata-{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        if read(path) != expected:
+            os.unlink(tmp)
+            return False
+        os.replace(tmp, path)
+    except BaseException:
+        if tmp.exists():
+            tmp.unlink()
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+    return True
+
+
+def keep_version(folder: Path, text: str, keep: int) -> Path:
+    """Save a copy of a render in `folder` and keep only the newest `keep`."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+    path = folder / f"CAPSULE-{stamp}-{time.time_ns() % 10**9:09d}.md"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(text.encode("utf-8"))
+    for old in sorted(folder.glob("CAPSULE-*.md"))[:-keep] if keep > 0 else sorted(folder.glob("CAPSULE-*.md")):
+        old.unlink()
+    return path

@@ -1,0 +1,68 @@
+"""Watching the capsule for a person's edits (watchfiles): on each save, check the file, take
+in what changed and render again. strata's own writes are recognised by their hash and
+ignored; editors' temporary and backup files are never looked at (only the capsule's own
+name is). A broken capsule is reported and left alone: the last good render stays in
+state/capsule/, and the next good save is taken in."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Awaitable, Callable
+
+from ..errors import StrataError
+from . import files, store
+
+log = logging.getLogger("strata.capsule")
+
+
+async def handle_change(mem) -> dict:
+    """What the watcher does with one save. Returns {"action": "own-write" | "invalid" |
+    "rendered" | "missing", ...}; never raises for the file's sake."""
+    cap = mem.capsule
+    text = await asyncio.to_thread(files.read, cap.path)
+    if text is None:
+        log.warning("capsule %s was removed; the next render restores the last good version", cap.path)
+        return {"action": "missing"}
+    last = await mem.db.run(store.last_render, mem.agent)
+    if last is not None and last["sha256"] == files.sha256(text):
+        return {"action": "own-write"}
+    checked = await cap.check(text)
+    if not checked["ok"]:
+        errors = [p for p in checked["problems"] if p["level"] == "error"]
+        for p in errors:
+            log.error("capsule %s line %d: %s", cap.path.name, p["line"], p["message"])
+        cap.last_problems = checked["problems"]
+        return {"action": "invalid", "problems": checked["problems"]}
+    cap.last_problems = []
+    r = await cap.render()
+    taken = len(r["absorbed"]) + len(r["pinned"]) + len(r["hidden"])
+    log.info("capsule edited by hand: %d facts taken in, %d lines pinned, %d hidden; %s",
+             len(r["absorbed"]), len(r["pinned"]), len(r["hidden"]), r["status"])
+    return {"action": "rendered", "taken": taken, **r}
+
+
+async def watch(mem, stop: asyncio.Event, *, on_handled: Callable[[dict], Awaitable[None] | None] | None = None
+                ) -> None:
+    """Run until `stop` is set. Each debounced batch of changes to the capsule is handled once."""
+    from watchfiles import awatch
+
+    path: Path = mem.capsule.path
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    debounce = int(mem.config["capsule.watch_debounce_ms"])
+    log.info("watching %s for edits", path)
+    async for _ in awatch(path.parent, stop_event=stop, debounce=debounce, step=50, recursive=False,
+                          watch_filter=lambda _change, changed: Path(changed).name == path.name):
+        try:
+            result = await handle_change(mem)
+        except StrataError as e:
+            log.error("capsule: %s", e.message)
+            result = {"action": "failed", **e.as_dict()}
+        except Exception as e:  # a watcher that dies stops taking edits in: log and keep going
+            log.exception("capsule watcher: %s", e)
+            result = {"action": "failed", "message": str(e)}
+        if on_handled is not None:
+            maybe = on_handled(result)
+            if asyncio.iscoroutine(maybe):
+                await maybe
