@@ -210,9 +210,14 @@ class Capsule:
         for name in CUT_ORDER:
             key = {"recent": "recent", "tasks": "tasks", "facts": "facts", "topics": "topics",
                    "priorities": "topics_active"}[name]
-            while outside + sum(map(len, blocks.values())) > document.BUDGET_LINES and items[key]:
-                items[key] = items[key][:-1]  # the least salient, as each list is ranked
-                cut[name] = cut.get(name, 0) + 1
+            ranked = list(items.pop(f"{key}_by_salience", items[key]))
+            while (over := outside + sum(map(len, blocks.values())) - document.BUDGET_LINES) > 0 and ranked:
+                # An item is a line in the shipped template: drop as many of the least salient
+                # as there are lines too many, then measure again (an override may be a line).
+                gone = {id(x) for x in ranked[-over:]}
+                del ranked[-over:]
+                items[key] = [x for x in items[key] if id(x) not in gone]
+                cut[name] = cut.get(name, 0) + len(gone)
                 blocks = build()
         return blocks, {k: v for k, v in cut.items() if v}
 
@@ -247,10 +252,12 @@ class Capsule:
         listing = await self.dossiers.list()
         limit = int(self.config["dossier.line_chars"])
         ranked = salience.ranked([{**m, "relevance": 1.0} for m in recent], now, half_life)
-        recent_items = [{"id": m["id"], "when": extractive.when(m["event_at"]), "kind": m["kind"],
-                         "text": extractive.quote(m["content"], limit)}
-                        for m in ranked[:int(self.config["capsule.recent_lines"])]
-                        if not extractive.is_open(m, patterns)]
+        # The most salient, shown newest first; over budget the least salient go first.
+        chosen = [m for m in ranked if not extractive.is_open(m, patterns)][:int(self.config["capsule.recent_lines"])]
+        order = {m["id"]: i for i, m in enumerate(chosen)}
+        recent_items = sorted(({"id": m["id"], "when": extractive.when(m["event_at"]), "kind": m["kind"],
+                                "text": extractive.quote(m["content"], limit), "event_at": m["event_at"]}
+                               for m in chosen), key=lambda m: -m["event_at"])
         tasks = []
         for m in opened:
             if any(extractive.closes(c, m, patterns) for c in (*closers.get(m["id"], ()), *window)):
@@ -266,7 +273,8 @@ class Capsule:
             "now": timeutil.iso(now), "loop": loops, "episodes": episodes, "agent": self.agent,
             "facts": [{"label": f["label"], "value": " ".join(str(f["value"]).split()), "key": f["key"]}
                       for f in facts],
-            "recent": recent_items, "tasks": tasks[:int(self.config["capsule.task_lines"])],
+            "recent": recent_items, "recent_by_salience": sorted(recent_items, key=lambda m: order[m["id"]]),
+            "tasks": tasks[:int(self.config["capsule.task_lines"])],
             "topics": [{"topic": t["topic"], "version": t["version"], "origin": t["origin"]} for t in kept],
             "topics_active": [{"topic": t["topic"], "version": t["version"],
                                "refreshed": extractive.when(t["refreshed_at"]) if t["refreshed_at"] else None}

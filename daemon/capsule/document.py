@@ -131,8 +131,6 @@ def parse(text: str) -> Document:
                                     "this looks like a strata marker but is not one; a marker is exactly "
                                     "`<!-- strata:begin NAME -->` or `<!-- strata:end NAME -->` on its own line"))
             continue
-        if open_block is not None:
-            continue  # rendered content: its headings are not sections
         h = _HEADING.match(line)
         if not h:
             continue

@@ -1,0 +1,353 @@
+"""The capsule: parsing, validation and splicing as pure functions; rendering and hand edits
+through real SQLite; a real watchfiles watcher; a randomised race of hand edits, renders and
+watcher events; `strata capsule` in subprocesses."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from daemon import Memory
+from daemon.capsule import document, merge
+from daemon.capsule.api import CapsuleInvalid
+
+EXAMPLE = (REPO / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+GOLDEN = Path(__file__).parent / "data" / "capsule_golden.md"
+T0 = 1_790_000_000.0  # 2026-09-21 14:13:20Z
+H, DAY = 3600.0, 86400.0
+
+
+def outside_blocks(text: str) -> list[str]:
+    """The person's lines: everything but the content between strata markers."""
+    out, inside = [], False
+    for line in text.splitlines(keepends=True):
+        m = re.match(r"<!-- strata:(begin|end) ", line)
+        if m:
+            inside = m.group(1) == "begin"
+            out.append(line)
+        elif not inside:
+            out.append(line)
+    return out
+
+
+# -- pure ------------------------------------------------------------------------------------
+
+def test_the_example_capsule_is_valid_with_every_section_and_block():
+    doc = document.parse(EXAMPLE)
+    assert doc.ok and doc.problems == []
+    assert [k for k, _ in doc.sections] == ["identity", "loop_protocol", "key_contacts", "tools", "current_priorities",
+                                            "recent_work", "current_facts", "topics", "operational_rules",
+                                            "pending_tasks"]
+    assert set(doc.blocks) == set(document.BLOCKS)
+
+
+def _mutate(old: str, new: str, count: int = 1) -> str:
+    assert old in EXAMPLE
+    return EXAMPLE.replace(old, new, count)
+
+
+@pytest.mark.parametrize("text,code,line,words", [
+    (_mutate("## Tools\n", "## Gadgets\n"), "missing-section", 0, "required section 'Tools' is missing"),
+    (_mutate("## Operational rules\n", "## Operational rules\n\n## Tools\n"), "duplicate-section", None,
+     "section 'Tools' appears twice"),
+    (EXAMPLE.replace("## Identity\n", "## Loop protocolX\n").replace("## Loop protocol\n", "## Identity\n")
+     .replace("## Loop protocolX\n", "## Loop protocol\n"), "misordered-section", None, "comes where"),
+    (_mutate("<!-- strata:begin recent -->", "<!-- strata:begin rcent -->"), "unknown-block", None,
+     "unknown block 'rcent'"),
+    (_mutate("<!-- strata:end facts -->\n", ""), "unclosed-block", None, "has no end marker"),
+    (_mutate("<!-- strata:begin tasks -->\n", ""), "stray-end", None, "end marker of block 'tasks' without"),
+    (_mutate("<!-- strata:begin facts -->", "<!-- strata:begin facts --"), "damaged-marker", None,
+     "looks like a strata marker"),
+    (_mutate("<!-- strata:begin topics -->\n<!-- strata:end topics -->\n", "")
+     .replace("## Identity\n", "## Identity\n<!-- strata:begin topics -->\n<!-- strata:end topics -->\n"),
+     "misplaced-block", None, "block 'topics' belongs in section 'Topics'"),
+    (_mutate("# Capsule\n", ""), "missing-title", 0, "no `# ` title"),
+    (EXAMPLE + "filler\n" * 300, "over-budget", 301, "the budget is 300"),
+])
+def test_each_validation_problem_is_named_with_its_line(text, code, line, words):
+    doc = document.parse(text)
+    found = [p for p in doc.problems if p.code == code]
+    assert found, doc.problems
+    p = found[0]
+    assert words in p.message
+    if line is not None:
+        assert p.line == line
+    else:
+        assert p.line > 0 and text.splitlines()[p.line - 1].strip()  # points at a real line
+    assert doc.ok is (p.level == "warning" and all(q.level == "warning" for q in doc.problems))
+
+
+def test_splice_changes_only_block_content_byte_for_byte():
+    crlf = EXAMPLE.replace("\n", "\r\n").replace("I am an", "I am  an\t")
+    doc = document.parse(crlf)
+    out = document.splice(doc, {"facts": ["- bridge: UP"], "recent": []})
+    assert "<!-- strata:begin facts -->\r\n- bridge: UP\r\n<!-- strata:end facts -->" in out
+    assert outside_blocks(out) == outside_blocks(crlf)
+
+
+def test_edits_against_the_last_render():
+    e = merge.edits(["- a", "- b", "- c"], ["- c", "- a", "- B", "", "- new"])
+    assert e.added == ["- B", "- new"] and e.removed == ["- b"]
+    assert not merge.edits(["- a", "- b"], ["- b", "- a", "  "])
+    assert merge.fact_of("- backup window: 03:00-04:00") == ("backup window", "03:00-04:00")
+    assert merge.fact_of("- **Bridge**: UP") == ("Bridge", "UP")
+    assert merge.fact_of("- remember to call Ines") is None
+    assert merge.apply(["- x", "- y", "- pinned"], ["- pinned"], {"- y"}) == ["- pinned", "- x"]
+
+
+# -- rendering through the layers ----------------------------------------------------------------
+
+def _history(memory):
+    memory.observe("Bridge: DOWN (ETIMEDOUT from gw-01)", at=T0 - 2 * H, importance=0.8)
+    memory.observe("Bridge: UP (latency 40 ms)", at=T0 - 2 * H + 240)
+    memory.observe("TODO T-12: renew the TLS cert on gw-01 before 2026-10-01", kind="task", at=T0 - DAY)
+    memory.observe("TODO T-13: write the bridge runbook", kind="task", at=T0 - 2 * DAY)
+    memory.observe("Done T-13: wrote the bridge runbook", at=T0 - 1.5 * DAY)
+    memory.observe("Decided to move nightly backups to 03:00", kind="decision", importance=0.9, at=T0 - 3 * H)
+    memory.observe("Paid the hosting bill for September", at=T0 - 5 * H, importance=0.3)
+    memory.facts.set("backup window", "03:00-04:00", importance=0.9, at=T0 - DAY)
+
+
+def test_render_matches_the_golden_file(memory, home):
+    _history(memory)
+    r = memory.capsule.render(now=T0)
+    text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+    assert r["status"] == "rendered" and document.parse(text).ok
+    assert text == GOLDEN.read_text(encoding="utf-8")
+    assert outside_blocks(text) == outside_blocks(EXAMPLE)
+    assert (home / "capsule" / "CAPSULE.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_hand_edits_become_facts_pins_and_hides_and_survive_renders(memory, home):
+    _history(memory)
+    path = home / "capsule" / "CAPSULE.md"
+    memory.capsule.render(now=T0)
+    text = path.read_text(encoding="utf-8")
+    edited = (text.replace("- Bridge: UP (latency 40 ms)\n", "- Bridge: DEGRADED\n")
+              .replace("<!-- strata:begin priorities -->\n", "<!-- strata:begin priorities -->\n- Ship the watcher\n")
+              .replace("- 2026-09-21 09:13Z (observation) Paid the hosting bill for September [e7]\n", "")
+              .replace("I am an autonomous agent", "I am Meridian, an  autonomous agent"))
+    assert edited.count("\n") == text.count("\n") + 0  # one line added, one removed
+    path.write_text(edited, encoding="utf-8")
+    r = memory.capsule.render(now=T0 + 60)
+    assert r["absorbed"] == [{"key": "bridge", "value": "DEGRADED", "status": "changed"}]
+    assert r["pinned"] == [{"block": "priorities", "line": "- Ship the watcher"}]
+    assert [h["line"] for h in r["hidden"]] == ["- 2026-09-21 09:13Z (observation) Paid the hosting bill for "
+                                                "September [e7]"]
+    fact = memory.facts.get("bridge")
+    assert fact["value"] == "DEGRADED" and fact["source"] == "capsule"
+    for _ in range(2):  # and again: nothing is lost, nothing comes back
+        memory.capsule.render(now=T0 + 120)
+        after = path.read_text(encoding="utf-8")
+        assert "I am Meridian, an  autonomous agent" in after and "- Ship the watcher" in after
+        assert "- Bridge: DEGRADED" in after and "hosting bill" not in after
+        assert outside_blocks(after) == outside_blocks(edited)
+    pin = next(o for o in memory.capsule.overrides() if o["kind"] == "pin")
+    memory.capsule.clear_override(pin["id"])
+    memory.capsule.render(now=T0 + 180)
+    assert "- Ship the watcher" not in path.read_text(encoding="utf-8")
+
+
+def test_a_broken_capsule_is_reported_and_left_as_it_is(memory, home):
+    path = home / "capsule" / "CAPSULE.md"
+    broken = EXAMPLE.replace("<!-- strata:end facts -->\n", "")
+    path.write_text(broken, encoding="utf-8")
+    with pytest.raises(CapsuleInvalid, match=r"inside block 'facts', which began on line \d+ and has no end marker"):
+        memory.capsule.render()
+    assert path.read_text(encoding="utf-8") == broken
+    assert any(p["code"] == "unclosed-block" for p in memory.capsule.last_problems)
+
+
+def test_over_budget_rendered_lines_are_cut_never_the_persons(memory, home):
+    for i in range(150):
+        memory.observe(f"Status note {i}: all quiet on shard {i}", at=T0 - i * 60)
+        memory.facts.set(f"shard {i} owner", f"team {i}", at=T0 - i)
+    memory.raw.config.values["capsule.recent_lines"] = 150
+    memory.raw.capsule.config.values["facts.capsule_limit"] = 150
+    memory.raw.facts.capsule_limit = 150
+    r = memory.capsule.render(now=T0)
+    text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= document.BUDGET_LINES and document.parse(text).ok
+    assert r["cut"]["recent"] > 0 and outside_blocks(text) == outside_blocks(EXAMPLE)
+
+
+def test_a_removed_capsule_comes_back_from_the_last_good_render(memory, home):
+    path = home / "capsule" / "CAPSULE.md"
+    path.write_text(EXAMPLE.replace("I am an autonomous agent", "I am Meridian"), encoding="utf-8")
+    memory.capsule.render(now=T0)
+    path.unlink()
+    r = memory.capsule.render(now=T0 + 60)
+    assert r["created"] and "I am Meridian" in path.read_text(encoding="utf-8")
+    kept = sorted((home / "state" / "capsule" / "default").glob("CAPSULE-*.md"))
+    assert len(kept) == 2 and all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
+
+
+def test_a_render_never_writes_over_an_edit_saved_while_it_ran(memory, home, monkeypatch):
+    from daemon.capsule import api, files
+
+    path = home / "capsule" / "CAPSULE.md"
+    memory.capsule.render(now=T0)
+    real = files.replace_if_unchanged
+    calls = []
+
+    def save_meanwhile(target, expected, text):
+        if not calls:  # the person saves between strata's read and its write
+            target.write_text(expected.replace("I am an autonomous", "I am a careful autonomous"), encoding="utf-8")
+        calls.append(1)
+        return real(target, expected, text)
+
+    monkeypatch.setattr(api.files, "replace_if_unchanged", save_meanwhile)
+    r = memory.capsule.render(now=T0 + 60)
+    assert len(calls) == 2 and r["status"] == "rendered"
+    assert "I am a careful autonomous" in path.read_text(encoding="utf-8")
+
+
+def test_each_namespace_has_its_own_capsule(home, memory):
+    memory.facts.set("bridge", "UP")
+    memory.capsule.render()
+
+    async def other():
+        async with await Memory.open(home, agent="other") as b:
+            await b.facts.set("garden", "watered")
+            r = await b.capsule.render()
+            return r, (await b.capsule.show())["text"]
+
+    r, text = asyncio.run(other())
+    assert r["path"].endswith("capsule/other.md") and "- garden: watered" in text and "bridge" not in text
+
+
+# -- the watcher, for real -------------------------------------------------------------------------
+
+class Watching:
+    """A Memory with the real watcher running on its own event loop thread."""
+
+    def __init__(self, home: Path):
+        self.loop = asyncio.new_event_loop()
+        self.results: list[dict] = []
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.mem = self.call(Memory.open(home))
+        self.stop = self.call(self._event())
+        from daemon.capsule.watch import watch
+        self.task = asyncio.run_coroutine_threadsafe(watch(self.mem, self.stop, on_handled=self.results.append),
+                                                     self.loop)
+        time.sleep(0.5)  # the watcher's first scan
+
+    async def _event(self):
+        return asyncio.Event()
+
+    def call(self, coro, timeout: float = 60):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def wait_for(self, predicate, timeout: float = 10.0):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [r for r in self.results if predicate(r)]
+            if found:
+                return found[-1]
+            time.sleep(0.02)
+        raise AssertionError(f"no watcher result matched within {timeout} s: {self.results}")
+
+    def close(self):
+        self.loop.call_soon_threadsafe(self.stop.set)
+        self.task.result(10)
+        self.call(self.mem.close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@pytest.fixture
+def watching(home):
+    w = Watching(home)
+    yield w
+    w.close()
+
+
+@pytest.mark.slow
+def test_the_watcher_takes_in_a_saved_edit_and_ignores_its_own_writes(watching, home):
+    path = home / "capsule" / "CAPSULE.md"
+    watching.call(watching.mem.capsule.render())
+    text = path.read_text(encoding="utf-8")
+    started = time.monotonic()
+    path.write_text(text.replace("<!-- strata:begin facts -->\n", "<!-- strata:begin facts -->\n- kettle: on\n"),
+                    encoding="utf-8")
+    done = watching.wait_for(lambda r: r["action"] == "rendered")
+    assert time.monotonic() - started < 5 and done["absorbed"][0]["key"] == "kettle"
+    assert watching.call(watching.mem.facts.get("kettle"))["source"] == "capsule"
+    time.sleep(1.0)  # the render's own write is an event too: it must not be taken as an edit
+    assert [r["action"] for r in watching.results].count("rendered") == 1
+    (home / "capsule" / ".CAPSULE.md.swp").write_text("editor noise", encoding="utf-8")
+    (home / "capsule" / "CAPSULE.md~").write_text("backup", encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("<!-- strata:end tasks -->\n", ""), encoding="utf-8")
+    bad = watching.wait_for(lambda r: r["action"] == "invalid")
+    assert any(p["code"] == "unclosed-block" for p in bad["problems"])
+    assert "<!-- strata:end tasks -->" not in path.read_text(encoding="utf-8")  # left as saved
+
+
+@pytest.mark.slow
+def test_randomised_edits_renders_and_watcher_events_never_lose_a_hand_edit(watching, home):
+    """Many rounds of a person editing (their sections and inside blocks), strata rendering
+    and the watcher reacting, in random order and timing: every edit survives, and every
+    file strata writes validates."""
+    rng = random.Random(7)
+    path = home / "capsule" / "CAPSULE.md"
+    watching.call(watching.mem.capsule.render())
+    person, pinned = [], []
+    for round_ in range(40):
+        action = rng.choice(("person", "pin", "render", "render", "pause"))
+        if action == "render":
+            watching.call(watching.mem.capsule.render())
+            assert document.parse(path.read_text(encoding="utf-8")).ok
+        elif action == "pause":
+            time.sleep(rng.uniform(0, 0.4))
+        else:
+            token = f"edit-{round_}-{rng.randrange(10**6)}"
+            text = path.read_text(encoding="utf-8")
+            if action == "person":
+                text = text.replace("## Key contacts\n\n", f"## Key contacts\n\n- {token}\n", 1)
+                person.append(token)
+            else:
+                text = text.replace("<!-- strata:begin priorities -->\n",
+                                    f"<!-- strata:begin priorities -->\n- {token}\n", 1)
+                pinned.append(token)
+            path.write_text(text, encoding="utf-8")
+            time.sleep(rng.uniform(0, 0.05))
+    time.sleep(1.0)  # let the watcher take in the last saves
+    watching.call(watching.mem.capsule.render())
+    final = path.read_text(encoding="utf-8")
+    assert document.parse(final).ok
+    missing = [t for t in person + pinned if f"- {t}\n" not in final]
+    assert not missing, f"lost hand edits: {missing}"
+    assert person and pinned
+
+
+# -- the command -------------------------------------------------------------------------------------
+
+def test_the_capsule_command(cli, home):
+    cli("fact", "set", "bridge", "UP", check=True)
+    path = home / "capsule" / "CAPSULE.md"
+    before = path.read_text(encoding="utf-8")
+    dry = cli("capsule", "render", "--dry-run", check=True)
+    assert "+- bridge: UP" in dry.out and path.read_text(encoding="utf-8") == before
+    r = cli.json("capsule", "render")
+    assert r["status"] == "rendered" and "- bridge: UP" in path.read_text(encoding="utf-8")
+    assert cli("capsule", "show", check=True).out.startswith("# Capsule")
+    stats = cli.json("capsule", "stats")
+    assert stats["lines"] == r["lines"] and stats["budget_lines"] == 300 and stats["episodes"] == 0
+    assert cli.json("capsule", "check")["ok"] is True
+    path.write_text(before.replace("## Tools\n", "## Gadgets\n"), encoding="utf-8")
+    bad = cli("capsule", "check")
+    assert bad.returncode == 4 and "required section 'Tools' is missing" in bad.out
+    failed = cli("capsule", "render")
+    assert failed.returncode == 4 and "capsule check" in failed.err
+    assert cli.json("capsule", "overrides") == []
