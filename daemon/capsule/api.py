@@ -230,24 +230,19 @@ class Capsule:
         scan = int(self.config["capsule.task_scan"])
 
         def read(conn):
-            recent = [dict(r) for r in conn.execute(
-                "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
-                "AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
-                (self.agent, recent_after, now, scan))]
+            # Newest first: any memory that could close an open task in the window is in it too.
             window = [dict(r) for r in conn.execute(
                 "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
                 "AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
-                (self.agent, task_after, now, scan))]
-            opened = [m for m in window if extractive.is_open(m, patterns)]
-            closers = {m["id"]: [c for ident in extractive.identifiers(m["content"])
-                                 for c in dossier_store.later_mentions(conn, self.agent, ident, m["event_at"])]
-                       for m in opened}
+                (self.agent, min(task_after, recent_after), now, scan))]
             kept = dossier_store.states(conn, self.agent)
             versions = {t: dossier_store.version(conn, self.agent, t) for t, s in kept.items() if s["version"]}
             count = conn.execute("SELECT episode_count FROM namespaces WHERE agent = ?", (self.agent,)).fetchone()
-            return recent, window, opened, closers, versions, store.loop_count(conn), count[0] if count else 0
+            return window, versions, store.loop_count(conn), count[0] if count else 0
 
-        recent, window, opened, closers, versions, loops, episodes = await self.db.run(read)
+        window, versions, loops, episodes = await self.db.run(read)
+        recent = [m for m in window if m["event_at"] >= recent_after]
+        opened = [m for m in window if m["event_at"] >= task_after and extractive.is_open(m, patterns)]
         facts = await self.facts.for_capsule()
         listing = await self.dossiers.list()
         limit = int(self.config["dossier.line_chars"])
@@ -259,9 +254,7 @@ class Capsule:
                                 "text": extractive.quote(m["content"], limit), "event_at": m["event_at"]}
                                for m in chosen), key=lambda m: -m["event_at"])
         tasks = []
-        for m in opened:
-            if any(extractive.closes(c, m, patterns) for c in (*closers.get(m["id"], ()), *window)):
-                continue
+        for m in extractive.still_open(opened, window, patterns):
             due = _DEADLINE.search(m["content"])
             tasks.append({"id": m["id"], "when": extractive.when(m["event_at"]), "due": due.group(1) if due else None,
                           "text": extractive.quote(m["content"], limit), "event_at": m["event_at"]})

@@ -6,6 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
+from ..bench.capsule import WARMUP as CAPSULE_WARMUP, bench_capsule
 from ..bench.dossier import WARMUP as DOSSIER_WARMUP, bench_dossier, small_llm
 from ..bench.embed import bench_embed
 from ..bench.facts import bench_facts
@@ -18,7 +19,7 @@ from ..settings import MODES
 from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
-            "bench dossier")
+            "bench dossier", "bench capsule")
 
 
 def _table(r: dict) -> str:
@@ -129,6 +130,18 @@ async def cmd_dossier(args) -> int:
     return 0
 
 
+async def cmd_capsule(args) -> int:
+    if args.n < 100 or args.renders < 1 or args.edits < 1:
+        raise InvalidInput("need --n >= 100, --renders >= 1 and --edits >= 1")
+    bar = Progress(args.renders + CAPSULE_WARMUP + args.edits, "capsule (renders, then hand edits)", unit="steps")
+    result = await bench_capsule(args.n, renders=args.renders, edits=args.edits, seed=args.seed,
+                                 progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("bench", help="Benchmarks in a temporary home: a synthetic agent-operations corpus, "
                                      "or LoCoMo retrieval.")
@@ -172,6 +185,10 @@ def register(sub, common) -> None:
     q.add_argument("--llm", help="GGUF model for the LLM part (default: the small test model, if installed)")
     q.add_argument("--no-llm", action="store_true", help="skip the LLM part")
     q.add_argument("--llm-topics", type=int, default=3, help="dossiers written by the LLM (default 3)")
+    q = add("capsule", cmd_capsule, "Capsule render latency vs the atomic write alone; time from a saved hand "
+                                    "edit to its fact being stored by the watcher.")
+    q.add_argument("--renders", type=int, default=100, help="timed renders (after 5 warm-up ones)")
+    q.add_argument("--edits", type=int, default=30, help="timed hand edits")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
                             "recall vs balanced on the synthetic corpus (embedded first).", n=None)
     q.add_argument("--nodes", type=int, default=100_000, help="graph nodes (default 100000)")

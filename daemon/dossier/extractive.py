@@ -98,16 +98,36 @@ def is_open(memory: dict, patterns: Patterns) -> bool:
     return memory["kind"] == "task" or bool(patterns.open.search(memory["content"]))
 
 
+def still_open(items: list[dict], later: list[dict], patterns: Patterns) -> list[dict]:
+    """The open items that none of `later` closes. A later memory closes an item when it says
+    so (matches the closed pattern) and names the same identifier (T-12, #34), or, when the
+    item has none, shares most of its words. Each memory's words are read once."""
+    closing = [m for m in later if patterns.closed.search(m["content"])]
+    by_identifier: dict[str, list[dict]] = {}
+    for m in closing:
+        for ident in set(_IDENTIFIER.findall(m["content"])):
+            by_identifier.setdefault(ident, []).append(m)
+    stems: list[tuple[dict, set[str]]] | None = None
+    out = []
+    def after(c: dict, item: dict) -> bool:
+        return c["event_at"] >= item["event_at"] and c["id"] != item["id"]
+
+    for item in items:
+        ids = set(_IDENTIFIER.findall(item["content"]))
+        if ids:
+            closed = any(after(c, item) for i in ids for c in by_identifier.get(i, ()))
+        else:
+            if stems is None:
+                stems = [(c, _stems(c["content"])) for c in closing]
+            words = _stems(patterns.open.sub(" ", item["content"]))
+            closed = bool(words) and any(after(c, item) and len(words & w) >= 0.6 * len(words) for c, w in stems)
+        if not closed:
+            out.append(item)
+    return out
+
+
 def closes(later: dict, item: dict, patterns: Patterns) -> bool:
-    """A later memory closes an open item when it says so (matches the closed pattern) and names
-    the same identifier (T-12, #34), or, when the item has none, shares most of its words."""
-    if later["event_at"] < item["event_at"] or later["id"] == item["id"] or not patterns.closed.search(later["content"]):
-        return False
-    ids = set(_IDENTIFIER.findall(item["content"]))
-    if ids:
-        return bool(ids & set(_IDENTIFIER.findall(later["content"])))
-    words = _stems(patterns.open.sub(" ", item["content"]))
-    return bool(words) and len(words & _stems(later["content"])) >= 0.6 * len(words)
+    return not still_open([item], [later], patterns)
 
 
 def identifiers(text: str) -> list[str]:
@@ -155,13 +175,14 @@ def synthesize(m: Material, patterns: Patterns, *, max_lines: int, line_chars: i
     def memory_line(s: dict) -> str:
         return f"{when(s['event_at'])} ({s['kind']}) {quote(s['content'], line_chars)}"
 
-    for s in m.sources:
-        if s["id"] in cited or not is_open(s, patterns):
-            continue
-        if any(closes(later, s, patterns) for later in (*m.closers.get(s["id"], ()), *m.sources)):
+    candidates = [s for s in m.sources if s["id"] not in cited and is_open(s, patterns)]
+    later = [*m.sources, *(c for found in m.closers.values() for c in found)]
+    remaining = {s["id"] for s in still_open(candidates, later, patterns)}
+    for s in candidates:
+        if s["id"] in remaining:
+            add("open", memory_line(s), (f"e{s['id']}",))
+        else:
             cited.add(s["id"])  # done: neither open nor worth quoting as context
-            continue
-        add("open", memory_line(s), (f"e{s['id']}",))
     for s in m.sources:
         if s["id"] not in cited and s["event_at"] >= m.recent_after:
             add("changes", memory_line(s), (f"e{s['id']}",))
