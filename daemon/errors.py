@@ -78,7 +78,7 @@ EXIT_CODES = {
     1: "unexpected error (a bug: please report it with the message)",
     2: "usage error (unknown command or option)",
     NotFound.exit_code: "not found (no such memory, recall or key in this namespace)",
-    InvalidInput.exit_code: "invalid input (nothing was stored)",
+    InvalidInput.exit_code: "invalid input (nothing was stored), or a capsule with errors (`capsule check`)",
     Conflict.exit_code: "conflict (e.g. feedback already given for that recall)",
     StorageError.exit_code: "storage problem (database locked too long, corrupt, read-only or disk full)",
     ConfigError.exit_code: "bad configuration (the message names the key)",

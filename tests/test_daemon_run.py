@@ -208,3 +208,21 @@ def test_the_daemon_refreshes_due_dossiers_at_start(home, cli):
         d.kill()
     shown = cli.json("dossier", "show", "bridge")
     assert shown["actor"] == "daemon" and '"UP"' in shown["text"]
+
+
+def test_the_daemon_renders_the_capsule_and_takes_in_a_hand_edit(home, cli):
+    write_config(home, "[daemon]\nfold_interval_seconds = 1\n")
+    cli("fact", "set", "bridge", "UP", check=True)
+    d = Daemon(home)
+    try:
+        d.wait_for("watching", START_TIMEOUT)
+        d.wait_for("CAPSULE.md: rendered,", START_TIMEOUT)
+        path = home / "capsule" / "CAPSULE.md"
+        text = path.read_text(encoding="utf-8")
+        assert "- bridge: UP" in text
+        path.write_text(text.replace("- bridge: UP", "- bridge: DOWN"), encoding="utf-8")
+        d.wait_for("capsule edited by hand: 1 facts taken in", START_TIMEOUT)
+        assert d.stop(signal.SIGTERM) == 0
+    finally:
+        d.kill()
+    assert cli.json("fact", "get", "bridge")["source"] == "capsule"
