@@ -338,4 +338,7 @@ class Memory:
         c["home"] = str(self.home.root)
         c["database"] = str(self.home.db_path)
         c["database_bytes"] = sum(p.stat().st_size for p in self.home.state_dir.glob("memory.db*") if p.is_file())
+        checked = await self.capsule.check()
+        c["capsule"] = {"path": checked["path"], "ok": checked["ok"], "lines": checked["lines"],
+                        "errors": sum(p["level"] == "error" for p in checked["problems"])}
         return c

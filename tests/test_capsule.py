@@ -350,4 +350,7 @@ def test_the_capsule_command(cli, home):
     assert bad.returncode == 4 and "required section 'Tools' is missing" in bad.out
     failed = cli("capsule", "render")
     assert failed.returncode == 4 and "capsule check" in failed.err
+    status = cli.json("status")["capsule"]
+    assert status["ok"] is False and status["errors"] == 1
+    assert "- bridge: UP" in cli("capsule", "show", "--last-good", check=True).out
     assert cli.json("capsule", "overrides") == []

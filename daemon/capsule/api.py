@@ -72,7 +72,15 @@ class Capsule:
         return {"path": str(self.path), "exists": True, "ok": doc.ok, "lines": len(doc.lines),
                 "problems": [p.as_dict() for p in doc.problems]}
 
-    async def show(self) -> dict:
+    async def show(self, *, last_good: bool = False) -> dict:
+        """The capsule as it is, or (`last_good`) strata's newest kept render: what an agent
+        should read while the file has errors."""
+        if last_good:
+            kept = await asyncio.to_thread(self._kept)
+            if not kept:
+                raise InvalidInput(f"no render of {self.path} is kept yet", hint="`strata capsule render` writes one")
+            text = await asyncio.to_thread(kept[-1].read_text, encoding="utf-8")
+            return {"path": str(kept[-1]), "text": text, "ok": True, "problems": []}
         text = await self._read()
         if text is None:
             raise InvalidInput(f"there is no capsule at {self.path} yet", hint="`strata capsule render` writes one")
@@ -133,10 +141,13 @@ class Capsule:
         raise StorageError(f"{self.path} kept changing while strata rendered it ({MERGE_TRIES} tries)",
                            hint="render again once the edits settle")
 
+    def _kept(self) -> list[Path]:
+        return sorted(self.versions_dir.glob("CAPSULE-*.md")) if self.versions_dir.is_dir() else []
+
     def _last_good(self) -> str:
         """The text to start from when the file is missing: the newest kept render, else the
         shipped example."""
-        kept = sorted(self.versions_dir.glob("CAPSULE-*.md")) if self.versions_dir.is_dir() else []
+        kept = self._kept()
         return (kept[-1] if kept else EXAMPLE).read_text(encoding="utf-8")
 
     def _write(self, before: str | None, text: str) -> bool:

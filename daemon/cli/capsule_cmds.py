@@ -44,7 +44,7 @@ async def cmd_render(args) -> int:
 
 async def cmd_show(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.capsule.show(), args.json, lambda r: r["text"])
+        emit(await mem.capsule.show(last_good=args.last_good), args.json, lambda r: r["text"])
     return 0
 
 
@@ -97,7 +97,8 @@ def register(sub, common) -> None:
     add("check", cmd_check, "Validate the capsule: sections, markers, blocks, the 300-line budget (exit 4 on error).")
     p = add("render", cmd_render, "Take in your edits and render the blocks from the layers.")
     p.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
-    add("show", cmd_show, "Print the capsule.")
+    p = add("show", cmd_show, "Print the capsule.")
+    p.add_argument("--last-good", action="store_true", help="strata's newest kept render (while the file has errors)")
     add("stats", cmd_stats, "Lines, bytes, and how much smaller it is than the memories behind it.")
     add("watch", cmd_watch, "Watch the capsule and take in each saved edit (the daemon does this too).")
     p = add("overrides", cmd_overrides, "Lines you pinned into or hid from rendered blocks.")
