@@ -163,9 +163,8 @@ class Capsule:
         # An editor may save a copy opened before strata's latest render: compare with the
         # render the file is closest to, so strata's newer lines are not taken for deletions.
         renders = await self.db.run(store.recent_renders, self.agent, BASE_CANDIDATES)
-        base = min((r["blocks"] for r in renders), default={}, key=lambda blocks: sum(
-            len(merge.edits(blocks.get(n, []), doc.block_lines(n)).added) +
-            len(merge.edits(blocks.get(n, []), doc.block_lines(n)).removed) for n in doc.blocks))
+        base = min((r["blocks"] for r in renders), default={},
+                   key=lambda blocks: sum(merge.edits(blocks.get(n, []), doc.block_lines(n)).size for n in doc.blocks))
         absorbed, pinned, hidden = [], [], []
         for name in doc.blocks:
             if name == "header":

@@ -19,8 +19,12 @@ class Edits:
     added: list[str]
     removed: list[str]
 
+    @property
+    def size(self) -> int:
+        return len(self.added) + len(self.removed)
+
     def __bool__(self) -> bool:
-        return bool(self.added or self.removed)
+        return bool(self.size)
 
 
 def edits(base: list[str], current: list[str]) -> Edits:
