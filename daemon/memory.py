@@ -327,6 +327,27 @@ class Memory:
     def export(self) -> AsyncIterator[dict]:
         return reads.export_episodes(self.db, self.agent)
 
+    async def daemon_status(self) -> dict:
+        """Whether a daemon runs on this home, its heartbeat and loop count, and each phase's
+        last run and (from its interval) next one."""
+        from .phases.lock import holder
+        from .phases.registry import PHASES
+        from .phases.runs import last_runs
+
+        beat = self.home.state_dir / "heartbeat"
+        now = timeutil.now()
+        runs, loops = await self.db.run(lambda c: (last_runs(c), c.execute(
+            "SELECT value FROM meta WHERE key = 'loop_count'").fetchone()))
+        phases = []
+        for p in PHASES:
+            last = runs.get(p.name)
+            due = None if last is None else last["started_at"] + p.interval(self.config)
+            phases.append({"phase": p.name, "every_seconds": p.interval(self.config), "last": last,
+                           "next_at": due, "next_at_iso": timeutil.iso(due)})
+        return {"running": holder(self.home.state_dir / "daemon.lock"), "loop_count": int(loops[0]) if loops else 0,
+                "heartbeat_age_seconds": round(now - beat.stat().st_mtime, 1) if beat.exists() else None,
+                "phases": phases}
+
     async def status(self) -> dict:
         c = await reads.counts(self.db, self.agent)
         c["embedding_backlog"] = await self.embedding_backlog()
@@ -338,6 +359,7 @@ class Memory:
         c["home"] = str(self.home.root)
         c["database"] = str(self.home.db_path)
         c["database_bytes"] = sum(p.stat().st_size for p in self.home.state_dir.glob("memory.db*") if p.is_file())
+        c["daemon"] = await self.daemon_status()
         checked = await self.capsule.check()
         c["capsule"] = {"path": checked["path"], "ok": checked["ok"], "lines": checked["lines"],
                         "errors": sum(p["level"] == "error" for p in checked["problems"])}

@@ -1,102 +1,68 @@
-"""`strata run`: the long-running process. It opens the home, then on an interval folds access
-events into features, commits an idle working set and embeds waiting memories, and every
-dossier.refresh_interval_hours refreshes the due dossiers and renders the capsule, while a
-watcher takes in a person's edits to the capsule, until SIGTERM or SIGINT; the full phase
-schedule builds on this loop."""
+"""`strata run`: the long-running daemon. It takes the home's lock, runs the phases as the
+schedule says (daemon/phases/), watches the capsule, pings systemd's watchdog from the event
+loop, and on SIGTERM or SIGINT lets the running phases finish, checkpoints the WAL and exits 0."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import signal
-import time
 
 from .capsule.watch import watch
-from .errors import EmbeddingUnavailable, StrataError
 from .memory import Memory
-
-EMBED_PER_PASS = 512  # bounds one pass so a large backlog never starves the other work
+from .phases.lock import DaemonLock
+from .phases.notify import notify, watchdog_interval
+from .phases.registry import PHASES
+from .phases.scheduler import PhaseLoop
 
 log = logging.getLogger("strata")
+DRAIN_SECONDS = 5.0
+
+
+async def _watchdog(stop: asyncio.Event, every: float) -> None:
+    # From the event loop itself: a loop blocked by a bug stops the pings and systemd restarts us.
+    while not stop.is_set():
+        notify("WATCHDOG=1")
+        try:
+            await asyncio.wait_for(stop.wait(), timeout=every)
+        except asyncio.TimeoutError:
+            pass
 
 
 async def run(home, *, agent: str | None = None) -> int:
     mem = await Memory.open(home, agent=agent, actor="daemon")
+    lock = DaemonLock(mem.home.state_dir / "daemon.lock")
+    try:
+        lock.acquire()
+    except Exception:
+        await mem.close()
+        raise
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    interval = float(mem.config["daemon.fold_interval_seconds"])
-    embedding_ok = True
-    dossier_every = float(mem.config["dossier.refresh_interval_hours"]) * 3600.0
-    dossiers_at = None  # monotonic time of the last dossier pass; None: due at start
-    watcher = asyncio.create_task(watch(mem, stop))
+    phases = PhaseLoop(mem, stop)
+    tasks = [asyncio.create_task(watch(mem, stop), name="capsule-watch"),
+             asyncio.create_task(phases.run(), name="phases")]
+    every = watchdog_interval()
+    if every:
+        tasks.append(asyncio.create_task(_watchdog(stop, every), name="watchdog"))
     try:
         status = await mem.status()
         log.info("strata started: home %s, database %s (%d bytes), namespace %s with %d memories",
                  status["home"], status["database"], status["database_bytes"], mem.agent, status["episodes"])
-        log.info("folding access events, committing an idle working set and embedding new memories every %g s; "
-                 "stop with Ctrl-C or SIGTERM",
-                 interval)
-        while not stop.is_set():
-            try:
-                folded = await mem.fold()
-                if folded["events"]:
-                    log.info("fold: %d access events into %d memories", folded["events"], folded["episodes"])
-            except Exception as e:  # a failed pass is logged and retried, never fatal
-                log.error("fold failed: %s", getattr(e, "message", e))
-            try:
-                committed = await mem.web.expire()
-                if committed:
-                    log.info("web: idle working set committed, %d items, %d edges strengthened",
-                             len(committed["committed"]), committed["edges_strengthened"])
-            except Exception as e:
-                log.error("web expiry failed: %s", getattr(e, "message", e))
-            if embedding_ok:
-                try:
-                    done = await mem.embed_pending(limit=EMBED_PER_PASS)
-                    if done["embedded"]:
-                        log.info("embed: %d memories, %d waiting", done["embedded"], done["backlog"])
-                except EmbeddingUnavailable as e:
-                    # Recall keeps working on full text; say so once, not every pass.
-                    log.warning("embedding is off: %s (%s)", e.message, e.hint or "")
-                    embedding_ok = False
-                except Exception as e:
-                    log.error("embed failed: %s", getattr(e, "message", e))
-            if dossiers_at is None or time.monotonic() - dossiers_at >= dossier_every:
-                dossiers_at = time.monotonic()
-                await _dossiers(mem)
-                await _capsule(mem)
-            try:
-                await asyncio.wait_for(stop.wait(), timeout=interval)
-            except asyncio.TimeoutError:
-                pass
+        log.info("phases: %s; stop with Ctrl-C or SIGTERM",
+                 ", ".join(f"{p.name} every {p.interval(mem.config):g} s" for p in PHASES))
+        notify("READY=1")
+        await stop.wait()
         log.info("strata stopping")
+        notify("STOPPING=1")
     finally:
         stop.set()
-        await asyncio.gather(watcher, return_exceptions=True)
+        await phases.drain(DRAIN_SECONDS)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await mem.db.checkpoint()
         await mem.close()
+        lock.release()
     log.info("strata stopped")
     return 0
-
-
-async def _dossiers(mem: Memory) -> None:
-    try:
-        done = await mem.dossiers.refresh_due()
-    except Exception as e:  # the topic list itself failed (a bad config, a locked database)
-        log.error("dossiers failed: %s", getattr(e, "message", e))
-        return
-    for r in done["results"]:
-        if r["status"] == "refreshed":
-            log.info("dossier %s: version %d by the %s synthesizer, %d lines", r["topic"], r["version"],
-                     r["generator"], r["lines"])
-    for f in done["failed"]:
-        log.error("dossier %s: %s", f["topic"], f["message"])
-
-
-async def _capsule(mem: Memory) -> None:
-    try:
-        r = await mem.capsule.render()
-        log.info("capsule %s: %s, %d lines", mem.capsule.path, r["status"], r["lines"])
-    except StrataError as e:  # a broken capsule: reported, the file left as the person saved it
-        log.error("capsule not rendered: %s", e.message)

@@ -265,8 +265,17 @@ SETTINGS: tuple[Setting, ...] = (
             _between(0, 100000)),
     Setting("capsule.watch_debounce_ms", 300, "The watcher waits this long for an editor to finish saving.",
             _between(10, 60000)),
+    Setting("daemon.heartbeat_seconds", 300, "Heartbeat phase: state/heartbeat, loop count, database and disk "
+            "checks, idle working set (seed 004: every 5 minutes).", _between(1, 86400)),
     Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
             _between(1, 86400)),
+    Setting("daemon.embed_interval_seconds", 60, "How often the daemon embeds waiting memories.", _between(1, 86400)),
+    Setting("daemon.decay_interval_hours", 24.0, "How often the spiderweb decays (nightly).", _positive),
+    Setting("daemon.capsule_interval_seconds", 900, "How often the capsule is rendered, besides after each "
+            "dossier refresh and on every hand edit.", _between(1, 10**7)),
+    Setting("daemon.backup_interval_hours", 24.0, "How often the database is backed up into state/backups/.",
+            _positive),
+    Setting("daemon.backup_keep", 7, "Backups kept (the oldest go first).", _between(1, 10000)),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",
             _one_of("debug", "info", "warning", "error")),
 )

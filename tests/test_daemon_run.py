@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import queue
 import signal
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -76,7 +78,7 @@ class Daemon:
 
 @pytest.fixture
 def fast_home(home):
-    write_config(home, "[daemon]\nfold_interval_seconds = 1\n")
+    write_config(home, "[daemon]\nfold_interval_seconds = 1\nembed_interval_seconds = 1\nheartbeat_seconds = 1\n")
     return home
 
 
@@ -109,7 +111,7 @@ def test_daemon_folds_access_events_and_stops_on_sigterm(start_daemon, cli):
     daemon = start_daemon()
     started = daemon.wait_for("strata started", START_TIMEOUT)
     assert "namespace default" in started and "0 memories" in started
-    daemon.wait_for("embedding new memories every 1 s", START_TIMEOUT)
+    daemon.wait_for("phases: heartbeat every 1 s, fold every 1 s, embed every 1 s", START_TIMEOUT)
 
     # The CLI writes and reads the same database while the daemon holds it open.
     eid = int(cli("observe", "Deploy of api v2 finished", check=True).out)
@@ -117,8 +119,8 @@ def test_daemon_folds_access_events_and_stops_on_sigterm(start_daemon, cli):
     recall = cli.json("recall", "deploy")
     assert len(recall["hits"]) == 2
 
-    fold_line = daemon.wait_for("fold:", 5.0)
-    assert "2 access events into 2 memories" in fold_line
+    fold_line = daemon.wait_for("phase fold: events 2", 5.0)
+    assert "episodes 2" in fold_line
     wait_until(lambda: cli.json("status")["pending_access_events"] == 0, 5.0, "the backlog emptying")
     assert cli.json("show", str(eid))["access_count"] == 1
 
@@ -161,18 +163,19 @@ def test_daemon_with_bad_config_exits_7(home, cli):
 
 def test_daemon_embeds_new_memories_and_keeps_running_without_a_model(start_daemon, cli, home):
     daemon = start_daemon()
-    daemon.wait_for("embedding new memories every 1 s", START_TIMEOUT)
+    daemon.wait_for("strata started", START_TIMEOUT)
     cli("observe", "The bridge went down on gw-02", check=True)
-    line = daemon.wait_for("embed:", 20.0)
-    assert "1 memories, 0 waiting" in line
+    line = daemon.wait_for("phase embed: embedded 1", 20.0)
+    assert "backlog 0" in line
     wait_until(lambda: cli.json("status")["embedding_backlog"] == 0, 5.0, "the embedding backlog emptying")
     assert daemon.stop(signal.SIGTERM) == 0
 
-    (home / "strata.toml").write_text('[daemon]\nfold_interval_seconds = 1\n[embedding]\nmodel = "/nowhere.gguf"\n')
+    (home / "strata.toml").write_text('[daemon]\nfold_interval_seconds = 1\nembed_interval_seconds = 1\n'
+                                      '[embedding]\nmodel = "/nowhere.gguf"\n')
     daemon = start_daemon()
     daemon.wait_for("strata started", START_TIMEOUT)
     cli("observe", "a note that cannot be embedded", check=True)
-    warning = daemon.wait_for("embedding is off", 10.0)
+    warning = daemon.wait_for("phase embed: embedded 0, skipped", 10.0)
     assert "does not exist" in warning
     recall = cli.json("recall", "note")  # full-text recall keeps working
     assert len(recall["hits"]) == 1
@@ -180,13 +183,12 @@ def test_daemon_embeds_new_memories_and_keeps_running_without_a_model(start_daem
 
 
 def test_daemon_commits_an_idle_working_set(home, cli):
-    write_config(home, "[daemon]\nfold_interval_seconds = 1\n[web]\ncontext_ttl_seconds = 1\n")
+    write_config(home, "[daemon]\nheartbeat_seconds = 1\n[web]\ncontext_ttl_seconds = 1\n")
     a, b = (int(cli("observe", text, check=True).out) for text in ("bridge down on gw-02", "paged Ines"))
     cli("web", "activate", str(a), str(b), check=True)
     daemon = Daemon(home)
     try:
-        line = daemon.wait_for("web: idle working set committed", START_TIMEOUT)
-        assert "2 items, 1 edges strengthened" in line
+        daemon.wait_for("working_set_committed True", START_TIMEOUT)
         assert cli.json("web", "context")["items"] == []
         assert cli.json("web", "neighbors", str(a))["neighbours"][0]["node"] == f"episode:{b}"
         assert daemon.stop(signal.SIGTERM) == 0
@@ -201,8 +203,7 @@ def test_the_daemon_refreshes_due_dossiers_at_start(home, cli):
     cli("observe", "Bridge: UP", check=True)
     d = Daemon(home)
     try:
-        line = d.wait_for("dossier bridge: version 1", START_TIMEOUT)
-        assert "extractive" in line
+        d.wait_for("phase dossiers: due 1, refreshed 1", START_TIMEOUT)
         assert d.stop(signal.SIGTERM) == 0
     finally:
         d.kill()
@@ -216,7 +217,7 @@ def test_the_daemon_renders_the_capsule_and_takes_in_a_hand_edit(home, cli):
     d = Daemon(home)
     try:
         d.wait_for("watching", START_TIMEOUT)
-        d.wait_for("CAPSULE.md: rendered,", START_TIMEOUT)
+        d.wait_for("phase capsule: status rendered", START_TIMEOUT)
         path = home / "capsule" / "CAPSULE.md"
         text = path.read_text(encoding="utf-8")
         assert "- bridge: UP" in text
@@ -226,3 +227,82 @@ def test_the_daemon_renders_the_capsule_and_takes_in_a_hand_edit(home, cli):
     finally:
         d.kill()
     assert cli.json("fact", "get", "bridge")["source"] == "capsule"
+
+
+def test_the_notify_protocol_ready_watchdog_status_stopping(home, tmp_path):
+    import socket
+
+    write_config(home, "[daemon]\nheartbeat_seconds = 1\n")
+    address = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(address)
+    sock.settimeout(START_TIMEOUT)
+    d = Daemon(home, {"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "1000000"})
+    got: list[str] = []
+    try:
+        while not ("READY=1" in got and got.count("WATCHDOG=1") >= 3 and any(m.startswith("STATUS=loop") for m in got)):
+            got.append(sock.recv(4096).decode())
+        assert d.stop(signal.SIGTERM) == 0
+        sock.settimeout(1.0)
+        with contextlib.suppress(TimeoutError, socket.timeout):
+            while True:
+                got.append(sock.recv(4096).decode())
+    finally:
+        d.kill()
+        sock.close()
+    assert got.index("READY=1") < len(got) - 1 and "STOPPING=1" in got
+    assert got.index("STOPPING=1") > got.index("READY=1")
+
+
+def test_one_daemon_per_home_and_a_killed_one_leaves_no_stale_lock(home, cli):
+    write_config(home, "[daemon]\nfold_interval_seconds = 1\n")
+    first = Daemon(home)
+    try:
+        first.wait_for("strata started", START_TIMEOUT)
+        assert cli.json("phase", "list")["running"] == first.proc.pid
+        second = cli("run")
+        assert second.returncode == 5 and f"already runs on this home (pid {first.proc.pid})" in second.err
+        eid = int(cli("observe", "written while the daemon ran", check=True).out)
+        first.proc.kill()  # kill -9: no cleanup at all
+        first.proc.wait(STOP_TIMEOUT)
+    finally:
+        first.kill()
+    assert cli.json("phase", "list")["running"] is None
+    again = Daemon(home)
+    try:
+        again.wait_for("strata started", START_TIMEOUT)
+        again.wait_for("phase embed: embedded 1", START_TIMEOUT)  # resumes the backlog
+        assert again.stop(signal.SIGTERM) == 0
+    finally:
+        again.kill()
+    assert cli.json("show", str(eid))["content"] == "written while the daemon ran"
+
+
+def test_a_failing_phase_is_recorded_and_does_not_stop_the_others(home, cli):
+    # A capsule with an error makes the capsule phase fail; the others carry on.
+    (home / "capsule" / "CAPSULE.md").write_text("no title, no sections\n", encoding="utf-8")
+    write_config(home, "[daemon]\nfold_interval_seconds = 1\nheartbeat_seconds = 1\n")
+    d = Daemon(home)
+    try:
+        d.wait_for("phase capsule failed", START_TIMEOUT)
+        d.wait_for("phase capsule: retrying in", START_TIMEOUT)
+        assert "phase heartbeat: loop 3" in d.wait_for("loop 3", START_TIMEOUT)
+        assert d.stop(signal.SIGTERM) == 0
+    finally:
+        d.kill()
+    listing = cli.json("phase", "list")
+    capsule = next(p for p in listing["phases"] if p["phase"] == "capsule")
+    assert capsule["last"]["status"] == "failed" and "problem" in capsule["last"]["error"]
+    assert listing["loop_count"] >= 3
+
+
+def test_phase_run_and_the_unit_file(cli, home):
+    r = cli.json("phase", "run", "backup")
+    assert r["status"] == "ok" and Path(r["result"]["path"]).stat().st_mode & 0o777 == 0o600
+    assert cli.json("phase", "list")["phases"][-1]["last"]["status"] == "ok"
+    assert cli("phase", "run", "nonsense").returncode == 2
+    unit = cli("systemd", "print-unit", "--user", check=True).out
+    assert "Type=notify" in unit and f"ReadWritePaths={home}" in unit and "WantedBy=default.target" in unit
+    assert "@" not in unit.replace("man:systemd", "")
+    for line in unit.splitlines():  # systemd has no trailing comments: a comment is a line of its own
+        assert "#" not in line or line.startswith("#"), line

@@ -5,9 +5,9 @@ from __future__ import annotations
 from .. import logs, runner
 from ..home import init_home, resolve_home
 from .memory_cmds import opened
-from .output import Progress, emit
+from .output import Progress, emit, short_time
 
-COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run")
+COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phase")
 
 
 def cmd_init(args) -> int:
@@ -39,6 +39,37 @@ async def cmd_status(args) -> int:
         st = await mem.status()
     emit(st, args.json, lambda s: "\n".join(f"{k:<22} {v}" for k, v in s.items()))
     return 0
+
+
+def _show_phases(d: dict) -> str:
+    running = f"running (pid {d['running']})" if d["running"] else "not running"
+    age = d["heartbeat_age_seconds"]
+    lines = [f"daemon {running}; loop {d['loop_count']}; heartbeat "
+             + ("never" if age is None else f"{age:g} s ago")]
+    for p in d["phases"]:
+        last = p["last"]
+        state = "never run" if last is None else f"{last['status']} at {short_time(last['started_at'])}"
+        if last and last["error"]:
+            state += f" ({last['error']})"
+        lines.append(f"  {p['phase']:<10} every {p['every_seconds']:>8g} s   last {state}   next "
+                     f"{short_time(p['next_at']) if p['next_at'] else 'at start'}")
+    return "\n".join(lines)
+
+
+async def cmd_phase_list(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.daemon_status(), args.json, _show_phases)
+    return 0
+
+
+async def cmd_phase_run(args) -> int:
+    from ..phases.runs import run_phase
+
+    async with opened(args, actor="cli") as mem:
+        r = await run_phase(mem, args.name, actor="cli")
+    emit(r, args.json, lambda r: f"{r['phase']}: {r['status']} in {r['seconds']:g} s"
+                                 + (f": {r['error']}" if r["status"] == "failed" else f"\n{r['result']}"))
+    return 0 if r["status"] == "ok" else 1
 
 
 async def cmd_fold(args) -> int:
@@ -95,6 +126,17 @@ def register(sub, common) -> None:
                        help="Embed every memory with the configured model; resumes if interrupted.")
     p.add_argument("--force", action="store_true", help="drop every vector first, even for the same model")
     p.set_defaults(handler=cmd_reindex)
+
+    from ..phases.registry import PHASES
+
+    p = sub.add_parser("phase", parents=[common], help="The daemon's phases: list them, or run one now.")
+    ps = p.add_subparsers(dest="phase_command", metavar="ACTION", required=True)
+    q = ps.add_parser("list", parents=[common], help="Each phase's interval, last run and next run; the daemon's state.")
+    q.set_defaults(handler=cmd_phase_list)
+    q = ps.add_parser("run", parents=[common], help="Run one phase now and record it: "
+                      + "; ".join(f"{x.name}: {x.doc}" for x in PHASES))
+    q.add_argument("name", choices=[x.name for x in PHASES])
+    q.set_defaults(handler=cmd_phase_run)
 
     p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.")
     p.set_defaults(handler=cmd_run)

@@ -378,6 +378,23 @@ CREATE INDEX capsule_overrides_by_agent ON capsule_overrides(agent, block, clear
 """)
 
 
+def m010_phase_runs(conn) -> None:
+    _run(conn, """
+-- Every run of a daemon phase (or `strata phase run`): when, how it ended, what it did.
+CREATE TABLE phase_runs (
+    id INTEGER PRIMARY KEY,
+    phase TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed')),
+    result TEXT CHECK (result IS NULL OR json_valid(result)),
+    error TEXT,
+    actor TEXT NOT NULL
+);
+CREATE INDEX phase_runs_by_phase ON phase_runs(phase, id);
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -388,6 +405,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (7, "entities and links", m007_entities_and_links),
     (8, "dossiers", m008_dossiers),
     (9, "capsule", m009_capsule),
+    (10, "phase runs", m010_phase_runs),
 )
 
 

@@ -1,0 +1,41 @@
+"""`strata systemd print-unit`: the unit file of systemd/strata.service with this machine's paths."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+from pathlib import Path
+
+from ..errors import ConfigError
+from ..home import resolve_home
+from ..templating import SHIPPED
+
+COMMANDS = ("systemd print-unit",)
+UNIT = SHIPPED.parent / "systemd" / "strata.service"
+
+
+def unit_text(home: Path, *, user: bool) -> str:
+    try:
+        text = UNIT.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"cannot read {UNIT}: {e.strerror}", hint="run from a strata checkout") from None
+    strata = Path(sys.executable).parent / "strata"
+    return (text.replace("@STRATA@", str(strata)).replace("@HOME@", str(home))
+            .replace("@USER_LINE@", "" if user else f"User={getpass.getuser()}")
+            .replace("@TARGET@", "default.target" if user else "multi-user.target"))
+
+
+def cmd_print_unit(args) -> int:
+    sys.stdout.write(unit_text(resolve_home(args.home).root, user=args.user))
+    return 0
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("systemd", parents=[common], help="systemd integration.")
+    ss = p.add_subparsers(dest="systemd_command", metavar="ACTION", required=True)
+    q = ss.add_parser("print-unit", parents=[common], help="Print the unit file for this home and this install.",
+                      description="Print systemd/strata.service with this home and this install's paths. "
+                                  "Save it as ~/.config/systemd/user/strata.service (--user) or "
+                                  "/etc/systemd/system/strata.service.")
+    q.add_argument("--user", action="store_true", help="a user unit (systemctl --user)")
+    q.set_defaults(handler=cmd_print_unit)

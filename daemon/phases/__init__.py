@@ -1,0 +1,1 @@
+"""The daemon's scheduled phases: what each does, when it is due, and how runs are recorded."""

@@ -1,0 +1,106 @@
+"""What each phase does. Each takes the open Memory and returns counts for the phase record;
+blocking work (SQLite backup, disk checks) runs in threads."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import time
+from pathlib import Path
+
+from .. import timeutil
+from ..errors import EmbeddingUnavailable
+from ..storage import driver
+from . import notify
+
+EMBED_PER_RUN = 512  # bounds one run so a large backlog never starves the other phases
+MIN_FREE_BYTES = 256 * 1024 * 1024
+
+
+def _bump_loop(conn) -> int:
+    conn.execute("INSERT INTO meta (key, value) VALUES ('loop_count', '1') ON CONFLICT (key) DO UPDATE "
+                 "SET value = CAST(value AS INTEGER) + 1")
+    return int(conn.execute("SELECT value FROM meta WHERE key = 'loop_count'").fetchone()[0])
+
+
+def _health(home, db_path: Path) -> dict:
+    disk = shutil.disk_usage(home.state_dir)
+    wal = db_path.with_name(db_path.name + "-wal")
+    conn = driver.connect(db_path)
+    try:
+        check = conn.execute("PRAGMA quick_check").fetchone()[0]
+    finally:
+        conn.close()
+    return {"quick_check": check, "free_bytes": disk.free, "wal_bytes": wal.stat().st_size if wal.exists() else 0,
+            "low_disk": disk.free < MIN_FREE_BYTES}
+
+
+async def heartbeat(mem) -> dict:
+    now = timeutil.now()
+    path = mem.home.state_dir / "heartbeat"
+    await asyncio.to_thread(_write_private, path, f"{timeutil.iso(now)} {os.getpid()}\n")
+    loop = await mem.db.transact(_bump_loop)
+    notify.notify(f"STATUS=loop {loop}")
+    health = await asyncio.to_thread(_health, mem.home, mem.db.path)
+    expired = await mem.web.expire()
+    problems = [p for p, bad in (("database quick_check: " + health["quick_check"], health["quick_check"] != "ok"),
+                                 (f"only {health['free_bytes'] // 2**20} MB free in {mem.home.state_dir}",
+                                  health["low_disk"])) if bad]
+    return {"loop": loop, **health, "working_set_committed": bool(expired), "problems": problems}
+
+
+async def fold(mem) -> dict:
+    return await mem.fold()
+
+
+async def embed(mem) -> dict:
+    try:
+        return await mem.embed_pending(limit=EMBED_PER_RUN)
+    except EmbeddingUnavailable as e:  # recall keeps working on full text
+        return {"embedded": 0, "skipped": f"{e.message} ({e.hint or ''})"}
+
+
+async def decay(mem) -> dict:
+    return await mem.web.decay()
+
+
+async def dossiers(mem) -> dict:
+    done = await mem.dossiers.refresh_due()
+    return {"due": len(done["due"]), "refreshed": sum(r["status"] == "refreshed" for r in done["results"]),
+            "failed": done["failed"]}
+
+
+async def capsule(mem) -> dict:
+    r = await mem.capsule.render()
+    return {k: r[k] for k in ("status", "lines", "cut")} | {"absorbed": len(r["absorbed"])}
+
+
+def _write_private(path: Path, text: str) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def _backup(db_path: Path, folder: Path, keep: int) -> dict:
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    target = folder / f"memory-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.db"
+    partial = target.with_suffix(".db.partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.close(fd)
+    source, dest = driver.connect(db_path), driver.connect(partial)
+    try:
+        source.backup(dest)  # SQLite's online backup: consistent while writers carry on
+    finally:
+        dest.close()
+        source.close()
+    os.replace(partial, target)
+    kept = sorted(folder.glob("memory-*.db"))
+    for old in kept[:-keep] if keep > 0 else []:
+        old.unlink()
+    return {"path": str(target), "bytes": target.stat().st_size, "kept": min(len(kept), keep)}
+
+
+async def backup(mem) -> dict:
+    return await asyncio.to_thread(_backup, mem.db.path, mem.home.state_dir / "backups",
+                                   int(mem.config["daemon.backup_keep"]))

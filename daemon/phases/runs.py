@@ -1,0 +1,52 @@
+"""Recording phase runs (SQL on the database thread) and running one phase with its record."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+
+from .. import timeutil
+from ..errors import InvalidInput, StrataError
+from .registry import BY_NAME, PHASES
+
+log = logging.getLogger("strata.phases")
+
+
+def _start(conn, phase: str, now: float, actor: str) -> int:
+    return conn.execute("INSERT INTO phase_runs (phase, started_at, status, actor) VALUES (?, ?, 'running', ?)",
+                        (phase, now, actor)).lastrowid
+
+
+def _end(conn, run_id: int, now: float, status: str, result: dict | None, error: str | None) -> None:
+    conn.execute("UPDATE phase_runs SET ended_at = ?, status = ?, result = ?, error = ? WHERE id = ?",
+                 (now, status, None if result is None else json.dumps(result, default=str), error, run_id))
+
+
+def last_runs(conn) -> dict[str, dict]:
+    out = {}
+    for r in conn.execute("SELECT p.phase, p.started_at, p.ended_at, p.status, p.result, p.error FROM phase_runs p "
+                          "JOIN (SELECT phase, max(id) AS id FROM phase_runs GROUP BY phase) m ON m.id = p.id"):
+        out[r["phase"]] = {"started_at": r["started_at"], "started_at_iso": timeutil.iso(r["started_at"]),
+                           "ended_at": r["ended_at"], "status": r["status"],
+                           "result": None if r["result"] is None else json.loads(r["result"]), "error": r["error"]}
+    return out
+
+
+async def run_phase(mem, name: str, *, actor: str) -> dict:
+    """Run one phase now and record it. A failure is recorded and returned, not raised."""
+    phase = BY_NAME.get(name)
+    if phase is None:
+        raise InvalidInput(f"unknown phase {name!r}", hint=f"phases: {', '.join(p.name for p in PHASES)}")
+    run_id = await mem.db.transact(_start, name, timeutil.now(), actor)
+    started = time.perf_counter()
+    try:
+        result = await phase.run(mem)
+    except Exception as e:  # recorded and retried by the scheduler; never fatal
+        message = e.message if isinstance(e, StrataError) else f"{type(e).__name__}: {e}"
+        await mem.db.transact(_end, run_id, timeutil.now(), "failed", None, message)
+        log.error("phase %s failed: %s", name, message)
+        return {"phase": name, "status": "failed", "error": message,
+                "seconds": round(time.perf_counter() - started, 3)}
+    await mem.db.transact(_end, run_id, timeutil.now(), "ok", result, None)
+    return {"phase": name, "status": "ok", "result": result, "seconds": round(time.perf_counter() - started, 3)}

@@ -1,0 +1,93 @@
+"""The daemon's loop: the `schedule` library says which phases are due; each due phase runs as
+its own task, one run per phase at a time, so a slow dossier refresh never holds up a fold.
+A failed run is retried after a backoff (5 s, doubling, at most the phase's interval)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import schedule
+
+from .registry import BY_NAME, FOLLOWS, PHASES
+from .runs import run_phase
+
+log = logging.getLogger("strata.phases")
+TICK_SECONDS = 0.5
+FIRST_RETRY_SECONDS = 5.0
+
+
+class PhaseLoop:
+    def __init__(self, mem, stop: asyncio.Event):
+        self.mem, self.stop = mem, stop
+        self.scheduler = schedule.Scheduler()
+        self.pending: dict[str, None] = {p.name: None for p in PHASES if p.at_start}
+        self.running: dict[str, asyncio.Task] = {}
+        self.failures: dict[str, int] = {}
+        for p in PHASES:
+            self.scheduler.every(max(1.0, p.interval(mem.config))).seconds.do(self._due, p.name).tag(p.name)
+
+    def _due(self, name: str) -> None:
+        self.pending[name] = None
+
+    def _retry(self, name: str):
+        self._due(name)
+        return schedule.CancelJob
+
+    def next_runs(self) -> dict[str, float | None]:
+        """Phase -> seconds until its next scheduled run."""
+        out = {}
+        for job in self.scheduler.jobs:
+            name = next(iter(job.tags))
+            left = job.next_run.timestamp() - schedule.datetime.datetime.now().timestamp() if job.next_run else None
+            out[name] = left if name not in out or (left is not None and left < out[name]) else out[name]
+        return out
+
+    async def _run(self, name: str) -> None:
+        r = await run_phase(self.mem, name, actor="daemon")
+        if r["status"] == "failed":
+            n = self.failures[name] = self.failures.get(name, 0) + 1
+            wait = min(BY_NAME[name].interval(self.mem.config), FIRST_RETRY_SECONDS * 2 ** (n - 1))
+            self.scheduler.every(wait).seconds.do(self._retry, name).tag(f"{name}-retry")
+            log.warning("phase %s: retrying in %g s (failure %d in a row)", name, wait, n)
+            return
+        self.failures.pop(name, None)
+        log.log(logging.INFO if _noteworthy(r["result"]) else logging.DEBUG, "phase %s: %s (%.2f s)", name,
+                _summary(r["result"]), r["seconds"])
+        if name in FOLLOWS:
+            self._due(FOLLOWS[name])
+
+    async def run(self) -> None:
+        while not self.stop.is_set():
+            self.scheduler.run_pending()
+            for name in list(self.pending):
+                if name not in self.running:
+                    del self.pending[name]
+                    task = asyncio.create_task(self._run(name), name=f"phase-{name}")
+                    self.running[name] = task
+                    task.add_done_callback(lambda _t, n=name: self.running.pop(n, None))
+            try:
+                await asyncio.wait_for(self.stop.wait(), timeout=TICK_SECONDS)
+            except asyncio.TimeoutError:
+                pass
+
+    async def drain(self, timeout: float) -> None:
+        """Let running phases finish their current step; cancel what is still running after
+        `timeout` (a transaction in flight completes or rolls back on the database thread)."""
+        tasks = list(self.running.values())
+        if not tasks:
+            return
+        done, still = await asyncio.wait(tasks, timeout=timeout)
+        for t in still:
+            t.cancel()
+        await asyncio.gather(*still, return_exceptions=True)
+
+
+def _noteworthy(result: dict) -> bool:
+    """Whether a run did something worth an info line (an idle fold is not)."""
+    keys = ("events", "embedded", "refreshed", "pruned", "absorbed", "loop", "path", "skipped", "failed")
+    return any(result.get(k) for k in keys) or result.get("status") == "rendered" or bool(result.get("problems"))
+
+
+def _summary(result: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in result.items() if not isinstance(v, (dict, list)) or v)[:300]
