@@ -104,6 +104,10 @@ def load_config(path: Path | None) -> Config:
         cfg.sources[key] = str(path)
     if cfg.values["store.default_kind"] not in cfg.values["store.kinds"]:
         raise ConfigError(f"{path}: store.default_kind {cfg.values['store.default_kind']!r} is not in store.kinds")
+    steps = {**cfg.values["loop.steps"], **({"wake": cfg.values["loop.wake"]} if cfg.values["loop.wake"] else {})}
+    for name, spec in steps.items():
+        if spec.get("kind", cfg.values["store.default_kind"]) not in cfg.values["store.kinds"]:
+            raise ConfigError(f"{path}: loop step {name}: kind {spec['kind']!r} is not in store.kinds")
     cfg.scoring_params()  # validates the combination (weights, preset overrides)
     from .facts.rules import compile_rules
 

@@ -42,16 +42,37 @@ def _fallback(e: EmbeddingUnavailable) -> str:
 
 class Memory:
     def __init__(self, db: Database, home: Home, config: Config, agent: str, actor: str):
-        self.db, self.home, self.config, self.agent, self.actor = db, home, config, agent, actor
+        self.db, self.home, self.agent, self.actor = db, home, agent, actor
+        self._configure(config)
+        self._embedder = None
+        self._vectors = self._new_vector_cache()
+
+    def _configure(self, config: Config) -> None:
+        """Everything built from the configuration."""
+        db, agent, actor, home = self.db, self.agent, self.actor, self.home
+        self.config = config
         self.limits = Limits.from_config(config)
         self.params = config.scoring_params()
         self.facts = Facts(db, agent, config, actor)
         self.web = Web(db, agent, config, actor)
         self.dossiers = Dossiers(db, agent, config, actor, home, self._rank_for_dossier)
         self.capsule = Capsule(db, agent, config, actor, home, self.facts, self.dossiers)
-        self._embedder = None
-        self._vectors = VectorCache(agent, exact_below=int(config["recall.vector_exact_below"])) \
-            if config["recall.vector_cache"] else None
+
+    def _new_vector_cache(self) -> VectorCache | None:
+        return VectorCache(self.agent, exact_below=int(self.config["recall.vector_exact_below"])) \
+            if self.config["recall.vector_cache"] else None
+
+    def reconfigure(self, config: Config) -> list[str]:
+        """Take a reloaded configuration (the daemon's SIGHUP); returns the keys whose values
+        changed. The loaded embedder and the in-memory vectors are kept unless their own
+        settings changed; the namespace stays the one the process opened."""
+        changed = [k for k, v in config.values.items() if v != self.config.values.get(k)]
+        self._configure(config)
+        if any(k.startswith("embedding.") for k in changed):
+            self._embedder = None
+        if any(k in ("recall.vector_cache", "recall.vector_exact_below") for k in changed):
+            self._vectors = self._new_vector_cache()
+        return changed
 
     @classmethod
     async def open(cls, home: Home | str | None = None, *, agent: str | None = None,
@@ -341,8 +362,8 @@ class Memory:
         phases = []
         for p in PHASES:
             last = runs.get(p.name)
-            due = None if last is None else last["started_at"] + p.interval(self.config)
-            phases.append({"phase": p.name, "every_seconds": p.interval(self.config), "last": last,
+            due = None if last is None else last["started_at"] + p.period(self.config)
+            phases.append({"phase": p.name, "every_seconds": p.period(self.config), "after": p.after, "last": last,
                            "next_at": due, "next_at_iso": timeutil.iso(due)})
         return {"running": holder(self.home.state_dir / "daemon.lock"), "loop_count": int(loops[0]) if loops else 0,
                 "heartbeat_age_seconds": round(now - beat.stat().st_mtime, 1) if beat.exists() else None,

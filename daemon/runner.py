@@ -1,6 +1,6 @@
 """`strata run`: the long-running daemon. It takes the home's lock, runs the phases as the
 schedule says (daemon/phases/), watches the capsule, pings systemd's watchdog from the event
-loop, and on SIGTERM or SIGINT lets the running phases finish, checkpoints the WAL and exits 0."""
+loop, reloads strata.toml on SIGHUP, and on SIGTERM or SIGINT lets the running phases finish, checkpoints the WAL and exits 0."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import asyncio
 import logging
 import signal
 
+from . import logs
 from .capsule.watch import watch
+from .errors import StrataError
 from .memory import Memory
 from .phases.lock import DaemonLock
 from .phases.notify import notify, watchdog_interval
@@ -29,6 +31,29 @@ async def _watchdog(stop: asyncio.Event, every: float) -> None:
             pass
 
 
+def _cadence(phase, cfg) -> str:
+    every = phase.interval(cfg)
+    if every is None:
+        return f"{phase.name} after {phase.after}"
+    return f"{phase.name} every {every:g} s" + (f" and after {phase.after}" if phase.after else "")
+
+
+def _reload(mem, phases: PhaseLoop) -> None:
+    """SIGHUP: read strata.toml again. A broken file is reported and the running
+    configuration kept, so a typo never stops the daemon."""
+    try:
+        config = mem.home.config()
+    except StrataError as e:
+        log.error("configuration not reloaded, keeping the running one: %s%s", e.message,
+                  f" ({e.hint})" if e.hint else "")
+        return
+    changed = mem.reconfigure(config)
+    logs.setup(config["daemon.log_level"])
+    phases.schedule()
+    log.info("configuration reloaded from %s: %s", mem.home.config_path,
+             f"changed {', '.join(changed)}" if changed else "nothing changed")
+
+
 async def run(home, *, agent: str | None = None) -> int:
     mem = await Memory.open(home, agent=agent, actor="daemon")
     lock = DaemonLock(mem.home.state_dir / "daemon.lock")
@@ -42,6 +67,7 @@ async def run(home, *, agent: str | None = None) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     phases = PhaseLoop(mem, stop)
+    loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases)
     tasks = [asyncio.create_task(watch(mem, stop), name="capsule-watch"),
              asyncio.create_task(phases.run(), name="phases")]
     every = watchdog_interval()
@@ -52,7 +78,7 @@ async def run(home, *, agent: str | None = None) -> int:
         log.info("strata started: home %s, database %s (%d bytes), namespace %s with %d memories",
                  status["home"], status["database"], status["database_bytes"], mem.agent, status["episodes"])
         log.info("phases: %s; stop with Ctrl-C or SIGTERM",
-                 ", ".join(f"{p.name} every {p.interval(mem.config):g} s" for p in PHASES))
+                 ", ".join(_cadence(p, mem.config) for p in PHASES))
         notify("READY=1")
         await stop.wait()
         log.info("strata stopping")

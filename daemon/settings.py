@@ -71,6 +71,18 @@ def _topics_table(v: Any) -> str | None:
     return None if all(isinstance(spec, dict) for spec in v.values()) else "must hold one table per topic"
 
 
+def _steps_table(v: Any) -> str | None:
+    from .phases.steps import STEP_KEYS, spec_problem
+
+    return next((bad for name, spec in v.items() if (bad := spec_problem(name, spec, STEP_KEYS))), None)
+
+
+def _wake_table(v: Any) -> str | None:
+    from .phases.steps import WAKE_KEYS, spec_problem
+
+    return spec_problem("wake", v, WAKE_KEYS) if v else None
+
+
 def _regex(v: Any) -> str | None:
     import re
 
@@ -278,6 +290,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("daemon.backup_keep", 7, "Backups kept (the oldest go first).", _between(1, 10000)),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",
             _one_of("debug", "info", "warning", "error")),
+    Setting("loop.steps", {},
+            "Commands run once per loop, right after each heartbeat, one after another, as tables "
+            "([loop.steps.NAME]: command, a string for /bin/sh or a list; timeout_seconds, default 60; cwd, default "
+            "the home; env, a table added to the environment; kind; importance; enabled). Output becomes an "
+            "observation with source step:NAME; a failure, timeout or missing command is stored too.",
+            _steps_table),
+    Setting("loop.wake", {},
+            "The wake step ([loop.wake]: the keys of a step, plus dossiers, the topics to send, and max_dossiers, "
+            "default 5, when dossiers is not given): run after the steps with the capsule and the newest "
+            "dossiers on stdin, to wake an agent.", _wake_table),
+    Setting("loop.max_output_bytes", 4000, "A step's output is cut to its last this many bytes.",
+            _between(1, 10**6)),
 )
 
 BY_KEY = {s.key: s for s in SETTINGS}

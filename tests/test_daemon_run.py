@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -40,9 +41,9 @@ class Daemon:
             self._queue.put(line.rstrip("\n"))
         self._queue.put(None)  # end of stream
 
-    def wait_for(self, text: str, timeout: float) -> str:
-        """The first line (seen so far or arriving before the deadline) that contains text."""
-        for line in self.lines:
+    def wait_for(self, text: str, timeout: float, *, new: bool = False) -> str:
+        """The first line (seen so far, unless `new`, or arriving before the deadline) that contains text."""
+        for line in [] if new else self.lines:
             if text in line:
                 return line
         deadline = time.monotonic() + timeout
@@ -111,7 +112,7 @@ def test_daemon_folds_access_events_and_stops_on_sigterm(start_daemon, cli):
     daemon = start_daemon()
     started = daemon.wait_for("strata started", START_TIMEOUT)
     assert "namespace default" in started and "0 memories" in started
-    daemon.wait_for("phases: heartbeat every 1 s, fold every 1 s, embed every 1 s", START_TIMEOUT)
+    daemon.wait_for("phases: heartbeat every 1 s, steps after heartbeat, fold every 1 s, embed every 1 s", START_TIMEOUT)
 
     # The CLI writes and reads the same database while the daemon holds it open.
     eid = int(cli("observe", "Deploy of api v2 finished", check=True).out)
@@ -303,6 +304,61 @@ def test_phase_run_and_the_unit_file(cli, home):
     assert cli("phase", "run", "nonsense").returncode == 2
     unit = cli("systemd", "print-unit", "--user", check=True).out
     assert "Type=notify" in unit and f"ReadWritePaths={home}" in unit and "WantedBy=default.target" in unit
-    assert "@" not in unit.replace("man:systemd", "")
-    for line in unit.splitlines():  # systemd has no trailing comments: a comment is a line of its own
-        assert "#" not in line or line.startswith("#"), line
+    assert "PrivateUsers=yes" in unit and "User=" not in unit
+    system = cli("systemd", "print-unit", check=True).out
+    assert "WantedBy=multi-user.target" in system and "\nUser=" in system and "IPAddressDeny=any" in system
+    for text in (unit, system):
+        assert "@" not in text.replace("man:systemd", "")
+        for line in text.splitlines():  # systemd has no trailing comments: a comment is a line of its own
+            assert "#" not in line or line.startswith("#"), line
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+@pytest.mark.parametrize("flags", [(), ("--user",)])
+def test_systemd_accepts_every_line_of_the_units(cli, tmp_path, flags):
+    path = tmp_path / "strata.service"
+    path.write_text(cli("systemd", "print-unit", *flags, check=True).out, encoding="utf-8")
+    # The system manager checks both: every directive of the user unit is valid there too.
+    r = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr.strip() == "", r.stderr
+
+
+def test_cli_observations_are_folded_embedded_and_reach_the_capsule(home, cli):
+    write_config(home, "[daemon]\nfold_interval_seconds = 1\nembed_interval_seconds = 1\n"
+                       "capsule_interval_seconds = 1\n")
+    d = Daemon(home)
+    try:
+        d.wait_for("phase capsule: status rendered", START_TIMEOUT)
+        eid = int(cli("observe", "Bridge: DOWN since the storm", check=True).out)
+        cli.json("recall", "bridge storm")
+        d.wait_for("phase embed: embedded 1", START_TIMEOUT)
+        d.wait_for("phase fold: events 1", START_TIMEOUT)
+        capsule = home / "capsule" / "CAPSULE.md"
+        wait_until(lambda: "- Bridge: DOWN since the storm" in capsule.read_text(encoding="utf-8"), START_TIMEOUT,
+                   "the captured fact reaching the capsule")
+        assert d.stop(signal.SIGTERM) == 0
+    finally:
+        d.kill()
+    shown = cli.json("show", str(eid))
+    assert shown["access_count"] == 1 and cli.json("status")["embedding_backlog"] == 0
+
+
+def test_sighup_reloads_the_config_and_a_broken_one_is_ignored(home, cli):
+    write_config(home, "[daemon]\nheartbeat_seconds = 1\n")
+    d = Daemon(home)
+    try:
+        d.wait_for("phase heartbeat: loop 1", START_TIMEOUT)
+        write_config(home, '[daemon]\nheartbeat_seconds = 1\n\n[loop.steps.uptime]\ncommand = "echo machine is up"\n')
+        d.proc.send_signal(signal.SIGHUP)
+        assert "changed loop.steps" in d.wait_for("configuration reloaded", START_TIMEOUT)
+        d.wait_for("phase steps: ran 1, failed 0, stored 1", START_TIMEOUT)
+        hits = cli.json("recall", "machine up", "--mode", "fast")["hits"]
+        assert hits and hits[0]["source"] == "step:uptime"
+
+        write_config(home, "[daemon\nheartbeat_seconds = 1\n")
+        d.proc.send_signal(signal.SIGHUP)
+        assert "is not valid TOML" in d.wait_for("configuration not reloaded", START_TIMEOUT)
+        d.wait_for("phase steps: ran 1, failed 0, stored 1", START_TIMEOUT, new=True)  # the kept config runs on
+        assert d.stop(signal.SIGTERM) == 0
+    finally:
+        d.kill()

@@ -1,4 +1,5 @@
-"""`strata systemd print-unit`: the unit file of systemd/strata.service with this machine's paths."""
+"""`strata systemd print-unit`: systemd/strata.service (system) or strata-user.service (user)
+with this machine's paths."""
 
 from __future__ import annotations
 
@@ -11,18 +12,17 @@ from ..home import resolve_home
 from ..templating import SHIPPED
 
 COMMANDS = ("systemd print-unit",)
-UNIT = SHIPPED.parent / "systemd" / "strata.service"
+UNITS = SHIPPED.parent / "systemd"
 
 
 def unit_text(home: Path, *, user: bool) -> str:
+    unit = UNITS / ("strata-user.service" if user else "strata.service")
     try:
-        text = UNIT.read_text(encoding="utf-8")
+        text = unit.read_text(encoding="utf-8")
     except OSError as e:
-        raise ConfigError(f"cannot read {UNIT}: {e.strerror}", hint="run from a strata checkout") from None
+        raise ConfigError(f"cannot read {unit}: {e.strerror}", hint="run from a strata checkout") from None
     strata = Path(sys.executable).parent / "strata"
-    return (text.replace("@STRATA@", str(strata)).replace("@HOME@", str(home))
-            .replace("@USER_LINE@", "" if user else f"User={getpass.getuser()}")
-            .replace("@TARGET@", "default.target" if user else "multi-user.target"))
+    return text.replace("@STRATA@", str(strata)).replace("@HOME@", str(home)).replace("@USER@", getpass.getuser())
 
 
 def cmd_print_unit(args) -> int:
@@ -34,7 +34,7 @@ def register(sub, common) -> None:
     p = sub.add_parser("systemd", parents=[common], help="systemd integration.")
     ss = p.add_subparsers(dest="systemd_command", metavar="ACTION", required=True)
     q = ss.add_parser("print-unit", parents=[common], help="Print the unit file for this home and this install.",
-                      description="Print systemd/strata.service with this home and this install's paths. "
+                      description="Print systemd/strata.service (or strata-user.service) with this home and this install's paths. "
                                   "Save it as ~/.config/systemd/user/strata.service (--user) or "
                                   "/etc/systemd/system/strata.service.")
     q.add_argument("--user", action="store_true", help="a user unit (systemctl --user)")

@@ -4,6 +4,7 @@ blocking work (SQLite backup, disk checks) runs in threads."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import time
@@ -12,8 +13,10 @@ from pathlib import Path
 from .. import timeutil
 from ..errors import EmbeddingUnavailable
 from ..storage import driver
-from . import notify
+from . import notify, steps as loop_steps
+from .wake import wake_input
 
+log = logging.getLogger("strata.phases")
 EMBED_PER_RUN = 512  # bounds one run so a large backlog never starves the other phases
 MIN_FREE_BYTES = 256 * 1024 * 1024
 
@@ -48,6 +51,34 @@ async def heartbeat(mem) -> dict:
                                  (f"only {health['free_bytes'] // 2**20} MB free in {mem.home.state_dir}",
                                   health["low_disk"])) if bad]
     return {"loop": loop, **health, "working_set_committed": bool(expired), "problems": problems}
+
+
+async def steps(mem) -> dict:
+    """The loop steps in the order configured, then the wake step; each outcome is stored."""
+    cfg = mem.config
+    cap = max(1, min(int(cfg["loop.max_output_bytes"]), mem.limits.max_content_bytes - 200))  # room for the why
+    loop = await mem.db.fetchone("SELECT value FROM meta WHERE key = 'loop_count'")
+    env = {"STRATA_HOME": str(mem.home.root), "STRATA_AGENT": mem.agent, "STRATA_LOOP": loop[0] if loop else "0"}
+    todo = [(loop_steps.parse(name, spec, mem.home.root), None) for name, spec in cfg["loop.steps"].items()
+            if spec.get("enabled", True)]
+    wake = cfg["loop.wake"]
+    if wake:
+        todo.append((loop_steps.parse("wake", wake, mem.home.root), wake))
+    counts = {"ran": 0, "failed": 0, "stored": 0}
+    for step, wake_spec in todo:
+        stdin = await wake_input(mem, wake_spec) if wake_spec is not None else None
+        outcome = await loop_steps.run(step, stdin=stdin, cap=cap, extra_env={**env, "STRATA_STEP": step.name})
+        counts["ran"] += 1
+        counts["failed"] += outcome.status != "ok"
+        content, context = outcome.observation()
+        if content:  # a quiet success leaves nothing to remember
+            importance = step.importance if step.importance is not None else (0.5 if outcome.status == "ok" else 0.7)
+            await mem.observe(content, kind=step.kind, importance=importance, context=context,
+                              source=f"step:{step.name}")
+            counts["stored"] += 1
+        if outcome.status != "ok":
+            log.warning("%s", content.splitlines()[0].rstrip(":"))
+    return counts
 
 
 async def fold(mem) -> dict:

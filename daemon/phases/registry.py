@@ -1,4 +1,4 @@
-"""The phases, their intervals (settings) and whether they also run once at start."""
+"""The phases: how often each runs (settings), which run once at start, which follow another."""
 
 from __future__ import annotations
 
@@ -11,32 +11,48 @@ from . import jobs
 @dataclass(frozen=True)
 class Phase:
     name: str
-    interval: Callable[[object], float]  # seconds, from the config
+    interval: Callable[[object], float | None]  # seconds, from the config; None: only after `after`
     run: Callable[[object], Awaitable[dict]]
     at_start: bool
     doc: str
+    after: str | None = None  # also runs right after each run of this phase
+
+    def period(self, cfg) -> float:
+        """How often it runs: its own interval, or its leader's."""
+        own = self.interval(cfg)
+        return own if own is not None else BY_NAME[self.after].period(cfg)
 
 
 def _seconds(key: str, scale: float = 1.0) -> Callable[[object], float]:
     return lambda cfg: float(cfg[key]) * scale
 
 
+def _never(_cfg) -> None:
+    return None
+
+
 PHASES: tuple[Phase, ...] = (
     Phase("heartbeat", _seconds("daemon.heartbeat_seconds"), jobs.heartbeat, True,
           "touch state/heartbeat, advance the loop count, check the database and the disk, commit an idle "
           "working set"),
+    Phase("steps", _never, jobs.steps, False,
+          "run the loop steps ([loop.steps.NAME]) and store their output as observations, then the wake step",
+          after="heartbeat"),
     Phase("fold", _seconds("daemon.fold_interval_seconds"), jobs.fold, True,
           "fold recall access events into memory features"),
     Phase("embed", _seconds("daemon.embed_interval_seconds"), jobs.embed, True,
-          "embed memories waiting for a vector, at most 512 a run"),
+          f"embed memories waiting for a vector, at most {jobs.EMBED_PER_RUN} a run"),
     Phase("decay", _seconds("daemon.decay_interval_hours", 3600), jobs.decay, False,
-          "spiderweb decay and prune"),
+          "spiderweb decay and prune, and a snapshot of memory strength"),
     Phase("dossiers", _seconds("dossier.refresh_interval_hours", 3600), jobs.dossiers, True,
           "refresh the dossiers not checked within dossier.min_interval_hours"),
-    Phase("capsule", _seconds("daemon.capsule_interval_seconds"), jobs.capsule, True,
-          "render the capsule (also after each dossiers run)"),
+    Phase("capsule", _seconds("daemon.capsule_interval_seconds"), jobs.capsule, False,
+          "render the capsule (also after each dossiers run)", after="dossiers"),
     Phase("backup", _seconds("daemon.backup_interval_hours", 3600), jobs.backup, False,
           "SQLite online backup into state/backups/, keeping daemon.backup_keep"),
 )
 BY_NAME = {p.name: p for p in PHASES}
-FOLLOWS = {"dossiers": "capsule"}  # a run of the key is followed by a run of the value
+FOLLOWS: dict[str, tuple[str, ...]] = {}
+for _p in PHASES:
+    if _p.after:
+        FOLLOWS[_p.after] = (*FOLLOWS.get(_p.after, ()), _p.name)

@@ -9,6 +9,7 @@ import logging
 
 import schedule
 
+from .clock import Clock, ClockScheduler
 from .registry import BY_NAME, FOLLOWS, PHASES
 from .runs import run_phase
 
@@ -18,14 +19,22 @@ FIRST_RETRY_SECONDS = 5.0
 
 
 class PhaseLoop:
-    def __init__(self, mem, stop: asyncio.Event):
+    def __init__(self, mem, stop: asyncio.Event, clock: Clock | None = None):
         self.mem, self.stop = mem, stop
-        self.scheduler = schedule.Scheduler()
+        self.scheduler = ClockScheduler(clock or Clock())
         self.pending: dict[str, None] = {p.name: None for p in PHASES if p.at_start}
         self.running: dict[str, asyncio.Task] = {}
         self.failures: dict[str, int] = {}
+        self.schedule()
+
+    def schedule(self) -> None:
+        """(Re)schedule every phase at its configured interval, counted from now; pending
+        retries are kept. Called again after the configuration is reloaded."""
         for p in PHASES:
-            self.scheduler.every(max(1.0, p.interval(mem.config))).seconds.do(self._due, p.name).tag(p.name)
+            self.scheduler.clear(p.name)
+            every = p.interval(self.mem.config)
+            if every is not None:
+                self.scheduler.every(max(1.0, every)).seconds.do(self._due, p.name).tag(p.name)
 
     def _due(self, name: str) -> None:
         self.pending[name] = None
@@ -34,38 +43,36 @@ class PhaseLoop:
         self._due(name)
         return schedule.CancelJob
 
-    def next_runs(self) -> dict[str, float | None]:
-        """Phase -> seconds until its next scheduled run."""
-        out = {}
-        for job in self.scheduler.jobs:
-            name = next(iter(job.tags))
-            left = job.next_run.timestamp() - schedule.datetime.datetime.now().timestamp() if job.next_run else None
-            out[name] = left if name not in out or (left is not None and left < out[name]) else out[name]
-        return out
-
     async def _run(self, name: str) -> None:
         r = await run_phase(self.mem, name, actor="daemon")
+        for follower in FOLLOWS.get(name, ()):  # even after a failure: the follower shows what it can
+            self._due(follower)
         if r["status"] == "failed":
             n = self.failures[name] = self.failures.get(name, 0) + 1
-            wait = min(BY_NAME[name].interval(self.mem.config), FIRST_RETRY_SECONDS * 2 ** (n - 1))
+            wait = min(BY_NAME[name].period(self.mem.config), FIRST_RETRY_SECONDS * 2 ** (n - 1))
             self.scheduler.every(wait).seconds.do(self._retry, name).tag(f"{name}-retry")
             log.warning("phase %s: retrying in %g s (failure %d in a row)", name, wait, n)
             return
         self.failures.pop(name, None)
         log.log(logging.INFO if _noteworthy(r["result"]) else logging.DEBUG, "phase %s: %s (%.2f s)", name,
                 _summary(r["result"]), r["seconds"])
-        if name in FOLLOWS:
-            self._due(FOLLOWS[name])
+
+    def tick(self) -> list[asyncio.Task]:
+        """Start every due phase that is not already running; returns the tasks started."""
+        self.scheduler.run_pending()
+        started = []
+        for name in list(self.pending):
+            if name not in self.running:
+                del self.pending[name]
+                task = asyncio.create_task(self._run(name), name=f"phase-{name}")
+                self.running[name] = task
+                task.add_done_callback(lambda _t, n=name: self.running.pop(n, None))
+                started.append(task)
+        return started
 
     async def run(self) -> None:
         while not self.stop.is_set():
-            self.scheduler.run_pending()
-            for name in list(self.pending):
-                if name not in self.running:
-                    del self.pending[name]
-                    task = asyncio.create_task(self._run(name), name=f"phase-{name}")
-                    self.running[name] = task
-                    task.add_done_callback(lambda _t, n=name: self.running.pop(n, None))
+            self.tick()
             try:
                 await asyncio.wait_for(self.stop.wait(), timeout=TICK_SECONDS)
             except asyncio.TimeoutError:
@@ -85,7 +92,7 @@ class PhaseLoop:
 
 def _noteworthy(result: dict) -> bool:
     """Whether a run did something worth an info line (an idle fold is not)."""
-    keys = ("events", "embedded", "refreshed", "pruned", "absorbed", "loop", "path", "skipped", "failed")
+    keys = ("events", "embedded", "refreshed", "pruned", "absorbed", "loop", "path", "skipped", "failed", "stored")
     return any(result.get(k) for k in keys) or result.get("status") == "rendered" or bool(result.get("problems"))
 
 

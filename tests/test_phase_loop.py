@@ -1,0 +1,82 @@
+"""The phase schedule on a manual clock: due phases run without waiting, a failing phase is
+retried with backoff while the others carry on."""
+
+from __future__ import annotations
+
+import asyncio
+
+from conftest import write_config
+from daemon.memory import Memory
+from daemon.phases.clock import ManualClock
+from daemon.phases.scheduler import PhaseLoop
+
+
+async def _settle(loop: PhaseLoop) -> list[str]:
+    """Run what is due, and what follows it, until nothing is; the names of the phases run."""
+    ran = []
+    while tasks := loop.tick():
+        await asyncio.gather(*tasks)
+        ran += [t.get_name().removeprefix("phase-") for t in tasks]
+    return sorted(ran)
+
+
+async def _runs(mem, phase: str) -> list[str]:
+    return [r[0] for r in await mem.db.fetchall("SELECT status FROM phase_runs WHERE phase = ? ORDER BY id", (phase,))]
+
+
+def test_phases_fall_due_on_the_clock_not_the_wall(home):
+    write_config(home, "[daemon]\nfold_interval_seconds = 60\nheartbeat_seconds = 300\n"
+                       "decay_interval_hours = 24\n")
+
+    async def go():
+        clock = ManualClock()
+        async with await Memory.open(home, actor="daemon") as mem:
+            loop = PhaseLoop(mem, asyncio.Event(), clock)
+            first = await _settle(loop)
+            assert first == ["capsule", "dossiers", "embed", "fold", "heartbeat", "steps"]  # at start
+            assert await _settle(loop) == []  # nothing is due until the clock moves
+            clock.advance(61)
+            assert await _settle(loop) == ["embed", "fold"]
+            clock.advance(240)
+            assert await _settle(loop) == ["embed", "fold", "heartbeat", "steps"]
+            assert "decay" not in await _settle(loop)
+            clock.advance(24 * 3600)
+            assert "decay" in await _settle(loop)
+            assert await _runs(mem, "heartbeat") == ["ok", "ok", "ok"]
+            assert await _runs(mem, "decay") == ["ok"]
+
+    asyncio.run(go())
+
+
+def test_a_failing_phase_backs_off_and_the_others_carry_on(home):
+    write_config(home, "[daemon]\nfold_interval_seconds = 60\nbackup_interval_hours = 1\n")
+
+    async def go():
+        clock = ManualClock()
+        async with await Memory.open(home, actor="daemon") as mem:
+            (mem.home.state_dir / "backups").write_text("a file where the backup folder belongs")
+            loop = PhaseLoop(mem, asyncio.Event(), clock)
+            await _settle(loop)
+            clock.advance(3600)
+            assert "backup" in await _settle(loop)
+            assert await _runs(mem, "backup") == ["failed"]
+            error = (await mem.db.fetchone("SELECT error FROM phase_runs WHERE phase = 'backup'"))[0]
+            assert "backups" in error
+            clock.advance(4)
+            assert "backup" not in await _settle(loop)
+            clock.advance(1.5)  # first retry after 5 s
+            assert "backup" in await _settle(loop)
+            clock.advance(9)
+            assert "backup" not in await _settle(loop)
+            clock.advance(1.5)  # then 10 s
+            assert "backup" in await _settle(loop)
+            assert await _runs(mem, "backup") == ["failed"] * 3
+            assert loop.failures["backup"] == 3
+            assert set(await _runs(mem, "fold")) == {"ok"} and len(await _runs(mem, "fold")) >= 2
+
+            (mem.home.state_dir / "backups").unlink()
+            clock.advance(21)
+            assert "backup" in await _settle(loop)
+            assert (await _runs(mem, "backup"))[-1] == "ok" and "backup" not in loop.failures
+
+    asyncio.run(go())
