@@ -29,6 +29,7 @@ from .web.api import Web
 from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
 from .namespace import check_namespace
+from .phases.snapshots import latest as latest_snapshot
 from .scoring import EpisodeFeatures, score_episode
 from .settings import MODES
 from .storage import Database
@@ -363,7 +364,8 @@ class Memory:
         for p in PHASES:
             last = runs.get(p.name)
             due = None if last is None else last["started_at"] + p.period(self.config)
-            phases.append({"phase": p.name, "every_seconds": p.period(self.config), "after": p.after, "last": last,
+            phases.append({"phase": p.name, "every_seconds": p.period(self.config), "after": p.after,
+                           "at_start": p.at_start, "last": last,
                            "next_at": due, "next_at_iso": timeutil.iso(due)})
         return {"running": holder(self.home.state_dir / "daemon.lock"), "loop_count": int(loops[0]) if loops else 0,
                 "heartbeat_age_seconds": round(now - beat.stat().st_mtime, 1) if beat.exists() else None,
@@ -381,6 +383,7 @@ class Memory:
         c["database"] = str(self.home.db_path)
         c["database_bytes"] = sum(p.stat().st_size for p in self.home.state_dir.glob("memory.db*") if p.is_file())
         c["daemon"] = await self.daemon_status()
+        c["strength"] = await self.db.run(latest_snapshot, self.agent)
         checked = await self.capsule.check()
         c["capsule"] = {"path": checked["path"], "ok": checked["ok"], "lines": checked["lines"],
                         "errors": sum(p["level"] == "error" for p in checked["problems"])}

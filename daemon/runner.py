@@ -15,6 +15,7 @@ from .memory import Memory
 from .phases.lock import DaemonLock
 from .phases.notify import notify, watchdog_interval
 from .phases.registry import PHASES
+from .phases.runs import last_runs
 from .phases.scheduler import PhaseLoop
 
 log = logging.getLogger("strata")
@@ -66,7 +67,8 @@ async def run(home, *, agent: str | None = None) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    phases = PhaseLoop(mem, stop)
+    runs = await mem.db.run(last_runs)
+    phases = PhaseLoop(mem, stop, last_started={name: r["started_at"] for name, r in runs.items()})
     loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases)
     tasks = [asyncio.create_task(watch(mem, stop), name="capsule-watch"),
              asyncio.create_task(phases.run(), name="phases")]

@@ -4,10 +4,12 @@ retried with backoff while the others carry on."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 from conftest import write_config
 from daemon.memory import Memory
 from daemon.phases.clock import ManualClock
+from daemon.phases.runs import run_phase
 from daemon.phases.scheduler import PhaseLoop
 
 
@@ -78,5 +80,40 @@ def test_a_failing_phase_backs_off_and_the_others_carry_on(home):
             clock.advance(21)
             assert "backup" in await _settle(loop)
             assert (await _runs(mem, "backup"))[-1] == "ok" and "backup" not in loop.failures
+
+    asyncio.run(go())
+
+
+
+def test_decay_takes_a_strength_snapshot_that_status_shows(home):
+    async def go():
+        async with await Memory.open(home) as mem:
+            await mem.observe("fresh today")
+            await mem.observe("from last month", at="2026-10-20T10:00:00Z")
+            assert (await mem.status())["strength"] is None
+            r = await run_phase(mem, "decay", actor="test")
+            return r, (await mem.status())["strength"]
+
+    r, snap = asyncio.run(go())
+    assert r["result"]["strength"]["episodes"] == 2 == snap["episodes"]
+    assert snap["p90"] > 0.9 and snap["p10"] < 0.05 and snap["weak"] == 1 and snap["potentiated"] == 0
+
+
+def test_the_schedule_carries_over_a_restart(home):
+    write_config(home, "[daemon]\ndecay_interval_hours = 24\nbackup_interval_hours = 24\n")
+
+    async def go():
+        clock = ManualClock()
+        async with await Memory.open(home, actor="daemon") as mem:
+            now = time.time()
+            # decay ran 20 h ago: due in 4 h; backup ran 25 h ago: overdue, so due at once.
+            loop = PhaseLoop(mem, asyncio.Event(), clock, last_started={"decay": now - 20 * 3600,
+                                                                         "backup": now - 25 * 3600})
+            first = await _settle(loop)
+            assert "backup" in first and "decay" not in first
+            clock.advance(3.9 * 3600)
+            assert "decay" not in await _settle(loop)
+            clock.advance(0.2 * 3600)
+            assert "decay" in await _settle(loop)
 
     asyncio.run(go())

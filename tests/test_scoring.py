@@ -300,3 +300,14 @@ def test_breakdown_as_dict() -> None:
     assert list(d) == ["relevance", "recency", "strength", "priority", "wilson",
                        "context", "composite", "eligible", "reason"]
     assert d["relevance"] == 0.8 and d["reason"] is None
+
+
+def test_strength_summary_spreads_and_counts():
+    from daemon.scoring import strength_summary
+
+    empty = strength_summary([])
+    assert empty["episodes"] == 0 and empty["mean"] is None and empty["p50"] is None
+    s = strength_summary([(0.0, 0), (1.0, 0), (30.0, 0), (30.0, 12)], potentiation_accesses=10)
+    assert s["episodes"] == 4 and s["potentiated"] == 1
+    assert s["p90"] == 1.0 and s["p10"] < 0.05 and s["weak"] == 1  # a month-old unrecalled memory is weak
+    assert s["p10"] <= s["p50"] <= s["p90"] and 0 < s["mean"] < 1

@@ -37,8 +37,24 @@ def cmd_config_show(args) -> int:
 async def cmd_status(args) -> int:
     async with opened(args) as mem:
         st = await mem.status()
-    emit(st, args.json, lambda s: "\n".join(f"{k:<22} {v}" for k, v in s.items()))
+    emit(st, args.json, _show_status)
     return 0
+
+
+def _show_status(s: dict) -> str:
+    nested = ("daemon", "strength", "capsule", "by_state", "embedding_model")
+    lines = [f"{k:<22} {v}" for k, v in s.items() if k not in nested]
+    lines.insert(1, f"{'by_state':<22} " + ", ".join(f"{k} {v}" for k, v in s["by_state"].items()))
+    model = s["embedding_model"]
+    lines.append(f"{'embedding_model':<22} " + ("none yet" if model is None else f"{model['name']} ({model['dimension']}-d)"))
+    cap = s["capsule"]
+    lines.append(f"{'capsule':<22} {cap['path']}: {cap['lines']} lines, "
+                 + ("ok" if cap["ok"] else f"{cap['errors']} errors (`strata capsule check`)"))
+    snap = s["strength"]
+    lines.append(f"{'strength':<22} " + ("no snapshot yet (the decay phase takes one)" if snap is None else
+                 f"p10 {snap['p10']:.3f}, median {snap['p50']:.3f}, p90 {snap['p90']:.3f}; {snap['weak']} weak, "
+                 f"{snap['potentiated']} potentiated, {snap['edges']} edges ({short_time(snap['taken_at'])})"))
+    return "\n".join(lines) + "\n" + _show_phases(s["daemon"])
 
 
 def _show_phases(d: dict) -> str:
@@ -51,8 +67,11 @@ def _show_phases(d: dict) -> str:
         state = "never run" if last is None else f"{last['status']} at {short_time(last['started_at'])}"
         if last and last["error"]:
             state += f" ({last['error']})"
-        lines.append(f"  {p['phase']:<10} every {p['every_seconds']:>8g} s   last {state}   next "
-                     f"{short_time(p['next_at']) if p['next_at'] else 'at start'}")
+        if p["next_at"]:
+            due = short_time(p["next_at"])
+        else:
+            due = "at start" if p["at_start"] else f"after {p['after']}" if p["after"] else "one interval after start"
+        lines.append(f"  {p['phase']:<10} every {p['every_seconds']:>8g} s   last {state}   next {due}")
     return "\n".join(lines)
 
 

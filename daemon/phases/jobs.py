@@ -13,7 +13,7 @@ from pathlib import Path
 from .. import timeutil
 from ..errors import EmbeddingUnavailable
 from ..storage import driver
-from . import notify, steps as loop_steps
+from . import notify, snapshots, steps as loop_steps
 from .wake import wake_input
 
 log = logging.getLogger("strata.phases")
@@ -93,7 +93,8 @@ async def embed(mem) -> dict:
 
 
 async def decay(mem) -> dict:
-    return await mem.web.decay()
+    web = await mem.web.decay()
+    return {**web, "strength": await snapshots.take(mem)}
 
 
 async def dossiers(mem) -> dict:

@@ -5,10 +5,12 @@ A failed run is retried after a backoff (5 s, doubling, at most the phase's inte
 from __future__ import annotations
 
 import asyncio
+import datetime
 import logging
 
 import schedule
 
+from .. import timeutil
 from .clock import Clock, ClockScheduler
 from .registry import BY_NAME, FOLLOWS, PHASES
 from .runs import run_phase
@@ -19,22 +21,34 @@ FIRST_RETRY_SECONDS = 5.0
 
 
 class PhaseLoop:
-    def __init__(self, mem, stop: asyncio.Event, clock: Clock | None = None):
+    def __init__(self, mem, stop: asyncio.Event, clock: Clock | None = None,
+                 last_started: dict[str, float] | None = None):
+        """`last_started` (phase -> epoch seconds, from the phase records) carries the schedule
+        over a restart: a nightly phase that ran 20 hours ago is due in 4, not in 24."""
         self.mem, self.stop = mem, stop
         self.scheduler = ClockScheduler(clock or Clock())
         self.pending: dict[str, None] = {p.name: None for p in PHASES if p.at_start}
         self.running: dict[str, asyncio.Task] = {}
         self.failures: dict[str, int] = {}
+        self.last_started = dict(last_started or {})
         self.schedule()
 
     def schedule(self) -> None:
-        """(Re)schedule every phase at its configured interval, counted from now; pending
-        retries are kept. Called again after the configuration is reloaded."""
+        """(Re)schedule every phase at its configured interval after its last run (or from
+        now, when it never ran); pending retries are kept. Called again after a config reload."""
+        now = timeutil.now()
         for p in PHASES:
             self.scheduler.clear(p.name)
             every = p.interval(self.mem.config)
-            if every is not None:
-                self.scheduler.every(max(1.0, every)).seconds.do(self._due, p.name).tag(p.name)
+            if every is None:
+                continue
+            job = self.scheduler.every(max(1.0, every)).seconds.do(self._due, p.name).tag(p.name)
+            if p.name in self.last_started:
+                left = self.last_started[p.name] + every - now
+                if left <= 0:
+                    self._due(p.name)
+                else:
+                    job.next_run = self.scheduler.clock.now() + datetime.timedelta(seconds=left)
 
     def _due(self, name: str) -> None:
         self.pending[name] = None
@@ -44,6 +58,7 @@ class PhaseLoop:
         return schedule.CancelJob
 
     async def _run(self, name: str) -> None:
+        self.last_started[name] = timeutil.now()
         r = await run_phase(self.mem, name, actor="daemon")
         for follower in FOLLOWS.get(name, ()):  # even after a failure: the follower shows what it can
             self._due(follower)

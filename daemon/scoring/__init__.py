@@ -10,7 +10,7 @@ from .composite import (
     score_episode,
 )
 from .context import context_match
-from .decay import hybrid_strength, is_potentiated
+from .decay import hybrid_strength, is_potentiated, strength_summary
 from .recency import recency_score
 from .rfm import rfm_components, rfm_priority
 from .wilson import wilson_lower_bound, z_for_confidence
@@ -18,6 +18,6 @@ from .wilson import wilson_lower_bound, z_for_confidence
 __all__ = [
     "PRESETS", "EpisodeFeatures", "ScoreBreakdown", "ScoringParams", "Weights",
     "context_match", "hybrid_strength", "is_potentiated", "learning_phase",
-    "recency_score", "rfm_components", "rfm_priority", "score_episode",
+    "recency_score", "rfm_components", "rfm_priority", "score_episode", "strength_summary",
     "wilson_lower_bound", "z_for_confidence",
 ]

@@ -56,3 +56,21 @@ def hybrid_strength(
     if strength > 1.0:
         strength = 1.0
     return strength if strength > floor else floor
+
+
+WEAK_BELOW = 0.05
+
+
+def strength_summary(memories: list[tuple[float, int]], *, potentiation_accesses: int = 10) -> dict:
+    """The spread of memory strength over (age in days, access count) pairs: what the nightly
+    snapshot records, so a person can watch forgetting and potentiation over weeks."""
+    values = sorted(hybrid_strength(age, count, potentiation_accesses=potentiation_accesses)
+                    for age, count in memories)
+    n = len(values)
+
+    def quantile(q: float) -> float | None:
+        return round(values[min(n - 1, int(q * n))], 6) if n else None
+
+    return {"episodes": n, "mean": round(sum(values) / n, 6) if n else None, "p10": quantile(0.1),
+            "p50": quantile(0.5), "p90": quantile(0.9), "weak": sum(v < WEAK_BELOW for v in values),
+            "potentiated": sum(c >= potentiation_accesses for _, c in memories)}

@@ -395,6 +395,27 @@ CREATE INDEX phase_runs_by_phase ON phase_runs(phase, id);
 """)
 
 
+def m011_strength_snapshots(conn) -> None:
+    _run(conn, """
+-- The nightly decay phase's picture of each namespace: how strong its memories are, and how
+-- many associations the spiderweb keeps. One row a run; trends are read across rows.
+CREATE TABLE strength_snapshots (
+    id INTEGER PRIMARY KEY,
+    agent TEXT NOT NULL,
+    taken_at REAL NOT NULL,
+    episodes INTEGER NOT NULL,
+    mean REAL,
+    p10 REAL,
+    p50 REAL,
+    p90 REAL,
+    weak INTEGER NOT NULL,
+    potentiated INTEGER NOT NULL,
+    edges INTEGER NOT NULL
+);
+CREATE INDEX strength_snapshots_by_agent ON strength_snapshots(agent, taken_at);
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -406,6 +427,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (8, "dossiers", m008_dossiers),
     (9, "capsule", m009_capsule),
     (10, "phase runs", m010_phase_runs),
+    (11, "strength snapshots", m011_strength_snapshots),
 )
 
 
