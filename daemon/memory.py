@@ -185,6 +185,13 @@ class Memory:
                 self.home.state_dir / "models", threads=int(self.config["embedding.threads"]))
         return self._embedder
 
+    def release_models(self) -> None:
+        """Unload the embedder, the in-memory vectors and the dossier LLM. A long-lived process
+        that only uses them now and then (the daemon) stays small; the next use loads them again."""
+        self._embedder = None
+        self._vectors = self._new_vector_cache()
+        self.dossiers.release()
+
     async def _spec(self) -> vectors.Spec:
         return self._spec_of(await self.embedder())
 
@@ -196,6 +203,9 @@ class Memory:
                             progress: Callable[[int], None] | None = None) -> dict:
         """Embed memories that have no vector yet, in short transactions; safe to interrupt.
         A batch is stored on the database thread while the next one is embedded."""
+        if limit is not None and not await self.db.run(vectors.backlog):
+            # Nothing waits: don't load the model just to find that out (the daemon asks every minute).
+            return {"embedded": 0, "backlog": 0}
         emb, spec = await self.embedder(), await self._spec()
         await self.db.transact(vectors.prepare, spec)
 

@@ -288,6 +288,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("daemon.backup_interval_hours", 24.0, "How often the database is backed up into state/backups/.",
             _positive),
     Setting("daemon.backup_keep", 7, "Backups kept (the oldest go first).", _between(1, 10000)),
+    Setting("daemon.release_models", True, "Unload the embedding model, the in-memory vectors and the LLM after "
+            "each phase that used them, so an idle daemon stays small (loading them again takes a second or two)."),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",
             _one_of("debug", "info", "warning", "error")),
     Setting("loop.steps", {},

@@ -90,3 +90,28 @@ def test_bench_web_reports_decay_spread_and_deep_recall_against_baselines(cli, t
     assert is_number(r["decay_ratio"]) and is_number(r["spread_ratio_p95"]) and is_number(r["deep_ratio_p95"])
     assert json.loads(out.read_text(encoding="utf-8")) == r
     assert cli("bench", "web", "--nodes", "10", "--edges", "100").returncode == 4
+
+
+@pytest.mark.slow
+def test_bench_daemon_times_every_phase_and_measures_the_idle_daemon(cli):
+    from daemon.phases.registry import PHASES
+
+    r = cli.json("bench", "daemon", "--n", "300", "--seconds", "3", "--repeat", "1")
+    assert set(r["phases"]) == {p.name for p in PHASES}
+    assert all(v["median_s"] > 0 for v in r["phases"].values())
+    assert r["phases"]["embed"]["median_s"] > r["phases"]["steps"]["median_s"]  # embedding 512 memories is work
+    assert 0 <= r["idle_cpu_percent"] < 50 and 20 < r["rss_mb"] <= r["rss_peak_mb"]
+    assert r["stop_exit_code"] == 0 and r["baseline"]["rss_mb"] > 20 and r["ratio_rss"] > 0
+    bad = cli("bench", "daemon", "--n", "10")
+    assert bad.returncode == 4 and "need --n >= 100" in bad.err
+
+
+def test_the_daemon_unloads_models_after_using_them(memory):
+    memory.observe("the bridge went down")
+    memory.embed_pending()
+    memory.recall("bridge", mode="balanced")
+    mem = memory.raw
+    assert mem._embedder is not None and len(mem._vectors) == 1
+    mem.release_models()
+    assert mem._embedder is None and len(mem._vectors) == 0
+    assert memory.recall("bridge", mode="balanced")["mode_used"] == "balanced"  # loaded again on use

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ..bench.capsule import WARMUP as CAPSULE_WARMUP, bench_capsule
+from ..bench.daemon import bench_daemon
 from ..bench.dossier import WARMUP as DOSSIER_WARMUP, bench_dossier, small_llm
 from ..bench.embed import bench_embed
 from ..bench.facts import bench_facts
@@ -19,7 +20,7 @@ from ..settings import MODES
 from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
-            "bench dossier", "bench capsule")
+            "bench dossier", "bench capsule", "bench daemon")
 
 
 def _table(r: dict) -> str:
@@ -142,6 +143,21 @@ async def cmd_capsule(args) -> int:
     return 0
 
 
+async def cmd_daemon(args) -> int:
+    from ..phases.registry import PHASES
+
+    if args.n < 100 or args.seconds <= 0 or args.repeat < 1:
+        raise InvalidInput("need --n >= 100, --seconds > 0 and --repeat >= 1")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
+    bar = Progress(len(PHASES) * args.repeat + int(args.seconds), "daemon (phases, then idle seconds)", unit="steps")
+    result = await bench_daemon(args.n, seconds=args.seconds, repeat=args.repeat, seed=args.seed,
+                                progress=bar.advance, embed_progress=embed_bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("bench", help="Benchmarks in a temporary home: a synthetic agent-operations corpus, "
                                      "or LoCoMo retrieval.")
@@ -189,6 +205,11 @@ def register(sub, common) -> None:
                                     "edit to its fact being stored by the watcher.")
     q.add_argument("--renders", type=int, default=100, help="timed renders (after 5 warm-up ones)")
     q.add_argument("--edits", type=int, default=30, help="timed hand edits")
+    q = add("daemon", cmd_daemon, "The daemon's cost: each phase's duration through the daemon's path, then the "
+                                  "real daemon idling in a subprocess: CPU share and resident memory, vs an idle "
+                                  "Python process with the same imports.")
+    q.add_argument("--seconds", type=float, default=600.0, help="idle time measured (default 600)")
+    q.add_argument("--repeat", type=int, default=3, help="timed runs of each phase (default 3)")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
                             "recall vs balanced on the synthetic corpus (embedded first).", n=None)
     q.add_argument("--nodes", type=int, default=100_000, help="graph nodes (default 100000)")

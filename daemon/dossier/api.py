@@ -201,6 +201,10 @@ class Dossiers:
                                  context=int(self.config["llm.context_tokens"]))
         return self._llm
 
+    def release(self) -> None:
+        """Unload the LLM; the next synthesis loads it again."""
+        self._llm = None
+
     async def refresh(self, name: str, *, force: bool = False, now: float | None = None) -> dict:
         """Bring one topic's dossier up to date. Returns what happened: `unchanged` (the input
         hash matched the current version's) or `refreshed` (a new version)."""

@@ -85,6 +85,19 @@ async def fold(mem) -> dict:
     return await mem.fold()
 
 
+def _releasing(run):
+    """After the phase, unload the models it used when daemon.release_models says so."""
+    async def phase(mem) -> dict:
+        try:
+            return await run(mem)
+        finally:
+            if mem.config["daemon.release_models"]:
+                mem.release_models()
+    phase.__name__ = run.__name__
+    return phase
+
+
+@_releasing
 async def embed(mem) -> dict:
     try:
         return await mem.embed_pending(limit=EMBED_PER_RUN)
@@ -97,6 +110,7 @@ async def decay(mem) -> dict:
     return {**web, "strength": await snapshots.take(mem)}
 
 
+@_releasing
 async def dossiers(mem) -> dict:
     done = await mem.dossiers.refresh_due()
     return {"due": len(done["due"]), "refreshed": sum(r["status"] == "refreshed" for r in done["results"]),
