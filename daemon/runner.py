@@ -39,7 +39,7 @@ def _cadence(phase, cfg) -> str:
     return f"{phase.name} every {every:g} s" + (f" and after {phase.after}" if phase.after else "")
 
 
-def _reload(mem, phases: PhaseLoop) -> None:
+def _reload(mem, phases: PhaseLoop, verbose: bool) -> None:
     """SIGHUP: read strata.toml again. A broken file is reported and the running
     configuration kept, so a typo never stops the daemon."""
     try:
@@ -49,13 +49,13 @@ def _reload(mem, phases: PhaseLoop) -> None:
                   f" ({e.hint})" if e.hint else "")
         return
     changed = mem.reconfigure(config)
-    logs.setup(config["daemon.log_level"])
+    logs.setup("debug" if verbose else config["daemon.log_level"])
     phases.schedule()
     log.info("configuration reloaded from %s: %s", mem.home.config_path,
              f"changed {', '.join(changed)}" if changed else "nothing changed")
 
 
-async def run(home, *, agent: str | None = None) -> int:
+async def run(home, *, agent: str | None = None, verbose: bool = False) -> int:
     mem = await Memory.open(home, agent=agent, actor="daemon")
     lock = DaemonLock(mem.home.state_dir / "daemon.lock")
     try:
@@ -69,7 +69,7 @@ async def run(home, *, agent: str | None = None) -> int:
         loop.add_signal_handler(sig, stop.set)
     runs = await mem.db.run(last_runs)
     phases = PhaseLoop(mem, stop, last_started={name: r["started_at"] for name, r in runs.items()})
-    loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases)
+    loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases, verbose)
     tasks = [asyncio.create_task(watch(mem, stop), name="capsule-watch"),
              asyncio.create_task(phases.run(), name="phases")]
     every = watchdog_interval()

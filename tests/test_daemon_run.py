@@ -26,9 +26,9 @@ STOP_TIMEOUT = 10.0
 class Daemon:
     """`python -m daemon run` with its stderr read line by line on a thread, so waits have deadlines."""
 
-    def __init__(self, home, extra_env: dict | None = None):
+    def __init__(self, home, extra_env: dict | None = None, args: tuple[str, ...] = ()):
         env = {**os.environ, "STRATA_HOME": str(home), **(extra_env or {})}
-        self.proc = subprocess.Popen([sys.executable, "-m", "daemon", "run"], cwd=REPO, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "daemon", "run", *args], cwd=REPO, env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      text=True, encoding="utf-8", errors="replace")
         self.lines: list[str] = []
@@ -152,6 +152,16 @@ def test_daemon_logs_timestamps_outside_systemd(start_daemon):
     assert not started.startswith("<")
     assert " INFO strata started" in started and started[:4].isdigit()
     assert daemon.stop(signal.SIGTERM) == 0
+
+
+def test_verbose_logs_idle_phases_at_debug(home):
+    write_config(home, "[daemon]\nfold_interval_seconds = 1\n")
+    d = Daemon(home, args=("-v",))
+    try:
+        assert " DEBUG phase fold: events 0" in d.wait_for("phase fold: events 0", START_TIMEOUT)
+        assert d.stop(signal.SIGTERM) == 0
+    finally:
+        d.kill()
 
 
 def test_daemon_with_bad_config_exits_7(home, cli):

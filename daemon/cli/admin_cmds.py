@@ -118,8 +118,8 @@ async def cmd_reindex(args) -> int:
 
 async def cmd_run(args) -> int:
     home = resolve_home(args.home)
-    logs.setup(home.config()["daemon.log_level"])
-    return await runner.run(home, agent=args.agent)
+    logs.setup("debug" if args.verbose else home.config()["daemon.log_level"])
+    return await runner.run(home, agent=args.agent, verbose=args.verbose)
 
 
 def register(sub, common) -> None:
@@ -157,6 +157,11 @@ def register(sub, common) -> None:
     q.add_argument("name", choices=[x.name for x in PHASES])
     q.set_defaults(handler=cmd_phase_run)
 
-    p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.")
+    p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.",
+                       description="Run the daemon in the foreground: the phases on their schedule, the loop steps, "
+                                   "the capsule watcher. SIGTERM or Ctrl-C stops it cleanly; SIGHUP reloads "
+                                   "strata.toml.")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="log at debug level (every phase run, idle ones too), whatever daemon.log_level says")
     p.set_defaults(handler=cmd_run)
 
