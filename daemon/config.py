@@ -38,7 +38,7 @@ class Config:
         if self.values["scoring.time_weight"] is not None:
             overrides["time_weight"] = float(self.values["scoring.time_weight"])
             overrides["frequency_weight"] = 1.0 - overrides["time_weight"]
-        for name in ("confidence",):
+        for name in ("confidence", "confidence_weight", "quality_boost"):
             overrides[name] = float(self.values[f"scoring.{name}"])
         for name in ("min_feedback_trials", "passive_min_episodes", "passive_min_feedback",
                      "potentiation_accesses"):

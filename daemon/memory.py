@@ -20,8 +20,8 @@ from .episodes import reads, writes
 from .episodes.deep import DeepWeights, combine, seeds_of
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
-from .episodes.recall import (Tuning, balanced_candidates, fts_candidates, graph_reach, namespace_phase, nearest,
-                              rank_candidates, with_fact_sources)
+from .episodes.recall import (Tuning, balanced_candidates, features_of, fts_candidates, graph_reach,
+                              namespace_phase, nearest, rank_candidates, with_fact_sources)
 from .capsule.api import Capsule
 from .dossier.api import Dossiers
 from .facts.api import Facts
@@ -30,7 +30,7 @@ from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
 from .namespace import check_namespace
 from .phases.snapshots import latest as latest_snapshot
-from .scoring import EpisodeFeatures, score_episode
+from .scoring import score_episode
 from .settings import MODES
 from .storage import Database
 
@@ -341,11 +341,7 @@ class Memory:
         ep = await reads.get_episode(self.db, self.agent, episode_id)
         pending = await reads.pending_accesses(self.db, self.agent, episode_id)
         phase = await namespace_phase(self.db, self.agent, self.params)
-        feats = EpisodeFeatures(
-            event_at=ep["event_at"], last_access_at=ep["last_access_at"], access_count=ep["access_count"],
-            importance=ep["importance"], successes=ep["success_count"], failures=ep["failure_count"],
-            factual=ep["factual"], context=ep["context"])
-        b = score_episode(feats, 0.0, {}, timeutil.now(), self.params, phase)
+        b = score_episode(features_of(ep, ep["context"]), 0.0, {}, timeutil.now(), self.params, phase)
         scores = {k: round(v, 6) if isinstance(v, float) else v for k, v in b.as_dict().items()
                   if k not in ("relevance", "context", "composite")}
         ep["scores"] = {**scores, "phase": phase}

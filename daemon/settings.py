@@ -167,6 +167,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("scoring.passive_min_feedback", 20, "...and this many feedback events.", _between(0, 10**9)),
     Setting("scoring.potentiation_accesses", 10, "Accesses after which a memory decays ten times slower.",
             _between(1, 10**6)),
+    Setting("scoring.confidence_weight", 0.5, "How far a memory's confidence pulls its composite down: the "
+            "composite is multiplied by 1 - this x (1 - confidence). Consolidation lowers the confidence of "
+            "stale memories.", _between(0, 1)),
+    Setting("scoring.quality_boost", 0.1, "How far a memory that consolidation promoted (quality good) rises: "
+            "its composite is multiplied by 1 + this.", _between(0, 1)),
     Setting("scoring.weights.relevance", 0.55, "Composite weight of retrieval relevance.", _between(0, 100)),
     Setting("scoring.weights.recency", 0.10, "Composite weight of recency-with-frequency.", _between(0, 100)),
     Setting("scoring.weights.strength", 0.05, "Composite weight of hybrid decay strength.", _between(0, 100)),

@@ -324,7 +324,7 @@ def test_recall_explain_carries_every_signal(cli):
     assert len(result["hits"]) == 2
     for hit in result["hits"]:
         signals = hit["explain"]["signals"]
-        assert set(signals) == {"relevance", "recency", "strength", "priority", "wilson", "context"}
+        assert set(signals) == {"relevance", "recency", "strength", "priority", "wilson", "context", "trust"}
         assert all(0.0 <= v <= 1.0 for v in signals.values())
         assert isinstance(hit["explain"]["retrievers"]["fts"]["rank"], int)
     context = {h["id"]: h["explain"]["signals"]["context"] for h in result["hits"]}

@@ -33,7 +33,7 @@ def test_fast_recall_ranks_and_explains(memory):
     r = memory.recall("TLS cert gw-02", k=5, mode="fast")
     assert [h["id"] for h in r["hits"]][:2] == [a, b]
     top = r["hits"][0]
-    assert set(top["explain"]["signals"]) == {"relevance", "recency", "strength", "priority", "wilson", "context"}
+    assert set(top["explain"]["signals"]) == {"relevance", "recency", "strength", "priority", "wilson", "context", "trust"}
     assert top["explain"]["signals"]["relevance"] == 1.0
     assert top["explain"]["retrievers"]["fts"]["rank"] == 1
     assert r["fts_plan"]["strategy"] == "exact" and r["mode_used"] == "fast"

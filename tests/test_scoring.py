@@ -298,7 +298,7 @@ def test_score_episode_future_event_and_bad_phase() -> None:
 def test_breakdown_as_dict() -> None:
     d = score_episode(_features(), 0.8, {}, NOW, ScoringParams()).as_dict()
     assert list(d) == ["relevance", "recency", "strength", "priority", "wilson",
-                       "context", "composite", "eligible", "reason"]
+                       "context", "trust", "composite", "eligible", "reason"]
     assert d["relevance"] == 0.8 and d["reason"] is None
 
 
@@ -311,3 +311,18 @@ def test_strength_summary_spreads_and_counts():
     assert s["episodes"] == 4 and s["potentiated"] == 1
     assert s["p90"] == 1.0 and s["p10"] < 0.05 and s["weak"] == 1  # a month-old unrecalled memory is weak
     assert s["p10"] <= s["p50"] <= s["p90"] and 0 < s["mean"] < 1
+
+
+def test_confidence_quality_and_interference_move_the_composite() -> None:
+    from dataclasses import replace
+
+    base = score_episode(_features(), 0.8, {}, NOW, ScoringParams())
+    assert base.trust == 1.0
+    stale = score_episode(replace(_features(), confidence=0.1), 0.8, {}, NOW, ScoringParams())
+    assert stale.trust == pytest.approx(1 - 0.5 * 0.9) and stale.composite == pytest.approx(base.composite * 0.55)
+    good = score_episode(replace(_features(), good=True), 0.8, {}, NOW, ScoringParams(quality_boost=0.2))
+    assert good.composite == pytest.approx(base.composite * 1.2)
+    weakened = score_episode(replace(_features(), strength_factor=0.5), 0.8, {}, NOW, ScoringParams())
+    assert weakened.strength == pytest.approx(base.strength * 0.5) and weakened.composite < base.composite
+    with pytest.raises(ValueError, match="confidence_weight"):
+        ScoringParams(confidence_weight=2.0)

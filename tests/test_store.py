@@ -137,7 +137,10 @@ def test_export_import_round_trip_is_lossless(memory, tmp_path, home):
     memory.feedback(r["recall_id"], "failure")
     memory.fold()
     memory.forget(j)
+    memory.sql("UPDATE episodes SET confidence = 0.4, quality = 'good', strength_factor = 0.5, "
+               "stale_at = 1767225600, replayed_at = 1767225600, potentiated_at = 1767225600 WHERE id = ?", (j,))
     exported = memory.collect(memory.export())
+    assert exported[1]["quality"] == "good" and exported[1]["stale_at_iso"].startswith("2026-01-01")
     import asyncio
 
     async def reimport():
@@ -175,3 +178,13 @@ def test_bad_namespace_name(home):
     import asyncio
     with pytest.raises(InvalidInput, match="namespace"):
         asyncio.run(Memory.open(home, agent="../etc"))
+
+
+@pytest.mark.parametrize("field, value, complaint", [
+    ("quality", "great", "unknown quality"), ("confidence", 1.5, "confidence 1.5 is outside"),
+    ("strength_factor", 0, "strength_factor 0 is outside"), ("stale_at", "not a time", "time"),
+])
+def test_consolidation_fields_in_an_import_are_checked(memory, field, value, complaint):
+    with pytest.raises(InvalidInput) as e:
+        memory.validate({"content": "x", field: value})
+    assert complaint in e.value.message

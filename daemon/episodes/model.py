@@ -20,7 +20,11 @@ COLUMNS = (
     "agent", "kind", "content", "content_hash", "event_at", "recorded_at", "last_seen_at", "occurrences",
     "source", "session", "importance", "factual", "irrelevant", "context", "access_count", "last_access_at",
     "success_count", "failure_count", "state", "superseded_by", "updated_at",
+    "confidence", "quality", "strength_factor", "potentiated_at", "stale_at", "replayed_at",
 )
+QUALITIES = ("unknown", "good")
+_TIMES = ("event_at", "recorded_at", "last_seen_at", "last_access_at", "updated_at", "potentiated_at", "stale_at",
+          "replayed_at")
 
 
 @dataclass(frozen=True)
@@ -106,16 +110,20 @@ def parse_context_pairs(pairs: list[str] | None) -> dict:
     return out
 
 
-def _importance(value: Any, default: float) -> float:
+def _importance(value: Any, default: float, name: str = "importance", *, above_zero: bool = False) -> float:
     if value is None:
         return default
     try:
         imp = float(value)
     except (TypeError, ValueError):
-        raise InvalidInput(f"importance {value!r} is not a number between 0 and 1") from None
-    if isinstance(value, bool) or math.isnan(imp) or not 0.0 <= imp <= 1.0:
-        raise InvalidInput(f"importance {value!r} is outside 0-1")
+        raise InvalidInput(f"{name} {value!r} is not a number between 0 and 1") from None
+    if isinstance(value, bool) or math.isnan(imp) or not 0.0 <= imp <= 1.0 or (above_zero and imp == 0.0):
+        raise InvalidInput(f"{name} {value!r} is outside {'0 (excluded)' if above_zero else '0'}-1")
     return imp
+
+
+def _optional_time(raw: Mapping, name: str, now: float) -> float | None:
+    return parse_time(raw[name], reference=now) if raw.get(name) is not None else None
 
 
 def _short(value: Any, name: str) -> str | None:
@@ -175,7 +183,14 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
         "last_access_at": parse_time(last_access, reference=now) if last_access is not None else None,
         "success_count": _count(raw, "success_count"), "failure_count": _count(raw, "failure_count"),
         "state": state, "superseded_by": None, "updated_at": now,
+        # What consolidation set, carried by an export.
+        "confidence": _importance(raw.get("confidence"), 1.0, "confidence"),
+        "quality": raw.get("quality") or "unknown",
+        "strength_factor": _importance(raw.get("strength_factor"), 1.0, "strength_factor", above_zero=True),
+        **{name: _optional_time(raw, name, now) for name in ("potentiated_at", "stale_at", "replayed_at")},
     }
+    if row["quality"] not in QUALITIES:
+        raise InvalidInput(f"unknown quality {row['quality']!r}", hint=f"use one of: {', '.join(QUALITIES)}")
     rid = raw.get("id")
     if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int) or rid <= 0):
         raise InvalidInput("id must be a positive whole number")
@@ -191,6 +206,6 @@ def episode_dict(row: Mapping[str, Any]) -> dict:
     out["context"] = json.loads(row["context"])
     out["factual"] = bool(row["factual"])
     out["irrelevant"] = bool(row["irrelevant"])
-    for col in ("event_at", "recorded_at", "last_seen_at", "last_access_at", "updated_at"):
+    for col in _TIMES:
         out[col + "_iso"] = iso(row[col])
     return out

@@ -17,7 +17,8 @@ from .fts_plan import Scope, search
 from .fusion import Candidate, fuse, normalised, session_boost, spread
 
 _CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
-                      "e.success_count, e.failure_count, e.factual, e.context, e.state, e.source, e.session")
+                      "e.success_count, e.failure_count, e.factual, e.context, e.state, e.source, e.session, "
+                      "e.confidence, e.quality, e.strength_factor")
 
 
 @dataclass(frozen=True)
@@ -117,6 +118,15 @@ def with_fact_sources(candidates: list[Candidate], lexical: Lexical) -> tuple[li
     return candidates, first
 
 
+def features_of(r, context: dict) -> EpisodeFeatures:
+    """A stored row's scoring inputs."""
+    return EpisodeFeatures(
+        event_at=r["event_at"], last_access_at=r["last_access_at"], access_count=r["access_count"],
+        importance=r["importance"], successes=r["success_count"], failures=r["failure_count"],
+        factual=bool(r["factual"]), context=context, confidence=r["confidence"], good=r["quality"] == "good",
+        strength_factor=r["strength_factor"])
+
+
 def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
                     phase: str, k: int, first: set[int] = frozenset()) -> tuple[list[dict], int]:
     """Score, filter and order (memories in `first` lead). Returns (hits, how many the
@@ -124,10 +134,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
     scored, filtered = [], 0
     for c in candidates:
         r = c.row
-        feats = EpisodeFeatures(
-            event_at=r["event_at"], last_access_at=r["last_access_at"], access_count=r["access_count"],
-            importance=r["importance"], successes=r["success_count"], failures=r["failure_count"],
-            factual=bool(r["factual"]), context=json.loads(r["context"]) if query_context else {})
+        feats = features_of(r, json.loads(r["context"]) if query_context else {})
         b = score_episode(feats, c.relevance, query_context, now, params, phase)
         if not b.eligible:
             filtered += 1
@@ -142,7 +149,8 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
             "event_at": r["event_at"], "source": r["source"], "session": r["session"],
             "factual": feats.factual, "context": feats.context or json.loads(r["context"]),
             "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items()
-                                    if k_ in ("relevance", "recency", "strength", "priority", "wilson", "context")},
+                                    if k_ in ("relevance", "recency", "strength", "priority", "wilson", "context",
+                                              "trust")},
                         "retrievers": c.retrievers,
                         "features": {"access_count": feats.access_count, "successes": feats.successes,
                                      "failures": feats.failures, "importance": feats.importance}},

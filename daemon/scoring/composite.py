@@ -84,6 +84,8 @@ class ScoringParams:
     passive_min_episodes: int = 200     # thresholds stay off until the namespace has
     passive_min_feedback: int = 20      # this many episodes and feedback events
     potentiation_accesses: int = 10
+    confidence_weight: float = 0.5     # how far a memory at confidence 0 falls (consolidation's stale decay)
+    quality_boost: float = 0.1         # how far a promoted ("good") memory rises
     weights: Weights = field(default_factory=Weights)
 
     def __post_init__(self) -> None:
@@ -98,6 +100,8 @@ class ScoringParams:
         if min(self.min_feedback_trials, self.passive_min_episodes, self.passive_min_feedback) < 0 \
                 or self.potentiation_accesses < 1:
             problems.append("counts must be >= 0 (potentiation_accesses >= 1)")
+        if not (0.0 <= self.confidence_weight <= 1.0 and 0.0 <= self.quality_boost <= 1.0):
+            problems.append("confidence_weight and quality_boost must be within 0..1")
         if not isinstance(self.weights, Weights):
             problems.append("weights must be a Weights instance")
         if problems:
@@ -136,6 +140,11 @@ class EpisodeFeatures:
     failures: int
     factual: bool
     context: Mapping[str, object]
+    # Set by consolidation: stale decay lowers confidence, promotion marks good quality,
+    # interference lowers the strength factor.
+    confidence: float = 1.0
+    good: bool = False
+    strength_factor: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -146,6 +155,7 @@ class ScoreBreakdown:
     priority: float
     wilson: float
     context: float
+    trust: float  # the composite's multiplier from confidence and quality
     composite: float
     eligible: bool
     reason: str | None
@@ -164,8 +174,8 @@ def score_episode(features: EpisodeFeatures, relevance: float, query_context: Ma
     recency = 1.0 if features.factual else recency_score(
         (now - accessed) / 3600.0, features.access_count, half_life_hours=params.half_life_hours,
         time_weight=params.time_weight, frequency_weight=params.frequency_weight) / 100.0
-    strength = hybrid_strength(age_seconds / 86400.0, features.access_count,
-                               potentiation_accesses=params.potentiation_accesses)
+    strength = features.strength_factor * hybrid_strength(age_seconds / 86400.0, features.access_count,
+                                                          potentiation_accesses=params.potentiation_accesses)
     priority = rfm_priority(age_seconds / 3600.0, features.access_count, features.importance,
                             half_life_hours=params.half_life_hours)
     wilson = wilson_lower_bound(features.successes, features.failures, _z_for(params.confidence))
@@ -173,8 +183,10 @@ def score_episode(features: EpisodeFeatures, relevance: float, query_context: Ma
     rel = 0.0 if relevance < 0.0 else (1.0 if relevance > 1.0 else float(relevance))
 
     w = params.weights
-    composite = (w.relevance * rel + w.recency * recency + w.strength * strength
-                 + w.priority * priority + w.wilson * wilson + w.context * ctx) / w.total
+    trust = (1.0 - params.confidence_weight * (1.0 - features.confidence)) * (
+        1.0 + params.quality_boost if features.good else 1.0)
+    composite = trust * (w.relevance * rel + w.recency * recency + w.strength * strength
+                         + w.priority * priority + w.wilson * wilson + w.context * ctx) / w.total
 
     reason: str | None = None
     if phase == ACTIVE and not features.factual:
@@ -183,5 +195,5 @@ def score_episode(features: EpisodeFeatures, relevance: float, query_context: Ma
         elif (features.successes + features.failures >= params.min_feedback_trials
               and wilson < params.success_threshold):
             reason = f"below success threshold ({wilson:.3g} < {params.success_threshold:.3g})"
-    return ScoreBreakdown(rel, recency, strength, priority, wilson, ctx, composite,
+    return ScoreBreakdown(rel, recency, strength, priority, wilson, ctx, trust, composite,
                           reason is None, reason)

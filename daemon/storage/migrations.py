@@ -416,6 +416,20 @@ CREATE INDEX strength_snapshots_by_agent ON strength_snapshots(agent, taken_at);
 """)
 
 
+def m012_consolidation(conn) -> None:
+    _run(conn, """
+-- What nightly consolidation changes on a memory, besides its state (archived, superseded).
+-- Every change is also an audit row holding the values before it, so each can be undone.
+ALTER TABLE episodes ADD COLUMN confidence REAL NOT NULL DEFAULT 1.0 CHECK (confidence BETWEEN 0 AND 1);
+ALTER TABLE episodes ADD COLUMN quality TEXT NOT NULL DEFAULT 'unknown' CHECK (quality IN ('unknown', 'good'));
+ALTER TABLE episodes ADD COLUMN strength_factor REAL NOT NULL DEFAULT 1.0
+    CHECK (strength_factor > 0 AND strength_factor <= 1);
+ALTER TABLE episodes ADD COLUMN potentiated_at REAL;
+ALTER TABLE episodes ADD COLUMN stale_at REAL;     -- the latest stale-decay step
+ALTER TABLE episodes ADD COLUMN replayed_at REAL;  -- the latest replay
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -428,6 +442,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (9, "capsule", m009_capsule),
     (10, "phase runs", m010_phase_runs),
     (11, "strength snapshots", m011_strength_snapshots),
+    (12, "consolidation", m012_consolidation),
 )
 
 
