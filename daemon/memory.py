@@ -23,6 +23,7 @@ from .episodes.fts_plan import Scope
 from .episodes.recall import (Tuning, balanced_candidates, features_of, fts_candidates, graph_reach,
                               namespace_phase, nearest, rank_candidates, with_fact_sources)
 from .capsule.api import Capsule
+from .consolidation.api import Consolidation
 from .dossier.api import Dossiers
 from .facts.api import Facts
 from .web.api import Web
@@ -58,6 +59,7 @@ class Memory:
         self.web = Web(db, agent, config, actor)
         self.dossiers = Dossiers(db, agent, config, actor, home, self._rank_for_dossier)
         self.capsule = Capsule(db, agent, config, actor, home, self.facts, self.dossiers)
+        self.consolidation = Consolidation(db, agent, config, actor, self.web)
 
     def _new_vector_cache(self) -> VectorCache | None:
         return VectorCache(self.agent, exact_below=int(self.config["recall.vector_exact_below"])) \

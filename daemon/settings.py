@@ -83,6 +83,13 @@ def _wake_table(v: Any) -> str | None:
     return spec_problem("wake", v, WAKE_KEYS) if v else None
 
 
+def _rule_names(v: Any) -> str | None:
+    from .consolidation.rules import RULES
+
+    bad = [r for r in v if r not in RULES]
+    return f"has unknown rule {bad[0]!r} (rules: {', '.join(RULES)})" if bad else None
+
+
 def _regex(v: Any) -> str | None:
     import re
 
@@ -293,10 +300,43 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("daemon.backup_interval_hours", 24.0, "How often the database is backed up into state/backups/.",
             _positive),
     Setting("daemon.backup_keep", 7, "Backups kept (the oldest go first).", _between(1, 10000)),
+    Setting("daemon.consolidation_interval_hours", 24.0, "How often consolidation runs (nightly).", _positive),
     Setting("daemon.release_models", True, "Unload the embedding model, the in-memory vectors and the LLM after "
             "each phase that used them, so an idle daemon stays small (loading them again takes a second or two)."),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",
             _one_of("debug", "info", "warning", "error")),
+    Setting("consolidation.rules", ["merge", "replay", "potentiate", "promote", "stale", "interference", "archive",
+                                    "associate"],
+            "The consolidation rules that run, in this order whatever the list's order (remove one to turn it off).",
+            _rule_names),
+    Setting("consolidation.merge_threshold", 0.92, "Cosine similarity above which two memories of the same kind "
+            "are near-duplicates and merge (seed 003).", _between(0.5, 1)),
+    Setting("consolidation.replay_importance", 0.7, "Memories at least this important get an implicit access each "
+            "night (seed 001's replay).", _between(0, 1)),
+    Setting("consolidation.replay_limit", 100, "Most memories replayed a night.", _between(0, 10**6)),
+    Setting("consolidation.promote_accesses", 5, "Accesses a memory needs to be promoted to quality good (seed 003).",
+            _between(1, 10**9)),
+    Setting("consolidation.promote_confidence", 0.7, "...and the confidence.", _between(0, 1)),
+    Setting("consolidation.stale_days", 60.0, "A never-accessed memory older than this goes stale (seed 003).",
+            _positive),
+    Setting("consolidation.stale_step", 0.15, "Confidence a stale memory loses a night.", _between(0, 1)),
+    Setting("consolidation.stale_floor", 0.1, "Confidence never falls below this.", _between(0, 1)),
+    Setting("consolidation.archive_strength", 0.05, "Memories weaker than this with fewer than "
+            "consolidation.archive_max_accesses accesses are archived (seed 001); never factual or potentiated ones.",
+            _between(0, 1)),
+    Setting("consolidation.archive_max_accesses", 3, "See consolidation.archive_strength.", _between(0, 10**9)),
+    Setting("consolidation.interference_factor", 0.5, "A memory contradicted by a newer one (a contradicts link, "
+            "or a fact value it gave replaced by another memory's) has its strength multiplied by this, once per "
+            "contradiction (seed 001).", _between(0.01, 1)),
+    Setting("consolidation.interference_floor", 0.1, "The strength factor never falls below this.", _between(0.01, 1)),
+    Setting("consolidation.associate_days", 7.0, "Memories this recent are clustered by meaning (seed 001).",
+            _positive),
+    Setting("consolidation.associate_threshold", 0.8, "Cosine similarity above which two recent memories get a "
+            "spiderweb edge.", _between(0, 1)),
+    Setting("consolidation.associate_max_cluster", 8, "A memory gets edges to at most this many minus one others a "
+            "night, the closest first.", _between(2, 1000)),
+    Setting("consolidation.min_interval_hours", 20.0, "Replay and stale decay touch a memory at most once in this "
+            "long, so a second run the same night changes nothing.", _positive),
     Setting("loop.steps", {},
             "Commands run once per loop, right after each heartbeat, one after another, as tables "
             "([loop.steps.NAME]: command, a string for /bin/sh or a list; timeout_seconds, default 60; cwd, default "

@@ -8,7 +8,8 @@ import sys
 
 from .. import __version__
 from ..errors import EXIT_CODES, StrataError
-from . import admin_cmds, bench_cmds, capsule_cmds, dossier_cmds, fact_cmds, memory_cmds, systemd_cmds, web_cmds
+from . import (admin_cmds, bench_cmds, capsule_cmds, consolidate_cmds, dossier_cmds, fact_cmds, memory_cmds,
+               systemd_cmds, web_cmds)
 from .output import error
 
 GROUPS = (
@@ -17,6 +18,7 @@ GROUPS = (
     ("spiderweb", web_cmds),
     ("dossiers", dossier_cmds),
     ("capsule", capsule_cmds),
+    ("consolidation", consolidate_cmds),
     ("home and daemon", admin_cmds),
     ("systemd", systemd_cmds),
     ("benchmarks", bench_cmds),

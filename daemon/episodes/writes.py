@@ -106,7 +106,10 @@ async def set_state(w: Writer, agent: str, episode_id: int, state: str, *, actor
     row = await _owned(w, agent, episode_id)
     if row["state"] == state:
         return state
-    await w.execute("UPDATE episodes SET state = ?, updated_at = ? WHERE id = ?", (state, now, episode_id))
+    # Back to active is also the undoing of a merge: it stands on its own again.
+    await w.execute("UPDATE episodes SET state = ?, updated_at = ?, "
+                    "superseded_by = CASE WHEN ? = 'active' THEN NULL ELSE superseded_by END WHERE id = ?",
+                    (state, now, state, episode_id))
     await w.audit(agent, "episode", episode_id, "state",
                   json.dumps({"from": row["state"], "to": state, "reason": reason}), actor, now)
     return row["state"]

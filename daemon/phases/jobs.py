@@ -110,6 +110,11 @@ async def decay(mem) -> dict:
     return {**web, "strength": await snapshots.take(mem)}
 
 
+async def consolidate(mem) -> dict:
+    r = await mem.consolidation.run()
+    return {"run": r["run"], **r["counts"], "memories": r["memories"], "seconds": r["seconds"]}
+
+
 @_releasing
 async def dossiers(mem) -> dict:
     done = await mem.dossiers.refresh_due()

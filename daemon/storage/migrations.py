@@ -427,6 +427,16 @@ ALTER TABLE episodes ADD COLUMN strength_factor REAL NOT NULL DEFAULT 1.0
 ALTER TABLE episodes ADD COLUMN potentiated_at REAL;
 ALTER TABLE episodes ADD COLUMN stale_at REAL;     -- the latest stale-decay step
 ALTER TABLE episodes ADD COLUMN replayed_at REAL;  -- the latest replay
+-- Pairs a rule has acted on once and for all (interference: older weakened by newer;
+-- associate: an edge added), so running consolidation again changes nothing.
+CREATE TABLE consolidation_pairs (
+    agent TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    a INTEGER NOT NULL,
+    b INTEGER NOT NULL,
+    at REAL NOT NULL,
+    PRIMARY KEY (agent, rule, a, b)
+) WITHOUT ROWID;
 """)
 
 

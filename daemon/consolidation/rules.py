@@ -1,0 +1,180 @@
+"""The consolidation rules as pure functions: memories in, proposed changes out, each with
+the reason a person reads in `strata consolidate --dry-run`. No I/O; the clock is an argument.
+
+A memory here is a dict of its episode row. Each rule proposes at most one change per
+memory, and none for a memory it already changed within `min_interval_hours` (or ever, for
+the marks that are set once), so a second run right after the first changes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..scoring import hybrid_strength
+
+RULES = ("merge", "replay", "potentiate", "promote", "stale", "interference", "archive", "associate")
+DAY = 86400.0
+
+
+@dataclass(frozen=True)
+class Settings:
+    rules: tuple[str, ...] = RULES
+    merge_threshold: float = 0.92
+    replay_importance: float = 0.7
+    replay_limit: int = 100
+    potentiation_accesses: int = 10
+    promote_accesses: int = 5
+    promote_confidence: float = 0.7
+    stale_days: float = 60.0
+    stale_step: float = 0.15
+    stale_floor: float = 0.1
+    archive_strength: float = 0.05
+    archive_max_accesses: int = 3
+    interference_factor: float = 0.5
+    interference_floor: float = 0.1
+    associate_days: float = 7.0
+    associate_threshold: float = 0.8
+    associate_max_cluster: int = 8
+    min_interval_hours: float = 20.0
+
+    @classmethod
+    def from_config(cls, cfg) -> "Settings":
+        c = "consolidation."
+        return cls(tuple(cfg[c + "rules"]), float(cfg[c + "merge_threshold"]), float(cfg[c + "replay_importance"]),
+                   int(cfg[c + "replay_limit"]), int(cfg["scoring.potentiation_accesses"]),
+                   int(cfg[c + "promote_accesses"]), float(cfg[c + "promote_confidence"]),
+                   float(cfg[c + "stale_days"]), float(cfg[c + "stale_step"]), float(cfg[c + "stale_floor"]),
+                   float(cfg[c + "archive_strength"]), int(cfg[c + "archive_max_accesses"]),
+                   float(cfg[c + "interference_factor"]), float(cfg[c + "interference_floor"]),
+                   float(cfg[c + "associate_days"]), float(cfg[c + "associate_threshold"]),
+                   int(cfg[c + "associate_max_cluster"]), float(cfg[c + "min_interval_hours"]))
+
+
+@dataclass
+class Action:
+    rule: str
+    episode: int
+    set: dict  # column -> new value
+    reason: str
+    extra: dict = field(default_factory=dict)  # merge: {"into"}; interference: {"by"}; associate: {"with"}
+
+    def as_dict(self, before: dict | None = None) -> dict:
+        out = {"rule": self.rule, "episode": self.episode, "set": self.set, "reason": self.reason, **self.extra}
+        if before is not None:
+            out["before"] = {k: before.get(k) for k in self.set}
+        return out
+
+
+def _recent(when: float | None, now: float, s: Settings) -> bool:
+    return when is not None and now - when < s.min_interval_hours * 3600.0
+
+
+def strength(m: dict, now: float, s: Settings) -> float:
+    return m["strength_factor"] * hybrid_strength((now - m["event_at"]) / DAY, m["access_count"],
+                                                  potentiation_accesses=s.potentiation_accesses)
+
+
+def replay(memories: list[dict], now: float, s: Settings) -> list[Action]:
+    """Seed 001: the most important memories get an implicit access, as the hippocampus replays
+    them in sleep. At most `replay_limit` a run, most important first."""
+    due = [m for m in memories if m["importance"] >= s.replay_importance and not _recent(m["replayed_at"], now, s)]
+    due.sort(key=lambda m: (-m["importance"], -m["id"]))
+    return [Action("replay", m["id"], {"access_count": m["access_count"] + 1, "last_access_at": now,
+                                       "replayed_at": now},
+                   f"importance {m['importance']:g} >= {s.replay_importance:g}: replayed as an implicit access")
+            for m in due[:s.replay_limit]]
+
+
+def potentiate(memories: list[dict], now: float, s: Settings) -> list[Action]:
+    """Seed 001: after N accesses a memory decays ten times slower for good. Scoring reads the
+    access count; the mark records when it happened."""
+    return [Action("potentiate", m["id"], {"potentiated_at": now},
+                   f"{m['access_count']} accesses >= {s.potentiation_accesses}: decays ten times slower from now on")
+            for m in memories if m["potentiated_at"] is None and m["access_count"] >= s.potentiation_accesses]
+
+
+def promote(memories: list[dict], now: float, s: Settings) -> list[Action]:
+    """Seed 003: used often, trusted and not rated badly -> quality good, which lifts its rank."""
+    return [Action("promote", m["id"], {"quality": "good"},
+                   f"{m['access_count']} accesses >= {s.promote_accesses}, confidence {m['confidence']:g} >= "
+                   f"{s.promote_confidence:g}, {m['success_count']} successes vs {m['failure_count']} failures")
+            for m in memories if m["quality"] != "good" and m["access_count"] >= s.promote_accesses
+            and m["confidence"] >= s.promote_confidence and m["failure_count"] <= m["success_count"]]
+
+
+def stale(memories: list[dict], now: float, s: Settings) -> list[Action]:
+    """Seed 003: never accessed and older than `stale_days` loses `stale_step` confidence a
+    night, down to the floor. Factual memories are exempt: they do not go stale."""
+    out = []
+    for m in memories:
+        age_days = (now - m["event_at"]) / DAY
+        if m["access_count"] or m["factual"] or age_days <= s.stale_days or m["confidence"] <= s.stale_floor \
+                or _recent(m["stale_at"], now, s):
+            continue
+        new = round(max(s.stale_floor, m["confidence"] - s.stale_step), 6)
+        out.append(Action("stale", m["id"], {"confidence": new, "stale_at": now},
+                          f"never accessed, {age_days:.0f} days old > {s.stale_days:g}: confidence "
+                          f"{m['confidence']:g} -> {new:g}"))
+    return out
+
+
+def interference(memories: dict[int, dict], contradicted: list[tuple[int, int, str]], now: float,
+                 s: Settings) -> list[Action]:
+    """Seed 001: a newer memory that contradicts an older one weakens it. `contradicted` holds
+    (older id, newer id, how it was found) pairs not applied before; each weakens once."""
+    out, factor = [], {}
+    for older, newer, how in contradicted:
+        m = memories.get(older)
+        if m is None:
+            continue
+        now_factor = factor.get(older, m["strength_factor"])
+        new = round(max(s.interference_floor, now_factor * s.interference_factor), 6)
+        factor[older] = new
+        out.append(Action("interference", older, {"strength_factor": new},
+                          f"contradicted by newer memory {newer} ({how}): strength x{s.interference_factor:g}",
+                          {"by": newer}))
+    return out
+
+
+def archive(memories: list[dict], now: float, s: Settings) -> list[Action]:
+    """Seed 001: weak, hardly used, not factual, not potentiated -> archived (kept, restorable,
+    recalled only on request)."""
+    out = []
+    for m in memories:
+        if m["factual"] or m["access_count"] >= s.archive_max_accesses \
+                or m["access_count"] >= s.potentiation_accesses:
+            continue
+        value = strength(m, now, s)
+        if value < s.archive_strength:
+            out.append(Action("archive", m["id"], {"state": "archived"},
+                              f"strength {value:.3f} < {s.archive_strength:g} with {m['access_count']} accesses "
+                              f"< {s.archive_max_accesses}"))
+    return out
+
+
+def merge(groups: list[list[int]], memories: dict[int, dict], similarity: dict[tuple[int, int], float],
+          s: Settings) -> list[Action]:
+    """Seed 003: near-duplicates (cosine above `merge_threshold`, same kind) become one. The
+    survivor is the most used (then the oldest); it takes the others' accesses and feedback,
+    and they are superseded by it: kept, readable, restorable."""
+    out = []
+    for group in groups:
+        members = sorted((memories[i] for i in group), key=lambda m: (-m["access_count"], m["id"]))
+        keep, rest = members[0], members[1:]
+        if not rest:
+            continue
+        carried = {"access_count": keep["access_count"] + sum(m["access_count"] for m in rest),
+                   "success_count": keep["success_count"] + sum(m["success_count"] for m in rest),
+                   "failure_count": keep["failure_count"] + sum(m["failure_count"] for m in rest),
+                   "importance": max(m["importance"] for m in members)}
+        accessed = [m["last_access_at"] for m in members if m["last_access_at"] is not None]
+        if accessed:
+            carried["last_access_at"] = max(accessed)
+        out.append(Action("merge", keep["id"], carried, f"survivor of {len(rest)} near-duplicate{'s' if len(rest) > 1 else ''}",
+                          {"absorbed": [m["id"] for m in rest]}))
+        for m in rest:
+            cos = similarity.get((min(m["id"], keep["id"]), max(m["id"], keep["id"])))
+            how = f"cosine {cos:.3f}" if cos is not None else "in the same near-duplicate group"
+            out.append(Action("merge", m["id"], {"state": "superseded", "superseded_by": keep["id"]},
+                              f"near-duplicate of {keep['id']} ({how} >= {s.merge_threshold:g}, same kind)",
+                              {"into": keep["id"]}))
+    return out

@@ -1,0 +1,185 @@
+"""Consolidation: each rule on hand-built memories with a fixed clock, then whole runs on a
+real home (embeddings included): dry run, idempotence, restore and undo."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import numpy as np
+import pytest
+
+from daemon.consolidation import rules as R, similar
+from daemon.memory import Memory
+
+NOW = 1_780_000_000.0
+DAY = 86400.0
+S = R.Settings()
+
+
+def m(i: int, **kw) -> dict:
+    base = {"id": i, "kind": "observation", "content": f"memory {i}", "event_at": NOW - DAY, "importance": 0.5,
+            "access_count": 0, "last_access_at": None, "success_count": 0, "failure_count": 0, "factual": 0,
+            "confidence": 1.0, "quality": "unknown", "strength_factor": 1.0, "potentiated_at": None,
+            "stale_at": None, "replayed_at": None, "embedded": 1, "state": "active", "superseded_by": None}
+    return {**base, **kw}
+
+
+def test_replay_takes_the_most_important_once_a_night():
+    ms = [m(1, importance=0.9), m(2, importance=0.7), m(3, importance=0.69), m(4, importance=1.0,
+                                                                               replayed_at=NOW - 3600)]
+    acts = R.replay(ms, NOW, R.Settings(replay_limit=1))
+    assert [(a.episode, a.set["access_count"]) for a in acts] == [(1, 1)]
+    assert {a.episode for a in R.replay(ms, NOW, S)} == {1, 2}  # 4 was replayed an hour ago
+    assert R.replay(ms, NOW + DAY, S)[0].episode == 4
+
+
+def test_potentiate_marks_once_after_n_accesses():
+    acts = R.potentiate([m(1, access_count=10), m(2, access_count=9), m(3, access_count=50, potentiated_at=NOW)],
+                        NOW, S)
+    assert [a.episode for a in acts] == [1] and acts[0].set == {"potentiated_at": NOW}
+
+
+def test_promote_needs_use_confidence_and_no_bad_record():
+    ms = [m(1, access_count=5), m(2, access_count=4), m(3, access_count=9, confidence=0.6),
+          m(4, access_count=9, failure_count=2, success_count=1), m(5, access_count=9, quality="good")]
+    assert [a.episode for a in R.promote(ms, NOW, S)] == [1]
+
+
+def test_stale_decay_steps_down_to_the_floor_once_a_night():
+    old = NOW - 61 * DAY
+    ms = [m(1, event_at=old), m(2, event_at=NOW - 59 * DAY), m(3, event_at=old, access_count=1),
+          m(4, event_at=old, factual=1), m(5, event_at=old, confidence=0.2), m(6, event_at=old, confidence=0.1),
+          m(7, event_at=old, stale_at=NOW - 3600)]
+    acts = {a.episode: a.set["confidence"] for a in R.stale(ms, NOW, S)}
+    assert acts == {1: 0.85, 5: 0.1}
+
+
+def test_interference_weakens_the_older_once_per_contradiction_with_a_floor():
+    ms = {1: m(1), 2: m(2, strength_factor=0.15)}
+    acts = R.interference(ms, [(1, 5, "a contradicts link"), (1, 6, "fact bridge changed"), (2, 7, "x")], NOW, S)
+    assert [(a.episode, a.set["strength_factor"], a.extra["by"]) for a in acts] == [(1, 0.5, 5), (1, 0.25, 6),
+                                                                                     (2, 0.1, 7)]
+
+
+def test_archive_takes_weak_unused_non_factual_memories():
+    old = NOW - 400 * DAY
+    ms = [m(1, event_at=old), m(2, event_at=old, access_count=3), m(3, event_at=old, factual=1), m(4),
+          m(5, event_at=old, access_count=12)]
+    acts = R.archive(ms, NOW, S)
+    assert [a.episode for a in acts] == [1] and acts[0].set == {"state": "archived"}
+
+
+def test_merge_keeps_the_most_used_and_carries_its_history():
+    ms = {1: m(1, access_count=1, success_count=1), 2: m(2, access_count=4, importance=0.2, last_access_at=NOW),
+          3: m(3, failure_count=1, importance=0.9)}
+    acts = R.merge([[1, 2, 3]], ms, {(1, 2): 0.95, (2, 3): 0.93}, S)
+    keep = acts[0]
+    assert keep.episode == 2 and keep.extra == {"absorbed": [1, 3]}
+    assert keep.set == {"access_count": 5, "success_count": 1, "failure_count": 1, "importance": 0.9,
+                        "last_access_at": NOW}
+    assert [(a.episode, a.set) for a in acts[1:]] == [(1, {"state": "superseded", "superseded_by": 2}),
+                                                     (3, {"state": "superseded", "superseded_by": 2})]
+    assert "cosine 0.950" in acts[1].reason and "cosine 0.930" in acts[2].reason
+
+
+def test_close_pairs_and_components():
+    v = np.array([[1, 0, 0], [0.99, 0.14, 0], [0, 1, 0], [0, 0, 1], [0, 0.1, 0.995]], dtype=np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    pairs = similar.close_pairs(v, 0.9)
+    assert [(i, j) for i, j, _ in pairs] == [(0, 1), (3, 4)]
+    assert similar.close_pairs(v, 0.9, rows=np.array([4])) == [pairs[1]]  # only pairs touching the new rows
+    assert similar.components(5, pairs) == [[0, 1], [3, 4]]
+    assert similar.strongest([(0, 1, 0.9), (0, 2, 0.95), (0, 3, 0.8)], 2) == [(0, 2, 0.95), (0, 1, 0.9)]
+
+
+# -- whole runs on a real home -----------------------------------------------------------------
+
+def _home_with_memories(home):
+    async def go():
+        async with await Memory.open(home) as mem:
+            ids = {}
+            ids["dup_a"] = (await mem.observe("The backup job on nas-01 failed with ENOSPC", importance=0.9))["id"]
+            ids["dup_b"] = (await mem.observe("the backup job on nas-01 failed with ENOSPC.", kind="observation",
+                                              at=NOW - 3600))["id"]
+            ids["old"] = (await mem.observe("A note about garden sensors", at=NOW - 300 * DAY))["id"]
+            ids["down"] = (await mem.observe("Bridge: DOWN", at=NOW - 2 * DAY))["id"]
+            ids["up"] = (await mem.observe("Bridge: UP", at=NOW - DAY))["id"]
+            ids["tls_a"] = (await mem.observe("renewed the TLS certificate for web-01 today", at=NOW - 2 * DAY))["id"]
+            ids["tls_b"] = (await mem.observe("the TLS certificate of web-01 has been renewed", at=NOW - DAY))["id"]
+            await mem.embed_pending()
+            return ids
+    return asyncio.run(go())
+
+
+def _run(home, **kw):
+    async def go():
+        async with await Memory.open(home) as mem:
+            r = await mem.consolidation.run(now=NOW, **kw)
+            states = {row[0]: dict(row) for row in await mem.db.fetchall(
+                "SELECT id, state, superseded_by, confidence, strength_factor, access_count FROM episodes")}
+            edges = (await mem.db.fetchone("SELECT count(*) FROM web_edges"))[0]
+            return r, states, edges
+    return asyncio.run(go())
+
+
+def test_a_run_merges_archives_weakens_and_associates_and_dry_run_changes_nothing(home):
+    ids = _home_with_memories(home)
+    dry, before, edges_before = _run(home, dry_run=True)
+    assert dry["run"] is None and dry["counts"]["merge"] == 2  # two pairs of paraphrases
+    _, still, edges_still = _run(home, dry_run=True)
+    assert still == before and edges_still == edges_before  # a dry run writes nothing
+
+    r, after, edges = _run(home)
+    assert r["run"] == 1 and r["actions"] == dry["actions"]
+    assert after[ids["dup_b"]]["state"] == "superseded" and after[ids["dup_b"]]["superseded_by"] == ids["dup_a"]
+    assert after[ids["old"]]["state"] == "archived"
+    assert after[ids["down"]]["strength_factor"] == 0.5  # the fact moved on from its value
+    assert after[ids["up"]]["strength_factor"] == 1.0
+    assert after[ids["dup_a"]]["access_count"] == 1  # replayed
+    assert after[ids["tls_b"]]["superseded_by"] == ids["tls_a"]
+    # Fact sources never merge, but two close recent memories get an edge.
+    assert any(a["rule"] == "associate" and {a["episode"], a["with"]} == {ids["down"], ids["up"]}
+               for a in r["actions"])
+    assert edges > edges_before
+
+    again, same, edges_again = _run(home)  # idempotent
+    assert sum(again["counts"].values()) == 0 and same == after and edges_again == edges
+
+
+def test_merged_and_archived_memories_stay_readable_restorable_and_a_run_can_be_undone(home, cli):
+    ids = _home_with_memories(home)
+    r, _, _ = _run(home)
+    for key in ("dup_b", "old"):
+        shown = cli.json("show", str(ids[key]))
+        assert shown["state"] in ("superseded", "archived") and shown["content"]
+    assert ids["old"] in [h["id"] for h in cli.json("recall", "garden sensors", "--include-archived")["hits"]]
+    assert cli.json("restore", str(ids["old"]))["state"] == "active"
+
+    undone = cli.json("consolidate", "--undo", str(r["run"]))
+    assert undone["undone"] == sum(1 for a in r["actions"])
+    back = cli.json("show", str(ids["dup_b"]))
+    assert back["state"] == "active" and back["superseded_by"] is None
+    assert cli.json("show", str(ids["down"]))["strength_factor"] == 1.0
+    again = cli("consolidate", "--undo", str(r["run"]))
+    assert again.returncode != 0 and "already undone" in again.err
+
+
+def test_consolidation_audits_each_change_with_its_reason(home, cli):
+    ids = _home_with_memories(home)
+    _run(home, rules=["archive"])
+    history = cli.json("show", str(ids["old"]))["history"]
+    entry = json.loads(next(a for a in history if a["action"] == "consolidate:archive")["data"])
+    assert "strength" in entry["reason"] and entry["before"] == {"state": "active"} and entry["run"] == 1
+
+
+def test_unknown_rule_is_refused(cli, tmp_path):
+    from daemon.config import load_config
+    from daemon.errors import ConfigError
+
+    bad = cli("consolidate", "--rule", "nap")
+    assert bad.returncode == 2 and "invalid choice" in bad.err
+    path = tmp_path / "strata.toml"
+    path.write_text('[consolidation]\nrules = ["merge", "nap"]\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="unknown rule 'nap'"):
+        load_config(path)
