@@ -16,17 +16,25 @@ def close_pairs(matrix: np.ndarray, threshold: float, *, rows: np.ndarray | None
     """(i, j, cosine) with i < j, cosine >= threshold, positions into `matrix`; only pairs with at
     least one end in `rows` (default: all), so a nightly run compares the new against all."""
     n = len(matrix)
-    todo = np.arange(n) if rows is None else np.asarray(rows, dtype=np.int64)
+    found: list[tuple[int, int, float]] = []
+    if rows is None:  # all against all: each block against itself and what follows, half the products
+        for start in range(0, n, BLOCK):
+            sims = matrix[start:start + BLOCK] @ matrix[start:].T
+            size = sims.shape[0]
+            sims[:, :size] = np.triu(sims[:, :size], 1)  # a pair once, and not a memory with itself
+            hit_r, hit_c = np.nonzero(sims >= threshold)
+            found += [(start + r, start + c, float(sims[r, c])) for r, c in zip(hit_r.tolist(), hit_c.tolist())]
+        return found
+    todo = np.asarray(rows, dtype=np.int64)
     in_rows = np.zeros(n, dtype=bool)
     in_rows[todo] = True
-    found: list[tuple[int, int, float]] = []
     for start in range(0, len(todo), BLOCK):
         block = todo[start:start + BLOCK]
         sims = matrix[block] @ matrix.T
         hit_r, hit_c = np.nonzero(sims >= threshold)
         for r, c in zip(hit_r.tolist(), hit_c.tolist()):
             i, j = int(block[r]), c
-            # Each pair once: from its lower end, or from the end in `rows` when only one is.
+            # Each pair once: from its lower end when both are new, else from its new end.
             if i == j or (in_rows[j] and j < i):
                 continue
             found.append((min(i, j), max(i, j), float(sims[r, c])))
