@@ -21,7 +21,7 @@ def close_pairs(matrix: np.ndarray, threshold: float, *, rows: np.ndarray | None
         for start in range(0, n, BLOCK):
             sims = matrix[start:start + BLOCK] @ matrix[start:].T
             size = sims.shape[0]
-            sims[:, :size] = np.triu(sims[:, :size], 1)  # a pair once, and not a memory with itself
+            sims[:, :size][np.tril_indices(size)] = -2.0  # below any cosine: a pair once, never with itself
             hit_r, hit_c = np.nonzero(sims >= threshold)
             found += [(start + r, start + c, float(sims[r, c])) for r, c in zip(hit_r.tolist(), hit_c.tolist())]
         return found
