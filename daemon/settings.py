@@ -325,6 +325,9 @@ SETTINGS: tuple[Setting, ...] = (
             "consolidation.archive_max_accesses accesses are archived (seed 001); never factual or potentiated ones.",
             _between(0, 1)),
     Setting("consolidation.archive_max_accesses", 3, "See consolidation.archive_strength.", _between(0, 10**9)),
+    Setting("consolidation.archive_min_days", 90.0, "...and older than this: seed 001's strength is below 0.05 three "
+            "days after a memory is made, and archiving that soon would hide most of a conversation from recall.",
+            _non_negative),
     Setting("consolidation.interference_factor", 0.5, "A memory contradicted by a newer one (a contradicts link, "
             "or a fact value it gave replaced by another memory's) has its strength multiplied by this, once per "
             "contradiction (seed 001).", _between(0.01, 1)),

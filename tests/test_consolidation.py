@@ -65,7 +65,7 @@ def test_interference_weakens_the_older_once_per_contradiction_with_a_floor():
 def test_archive_takes_weak_unused_non_factual_memories():
     old = NOW - 400 * DAY
     ms = [m(1, event_at=old), m(2, event_at=old, access_count=3), m(3, event_at=old, factual=1), m(4),
-          m(5, event_at=old, access_count=12)]
+          m(5, event_at=old, access_count=12), m(6, event_at=NOW - 30 * DAY)]  # 6: weak but not old enough
     acts = R.archive(ms, NOW, S)
     assert [a.episode for a in acts] == [1] and acts[0].set == {"state": "archived"}
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from ..bench.capsule import WARMUP as CAPSULE_WARMUP, bench_capsule
+from ..bench.consolidate import bench_consolidate
 from ..bench.daemon import bench_daemon
 from ..bench.dossier import WARMUP as DOSSIER_WARMUP, bench_dossier, small_llm
 from ..bench.embed import bench_embed
@@ -20,7 +21,7 @@ from ..settings import MODES
 from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
-            "bench dossier", "bench capsule", "bench daemon")
+            "bench dossier", "bench capsule", "bench daemon", "bench consolidate")
 
 
 def _table(r: dict) -> str:
@@ -158,6 +159,18 @@ async def cmd_daemon(args) -> int:
     return 0
 
 
+async def cmd_consolidate(args) -> int:
+    if args.n < 100:
+        raise InvalidInput("need --n >= 100")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
+    bar = Progress(3, "consolidate (dry run, full pass, idle pass)", unit="passes")
+    result = await bench_consolidate(args.n, seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("bench", help="Benchmarks in a temporary home: a synthetic agent-operations corpus, "
                                      "or LoCoMo retrieval.")
@@ -210,6 +223,8 @@ def register(sub, common) -> None:
                                   "Python process with the same imports.")
     q.add_argument("--seconds", type=float, default=600.0, help="idle time measured (default 600)")
     q.add_argument("--repeat", type=int, default=3, help="timed runs of each phase (default 3)")
+    add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the corpus, "
+                                        "embedded first, and the idle pass after it, vs reading what the pass reads.")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
                             "recall vs balanced on the synthetic corpus (embedded first).", n=None)
     q.add_argument("--nodes", type=int, default=100_000, help="graph nodes (default 100000)")

@@ -29,6 +29,7 @@ class Settings:
     stale_floor: float = 0.1
     archive_strength: float = 0.05
     archive_max_accesses: int = 3
+    archive_min_days: float = 90.0
     interference_factor: float = 0.5
     interference_floor: float = 0.1
     associate_days: float = 7.0
@@ -44,6 +45,7 @@ class Settings:
                    int(cfg[c + "promote_accesses"]), float(cfg[c + "promote_confidence"]),
                    float(cfg[c + "stale_days"]), float(cfg[c + "stale_step"]), float(cfg[c + "stale_floor"]),
                    float(cfg[c + "archive_strength"]), int(cfg[c + "archive_max_accesses"]),
+                   float(cfg[c + "archive_min_days"]),
                    float(cfg[c + "interference_factor"]), float(cfg[c + "interference_floor"]),
                    float(cfg[c + "associate_days"]), float(cfg[c + "associate_threshold"]),
                    int(cfg[c + "associate_max_cluster"]), float(cfg[c + "min_interval_hours"]))
@@ -137,17 +139,19 @@ def interference(memories: dict[int, dict], contradicted: list[tuple[int, int, s
 
 def archive(memories: list[dict], now: float, s: Settings) -> list[Action]:
     """Seed 001: weak, hardly used, not factual, not potentiated -> archived (kept, restorable,
-    recalled only on request)."""
+    recalled only on request). Seed 001's strength falls below 0.05 three days after a memory
+    is made, so the rule also waits `archive_min_days`: otherwise recall would lose most of a
+    conversation within the week."""
     out = []
     for m in memories:
-        if m["factual"] or m["access_count"] >= s.archive_max_accesses \
-                or m["access_count"] >= s.potentiation_accesses:
+        age_days = (now - m["event_at"]) / DAY
+        if m["factual"] or m["access_count"] >= s.archive_max_accesses or age_days < s.archive_min_days:
             continue
         value = strength(m, now, s)
         if value < s.archive_strength:
             out.append(Action("archive", m["id"], {"state": "archived"},
                               f"strength {value:.3f} < {s.archive_strength:g} with {m['access_count']} accesses "
-                              f"< {s.archive_max_accesses}"))
+                              f"< {s.archive_max_accesses}, {age_days:.0f} days old"))
     return out
 
 
