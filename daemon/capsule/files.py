@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import secrets
 import time
 from pathlib import Path
 
@@ -27,8 +28,10 @@ def replace_if_unchanged(path: Path, expected: str | None, text: str) -> bool:
     the next read (the watcher's next event) rather than lost."""
     if read(path) != expected:
         return False
-    tmp = path.with_name(f".{path.name}.strata-{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # A name of its own per write: a render and the watcher's render may write at once in one
+    # process, and a shared name let one rename or remove the other's file.
+    tmp = path.with_name(f".{path.name}.strata-{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(text.encode("utf-8"))
