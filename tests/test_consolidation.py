@@ -28,10 +28,27 @@ def m(i: int, **kw) -> dict:
 def test_replay_takes_the_most_important_once_a_night():
     ms = [m(1, importance=0.9), m(2, importance=0.7), m(3, importance=0.69), m(4, importance=1.0,
                                                                                replayed_at=NOW - 3600)]
-    acts = R.replay(ms, NOW, R.Settings(replay_limit=1))
+    acts = R.replay(ms, NOW, R.Settings(replay_limit=2))  # 4, replayed an hour ago, used one of the two
     assert [(a.episode, a.set["access_count"]) for a in acts] == [(1, 1)]
-    assert {a.episode for a in R.replay(ms, NOW, S)} == {1, 2}  # 4 was replayed an hour ago
+    assert {a.episode for a in R.replay(ms, NOW, S)} == {1, 2}
     assert R.replay(ms, NOW + DAY, S)[0].episode == 4
+
+
+def test_replay_spends_one_budget_a_night_however_many_runs():
+    ms = [m(i, importance=0.9) for i in range(1, 6)]
+    first = R.replay(ms, NOW, R.Settings(replay_limit=2))
+    assert [a.episode for a in first] == [5, 4]
+    for a in first:
+        ms[a.episode - 1] = {**ms[a.episode - 1], **a.set}
+    assert R.replay(ms, NOW + 60, R.Settings(replay_limit=2)) == []  # the night's two are spent
+    assert len(R.replay(ms, NOW + DAY, R.Settings(replay_limit=2))) == 2
+
+
+def test_near_duplicates_must_share_numbers_identifiers_and_capitals():
+    assert R.key_tokens("The backup job on nas-01 failed with ENOSPC") == \
+        R.key_tokens("the backup job on nas-01 failed with ENOSPC.")
+    assert R.key_tokens("disk 83% on nas-01") != R.key_tokens("disk 91% on nas-01")
+    assert R.key_tokens("Bridge: DOWN") != R.key_tokens("Bridge: UP")
 
 
 def test_potentiate_marks_once_after_n_accesses():

@@ -35,7 +35,7 @@ async def bench_consolidate(n: int, *, seed: int = 0, progress: Callable[[int], 
             first = await mem.consolidation.run(now=NIGHT_AFTER)
             if progress:
                 progress(1)
-            second = await mem.consolidation.run(now=NIGHT_AFTER + 600)
+            second = await mem.consolidation.run(now=NIGHT_AFTER)  # the same night: must change nothing
             if progress:
                 progress(1)
     return {

@@ -33,7 +33,9 @@ def _merge_groups(ids: list[int], matrix: np.ndarray, mems: dict[int, dict], exc
             [k for k, i in enumerate(sub_ids) if mems[i]["embedded"] > newer_than], dtype=np.int64)
         if rows is not None and not len(rows):
             continue
-        pairs = similar.close_pairs(sub, s.merge_threshold, rows=rows)
+        keys = {i: R.key_tokens(mems[i]["content"]) for i in sub_ids}
+        pairs = [(a, b, cos) for a, b, cos in similar.close_pairs(sub, s.merge_threshold, rows=rows)
+                 if keys[sub_ids[a]] == keys[sub_ids[b]]]
         for a, b, cos in pairs:
             sims[(min(sub_ids[a], sub_ids[b]), max(sub_ids[a], sub_ids[b]))] = cos
         groups += [[sub_ids[k] for k in g] for g in similar.components(len(sub_ids), pairs)]
@@ -49,10 +51,12 @@ def _associations(ids: list[int], matrix: np.ndarray, mems: dict[int, dict], don
         return []
     sub_ids = [ids[p] for p in recent]
     pairs = [(sub_ids[a], sub_ids[b], cos) for a, b, cos in similar.close_pairs(matrix[recent], s.associate_threshold)]
-    pairs = [p for p in pairs if (p[0], p[1]) not in done and p[2] < s.merge_threshold]
+    # The cap counts the pairs associated before, so a second run does not reach for the next closest.
+    kept = similar.strongest([p for p in pairs if p[2] < s.merge_threshold or (p[0], p[1]) in done],
+                             max(1, s.associate_max_cluster - 1))
     return [R.Action("associate", a, {}, f"recent and close in meaning to {b} (cosine {cos:.3f} >= "
                                          f"{s.associate_threshold:g})", {"with": b})
-            for a, b, cos in similar.strongest(pairs, max(1, s.associate_max_cluster - 1))]
+            for a, b, cos in kept if (a, b) not in done]
 
 
 class Consolidation:

@@ -7,6 +7,7 @@ the marks that are set once), so a second run right after the first changes noth
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..scoring import hybrid_strength
@@ -66,6 +67,16 @@ class Action:
         return out
 
 
+_KEY_TOKEN = re.compile(r"[\w.:/@%-]*\d[\w.:/@%-]*|\b[A-Z][A-Z_]{1,}\b|\b\w+[-_./]\w[\w./-]*")
+
+
+def key_tokens(text: str) -> frozenset[str]:
+    """The words two near-duplicates must share: numbers, identifiers (gw-02, nas-01.lan,
+    ERR_CONN_RESET) and words in capitals (DOWN, UP). Embeddings put "disk 83% on nas-01" and
+    "disk 91% on nas-01" side by side; they are not the same memory."""
+    return frozenset(t.lower() for t in _KEY_TOKEN.findall(text))
+
+
 def _recent(when: float | None, now: float, s: Settings) -> bool:
     return when is not None and now - when < s.min_interval_hours * 3600.0
 
@@ -78,12 +89,13 @@ def strength(m: dict, now: float, s: Settings) -> float:
 def replay(memories: list[dict], now: float, s: Settings) -> list[Action]:
     """Seed 001: the most important memories get an implicit access, as the hippocampus replays
     them in sleep. At most `replay_limit` a run, most important first."""
+    budget = s.replay_limit - sum(_recent(m["replayed_at"], now, s) for m in memories)  # a night's, not a run's
     due = [m for m in memories if m["importance"] >= s.replay_importance and not _recent(m["replayed_at"], now, s)]
     due.sort(key=lambda m: (-m["importance"], -m["id"]))
     return [Action("replay", m["id"], {"access_count": m["access_count"] + 1, "last_access_at": now,
                                        "replayed_at": now},
                    f"importance {m['importance']:g} >= {s.replay_importance:g}: replayed as an implicit access")
-            for m in due[:s.replay_limit]]
+            for m in due[:max(0, budget)]]
 
 
 def potentiate(memories: list[dict], now: float, s: Settings) -> list[Action]:
