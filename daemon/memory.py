@@ -26,6 +26,7 @@ from .capsule.api import Capsule
 from .consolidation.api import Consolidation
 from .dossier.api import Dossiers
 from .facts.api import Facts
+from .facts import store as facts_store
 from .web.api import Web
 from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
@@ -362,12 +363,12 @@ class Memory:
         last run and (from its interval) next one."""
         from .phases.lock import holder
         from .phases.registry import PHASES
-        from .phases.runs import last_runs
+        from .phases.runs import last_runs, recent_failures
 
         beat = self.home.state_dir / "heartbeat"
         now = timeutil.now()
-        runs, loops = await self.db.run(lambda c: (last_runs(c), c.execute(
-            "SELECT value FROM meta WHERE key = 'loop_count'").fetchone()))
+        runs, loops, failures = await self.db.run(lambda c: (last_runs(c), c.execute(
+            "SELECT value FROM meta WHERE key = 'loop_count'").fetchone(), recent_failures(c)))
         phases = []
         for p in PHASES:
             last = runs.get(p.name)
@@ -377,11 +378,16 @@ class Memory:
                            "next_at": due, "next_at_iso": timeutil.iso(due)})
         return {"running": holder(self.home.state_dir / "daemon.lock"), "loop_count": int(loops[0]) if loops else 0,
                 "heartbeat_age_seconds": round(now - beat.stat().st_mtime, 1) if beat.exists() else None,
-                "phases": phases}
+                "phases": phases, "recent_errors": failures}
 
     async def status(self) -> dict:
         c = await reads.counts(self.db, self.agent)
         c["embedding_backlog"] = await self.embedding_backlog()
+        c["facts"], c["web_edges"], c["dossiers"] = await self.db.run(lambda conn: (
+            facts_store.current_count(conn, self.agent, timeutil.now()),
+            conn.execute("SELECT count(*) FROM web_edges WHERE agent = ?", (self.agent,)).fetchone()[0],
+            conn.execute("SELECT count(DISTINCT topic) FROM dossier_versions WHERE agent = ?",
+                         (self.agent,)).fetchone()[0]))
         spec = await self.db.run(vectors.indexed)
         c["embedding_model"] = None if spec is None else {"name": spec.model, "dimension": spec.dim,
                                                           "text": spec.text}

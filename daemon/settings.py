@@ -305,6 +305,8 @@ SETTINGS: tuple[Setting, ...] = (
             "each phase that used them, so an idle daemon stays small (loading them again takes a second or two)."),
     Setting("daemon.log_level", "info", "Log level: debug, info, warning, error.",
             _one_of("debug", "info", "warning", "error")),
+    Setting("tui.refresh_seconds", 2.0, "How often `strata tui` looks for changes in the database (and ages the "
+            "overview); 0 turns live refresh off.", _non_negative),
     Setting("consolidation.rules", ["merge", "replay", "potentiate", "promote", "stale", "interference", "archive",
                                     "associate"],
             "The consolidation rules that run, in this order whatever the list's order (remove one to turn it off).",

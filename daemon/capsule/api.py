@@ -87,6 +87,18 @@ class Capsule:
         doc = document.parse(text)
         return {"path": str(self.path), "text": text, "ok": doc.ok, "problems": [p.as_dict() for p in doc.problems]}
 
+    async def since_render(self) -> dict:
+        """What changed in the file since strata's newest kept render (a person's edits, or a
+        damaged file), as a unified diff."""
+        kept = await asyncio.to_thread(self._kept)
+        text = await self._read()
+        if not kept:
+            return {"path": str(self.path), "render": None, "diff": "", "changed": text is not None}
+        old = await asyncio.to_thread(kept[-1].read_text, encoding="utf-8")
+        lines = list(difflib.unified_diff(old.splitlines(), (text or "").splitlines(), f"last render ({kept[-1].name})",
+                                          "capsule (now)", lineterm=""))
+        return {"path": str(self.path), "render": str(kept[-1]), "diff": "\n".join(lines), "changed": bool(lines)}
+
     async def stats(self) -> dict:
         text = await self._read() or ""
         episodes, archive = await self.db.run(store.archive_bytes, self.agent)

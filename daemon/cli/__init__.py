@@ -9,7 +9,7 @@ import sys
 from .. import __version__
 from ..errors import EXIT_CODES, StrataError
 from . import (admin_cmds, bench_cmds, capsule_cmds, consolidate_cmds, dossier_cmds, fact_cmds, memory_cmds,
-               systemd_cmds, web_cmds)
+               systemd_cmds, tui_cmds, web_cmds)
 from .output import error
 
 GROUPS = (
@@ -19,6 +19,7 @@ GROUPS = (
     ("dossiers", dossier_cmds),
     ("capsule", capsule_cmds),
     ("consolidation", consolidate_cmds),
+    ("inspector", tui_cmds),
     ("home and daemon", admin_cmds),
     ("systemd", systemd_cmds),
     ("benchmarks", bench_cmds),

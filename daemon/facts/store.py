@@ -175,6 +175,11 @@ def get(conn, agent: str, label: str, *, at: float, known_at: float | None, now:
     return shaped(fact, value, now)
 
 
+def current_count(conn, agent: str, now: float) -> int:
+    return conn.execute(f"SELECT count(*) FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
+                        "WHERE f.agent = ? AND v.value IS NOT NULL", (now, agent)).fetchone()[0]
+
+
 def listing(conn, agent: str, *, now: float, stale_only: bool = False, prefix: str | None = None) -> list[dict]:
     sql = (f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
            "WHERE f.agent = ? AND v.value IS NOT NULL")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from pathlib import Path
 
 from ..errors import Conflict
@@ -15,11 +16,19 @@ class DaemonLock:
         self.path = path
         self._fd: int | None = None
 
-    def acquire(self) -> None:
+    def acquire(self, patience: float = 1.0) -> None:
+        """Take the lock. `holder()` (status, the TUI) holds it for a moment to probe, so a busy
+        lock is tried again for `patience` seconds before another daemon is assumed."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
             other = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
             os.close(fd)
             raise Conflict(f"another strata daemon already runs on this home (pid {other})",

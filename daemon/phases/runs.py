@@ -33,6 +33,12 @@ def last_runs(conn) -> dict[str, dict]:
     return out
 
 
+def recent_failures(conn, limit: int = 10) -> list[dict]:
+    return [{"phase": r[0], "started_at": r[1], "started_at_iso": timeutil.iso(r[1]), "error": r[2]}
+            for r in conn.execute("SELECT phase, started_at, error FROM phase_runs WHERE status = 'failed' "
+                                  "ORDER BY id DESC LIMIT ?", (limit,))]
+
+
 async def run_phase(mem, name: str, *, actor: str) -> dict:
     """Run one phase now and record it. A failure is recorded and returned, not raised."""
     phase = BY_NAME.get(name)

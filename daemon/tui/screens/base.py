@@ -1,0 +1,68 @@
+"""What every layer screen shares: its data is loaded in a worker (the interface never waits
+on the database or a model), it reloads when the database changes, and actions report their
+outcome as a notification."""
+
+from __future__ import annotations
+
+import time
+from typing import Awaitable, Callable
+
+from textual.message import Message
+from textual.screen import Screen
+
+from ...errors import StrataError
+
+
+def problem(e: StrataError) -> str:
+    return e.message + (f"\n{e.hint}" if e.hint else "")
+
+
+class LayerScreen(Screen):
+    TITLE = ""
+    loads = 0  # finished loads (the tests and `strata bench tui` wait on it)
+
+    class Loaded(Message):
+        """Posted after each load; bubbles to the app."""
+
+        def __init__(self, screen: "LayerScreen", seconds: float) -> None:
+            super().__init__()
+            self.screen_title = screen.TITLE
+            self.seconds = seconds
+
+    @property
+    def memory(self):
+        return self.app.memory
+
+    async def load(self) -> None:
+        """Read this screen's data and show it."""
+
+    def reload(self) -> None:
+        self.run_worker(self._load, group="load", exclusive=True)
+
+    async def _load(self) -> None:
+        started = time.perf_counter()
+        try:
+            await self.load()
+        except StrataError as e:
+            self.notify(problem(e), title="could not load", severity="error")
+        self.loads += 1
+        self.post_message(self.Loaded(self, time.perf_counter() - started))
+
+    def on_screen_resume(self) -> None:
+        self.sub_title = self.app.sub_title
+        self.reload()
+
+    def act(self, work: Callable[[], Awaitable[object]], done: Callable[[object], str] | str,
+            *, reload: bool = True) -> None:
+        """Run a change in a worker; say what it did (or what went wrong), then show the new state."""
+        async def run() -> None:
+            try:
+                result = await work()
+            except StrataError as e:
+                self.notify(problem(e), title="not done", severity="error")
+                return
+            self.notify(done(result) if callable(done) else done)
+            if reload:
+                await self._load()
+
+        self.run_worker(run, group="action")

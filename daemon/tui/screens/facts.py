@@ -1,0 +1,154 @@
+"""Facts: the current values, which are stale, the history of the selected key, and the
+conflicts; edit, add and retract through the same store API as `strata fact`."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Label
+
+from ... import timeutil
+from ..format import age, fact_value, one_line, when
+from .base import LayerScreen
+from .dialogs import Ask, Confirm
+
+SOURCE = "person:tui"
+
+
+class FactsScreen(LayerScreen):
+    TITLE = "Facts"
+    AUTO_FOCUS = "#facts"
+    BINDINGS = [
+        Binding("e", "edit", "Edit value"),
+        Binding("n", "new", "New fact"),
+        Binding("r", "retract", "Retract"),
+        Binding("k", "acknowledge", "Acknowledge conflict"),
+        Binding("slash", "focus_filter", "Filter"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.facts: dict[str, dict] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="searchbar"):
+            yield Input(placeholder="key prefix (Enter)", id="prefix")
+            yield Checkbox("stale only", id="stale")
+        with Horizontal():
+            with Vertical(id="left"):
+                yield DataTable(id="facts", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="right"):
+                yield Label("History", classes="section", id="history-title")
+                yield DataTable(id="history", cursor_type="row")
+                yield Label("Conflicts", classes="section")
+                yield DataTable(id="conflicts", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#facts", DataTable).add_columns("key", "value", "confirmed", "stale", "source")
+        self.query_one("#history", DataTable).add_columns("value", "from", "to", "source", "")
+        self.query_one("#conflicts", DataTable).add_columns("id", "key", "was", "became", "when", "state")
+
+    @property
+    def selected(self) -> dict | None:
+        table = self.query_one("#facts", DataTable)
+        if not table.row_count:
+            return None
+        return self.facts.get(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+
+    async def load(self) -> None:
+        prefix = self.query_one("#prefix", Input).value.strip() or None
+        facts = await self.memory.facts.list(stale=self.query_one("#stale", Checkbox).value, prefix=prefix)
+        conflicts = await self.memory.facts.conflicts(limit=100)
+        table = self.query_one("#facts", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        self.facts = {f["key"]: f for f in facts}
+        now = timeutil.now()
+        for f in facts:
+            table.add_row(f["label"], one_line(f["value"], 50), age(now - f["confirmed_at"]) + " ago"
+                          if f["confirmed_at"] else "-", "stale" if f["stale"] else "", f["source"], key=f["key"])
+        if table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+        else:
+            self.query_one("#history", DataTable).clear()
+        ct = self.query_one("#conflicts", DataTable)
+        ct.clear()
+        for c in conflicts:
+            state = "acknowledged" if c["acknowledged_at"] else "flagged" if c["flagged"] else "resolved"
+            ct.add_row(str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")),
+                       fact_value(c["new"]["value"]), when(c["at"]), state, key=str(c["id"]))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.reload()
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        self.reload()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id != "facts" or event.row_key is None:
+            return
+        key = event.row_key.value
+
+        async def history() -> None:
+            h = await self.memory.facts.history(key)
+            self.query_one("#history-title", Label).update(f"History of {h['label']}")
+            table = self.query_one("#history", DataTable)
+            table.clear()
+            for v in h["history"]:
+                table.add_row(one_line(fact_value(v["value"]), 40), when(v["valid_from"]), when(v["valid_to"]),
+                              v["source"], "current" if v["current"] else "")
+
+        self.run_worker(history, group="history", exclusive=True)
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#prefix", Input).focus()
+
+    def action_edit(self) -> None:
+        fact = self.selected
+        if fact is None:
+            self.notify("no fact selected", severity="warning")
+            return
+
+        def answered(values: dict | None) -> None:
+            if values is None or values["value"] == fact["value"]:
+                return
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self.act(lambda: self.memory.facts.set(fact["key"], values["value"], source=SOURCE),
+                             f"{fact['label']} = {values['value']}")
+            self.app.push_screen(Confirm(f"Set {fact['label']} from {fact['value']!r} to {values['value']!r}? "
+                                         "The old value stays in its history."), confirmed)
+        self.app.push_screen(Ask(f"New value of {fact['label']}", [("value", "value", fact["value"])]), answered)
+
+    def action_new(self) -> None:
+        def answered(values: dict | None) -> None:
+            if values:
+                self.act(lambda: self.memory.facts.set(values["key"], values["value"], source=SOURCE),
+                         lambda r: f"{r['label']} = {r['value']}")
+        self.app.push_screen(Ask("A new fact", [("key", "key (e.g. user.timezone)", ""), ("value", "value", "")]),
+                             answered)
+
+    def action_retract(self) -> None:
+        fact = self.selected
+        if fact is None:
+            self.notify("no fact selected", severity="warning")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.act(lambda: self.memory.facts.retract(fact["key"], source=SOURCE),
+                         f"{fact['label']} retracted")
+        self.app.push_screen(Confirm(f"Retract {fact['label']} (now {fact['value']!r})? "
+                                     "Its history is kept."), confirmed)
+
+    def action_acknowledge(self) -> None:
+        table = self.query_one("#conflicts", DataTable)
+        if not table.row_count:
+            self.notify("no conflicts", severity="warning")
+            return
+        cid = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        self.act(lambda: self.memory.facts.acknowledge(cid), f"conflict {cid} acknowledged")

@@ -1,0 +1,208 @@
+"""Memories: search in any mode, see why each hit ranked where it did, and act on it."""
+
+from __future__ import annotations
+
+import json
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Label, Select, Static
+
+from ...settings import MODES
+from ..format import one_line, when
+from ..widgets.explain import ExplainPanel
+from .base import LayerScreen
+from .dialogs import Confirm, Document
+
+
+def summary(result: dict) -> str:
+    used = result["mode_used"] + ("" if result["mode_used"] == result["mode"] else f" (asked {result['mode']})")
+    text = (f"recall {result['recall_id']} · {used} · {len(result['hits'])} hits of {result['candidates']} "
+            f"candidates · {result['elapsed_ms']:.0f} ms")
+    return text + "".join(f"\n⚠ {w}" for w in result["warnings"])
+
+
+class MemoriesScreen(LayerScreen):
+    TITLE = "Memories"
+    AUTO_FOCUS = "#hits"
+    BINDINGS = [
+        Binding("slash", "focus_search", "Search"),
+        Binding("f", "factual", "Pin factual"),
+        Binding("x", "irrelevant", "Irrelevant"),
+        Binding("plus", "feedback('success')", "Recall helped"),
+        Binding("minus", "feedback('failure')", "Recall failed"),
+        Binding("a", "archive", "Archive/restore"),
+        Binding("d", "details", "Details"),
+        Binding("w", "web", "In spiderweb"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.result: dict | None = None  # the recall shown, None while the newest memories are shown
+        self.rows: dict[int, dict] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="searchbar"):
+            yield Input(placeholder="search memories (Enter)", id="query")
+            yield Select([(m, m) for m in MODES], allow_blank=False, id="mode")
+            yield Checkbox("archived too", id="archived")
+        with Horizontal():
+            yield DataTable(id="hits", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="side"):
+                yield Label("Why", classes="section")
+                yield ExplainPanel(id="explain")
+        yield Static(id="summary")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#hits", DataTable).add_columns("#", "score", "id", "kind", "when", "state", "content")
+        self.query_one("#mode", Select).value = self.memory.config["recall.mode"]
+
+    @property
+    def selected(self) -> dict | None:
+        table = self.query_one("#hits", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self.rows.get(int(key))
+
+    # -- loading -----------------------------------------------------------------------------
+
+    async def load(self) -> None:
+        """The newest memories, or (after a search) the shown hits' current state: reloading
+        never recalls again, since a recall is recorded and feeds the spiderweb."""
+        if self.result is None:
+            states = ("active", "archived") if self.query_one("#archived", Checkbox).value else ("active",)
+            rows = await self.memory.timeline(limit=100, states=states)
+            self._show([(None, r) for r in rows])
+            self.query_one("#summary", Static).update(f"the {len(rows)} newest memories; / to search")
+            return
+        for hit in self.result["hits"]:
+            current = await self.memory.get(hit["id"])
+            hit.update(state=current["state"], factual=current["factual"], irrelevant=current["irrelevant"])
+        self._show([(h["score"], h) for h in self.result["hits"]])
+
+    def _show(self, scored: list[tuple[float | None, dict]]) -> None:
+        table = self.query_one("#hits", DataTable)
+        keep = table.cursor_row
+        table.clear()
+        self.rows = {}
+        for n, (score, r) in enumerate(scored, 1):
+            self.rows[r["id"]] = r
+            flags = r.get("state", "active") + (" factual" if r.get("factual") else "") \
+                + (" irrelevant" if r.get("irrelevant") else "")
+            table.add_row(str(n), "-" if score is None else f"{score:.3f}", str(r["id"]), r["kind"],
+                          when(r["event_at"]), flags, one_line(r["content"], 90), key=str(r["id"]))
+        if table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+        else:
+            self.query_one("#explain", ExplainPanel).clear()
+
+    def search(self, query: str) -> None:
+        if not query.strip():
+            self.result = None
+            self.reload()
+            return
+        mode = self.query_one("#mode", Select).value
+        archived = self.query_one("#archived", Checkbox).value
+
+        async def run() -> dict:
+            return await self.memory.recall(query, mode=mode, include_archived=archived)
+
+        def shown(result: dict) -> str:
+            self.result = result
+            self._show([(h["score"], h) for h in result["hits"]])
+            self.query_one("#summary", Static).update(summary(result))
+            self.query_one("#hits", DataTable).focus()
+            return f"{len(result['hits'])} hits"
+
+        self.act(run, shown, reload=False)
+
+    # -- events ------------------------------------------------------------------------------
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.search(event.value)
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if self.result is None:
+            self.reload()
+        else:
+            self.search(self.result["query"])
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id != "hits" or event.row_key is None:
+            return
+        panel = self.query_one("#explain", ExplainPanel)
+        row = self.rows.get(int(event.row_key.value))
+        if row is None:
+            return
+        if self.result is not None and "explain" in row:
+            panel.show_hit(row, self.result["weights"])
+            return
+
+        async def scores() -> None:
+            panel.show_scores(await self.memory.get(row["id"]))
+
+        self.run_worker(scores, group="explain", exclusive=True)
+
+    # -- actions -----------------------------------------------------------------------------
+
+    def action_focus_search(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def _with_selected(self, then) -> None:
+        row = self.selected
+        if row is None:
+            self.notify("nothing selected", severity="warning")
+        else:
+            then(row)
+
+    def action_factual(self) -> None:
+        def go(row):
+            pin = not row.get("factual")
+            self.act(lambda: self.memory.mark(row["id"], factual=pin),
+                     f"memory {row['id']} {'pinned as factual' if pin else 'no longer factual'}")
+        self._with_selected(go)
+
+    def action_irrelevant(self) -> None:
+        def go(row):
+            flag = not row.get("irrelevant")
+            self.act(lambda: self.memory.mark(row["id"], irrelevant=flag),
+                     f"memory {row['id']} {'marked irrelevant' if flag else 'relevant again'}")
+        self._with_selected(go)
+
+    def action_feedback(self, outcome: str) -> None:
+        if self.result is None:
+            self.notify("feedback is given on a recall: search first", severity="warning")
+            return
+        rid = self.result["recall_id"]
+        self.act(lambda: self.memory.feedback(rid, outcome),
+                 lambda r: f"recall {rid}: {outcome} shared by {len(r['episodes'])} memories")
+
+    def action_archive(self) -> None:
+        def go(row):
+            if row.get("state") == "archived":
+                self.act(lambda: self.memory.restore(row["id"]), f"memory {row['id']} restored")
+                return
+
+            def answered(yes: bool | None) -> None:
+                if yes:
+                    self.act(lambda: self.memory.forget(row["id"], reason="archived in the inspector"),
+                             f"memory {row['id']} archived")
+            self.app.push_screen(Confirm(f"Archive memory {row['id']}? It leaves recall until restored."),
+                                 answered)
+        self._with_selected(go)
+
+    def action_details(self) -> None:
+        def go(row):
+            async def show() -> None:
+                full = await self.memory.get(row["id"])
+                self.app.push_screen(Document(f"memory {row['id']}", json.dumps(full, indent=2, ensure_ascii=False,
+                                                                                default=str)))
+            self.run_worker(show, group="details")
+        self._with_selected(go)
+
+    def action_web(self) -> None:
+        self._with_selected(lambda row: self.app.open_in_web(f"episode:{row['id']}"))

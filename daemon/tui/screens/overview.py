@@ -1,0 +1,85 @@
+"""Overview: is the daemon alive, what did each phase do last and when is it next, how much
+each layer holds, and what went wrong lately."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Header, Label, Static
+
+from ... import timeutil
+from ..format import age, one_line, size, when
+from .base import LayerScreen
+
+
+def daemon_line(d: dict) -> str:
+    running = d["running"]
+    head = "daemon: not running" if running is None else f"daemon: running (pid {running})"
+    beat = d["heartbeat_age_seconds"]
+    return f"{head} · heartbeat {'never' if beat is None else age(beat) + ' ago'} · loop {d['loop_count']}"
+
+
+def layer_rows(s: dict) -> list[tuple[str, str]]:
+    states = s["by_state"]
+    cap = s["capsule"]
+    return [
+        ("memories", f"{s['episodes']:,} ({states.get('active', 0):,} active, {states.get('archived', 0):,} archived)"),
+        ("embedding backlog", f"{s['embedding_backlog']:,}"),
+        ("access events to fold", f"{s['pending_access_events']:,}"),
+        ("recalls / feedback", f"{s['recalls']:,} / {s['feedback']:,}"),
+        ("current facts", f"{s['facts']:,}"),
+        ("spiderweb edges", f"{s['web_edges']:,}"),
+        ("dossiers", f"{s['dossiers']:,}"),
+        ("capsule", f"{cap['lines']} lines, " + ("valid" if cap["ok"] else f"{cap['errors']} error(s)")),
+        ("database", size(s["database_bytes"])),
+        ("learning phase", s["phase"]),
+    ]
+
+
+class OverviewScreen(LayerScreen):
+    TITLE = "Overview"
+    AUTO_FOCUS = "#phases"
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="daemon")
+        with Horizontal():
+            with Vertical(id="left"):
+                yield Label("Phases", classes="section")
+                yield DataTable(id="phases", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="right"):
+                yield Label("Layers", classes="section")
+                yield DataTable(id="layers", cursor_type="none", show_header=False)
+        yield Label("Recent errors", classes="section")
+        yield DataTable(id="errors", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#phases", DataTable).add_columns("phase", "every", "last run", "status", "took", "next")
+        self.query_one("#layers", DataTable).add_columns("layer", "holds")
+        self.query_one("#errors", DataTable).add_columns("when", "phase", "error")
+
+    async def load(self) -> None:
+        s = await self.memory.status()
+        now = timeutil.now()
+        d = s["daemon"]
+        self.query_one("#daemon", Static).update(daemon_line(d) + f" · agent {s['agent']}")
+        phases = self.query_one("#phases", DataTable)
+        phases.clear()
+        for p in d["phases"]:
+            last = p["last"] or {}
+            took = None if not last.get("ended_at") else last["ended_at"] - last["started_at"]
+            nxt = p["next_at"]
+            phases.add_row(p["phase"], age(p["every_seconds"]),
+                           "never" if not last else age(now - last["started_at"]) + " ago",
+                           last.get("status", "-"), "-" if took is None else f"{took:.2f} s",
+                           f"after {p['after']}" if p["after"] else "-" if nxt is None else
+                           ("due" if nxt <= now else "in " + age(nxt - now)), key=p["phase"])
+        layers = self.query_one("#layers", DataTable)
+        layers.clear()
+        for row in layer_rows(s):
+            layers.add_row(*row)
+        errors = self.query_one("#errors", DataTable)
+        errors.clear()
+        for e in d["recent_errors"]:
+            errors.add_row(when(e["started_at"]), e["phase"], one_line(e["error"] or "", 100))

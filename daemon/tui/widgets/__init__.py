@@ -1,0 +1,1 @@
+"""Widgets more than one screen could use."""

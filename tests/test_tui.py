@@ -1,0 +1,299 @@
+"""The inspector driven by Textual pilots against real homes: what each screen shows, and that
+its actions change the database through the same API as the CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+
+import pytest
+
+from daemon import Memory
+from daemon.phases import runs
+from daemon.tui.format import age, explain
+from tests.tui_helpers import drive, notes, rows, settle, switch, type_in
+
+NGINX = "deployed web-01 with nginx 1.25 after error E502"
+TEA = "Alice prefers tea over coffee in the morning"
+BACKUP = "the backup job on the home server runs at night"
+
+
+async def cli(home, *args: str) -> None:
+    """Another process writing, as the daemon or the CLI would."""
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "daemon", "--home", str(home), *args,
+                                                stdout=asyncio.subprocess.DEVNULL)
+    assert await proc.wait() == 0
+
+
+def on(home, body) -> object:
+    async def go():
+        async with await Memory.open(home, actor="test") as mem:
+            return await body(mem)
+    return asyncio.run(go())
+
+
+@pytest.fixture
+def filled(home):
+    """Three memories, a fact with a history, and a failed phase run."""
+    async def fill(mem):
+        for text in (NGINX, TEA, BACKUP):
+            await mem.observe(text)
+        await mem.facts.set("user.drink", "tea")
+        await mem.facts.set("user.drink", "coffee")
+        rid = await mem.db.transact(runs._start, "embed", 1_790_000_000.0, "daemon")
+        await mem.db.transact(runs._end, rid, 1_790_000_001.0, "failed", None, "model file is damaged")
+    on(home, fill)
+    return home
+
+
+def test_format_helpers():
+    assert age(None) == "never" and age(5) == "5 s" and age(90) == "1.5 min" and age(7200) == "2.0 h"
+    hit = {"score": 0.5, "factual": False, "context": {},
+           "explain": {"signals": {"relevance": 1.0, "recency": 0.5, "trust": 0.9},
+                       "retrievers": {"fts": {"rank": 2, "bm25": 1.5}, "graph": {"path": ["a", "b"]}},
+                       "features": {"access_count": 3}}}
+    out = explain(hit, {"relevance": 0.5, "recency": 0.1})
+    assert ("signal", "relevance", "1.000 × 0.5 = 0.500") in out
+    assert ("signal", "trust", "× 0.900") in out
+    assert ("retriever", "fts", "rank 2, bm25 1.5") in out
+    assert ("retriever", "graph", "path a → b") in out
+    assert ("feature", "access_count", "3") in out
+
+
+@pytest.mark.slow
+def test_overview_shows_daemon_phases_layers_and_errors(filled):
+    async def body(app, pilot):
+        layers = dict((r[0], r[1]) for r in rows(app, "#layers"))
+        assert layers["memories"] == "3 (3 active, 0 archived)"
+        assert layers["current facts"] == "1"
+        assert layers["embedding backlog"] == "3"
+        phases = {r[0]: r for r in rows(app, "#phases")}
+        assert {"heartbeat", "fold", "embed", "decay", "consolidate", "dossiers", "capsule", "backup"} <= set(phases)
+        assert phases["embed"][3] == "failed"
+        assert any("model file is damaged" in r[2] for r in rows(app, "#errors"))
+        assert "daemon: not running" in str(app.screen.query_one("#daemon").render())
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_screens_reload_when_another_process_writes(filled):
+    """Live refresh: a write through another connection (as the daemon's) shows up unasked."""
+    async def body(app, pilot):
+        assert rows(app, "#layers")[0][1].startswith("3 ")
+        await cli(filled, "observe", "a fourth memory written by someone else")
+        for _ in range(40):
+            await settle(pilot)
+            if rows(app, "#layers")[0][1].startswith("4 "):
+                break
+        assert rows(app, "#layers")[0][1].startswith("4 ")
+        await switch(pilot, "2")
+        assert any("a fourth memory" in r[-1] for r in rows(app, "#hits"))
+        await cli(filled, "observe", "a fifth one")
+        for _ in range(40):
+            await settle(pilot)
+            if any("a fifth one" in r[-1] for r in rows(app, "#hits")):
+                break
+        assert any("a fifth one" in r[-1] for r in rows(app, "#hits"))
+    drive(filled, body, refresh=0.1)
+
+
+@pytest.mark.slow
+def test_memories_search_explain_and_actions(filled):
+    async def body(app, pilot):
+        await switch(pilot, "2")
+        assert [r[-1] for r in rows(app, "#hits")][0] == BACKUP  # newest first before any search
+        app.screen.query_one("#mode").value = "fast"
+        await type_in(pilot, "#query", "nginx")
+        hits = rows(app, "#hits")
+        assert len(hits) == 1 and hits[0][-1] == NGINX
+        why = {(r[0], r[1]): r[2] for r in rows(app, "#explain")}
+        assert why[("retriever", "fts")].startswith("rank 1")
+        assert "× 0.55 =" in why[("signal", "relevance")]
+        nid = int(hits[0][2])
+        rid = app.screen.result["recall_id"]
+
+        await pilot.press("f")
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot)
+        row = await app.memory.get(nid)
+        assert row["factual"] and row["irrelevant"]
+        outcome = await app.memory.db.fetchone("SELECT outcome FROM recalls WHERE id = ?", (rid,))
+        assert outcome[0] == "success"
+        assert "factual irrelevant" in rows(app, "#hits")[0][5]
+
+        await pilot.press("plus")  # feedback twice: refused, said, and the app goes on
+        await settle(pilot)
+        assert any("already" in n for n in notes(app))
+
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("n")  # the confirmation protects it
+        await settle(pilot)
+        assert (await app.memory.get(nid))["state"] == "active"
+        await pilot.press("a")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert (await app.memory.get(nid))["state"] == "archived"
+        assert rows(app, "#hits")[0][5].startswith("archived")
+        await pilot.press("a")  # restoring needs no confirmation
+        await settle(pilot)
+        assert (await app.memory.get(nid))["state"] == "active"
+
+        await pilot.press("d")
+        await settle(pilot)
+        assert NGINX in str(app.screen.query_one("#document").render())
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("w")
+        await settle(pilot)
+        assert app.screen.node == f"episode:{nid}"
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_balanced_search_shows_each_retriever(filled):
+    on(filled, lambda mem: mem.embed_pending())
+
+    async def body(app, pilot):
+        await switch(pilot, "2")
+        assert app.screen.query_one("#mode").value == "balanced"
+        await type_in(pilot, "#query", "which hot drink does Alice like")
+        hits = rows(app, "#hits")
+        assert hits[0][-1] == TEA
+        why = {(r[0], r[1]): r[2] for r in rows(app, "#explain")}
+        assert why[("retriever", "vector")].startswith("rank 1, cosine")
+        assert "balanced" in str(app.screen.query_one("#summary").render())
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_facts_history_edit_new_retract(filled):
+    async def body(app, pilot):
+        await switch(pilot, "3")
+        assert [r[:2] for r in rows(app, "#facts")] == [["user.drink", "coffee"]]
+        history = rows(app, "#history")
+        assert [h[0] for h in history] == ["coffee", "tea"] or [h[0] for h in history] == ["tea", "coffee"]
+        assert any(r[1] == "user.drink" for r in rows(app, "#conflicts"))
+
+        await pilot.press("e")
+        await settle(pilot)
+        field = app.screen.query_one("#field-value")
+        field.value = ""
+        await pilot.press(*"cocoa", "enter")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert (await app.memory.facts.get("user.drink"))["value"] == "cocoa"
+        assert rows(app, "#facts")[0][1] == "cocoa"
+        assert (await app.memory.facts.get("user.drink"))["source"] == "person:tui"
+
+        await pilot.press("n")
+        await settle(pilot)
+        await pilot.press(*"user.city", "enter", *"Lisbon", "enter")
+        await settle(pilot)
+        assert (await app.memory.facts.get("user.city"))["value"] == "Lisbon"
+
+        app.screen.query_one("#facts").move_cursor(row=[r[0] for r in rows(app, "#facts")].index("user.drink"))
+        await pilot.press("r")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert [r[0] for r in rows(app, "#facts")] == ["user.city"]
+        current = [h for h in (await app.memory.facts.history("user.drink"))["history"] if h["current"]]
+        assert [h["value"] for h in current] == [None]
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_spiderweb_tree_jump_and_spread(filled):
+    async def link(mem):
+        for _ in range(3):  # used together often enough that a spread passes web.spread_threshold
+            await mem.web.activate(["episode:1", "episode:2"])
+            await mem.web.commit()
+    on(filled, link)
+
+    async def body(app, pilot):
+        await switch(pilot, "4")
+        await type_in(pilot, "#node", "episode:1")
+        tree = app.screen.query_one("#web")
+        assert str(tree.root.label).startswith("episode:1")
+        children = [c.data for c in tree.root.children]
+        assert "episode:2" in children
+        assert " w " in str(tree.root.children[children.index("episode:2")].label)
+        tree.focus()
+        tree.move_cursor(tree.root.children[children.index("episode:2")])
+        await pilot.press("space")  # open the next hop
+        await settle(pilot)
+        assert "episode:1" in [c.data for c in tree.root.children[children.index("episode:2")].children]
+        await pilot.press("s")
+        await settle(pilot)
+        assert "episode:1" in [r[0] for r in rows(app, "#reached")]
+        await type_in(pilot, "#node", "episode:999")
+        assert any("999" in n for n in notes(app))  # a missing node is said, not a crash
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_dossiers_show_sources_versions_and_refresh(filled):
+    async def make(mem):
+        await mem.dossiers.add("alice")
+        await mem.dossiers.refresh("alice", force=True)
+    on(filled, make)
+
+    async def body(app, pilot):
+        await switch(pilot, "5")
+        assert rows(app, "#topics")[0][:2] == ["alice", "1"]
+        assert "Alice" in app.screen.query_one("#text")._markdown
+        assert any(TEA[:40] in r[2] for r in rows(app, "#sources"))
+        await pilot.press("r")
+        await settle(pilot, 0.2)
+        versions = await app.memory.dossiers.history("alice")
+        assert len(versions["versions"]) == 2
+        assert len(rows(app, "#versions")) == 2
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_capsule_problems_with_lines_diff_and_render(filled):
+    async def render(mem):
+        return await mem.capsule.render()
+    on(filled, render)
+    path = filled / "capsule" / "CAPSULE.md"
+    lines = path.read_text().splitlines()
+    broken = next(i for i, line in enumerate(lines) if line.startswith("<!-- strata:end"))
+    lines[broken] = "<!-- strata:end nonsense -->"
+    lines.append("a note I added by hand")
+    path.write_text("\n".join(lines) + "\n")
+
+    async def body(app, pilot):
+        await switch(pilot, "6")
+        problems = rows(app, "#problems")
+        assert any(p[0] == str(broken + 1) and p[1] == "error" for p in problems)
+        assert "error(s)" in str(app.screen.query_one("#capsule-state").render())
+        diff = str(app.screen.query_one("#diff").render())
+        assert "+a note I added by hand" in diff and "+<!-- strata:end nonsense -->" in diff
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_help_and_command_palette(filled):
+    async def body(app, pilot):
+        await switch(pilot, "3")
+        await pilot.press("question_mark")
+        await settle(pilot)
+        text = app.screen.query_one("#help-text")._markdown
+        assert "Retract" in text and "Everywhere" in text and "Quit" in text
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"Go to Capsule")
+        await settle(pilot, 0.3)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "CapsuleScreen"
+    drive(filled, body)
