@@ -352,6 +352,11 @@ class Memory:
         ep["history"] = await reads.audit_of(self.db, self.agent, "episode", episode_id)
         return ep
 
+    async def get_many(self, ids: Iterable[int]) -> dict[int, dict]:
+        """Several memories as stored (no scores or history), by id; ids not in this namespace
+        are left out."""
+        return await reads.get_episodes(self.db, self.agent, [int(i) for i in ids])
+
     async def timeline(self, **filters) -> list[dict]:
         return await reads.timeline(self.db, self.agent, **filters)
 

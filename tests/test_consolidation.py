@@ -42,6 +42,10 @@ def test_replay_spends_one_budget_a_night_however_many_runs():
         ms[a.episode - 1] = {**ms[a.episode - 1], **a.set}
     assert R.replay(ms, NOW + 60, R.Settings(replay_limit=2)) == []  # the night's two are spent
     assert len(R.replay(ms, NOW + DAY, R.Settings(replay_limit=2))) == 2
+    # Archived since (so no longer among the active memories), they still spent tonight's budget.
+    still_active = [x for x in ms if x["replayed_at"] is None]
+    assert len(R.replay(still_active, NOW + 60, R.Settings(replay_limit=2))) == 2
+    assert R.replay(still_active, NOW + 60, R.Settings(replay_limit=2), [x["replayed_at"] for x in ms]) == []
 
 
 def test_near_duplicates_must_share_numbers_identifiers_and_capitals():

@@ -48,7 +48,7 @@ def filled(home):
 
 def test_format_helpers():
     assert age(None) == "never" and age(5) == "5 s" and age(90) == "1.5 min" and age(7200) == "2.0 h"
-    hit = {"score": 0.5, "factual": False, "context": {},
+    hit = {"score": 0.5, "kind": "lesson", "factual": False, "context": {},
            "explain": {"signals": {"relevance": 1.0, "recency": 0.5, "trust": 0.9},
                        "retrievers": {"fts": {"rank": 2, "bm25": 1.5}, "graph": {"path": ["a", "b"]}},
                        "features": {"access_count": 3}}}
@@ -122,7 +122,7 @@ def test_memories_search_explain_and_actions(filled):
         assert row["factual"] and row["irrelevant"]
         outcome = await app.memory.db.fetchone("SELECT outcome FROM recalls WHERE id = ?", (rid,))
         assert outcome[0] == "success"
-        assert "factual irrelevant" in rows(app, "#hits")[0][5]
+        assert "factual irrelevant" in rows(app, "#hits")[0][4]
 
         await pilot.press("plus")  # feedback twice: refused, said, and the app goes on
         await settle(pilot)
@@ -138,7 +138,7 @@ def test_memories_search_explain_and_actions(filled):
         await pilot.press("y")
         await settle(pilot)
         assert (await app.memory.get(nid))["state"] == "archived"
-        assert rows(app, "#hits")[0][5].startswith("archived")
+        assert rows(app, "#hits")[0][4].startswith("archived")
         await pilot.press("a")  # restoring needs no confirmation
         await settle(pilot)
         assert (await app.memory.get(nid))["state"] == "active"
@@ -247,7 +247,7 @@ def test_dossiers_show_sources_versions_and_refresh(filled):
     async def body(app, pilot):
         await switch(pilot, "5")
         assert rows(app, "#topics")[0][:2] == ["alice", "1"]
-        assert "Alice" in app.screen.query_one("#text")._markdown
+        assert app.screen.document.startswith("# Alice")
         assert any(TEA[:40] in r[2] for r in rows(app, "#sources"))
         await pilot.press("r")
         await settle(pilot, 0.2)
@@ -274,6 +274,7 @@ def test_capsule_problems_with_lines_diff_and_render(filled):
         problems = rows(app, "#problems")
         assert any(p[0] == str(broken + 1) and p[1] == "error" for p in problems)
         assert "error(s)" in str(app.screen.query_one("#capsule-state").render())
+        assert "a note I added by hand" in app.screen.document
         diff = str(app.screen.query_one("#diff").render())
         assert "+a note I added by hand" in diff and "+<!-- strata:end nonsense -->" in diff
     drive(filled, body)
@@ -285,7 +286,7 @@ def test_help_and_command_palette(filled):
         await switch(pilot, "3")
         await pilot.press("question_mark")
         await settle(pilot)
-        text = app.screen.query_one("#help-text")._markdown
+        text = app.screen.text
         assert "Retract" in text and "Everywhere" in text and "Quit" in text
         await pilot.press("escape")
         await settle(pilot)

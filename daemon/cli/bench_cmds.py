@@ -21,7 +21,7 @@ from ..settings import MODES
 from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
-            "bench dossier", "bench capsule", "bench daemon", "bench consolidate")
+            "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui")
 
 
 def _table(r: dict) -> str:
@@ -144,6 +144,19 @@ async def cmd_capsule(args) -> int:
     return 0
 
 
+async def cmd_tui(args) -> int:
+    from ..bench.tui import bench_tui  # loads Textual
+
+    if args.n < 100 or args.rounds < 1:
+        raise InvalidInput("need --n >= 100 and --rounds >= 1")
+    bar = Progress(args.rounds, "inspector rounds (start, then every screen)", unit="rounds")
+    result = await bench_tui(args.n, rounds=args.rounds, seed=args.seed, progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 async def cmd_daemon(args) -> int:
     from ..phases.registry import PHASES
 
@@ -223,6 +236,9 @@ def register(sub, common) -> None:
                                   "Python process with the same imports.")
     q.add_argument("--seconds", type=float, default=600.0, help="idle time measured (default 600)")
     q.add_argument("--repeat", type=int, default=3, help="timed runs of each phase (default 3)")
+    q = add("tui", cmd_tui, "The inspector headless: time to the first screen with its data and to switch "
+                            "screens, vs a bare Textual app.")
+    q.add_argument("--rounds", type=int, default=10, help="starts, each followed by a visit to every screen")
     add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the corpus, "
                                         "embedded first, and the idle pass after it, vs reading what the pass reads.")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "

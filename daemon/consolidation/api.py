@@ -64,7 +64,7 @@ class Consolidation:
         self.db, self.agent, self.actor, self.web = db, agent, actor, web
         self.settings = R.Settings.from_config(config)
 
-    def _plan(self, mems, ids, matrix, excluded, mark, contradicted, done_assoc, now, rules):
+    def _plan(self, mems, ids, matrix, excluded, mark, contradicted, done_assoc, replayed, now, rules):
         s = self.settings
         actions: list[R.Action] = []
 
@@ -81,8 +81,9 @@ class Consolidation:
                 if a.set.get("state") == "superseded":
                     mems.pop(a.episode, None)
         active = lambda: [m for m in mems.values() if m.get("state", "active") == "active"]  # noqa: E731
-        for name, rule in (("replay", R.replay), ("potentiate", R.potentiate), ("promote", R.promote),
-                           ("stale", R.stale)):
+        if "replay" in rules:
+            take(R.replay(active(), now, s, replayed))
+        for name, rule in (("potentiate", R.potentiate), ("promote", R.promote), ("stale", R.stale)):
             if name in rules:
                 take(rule(active(), now, s))
         if "interference" in rules:
@@ -117,12 +118,13 @@ class Consolidation:
             ids, matrix = store.vectors(conn, self.agent) if needs_vectors else ([], np.zeros((0, 0)))
             newest = conn.execute("SELECT max(embedded) FROM episodes WHERE agent = ?", (self.agent,)).fetchone()[0]
             return (store.memories(conn, self.agent), ids, matrix, store.fact_sources(conn, self.agent),
-                    store.merge_mark(conn), contradicted, store.done_pairs(conn, self.agent, "associate"), newest)
+                    store.merge_mark(conn), contradicted, store.done_pairs(conn, self.agent, "associate"),
+                    store.replay_times(conn, self.agent), newest)
 
-        mems, ids, matrix, excluded, mark, contradicted, done_assoc, newest = await self.db.run(read)
+        mems, ids, matrix, excluded, mark, contradicted, done_assoc, replayed, newest = await self.db.run(read)
         before = {i: dict(m) for i, m in mems.items()}
         actions = await asyncio.to_thread(self._plan, mems, ids, matrix, excluded, mark, contradicted, done_assoc,
-                                          now, chosen)
+                                          replayed, now, chosen)
         run = None
         if not dry_run:
             def write(conn):

@@ -86,10 +86,12 @@ def strength(m: dict, now: float, s: Settings) -> float:
                                                   potentiation_accesses=s.potentiation_accesses)
 
 
-def replay(memories: list[dict], now: float, s: Settings) -> list[Action]:
+def replay(memories: list[dict], now: float, s: Settings, replayed: list[float | None] | None = None) -> list[Action]:
     """Seed 001: the most important memories get an implicit access, as the hippocampus replays
-    them in sleep. At most `replay_limit` a run, most important first."""
-    budget = s.replay_limit - sum(_recent(m["replayed_at"], now, s) for m in memories)  # a night's, not a run's
+    them in sleep. At most `replay_limit` a night, most important first; `replayed` holds when
+    every memory (archived ones too) was last replayed, default those of `memories`."""
+    times = [m["replayed_at"] for m in memories] if replayed is None else replayed
+    budget = s.replay_limit - sum(_recent(t, now, s) for t in times)
     due = [m for m in memories if m["importance"] >= s.replay_importance and not _recent(m["replayed_at"], now, s)]
     due.sort(key=lambda m: (-m["importance"], -m["id"]))
     return [Action("replay", m["id"], {"access_count": m["access_count"] + 1, "last_access_at": now,

@@ -24,6 +24,13 @@ def memories(conn, agent: str) -> dict[int, dict]:
         (agent,))}
 
 
+def replay_times(conn, agent: str) -> list[float]:
+    """When memories in any state were last replayed: a memory archived after its replay still
+    spent the night's budget."""
+    return [r[0] for r in conn.execute("SELECT replayed_at FROM episodes WHERE agent = ? AND replayed_at IS NOT NULL",
+                                       (agent,))]
+
+
 def vectors(conn, agent: str) -> tuple[list[int], np.ndarray]:
     """Ids and unit vectors of the namespace's active memories that have one."""
     if indexed(conn) is None:

@@ -17,6 +17,17 @@ async def get_episode(db: Database, agent: str, episode_id: int) -> dict:
     return episode_dict(row)
 
 
+async def get_episodes(db: Database, agent: str, ids: list[int]) -> dict[int, dict]:
+    """The namespace's memories among `ids` (missing ones are left out)."""
+    out: dict[int, dict] = {}
+    for start in range(0, len(ids), 500):
+        part = ids[start:start + 500]
+        rows = await db.fetchall(f"SELECT * FROM episodes WHERE agent = ? AND id IN ({', '.join('?' * len(part))})",
+                                 (agent, *part))
+        out.update((r["id"], episode_dict(r)) for r in rows)
+    return out
+
+
 async def pending_accesses(db: Database, agent: str, episode_id: int) -> dict:
     """Access events not yet folded, so `show` can tell the whole story before the daemon folds."""
     row = await db.fetchone("SELECT count(*), max(a.at) FROM access_events a JOIN episodes e ON e.id = a.episode_id "

@@ -33,8 +33,9 @@ CSS = """
 #searchbar Select { width: 16; }
 #searchbar Checkbox { width: auto; }
 #left { width: 3fr; }
-#hits { width: 3fr; }
-#right, #side { width: 2fr; }
+#hits { width: 1fr; }
+#side { width: 50; }
+#right { width: 2fr; }
 #errors { height: 8; }
 DataTable { height: 1fr; }
 .dialog { width: 70; height: auto; max-height: 80%; border: thick $accent; background: $surface; padding: 1 2; }
@@ -70,6 +71,7 @@ class StrataApp(App):
         self.refresh_seconds = refresh_seconds
         self.pending_web_node: str | None = None
         self.loaded_at: dict[str, float] = {}  # screen title -> when its newest load finished
+        self.load_seconds: dict[str, float] = {}  # ... and how long reading and showing its data took
         self._seen: int | None = None
         self._polling = False
 
@@ -78,7 +80,7 @@ class StrataApp(App):
             self.memory = await Memory.open(self._open[0], agent=self._open[1], actor="tui")
         if self.refresh_seconds is None:
             self.refresh_seconds = float(self.memory.config["tui.refresh_seconds"])
-        self.sub_title = f"{self.memory.agent} @ {self.memory.home.root}"
+        self.sub_title = f"{self.memory.agent} · {self.memory.home.root.name}"
         await self.switch_mode("overview")
         if self.refresh_seconds > 0:
             self.set_interval(self.refresh_seconds, self._poll)
@@ -89,6 +91,7 @@ class StrataApp(App):
 
     def on_layer_screen_loaded(self, message: LayerScreen.Loaded) -> None:
         self.loaded_at[message.screen_title] = time.perf_counter()
+        self.load_seconds[message.screen_title] = message.seconds
 
     async def _poll(self) -> None:
         """Reload the shown screen when the database changed since the last look (the
@@ -116,7 +119,9 @@ class StrataApp(App):
     def action_help(self) -> None:
         screen = self.screen
         if isinstance(screen, LayerScreen):
-            self.push_screen(HelpScreen(screen.TITLE, list(screen.BINDINGS), list(self.BINDINGS)))
+            def keys(bindings) -> list[tuple[str, str]]:
+                return [(self.get_key_display(b), b.description) for b in bindings]
+            self.push_screen(HelpScreen(screen.TITLE, keys(screen.BINDINGS), keys(self.BINDINGS)))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

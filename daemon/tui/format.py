@@ -63,6 +63,7 @@ def explain(hit: dict, weights: dict[str, float]) -> list[tuple[str, str, str]]:
         rows.append(("retriever", retriever, ", ".join(f"{k} {_value(v)}" for k, v in detail.items())))
     for name, v in hit["explain"]["features"].items():
         rows.append(("feature", name, _value(v)))
+    rows.append(("memory", "kind", hit["kind"]))
     rows.append(("memory", "factual", "yes" if hit.get("factual") else "no"))
     if hit.get("context"):
         rows.append(("memory", "context", json.dumps(hit["context"], sort_keys=True, ensure_ascii=False)))

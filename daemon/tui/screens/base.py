@@ -9,8 +9,26 @@ from typing import Awaitable, Callable
 
 from textual.message import Message
 from textual.screen import Screen
+from textual.widgets import DataTable
 
 from ...errors import StrataError
+
+
+def cursor_key(table: DataTable) -> str | None:
+    """The key of the row under the cursor, None for an empty table."""
+    if not table.row_count:
+        return None
+    return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+
+def refill(table: DataTable, rows: list[tuple[str, tuple]]) -> None:
+    """Replace the rows (key, cells), keeping the cursor where it was."""
+    keep = table.cursor_row
+    table.clear()
+    for key, cells in rows:
+        table.add_row(*cells, key=key)
+    if table.row_count:
+        table.move_cursor(row=min(keep, table.row_count - 1))
 
 
 def problem(e: StrataError) -> str:

@@ -3,12 +3,14 @@ what changed since strata last rendered it; render now."""
 
 from __future__ import annotations
 
+from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from ...errors import InvalidInput
+from ..widgets.bars import KeyBar, TitleBar
 from .base import LayerScreen
 
 
@@ -17,18 +19,18 @@ class CapsuleScreen(LayerScreen):
     BINDINGS = [Binding("r", "render", "Render now")]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static(id="capsule-state")
         with TabbedContent(id="tabs"):
             with TabPane("Capsule", id="tab-text"):
                 with VerticalScroll():
-                    yield Markdown(id="text")
+                    yield Static(id="text")
             with TabPane("Problems", id="tab-problems"):
                 yield DataTable(id="problems", cursor_type="row")
             with TabPane("Since last render", id="tab-diff"):
                 with VerticalScroll():
                     yield Static(id="diff", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#problems", DataTable).add_columns("line", "level", "problem", "message")
@@ -46,7 +48,8 @@ class CapsuleScreen(LayerScreen):
             f"{cap.path.name}: {checked['lines']} lines · " + ("valid" if checked["ok"] else f"{errors} error(s)")
             + f" · {len(checked['problems'])} problem(s) · "
             + ("edited since the last render" if changes["changed"] else "as last rendered"))
-        await self.query_one("#text", Markdown).update(text)
+        self.document = text  # the markdown shown
+        self.query_one("#text", Static).update(RichMarkdown(text))
         table = self.query_one("#problems", DataTable)
         table.clear()
         for p in checked["problems"]:

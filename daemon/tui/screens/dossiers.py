@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from functools import partial
 
+from rich.markdown import Markdown as RichMarkdown
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Header, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
-from ..format import when
-from .base import LayerScreen
+from ..format import one_line, when
+from ..widgets.bars import KeyBar, TitleBar
+from .base import LayerScreen, cursor_key, refill
 from .dialogs import Ask
 
 
@@ -28,7 +30,7 @@ class DossiersScreen(LayerScreen):
         self.topic: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal():
             with Vertical(id="left"):
                 yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
@@ -36,7 +38,7 @@ class DossiersScreen(LayerScreen):
                 with TabbedContent(id="tabs"):
                     with TabPane("Dossier", id="tab-text"):
                         with VerticalScroll():
-                            yield Markdown(id="text")
+                            yield Static(id="text")
                     with TabPane("Sources", id="tab-sources"):
                         yield DataTable(id="sources", cursor_type="row")
                     with TabPane("Versions", id="tab-versions"):
@@ -44,7 +46,7 @@ class DossiersScreen(LayerScreen):
                     with TabPane("Diff", id="tab-diff"):
                         with VerticalScroll():
                             yield Static(id="diff", markup=False)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#topics", DataTable).add_columns("topic", "version", "refreshed", "due", "origin")
@@ -54,14 +56,11 @@ class DossiersScreen(LayerScreen):
     async def load(self) -> None:
         listing = await self.memory.dossiers.list()
         table = self.query_one("#topics", DataTable)
-        keep = table.cursor_row
-        table.clear()
-        for t in listing["topics"]:
-            table.add_row(t["topic"], str(t["version"] or "-"), when(t["refreshed_at"]), "due" if t["due"] else "",
-                          t["origin"] + ("" if t["enabled"] else " (off)"), key=t["topic"])
+        refill(table, [(t["topic"], (t["topic"], str(t["version"] or "-"), when(t["refreshed_at"]),
+                                     "due" if t["due"] else "", t["origin"] + ("" if t["enabled"] else " (off)")))
+                       for t in listing["topics"]])
         if table.row_count:
-            table.move_cursor(row=min(keep, table.row_count - 1))
-            await self._show_topic(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+            await self._show_topic(cursor_key(table))
 
     async def _show_topic(self, topic: str) -> None:
         self.topic = topic
@@ -76,14 +75,16 @@ class DossiersScreen(LayerScreen):
             current = await self.memory.dossiers.show(topic)
             text, sources = current["text"], current["sources"]
             diff = (await self.memory.dossiers.diff(topic))["diff"] or "(only one version, or no change)"
-        await self.query_one("#text", Markdown).update(text)
+        self.document = text  # the markdown shown
+        self.query_one("#text", Static).update(RichMarkdown(text))
         table = self.query_one("#sources", DataTable)
         table.clear()
+        cited = await self.memory.get_many(int(s["id"][1:]) for s in sources
+                                           if s["id"][:1] == "e" and s["id"][1:].isdigit())
         for s in sources:
-            content = "-"
-            if s["id"].startswith("e") and s["id"][1:].isdigit():
-                content = (await self.memory.get(int(s["id"][1:])))["content"][:90]
-            table.add_row(s["id"], f"{s['salience']:.3f}", content)
+            memory = cited.get(int(s["id"][1:])) if s["id"][:1] == "e" and s["id"][1:].isdigit() else None
+            table.add_row(s["id"], "-" if s.get("salience") is None else f"{s['salience']:.3f}",
+                          "-" if memory is None else one_line(memory["content"], 90))
         self.query_one("#diff", Static).update(diff)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -6,11 +6,12 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Label
+from textual.widgets import Checkbox, DataTable, Input, Label
 
 from ... import timeutil
 from ..format import age, fact_value, one_line, when
-from .base import LayerScreen
+from ..widgets.bars import KeyBar, TitleBar
+from .base import LayerScreen, cursor_key, refill
 from .dialogs import Ask, Confirm
 
 SOURCE = "person:tui"
@@ -32,7 +33,7 @@ class FactsScreen(LayerScreen):
         self.facts: dict[str, dict] = {}
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="searchbar"):
             yield Input(placeholder="key prefix (Enter)", id="prefix")
             yield Checkbox("stale only", id="stale")
@@ -44,7 +45,7 @@ class FactsScreen(LayerScreen):
                 yield DataTable(id="history", cursor_type="row")
                 yield Label("Conflicts", classes="section")
                 yield DataTable(id="conflicts", cursor_type="row")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#facts", DataTable).add_columns("key", "value", "confirmed", "stale", "source")
@@ -53,33 +54,24 @@ class FactsScreen(LayerScreen):
 
     @property
     def selected(self) -> dict | None:
-        table = self.query_one("#facts", DataTable)
-        if not table.row_count:
-            return None
-        return self.facts.get(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        key = cursor_key(self.query_one("#facts", DataTable))
+        return None if key is None else self.facts.get(key)
 
     async def load(self) -> None:
         prefix = self.query_one("#prefix", Input).value.strip() or None
         facts = await self.memory.facts.list(stale=self.query_one("#stale", Checkbox).value, prefix=prefix)
         conflicts = await self.memory.facts.conflicts(limit=100)
-        table = self.query_one("#facts", DataTable)
-        keep = table.cursor_row
-        table.clear()
         self.facts = {f["key"]: f for f in facts}
         now = timeutil.now()
-        for f in facts:
-            table.add_row(f["label"], one_line(f["value"], 50), age(now - f["confirmed_at"]) + " ago"
-                          if f["confirmed_at"] else "-", "stale" if f["stale"] else "", f["source"], key=f["key"])
-        if table.row_count:
-            table.move_cursor(row=min(keep, table.row_count - 1))
-        else:
+        refill(self.query_one("#facts", DataTable), [(f["key"], (
+            f["label"], one_line(f["value"], 50), age(now - f["confirmed_at"]) + " ago" if f["confirmed_at"] else "-",
+            "stale" if f["stale"] else "", f["source"])) for f in facts])
+        if not facts:
             self.query_one("#history", DataTable).clear()
-        ct = self.query_one("#conflicts", DataTable)
-        ct.clear()
-        for c in conflicts:
-            state = "acknowledged" if c["acknowledged_at"] else "flagged" if c["flagged"] else "resolved"
-            ct.add_row(str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")),
-                       fact_value(c["new"]["value"]), when(c["at"]), state, key=str(c["id"]))
+        refill(self.query_one("#conflicts", DataTable), [(str(c["id"]), (
+            str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")), fact_value(c["new"]["value"]),
+            when(c["at"]), "acknowledged" if c["acknowledged_at"] else "flagged" if c["flagged"] else "resolved"))
+            for c in conflicts])
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.reload()
@@ -146,9 +138,9 @@ class FactsScreen(LayerScreen):
                                      "Its history is kept."), confirmed)
 
     def action_acknowledge(self) -> None:
-        table = self.query_one("#conflicts", DataTable)
-        if not table.row_count:
+        key = cursor_key(self.query_one("#conflicts", DataTable))
+        if key is None:
             self.notify("no conflicts", severity="warning")
             return
-        cid = int(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        cid = int(key)
         self.act(lambda: self.memory.facts.acknowledge(cid), f"conflict {cid} acknowledged")

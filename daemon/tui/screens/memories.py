@@ -7,19 +7,19 @@ import json
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Label, Select, Static
+from textual.widgets import Checkbox, DataTable, Input, Label, Select, Static
 
 from ...settings import MODES
 from ..format import one_line, when
 from ..widgets.explain import ExplainPanel
-from .base import LayerScreen
+from ..widgets.bars import KeyBar, TitleBar
+from .base import LayerScreen, cursor_key, refill
 from .dialogs import Confirm, Document
 
 
 def summary(result: dict) -> str:
     used = result["mode_used"] + ("" if result["mode_used"] == result["mode"] else f" (asked {result['mode']})")
-    text = (f"recall {result['recall_id']} · {used} · {len(result['hits'])} hits of {result['candidates']} "
-            f"candidates · {result['elapsed_ms']:.0f} ms")
+    text = f"recall {result['recall_id']} · {used} · {len(result['hits'])} hits of {result['candidates']} candidates"
     return text + "".join(f"\n⚠ {w}" for w in result["warnings"])
 
 
@@ -43,7 +43,7 @@ class MemoriesScreen(LayerScreen):
         self.rows: dict[int, dict] = {}
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="searchbar"):
             yield Input(placeholder="search memories (Enter)", id="query")
             yield Select([(m, m) for m in MODES], allow_blank=False, id="mode")
@@ -54,19 +54,16 @@ class MemoriesScreen(LayerScreen):
                 yield Label("Why", classes="section")
                 yield ExplainPanel(id="explain")
         yield Static(id="summary")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#hits", DataTable).add_columns("#", "score", "id", "kind", "when", "state", "content")
+        self.query_one("#hits", DataTable).add_columns("#", "score", "id", "when", "state", "content")
         self.query_one("#mode", Select).value = self.memory.config["recall.mode"]
 
     @property
     def selected(self) -> dict | None:
-        table = self.query_one("#hits", DataTable)
-        if not table.row_count:
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self.rows.get(int(key))
+        key = cursor_key(self.query_one("#hits", DataTable))
+        return None if key is None else self.rows.get(int(key))
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -85,19 +82,14 @@ class MemoriesScreen(LayerScreen):
         self._show([(h["score"], h) for h in self.result["hits"]])
 
     def _show(self, scored: list[tuple[float | None, dict]]) -> None:
+        self.rows = {r["id"]: r for _, r in scored}
         table = self.query_one("#hits", DataTable)
-        keep = table.cursor_row
-        table.clear()
-        self.rows = {}
-        for n, (score, r) in enumerate(scored, 1):
-            self.rows[r["id"]] = r
-            flags = r.get("state", "active") + (" factual" if r.get("factual") else "") \
-                + (" irrelevant" if r.get("irrelevant") else "")
-            table.add_row(str(n), "-" if score is None else f"{score:.3f}", str(r["id"]), r["kind"],
-                          when(r["event_at"]), flags, one_line(r["content"], 90), key=str(r["id"]))
-        if table.row_count:
-            table.move_cursor(row=min(keep, table.row_count - 1))
-        else:
+        refill(table, [(str(r["id"]), (
+            str(n), "-" if score is None else f"{score:.3f}", str(r["id"]), when(r["event_at"]),
+            r.get("state", "active") + (" factual" if r.get("factual") else "")
+            + (" irrelevant" if r.get("irrelevant") else ""), one_line(r["content"], 90)))
+            for n, (score, r) in enumerate(scored, 1)])
+        if not table.row_count:
             self.query_one("#explain", ExplainPanel).clear()
 
     def search(self, query: str) -> None:

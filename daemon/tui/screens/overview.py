@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Label, Static
+from textual.widgets import DataTable, Label, Static
 
 from ... import timeutil
 from ..format import age, one_line, size, when
+from ..widgets.bars import KeyBar, TitleBar
 from .base import LayerScreen
 
 
@@ -32,6 +33,7 @@ def layer_rows(s: dict) -> list[tuple[str, str]]:
         ("dossiers", f"{s['dossiers']:,}"),
         ("capsule", f"{cap['lines']} lines, " + ("valid" if cap["ok"] else f"{cap['errors']} error(s)")),
         ("database", size(s["database_bytes"])),
+        ("home", s["home"]),
         ("learning phase", s["phase"]),
     ]
 
@@ -41,7 +43,7 @@ class OverviewScreen(LayerScreen):
     AUTO_FOCUS = "#phases"
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         yield Static(id="daemon")
         with Horizontal():
             with Vertical(id="left"):
@@ -52,7 +54,7 @@ class OverviewScreen(LayerScreen):
                 yield DataTable(id="layers", cursor_type="none", show_header=False)
         yield Label("Recent errors", classes="section")
         yield DataTable(id="errors", cursor_type="row")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#phases", DataTable).add_columns("phase", "every", "last run", "status", "took", "next")

@@ -6,9 +6,10 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Input, Label, Tree
+from textual.widgets import DataTable, Input, Label, Tree
 
 from ..format import one_line
+from ..widgets.bars import KeyBar, TitleBar
 from .base import LayerScreen
 
 class WebScreen(LayerScreen):
@@ -25,7 +26,7 @@ class WebScreen(LayerScreen):
         self.node: str | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield TitleBar()
         with Horizontal(id="searchbar"):
             yield Input(placeholder="node: episode:12, fact:user.timezone, entity:host:web-01 (Enter)", id="node")
         with Horizontal():
@@ -34,7 +35,7 @@ class WebScreen(LayerScreen):
             with Vertical(id="right"):
                 yield Label("Spread", classes="section", id="spread-title")
                 yield DataTable(id="reached", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one("#reached", DataTable).add_columns("node", "activation", "state", "path")

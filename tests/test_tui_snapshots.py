@@ -1,0 +1,83 @@
+"""Snapshots of the main screens (pytest-textual-snapshot). The clock is fixed so ages and
+scores are the same on every run; after an intended change of look, review the new pictures
+and accept them with `pytest tests/test_tui_snapshots.py --snapshot-update`."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from daemon import Memory, timeutil
+from daemon.tui.app import StrataApp
+from tests.tui_helpers import settle, switch, type_in
+
+pytestmark = pytest.mark.slow
+
+NOW = 1_795_000_000.0
+SIZE = (120, 34)
+
+
+@pytest.fixture
+def still(home, monkeypatch):
+    """A home filled at a fixed time, read at that time."""
+    monkeypatch.setattr(timeutil, "now", lambda: NOW)
+
+    async def fill():
+        async with await Memory.open(home) as mem:
+            for i, text in enumerate(("deployed web-01 with nginx 1.25 after error E502",
+                                      "Alice prefers tea over coffee in the morning",
+                                      "the backup job on the home server runs at night",
+                                      "nginx on web-02 restarted cleanly after the config change")):
+                await mem.observe(text, at=NOW - 3600 * (4 - i))
+            await mem.facts.set("user.drink", "tea", at=NOW - 7200)
+            await mem.facts.set("user.drink", "coffee")
+            await mem.facts.set("host.web-01.role", "reverse proxy")
+            await mem.dossiers.add("nginx")
+            await mem.dossiers.refresh("nginx", force=True)
+            await mem.capsule.render()
+    asyncio.run(fill())
+    return home
+
+
+def app(home) -> StrataApp:
+    return StrataApp(home=home, refresh_seconds=0)
+
+
+def test_memories_screen(still, snap_compare):
+    async def search(pilot):
+        await settle(pilot)
+        await switch(pilot, "2")
+        pilot.app.screen.query_one("#mode").value = "fast"
+        await type_in(pilot, "#query", "nginx")
+    assert snap_compare(app(still), run_before=search, terminal_size=SIZE)
+
+
+def test_facts_screen(still, snap_compare):
+    async def go(pilot):
+        await settle(pilot)
+        await switch(pilot, "3")
+    assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
+
+
+def test_dossiers_screen(still, snap_compare):
+    async def go(pilot):
+        await settle(pilot)
+        await switch(pilot, "5")
+    assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
+
+
+def test_capsule_screen(still, snap_compare):
+    async def go(pilot):
+        await settle(pilot)
+        await switch(pilot, "6")
+    assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
+
+
+def test_help_screen(still, snap_compare):
+    async def go(pilot):
+        await settle(pilot)
+        await switch(pilot, "2")
+        await pilot.press("question_mark")
+        await settle(pilot)
+    assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
