@@ -22,7 +22,8 @@ async def get_episodes(db: Database, agent: str, ids: list[int]) -> dict[int, di
     out: dict[int, dict] = {}
     for start in range(0, len(ids), 500):
         part = ids[start:start + 500]
-        rows = await db.fetchall(f"SELECT * FROM episodes WHERE agent = ? AND id IN ({', '.join('?' * len(part))})",
+        # `+agent`: look the ids up by rowid, not every memory of the namespace by agent.
+        rows = await db.fetchall(f"SELECT * FROM episodes WHERE +agent = ? AND id IN ({', '.join('?' * len(part))})",
                                  (agent, *part))
         out.update((r["id"], episode_dict(r)) for r in rows)
     return out
@@ -80,7 +81,8 @@ async def counts(db: Database, agent: str) -> dict:
     by_state = {r[0]: r[1] for r in rows}
     ns = await db.fetchone("SELECT episode_count, feedback_count FROM namespaces WHERE agent = ?", (agent,))
     recalls = await db.scalar("SELECT count(*) FROM recalls WHERE agent = ?", (agent,))
-    pending = await db.scalar("SELECT count(*) FROM access_events a JOIN episodes e ON e.id = a.episode_id "
+    # From the few unfolded events to their memories, not from every memory to its events.
+    pending = await db.scalar("SELECT count(*) FROM access_events a CROSS JOIN episodes e ON e.id = a.episode_id "
                               "WHERE a.folded = 0 AND e.agent = ?", (agent,))
     return {"episodes": sum(by_state.values()), "by_state": by_state, "recalls": recalls,
             "feedback": ns[1] if ns else 0, "pending_access_events": pending}

@@ -440,6 +440,14 @@ CREATE TABLE consolidation_pairs (
 """)
 
 
+def m013_counts_by_state(conn) -> None:
+    _run(conn, """
+-- `strata status` and the inspector's overview count memories by state on every look: from
+-- this index rather than from every row (94 ms at 100,000 memories before, a few after).
+CREATE INDEX episodes_by_state ON episodes(agent, state);
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -453,6 +461,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (10, "phase runs", m010_phase_runs),
     (11, "strength snapshots", m011_strength_snapshots),
     (12, "consolidation", m012_consolidation),
+    (13, "counts by state", m013_counts_by_state),
 )
 
 
