@@ -39,7 +39,7 @@ async def _visit(pilot, app, titles: dict[str, str], into: dict[str, list[float]
 
 async def _inspector(mem: Memory, rounds: int, progress) -> tuple[list[float], dict, dict]:
     """Per round: a fresh app to its first screen, every screen a first time (each builds its
-    widgets), then every screen again."""
+    widgets), then every screen twice more."""
     from ..tui.app import SCREENS, StrataApp
 
     titles = {str(n): cls.TITLE for n, cls in enumerate(SCREENS.values(), 1)}
@@ -51,6 +51,7 @@ async def _inspector(mem: Memory, rounds: int, progress) -> tuple[list[float], d
             await _until(pilot, lambda: "Overview" in app.loaded_at)
             first.append(app.loaded_at["Overview"] - started)
             await _visit(pilot, app, titles, first_visit)
+            await _visit(pilot, app, titles, again)
             await _visit(pilot, app, titles, again)
             await app.workers.wait_for_complete()
         if progress:

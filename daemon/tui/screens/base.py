@@ -22,7 +22,11 @@ def cursor_key(table: DataTable) -> str | None:
 
 
 def refill(table: DataTable, rows: list[tuple[str, tuple]]) -> None:
-    """Replace the rows (key, cells), keeping the cursor where it was."""
+    """Replace the rows (key, cells), keeping the cursor where it was. Rows equal to those shown
+    are left alone: a DataTable measures every cell again when refilled, the bulk of a reload."""
+    if getattr(table, "shown_rows", None) == rows:
+        return
+    table.shown_rows = rows
     keep = table.cursor_row
     table.clear()
     for key, cells in rows:

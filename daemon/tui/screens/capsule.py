@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from ...errors import InvalidInput
 from ..widgets.bars import KeyBar, TitleBar
-from .base import LayerScreen
+from .base import LayerScreen, refill
 
 
 class CapsuleScreen(LayerScreen):
@@ -48,12 +48,11 @@ class CapsuleScreen(LayerScreen):
             f"{cap.path.name}: {checked['lines']} lines · " + ("valid" if checked["ok"] else f"{errors} error(s)")
             + f" · {len(checked['problems'])} problem(s) · "
             + ("edited since the last render" if changes["changed"] else "as last rendered"))
-        self.document = text  # the markdown shown
-        self.query_one("#text", Static).update(RichMarkdown(text))
-        table = self.query_one("#problems", DataTable)
-        table.clear()
-        for p in checked["problems"]:
-            table.add_row(str(p["line"] or "-"), p["level"], p["code"], p["message"])
+        if text != getattr(self, "document", None):
+            self.document = text  # the markdown shown
+            self.query_one("#text", Static).update(RichMarkdown(text))
+        refill(self.query_one("#problems", DataTable), [(str(n), (str(p["line"] or "-"), p["level"], p["code"],
+                                                                  p["message"])) for n, p in enumerate(checked["problems"])])
         self.query_one("#diff", Static).update(
             changes["diff"] or ("no render kept yet" if changes["render"] is None else "no change since the last render"))
 

@@ -65,26 +65,23 @@ class DossiersScreen(LayerScreen):
     async def _show_topic(self, topic: str) -> None:
         self.topic = topic
         history = await self.memory.dossiers.history(topic)
-        versions = self.query_one("#versions", DataTable)
-        versions.clear()
-        for v in history["versions"]:
-            versions.add_row(str(v["version"]), when(v["created_at"]), v["generator"], str(v["sources"]),
-                             str(v["lines"]), key=str(v["version"]))
+        refill(self.query_one("#versions", DataTable), [(str(v["version"]), (
+            str(v["version"]), when(v["created_at"]), v["generator"], str(v["sources"]), str(v["lines"])))
+            for v in history["versions"]])
         text, sources, diff = "_No version yet: press r to write one._", [], ""
         if history["versions"]:
             current = await self.memory.dossiers.show(topic)
             text, sources = current["text"], current["sources"]
             diff = (await self.memory.dossiers.diff(topic))["diff"] or "(only one version, or no change)"
-        self.document = text  # the markdown shown
-        self.query_one("#text", Static).update(RichMarkdown(text))
-        table = self.query_one("#sources", DataTable)
-        table.clear()
-        cited = await self.memory.get_many(int(s["id"][1:]) for s in sources
-                                           if s["id"][:1] == "e" and s["id"][1:].isdigit())
-        for s in sources:
-            memory = cited.get(int(s["id"][1:])) if s["id"][:1] == "e" and s["id"][1:].isdigit() else None
-            table.add_row(s["id"], "-" if s.get("salience") is None else f"{s['salience']:.3f}",
-                          "-" if memory is None else one_line(memory["content"], 90))
+        if text != getattr(self, "document", None):
+            self.document = text  # the markdown shown
+            self.query_one("#text", Static).update(RichMarkdown(text))
+        episodes = {s["id"]: int(s["id"][1:]) for s in sources if s["id"][:1] == "e" and s["id"][1:].isdigit()}
+        cited = await self.memory.get_many(episodes.values())
+        refill(self.query_one("#sources", DataTable), [(s["id"], (
+            s["id"], "-" if s.get("salience") is None else f"{s['salience']:.3f}",
+            one_line(cited[episodes[s["id"]]]["content"], 90) if episodes.get(s["id"]) in cited else "-"))
+            for s in sources])
         self.query_one("#diff", Static).update(diff)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -3,6 +3,8 @@ conflicts; edit, add and retract through the same store API as `strata fact`."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -66,8 +68,7 @@ class FactsScreen(LayerScreen):
         refill(self.query_one("#facts", DataTable), [(f["key"], (
             f["label"], one_line(f["value"], 50), age(now - f["confirmed_at"]) + " ago" if f["confirmed_at"] else "-",
             "stale" if f["stale"] else "", f["source"])) for f in facts])
-        if not facts:
-            self.query_one("#history", DataTable).clear()
+        await self._history(cursor_key(self.query_one("#facts", DataTable)))
         refill(self.query_one("#conflicts", DataTable), [(str(c["id"]), (
             str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")), fact_value(c["new"]["value"]),
             when(c["at"]), "acknowledged" if c["acknowledged_at"] else "flagged" if c["flagged"] else "resolved"))
@@ -82,18 +83,15 @@ class FactsScreen(LayerScreen):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id != "facts" or event.row_key is None:
             return
-        key = event.row_key.value
+        self.run_worker(partial(self._history, event.row_key.value), group="history", exclusive=True)
 
-        async def history() -> None:
-            h = await self.memory.facts.history(key)
-            self.query_one("#history-title", Label).update(f"History of {h['label']}")
-            table = self.query_one("#history", DataTable)
-            table.clear()
-            for v in h["history"]:
-                table.add_row(one_line(fact_value(v["value"]), 40), when(v["valid_from"]), when(v["valid_to"]),
-                              v["source"], "current" if v["current"] else "")
-
-        self.run_worker(history, group="history", exclusive=True)
+    async def _history(self, key: str | None) -> None:
+        """The selected key's values over time (none when no fact is selected)."""
+        h = None if key is None else await self.memory.facts.history(key)
+        self.query_one("#history-title", Label).update("History" + (f" of {h['label']}" if h else ""))
+        refill(self.query_one("#history", DataTable), [(str(v["value_id"]), (
+            one_line(fact_value(v["value"]), 40), when(v["valid_from"]), when(v["valid_to"]), v["source"],
+            "current" if v["current"] else "")) for v in (h["history"] if h else [])])
 
     def action_focus_filter(self) -> None:
         self.query_one("#prefix", Input).focus()

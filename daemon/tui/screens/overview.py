@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Label, Static
 from ... import timeutil
 from ..format import age, one_line, size, when
 from ..widgets.bars import KeyBar, TitleBar
-from .base import LayerScreen
+from .base import LayerScreen, refill
 
 
 def daemon_line(d: dict) -> str:
@@ -66,22 +66,18 @@ class OverviewScreen(LayerScreen):
         now = timeutil.now()
         d = s["daemon"]
         self.query_one("#daemon", Static).update(daemon_line(d) + f" · agent {s['agent']}")
-        phases = self.query_one("#phases", DataTable)
-        phases.clear()
+        rows = []
         for p in d["phases"]:
             last = p["last"] or {}
             took = None if not last.get("ended_at") else last["ended_at"] - last["started_at"]
             nxt = p["next_at"]
-            phases.add_row(p["phase"], age(p["every_seconds"]),
-                           "never" if not last else age(now - last["started_at"]) + " ago",
-                           last.get("status", "-"), "-" if took is None else f"{took:.2f} s",
-                           f"after {p['after']}" if p["after"] else "-" if nxt is None else
-                           ("due" if nxt <= now else "in " + age(nxt - now)), key=p["phase"])
-        layers = self.query_one("#layers", DataTable)
-        layers.clear()
-        for row in layer_rows(s):
-            layers.add_row(*row)
-        errors = self.query_one("#errors", DataTable)
-        errors.clear()
-        for e in d["recent_errors"]:
-            errors.add_row(when(e["started_at"]), e["phase"], one_line(e["error"] or "", 100))
+            rows.append((p["phase"], (
+                p["phase"], age(p["every_seconds"]), "never" if not last else age(now - last["started_at"]) + " ago",
+                last.get("status", "-"), "-" if took is None else f"{took:.2f} s",
+                f"after {p['after']}" if p["after"] else "-" if nxt is None else
+                ("due" if nxt <= now else "in " + age(nxt - now)))))
+        refill(self.query_one("#phases", DataTable), rows)
+        refill(self.query_one("#layers", DataTable), [(name, (name, value)) for name, value in layer_rows(s)])
+        refill(self.query_one("#errors", DataTable), [(str(n), (when(e["started_at"]), e["phase"],
+                                                                one_line(e["error"] or "", 100)))
+                                                       for n, e in enumerate(d["recent_errors"])])
