@@ -115,3 +115,13 @@ def test_the_daemon_unloads_models_after_using_them(memory):
     mem.release_models()
     assert mem._embedder is None and len(mem._vectors) == 0
     assert memory.recall("bridge", mode="balanced")["mode_used"] == "balanced"  # loaded again on use
+
+
+def test_bench_tui_times_the_first_screen_and_every_switch(cli):
+    r = cli.json("bench", "tui", "--n", "300", "--rounds", "1")
+    assert r["benchmark"] == "tui" and r["rounds"] == 1 and r["dossiers"] == 5
+    for field in ("first_screen_ms", "switch_ms", "switch_first_visit_ms"):
+        assert r[field]["p50_ms"] > 0 and r[field]["p95_ms"] >= r[field]["p50_ms"]
+    assert set(r["switch_by_screen_ms"]) == {"Overview", "Memories", "Facts", "Spiderweb", "Dossiers", "Capsule"}
+    assert r["baseline"]["first_screen_ms"]["p50_ms"] > 0 and r["baseline"]["switch_ms"]["p50_ms"] > 0
+    assert is_number(r["ratio_first_screen_p50"]) and is_number(r["ratio_switch_p50"])
