@@ -53,24 +53,11 @@ def test_memories_screen(still, snap_compare):
     assert snap_compare(app(still), run_before=search, terminal_size=SIZE)
 
 
-def test_facts_screen(still, snap_compare):
+@pytest.mark.parametrize("key", ["3", "5", "6"], ids=["facts", "dossiers", "capsule"])
+def test_layer_screen(still, snap_compare, key):
     async def go(pilot):
         await settle(pilot)
-        await switch(pilot, "3")
-    assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
-
-
-def test_dossiers_screen(still, snap_compare):
-    async def go(pilot):
-        await settle(pilot)
-        await switch(pilot, "5")
-    assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
-
-
-def test_capsule_screen(still, snap_compare):
-    async def go(pilot):
-        await settle(pilot)
-        await switch(pilot, "6")
+        await switch(pilot, key)
     assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
 
 
