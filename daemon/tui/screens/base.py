@@ -71,7 +71,6 @@ class LayerScreen(Screen):
         self.post_message(self.Loaded(self, time.perf_counter() - started))
 
     def on_screen_resume(self) -> None:
-        self.sub_title = self.app.sub_title
         self.reload()
 
     def act(self, work: Callable[[], Awaitable[object]], done: Callable[[object], str] | str,
