@@ -26,7 +26,9 @@ from .capsule.api import Capsule
 from .consolidation.api import Consolidation
 from .dossier.api import Dossiers
 from .facts.api import Facts
+from .dossier import store as dossier_store
 from .facts import store as facts_store
+from .web import store as web_store
 from .web.api import Web
 from .errors import EmbeddingUnavailable, InvalidInput
 from .home import Home, resolve_home
@@ -389,10 +391,8 @@ class Memory:
         c = await reads.counts(self.db, self.agent)
         c["embedding_backlog"] = await self.embedding_backlog()
         c["facts"], c["web_edges"], c["dossiers"] = await self.db.run(lambda conn: (
-            facts_store.current_count(conn, self.agent, timeutil.now()),
-            conn.execute("SELECT count(*) FROM web_edges WHERE agent = ?", (self.agent,)).fetchone()[0],
-            conn.execute("SELECT count(DISTINCT topic) FROM dossier_versions WHERE agent = ?",
-                         (self.agent,)).fetchone()[0]))
+            facts_store.current_count(conn, self.agent, timeutil.now()), web_store.edge_count(conn, self.agent),
+            dossier_store.written_count(conn, self.agent)))
         spec = await self.db.run(vectors.indexed)
         c["embedding_model"] = None if spec is None else {"name": spec.model, "dimension": spec.dim,
                                                           "text": spec.text}

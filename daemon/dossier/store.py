@@ -24,6 +24,11 @@ def choices(conn, agent: str) -> dict[str, Choice]:
     return out
 
 
+def written_count(conn, agent: str) -> int:
+    """Topics with at least one version."""
+    return conn.execute("SELECT count(DISTINCT topic) FROM dossier_versions WHERE agent = ?", (agent,)).fetchone()[0]
+
+
 def states(conn, agent: str) -> dict[str, dict]:
     return {r["topic"]: {"version": r["current_version"], "refreshed_at": r["refreshed_at"],
                          "checked_at": r["checked_at"]}

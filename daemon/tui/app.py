@@ -71,8 +71,7 @@ class StrataApp(App):
         self._open = (home, agent) if memory is None else None
         self.refresh_seconds = refresh_seconds
         self.pending_web_node: str | None = None
-        self.loaded_at: dict[str, float] = {}  # screen title -> when its newest load finished
-        self.load_seconds: dict[str, float] = {}  # ... and how long reading and showing its data took
+        self.loaded_at: dict[str, float] = {}  # screen title -> when its newest load finished (tests, bench)
         self._seen: int | None = None
         self._polling = False
 
@@ -97,7 +96,6 @@ class StrataApp(App):
         # freed by reference counting when dropped).
         gc.freeze()
         self.loaded_at[message.screen_title] = time.perf_counter()
-        self.load_seconds[message.screen_title] = message.seconds
 
     async def _poll(self) -> None:
         """Reload the shown screen when the database changed since the last look (the

@@ -24,6 +24,10 @@ def clock(conn, agent: str) -> float:
     return row[0] if row else 0.0
 
 
+def edge_count(conn, agent: str) -> int:
+    return conn.execute("SELECT count(*) FROM web_edges WHERE agent = ?", (agent,)).fetchone()[0]
+
+
 def states(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
     """Each node's state: an episode's ('active', 'archived', ...), 'current' or 'retracted' for a
     fact; None when the namespace has no such item."""

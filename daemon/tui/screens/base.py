@@ -4,7 +4,6 @@ outcome as a notification."""
 
 from __future__ import annotations
 
-import time
 from typing import Awaitable, Callable
 
 from textual.message import Message
@@ -41,15 +40,13 @@ def problem(e: StrataError) -> str:
 
 class LayerScreen(Screen):
     TITLE = ""
-    loads = 0  # finished loads (the tests and `strata bench tui` wait on it)
 
     class Loaded(Message):
         """Posted after each load; bubbles to the app."""
 
-        def __init__(self, screen: "LayerScreen", seconds: float) -> None:
+        def __init__(self, screen: "LayerScreen") -> None:
             super().__init__()
             self.screen_title = screen.TITLE
-            self.seconds = seconds
 
     @property
     def memory(self):
@@ -62,13 +59,11 @@ class LayerScreen(Screen):
         self.run_worker(self._load, group="load", exclusive=True)
 
     async def _load(self) -> None:
-        started = time.perf_counter()
         try:
             await self.load()
         except StrataError as e:
             self.notify(problem(e), title="could not load", severity="error")
-        self.loads += 1
-        self.post_message(self.Loaded(self, time.perf_counter() - started))
+        self.post_message(self.Loaded(self))
 
     def on_screen_resume(self) -> None:
         self.reload()

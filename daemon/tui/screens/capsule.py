@@ -16,6 +16,7 @@ from .base import LayerScreen, refill
 
 class CapsuleScreen(LayerScreen):
     TITLE = "Capsule"
+    document: str | None = None  # the markdown shown
     BINDINGS = [Binding("r", "render", "Render now")]
 
     def compose(self) -> ComposeResult:
@@ -48,8 +49,8 @@ class CapsuleScreen(LayerScreen):
             f"{cap.path.name}: {checked['lines']} lines · " + ("valid" if checked["ok"] else f"{errors} error(s)")
             + f" · {len(checked['problems'])} problem(s) · "
             + ("edited since the last render" if changes["changed"] else "as last rendered"))
-        if text != getattr(self, "document", None):
-            self.document = text  # the markdown shown
+        if text != self.document:
+            self.document = text
             self.query_one("#text", Static).update(RichMarkdown(text))
         refill(self.query_one("#problems", DataTable), [(str(n), (str(p["line"] or "-"), p["level"], p["code"],
                                                                   p["message"])) for n, p in enumerate(checked["problems"])])

@@ -20,6 +20,7 @@ from .dialogs import Ask
 class DossiersScreen(LayerScreen):
     TITLE = "Dossiers"
     AUTO_FOCUS = "#topics"
+    document: str | None = None  # the markdown shown
     BINDINGS = [
         Binding("r", "refresh_topic", "Refresh now"),
         Binding("n", "add_topic", "New topic"),
@@ -73,8 +74,8 @@ class DossiersScreen(LayerScreen):
             current = await self.memory.dossiers.show(topic)
             text, sources = current["text"], current["sources"]
             diff = (await self.memory.dossiers.diff(topic))["diff"] or "(only one version, or no change)"
-        if text != getattr(self, "document", None):
-            self.document = text  # the markdown shown
+        if text != self.document:
+            self.document = text
             self.query_one("#text", Static).update(RichMarkdown(text))
         episodes = {s["id"]: int(s["id"][1:]) for s in sources if s["id"][:1] == "e" and s["id"][1:].isdigit()}
         cited = await self.memory.get_many(episodes.values())

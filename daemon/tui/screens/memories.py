@@ -76,9 +76,11 @@ class MemoriesScreen(LayerScreen):
             self._show([(None, r) for r in rows])
             self.query_one("#summary", Static).update(f"the {len(rows)} newest memories; / to search")
             return
+        current = await self.memory.get_many(h["id"] for h in self.result["hits"])
         for hit in self.result["hits"]:
-            current = await self.memory.get(hit["id"])
-            hit.update(state=current["state"], factual=current["factual"], irrelevant=current["irrelevant"])
+            if hit["id"] in current:  # a purged memory keeps what was shown
+                now = current[hit["id"]]
+                hit.update(state=now["state"], factual=now["factual"], irrelevant=now["irrelevant"])
         self._show([(h["score"], h) for h in self.result["hits"]])
 
     def _show(self, scored: list[tuple[float | None, dict]]) -> None:

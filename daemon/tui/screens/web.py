@@ -59,9 +59,9 @@ class WebScreen(LayerScreen):
                 return
             self.node = entities[0]["node"] if entities else f"episode:{newest[0]['id']}"
             self.query_one("#node", Input).value = self.node
+        r = await self.memory.web.neighbours(self.node)
         tree = self.query_one("#web", Tree)
         tree.clear()
-        r = await self.memory.web.neighbours(self.node)
         tree.root.set_label(f"{r['node']} ({r['state']})")
         tree.root.data = r["node"]
         self._fill(tree.root, r)
