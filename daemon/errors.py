@@ -72,6 +72,12 @@ class LlmUnavailable(StrataError):
     kind = "llm_unavailable"
 
 
+class NotPermitted(StrataError):
+    """A namespace this agent may not reach, or a write through a read-only shared scope."""
+    exit_code = 11
+    kind = "not_permitted"
+
+
 # Exit codes, documented in the README; 2 is argparse's usage error.
 EXIT_CODES = {
     0: "success",
@@ -85,5 +91,7 @@ EXIT_CODES = {
     EmbeddingUnavailable.exit_code: "embedding model missing, damaged or not loadable (the message says which)",
     CasMismatch.exit_code: "compare-and-set mismatch (the fact holds another value; the message shows it)",
     LlmUnavailable.exit_code: "the LLM named by [llm] model is missing, damaged or not loadable",
+    NotPermitted.exit_code: "not permitted: another agent's namespace that strata.toml does not share "
+                            "(agent.shared), or a write through a shared, read-only scope",
     130: "interrupted (Ctrl-C)",
 }

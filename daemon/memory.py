@@ -30,7 +30,7 @@ from .dossier import store as dossier_store
 from .facts import store as facts_store
 from .web import store as web_store
 from .web.api import Web
-from .errors import EmbeddingUnavailable, InvalidInput
+from .errors import EmbeddingUnavailable, InvalidInput, NotPermitted
 from .home import Home, resolve_home
 from .namespace import check_namespace
 from .phases.snapshots import latest as latest_snapshot
@@ -51,6 +51,7 @@ class Memory:
         self._configure(config)
         self._embedder = None
         self._vectors = self._new_vector_cache()
+        self._shared: dict[str, Memory] = {}
 
     def _configure(self, config: Config) -> None:
         """Everything built from the configuration."""
@@ -91,7 +92,32 @@ class Memory:
         return cls(db, home, config, agent, actor)
 
     async def close(self) -> None:
+        for view in self._shared.values():
+            await view.close()
+        self._shared.clear()
         await self.db.close()
+
+    @property
+    def read_only(self) -> bool:
+        return self.db.read_only is not None
+
+    async def shared(self, name: str) -> "Memory":
+        """Another namespace of this home, to read only: allowed when strata.toml lists it in
+        agent.shared. The view has its own `query_only` connection, so SQLite refuses any write
+        through it; its recalls are not logged (no recall id, no access events)."""
+        name = check_namespace(name)
+        if name == self.agent:
+            return self
+        if name not in self.config["agent.shared"]:
+            raise NotPermitted(f"namespace {name!r} is not shared with agent {self.agent!r}",
+                               hint="a person can list it in agent.shared in strata.toml")
+        view = self._shared.get(name)
+        if view is None:
+            db = await Database.open(self.db.path, read_only=f"namespace {name!r} is shared read-only with "
+                                                               f"agent {self.agent!r}; nothing was changed")
+            view = self._shared[name] = Memory(db, self.home, self.config, name, self.actor)
+            view.embedder = self.embedder  # one model in memory, whichever namespace asks
+        return view
 
     async def __aenter__(self) -> "Memory":
         return self
@@ -330,7 +356,7 @@ class Memory:
                                        [(h["id"], h["rank"], h["score"]) for h in hits], now)
             return rid, self.web.feed_in(conn, hits, rid, now)
 
-        recall_id, fed = await self.db.transact(record)
+        recall_id, fed = (None, None) if self.read_only else await self.db.transact(record)
         return {"recall_id": recall_id, "agent": self.agent, **r, "hits": hits,
                 "weights": dict(vars(self.params.weights)),
                 "working_set": None if fed is None else {"activated": fed["activated"], "evicted": fed["evicted"]},

@@ -63,6 +63,13 @@ def _namespace(v: Any) -> str | None:
     return namespace_problem(v)
 
 
+def _namespaces(v: Any) -> str | None:
+    from .namespace import namespace_problem
+
+    bad = next((n for n in v if namespace_problem(n)), None)
+    return None if bad is None else f"has {bad!r}, which {namespace_problem(bad)}"
+
+
 def _rules_table(v: Any) -> str | None:
     return None if all(isinstance(spec, dict) for spec in v.values()) else "must hold one table per rule"
 
@@ -106,6 +113,10 @@ def _optional(check: Callable[[Any], str | None]) -> Callable[[Any], str | None]
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("agent.namespace", "default", "Agent namespace used when --agent is not given.", _namespace),
+    Setting("agent.shared", [],
+            "Namespaces every agent of this home may read but not change (seed 000's multi-agent scope): "
+            "--scope NAME in the CLI, scope in MCP tools, Memory.shared(NAME) in Python. Empty: each agent "
+            "reaches only its own namespace.", _namespaces),
     Setting("store.max_content_bytes", 65536, "Largest accepted observation, in UTF-8 bytes.", _positive),
     Setting("store.attention_window_seconds", 300,
             "An identical observation repeated within this window becomes one episode with an "

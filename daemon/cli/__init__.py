@@ -8,8 +8,8 @@ import sys
 
 from .. import __version__
 from ..errors import EXIT_CODES, StrataError
-from . import (admin_cmds, bench_cmds, capsule_cmds, consolidate_cmds, dossier_cmds, fact_cmds, memory_cmds,
-               systemd_cmds, tui_cmds, web_cmds)
+from . import (admin_cmds, bench_cmds, capsule_cmds, consolidate_cmds, dossier_cmds, fact_cmds, mcp_cmds,
+               memory_cmds, systemd_cmds, tui_cmds, web_cmds)
 from .output import error
 
 GROUPS = (
@@ -20,6 +20,7 @@ GROUPS = (
     ("capsule", capsule_cmds),
     ("consolidation", consolidate_cmds),
     ("inspector", tui_cmds),
+    ("agent interfaces", mcp_cmds),
     ("home and daemon", admin_cmds),
     ("systemd", systemd_cmds),
     ("benchmarks", bench_cmds),
@@ -30,6 +31,8 @@ def _common_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     unset = argparse.SUPPRESS if suppress else None
     parser.add_argument("--home", default=unset, help="home folder (default: $STRATA_HOME, else this checkout)")
     parser.add_argument("--agent", default=unset, help="agent namespace (default: agent.namespace in strata.toml)")
+    parser.add_argument("--scope", default=unset, metavar="NAMESPACE",
+                        help="read a namespace that strata.toml shares (agent.shared); writes are refused")
     parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS if suppress else False,
                         help="print JSON for programs")
 
@@ -53,9 +56,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Commands that do not read one namespace through the API, so --scope would mean nothing.
+UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "scope", None) and args.command in UNSCOPED:
+        parser.error(f"--scope does not apply to `strata {args.command}`")
     try:
         result = args.handler(args)
         if asyncio.iscoroutine(result):

@@ -22,9 +22,11 @@ COMMANDS = ("observe", "import", "export", "recall", "feedback", "show", "timeli
 
 @contextlib.asynccontextmanager
 async def opened(args, actor: str = "cli"):
+    """The namespace named by --agent, or with --scope a shared namespace it may only read."""
     mem = await Memory.open(args.home, agent=args.agent, actor=actor)
     try:
-        yield mem
+        scope = getattr(args, "scope", None)
+        yield await mem.shared(scope) if scope else mem
     finally:
         await mem.close()
 

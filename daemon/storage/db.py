@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Callable, Iterable, Sequence, TypeVar
 
 import aiosqlite
 
-from ..errors import StorageError
+from ..errors import NotPermitted, StorageError, StrataError
 from . import driver
 from .migrations import migrate
 
@@ -26,22 +26,43 @@ def _open_and_migrate(path: Path) -> None:
         conn.close()
 
 
+def _reads_only(conn):
+    """Deny every statement that would change the database; the temp schema stays writable
+    because the full-text planner keeps a scratch table there (PRAGMA query_only would stop it)."""
+    m = driver.sqlite_module()
+    changes = {getattr(m, f"SQLITE_{a}") for a in (
+        "INSERT", "UPDATE", "DELETE", "ALTER_TABLE", "CREATE_TABLE", "CREATE_INDEX", "CREATE_VIEW",
+        "CREATE_TRIGGER", "CREATE_VTABLE", "DROP_TABLE", "DROP_INDEX", "DROP_VIEW", "DROP_TRIGGER", "DROP_VTABLE")}
+
+    def authorize(action, arg1, arg2, database, trigger):
+        return m.SQLITE_DENY if action in changes and database != "temp" else m.SQLITE_OK
+
+    conn.set_authorizer(authorize)
+    return conn
+
+
 class Database:
     """One aiosqlite connection. Writes go through `write()`: a short BEGIN IMMEDIATE transaction."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path):
+    def __init__(self, conn: aiosqlite.Connection, path: Path, read_only: str | None = None):
         self._conn = conn
         self.path = path
         self._write_lock = asyncio.Lock()
+        # Why writing is refused (names the scope), or None on a connection that may write.
+        self.read_only = read_only
 
     @classmethod
-    async def open(cls, path: Path | str) -> "Database":
+    async def open(cls, path: Path | str, *, read_only: str | None = None) -> "Database":
+        """Open (and migrate) the database. With `read_only` (the reason, for the error a write
+        gets) SQLite itself refuses every change to the database on this connection."""
         path = Path(path)
         if not path.parent.is_dir():
             raise StorageError(f"the folder {path.parent} does not exist",
                                hint="create a home with `strata init DIR`")
-        await asyncio.to_thread(_open_and_migrate, path)
-        conn = aiosqlite.Connection(lambda: driver.connect(path), iter_chunk_size=256)
+        if not read_only:
+            await asyncio.to_thread(_open_and_migrate, path)
+        conn = aiosqlite.Connection(lambda: _reads_only(driver.connect(path)) if read_only else driver.connect(path),
+                                    iter_chunk_size=256)
         # A connection someone forgot to close must not keep the process alive at exit; SQLite
         # rolls back whatever was in flight, and committed data is safe either way.
         worker = getattr(conn, "_thread", None)
@@ -54,7 +75,16 @@ class Database:
         except driver.driver_errors() as e:
             raise driver.describe(e, path) from None
         conn.row_factory = driver.sqlite_module().Row
-        return cls(conn, path)
+        return cls(conn, path, read_only)
+
+    def _describe(self, exc: BaseException) -> StrataError:
+        if self.read_only and "not authorized" in str(exc).lower():
+            return NotPermitted(self.read_only)
+        return driver.describe(exc, self.path)
+
+    def _refuse_writes(self) -> None:
+        if self.read_only:
+            raise NotPermitted(self.read_only)
 
     async def close(self) -> None:
         with contextlib.suppress(Exception):
@@ -69,7 +99,7 @@ class Database:
         try:
             return list(await self._conn.execute_fetchall(sql, params))
         except driver.driver_errors() as e:
-            raise driver.describe(e, self.path) from None
+            raise self._describe(e) from None
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()):
         rows = await self.fetchall(sql, params)
@@ -83,7 +113,7 @@ class Database:
             # aiosqlite has no public form of this; _execute queues a callable on its worker thread.
             return await self._conn._execute(fn, self._conn._conn, *args)
         except driver.driver_errors() as e:
-            raise driver.describe(e, self.path) from None
+            raise self._describe(e) from None
 
     async def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = await self.fetchone(sql, params)
@@ -102,11 +132,13 @@ class Database:
                 conn.execute("ROLLBACK")
                 raise
 
+        self._refuse_writes()
         async with self._write_lock:
             return await self.run(body, *args)
 
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator["Writer"]:
+        self._refuse_writes()
         async with self._write_lock:
             try:
                 await self._conn.execute("BEGIN IMMEDIATE")

@@ -1,0 +1,143 @@
+"""`strata mcp` driven by the SDK's own client over stdio: every tool, the resources, and errors
+that come back as tool errors while the server keeps serving."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+from mcp import MCPError
+
+from conftest import REPO
+from daemon import Memory
+from mcp_helpers import mcp_client
+
+pytestmark = pytest.mark.slow
+
+READ_ONLY = {"recall", "memory_get", "fact_get", "fact_list", "fact_history", "dossier_list", "dossier_get",
+             "capsule_get", "related", "spread", "status"}
+WRITING = {"observe", "feedback", "fact_set", "fact_cas", "fact_retract", "dossier_refresh"}
+
+
+def test_the_tools_are_described_for_an_llm_and_marked_read_only_or_not(home):
+    async def go():
+        async with mcp_client(home) as t:
+            listed = {tool.name: tool for tool in (await t.client.list_tools()).tools}
+            assert set(listed) == READ_ONLY | WRITING
+            for name, tool in listed.items():
+                assert len(tool.description) > 40, name
+                assert tool.annotations.read_only_hint is (name in READ_ONLY), name
+            assert "scope" in listed["recall"].input_schema["properties"]
+            assert not any("agent" in tool.input_schema.get("properties", {}) for tool in listed.values())
+    asyncio.run(go())
+
+
+def test_every_tool_over_stdio(home):
+    async def prepare():
+        async with await Memory.open(home) as mem:
+            await mem.dossiers.add("bridge", query="bridge gw-02")
+            await mem.capsule.render()
+    asyncio.run(prepare())
+
+    async def go():
+        async with mcp_client(home) as t:
+            first = await t.call("observe", content="Bridge is DOWN on gw-02 after the firmware update",
+                                 kind="event", importance=0.8, context={"environment": "prod"})
+            second = await t.call("observe", content="Rolled gw-02 back to firmware 4.1; bridge came back up",
+                                  kind="decision", source="person:ines", at="1h ago")
+            assert first["status"] == second["status"] == "created"
+
+            found = await t.call("recall", query="bridge gw-02", k=5, mode="fast", explain=True)
+            assert {h["id"] for h in found["hits"]} == {first["id"], second["id"]}
+            assert "signals" in found["hits"][0]["explain"] and found["recall_id"]
+            plain = await t.call("recall", query="firmware rollback")
+            assert plain["mode_used"] == "balanced" and "explain" not in plain["hits"][0]
+            given = await t.call("feedback", recall_id=found["recall_id"], outcome="success")
+            assert sorted(given["episodes"]) == sorted([first["id"], second["id"]])
+
+            shown = await t.call("memory_get", id=second["id"])
+            assert shown["source"] == "person:ines" and shown["kind"] == "decision" and "scores" in shown
+
+            assert (await t.call("fact_set", key="bridge", value="DOWN"))["status"] == "created"
+            assert (await t.call("fact_cas", key="bridge", expected="DOWN", new="UP"))["value"] == "UP"
+            assert (await t.call("fact_get", key="bridge"))["value"] == "UP"
+            assert [f["key"] for f in (await t.call("fact_list", prefix="bridge"))["facts"]] == ["bridge"]
+            assert [h["value"] for h in (await t.call("fact_history", key="bridge"))["history"]] == ["DOWN", "UP"]
+            assert (await t.call("fact_retract", key="bridge"))["status"] == "retracted"
+
+            refreshed = await t.call("dossier_refresh", topic="bridge", force=True)
+            assert refreshed["status"] == "refreshed"
+            dossier = await t.call("dossier_get", topic="bridge")
+            assert "gw-02" in dossier["text"] and dossier["version"] == refreshed["version"]
+            assert "bridge" in [x["topic"] for x in (await t.call("dossier_list"))["topics"]]
+
+            capsule = await t.call("capsule_get")
+            assert capsule["ok"] and capsule["text"].startswith("#")
+
+            # used together: the spiderweb links them
+            async with await Memory.open(home) as mem:
+                await mem.web.activate([f"episode:{first['id']}", f"episode:{second['id']}"])
+                await mem.web.commit()
+            related = await t.call("related", item=str(first["id"]))
+            assert [r["node"] for r in related["reached"]] == [f"episode:{second['id']}"]
+            spread = await t.call("spread", items=[f"episode:{first['id']}"], threshold=0.01)
+            assert {f"episode:{second['id']}", "entity:host:gw-02"} <= {r["node"] for r in spread["reached"]}
+
+            status = await t.call("status")
+            assert status["episodes"] == 2 and status["agent"] == "default"
+
+            resource = await t.client.read_resource("strata://capsule")
+            assert resource.contents[0].text == capsule["text"]
+            resource = await t.client.read_resource("strata://dossier/bridge")
+            assert resource.contents[0].text == dossier["text"]
+    asyncio.run(go())
+
+    async def check():
+        async with await Memory.open(home) as mem:
+            assert (await mem.status())["episodes"] == 2
+            assert (await mem.facts.history("bridge"))["history"][0]["source"] == "agent:default"
+    asyncio.run(check())
+
+
+def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving(home):
+    async def go():
+        async with mcp_client(home) as t:
+            kept = await t.call("observe", content="Disk on db-01 is 91% full")
+            assert (await t.error("memory_get", id=999)).endswith(
+                "not_found: no memory 999 in namespace 'default' "
+                "(hint: `strata timeline` lists what this namespace holds)")
+            assert "invalid_input: the query is empty" in await t.error("recall", query="   ")
+            assert "validation error" in await t.error("recall", query="disk", k=0)
+            assert "validation error" in await t.error("feedback", recall_id=1, outcome="maybe")
+            assert "invalid_input" in await t.error("observe", content="x" * 70_000)
+            assert "invalid_input" in await t.error("observe", content="nul \x00 inside")
+            assert "invalid_input: unknown kind" in await t.error("recall", query="disk", kinds=["gossip"])
+            rid = (await t.call("recall", query="disk db-01", mode="fast"))["recall_id"]
+            await t.call("feedback", recall_id=rid, outcome="failure")
+            assert "conflict" in await t.error("feedback", recall_id=rid, outcome="success")
+            await t.call("fact_set", key="leader", value="node-1")
+            text = await t.error("fact_cas", key="leader", expected="node-9", new="node-2")
+            assert text.startswith("Error executing tool fact_cas: cas_mismatch: 'leader' holds 'node-1'")
+            assert "not_found" in await t.error("dossier_get", topic="nothing")
+            assert "not_found" in await t.error("related", item="episode:999")
+            assert "invalid_input" in await t.error("spread", items=["no-such-kind:1"])
+            assert "not_permitted" in await t.error("recall", query="disk", scope="other")
+            assert "Unknown tool" in await t.error("forget_everything")
+            with pytest.raises(MCPError, match="not_found"):
+                await t.client.read_resource("strata://dossier/nothing")
+            # SQL and FTS syntax are text, not code
+            hits = (await t.call("recall", query="disk\" OR 1=1; DROP TABLE episodes; --", mode="fast"))["hits"]
+            assert [h["id"] for h in hits] == [kept["id"]]
+            assert (await t.call("status"))["episodes"] == 1
+    asyncio.run(go())
+
+
+def test_a_bad_configuration_stops_the_server_with_the_documented_exit_code(tmp_path):
+    (tmp_path / "strata.toml").write_text("[recall]\nk = 'many'\n")
+    proc = subprocess.run([sys.executable, "-m", "daemon", "--home", str(tmp_path), "mcp"], input="",
+                          capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert proc.returncode == 7, proc.stderr
+    assert proc.stderr.startswith("strata:") and "recall.k" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stdout == ""  # stdout belongs to the protocol
