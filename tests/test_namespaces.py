@@ -1,0 +1,146 @@
+"""Agent A can never read or change agent B's memories, facts, dossiers or edges, through any
+face (Python, CLI, MCP), unless strata.toml shares B, and then only for reading."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from conftest import CLI, write_config
+from daemon import Memory
+from daemon.errors import StrataError
+from mcp_helpers import mcp_client
+
+pytestmark = pytest.mark.slow
+
+SECRET = "Vault-07 unseal keys rotate every Friday at 18:00"
+
+
+@pytest.fixture
+def two_agents(home):
+    """B holds a memory, a fact, a dossier, an edge and a recall; returns B's ids and a snapshot
+    function of everything B holds."""
+    async def fill():
+        async with await Memory.open(home, agent="b") as b:
+            first = (await b.observe(SECRET, kind="lesson"))["id"]
+            second = (await b.observe("Rotated the vault-07 keys; unseal took 4 minutes"))["id"]
+            await b.facts.set("vault", "sealed")
+            await b.dossiers.add("vault", query="vault-07 keys")
+            await b.dossiers.refresh("vault")
+            await b.web.activate([f"episode:{first}", f"episode:{second}"])
+            await b.web.commit()
+            recall_id = (await b.recall("vault keys", mode="fast"))["recall_id"]
+            return {"episode": first, "recall": recall_id}
+    ids = asyncio.run(fill())
+
+    def snapshot():
+        async def read():
+            async with await Memory.open(home, agent="b") as b:
+                return {"episodes": [(e["id"], e["content"], e["state"], e["factual"], e["irrelevant"])
+                                     for e in await b.timeline()],
+                        "fact": (await b.facts.history("vault"))["history"],
+                        "dossier": (await b.dossiers.show("vault"))["version"],
+                        "edges": await b.web.neighbours(f"episode:{ids['episode']}"),
+                        "feedback": await b.db.fetchall("SELECT outcome FROM recalls WHERE agent = 'b'")}
+        return asyncio.run(read())
+    ids["snapshot"] = snapshot
+    return ids
+
+
+def test_python_api(home, two_agents):
+    before = two_agents["snapshot"]()
+    eid, rid = two_agents["episode"], two_agents["recall"]
+
+    async def probe():
+        async with await Memory.open(home, agent="a") as a:
+            assert (await a.recall("vault-07 unseal keys Friday"))["hits"] == []
+            assert await a.get_many([eid]) == {}
+            kinds = []
+            for call in (lambda: a.get(eid), lambda: a.facts.get("vault"), lambda: a.facts.history("vault"),
+                         lambda: a.dossiers.show("vault"), lambda: a.web.related(f"episode:{eid}"),
+                         lambda: a.feedback(rid, "failure"), lambda: a.forget(eid), lambda: a.mark(eid, factual=True),
+                         lambda: a.web.link(f"episode:{eid}", f"episode:{eid + 1}"),
+                         lambda: a.facts.cas("vault", "sealed", "open"), lambda: a.shared("b")):
+                with pytest.raises(StrataError) as caught:
+                    await call()
+                kinds.append(caught.value.kind)
+            assert kinds == ["not_found"] * 9 + ["cas_mismatch", "not_permitted"]
+            await a.facts.set("vault", "open")  # A's own fact of the same name
+            assert (await a.status())["episodes"] == 0
+    asyncio.run(probe())
+    assert two_agents["snapshot"]() == before
+
+
+def test_cli(home, two_agents):
+    cli = CLI(home)
+    before = two_agents["snapshot"]()
+    eid, rid = str(two_agents["episode"]), str(two_agents["recall"])
+    assert cli.json("--agent", "a", "recall", "vault-07 unseal keys Friday")["hits"] == []
+    for args, code in ((["show", eid], 3), (["fact", "get", "vault"], 3), (["fact", "history", "vault"], 3),
+                       (["dossier", "show", "vault"], 3), (["related", eid], 3), (["feedback", rid, "failure"], 3),
+                       (["forget", eid], 3), (["mark", eid, "--factual"], 3), (["web", "spread", eid], 3),
+                       (["fact", "cas", "vault", "sealed", "open"], 9), (["--scope", "b", "recall", "vault"], 11)):
+        proc = cli("--agent", "a", *args)
+        assert proc.returncode == code, (args, proc.err)
+        assert proc.err.startswith("strata:") and "Traceback" not in proc.err
+    assert cli.json("--agent", "a", "timeline") == []
+    assert two_agents["snapshot"]() == before
+
+
+def test_mcp(home, two_agents):
+    before = two_agents["snapshot"]()
+    eid, rid = two_agents["episode"], two_agents["recall"]
+
+    async def probe():
+        async with mcp_client(home, agent="a") as t:
+            assert (await t.call("recall", query="vault-07 unseal keys Friday"))["hits"] == []
+            for tool, args in (("memory_get", {"id": eid}), ("fact_get", {"key": "vault"}),
+                               ("fact_history", {"key": "vault"}), ("dossier_get", {"topic": "vault"}),
+                               ("related", {"item": str(eid)}), ("spread", {"items": [f"episode:{eid}"]}),
+                               ("feedback", {"recall_id": rid, "outcome": "failure"})):
+                assert "not_found" in await t.error(tool, **args), tool
+            assert "cas_mismatch" in await t.error("fact_cas", key="vault", expected="sealed", new="open")
+            assert "not_permitted" in await t.error("fact_list", scope="b")
+            await t.call("fact_set", key="vault", value="open")
+            assert (await t.call("status"))["agent"] == "a"
+    asyncio.run(probe())
+    assert two_agents["snapshot"]() == before
+
+
+def test_a_shared_namespace_is_readable_by_every_face_and_writable_by_none(home, two_agents):
+    write_config(home, '[agent]\nshared = ["b"]\n')
+    before = two_agents["snapshot"]()
+    eid = two_agents["episode"]
+
+    async def python_face():
+        async with await Memory.open(home, agent="a") as a:
+            b = await a.shared("b")
+            found = await b.recall("vault-07 unseal keys Friday", mode="fast")
+            assert found["hits"][0]["id"] == eid and found["recall_id"] is None  # reading leaves no trace
+            assert (await b.facts.get("vault"))["value"] == "sealed"
+            for write in (lambda: b.observe("planted"), lambda: b.facts.set("vault", "open"),
+                          lambda: b.forget(eid), lambda: b.dossiers.refresh("vault", force=True),
+                          lambda: b.web.activate([f"episode:{eid}"]), lambda: b.capsule.render(),
+                          lambda: b.db.run(lambda c: c.execute("DELETE FROM episodes"))):
+                with pytest.raises(StrataError) as caught:
+                    await write()
+                assert caught.value.kind == "not_permitted"
+            assert (await a.recall("vault-07 unseal keys Friday"))["hits"] == []  # own namespace still own
+    asyncio.run(python_face())
+
+    cli = CLI(home)
+    assert cli.json("--agent", "a", "--scope", "b", "fact", "get", "vault")["value"] == "sealed"
+    proc = cli("--agent", "a", "--scope", "b", "observe", "planted")
+    assert proc.returncode == 11 and "shared read-only" in proc.err
+    assert cli("--agent", "a", "--scope", "b", "run").returncode == 2  # --scope means nothing there
+
+    async def mcp_face():
+        async with mcp_client(home, agent="a") as t:
+            assert (await t.call("dossier_get", topic="vault", scope="b"))["version"] == before["dossier"]
+            assert (await t.call("recall", query="unseal keys Friday", scope="b", mode="fast"))["hits"][0]["id"] == eid
+            schemas = {tool.name: tool.input_schema["properties"] for tool in (await t.client.list_tools()).tools}
+            assert not any("scope" in schemas[name] for name in ("observe", "feedback", "fact_set", "fact_cas",
+                                                                 "fact_retract", "dossier_refresh"))
+    asyncio.run(mcp_face())
+    assert two_agents["snapshot"]() == before
