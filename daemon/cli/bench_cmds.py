@@ -21,7 +21,7 @@ from ..settings import MODES
 from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
-            "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui")
+            "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp")
 
 
 def _table(r: dict) -> str:
@@ -157,6 +157,22 @@ async def cmd_tui(args) -> int:
     return 0
 
 
+async def cmd_mcp(args) -> int:
+    from ..bench.mcp import WARMUP as MCP_WARMUP, bench_mcp  # loads the MCP SDK
+
+    if args.n < 100 or args.queries < 1 or args.writes < 0:
+        raise InvalidInput("need --n >= 100, --queries >= 1 and --writes >= 0")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
+    bar = Progress(2 * (args.queries + MCP_WARMUP) + args.writes, "recalls in-process, then over MCP",
+                   unit="calls")
+    result = await bench_mcp(args.n, mode=args.mode, queries=args.queries, k=args.k, writes=args.writes,
+                             seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 async def cmd_daemon(args) -> int:
     from ..phases.registry import PHASES
 
@@ -239,6 +255,12 @@ def register(sub, common) -> None:
     q = add("tui", cmd_tui, "The inspector headless: time to the first screen with its data and to switch "
                             "screens, vs a bare Textual app.")
     q.add_argument("--rounds", type=int, default=10, help="starts, each followed by a visit to every screen")
+    q = add("mcp", cmd_mcp, "Recall round trip through `strata mcp` over stdio with the SDK's client, vs the "
+                            "same recalls in-process; observe round trip too.")
+    q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
+    q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
+    q.add_argument("--writes", type=int, default=100, help="timed observes after the recalls")
+    q.add_argument("--k", type=int, default=10)
     add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the corpus, "
                                         "embedded first, and the idle pass after it, vs reading what the pass reads.")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
