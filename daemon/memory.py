@@ -103,8 +103,8 @@ class Memory:
 
     async def shared(self, name: str) -> "Memory":
         """Another namespace of this home, to read only: allowed when strata.toml lists it in
-        agent.shared. The view has its own `query_only` connection, so SQLite refuses any write
-        through it; its recalls are not logged (no recall id, no access events)."""
+        agent.shared. The view has its own connection, on which an SQLite authorizer refuses every
+        change; its recalls are not logged (no recall id, no access events)."""
         name = check_namespace(name)
         if name == self.agent:
             return self

@@ -4,11 +4,13 @@ that come back as tool errors while the server keeps serving."""
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
-from mcp import MCPError
+from mcp import Client, MCPError, StdioServerParameters
 
 from conftest import REPO
 from daemon import Memory
@@ -141,3 +143,23 @@ def test_a_bad_configuration_stops_the_server_with_the_documented_exit_code(tmp_
     assert proc.returncode == 7, proc.stderr
     assert proc.stderr.startswith("strata:") and "recall.k" in proc.stderr and "Traceback" not in proc.stderr
     assert proc.stdout == ""  # stdout belongs to the protocol
+
+
+def test_the_readme_client_configuration_starts_a_working_server(home):
+    """The README's mcpServers entry, with its paths filled in, is what a client would launch."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### MCP server", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    entry = json.loads(block)["mcpServers"]["strata"]
+    command = entry["command"].replace("/path/to/strata/.venv/bin/strata", str(Path(sys.executable).parent / "strata"))
+    args = [str(home) if a == "/path/to/home" else a for a in entry["args"]]
+
+    async def go():
+        async with Client(StdioServerParameters(command=command, args=args), cache=None) as client:
+            observed = await client.call_tool("observe", {"content": "configured from the README"})
+            assert not observed.is_error
+    asyncio.run(go())
+    async def read():
+        async with await Memory.open(home, agent="meridian") as mem:
+            return [e["content"] for e in await mem.timeline()]
+
+    assert asyncio.run(read()) == ["configured from the README"]

@@ -144,3 +144,9 @@ def test_a_shared_namespace_is_readable_by_every_face_and_writable_by_none(home,
                                                                  "fact_retract", "dossier_refresh"))
     asyncio.run(mcp_face())
     assert two_agents["snapshot"]() == before
+
+
+def test_a_bad_shared_namespace_is_a_configuration_error(home):
+    write_config(home, '[agent]\nshared = ["team", "no spaces allowed"]\n')
+    proc = CLI(home)("recall", "anything")
+    assert proc.returncode == 7 and "agent.shared" in proc.err and "no spaces allowed" in proc.err
