@@ -1,6 +1,7 @@
 """`strata run`: the long-running daemon. It takes the home's lock, runs the phases as the
 schedule says (daemon/phases/), watches the capsule, pings systemd's watchdog from the event
-loop, reloads strata.toml on SIGHUP, and on SIGTERM or SIGINT lets the running phases finish, checkpoints the WAL and exits 0."""
+loop, serves the HTTP API when http.enabled, reloads strata.toml on SIGHUP, and on SIGTERM
+or SIGINT lets the running phases finish, checkpoints the WAL and exits 0."""
 
 from __future__ import annotations
 
@@ -39,6 +40,18 @@ def _cadence(phase, cfg) -> str:
     return f"{phase.name} every {every:g} s" + (f" and after {phase.after}" if phase.after else "")
 
 
+async def _http(mem: Memory, stop: asyncio.Event) -> None:
+    """The HTTP API (http.enabled) in the daemon, on its own connection with actor `http`. A
+    server that cannot start is logged and the daemon goes on without it."""
+    from .http.serve import serve
+
+    try:
+        async with await Memory.open(mem.home, agent=mem.agent, actor="http") as api:
+            await serve(api, stop)
+    except StrataError as e:
+        log.error("http: not serving: %s%s", e.message, f" ({e.hint})" if e.hint else "")
+
+
 def _reload(mem, phases: PhaseLoop, verbose: bool) -> None:
     """SIGHUP: read strata.toml again. A broken file is reported and the running
     configuration kept, so a typo never stops the daemon."""
@@ -72,6 +85,8 @@ async def run(home, *, agent: str | None = None, verbose: bool = False) -> int:
     loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases, verbose)
     tasks = [asyncio.create_task(watch(mem, stop), name="capsule-watch"),
              asyncio.create_task(phases.run(), name="phases")]
+    if mem.config["http.enabled"]:
+        tasks.append(asyncio.create_task(_http(mem, stop), name="http"))
     every = watchdog_interval()
     if every:
         tasks.append(asyncio.create_task(_watchdog(stop, every), name="watchdog"))

@@ -365,6 +365,16 @@ SETTINGS: tuple[Setting, ...] = (
             "dossiers on stdin, to wake an agent.", _wake_table),
     Setting("loop.max_output_bytes", 4000, "A step's output is cut to its last this many bytes.",
             _between(1, 10**6)),
+    Setting("http.enabled", False, "Also serve the HTTP API from `strata run` (as `strata serve` does).", None),
+    Setting("http.socket", "state/strata.sock", "The API's Unix socket (mode 0600), relative to the home.", None),
+    Setting("http.port", 0, "Also listen on this loopback TCP port (0: the socket only); every request then needs "
+            "the bearer token in state/http-token.", _between(0, 65535)),
+    Setting("http.host", "127.0.0.1", "Address for http.port; anything but a loopback address also needs "
+            "http.allow_remote.", None),
+    Setting("http.allow_remote", False, "Let http.host be an address other machines can reach (logged as a "
+            "warning; the token is then all that protects the memory).", None),
+    Setting("http.max_body_bytes", 8388608, "Largest request body accepted (larger ones get 413).",
+            _between(1024, 1 << 30)),
 )
 
 BY_KEY = {s.key: s for s in SETTINGS}

@@ -22,8 +22,19 @@ def iso(ts: float | None) -> str | None:
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+# Years 1 to 9999: what a timestamp can be shown as (and what anyone means by a time).
+EARLIEST, LATEST = -62135596800.0, 253402300799.0
+
+
 def parse_time(value: str | float | int, *, reference: float | None = None) -> float:
     """Accept unix seconds, ISO 8601 (naive means UTC), 'now', or '3h ago' / '2d'."""
+    t = _parse_time(value, reference)
+    if not EARLIEST <= t <= LATEST:  # also NaN
+        raise InvalidInput(f"the time {value!r} is outside the years 1 to 9999")
+    return t
+
+
+def _parse_time(value: str | float | int, reference: float | None) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     text = str(value).strip()

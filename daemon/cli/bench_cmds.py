@@ -21,7 +21,8 @@ from ..settings import MODES
 from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
-            "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp")
+            "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
+            "bench http")
 
 
 def _table(r: dict) -> str:
@@ -173,6 +174,22 @@ async def cmd_mcp(args) -> int:
     return 0
 
 
+async def cmd_http(args) -> int:
+    from ..bench.http import WARMUP as HTTP_WARMUP, bench_http
+
+    if args.n < 100 or args.queries < args.clients or args.clients < 1:
+        raise InvalidInput("need --n >= 100, --clients >= 1 and --queries >= --clients")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
+    bar = Progress(3 * (args.queries + HTTP_WARMUP) - HTTP_WARMUP, "recalls in-process, over the socket, then "
+                   f"{args.clients} clients at once", unit="recalls")
+    result = await bench_http(args.n, mode=args.mode, queries=args.queries, clients=args.clients, k=args.k,
+                              seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0
+
+
 async def cmd_daemon(args) -> int:
     from ..phases.registry import PHASES
 
@@ -260,6 +277,12 @@ def register(sub, common) -> None:
     q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
     q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
     q.add_argument("--writes", type=int, default=100, help="timed observes after the recalls")
+    q.add_argument("--k", type=int, default=10)
+    q = add("http", cmd_http, "Recall round trip through `strata serve` over its Unix socket, one client and "
+                              "then several at once (requests/s), vs the same recalls in-process.")
+    q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
+    q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
+    q.add_argument("--clients", type=int, default=4, help="concurrent clients in the second part (default 4)")
     q.add_argument("--k", type=int, default=10)
     add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the corpus, "
                                         "embedded first, and the idle pass after it, vs reading what the pass reads.")

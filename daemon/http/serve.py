@@ -1,0 +1,125 @@
+"""Serving the HTTP API: a Unix socket in the home (mode 0600) by default; loopback TCP only when
+configured, and then only with a bearer token kept in the home (0600)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import os
+import secrets
+import socket
+from pathlib import Path
+
+from ..errors import ConfigError, StorageError
+from ..memory import Memory
+
+log = logging.getLogger("strata")
+
+TOKEN_FILE = "http-token"
+
+
+def socket_path(mem: Memory, given: str | None = None) -> Path:
+    path = Path(given or mem.config["http.socket"]).expanduser()
+    return path if path.is_absolute() else mem.home.root / path
+
+
+def token(state_dir: Path) -> str:
+    """The bearer token for TCP clients, made once (0600) and kept."""
+    path = state_dir / TOKEN_FILE
+    if not path.exists():
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(secrets.token_urlsafe(32) + "\n")
+    return path.read_text().strip()
+
+
+def unix_socket(path: Path) -> socket.socket:
+    if len(os.fsencode(path)) > 100:
+        raise ConfigError(f"http.socket {path} is too long for a Unix socket (about 100 bytes at most)",
+                          hint="set http.socket to a shorter path")
+    if path.exists():
+        probe = socket.socket(socket.AF_UNIX)
+        try:
+            probe.connect(str(path))
+        except OSError:
+            path.unlink()  # left by a server that did not stop cleanly
+        else:
+            raise StorageError(f"another server already listens on {path}", hint="stop it first")
+        finally:
+            probe.close()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)  # created 0600: only this user may connect
+    try:
+        sock.bind(str(path))
+    finally:
+        os.umask(old)
+    os.chmod(path, 0o600)
+    sock.listen(128)
+    return sock
+
+
+def tcp_socket(host: str, port: int, allow_remote: bool) -> socket.socket:
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        if not allow_remote:
+            raise ConfigError(f"http.host {host!r} is not a loopback address",
+                              hint="set http.allow_remote = true to listen beyond this machine (not advised)")
+        log.warning("http: listening on %s:%d, reachable from other machines; the bearer token is all that "
+                    "protects it", host, port)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise StorageError(f"cannot listen on {host}:{port} ({e.strerror})", hint="choose another http.port") from None
+    sock.listen(128)
+    return sock
+
+
+async def serve(mem: Memory, stop: asyncio.Event, *, socket_file: str | None = None,
+                port: int | None = None) -> None:
+    """Serve until `stop` is set: the Unix socket always, TCP too when a port is given or
+    http.port is set."""
+    import uvicorn
+
+    from .app import build
+
+    cfg = mem.config
+    path = socket_path(mem, socket_file)
+    port = int(cfg["http.port"] if port is None else port)
+    if not 0 <= port <= 65535:
+        raise ConfigError(f"port {port} is not between 0 and 65535")
+    sockets: list[socket.socket] = []
+    bearer = None
+    try:
+        if port:  # checked first: a refused address must not leave a socket file behind
+            bearer = token(mem.home.state_dir)
+            sockets.append(tcp_socket(cfg["http.host"], port, bool(cfg["http.allow_remote"])))
+        sockets.insert(0, unix_socket(path))
+        app = build(mem, token=bearer, max_body_bytes=int(cfg["http.max_body_bytes"]))
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False)
+        config.load()
+        server = uvicorn.Server(config)
+        server.lifespan = config.lifespan_class(config)
+        await server.startup(sockets=sockets)
+        log.info("http: serving namespace %s on %s%s", mem.agent, path,
+                 f" and http://{cfg['http.host']}:{port} (bearer token in "
+                 f"{mem.home.state_dir / TOKEN_FILE})" if bearer else "")
+        ticking = asyncio.create_task(server.main_loop())
+        await stop.wait()
+        server.should_exit = True
+        await ticking
+        await server.shutdown(sockets=sockets)
+    finally:
+        for s in sockets:
+            s.close()
+        if sockets and sockets[0].family == socket.AF_UNIX:
+            with contextlib.suppress(FileNotFoundError):
+                path.unlink()

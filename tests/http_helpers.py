@@ -1,0 +1,64 @@
+"""A real `strata serve` in a subprocess, and a small HTTP client over its Unix socket (stdlib)."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+from conftest import REPO
+from daemon.http.client import UnixConnection
+
+
+class Api:
+    def __init__(self, proc: subprocess.Popen, socket_path: Path, port: int | None):
+        self.proc, self.socket_path, self.port = proc, socket_path, port
+
+    def raw(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
+            tcp: bool = False) -> tuple[int, dict | list]:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120) if tcp \
+            else UnixConnection(self.socket_path)
+        try:
+            conn.request(method, path, body=body, headers={"Content-Type": "application/json", **(headers or {})})
+            response = conn.getresponse()
+            return response.status, json.loads(response.read() or b"null")
+        finally:
+            conn.close()
+
+    def __call__(self, method: str, path: str, body=None, **kw) -> tuple[int, dict | list]:
+        return self.raw(method, path, None if body is None else json.dumps(body).encode(), **kw)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(home: Path, *args: str, agent: str | None = None, command: str = "serve") -> Iterator[Api]:
+    socket_path = home / "state" / "strata.sock"
+    port = int(args[args.index("--port") + 1]) if "--port" in args else None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
+    proc = subprocess.Popen([sys.executable, "-m", "daemon", "--home", str(home),
+                             *(["--agent", agent] if agent else []), command, *args],
+                            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not socket_path.exists():
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the server did not start: {proc.communicate(timeout=10)}")
+            time.sleep(0.05)
+        yield Api(proc, socket_path, port)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)

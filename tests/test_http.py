@@ -1,0 +1,207 @@
+"""`strata serve`: the HTTP API on a real server over its Unix socket (and loopback TCP with a
+token): every endpoint, the errors, the limits, the namespaces, and the OpenAPI document."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import stat
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, write_config
+from daemon import Memory
+from daemon.http.openapi import document
+from daemon.http.routes import OPS
+from http_helpers import free_port, serving
+
+pytestmark = pytest.mark.slow
+
+
+def _listening_tcp_inodes() -> set[str]:
+    out = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in list(f)[1:]:
+                fields = line.split()
+                if fields[3] == "0A":  # LISTEN
+                    out.add(fields[9])
+    return out
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    found = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with_target = os.readlink(f"/proc/{pid}/fd/{fd}") if os.path.exists(f"/proc/{pid}/fd/{fd}") else ""
+        m = re.match(r"socket:\[(\d+)\]", with_target)
+        if m:
+            found.add(m.group(1))
+    return found
+
+
+def test_by_default_a_private_socket_and_no_tcp_port(home):
+    with serving(home) as api:
+        assert api("GET", "/v1/status")[0] == 200
+        assert stat.S_IMODE(api.socket_path.stat().st_mode) == 0o600
+        assert not _socket_inodes(api.proc.pid) & _listening_tcp_inodes()
+    assert not api.socket_path.exists()  # removed at a clean stop
+
+
+def test_every_endpoint_and_its_errors(home):
+    async def prepare():
+        async with await Memory.open(home) as mem:
+            await mem.dossiers.add("bridge", query="bridge gw-02")
+            await mem.capsule.render()
+    asyncio.run(prepare())
+    called: set[tuple[str, str]] = set()
+
+    with serving(home) as raw:
+        def api(method, template, body=None, **path):
+            called.add((method, template.split("?")[0]))
+            return raw(method, template.format(**path), body)
+
+        code, first = api("POST", "/v1/memories", {"content": "Bridge is DOWN on gw-02", "kind": "event",
+                                                   "context": {"environment": "prod"}})
+        assert code == 201 and first["status"] == "created"
+        code, batch = api("POST", "/v1/memories/batch", {"items": [
+            {"content": "Rolled gw-02 back to firmware 4.1; bridge is UP", "kind": "decision"},
+            {"content": "Disk on db-01 at 91%"}]})
+        assert code == 201 and batch["created"] == 2
+        second, third = batch["ids"]
+        code, got = api("POST", "/v1/memories/get", {"ids": [first["id"], 999, third]})
+        assert [m["id"] for m in got["items"]] == [first["id"], third] and got["missing"] == [999]
+        code, one = api("GET", "/v1/memories/{id}", id=first["id"])
+        assert code == 200 and {"scores", "history", "context"} <= set(one) and one["context"] == {"environment": "prod"}
+
+        code, found = api("POST", "/v1/recall", {"query": "bridge gw-02", "k": 5, "explain": True, "mode": "fast"})
+        assert code == 200 and {h["id"] for h in found["hits"]} == {first["id"], second}
+        assert "signals" in found["hits"][0]["explain"]
+        code, given = api("POST", "/v1/recalls/{id}/feedback", {"outcome": "success"}, id=found["recall_id"])
+        assert code == 200 and sorted(given["episodes"]) == sorted([first["id"], second])
+        assert api("POST", "/v1/recalls/{id}/feedback", {"outcome": "success"}, id=found["recall_id"])[0] == 409
+
+        assert api("PATCH", "/v1/memories/{id}", {"state": "archived", "reason": "done"}, id=third)[1]["state"] \
+            == "archived"
+        assert api("PATCH", "/v1/memories/{id}", {"state": "active", "factual": True}, id=third)[1]["changed"] \
+            == {"factual": True}
+        assert api("PATCH", "/v1/memories/{id}", {}, id=third)[0] == 400
+        assert api("DELETE", "/v1/memories/{id}?purge=true", id=third)[1] == {"id": third, "purged": True}
+
+        code, page1 = api("GET", "/v1/timeline?limit=1")
+        code, page2 = api("GET", f"/v1/timeline?limit=1&offset={page1['next_offset']}")
+        assert [m["id"] for m in page1["items"] + page2["items"]] == [second, first["id"]] and page2["next_offset"] is None
+        assert [m["id"] for m in api("GET", "/v1/timeline?kind=event&kind=decision&order=oldest")[1]["items"]] \
+            == [first["id"], second]
+
+        async def link():
+            async with await Memory.open(home) as mem:
+                await mem.web.activate([f"episode:{first['id']}", f"episode:{second}"])
+                await mem.web.commit()
+        asyncio.run(link())
+        related = api("GET", "/v1/memories/{id}/related", id=first["id"])[1]
+        assert [r["node"] for r in related["reached"]] == [f"episode:{second}"]
+        edges = api("GET", "/v1/nodes/{node}/coactivations", node=f"episode:{first['id']}")[1]
+        assert f"episode:{second}" in [n["node"] for n in edges["neighbours"]]
+        spread = api("POST", "/v1/spread", {"items": [str(first["id"])], "threshold": 0.01})[1]
+        assert f"episode:{second}" in [r["node"] for r in spread["reached"]]
+
+        assert api("PUT", "/v1/facts/{key}", {"value": "DOWN", "source": "person:ines"}, key="bridge")[0] == 200
+        assert api("POST", "/v1/facts/{key}/cas", {"expected": "DOWN", "new": "UP"}, key="bridge")[1]["value"] == "UP"
+        code, mismatch = api("POST", "/v1/facts/{key}/cas", {"expected": "DOWN", "new": "UP"}, key="bridge")
+        assert code == 409 and mismatch["error"] == "cas_mismatch" and mismatch["current"] == "UP"
+        assert api("GET", "/v1/facts/{key}", key="bridge")[1]["value"] == "UP"
+        assert [h["value"] for h in api("GET", "/v1/facts/{key}/history", key="bridge")[1]["history"]] == ["DOWN", "UP"]
+        assert [f["key"] for f in api("GET", "/v1/facts?prefix=bridge")[1]["items"]] == ["bridge"]
+        assert [c["key"] for c in api("GET", "/v1/facts/conflicts?flagged=true")[1]] == ["bridge"]  # DOWN, UP at once
+        assert api("DELETE", "/v1/facts/{key}", key="bridge")[1]["status"] == "retracted"
+        assert api("GET", "/v1/facts/{key}", key="nothing")[0] == 404
+
+        assert "bridge" in [t["topic"] for t in api("GET", "/v1/dossiers")[1]["topics"]]
+        assert api("POST", "/v1/dossiers/{topic}/refresh", {"force": True}, topic="bridge")[1]["status"] == "refreshed"
+        assert "gw-02" in api("GET", "/v1/dossiers/{topic}", topic="bridge")[1]["text"]
+        assert api("GET", "/v1/capsule")[1]["ok"] is True
+
+        plan = api("POST", "/v1/consolidate", {"dry_run": True})[1]
+        assert plan["dry_run"] is True and "counts" in plan
+        assert api("POST", "/v1/consolidate", {"rules": ["nonsense"]})[0] == 400
+        assert api("GET", "/v1/status")[1]["episodes"] == 2
+
+        # errors, one body shape
+        for method, path, body, code in (
+                ("GET", "/v1/memories/999", None, 404), ("GET", "/v1/memories/abc", None, 400),
+                ("POST", "/v1/recall", {"query": ""}, 400), ("POST", "/v1/recall", {"query": "x", "k": 0}, 400),
+                ("POST", "/v1/recall", {"query": "x", "surprise": 1}, 400), ("POST", "/v1/memories", [], 400),
+                ("POST", "/v1/memories", {"content": "nul \x00"}, 400), ("GET", "/v1/timeline?limit=0", None, 400),
+                ("GET", "/v1/nowhere", None, 404), ("DELETE", "/v1/status", None, 405),
+                ("POST", "/v1/memories?scope=other", {"content": "x"}, 403),
+                ("GET", "/v1/status?scope=other", None, 403)):
+            got_code, error = raw(method, path, body)
+            assert got_code == code, (method, path, error)
+            assert set(error) >= {"error", "message"}, error
+        assert raw.raw("POST", "/v1/recall", b'{"query": ')[0] == 400
+        assert raw.raw("POST", "/v1/memories", b"\xff\xfe binary")[0] == 400
+        assert raw.raw("POST", "/v1/memories", b'{"content": "' + b"x" * (9 << 20) + b'"}')[0] == 413
+
+    assert called == {(op.method, op.path) for op in OPS}  # every endpoint was exercised
+
+
+def test_tcp_needs_the_token_from_the_home(home):
+    port = free_port()
+    with serving(home, "--port", str(port)) as api:
+        token_file = home / "state" / "http-token"
+        assert stat.S_IMODE(token_file.stat().st_mode) == 0o600
+        token = token_file.read_text().strip()
+        assert api("GET", "/v1/status", tcp=True)[0] == 401
+        assert api("GET", "/v1/status", tcp=True, headers={"Authorization": "Bearer wrong"})[0] == 401
+        assert api("GET", "/openapi.json", tcp=True)[0] == 401
+        assert api("GET", "/v1/status", tcp=True, headers={"Authorization": f"Bearer {token}"})[0] == 200
+        assert api("GET", "/v1/status")[0] == 200  # the socket needs none: its mode is the access control
+
+
+def test_a_non_loopback_address_needs_explicit_consent(home, cli):
+    write_config(home, '[http]\nhost = "0.0.0.0"\n')
+    proc = cli("serve", "--port", str(free_port()))
+    assert proc.returncode == 7 and "http.allow_remote" in proc.err and "Traceback" not in proc.err
+    assert not (home / "state" / "strata.sock").exists()
+
+
+def test_the_namespace_is_the_servers_own(home):
+    async def other():
+        async with await Memory.open(home, agent="b") as b:
+            return (await b.observe("B's private note about vault-07"))["id"]
+    hidden = asyncio.run(other())
+    with serving(home, agent="a") as api:
+        assert api("GET", f"/v1/memories/{hidden}")[0] == 404
+        assert api("POST", "/v1/recall", {"query": "vault-07 private note"})[1]["hits"] == []
+        assert api("GET", "/v1/timeline?scope=b")[0] == 403
+    write_config(home, '[agent]\nshared = ["b"]\n')
+    with serving(home, agent="a") as api:
+        assert [m["id"] for m in api("GET", "/v1/timeline?scope=b")[1]["items"]] == [hidden]
+        assert api("PATCH", f"/v1/memories/{hidden}?scope=b", {"state": "archived"})[0] == 403
+
+
+def test_the_openapi_document_is_served_kept_in_the_repository_and_valid(home):
+    from openapi_spec_validator import validate
+
+    doc = document()
+    validate(doc)
+    assert json.loads((REPO / "daemon" / "http" / "openapi.json").read_text()) == doc, \
+        "run `strata serve --openapi > daemon/http/openapi.json`"
+    with serving(home) as api:
+        assert api("GET", "/openapi.json") == (200, doc)
+
+
+def test_the_daemon_serves_it_when_enabled(home):
+    write_config(home, "[http]\nenabled = true\n")
+    with serving(home, command="run") as api:
+        assert api("POST", "/v1/memories", {"content": "stored through the daemon's API"})[0] == 201
+    assert not api.socket_path.exists()
+
+    async def read():
+        async with await Memory.open(home) as mem:
+            return [(e["content"], e["history"][0]["actor"]) for e in
+                    [await mem.get(m["id"]) for m in await mem.timeline()]]
+    assert asyncio.run(read()) == [("stored through the daemon's API", "http")]

@@ -1,0 +1,49 @@
+"""A property-based run of the HTTP API against its own OpenAPI document (schemathesis): a real
+server over loopback TCP with its token, on a home with a few memories, facts and a dossier.
+No generated request may get a server error or a response the document does not describe."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,
+                                               status_code_conformance)
+
+from daemon import Memory
+from daemon.home import init_home
+from daemon.http.openapi import document
+from http_helpers import free_port, serving
+
+pytestmark = pytest.mark.slow
+
+schema = schemathesis.openapi.from_dict(document())
+CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    home = init_home(tmp_path_factory.mktemp("http-schema") / "home")[0].root
+
+    async def fill():
+        async with await Memory.open(home) as mem:
+            for i in range(20):
+                await mem.observe(f"Deploy {i} of api finished on web-0{i % 3}", kind="event")
+            await mem.facts.set("bridge", "UP")
+            await mem.dossiers.add("api", query="deploy api")
+            await mem.dossiers.refresh("api")
+            await mem.capsule.render()
+    asyncio.run(fill())
+    port = free_port()
+    with serving(home, "--port", str(port)) as api:
+        token = (home / "state" / "http-token").read_text().strip()
+        yield {"base_url": f"http://127.0.0.1:{port}", "headers": {"Authorization": f"Bearer {token}"}}
+
+
+@schema.parametrize()
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+def test_no_server_errors_and_every_response_as_documented(case, server):
+    case.call_and_validate(base_url=server["base_url"], headers=server["headers"], checks=CHECKS)
