@@ -125,3 +125,18 @@ def test_bench_tui_times_the_first_screen_and_every_switch(cli):
     assert set(r["switch_by_screen_ms"]) == {"Overview", "Memories", "Facts", "Spiderweb", "Dossiers", "Capsule"}
     assert r["baseline"]["first_screen_ms"]["p50_ms"] > 0 and r["baseline"]["switch_ms"]["p50_ms"] > 0
     assert is_number(r["ratio_first_screen_p50"]) and is_number(r["ratio_switch_p50"])
+
+
+def test_bench_mcp_times_recall_round_trips_against_the_same_recalls_in_process(cli):
+    r = cli.json("bench", "mcp", "--n", "300", "--queries", "10", "--writes", "5")
+    assert r["benchmark"] == "mcp" and r["queries"] == 10 and r["transport"] == "stdio"
+    assert r["p95_ms"] >= r["p50_ms"] > 0 and r["baseline"]["p50_ms"] > 0 and r["observe"]["count"] == 5
+    assert r["ratio_p95"] == round(r["p95_ms"] / r["baseline"]["p95_ms"], 3) and r["connect_seconds"] > 0
+
+
+def test_bench_http_times_one_client_and_several_against_the_same_recalls_in_process(cli):
+    r = cli.json("bench", "http", "--n", "300", "--queries", "12", "--clients", "3")
+    assert r["benchmark"] == "http" and r["queries"] == 12 and r["transport"] == "unix socket"
+    assert r["p95_ms"] >= r["p50_ms"] > 0 and r["baseline"]["p50_ms"] > 0
+    assert r["concurrent"]["clients"] == 3 and r["concurrent"]["requests"] == 12
+    assert r["concurrent"]["requests_per_s"] > 0 and r["ratio_p50"] == round(r["p50_ms"] / r["baseline"]["p50_ms"], 3)

@@ -19,7 +19,7 @@ from ..home import init_home
 from ..http.client import UnixConnection
 from ..memory import Memory
 from . import corpus
-from .ingest import populate
+from .recall import filled, in_process
 from .stats import ratio, summary_ms
 
 WARMUP = 20
@@ -66,16 +66,8 @@ async def bench_http(n: int, *, mode: str = "balanced", queries: int = 300, clie
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")
         async with await Memory.open(home, actor="bench") as mem:
-            await populate(mem, n, seed)
-            if mode != "fast":
-                await mem.embed_pending(batch=64, progress=embed_progress)
-            baseline = []
-            for q in texts:
-                t = time.perf_counter()
-                await mem.recall(q, k=k, mode=mode)
-                baseline.append(time.perf_counter() - t)
-                if progress:
-                    progress(1)
+            await filled(mem, n, seed, mode, embed_progress)
+            baseline = (await in_process(mem, texts, k, mode, progress))[WARMUP:]
         proc, path = _server(home.root)
         try:
             single = _recalls(path, texts, k, mode, progress)[WARMUP:]
@@ -88,7 +80,7 @@ async def bench_http(n: int, *, mode: str = "balanced", queries: int = 300, clie
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.communicate(timeout=60)
-    ours, base, together = summary_ms(single), summary_ms(baseline[WARMUP:]), summary_ms(parallel)
+    ours, base, together = summary_ms(single), summary_ms(baseline), summary_ms(parallel)
     return {
         "benchmark": "http", "n": n, "mode": mode, "queries": len(single), "k": k, "seed": seed,
         "transport": "unix socket", **ours,

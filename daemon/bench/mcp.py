@@ -13,7 +13,7 @@ from ..errors import StrataError
 from ..home import init_home
 from ..memory import Memory
 from . import corpus
-from .ingest import populate
+from .recall import filled, in_process
 from .stats import ratio, summary_ms
 
 WARMUP = 20
@@ -56,17 +56,8 @@ async def bench_mcp(n: int, *, mode: str = "balanced", queries: int = 300, k: in
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")
         async with await Memory.open(home, actor="bench") as mem:
-            await populate(mem, n, seed)
-            if mode != "fast":
-                await mem.embed_pending(batch=64, progress=embed_progress)
-            baseline = []
-            for i, q in enumerate(texts):
-                t = time.perf_counter()
-                await mem.recall(q, k=k, mode=mode)
-                if i >= WARMUP:
-                    baseline.append(time.perf_counter() - t)
-                if progress:
-                    progress(1)
+            await filled(mem, n, seed, mode, embed_progress)
+            baseline = (await in_process(mem, texts, k, mode, progress))[WARMUP:]
         served = await _through_mcp(home.root, texts, k, mode, writes, progress)
     ours, base = summary_ms(served["recall"]), summary_ms(baseline)
     return {

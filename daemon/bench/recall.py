@@ -35,6 +35,31 @@ def bare_fts_seconds(db_path: Path, queries: list[str], k: int) -> list[float]:
     return times
 
 
+async def filled(mem: Memory, n: int, seed: int, mode: str,
+                 embed_progress: Callable[[int], None] | None = None) -> float | None:
+    """Import the corpus and, unless the mode is fast, embed it (the vector retriever needs
+    every memory embedded); the seconds the embedding took."""
+    await populate(mem, n, seed)
+    if mode == "fast":
+        return None
+    t = time.perf_counter()
+    await mem.embed_pending(batch=64, progress=embed_progress)
+    return round(time.perf_counter() - t, 3)
+
+
+async def in_process(mem: Memory, texts: list[str], k: int, mode: str,
+                     progress: Callable[[int], None] | None = None) -> list[float]:
+    """The seconds of each recall through the Python API: the baseline of the remote faces."""
+    times = []
+    for q in texts:
+        t = time.perf_counter()
+        await mem.recall(q, k=k, mode=mode)
+        times.append(time.perf_counter() - t)
+        if progress:
+            progress(1)
+    return times
+
+
 async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k: int = 10, seed: int = 0,
                        progress: Callable[[int], None] | None = None,
                        embed_progress: Callable[[int], None] | None = None) -> dict:
@@ -42,12 +67,7 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")
         async with await Memory.open(home, actor="bench") as mem:
-            await populate(mem, n, seed)
-            embed_s = None
-            if mode != "fast":  # the vector retriever needs every memory embedded
-                t = time.perf_counter()
-                await mem.embed_pending(batch=64, progress=embed_progress)
-                embed_s = round(time.perf_counter() - t, 3)
+            embed_s = await filled(mem, n, seed, mode, embed_progress)
             times, hits, used, first_ms = [], 0, mode, None
             for i, q in enumerate(texts):
                 started = time.perf_counter()
