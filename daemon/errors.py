@@ -78,6 +78,9 @@ class NotPermitted(StrataError):
     kind = "not_permitted"
 
 
+EXIT_DOCTOR = 12
+
+
 # Exit codes, documented in the README; 2 is argparse's usage error.
 EXIT_CODES = {
     0: "success",
@@ -93,5 +96,6 @@ EXIT_CODES = {
     LlmUnavailable.exit_code: "the LLM named by [llm] model is missing, damaged or not loadable",
     NotPermitted.exit_code: "not permitted: another agent's namespace that strata.toml does not share "
                             "(agent.shared), or a write through a shared, read-only scope",
+    EXIT_DOCTOR: "`strata doctor` found a problem (each is listed with its fix)",
     130: "interrupted (Ctrl-C)",
 }

@@ -8,8 +8,8 @@ import sys
 
 from .. import __version__
 from ..errors import EXIT_CODES, StrataError
-from . import (admin_cmds, bench_cmds, capsule_cmds, consolidate_cmds, dossier_cmds, fact_cmds, mcp_cmds,
-               memory_cmds, serve_cmds, systemd_cmds, tui_cmds, web_cmds)
+from . import (admin_cmds, bench_cmds, capsule_cmds, care_cmds, consolidate_cmds, dossier_cmds, fact_cmds,
+               mcp_cmds, memory_cmds, serve_cmds, systemd_cmds, tui_cmds, web_cmds)
 from .output import error
 
 GROUPS = (
@@ -23,6 +23,7 @@ GROUPS = (
     ("agent interfaces", mcp_cmds),
     ("http api", serve_cmds),
     ("home and daemon", admin_cmds),
+    ("care", care_cmds),
     ("systemd", systemd_cmds),
     ("benchmarks", bench_cmds),
 )
@@ -58,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # Commands that do not read one namespace through the API, so --scope would mean nothing.
-UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve")
+UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor", "backup")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -27,6 +27,9 @@ STATUS = {NotFound: 404, InvalidInput: 400, Conflict: 409, CasMismatch: 409, Not
           StorageError: 503, EmbeddingUnavailable: 503, LlmUnavailable: 503, ConfigError: 500}
 
 
+PATH_CHECKS = {name: Draft202012Validator(schema) for name, schema in PATH_TYPES.items()}
+
+
 class Unauthorized(StrataError):
     kind = "unauthorized"
 
@@ -97,7 +100,7 @@ class Checked:
         out = {}
         for name, raw in request.path_params.items():
             value = _scalar(raw, PATH_TYPES[name], name)
-            problem = _problem(Draft202012Validator(PATH_TYPES[name]).iter_errors(value))
+            problem = _problem(PATH_CHECKS[name].iter_errors(value))
             if problem:
                 raise InvalidInput(f"path parameter {name}: {problem}")
             out[name] = value

@@ -1,0 +1,176 @@
+"""`strata doctor`: check a home and say how to fix each problem found. It only reads: the
+database is opened read-only (no migration), and nothing is created or repaired."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+from pathlib import Path
+from typing import Callable
+
+from . import timeutil
+from .errors import StrataError
+from .home import Home
+from .storage import driver
+from .storage.migrations import MIGRATIONS
+
+OK, WARN, ERROR = "ok", "warn", "error"
+PRIVATE_FILES = ("memory.db", "memory.db-wal", "memory.db-shm", "http-token", "strata.sock")
+
+
+def finding(check: str, status: str, message: str, fix: str | None = None) -> dict:
+    return {"check": check, "status": status, "message": message, "fix": fix}
+
+
+def permissions(home: Home) -> list[dict]:
+    out = []
+    for folder in (home.root, home.state_dir, home.state_dir / "backups"):
+        if folder.is_dir() and stat.S_IMODE(folder.stat().st_mode) & 0o077:
+            out.append(finding("permissions", WARN, f"{folder} is open to other users "
+                               f"({stat.S_IMODE(folder.stat().st_mode):o})", f"chmod 700 {folder}"))
+    files = [home.state_dir / n for n in PRIVATE_FILES] + sorted((home.state_dir / "backups").glob("*.db"))
+    for path in files:
+        if path.exists() and stat.S_IMODE(path.stat().st_mode) & 0o077:
+            out.append(finding("permissions", ERROR, f"{path} is readable by other users "
+                               f"({stat.S_IMODE(path.stat().st_mode):o})", f"chmod 600 {path}"))
+    if home.state_dir.is_dir() and not os.access(home.state_dir, os.W_OK):
+        out.append(finding("permissions", ERROR, f"{home.state_dir} is not writable", "check its owner and mode"))
+    return out or [finding("permissions", OK, "folders 0700 and private files 0600")]
+
+
+def configuration(home: Home) -> list[dict]:
+    try:
+        home.config()
+    except StrataError as e:
+        return [finding("config", ERROR, e.message, e.hint or f"edit {home.config_path}")]
+    where = home.config_path if home.config_path.exists() else "the defaults (no strata.toml)"
+    return [finding("config", OK, f"valid: {where}")]
+
+
+def database(home: Home) -> list[dict]:
+    path = home.db_path
+    if not path.exists():
+        return [finding("database", WARN, f"no database yet at {path}", "any strata command creates it")]
+    mod = driver.sqlite_module()
+    try:
+        conn = mod.connect(f"file:{path}?mode=ro", uri=True)
+    except driver.driver_errors() as e:
+        return [finding("database", ERROR, f"cannot open {path}: {e}", "check its mode and owner")]
+    try:
+        result = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
+        applied = {r[0] for r in conn.execute("SELECT id FROM _migrations")}
+    except driver.driver_errors() as e:
+        return [finding("database", ERROR, f"{path} is damaged: {e}",
+                        "restore the newest backup: strata backup --list, then strata backup --restore PATH")]
+    finally:
+        conn.close()
+    out = []
+    if result != ["ok"]:
+        out.append(finding("database", ERROR, f"integrity check failed: {'; '.join(result[:3])}",
+                           "restore the newest backup: strata backup --list, then strata backup --restore PATH"))
+    latest = max(n for n, _, _ in MIGRATIONS)
+    newest = max(applied, default=0)
+    if newest > latest:
+        out.append(finding("schema", ERROR, f"written by a newer strata (migration {newest}; this one knows {latest})",
+                           "upgrade strata"))
+    elif newest < latest:
+        out.append(finding("schema", WARN, f"at migration {newest} of {latest}", "the next strata command migrates it"))
+    else:
+        out.append(finding("schema", OK, f"at migration {latest}, the newest"))
+    return [finding("database", OK, f"integrity check ok ({path.stat().st_size:,} bytes)")] + out \
+        if result == ["ok"] else out
+
+
+def models(home: Home) -> list[dict]:
+    from .embedding.loader import load_embedder
+
+    try:
+        cfg = home.config()
+    except StrataError:
+        return []  # said under config
+    out = []
+    try:
+        emb = load_embedder(cfg["embedding.model"], cfg["embedding.runtime"], home.state_dir / "models", threads=1)
+        emb.embed(["strata doctor"])
+        out.append(finding("embedding model", OK, f"{emb.name} ({emb.dim} dimensions) loads, checksum verified"))
+    except StrataError as e:
+        out.append(finding("embedding model", ERROR, e.message + "; recall falls back to fast",
+                           e.hint or "check [embedding] model in strata.toml"))
+    llm = cfg["llm.model"]
+    if llm:
+        path = Path(llm).expanduser()
+        if not path.is_file():
+            out.append(finding("llm model", ERROR, f"{path} does not exist; dossiers fall back to extractive",
+                               "fix [llm] model in strata.toml"))
+        elif path.open("rb").read(4) != b"GGUF":
+            out.append(finding("llm model", ERROR, f"{path} is not a GGUF file; dossiers fall back to extractive",
+                               "point [llm] model at a .gguf file"))
+        else:
+            out.append(finding("llm model", OK, f"{path.name} is a GGUF file"))
+    return out
+
+
+def disk(home: Home) -> list[dict]:
+    folder = home.state_dir if home.state_dir.is_dir() else home.root
+    free = shutil.disk_usage(folder).free
+    size = sum(p.stat().st_size for p in home.state_dir.glob("memory.db*")) if home.state_dir.is_dir() else 0
+    need = max(1 << 30, 2 * size)  # room for a backup and the WAL
+    if free < need:
+        return [finding("disk", WARN, f"{free / 2**30:.1f} GiB free beside a {size / 2**20:.0f} MiB database",
+                        f"free space on the disk holding {folder} (a backup needs about the database's size)")]
+    return [finding("disk", OK, f"{free / 2**30:.1f} GiB free")]
+
+
+def daemon(home: Home) -> list[dict]:
+    from .phases.lock import holder
+
+    pid = holder(home.state_dir / "daemon.lock")
+    beat = home.state_dir / "heartbeat"
+    if pid is None:
+        return [finding("daemon", WARN, "no daemon runs on this home",
+                        "start it: make run, strata run, or systemctl --user start strata")]
+    try:
+        every = float(home.config()["daemon.heartbeat_seconds"])
+    except StrataError:
+        every = 300.0
+    age = time.time() - beat.stat().st_mtime if beat.exists() else None
+    if age is None or age > 2 * every + 60:
+        shown = "never" if age is None else f"{age:.0f} s ago"
+        return [finding("daemon", ERROR, f"the daemon (pid {pid}) last beat {shown}", "look at its log "
+                        "(journalctl --user -u strata) and restart it")]
+    return [finding("daemon", OK, f"running (pid {pid}), heartbeat {age:.0f} s ago")]
+
+
+def capsule(home: Home) -> list[dict]:
+    from .capsule import document
+
+    path = home.capsule_dir / "CAPSULE.md"
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return [finding("capsule", WARN, f"no capsule at {path}", "strata capsule render writes one")]
+    except UnicodeDecodeError:
+        return [finding("capsule", ERROR, f"{path} is not UTF-8 text",
+                        "restore it from a kept render in state/capsule/ (strata capsule show --last-good shows the newest)")]
+    errors = [p for p in document.parse(text).problems if p.level == "error"]
+    if errors:
+        return [finding("capsule", ERROR, f"{path}: " + "; ".join(f"line {p.line}: {p.message}" for p in errors[:3]),
+                        "fix the lines named (strata capsule check shows all), or strata capsule show --last-good")]
+    return [finding("capsule", OK, f"{path} is valid")]
+
+
+CHECKS: tuple[Callable[[Home], list[dict]], ...] = (permissions, configuration, database, models, disk, daemon,
+                                                    capsule)
+
+
+async def examine(home: Home) -> dict:
+    """Every check's findings, and whether any is an error."""
+    import asyncio
+
+    found: list[dict] = []
+    for check in CHECKS:
+        found += await asyncio.to_thread(check, home)
+    return {"home": str(home.root), "checked_at": timeutil.iso(timeutil.now()), "findings": found,
+            "ok": not any(f["status"] == ERROR for f in found)}

@@ -1,0 +1,63 @@
+"""`strata restore`: put a backup back as the home's database, keeping the current one."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from .errors import Conflict, InvalidInput
+from .home import Home
+from .phases.lock import holder
+from .storage import driver
+
+
+def _check_backup(source: Path) -> None:
+    if not source.is_file():
+        raise InvalidInput(f"no file at {source}", hint="backups are in state/backups/ (strata backup makes one)")
+    try:
+        conn = driver.sqlite_module().connect(f"file:{source}?mode=ro", uri=True)
+        try:
+            ok = conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            conn.execute("SELECT id FROM _migrations").fetchall()
+        finally:
+            conn.close()
+    except driver.driver_errors() as e:
+        raise InvalidInput(f"{source} is not a strata database ({e})", hint="nothing was changed") from None
+    if not ok:
+        raise InvalidInput(f"{source} fails SQLite's integrity check", hint="choose an older backup; nothing was changed")
+
+
+def _copy(source: Path, target: Path) -> None:
+    """SQLite's backup API: a consistent copy even while others read the source (WAL included)."""
+    if not target.exists():
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o600))
+    src = driver.sqlite_module().connect(f"file:{source}?mode=ro", uri=True)
+    dest = driver.connect(target)
+    try:
+        src.backup(dest)
+    finally:
+        dest.close()
+        src.close()
+
+
+def restore(home: Home, source: Path) -> dict:
+    """Replace the database with the backup at `source`. Refused while a daemon runs on the
+    home; the database it replaces is kept in state/backups/ first."""
+    pid = holder(home.state_dir / "daemon.lock")
+    if pid is not None:
+        raise Conflict(f"the daemon (pid {pid}) runs on this home",
+                       hint="stop it first (systemctl --user stop strata, or Ctrl-C), restore, then start it")
+    source = source.expanduser().resolve()
+    _check_backup(source)
+    if source == home.db_path.resolve():
+        raise InvalidInput("that is the database itself", hint="name a file in state/backups/")
+    kept = None
+    if home.db_path.exists():
+        folder = home.state_dir / "backups"
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        kept = folder / f"before-restore-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.db"
+        _copy(home.db_path, kept)
+    _copy(source, home.db_path)
+    return {"restored_from": str(source), "database": str(home.db_path), "bytes": home.db_path.stat().st_size,
+            "previous_kept_as": None if kept is None else str(kept)}

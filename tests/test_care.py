@@ -1,0 +1,132 @@
+"""`strata doctor` names each problem of a home with its fix; `strata backup` and `--restore`
+round-trip the database; JSONL export and import round-trip every memory."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import REPO, write_config
+from daemon.errors import EXIT_DOCTOR
+
+
+def findings(cli, *args) -> tuple[int, dict]:
+    proc = cli("doctor", "--json", *args)
+    return proc.returncode, json.loads(proc.out)
+
+
+def by_check(report: dict) -> dict[str, dict]:
+    return {f["check"]: f for f in report["findings"]}
+
+
+@pytest.mark.slow
+def test_a_healthy_home(cli):
+    cli("observe", "something to keep", check=True)
+    code, report = findings(cli)
+    assert code == 0 and report["ok"]
+    checks = by_check(report)
+    assert {c: f["status"] for c, f in checks.items()} == {
+        "permissions": "ok", "config": "ok", "database": "ok", "schema": "ok", "embedding model": "ok",
+        "disk": "ok", "daemon": "warn", "capsule": "ok"}
+    assert "no daemon" in checks["daemon"]["message"] and "strata run" in checks["daemon"]["fix"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("damage, check, words", [
+    ("mode", "permissions", "chmod 600"),
+    ("config", "config", "recall.k"),
+    ("database", "database", "backup --restore"),
+    ("capsule", "capsule", "line"),
+    ("model", "embedding model", "embedding"),
+])
+def test_each_problem_is_named_with_its_fix(cli, home, damage, check, words):
+    cli("observe", "something to keep", check=True)
+    cli("capsule", "render", check=True)
+    db = home / "state" / "memory.db"
+    if damage == "mode":
+        os.chmod(db, 0o644)
+    elif damage == "config":
+        write_config(home, "[recall]\nk = 'many'\n")
+    elif damage == "database":
+        with open(db, "r+b") as f:
+            f.seek(4096)
+            f.write(b"garbage!" * 2048)
+    elif damage == "capsule":
+        path = home / "capsule" / "CAPSULE.md"
+        path.write_text(path.read_text().replace("<!-- strata:end", "<!-- strata:ned", 1))
+    elif damage == "model":
+        write_config(home, f'[embedding]\nmodel = "{home / "missing.gguf"}"\n')
+    before = db.read_bytes()
+    code, report = findings(cli)
+    assert code == EXIT_DOCTOR and not report["ok"]
+    found = by_check(report)[check]
+    assert found["status"] == "error" and words in (found["message"] + " " + found["fix"]), found
+    assert db.read_bytes() == before  # the doctor only reads
+
+
+@pytest.mark.slow
+def test_backup_and_restore_round_trip(cli, home):
+    kept = int(cli("observe", "before the backup", check=True).out)
+    cli("fact", "set", "bridge", "UP", check=True)
+    made = cli.json("backup")["result"]["path"]
+    cli("observe", "after the backup", check=True)
+    cli("fact", "set", "bridge", "DOWN", check=True)
+    assert [b["path"] for b in cli.json("backup", "--list")] == [made]
+
+    restored = cli.json("backup", "--restore", made)
+    assert [e["id"] for e in cli.json("timeline")] == [kept]
+    assert cli.json("fact", "get", "bridge")["value"] == "UP"
+    assert oct(os.stat(home / "state" / "memory.db").st_mode & 0o777) == "0o600"
+    # the replaced database was kept, and restoring it brings the later writes back
+    cli.json("backup", "--restore", restored["previous_kept_as"])
+    assert cli.json("fact", "get", "bridge")["value"] == "DOWN"
+
+    bad = home / "notes.txt"
+    bad.write_text("not a database")
+    proc = cli("backup", "--restore", str(bad))
+    assert proc.returncode == 4 and "not a strata database" in proc.err
+    assert cli.json("fact", "get", "bridge")["value"] == "DOWN"
+
+
+@pytest.mark.slow
+def test_restore_is_refused_while_the_daemon_runs(cli, home):
+    made = cli.json("backup")["result"]["path"]
+    daemon = subprocess.Popen([sys.executable, "-m", "daemon", "--home", str(home), "run"], cwd=REPO,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while cli.json("status")["daemon"]["running"] is None:
+            assert time.monotonic() < deadline and daemon.poll() is None
+            time.sleep(0.2)
+        proc = cli("backup", "--restore", made)
+        assert proc.returncode == 5 and "stop it first" in proc.err
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.wait(timeout=60)
+
+
+def test_export_and_import_round_trip_every_memory(cli, home, tmp_path):
+    for text, args in (("Deploy of api v2 finished", ("--kind", "event", "--importance", "0.8")),
+                       ("Ines prefers 03:00 for backups", ("--context", "person=ines", "--factual")),
+                       ("unicode: café ✓ 日本", ())):
+        cli("observe", text, *args, check=True)
+    rid = cli.json("recall", "deploy", "--mode", "fast")["recall_id"]
+    cli("feedback", str(rid), "success", check=True)
+    cli("fold", check=True)
+    out = tmp_path / "all.jsonl"
+    cli("export", "-o", str(out), check=True)
+    other = tmp_path / "other"
+    cli("init", str(other), check=True)
+    cli("--home", str(other), "import", str(out), check=True)
+    fields = ("id", "content", "kind", "importance", "factual", "context", "event_at", "access_count",
+              "success_count", "state")
+
+    def shown(*args):
+        return [{k: e[k] for k in fields} for e in cli.json(*args, "timeline", "--limit", "100")]
+    assert shown() == shown("--home", str(other)) and len(shown()) == 3
