@@ -8,7 +8,6 @@ import json
 import os
 import re
 import stat
-from pathlib import Path
 
 import pytest
 

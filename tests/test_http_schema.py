@@ -38,7 +38,7 @@ def server(tmp_path_factory):
             await mem.capsule.render()
     asyncio.run(fill())
     port = free_port()
-    with serving(home, "--port", str(port)) as api:
+    with serving(home, "--port", str(port)):
         token = (home / "state" / "http-token").read_text().strip()
         yield {"base_url": f"http://127.0.0.1:{port}", "headers": {"Authorization": f"Bearer {token}"}}
 
