@@ -30,7 +30,7 @@ from .dossier import store as dossier_store
 from .facts import store as facts_store
 from .web import store as web_store
 from .web.api import Web
-from .errors import EmbeddingUnavailable, InvalidInput, NotPermitted
+from .errors import EmbeddingUnavailable, InvalidInput, NotFound, NotPermitted
 from .home import Home, resolve_home
 from .namespace import check_namespace
 from .phases.snapshots import latest as latest_snapshot
@@ -39,6 +39,13 @@ from .settings import MODES
 from .storage import Database
 
 IMPORT_BATCH = 2000
+
+
+def _id(value: Any, what: str, agent: str) -> int:
+    """An id as SQLite stores it; anything else names nothing in the namespace."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise NotFound(f"no {what} {value!r} in namespace {agent!r}")
+    return value
 
 
 def _fallback(e: EmbeddingUnavailable) -> str:
@@ -173,6 +180,7 @@ class Memory:
         return {**totals, "ids": ids, "facts_captured": captured}
 
     async def forget(self, episode_id: int, *, purge: bool = False, reason: str | None = None) -> dict:
+        episode_id = _id(episode_id, "memory", self.agent)
         now = timeutil.now()
         async with self.db.write() as w:
             if purge:
@@ -183,12 +191,14 @@ class Memory:
         return {"id": episode_id, "state": "archived", "previous_state": before}
 
     async def restore(self, episode_id: int) -> dict:
+        episode_id = _id(episode_id, "memory", self.agent)
         now = timeutil.now()
         async with self.db.write() as w:
             before = await writes.set_state(w, self.agent, episode_id, "active", actor=self.actor, now=now)
         return {"id": episode_id, "state": "active", "previous_state": before}
 
     async def mark(self, episode_id: int, *, factual: bool | None = None, irrelevant: bool | None = None) -> dict:
+        episode_id = _id(episode_id, "memory", self.agent)
         now = timeutil.now()
         async with self.db.write() as w:
             changed = await writes.set_flags(w, self.agent, episode_id, actor=self.actor, now=now,
@@ -196,6 +206,7 @@ class Memory:
         return {"id": episode_id, "changed": {k: bool(v) for k, v in changed.items()}}
 
     async def feedback(self, recall_id: int, outcome: str) -> dict:
+        recall_id = _id(recall_id, "recall", self.agent)
         now = timeutil.now()
         async with self.db.write() as w:
             ids = await writes.feedback(w, self.agent, recall_id, outcome, actor=self.actor, now=now)
@@ -294,7 +305,11 @@ class Memory:
         """Recall's reading half: candidates, scores and order, without recording anything."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the query is empty", hint="say what to look for")
-        if "\x00" in query or len(query.encode("utf-8", "surrogatepass")) > self.limits.max_content_bytes:
+        try:
+            size = len(query.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise InvalidInput("the query is not valid UTF-8 text (it holds a lone surrogate)") from None
+        if "\x00" in query or size > self.limits.max_content_bytes:
             raise InvalidInput("the query holds a NUL byte or is longer than store.max_content_bytes")
         mode = mode or self.config["recall.mode"]
         if mode not in MODES:
@@ -369,6 +384,7 @@ class Memory:
 
     async def get(self, episode_id: int) -> dict:
         """Everything about one memory, with every score as of now."""
+        episode_id = _id(episode_id, "memory", self.agent)
         ep = await reads.get_episode(self.db, self.agent, episode_id)
         pending = await reads.pending_accesses(self.db, self.agent, episode_id)
         phase = await namespace_phase(self.db, self.agent, self.params)
@@ -383,7 +399,7 @@ class Memory:
     async def get_many(self, ids: Iterable[int]) -> dict[int, dict]:
         """Several memories as stored (no scores or history), by id; ids not in this namespace
         are left out."""
-        return await reads.get_episodes(self.db, self.agent, [int(i) for i in ids])
+        return await reads.get_episodes(self.db, self.agent, [i for i in map(int, ids) if 0 < i < 2**63])
 
     async def timeline(self, **filters) -> list[dict]:
         return await reads.timeline(self.db, self.agent, **filters)

@@ -116,9 +116,6 @@ async def _recall(c: Call) -> dict:
     return result
 
 
-def _node(raw: str) -> str:
-    return f"episode:{raw}" if raw.isdigit() else raw
-
 
 async def _consolidate(c: Call) -> dict:
     return await c.memory.consolidation.run(dry_run=c.body.get("dry_run", False), rules=c.body.get("rules"))
@@ -175,13 +172,13 @@ OPS: tuple[Op, ...] = (
        "Co-activation edges of a node (episode:ID, fact:KEY, entity:TYPE:VALUE) with weights, and its typed links",
        tag="spiderweb", query=(Param("limit", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
                                      "most edges to return"),),
-       run=lambda c: c.memory.web.neighbours(_node(c.path["node"]), limit=c.query.get("limit", 50))),
+       run=lambda c: c.memory.web.neighbours(c.path["node"], limit=c.query.get("limit", 50))),
     Op("POST", "/v1/spread", "spread", "Spreading activation from items over weighted edges, with paths",
        tag="spiderweb", body=obj(("items",), items={"type": "array", "minItems": 1, "maxItems": 100, "items": TEXT},
                                  depth={"type": "integer", "minimum": 1, "maximum": 5},
                                  threshold={"type": "number", "exclusiveMinimum": 0, "maximum": 1},
                                  limit={"type": "integer", "minimum": 1, "maximum": 1000}),
-       run=lambda c: c.memory.web.spread([_node(i) for i in c.body["items"]], depth=c.body.get("depth"),
+       run=lambda c: c.memory.web.spread(c.body["items"], depth=c.body.get("depth"),
                                          threshold=c.body.get("threshold"), limit=c.body.get("limit", 50))),
     # facts
     Op("GET", "/v1/facts", "listFacts", "Current facts, by key (paged)", tag="facts",

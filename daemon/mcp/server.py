@@ -57,9 +57,6 @@ async def guarded(call: Awaitable[T]) -> T:
         raise ToolError(error_text(e)) from None
 
 
-def _node(item: str) -> str:
-    return f"episode:{item}" if item.isdigit() else item
-
 
 def build(mem: Memory) -> MCPServer:
     server = MCPServer("strata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
@@ -207,7 +204,7 @@ def build(mem: Memory) -> MCPServer:
     async def related(item: Item, limit: Annotated[int, Field(ge=1, le=1000)] = 10,
                       scope: Scope = None) -> dict[str, Any]:
         """Memories associated with an item: those used together with it, with the path that links them."""
-        return await guarded((await reader(scope)).web.related(_node(item), limit=limit))
+        return await guarded((await reader(scope)).web.related(item, limit=limit))
 
     @server.tool(annotations=READ)
     async def spread(
@@ -219,7 +216,7 @@ def build(mem: Memory) -> MCPServer:
     ) -> dict[str, Any]:
         """Spreading activation: memories, facts and entities reached from the items over weighted
         associations, most activated first, each with its path."""
-        return await guarded((await reader(scope)).web.spread([_node(i) for i in items], depth=depth,
+        return await guarded((await reader(scope)).web.spread(items, depth=depth,
                                                               threshold=threshold, limit=limit))
 
     @server.tool(annotations=READ)

@@ -9,7 +9,7 @@ from typing import Any, AsyncIterator, Callable, Iterable, Sequence, TypeVar
 
 import aiosqlite
 
-from ..errors import NotPermitted, StorageError, StrataError
+from ..errors import InvalidInput, NotPermitted, StorageError, StrataError
 from . import driver
 from .migrations import migrate
 
@@ -24,6 +24,11 @@ def _open_and_migrate(path: Path) -> None:
         raise driver.describe(e, path) from None
     finally:
         conn.close()
+
+
+def too_large() -> InvalidInput:
+    # A number past SQLite's 64-bit integers can only come from input (an id nothing has).
+    return InvalidInput("a number in the request is too large (ids and counts stay below 2^63)")
 
 
 def _reads_only(conn):
@@ -100,6 +105,8 @@ class Database:
             return list(await self._conn.execute_fetchall(sql, params))
         except driver.driver_errors() as e:
             raise self._describe(e) from None
+        except OverflowError:
+            raise too_large() from None
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()):
         rows = await self.fetchall(sql, params)
@@ -114,6 +121,8 @@ class Database:
             return await self._conn._execute(fn, self._conn._conn, *args)
         except driver.driver_errors() as e:
             raise self._describe(e) from None
+        except OverflowError:
+            raise too_large() from None
 
     async def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = await self.fetchone(sql, params)
@@ -152,6 +161,8 @@ class Database:
                     await self._conn.execute("ROLLBACK")
                 if isinstance(exc, driver.driver_errors()):
                     raise driver.describe(exc, self.path) from None
+                if isinstance(exc, OverflowError):
+                    raise too_large() from None
                 raise
 
 

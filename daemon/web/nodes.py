@@ -25,15 +25,15 @@ def parse(raw: Any) -> str:
     if not isinstance(raw, str) or not raw.strip():
         raise InvalidInput("an item is empty", hint="name it as episode:ID, fact:KEY or entity:TYPE:VALUE")
     text = raw.strip()
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         text = f"episode:{text}"
     kind, sep, ident = text.partition(":")
     kind = kind.lower()
     if not sep or kind not in KINDS or not ident.strip():
         raise InvalidInput(f"{raw!r} is not an item", hint="name it as episode:ID, fact:KEY or entity:TYPE:VALUE")
     if kind == "episode":
-        if not ident.isdigit() or int(ident) <= 0:
-            raise InvalidInput(f"{raw!r}: an episode id is a positive whole number")
+        if not (ident.isascii() and ident.isdigit()) or not 0 < int(ident) < 2**63:
+            raise InvalidInput(f"{raw!r}: an episode id is a positive whole number below 2^63")
         name = f"episode:{int(ident)}"
     elif kind == "fact":
         name = f"fact:{normalise_key(ident)}"
