@@ -6,6 +6,7 @@ import contextlib
 import http.client
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -62,3 +63,21 @@ def serving(home: Path, *args: str, agent: str | None = None, command: str = "se
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
         proc.communicate(timeout=30)
+
+
+def listening_tcp_sockets(pid: int) -> set[str]:
+    """The TCP sockets in LISTEN state that process `pid` holds (inodes, from /proc)."""
+    listening = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as f:
+            for line in list(f)[1:]:
+                fields = line.split()
+                if fields[3] == "0A":  # LISTEN
+                    listening.add(fields[9])
+    held = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(FileNotFoundError):
+            m = re.match(r"socket:\[(\d+)\]", os.readlink(f"/proc/{pid}/fd/{fd}"))
+            if m:
+                held.add(m.group(1))
+    return held & listening

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import re
 import stat
 
 import pytest
@@ -15,37 +13,16 @@ from conftest import REPO, write_config
 from daemon import Memory
 from daemon.http.openapi import document
 from daemon.http.routes import OPS
-from http_helpers import free_port, serving
+from http_helpers import free_port, listening_tcp_sockets, serving
 
 pytestmark = pytest.mark.slow
-
-
-def _listening_tcp_inodes() -> set[str]:
-    out = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as f:
-            for line in list(f)[1:]:
-                fields = line.split()
-                if fields[3] == "0A":  # LISTEN
-                    out.add(fields[9])
-    return out
-
-
-def _socket_inodes(pid: int) -> set[str]:
-    found = set()
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        with_target = os.readlink(f"/proc/{pid}/fd/{fd}") if os.path.exists(f"/proc/{pid}/fd/{fd}") else ""
-        m = re.match(r"socket:\[(\d+)\]", with_target)
-        if m:
-            found.add(m.group(1))
-    return found
 
 
 def test_by_default_a_private_socket_and_no_tcp_port(home):
     with serving(home) as api:
         assert api("GET", "/v1/status")[0] == 200
         assert stat.S_IMODE(api.socket_path.stat().st_mode) == 0o600
-        assert not _socket_inodes(api.proc.pid) & _listening_tcp_inodes()
+        assert not listening_tcp_sockets(api.proc.pid)
     assert not api.socket_path.exists()  # removed at a clean stop
 
 

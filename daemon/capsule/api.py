@@ -123,6 +123,12 @@ class Capsule:
         """Render the blocks into the file. Returns {"status": "rendered" | "unchanged" |
         "dry-run", "diff", "absorbed", "pinned", "hidden", "cut", ...}."""
         started = time.perf_counter()
+        if dry_run:
+            return await self._render(dry_run=True, now=now, started=started)
+        async with files.exclusive(self.versions_dir.parent / f"{self.agent}.lock"):
+            return await self._render(dry_run=False, now=now, started=started)
+
+    async def _render(self, *, dry_run: bool, now: float | None, started: float) -> dict:
         for _ in range(MERGE_TRIES):
             before = await self._read()
             created = before is None

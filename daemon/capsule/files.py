@@ -1,8 +1,12 @@
 """Reading and replacing the capsule file: atomic (temporary file, fsync, rename), private
-(0600), and only over the text that was read. Blocking: call from a thread."""
+(0600), and only over the text that was read. Blocking (call from a thread), except the
+render lock."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import fcntl
 import hashlib
 import os
 import secrets
@@ -12,6 +16,20 @@ from pathlib import Path
 
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@contextlib.asynccontextmanager
+async def exclusive(lock_path: Path):
+    """One render of a capsule at a time across processes (an advisory lock on a file of its
+    own): renders that met each other's writes retried until they gave up. A person's editor
+    takes no lock; the merge on write still covers it."""
+    lock_path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def read(path: Path) -> str | None:

@@ -22,7 +22,7 @@ from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
-            "bench http")
+            "bench http", "bench reliability")
 
 
 def _table(r: dict) -> str:
@@ -190,6 +190,22 @@ async def cmd_http(args) -> int:
     return 0
 
 
+async def cmd_reliability(args) -> int:
+    from ..bench.reliability import bench_reliability
+
+    if args.cycles < 1 or args.seconds <= 0 or args.writers < 1 or args.readers < 0:
+        raise InvalidInput("need --cycles >= 1, --seconds > 0, --writers >= 1 and --readers >= 0")
+    bar = Progress(args.cycles + args.writers + args.readers, "kill -9 cycles, then writers and readers at once",
+                   unit="steps")
+    result = await asyncio.to_thread(bench_reliability, cycles=args.cycles, seconds=args.seconds,
+                                     writers=args.writers, readers=args.readers, seed=args.seed,
+                                     progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, _table)
+    return 0 if result["ok"] else 1
+
+
 async def cmd_daemon(args) -> int:
     from ..phases.registry import PHASES
 
@@ -284,6 +300,14 @@ def register(sub, common) -> None:
     q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
     q.add_argument("--clients", type=int, default=4, help="concurrent clients in the second part (default 4)")
     q.add_argument("--k", type=int, default=10)
+    q = add("reliability", cmd_reliability, "Crash cycles (SIGKILL of writers and the daemon mid-write: every "
+                                            "acknowledged write kept, integrity ok, restart works), then the "
+                                            "daemon, writers and readers at once (no error reaches any).", n=None)
+    q.add_argument("--cycles", type=int, default=100, help="kill cycles (default 100)")
+    q.add_argument("--seconds", type=float, default=60.0, help="length of the concurrent run (default 60)")
+    q.add_argument("--writers", type=int, default=8, help="writer processes in the concurrent run (default 8)")
+    q.add_argument("--readers", type=int, default=2, help="reader processes in the concurrent run (default 2)")
+    q.add_argument("--seed", type=int, default=0)
     add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the corpus, "
                                         "embedded first, and the idle pass after it, vs reading what the pass reads.")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "

@@ -1,0 +1,182 @@
+"""`strata bench reliability`: crash and concurrency runs on a real daemon and real writer
+processes. Crash: each cycle starts the daemon and a writer doing mixed writes, then kills
+the writer (and every other cycle the daemon) with SIGKILL mid-write; every write the writer
+acknowledged must then be in the database, SQLite's integrity check must pass, and the next
+daemon must start. Concurrency: the daemon, writers and polling readers together; no error
+may reach any of them and no acknowledged write may be missing."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+from ..home import init_home
+from ..phases.lock import holder
+from ..storage import driver
+
+
+def _spawn(args: list[str], home: Path) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
+    return subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**env, "STRATA_HOME": str(home)}, start_new_session=True)
+
+
+def _daemon(home: Path) -> subprocess.Popen:
+    """A daemon that has taken the home's lock (after a SIGKILL the old lock must not stop it)."""
+    proc = _spawn(["-m", "daemon", "run"], home)
+    deadline = time.monotonic() + 60
+    while holder(home / "state" / "daemon.lock") != proc.pid:
+        if proc.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"the daemon did not start: {proc.communicate(timeout=10)[1][-800:]}")
+        time.sleep(0.05)
+    return proc
+
+
+def _writer(home: Path, name: str, seconds: float = 3600.0) -> subprocess.Popen:
+    return _spawn(["-m", "daemon.bench.writer", str(home), name, str(seconds)], home)
+
+
+def _acks(out: str) -> list[dict]:
+    """The complete lines a writer printed (a kill may cut the last one short)."""
+    found = []
+    for line in out.splitlines():
+        try:
+            found.append(json.loads(line))
+        except json.JSONDecodeError:
+            pass
+    return found
+
+
+def verify(db_path: Path, acks: list[dict]) -> dict:
+    """Which acknowledged writes are missing, and SQLite's integrity check."""
+    conn = driver.connect(db_path)
+    try:
+        integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
+        missing = []
+        for a in acks:
+            if a["op"] == "observe":
+                row = conn.execute("SELECT content FROM episodes WHERE id = ?", (a["id"],)).fetchone()
+                if row is None or not row[0].startswith(a["content"]):
+                    missing.append(a)
+            elif a["op"] == "fact":
+                row = conn.execute("SELECT 1 FROM fact_values v JOIN facts f ON f.id = v.fact_id "
+                                   "WHERE f.key = ? AND v.value = ?", (a["key"], a["value"])).fetchone()
+                if row is None:
+                    missing.append(a)
+    finally:
+        conn.close()
+    return {"integrity": integrity, "missing": missing}
+
+
+def _kill(proc: subprocess.Popen) -> str:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGKILL)
+    return proc.communicate(timeout=30)[0]
+
+
+def crash_cycles(home: Path, cycles: int, seed: int, progress: Callable[[int], None] | None) -> dict:
+    rng = random.Random(seed)
+    acks: list[dict] = []
+    failures: list[str] = []
+    daemon = None
+    for cycle in range(cycles):
+        if daemon is None:
+            daemon = _daemon(home)  # after a kill: must start, take the lock, and resume
+        writer = _writer(home, f"w{cycle}")
+        time.sleep(rng.uniform(0.8, 2.0))  # the writer's start-up is about 0.7 s of it
+        got = _acks(_kill(writer))
+        acks += [a for a in got if a["op"] != "error"]
+        failures += [f"cycle {cycle}: {a['kind']}: {a['message']}" for a in got if a["op"] == "error"]
+        if cycle % 2:
+            _kill(daemon)
+            daemon = None
+        check = verify(home / "state" / "memory.db", acks)
+        if check["integrity"] != "ok":
+            failures.append(f"cycle {cycle}: integrity check: {check['integrity']}")
+        if check["missing"]:
+            failures.append(f"cycle {cycle}: {len(check['missing'])} acknowledged writes missing")
+        if progress:
+            progress(1)
+    if daemon is not None:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.communicate(timeout=60)
+    final = verify(home / "state" / "memory.db", acks)
+    return {"cycles": cycles, "acknowledged_writes": len(acks), "missing_writes": len(final["missing"]),
+            "integrity": final["integrity"], "failures": failures[:20], "failed_cycles": len(failures)}
+
+
+def concurrency(home: Path, writers: int, readers: int, seconds: float,
+                progress: Callable[[int], None] | None) -> dict:
+    daemon = _daemon(home)
+    started = time.perf_counter()
+    procs = [_writer(home, f"c{i}", seconds) for i in range(writers)]
+    reader_code = ("import asyncio, json, sys, time\nfrom daemon import Memory\nfrom daemon.errors import StrataError\n"
+                   "async def main(mode, seconds):\n"
+                   "    end, n, errors = time.monotonic() + seconds, 0, []\n"
+                   "    async with await Memory.open(actor='reader') as mem:\n"
+                   "        while time.monotonic() < end:\n"
+                   "            try:\n"
+                   "                if mode == 'poll':\n"
+                   "                    await mem.db.run(lambda c: c.execute('PRAGMA data_version').fetchone())\n"
+                   "                    await mem.timeline(limit=20)\n"
+                   "                else:\n"
+                   "                    await mem.status()\n"
+                   "                    await mem.recall('web status', mode='fast')\n"
+                   "                n += 1\n"
+                   "            except StrataError as e:\n"
+                   "                errors.append(e.message)\n"
+                   "    print(json.dumps({'reads': n, 'errors': errors[:5], 'error_count': len(errors)}))\n"
+                   "asyncio.run(main(sys.argv[1], float(sys.argv[2])))\n")
+    readers_procs = [_spawn(["-c", reader_code, "poll" if i % 2 == 0 else "status", str(seconds)], home)
+                     for i in range(readers)]
+    acks, errors, reads, read_errors = [], [], 0, []
+    for p in procs:
+        out, err = p.communicate(timeout=seconds + 120)
+        got = _acks(out)
+        acks += [a for a in got if a["op"] != "error"]
+        errors += [f"{a['kind']}: {a['message']}" for a in got if a["op"] == "error"]
+        if p.returncode != 0:
+            errors.append(f"writer exited {p.returncode}: {err[-300:]}")
+        if progress:
+            progress(1)
+    for p in readers_procs:
+        out, err = p.communicate(timeout=seconds + 120)
+        if p.returncode != 0 or not out.strip():
+            read_errors.append(f"reader exited {p.returncode}: {err[-300:]}")
+            continue
+        r = json.loads(out.strip().splitlines()[-1])
+        reads += r["reads"]
+        read_errors += r["errors"]
+        if progress:
+            progress(1)
+    wall = time.perf_counter() - started
+    daemon.send_signal(signal.SIGTERM)
+    _, daemon_err = daemon.communicate(timeout=60)
+    check = verify(home / "state" / "memory.db", acks)
+    return {"seconds": round(wall, 1), "writers": writers, "readers": readers, "writes": len(acks),
+            "writes_per_s": round(len(acks) / wall, 1), "reads": reads, "reads_per_s": round(reads / wall, 1),
+            "write_errors": errors[:10], "write_error_count": len(errors), "read_errors": read_errors[:10],
+            "read_error_count": len(read_errors), "locked_errors": sum("locked" in e for e in errors + read_errors),
+            "missing_writes": len(check["missing"]), "integrity": check["integrity"],
+            "daemon_exit": daemon.returncode, "daemon_errors": [l for l in daemon_err.splitlines() if "ERROR" in l][:5]}
+
+
+def bench_reliability(*, cycles: int = 100, seconds: float = 60.0, writers: int = 8, readers: int = 2,
+                      seed: int = 0, progress: Callable[[int], None] | None = None) -> dict:
+    with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
+        crash_home, _ = init_home(Path(tmp) / "crash")
+        crash = crash_cycles(crash_home.root, cycles, seed, progress)
+        busy_home, _ = init_home(Path(tmp) / "busy")
+        busy = concurrency(busy_home.root, writers, readers, seconds, progress)
+    lost = crash["missing_writes"] + busy["missing_writes"]
+    return {"benchmark": "reliability", "crash": crash, "concurrency": busy, "data_lost": lost,
+            "ok": lost == 0 and crash["integrity"] == busy["integrity"] == "ok" and not crash["failed_cycles"]
+            and not busy["write_error_count"] and not busy["read_error_count"] and busy["daemon_exit"] == 0}
