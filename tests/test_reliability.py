@@ -3,6 +3,7 @@ reliability` at full size), and no face listening on a network port."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -37,3 +38,36 @@ def test_no_face_listens_on_a_network_port(home, command):
     finally:
         proc.kill()
         proc.communicate(timeout=30)
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m,mode=0700", "tmpfs", str(mount)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def test_a_full_disk_is_said_and_loses_nothing(small_disk):
+    from conftest import CLI
+
+    cli = CLI(small_disk / "home")
+    cli("init", str(small_disk / "home"), check=True)
+    kept = int(cli("observe", "written while there was room", check=True).out)
+    filler = small_disk / "filler"
+    free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
+    filler.write_bytes(b"\0" * max(0, free - 64 * 1024))
+    failed = None
+    for i in range(200):
+        proc = cli("observe", f"note {i} " + "x" * 30_000)
+        if proc.returncode != 0:
+            failed = proc
+            break
+    assert failed is not None, "the disk never filled"
+    assert failed.returncode == 6 and "full" in failed.err and "Traceback" not in failed.err, failed.err
+    filler.unlink()
+    assert cli.json("show", str(kept))["content"] == "written while there was room"
+    assert cli("observe", "room again", check=True).returncode == 0
