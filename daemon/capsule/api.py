@@ -231,7 +231,8 @@ class Capsule:
             for name in doc.blocks:
                 lines = templating.render(template, name, **items).strip("\n").splitlines() \
                     if name in template.blocks else []
-                out[name] = merge.apply([ln for ln in lines if ln.strip()], pins[name], hides[name])
+                # inert here too, so the render's record holds the lines exactly as written
+                out[name] = merge.apply([document.inert(ln) for ln in lines if ln.strip()], pins[name], hides[name])
             return out
 
         blocks = build()

@@ -185,9 +185,21 @@ def owner(section: str | None) -> str:
     return next((o for k, _, o in (*SECTIONS, *OPTIONAL) if k == section), "person")
 
 
+# Every character str.splitlines() breaks a line at: a memory's text holding one would end
+# its rendered line early and start a line of its own (a heading, a marker).
+_BREAKS = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def inert(line: str) -> str:
+    """A rendered line that cannot open, close or break a block, whatever text a memory holds
+    (markdown shows `&lt;!--` as `<!--`, so the reader sees the same text)."""
+    line = _BREAKS.sub(" ", line).replace("<!--", "&lt;!--")
+    return line.replace("strata:begin", "strata&#58;begin").replace("strata:end", "strata&#58;end")
+
+
 def splice(doc: Document, contents: dict[str, list[str]]) -> str:
-    """The document's text with each named block's content replaced; every other line is kept
-    byte for byte. Lines are written with the file's own line ending."""
+    """The document's text with each named block's content replaced (each line made inert);
+    every other line is kept byte for byte. Lines are written with the file's own line ending."""
     newline = "\r\n" if doc.lines and doc.lines[0].endswith("\r\n") else "\n"
     out: list[str] = []
     replace = {doc.blocks[name].begin: (doc.blocks[name].end, lines) for name, lines in contents.items()
@@ -197,7 +209,7 @@ def splice(doc: Document, contents: dict[str, list[str]]) -> str:
         out.append(doc.lines[i])
         if i in replace:
             end, lines = replace[i]
-            out.extend(line + newline for line in lines)
+            out.extend(inert(line) + newline for line in lines)
             i = end
             continue
         i += 1
