@@ -75,6 +75,8 @@ CASES = [
     ("item of another kind", "related", {"item": "planet:mars"}, "invalid_input"),
     ("unicode digits as id", "related", {"item": "²³"}, "invalid_input"),
     ("item past 2^63", "related", {"item": f"episode:{BIG}"}, "invalid_input"),
+    ("path as a topic", "dossier_get", {"topic": "../../../etc/passwd"}, "invalid_input"),
+    ("absolute path as a topic", "dossier_get", {"topic": "/etc/passwd"}, "invalid_input"),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -94,6 +96,8 @@ async def python_call(mem: Memory, op: str, a: dict):
         return await mem.feedback(a["recall_id"], a["outcome"])
     if op == "memory_get":
         return await mem.get(a["id"])
+    if op == "dossier_get":
+        return await mem.dossiers.show(a["topic"])
     return await mem.web.related(a["item"])
 
 
@@ -130,6 +134,8 @@ def cli_call(op: str, a: dict) -> tuple[list[str], bytes | None] | None:
         return ["feedback", str(a["recall_id"]), a["outcome"]], None
     if op == "memory_get":
         return ["show", "--", str(a["id"])], None
+    if op == "dossier_get":
+        return ["dossier", "show", "--", a["topic"]], None
     return ["related", a["item"]], None
 
 
