@@ -17,7 +17,7 @@ from daemon.errors import StrataError
 from daemon.home import init_home
 from mcp_helpers import mcp_client
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 
 KEPT = "Stored before the damage: the bridge relay is on gw-02"
 

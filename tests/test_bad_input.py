@@ -13,7 +13,7 @@ from daemon import Memory
 from daemon.errors import StrataError
 from mcp_helpers import mcp_client
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 
 EXIT = {"invalid_input": 4, "not_found": 3, "conflict": 5, "cas_mismatch": 9, "ok": 0}
 BIG = 2**70

@@ -357,6 +357,7 @@ def test_the_capsule_command(cli, home):
     assert cli.json("capsule", "overrides") == []
 
 
+@pytest.mark.reliability
 def test_text_inside_memories_cannot_break_or_steer_the_capsule(memory, home):
     """A memory that holds markers, headings or line separators is shown as text: the rendered
     capsule stays valid, no fact comes from it, and the next render sees no edit."""

@@ -15,6 +15,8 @@ import pytest
 from conftest import REPO, write_config
 from daemon.errors import EXIT_DOCTOR
 
+pytestmark = pytest.mark.reliability
+
 
 def findings(cli, *args) -> tuple[int, dict]:
     proc = cli("doctor", "--json", *args)

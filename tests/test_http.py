@@ -18,6 +18,7 @@ from http_helpers import free_port, listening_tcp_sockets, serving
 pytestmark = pytest.mark.slow
 
 
+@pytest.mark.reliability
 def test_by_default_a_private_socket_and_no_tcp_port(home):
     with serving(home) as api:
         assert api("GET", "/v1/status")[0] == 200
@@ -124,6 +125,7 @@ def test_every_endpoint_and_its_errors(home):
     assert called == {(op.method, op.path) for op in OPS}  # every endpoint was exercised
 
 
+@pytest.mark.reliability
 def test_tcp_needs_the_token_from_the_home(home):
     port = free_port()
     with serving(home, "--port", str(port)) as api:
@@ -144,6 +146,7 @@ def test_a_non_loopback_address_needs_explicit_consent(home, cli):
     assert not (home / "state" / "strata.sock").exists()
 
 
+@pytest.mark.reliability
 def test_the_namespace_is_the_servers_own(home):
     async def other():
         async with await Memory.open(home, agent="b") as b:

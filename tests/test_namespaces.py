@@ -12,7 +12,7 @@ from daemon import Memory
 from daemon.errors import StrataError
 from mcp_helpers import mcp_client
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 
 SECRET = "Vault-07 unseal keys rotate every Friday at 18:00"
 

@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO
 from http_helpers import listening_tcp_sockets
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 
 
 def test_killed_writers_and_daemon_lose_nothing_and_concurrent_use_sees_no_error(cli):
