@@ -44,11 +44,12 @@ class Home:
     def ensure_layout(self) -> None:
         """Create the folders a home needs; state/ is private to the user."""
         try:
-            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
-            for d in (self.capsule_dir, self.templates_dir):
-                d.mkdir(exist_ok=True, mode=0o700)
-            self.state_dir.mkdir(exist_ok=True, mode=0o700)
-            os.chmod(self.state_dir, 0o700)
+            # Only what is missing or open to others: a home on a read-only mount must still open.
+            for d in (self.root, self.capsule_dir, self.templates_dir, self.state_dir):
+                if not d.is_dir():
+                    d.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if self.state_dir.stat().st_mode & 0o077:
+                os.chmod(self.state_dir, 0o700)
         except PermissionError as e:
             raise ConfigError(f"cannot create the home at {self.root}: {e.strerror}",
                               hint="choose a writable folder with --home or STRATA_HOME") from None

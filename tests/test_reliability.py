@@ -71,3 +71,24 @@ def test_a_full_disk_is_said_and_loses_nothing(small_disk):
     filler.unlink()
     assert cli.json("show", str(kept))["content"] == "written while there was room"
     assert cli("observe", "room again", check=True).returncode == 0
+
+
+def test_a_home_on_a_read_only_filesystem_is_said_and_loses_nothing(small_disk):
+    """Root writes through file modes, so a read-only mount is what makes a home read-only here."""
+    from conftest import CLI
+
+    home = small_disk / "home"
+    cli = CLI(home)
+    cli("init", str(home), check=True)
+    kept = int(cli("observe", "written while the home was writable", check=True).out)
+    cli("status", check=True)  # a clean close folds the WAL into the file
+    if subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], capture_output=True).returncode != 0:
+        pytest.skip("cannot remount the tmpfs read-only here")
+    try:
+        proc = cli("observe", "cannot be stored")
+        assert proc.returncode == 6 and proc.err.startswith("strata:") and "Traceback" not in proc.err, proc.err
+        assert "read-only" in proc.err or "cannot open" in proc.err or "writable" in proc.err, proc.err
+    finally:
+        subprocess.run(["mount", "-o", "remount,rw", str(small_disk)], capture_output=True)
+    assert cli.json("show", str(kept))["content"] == "written while the home was writable"
+    assert [e["id"] for e in cli.json("timeline")] == [kept]
