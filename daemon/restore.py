@@ -1,4 +1,4 @@
-"""`strata restore`: put a backup back as the home's database, keeping the current one."""
+"""`strata backup --restore`: put a backup back as the home's database, keeping the current one."""
 
 from __future__ import annotations
 
