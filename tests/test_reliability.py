@@ -21,6 +21,8 @@ def test_killed_writers_and_daemon_lose_nothing_and_concurrent_use_sees_no_error
     crash, busy = r["crash"], r["concurrency"]
     assert crash["cycles"] == 4 and crash["acknowledged_writes"] > 50, crash
     assert crash["missing_writes"] == 0 and crash["integrity"] == "ok" and crash["failures"] == []
+    backlog = crash["backlog"]  # writes made with no daemon running, then a daemon after a SIGKILL
+    assert backlog["embed_phase"] == "ok" and backlog["after"] < backlog["before"], backlog
     assert busy["writes"] > 50 and busy["reads"] > 50, busy
     assert busy["write_error_count"] == busy["read_error_count"] == busy["locked_errors"] == 0, busy
     assert busy["missing_writes"] == 0 and busy["integrity"] == "ok" and busy["daemon_exit"] == 0

@@ -105,12 +105,51 @@ def crash_cycles(home: Path, cycles: int, seed: int, progress: Callable[[int], N
             failures.append(f"cycle {cycle}: {len(check['missing'])} acknowledged writes missing")
         if progress:
             progress(1)
-    if daemon is not None:
-        daemon.send_signal(signal.SIGTERM)
-        daemon.communicate(timeout=60)
+    resumed = _resumes_backlog(home, daemon)
+    if not resumed["ok"]:
+        failures.append(f"the restarted daemon did not work off its embedding backlog: {resumed}")
     final = verify(home / "state" / "memory.db", acks)
     return {"cycles": cycles, "acknowledged_writes": len(acks), "missing_writes": len(final["missing"]),
-            "integrity": final["integrity"], "failures": failures[:20], "failed_cycles": len(failures)}
+            "integrity": final["integrity"], "failures": failures[:20], "failed_cycles": len(failures),
+            "backlog": resumed}
+
+
+def _backlog(db_path: Path) -> int:
+    conn = driver.connect(db_path)
+    try:
+        return conn.execute("SELECT count(*) FROM episodes WHERE embedded = 0").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def _resumes_backlog(home: Path, daemon: subprocess.Popen | None) -> dict:
+    """Writes made while no daemon runs wait to be embedded; a daemon started after a SIGKILL
+    must work that backlog off (its embed phase runs at start)."""
+    db = home / "state" / "memory.db"
+    if daemon is not None:
+        _kill(daemon)
+    writer = _writer(home, "backlog", 2.5)
+    writer.communicate(timeout=120)
+    before, started = _backlog(db), time.time()
+    daemon = _daemon(home)
+    deadline = time.monotonic() + 300
+    try:
+        while True:
+            conn = driver.connect(db)
+            try:
+                ran = conn.execute("SELECT status FROM phase_runs WHERE phase = 'embed' AND started_at >= ? "
+                                   "AND status != 'running' ORDER BY id DESC", (started,)).fetchone()
+            finally:
+                conn.close()
+            if ran is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+    finally:
+        daemon.send_signal(signal.SIGTERM)
+        daemon.communicate(timeout=60)
+    after = _backlog(db)
+    return {"before": before, "after": after, "embed_phase": None if ran is None else ran[0],
+            "ok": ran is not None and ran[0] == "ok" and after < before}
 
 
 def concurrency(home: Path, writers: int, readers: int, seconds: float,
