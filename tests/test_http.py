@@ -120,6 +120,9 @@ def test_every_endpoint_and_its_errors(home):
             assert set(error) >= {"error", "message"}, error
         assert raw.raw("POST", "/v1/recall", b'{"query": ')[0] == 400
         assert raw.raw("POST", "/v1/memories", b"\xff\xfe binary")[0] == 400
+        assert raw.raw("POST", "/v1/memories/batch", b"[" * 100_000 + b"]" * 100_000)[0] == 400
+        code, error = raw("POST", "/v1/memories/batch", {"items": [{"content": 1}, {"kind": "x"}], "extra": 0})
+        assert code == 400 and error["error"] == "invalid_input"  # errors at int and str paths
         assert raw.raw("POST", "/v1/memories", b'{"content": "' + b"x" * (9 << 20) + b'"}')[0] == 413
 
     assert called == {(op.method, op.path) for op in OPS}  # every endpoint was exercised

@@ -23,10 +23,9 @@ from .routes import OPS, PATH_TYPES, Call, Op, scoped
 
 log = logging.getLogger("strata")
 
+# By class, the nearest in an error's MRO wins (CasMismatch before a plain StrataError).
 STATUS = {NotFound: 404, InvalidInput: 400, Conflict: 409, CasMismatch: 409, NotPermitted: 403,
           StorageError: 503, EmbeddingUnavailable: 503, LlmUnavailable: 503, ConfigError: 500}
-
-
 PATH_CHECKS = {name: Draft202012Validator(schema) for name, schema in PATH_TYPES.items()}
 
 
@@ -43,11 +42,11 @@ def status_of(e: StrataError) -> int:
         return 401
     if isinstance(e, TooLarge):
         return 413
-    return next((code for cls, code in STATUS.items() if type(e) is cls), 500)
+    return next((STATUS[cls] for cls in type(e).__mro__ if cls in STATUS), 500)
 
 
 def _problem(errors) -> str | None:
-    first = next(iter(sorted(errors, key=lambda e: list(e.absolute_path))), None)
+    first = next(iter(sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])), None)
     if first is None:
         return None
     where = ".".join(str(p) for p in first.absolute_path)
@@ -119,6 +118,8 @@ class Checked:
             body = json.loads(raw) if raw else {}
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
             raise InvalidInput(f"the request body is not valid JSON ({e})") from None
+        except RecursionError:
+            raise InvalidInput("the request body is nested too deeply") from None
         problem = _problem(self.body_schema.iter_errors(body))
         if problem:
             raise InvalidInput(f"request body {problem}")
