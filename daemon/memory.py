@@ -358,7 +358,9 @@ class Memory:
 
     async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
                      context: Mapping | None = None, kinds: Iterable[str] = (),
-                     include_archived: bool = False) -> dict:
+                     include_archived: bool = False, explain: bool = True) -> dict:
+        """Ranked memories for a query, logged as a recall (its id takes feedback). Without
+        `explain`, hits leave out why they ranked (what the faces print unless asked)."""
         now = timeutil.now()
         started = time.perf_counter()
         r = await self._ranked(query, k=k, mode=mode, context=context, kinds=kinds,
@@ -372,6 +374,9 @@ class Memory:
             return rid, self.web.feed_in(conn, hits, rid, now)
 
         recall_id, fed = (None, None) if self.read_only else await self.db.transact(record)
+        if not explain:
+            for hit in hits:
+                hit.pop("explain", None)
         return {"recall_id": recall_id, "agent": self.agent, **r, "hits": hits,
                 "weights": dict(vars(self.params.weights)),
                 "working_set": None if fed is None else {"activated": fed["activated"], "evicted": fed["evicted"]},

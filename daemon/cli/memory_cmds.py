@@ -142,10 +142,8 @@ def _show_recall(r: dict, explain: bool) -> str:
 async def cmd_recall(args) -> int:
     async with opened(args) as mem:
         result = await mem.recall(args.query, k=args.k, mode=args.mode, context=parse_context_pairs(args.context),
-                                  kinds=args.kind or (), include_archived=args.include_archived)
-    if not args.explain:
-        for h in result["hits"]:
-            h.pop("explain")
+                                  kinds=args.kind or (), include_archived=args.include_archived,
+                                  explain=args.explain)
     emit(result, args.json, lambda r: _show_recall(r, args.explain))
     return 0
 

@@ -108,13 +108,9 @@ async def _lifecycle(c: Call) -> dict:
 
 async def _recall(c: Call) -> dict:
     b = c.body
-    result = await c.memory.recall(b["query"], k=b.get("k"), mode=b.get("mode"), context=b.get("context"),
-                                   kinds=b.get("kinds", ()), include_archived=b.get("include_archived", False))
-    if not b.get("explain"):
-        for hit in result["hits"]:
-            hit.pop("explain", None)
-    return result
-
+    return await c.memory.recall(b["query"], k=b.get("k"), mode=b.get("mode"), context=b.get("context"),
+                                 kinds=b.get("kinds", ()), include_archived=b.get("include_archived", False),
+                                 explain=b.get("explain", False))
 
 
 async def _consolidate(c: Call) -> dict:

@@ -102,11 +102,8 @@ def build(mem: Memory) -> MCPServer:
         importance, past usefulness and context. Current facts the query names come with it.
         Keep the returned recall_id and call feedback once you know whether the memories helped."""
         target = await reader(scope)
-        result = await guarded(target.recall(query, k=k, mode=mode, context=context, kinds=kinds or ()))
-        if not explain:
-            for hit in result["hits"]:
-                hit.pop("explain", None)
-        return result
+        return await guarded(target.recall(query, k=k, mode=mode, context=context, kinds=kinds or (),
+                                           explain=explain))
 
     @server.tool(annotations=WRITE)
     async def feedback(
