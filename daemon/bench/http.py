@@ -8,18 +8,15 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
 from ..errors import StrataError
-from ..home import init_home
 from ..http.client import UnixConnection
-from ..memory import Memory
 from . import corpus
-from .recall import filled, in_process
+from .recall import corpus_home
 from .stats import ratio, summary_ms
 
 WARMUP = 20
@@ -63,12 +60,8 @@ async def bench_http(n: int, *, mode: str = "balanced", queries: int = 300, clie
                      seed: int = 0, progress: Callable[[int], None] | None = None,
                      embed_progress: Callable[[int], None] | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
-    with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        home, _ = init_home(Path(tmp) / "home")
-        async with await Memory.open(home, actor="bench") as mem:
-            await filled(mem, n, seed, mode, embed_progress)
-            baseline = (await in_process(mem, texts, k, mode, progress))[WARMUP:]
-        proc, path = _server(home.root)
+    async with corpus_home(n, seed, mode, texts, k, progress, embed_progress) as (home, baseline):
+        proc, path = _server(home)
         try:
             single = _recalls(path, texts, k, mode, progress)[WARMUP:]
             shares = [texts[WARMUP + i::clients] for i in range(clients)]

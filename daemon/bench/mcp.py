@@ -4,16 +4,13 @@ SDK's own client, against the same recalls made in-process through the Python AP
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Callable
 
 from ..errors import StrataError
-from ..home import init_home
-from ..memory import Memory
 from . import corpus
-from .recall import filled, in_process
+from .recall import corpus_home
 from .stats import ratio, summary_ms
 
 WARMUP = 20
@@ -53,12 +50,8 @@ async def bench_mcp(n: int, *, mode: str = "balanced", queries: int = 300, k: in
                     seed: int = 0, progress: Callable[[int], None] | None = None,
                     embed_progress: Callable[[int], None] | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
-    with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        home, _ = init_home(Path(tmp) / "home")
-        async with await Memory.open(home, actor="bench") as mem:
-            await filled(mem, n, seed, mode, embed_progress)
-            baseline = (await in_process(mem, texts, k, mode, progress))[WARMUP:]
-        served = await _through_mcp(home.root, texts, k, mode, writes, progress)
+    async with corpus_home(n, seed, mode, texts, k, progress, embed_progress) as (home, baseline):
+        served = await _through_mcp(home, texts, k, mode, writes, progress)
     ours, base = summary_ms(served["recall"]), summary_ms(baseline)
     return {
         "benchmark": "mcp", "n": n, "mode": mode, "queries": len(served["recall"]), "k": k, "seed": seed,

@@ -4,10 +4,11 @@ bare FTS5 query."""
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
+from typing import AsyncIterator, Callable
 
 from ..episodes.fts import match_expression
 from ..home import init_home
@@ -58,6 +59,21 @@ async def in_process(mem: Memory, texts: list[str], k: int, mode: str,
         if progress:
             progress(1)
     return times
+
+
+@contextlib.asynccontextmanager
+async def corpus_home(n: int, seed: int, mode: str, texts: list[str], k: int,
+                      progress: Callable[[int], None] | None = None,
+                      embed_progress: Callable[[int], None] | None = None) -> AsyncIterator[tuple[Path, list[float]]]:
+    """A temporary home holding the corpus (embedded unless fast), closed again, and the
+    in-process seconds of the recalls of `texts` after the warm-up ones: the home a remote face
+    is measured on, and its baseline."""
+    with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
+        home, _ = init_home(Path(tmp) / "home")
+        async with await Memory.open(home, actor="bench") as mem:
+            await filled(mem, n, seed, mode, embed_progress)
+            baseline = (await in_process(mem, texts, k, mode, progress))[WARMUP:]
+        yield home.root, baseline
 
 
 async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k: int = 10, seed: int = 0,
