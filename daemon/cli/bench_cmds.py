@@ -37,13 +37,18 @@ def _save(r: dict, out: str | None) -> None:
         Path(out).write_text(json.dumps(r, indent=2) + "\n", encoding="utf-8")
 
 
-async def cmd_ingest(args) -> int:
-    bar = Progress(args.n, "ingest", unit="observations")
-    result = await bench_ingest(args.n, seed=args.seed, progress=bar.advance)
+def _report(result: dict, args, bar: Progress) -> int:
+    """The end of every benchmark command: the bar done, the JSON kept (--out), the result shown."""
     bar.close()
     _save(result, args.out)
     emit(result, args.json, _table)
     return 0
+
+
+async def cmd_ingest(args) -> int:
+    bar = Progress(args.n, "ingest", unit="observations")
+    result = await bench_ingest(args.n, seed=args.seed, progress=bar.advance)
+    return _report(result, args, bar)
 
 
 async def cmd_recall(args) -> int:
@@ -51,10 +56,7 @@ async def cmd_recall(args) -> int:
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     result = await bench_recall(args.n, mode=args.mode, queries=args.queries, k=args.k, seed=args.seed,
                                 progress=bar.advance, embed_progress=embed_bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_embed(args) -> int:
@@ -65,10 +67,7 @@ async def cmd_embed(args) -> int:
     result = await asyncio.to_thread(bench_embed, args.n, seed=args.seed, model=cfg["embedding.model"],
                                      runtime=cfg["embedding.runtime"], threads=int(cfg["embedding.threads"]),
                                      baseline=args.baseline, progress=bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_locomo(args) -> int:
@@ -92,10 +91,7 @@ async def cmd_facts(args) -> int:
         raise InvalidInput("need --keys >= 1, --history >= --keys and --ops >= 1")
     bar = Progress(args.history + 5 * args.ops, "facts (history, then get/as-of/set/baseline)", unit="steps")
     result = await bench_facts(args.keys, args.history, args.ops, seed=args.seed, progress=bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_web(args) -> int:
@@ -109,10 +105,7 @@ async def cmd_web(args) -> int:
     result = await bench_web(nodes=args.nodes, edges=args.edges, spreads=args.spreads, deep_n=args.deep_n,
                              queries=args.queries, seed=args.seed, progress=bar.advance,
                              embed_progress=embed_bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_dossier(args) -> int:
@@ -127,10 +120,7 @@ async def cmd_dossier(args) -> int:
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     result = await bench_dossier(args.n, refreshes=args.refreshes, mode=args.mode, llm=llm, llm_topics=llm_runs,
                                  seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_capsule(args) -> int:
@@ -139,10 +129,7 @@ async def cmd_capsule(args) -> int:
     bar = Progress(args.renders + CAPSULE_WARMUP + args.edits, "capsule (renders, then hand edits)", unit="steps")
     result = await bench_capsule(args.n, renders=args.renders, edits=args.edits, seed=args.seed,
                                  progress=bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_tui(args) -> int:
@@ -152,10 +139,7 @@ async def cmd_tui(args) -> int:
         raise InvalidInput("need --n >= 100 and --rounds >= 1")
     bar = Progress(args.rounds, "inspector rounds (start, then every screen)", unit="rounds")
     result = await bench_tui(args.n, rounds=args.rounds, seed=args.seed, progress=bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_mcp(args) -> int:
@@ -168,10 +152,7 @@ async def cmd_mcp(args) -> int:
                    unit="calls")
     result = await bench_mcp(args.n, mode=args.mode, queries=args.queries, k=args.k, writes=args.writes,
                              seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_http(args) -> int:
@@ -184,10 +165,7 @@ async def cmd_http(args) -> int:
                    f"{args.clients} clients at once", unit="recalls")
     result = await bench_http(args.n, mode=args.mode, queries=args.queries, clients=args.clients, k=args.k,
                               seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_reliability(args) -> int:
@@ -200,9 +178,7 @@ async def cmd_reliability(args) -> int:
     result = await asyncio.to_thread(bench_reliability, cycles=args.cycles, seconds=args.seconds,
                                      writers=args.writers, readers=args.readers, seed=args.seed,
                                      progress=bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
+    _report(result, args, bar)
     return 0 if result["ok"] else 1
 
 
@@ -215,10 +191,7 @@ async def cmd_daemon(args) -> int:
     bar = Progress(len(PHASES) * args.repeat + int(args.seconds), "daemon (phases, then idle seconds)", unit="steps")
     result = await bench_daemon(args.n, seconds=args.seconds, repeat=args.repeat, seed=args.seed,
                                 progress=bar.advance, embed_progress=embed_bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 async def cmd_consolidate(args) -> int:
@@ -227,10 +200,7 @@ async def cmd_consolidate(args) -> int:
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     bar = Progress(3, "consolidate (dry run, full pass, idle pass)", unit="passes")
     result = await bench_consolidate(args.n, seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, _table)
-    return 0
+    return _report(result, args, bar)
 
 
 def register(sub, common) -> None:
