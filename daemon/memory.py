@@ -415,24 +415,9 @@ class Memory:
     async def daemon_status(self) -> dict:
         """Whether a daemon runs on this home, its heartbeat and loop count, and each phase's
         last run and (from its interval) next one."""
-        from .phases.lock import holder
-        from .phases.registry import PHASES
-        from .phases.runs import last_runs, recent_failures
+        from .phases.runs import daemon_status
 
-        beat = self.home.state_dir / "heartbeat"
-        now = timeutil.now()
-        runs, loops, failures = await self.db.run(lambda c: (last_runs(c), c.execute(
-            "SELECT value FROM meta WHERE key = 'loop_count'").fetchone(), recent_failures(c)))
-        phases = []
-        for p in PHASES:
-            last = runs.get(p.name)
-            due = None if last is None else last["started_at"] + p.period(self.config)
-            phases.append({"phase": p.name, "every_seconds": p.period(self.config), "after": p.after,
-                           "at_start": p.at_start, "last": last,
-                           "next_at": due, "next_at_iso": timeutil.iso(due)})
-        return {"running": holder(self.home.state_dir / "daemon.lock"), "loop_count": int(loops[0]) if loops else 0,
-                "heartbeat_age_seconds": round(now - beat.stat().st_mtime, 1) if beat.exists() else None,
-                "phases": phases, "recent_errors": failures}
+        return await daemon_status(self)
 
     async def status(self) -> dict:
         c = await reads.counts(self.db, self.agent)

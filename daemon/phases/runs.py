@@ -56,3 +56,22 @@ async def run_phase(mem, name: str, *, actor: str) -> dict:
                 "seconds": round(time.perf_counter() - started, 3)}
     await mem.db.transact(_end, run_id, timeutil.now(), "ok", result, None)
     return {"phase": name, "status": "ok", "result": result, "seconds": round(time.perf_counter() - started, 3)}
+
+
+async def daemon_status(mem) -> dict:
+    """What `Memory.daemon_status` returns: read from the home's lock, heartbeat and phase records."""
+    from .lock import holder
+
+    beat = mem.home.state_dir / "heartbeat"
+    now = timeutil.now()
+    runs, loops, failures = await mem.db.run(lambda c: (last_runs(c), c.execute(
+        "SELECT value FROM meta WHERE key = 'loop_count'").fetchone(), recent_failures(c)))
+    phases = []
+    for p in PHASES:
+        last = runs.get(p.name)
+        due = None if last is None else last["started_at"] + p.period(mem.config)
+        phases.append({"phase": p.name, "every_seconds": p.period(mem.config), "after": p.after,
+                       "at_start": p.at_start, "last": last, "next_at": due, "next_at_iso": timeutil.iso(due)})
+    return {"running": holder(mem.home.state_dir / "daemon.lock"), "loop_count": int(loops[0]) if loops else 0,
+            "heartbeat_age_seconds": round(now - beat.stat().st_mtime, 1) if beat.exists() else None,
+            "phases": phases, "recent_errors": failures}
