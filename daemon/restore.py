@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -28,19 +27,6 @@ def _check_backup(source: Path) -> None:
         raise InvalidInput(f"{source} fails SQLite's integrity check", hint="choose an older backup; nothing was changed")
 
 
-def _copy(source: Path, target: Path) -> None:
-    """SQLite's backup API: a consistent copy even while others read the source (WAL included)."""
-    if not target.exists():
-        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o600))
-    src = driver.sqlite_module().connect(f"file:{source}?mode=ro", uri=True)
-    dest = driver.connect(target)
-    try:
-        src.backup(dest)
-    finally:
-        dest.close()
-        src.close()
-
-
 def restore(home: Home, source: Path) -> dict:
     """Replace the database with the backup at `source`. Refused while a daemon runs on the
     home; the database it replaces is kept in state/backups/ first."""
@@ -57,7 +43,7 @@ def restore(home: Home, source: Path) -> dict:
         folder = home.state_dir / "backups"
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
         kept = folder / f"before-restore-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.db"
-        _copy(home.db_path, kept)
-    _copy(source, home.db_path)
+        driver.copy(home.db_path, kept)
+    driver.copy(source, home.db_path)
     return {"restored_from": str(source), "database": str(home.db_path), "bytes": home.db_path.stat().st_size,
             "previous_kept_as": None if kept is None else str(kept)}

@@ -137,14 +137,8 @@ def _backup(db_path: Path, folder: Path, keep: int) -> dict:
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     target = folder / f"memory-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.db"
     partial = target.with_suffix(".db.partial")
-    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    os.close(fd)
-    source, dest = driver.connect(db_path), driver.connect(partial)
-    try:
-        source.backup(dest)  # SQLite's online backup: consistent while writers carry on
-    finally:
-        dest.close()
-        source.close()
+    partial.unlink(missing_ok=True)  # left by a backup that did not finish
+    driver.copy(db_path, partial)
     os.replace(partial, target)
     kept = sorted(folder.glob("memory-*.db"))
     for old in kept[:-keep] if keep > 0 else []:

@@ -61,6 +61,18 @@ def _create_private(path: Path) -> None:
         os.close(fd)
 
 
+def copy(source: Path, target: Path) -> None:
+    """SQLite's online backup of `source` into `target` (created 0600 if missing): consistent
+    while others write the source, which is only read."""
+    src = sqlite_module().connect(f"file:{source}?mode=ro", uri=True)
+    dest = connect(target)
+    try:
+        src.backup(dest)
+    finally:
+        dest.close()
+        src.close()
+
+
 def connect(path: Path | str, *, check_same_thread: bool = False):
     """A connection in autocommit mode (strata issues BEGIN itself), WAL, sqlite-vec loaded."""
     import sqlite_vec
