@@ -109,10 +109,29 @@ def load_config(path: Path | None) -> Config:
         if spec.get("kind", cfg.values["store.default_kind"]) not in cfg.values["store.kinds"]:
             raise ConfigError(f"{path}: loop step {name}: kind {spec['kind']!r} is not in store.kinds")
     cfg.scoring_params()  # validates the combination (weights, preset overrides)
+    _check_arms(cfg, path)
     from .facts.rules import compile_rules
 
     compile_rules(cfg.values["facts.rules"], tuple(cfg.values["store.kinds"]))  # names a broken rule now
     return cfg
+
+
+def overlay(cfg: Config, overrides: dict[str, Any]) -> Config:
+    """The configuration with some values replaced (an arena arm's preset)."""
+    return Config({**cfg.values, **overrides}, {**cfg.sources, **{k: "arena preset" for k in overrides}}, cfg.path)
+
+
+def _check_arms(cfg: Config, path: Path) -> None:
+    from .arena.api import Settings
+
+    try:
+        arms = Settings.from_config(cfg).arms
+        for arm in arms:
+            overlay(cfg, dict(arm.overrides)).scoring_params()
+    except ValueError as e:
+        raise ConfigError(f"{path}: arena: {e}", hint="`strata config show` lists the arena settings") from None
+    except ConfigError as e:
+        raise ConfigError(f"{path}: arena preset: {e.message}") from None
 
 
 def _toml_value(value: Any) -> str:

@@ -12,7 +12,10 @@ import time
 from typing import Any, AsyncIterator, Callable, Iterable, Mapping
 
 from . import timeutil
-from .config import Config
+from .arena import store as arena_store
+from .arena.api import Arena
+from .arena.arms import Arm
+from .config import Config, overlay
 from .embedding import index as vectors
 from .embedding.cache import VectorCache
 from .embedding.loader import load_embedder
@@ -71,6 +74,18 @@ class Memory:
         self.dossiers = Dossiers(db, agent, config, actor, home, self._rank_for_dossier)
         self.capsule = Capsule(db, agent, config, actor, home, self.facts, self.dossiers)
         self.consolidation = Consolidation(db, agent, config, actor, self.web)
+        self.arena = Arena(db, agent, config, actor, self._rank_for_arena)
+        self._arm_settings: dict[str, tuple] = {}
+
+    def _tuned(self, arm: Arm | None):
+        """(scoring params, tuning, deep weights) of the configuration, or of an arena arm's preset
+        laid over it."""
+        key = arm.name if arm is not None and arm.overrides else ""
+        if key not in self._arm_settings:
+            cfg = overlay(self.config, dict(arm.overrides)) if key else self.config
+            self._arm_settings[key] = (cfg.scoring_params() if key else self.params, Tuning.from_config(cfg),
+                                       DeepWeights.from_config(cfg))
+        return self._arm_settings[key]
 
     def _new_vector_cache(self) -> VectorCache | None:
         return VectorCache(self.agent, exact_below=int(self.config["recall.vector_exact_below"])) \
@@ -205,12 +220,37 @@ class Memory:
                                              factual=factual, irrelevant=irrelevant)
         return {"id": episode_id, "changed": {k: bool(v) for k, v in changed.items()}}
 
-    async def feedback(self, recall_id: int, outcome: str) -> dict:
+    async def feedback(self, recall_id: int, outcome: str, *, used: Iterable[int] | None = None) -> dict:
+        """Seed 000's shared feedback on a recall. `used` names the memories the agent actually
+        used (found by the recall or not); with it, or with memories the agent put in the working
+        set since the recall, or (arena.shared_feedback) with a success alone, the recall becomes
+        an evaluation episode for the arena."""
         recall_id = _id(recall_id, "recall", self.agent)
+        used_ids = None if used is None else list(dict.fromkeys(_id(i, "memory", self.agent) for i in used))
+        if used_ids is not None and len(used_ids) > 1000:
+            raise InvalidInput("used names more than 1000 memories")
         now = timeutil.now()
         async with self.db.write() as w:
+            if used_ids:
+                known = await w.run(lambda c: reads.existing_ids(c, self.agent, used_ids))
+                missing = [i for i in used_ids if i not in known]
+                if missing:
+                    raise NotFound(f"no memory {missing[0]} in namespace {self.agent!r}")
             ids = await writes.feedback(w, self.agent, recall_id, outcome, actor=self.actor, now=now)
-        return {"recall_id": recall_id, "outcome": outcome, "episodes": ids}
+            episode = await w.run(lambda c: self._arena_episode(c, recall_id, outcome, used_ids, ids, now))
+        return {"recall_id": recall_id, "outcome": outcome, "episodes": ids, "used": used_ids,
+                "arena_episode": episode}
+
+    def _arena_episode(self, conn, recall_id: int, outcome: str, used: list[int] | None, hits: list[int],
+                       now: float) -> int | None:
+        recall = conn.execute("SELECT query, context, at FROM recalls WHERE id = ?", (recall_id,)).fetchone()
+        origin, useful = ("used", used) if used else ("used", reads.worked_on_since(conn, self.agent, recall["at"]))
+        if not useful and outcome == "success" and self.arena.settings.shared_feedback:
+            origin, useful = "shared", hits
+        if not useful:
+            return None
+        return arena_store.add_episode(conn, self.agent, recall["query"], recall["context"], useful, origin,
+                                       recall_id, now)
 
     async def fold(self) -> dict:
         """Fold pending access events into features. Maintenance: covers every namespace."""
@@ -301,7 +341,7 @@ class Memory:
     # -- reading -----------------------------------------------------------------------------
 
     async def _ranked(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
-                      kinds: Iterable[str], include_archived: bool, now: float) -> dict:
+                      kinds: Iterable[str], include_archived: bool, now: float, arm: Arm | None = None) -> dict:
         """Recall's reading half: candidates, scores and order, without recording anything."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the query is empty", hint="say what to look for")
@@ -325,10 +365,10 @@ class Memory:
         warnings: list[str] = []
         states = ("active", "archived") if include_archived else ("active",)
         scope = Scope(self.agent, states, kinds)
-        tuning = Tuning.from_config(self.config)
+        params, tuning, deep = self._tuned(arm)
         embedding = await self._embed_query(query, warnings) if mode != "fast" else None
         try:
-            lexical = await fts_candidates(self.db, scope, query, tuning, self.params, neighbours=embedding is not None,
+            lexical = await fts_candidates(self.db, scope, query, tuning, params, neighbours=embedding is not None,
                                            facts_at=now if self.config["facts.in_recall"] else None)
         except BaseException:
             if embedding is not None:
@@ -345,12 +385,11 @@ class Memory:
             else:
                 candidates, used = balanced_candidates(lexical, near, rows, tuning), "balanced"
         if mode == "deep":
-            deep = DeepWeights.from_config(self.config)
             reached, hebb, rows = await graph_reach(self.db, scope, self.web, seeds_of(candidates, deep.seeds),
                                                     {c.row["id"]: c.row for c in candidates})
             candidates, used = combine(candidates, reached, hebb, rows, deep), "deep"
         candidates, first = with_fact_sources(candidates, lexical)
-        hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=self.params,
+        hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=params,
                                          phase=lexical.phase, k=k, first=first)
         return {"query": query, "mode": mode, "mode_used": used, "k": k, "phase": lexical.phase,
                 "candidates": len(candidates), "fts_plan": lexical.plan, "filtered": filtered,
@@ -359,28 +398,38 @@ class Memory:
     async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
                      context: Mapping | None = None, kinds: Iterable[str] = (),
                      include_archived: bool = False, explain: bool = True) -> dict:
-        """Ranked memories for a query, logged as a recall (its id takes feedback). Without
+        """Ranked memories for a query, logged as a recall (its id takes feedback). Without a
+        mode, the strategy is the arena's choice for the namespace (or recall.mode). Without
         `explain`, hits leave out why they ranked (what the faces print unless asked)."""
         now = timeutil.now()
         started = time.perf_counter()
-        r = await self._ranked(query, k=k, mode=mode, context=context, kinds=kinds,
-                               include_archived=include_archived, now=now)
+        arm, strategy = (None, {"arm": mode, "chosen_by": "mode"}) if mode else await self.arena.strategy()
+        r = await self._ranked(query, k=k, mode=mode or arm.mode, context=context, kinds=kinds,
+                               include_archived=include_archived, now=now, arm=arm)
         hits, query_context = r["hits"], r.pop("query_context")
+        if "warning" in strategy:
+            r["warnings"].append(strategy.pop("warning"))
 
         def record(conn):
             rid = writes.record_recall(conn, self.agent, query, r["mode_used"], r["k"],
                                        json.dumps(query_context, sort_keys=True),
-                                       [(h["id"], h["rank"], h["score"]) for h in hits], now)
+                                       [(h["id"], h["rank"], h["score"]) for h in hits], now, strategy["arm"])
             return rid, self.web.feed_in(conn, hits, rid, now)
 
         recall_id, fed = (None, None) if self.read_only else await self.db.transact(record)
         if not explain:
             for hit in hits:
                 hit.pop("explain", None)
-        return {"recall_id": recall_id, "agent": self.agent, **r, "hits": hits,
-                "weights": dict(vars(self.params.weights)),
+        return {"recall_id": recall_id, "agent": self.agent, **r, "strategy": strategy, "hits": hits,
+                "weights": dict(vars(self._tuned(arm)[0].weights)),
                 "working_set": None if fed is None else {"activated": fed["activated"], "evicted": fed["evicted"]},
                 "elapsed_ms": round((time.perf_counter() - started) * 1000, 3)}
+
+    async def _rank_for_arena(self, query: str, k: int, arm: Arm, context: dict) -> tuple[list[dict], float]:
+        started = time.perf_counter()
+        r = await self._ranked(query, k=k, mode=arm.mode, context=context, kinds=(), include_archived=False,
+                               now=timeutil.now(), arm=arm)
+        return r["hits"], time.perf_counter() - started
 
     async def _rank_for_dossier(self, query: str, k: int, mode: str) -> tuple[list[dict], str, list[str]]:
         r = await self._ranked(query, k=k, mode=mode, context=None, kinds=(), include_archived=False,

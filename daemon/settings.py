@@ -97,6 +97,20 @@ def _rule_names(v: Any) -> str | None:
     return f"has unknown rule {bad[0]!r} (rules: {', '.join(RULES)})" if bad else None
 
 
+def _arm_names(v: Any) -> str | None:
+    from .arena.arms import MODES
+
+    bad = next((a for a in v if not isinstance(a, str) or a.partition("+")[0] not in MODES), None)
+    return None if bad is None else f"has {bad!r}, which is not MODE or MODE+PRESET (modes: {', '.join(MODES)})"
+
+
+def _presets_table(v: Any) -> str | None:
+    from .arena.arms import preset_problem
+
+    known = {s.key: s.default for s in SETTINGS}
+    return next((bad for name, spec in v.items() if (bad := preset_problem(name, spec, known))), None)
+
+
 def _regex(v: Any) -> str | None:
     import re
 
@@ -365,6 +379,42 @@ SETTINGS: tuple[Setting, ...] = (
             "dossiers on stdin, to wake an agent.", _wake_table),
     Setting("loop.max_output_bytes", 4000, "A step's output is cut to its last this many bytes.",
             _between(1, 10**6)),
+    Setting("arena.enabled", True, "Let the retrieval arena choose the strategy of recalls that name no mode (an "
+            "explicit mode always wins). Off: such recalls use recall.mode and the configured weights.", None),
+    Setting("arena.interval_hours", 24.0, "How often the daemon's arena phase runs.", _positive),
+    Setting("arena.arms", ["fast", "balanced", "deep", "balanced+relevance", "balanced+recent", "balanced+semantic"],
+            "The strategies the arena compares: MODE or MODE+PRESET. The default strategy (recall.mode, no preset) "
+            "is always one of them.", _arm_names),
+    Setting("arena.presets", {}, "Presets of your own ([arena.presets.NAME], a table of recall.* and scoring.* "
+            "settings laid over the configuration), beside the built-in relevance, recent, proven, semantic and "
+            "lexical.", _presets_table),
+    Setting("arena.exploration", 0.35, "UCB1 exploration constant c in mean + c * sqrt(ln(pulls + 1) / arm pulls) "
+            "(seed 003).", _between(0, 10)),
+    Setting("arena.pulls", 24, "Arms pulled per run; each pull scores one arm on a sample of episodes.",
+            _between(1, 10000)),
+    Setting("arena.sample", 25, "Episodes scored per pull (drawn at random).", _between(1, 100000)),
+    Setting("arena.k", 10, "Hits per evaluation recall.", _between(1, 1000)),
+    Setting("arena.min_episodes", 20, "Evaluation episodes a namespace needs before its arena may change anything.",
+            _between(1, 10**9)),
+    Setting("arena.min_pulls", 3, "Pulls an arm needs before it can lead.", _between(1, 10**6)),
+    Setting("arena.min_gain", 0.01, "Mean reward by which the leader must beat the default on the confirmation "
+            "episodes to be adopted.", _between(0, 1)),
+    Setting("arena.confirm_episodes", 200, "The newest this many episodes confirm a leader against the default.",
+            _between(1, 10**6)),
+    Setting("arena.max_episodes", 1000, "The newest this many episodes are used per run.", _between(1, 10**7)),
+    Setting("arena.latency_budget_ms", 250.0, "A recall this slow scores 0 on latency; an instant one 1.",
+            _positive),
+    Setting("arena.shared_feedback", True, "A success given without naming the memories used makes an episode of "
+            "all the recall's hits (weaker evidence, and it favours the strategy that served the recall).", None),
+    Setting("arena.weights.recall", 0.55, "Arena reward weight: share of the used memories found (seed 003).",
+            _between(0, 100)),
+    Setting("arena.weights.precision", 0.15, "Arena reward weight: share of hits that were used.", _between(0, 100)),
+    Setting("arena.weights.session_recall", 0.20, "Arena reward weight: share of the used memories' sessions "
+            "reached (seed 003's document recall).", _between(0, 100)),
+    Setting("arena.weights.latency", 0.07, "Arena reward weight: speed within arena.latency_budget_ms.",
+            _between(0, 100)),
+    Setting("arena.weights.diversity", 0.03, "Arena reward weight: share of distinct sessions among the hits.",
+            _between(0, 100)),
     Setting("http.enabled", False, "Also serve the HTTP API from `strata run` (as `strata serve` does).", None),
     Setting("http.socket", "state/strata.sock", "The API's Unix socket (mode 0600), relative to the home.", None),
     Setting("http.port", 0, "Also listen on this loopback TCP port (0: the socket only); every request then needs "

@@ -56,8 +56,13 @@ def test_every_endpoint_and_its_errors(home):
         code, found = api("POST", "/v1/recall", {"query": "bridge gw-02", "k": 5, "explain": True, "mode": "fast"})
         assert code == 200 and {h["id"] for h in found["hits"]} == {first["id"], second}
         assert "signals" in found["hits"][0]["explain"]
-        code, given = api("POST", "/v1/recalls/{id}/feedback", {"outcome": "success"}, id=found["recall_id"])
+        code, given = api("POST", "/v1/recalls/{id}/feedback", {"outcome": "success", "used": [second]},
+                          id=found["recall_id"])
         assert code == 200 and sorted(given["episodes"]) == sorted([first["id"], second])
+        assert given["used"] == [second] and given["arena_episode"] is not None
+        arena = api("GET", "/v1/arena")[1]
+        assert arena["episodes"] == {"total": 1, "used": 1, "shared": 0, "questions": 0}
+        assert arena["strategy"]["chosen_by"] == "config"
         assert api("POST", "/v1/recalls/{id}/feedback", {"outcome": "success"}, id=found["recall_id"])[0] == 409
 
         assert api("PATCH", "/v1/memories/{id}", {"state": "archived", "reason": "done"}, id=third)[1]["state"] \

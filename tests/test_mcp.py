@@ -56,8 +56,9 @@ def test_every_tool_over_stdio(home):
             assert "signals" in found["hits"][0]["explain"] and found["recall_id"]
             plain = await t.call("recall", query="firmware rollback")
             assert plain["mode_used"] == "balanced" and "explain" not in plain["hits"][0]
-            given = await t.call("feedback", recall_id=found["recall_id"], outcome="success")
+            given = await t.call("feedback", recall_id=found["recall_id"], outcome="success", used=[second["id"]])
             assert sorted(given["episodes"]) == sorted([first["id"], second["id"]])
+            assert given["used"] == [second["id"]] and given["arena_episode"] is not None
 
             shown = await t.call("memory_get", id=second["id"])
             assert shown["source"] == "person:ines" and shown["kind"] == "decision" and "scores" in shown

@@ -8,7 +8,7 @@ import sys
 
 from .. import __version__
 from ..errors import EXIT_CODES, StrataError
-from . import (admin_cmds, bench_cmds, capsule_cmds, care_cmds, consolidate_cmds, dossier_cmds, fact_cmds,
+from . import (admin_cmds, arena_cmds, bench_cmds, capsule_cmds, care_cmds, consolidate_cmds, dossier_cmds, fact_cmds,
                mcp_cmds, memory_cmds, serve_cmds, systemd_cmds, tui_cmds, web_cmds)
 from .output import error
 
@@ -19,6 +19,7 @@ GROUPS = (
     ("dossiers", dossier_cmds),
     ("capsule", capsule_cmds),
     ("consolidation", consolidate_cmds),
+    ("arena", arena_cmds),
     ("inspector", tui_cmds),
     ("agent interfaces", mcp_cmds),
     ("http api", serve_cmds),

@@ -6,6 +6,7 @@ import asyncio
 import json
 from pathlib import Path
 
+from ..bench.arena import bench_arena, format_table as arena_table, steps as arena_steps
 from ..bench.capsule import WARMUP as CAPSULE_WARMUP, bench_capsule
 from ..bench.consolidate import bench_consolidate
 from ..bench.daemon import bench_daemon
@@ -22,7 +23,7 @@ from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
-            "bench http", "bench reliability")
+            "bench http", "bench reliability", "bench arena")
 
 
 def _table(r: dict) -> str:
@@ -83,6 +84,21 @@ async def cmd_locomo(args) -> int:
     bar.close()
     _save(result, args.out)
     emit(result, args.json, format_table)
+    return 0
+
+
+async def cmd_arena(args) -> int:
+    from ..arena.api import Settings
+    from ..home import resolve_home
+
+    conversations = load_locomo(args.data, args.conversations)
+    config = resolve_home(args.home).config()
+    bar = Progress(arena_steps(conversations, len(Settings.from_config(config).arms)),
+                   "arena (train, run, hold out, each arm)", unit="questions")
+    result = await bench_arena(args.data, conversations, settings=home_settings(config), progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, arena_table)
     return 0
 
 
@@ -233,6 +249,11 @@ def register(sub, common) -> None:
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", type=int, help="use only the first N conversations")
     q.add_argument("--mode", choices=MODES, default="balanced")
+    q = add("arena", cmd_arena, "The retrieval arena on LoCoMo: half the questions answered with feedback naming "
+                                "the evidence, one arena run, then held-out recall@5/@10 of the arena's choice vs "
+                                "the fixed default, every arm's, and the arena phase's duration.", n=None)
+    q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
+    q.add_argument("--conversations", type=int, help="use only the first N conversations")
     q = add("facts", cmd_facts, "Fact get, as-of get and set latency with many keys and a long history, "
                                 "vs a bare key-value table.", n=None)
     q.add_argument("--keys", type=int, default=10_000, help="distinct keys (default 10000)")

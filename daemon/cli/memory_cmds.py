@@ -120,7 +120,9 @@ def _export_line(ep: dict) -> str:
 
 
 def _show_recall(r: dict, explain: bool) -> str:
-    lines = [f"recall {r['recall_id']} · {r['mode_used']} · {len(r['hits'])} hits"
+    s = r["strategy"]
+    how = "" if s["chosen_by"] == "mode" else f" (strategy {s['arm']}, chosen by {s['chosen_by']})"
+    lines = [f"recall {r['recall_id']} · {r['mode_used']}{how} · {len(r['hits'])} hits"
              f" of {r['candidates']} candidates · phase {r['phase']}"]
     lines += [f"warning: {w}" for w in r["warnings"]]
     lines += [f"fact  {show_fact(f)}" for f in r.get("facts", ())]
@@ -150,9 +152,10 @@ async def cmd_recall(args) -> int:
 
 async def cmd_feedback(args) -> int:
     async with opened(args) as mem:
-        result = await mem.feedback(args.recall_id, args.outcome)
+        result = await mem.feedback(args.recall_id, args.outcome, used=args.used)
     emit(result, args.json, lambda r: f"recorded {r['outcome']} for {len(r['episodes'])} memories of recall "
-                                      f"{r['recall_id']}")
+                                      f"{r['recall_id']}" + (f"; arena episode {r['arena_episode']}"
+                                                             if r["arena_episode"] else ""))
     return 0
 
 
@@ -252,6 +255,8 @@ def register(sub, common) -> None:
     p = add("feedback", cmd_feedback, "Record whether a recall helped; shared by every memory it returned.")
     p.add_argument("recall_id", type=int)
     p.add_argument("outcome", choices=("success", "failure"))
+    p.add_argument("--used", type=int, action="append", metavar="ID",
+                   help="a memory you actually used (repeatable): makes the recall an arena evaluation episode")
 
     p = add("show", cmd_show, "Everything about one memory: fields, scores, history.")
     p.add_argument("id", type=int)

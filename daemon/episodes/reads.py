@@ -86,3 +86,21 @@ async def counts(db: Database, agent: str) -> dict:
                               "WHERE a.folded = 0 AND e.agent = ?", (agent,))
     return {"episodes": sum(by_state.values()), "by_state": by_state, "recalls": recalls,
             "feedback": ns[1] if ns else 0, "pending_access_events": pending}
+
+
+def existing_ids(conn, agent: str, ids: list[int]) -> set[int]:
+    """Which of `ids` are memories of the namespace (on the database thread)."""
+    found: set[int] = set()
+    for start in range(0, len(ids), 500):
+        part = ids[start:start + 500]
+        found.update(r[0] for r in conn.execute(
+            f"SELECT id FROM episodes WHERE +agent = ? AND id IN ({', '.join('?' * len(part))})", (agent, *part)))
+    return found
+
+
+def worked_on_since(conn, agent: str, at: float) -> list[int]:
+    """Memories someone put in the namespace's working set at or after `at` (not a recall's feed):
+    what an agent marks as in use."""
+    return [int(r[0].split(":", 1)[1]) for r in conn.execute(
+        "SELECT node FROM web_context WHERE agent = ? AND node LIKE 'episode:%' AND activated_at >= ? "
+        "AND source NOT LIKE 'recall:%' ORDER BY activated_at, node", (agent, at))]

@@ -144,12 +144,12 @@ async def purge(w: Writer, agent: str, episode_id: int, *, actor: str, now: floa
 
 
 def record_recall(conn, agent: str, query: str, mode: str, k: int, context: str,
-                  hits: list[tuple[int, int, float]], now: float) -> int:
+                  hits: list[tuple[int, int, float]], now: float, arm: str | None = None) -> int:
     """Append the recall and one access event per hit: a cheap insert, no episode is rewritten.
     Runs inside Database.transact (one hop: it is on every recall's path)."""
     conn.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
-    recall_id = conn.execute("INSERT INTO recalls (agent, query, mode, k, context, at) VALUES (?, ?, ?, ?, ?, ?)",
-                             (agent, query, mode, k, context, now)).lastrowid
+    recall_id = conn.execute("INSERT INTO recalls (agent, query, mode, k, context, at, arm) "
+                             "VALUES (?, ?, ?, ?, ?, ?, ?)", (agent, query, mode, k, context, now, arm)).lastrowid
     conn.executemany("INSERT INTO access_events (episode_id, recall_id, rank, score, at) VALUES (?, ?, ?, ?, ?)",
                      [(eid, recall_id, rank, score, now) for eid, rank, score in hits])
     return recall_id

@@ -156,9 +156,13 @@ OPS: tuple[Op, ...] = (
                               context=CONTEXT, kinds={"type": "array", "items": {"type": "string", "enum": list(KINDS)}},
                               include_archived={"type": "boolean"}),
        run=_recall),
-    Op("POST", "/v1/recalls/{id}/feedback", "feedback", "Whether a recall helped; shared by every memory it returned",
-       tag="recall", writes=True, body=obj(("outcome",), outcome={"type": "string", "enum": ["success", "failure"]}),
-       run=lambda c: c.memory.feedback(c.path["id"], c.body["outcome"])),
+    Op("POST", "/v1/recalls/{id}/feedback", "feedback", "Whether a recall helped; shared by every memory it returned. "
+       "used names the memories the agent used, which makes the recall an arena evaluation episode",
+       tag="recall", writes=True, body=obj(("outcome",), outcome={"type": "string", "enum": ["success", "failure"]},
+                                           used={"type": "array", "items": INT_ID, "maxItems": 1000}),
+       run=lambda c: c.memory.feedback(c.path["id"], c.body["outcome"], used=c.body.get("used"))),
+    Op("GET", "/v1/arena", "arenaStatus", "The retrieval arena: the strategy in force and why, each arm's pulls and "
+       "mean reward, the evaluation episodes", tag="recall", run=lambda c: c.memory.arena.status()),
     # spiderweb
     Op("GET", "/v1/memories/{id}/related", "relatedMemories", "Memories associated with this one (seed 001)",
        tag="spiderweb", query=(Param("limit", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},

@@ -109,10 +109,13 @@ def build(mem: Memory) -> MCPServer:
     async def feedback(
         recall_id: Annotated[int, Field(description="The recall_id a recall returned.")],
         outcome: Annotated[Literal["success", "failure"], Field(description="Did the recalled memories help?")],
+        used: Annotated[list[int] | None, Field(description="Ids of the memories you actually used, whether this "
+                                                            "recall returned them or not.")] = None,
     ) -> dict[str, Any]:
         """Say whether a recall helped. Every memory it returned shares the outcome, which raises
-        or lowers how readily they are recalled later. Once per recall."""
-        return await guarded(mem.feedback(recall_id, outcome))
+        or lowers how readily they are recalled later. Naming the memories you used teaches strata
+        which recall strategy serves you best. Once per recall."""
+        return await guarded(mem.feedback(recall_id, outcome, used=used))
 
     @server.tool(annotations=READ)
     async def memory_get(id: Annotated[int, Field(description="A memory id.")], scope: Scope = None) -> dict[str, Any]:

@@ -127,6 +127,15 @@ async def capsule(mem) -> dict:
     return {k: r[k] for k in ("status", "lines", "cut")} | {"absorbed": len(r["absorbed"])}
 
 
+@_releasing
+async def arena(mem) -> dict:
+    if not mem.config["arena.enabled"]:
+        return {"skipped": "arena.enabled is false"}
+    r = await mem.arena.run()
+    return {"run": r["run"], "decision": r["decision"], "leader": r["leader"], "strategy": r["strategy"]["arm"],
+            "episodes": r["episodes"]["total"], "seconds": r["seconds"]}
+
+
 def _write_private(path: Path, text: str) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:

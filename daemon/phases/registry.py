@@ -51,6 +51,8 @@ PHASES: tuple[Phase, ...] = (
           "refresh the dossiers not checked within dossier.min_interval_hours"),
     Phase("capsule", _seconds("daemon.capsule_interval_seconds"), jobs.capsule, False,
           "render the capsule (also after each dossiers run)", after="dossiers"),
+    Phase("arena", _seconds("arena.interval_hours", 3600), jobs.arena, False,
+          "the retrieval arena: score the recall strategies on the evaluation episodes and choose the default"),
     Phase("backup", _seconds("daemon.backup_interval_hours", 3600), jobs.backup, False,
           "SQLite online backup into state/backups/, keeping daemon.backup_keep"),
 )

@@ -1,0 +1,312 @@
+"""The arena of one namespace: which strategy its recalls use by default, runs of the bandit over
+its evaluation episodes, and the record of every choice (to explain it and undo it)."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Any, Awaitable, Callable, Iterable
+
+from .. import timeutil
+from ..episodes.reads import existing_ids
+from ..errors import InvalidInput, NotFound
+from . import store
+from .arms import Arm, arms_of, presets_of
+from .bandit import ArmStats, choose, leader, ucb
+from .reward import PARTS, RewardWeights, episode_reward
+
+# rank(query, k, arm, context) -> (hits as dicts with id and session, seconds)
+Rank = Callable[[str, int, Arm, dict], Awaitable[tuple[list[dict], float]]]
+MAX_QUESTIONS = 10_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    enabled: bool
+    arms: list[Arm]
+    exploration: float
+    pulls: int
+    sample: int
+    k: int
+    min_episodes: int
+    min_pulls: int
+    min_gain: float
+    confirm_episodes: int
+    max_episodes: int
+    latency_budget_ms: float
+    shared_feedback: bool
+    weights: RewardWeights
+
+    @classmethod
+    def from_config(cls, cfg) -> "Settings":
+        return cls(
+            bool(cfg["arena.enabled"]),
+            arms_of(list(cfg["arena.arms"]), cfg["recall.mode"], presets_of(cfg["arena.presets"])),
+            float(cfg["arena.exploration"]), int(cfg["arena.pulls"]), int(cfg["arena.sample"]), int(cfg["arena.k"]),
+            int(cfg["arena.min_episodes"]), int(cfg["arena.min_pulls"]), float(cfg["arena.min_gain"]),
+            int(cfg["arena.confirm_episodes"]), int(cfg["arena.max_episodes"]),
+            float(cfg["arena.latency_budget_ms"]), bool(cfg["arena.shared_feedback"]),
+            RewardWeights(**{p: float(cfg[f"arena.weights.{p}"]) for p in PARTS}))
+
+
+class Arena:
+    def __init__(self, db, agent: str, config, actor: str, rank: Rank):
+        self.db, self.agent, self.actor, self._rank = db, agent, actor, rank
+        self.settings = Settings.from_config(config)
+        self.by_name = {a.name: a for a in self.settings.arms}
+        self.default = self.settings.arms[0]
+
+    # -- which strategy a recall without a mode uses -----------------------------------------
+
+    async def strategy(self) -> tuple[Arm, dict]:
+        """The arm a recall without an explicit mode uses, and why: the namespace's own choice,
+        else the home-wide one, else the configured default."""
+        if not self.settings.enabled:
+            return self.default, {"arm": self.default.name, "chosen_by": "config"}
+        own, home = await self.db.run(store.current, self.agent)
+        return self._resolve(own, home)
+
+    def _resolve(self, own: dict | None, home: dict | None) -> tuple[Arm, dict]:
+        for choice, by in ((own, "arena"), (home, "home arena")):
+            if choice is None or choice["kind"] == "clear":
+                continue
+            if choice["kind"] == "keep":
+                return self.default, {"arm": self.default.name, "chosen_by": by, "choice": choice["id"]}
+            arm = self.by_name.get(choice["arm"])
+            if arm is None:  # arena.arms changed since: the configured default until the next run
+                return self.default, {"arm": self.default.name, "chosen_by": "config",
+                                      "warning": f"the arena chose {choice['arm']!r}, which arena.arms no longer "
+                                                 "lists; used the configured default"}
+            return arm, {"arm": arm.name, "chosen_by": by, "choice": choice["id"]}
+        return self.default, {"arm": self.default.name, "chosen_by": "config"}
+
+    # -- evaluation --------------------------------------------------------------------------
+
+    async def _mean_reward(self, arm: Arm, episodes: Iterable[dict]) -> float:
+        total, n = 0.0, 0
+        for e in episodes:
+            hits, seconds = await self._rank(e["query"], self.settings.k, arm, e["context"])
+            total += episode_reward([(h["id"], h["session"]) for h in hits], e["useful"], seconds * 1000,
+                                    latency_budget_ms=self.settings.latency_budget_ms,
+                                    weights=self.settings.weights)["reward"]
+            n += 1
+        return total / n if n else 0.0
+
+    async def run(self, *, progress: Callable[[int], None] | None = None) -> dict:
+        """One arena run: `arena.pulls` pulls chosen by UCB1, each scoring an arm on a sample of
+        the episodes; then the leader, if it is not the default, must beat the default on the
+        newest `arena.confirm_episodes` episodes by `arena.min_gain` to be adopted."""
+        s = self.settings
+        started, now = time.perf_counter(), timeutil.now()
+        episodes = await self.db.run(store.episodes, self.agent, s.max_episodes)
+        order = [a.name for a in s.arms]
+        if len(episodes) < s.min_episodes:
+            reason = (f"{len(episodes)} evaluation episodes, fewer than arena.min_episodes ({s.min_episodes}): "
+                      f"nothing changes")
+            run_id = await self.db.transact(lambda c: store.add_run(
+                c, self.agent, now, len(episodes), [], None, None, "too_few", reason,
+                round(time.perf_counter() - started, 3)))
+            return await self._report(run_id, "too_few", reason, [], None, None)
+        stats = {name: st for name, st in (await self.db.run(store.stats, self.agent)).items() if name in order}
+        stats.update({name: ArmStats() for name in order if name not in stats})
+        rng = random.Random(f"{self.agent}:{len(episodes)}:{sum(st.pulls for st in stats.values())}")
+        pulls = []
+        for _ in range(s.pulls):
+            name = choose(order, stats, s.exploration)
+            reward = await self._mean_reward(self.by_name[name], rng.sample(episodes, min(s.sample, len(episodes))))
+            stats[name].add(reward)
+            pulls.append([name, round(reward, 4)])
+            if progress:
+                progress(1)
+        lead = leader(order, stats, s.min_pulls)
+        confirm = None
+        if lead is None:
+            decision, reason = "keep", f"no arm pulled arena.min_pulls ({s.min_pulls}) times yet: the default stays"
+        elif lead == self.default.name:
+            decision, reason = "keep", (f"the default {lead} leads with mean reward {stats[lead].mean:.4f} over "
+                                        f"{stats[lead].pulls} pulls")
+        else:
+            newest = episodes[-s.confirm_episodes:]
+            confirm = {name: round(await self._mean_reward(self.by_name[name], newest), 4)
+                       for name in (lead, self.default.name)}
+            gain = confirm[lead] - confirm[self.default.name]
+            adopt = gain >= s.min_gain
+            decision = "adopt" if adopt else "keep"
+            reason = (f"{lead} leads ({stats[lead].mean:.4f} over {stats[lead].pulls} pulls); on the newest "
+                      f"{len(newest)} episodes it scored {confirm[lead]:.4f} against the default "
+                      f"{self.default.name}'s {confirm[self.default.name]:.4f} ({gain:+.4f}, arena.min_gain "
+                      f"{s.min_gain:g}): " + ("adopted" if adopt else "the default stays"))
+        seconds = round(time.perf_counter() - started, 3)
+
+        def record(conn) -> int:
+            store.save_stats(conn, self.agent, stats, now)
+            run_id = store.add_run(conn, self.agent, now, len(episodes), pulls, lead, confirm, decision, reason,
+                                   seconds)
+            arm = lead if decision == "adopt" else None
+            self._choose(conn, self.agent, decision, arm, reason, run_id, now)
+            self._home_choice(conn, run_id, now)
+            return run_id
+
+        run_id = await self.db.transact(record)
+        return await self._report(run_id, decision, reason, pulls, lead, confirm)
+
+    def _choose(self, conn, agent: str, kind: str, arm: str | None, reason: str, run_id: int | None,
+                now: float) -> None:
+        """Record a choice unless it is the one already in force."""
+        latest = store.choices(conn, agent, 1)
+        if latest and (latest[0]["kind"], latest[0]["arm"]) == (kind, arm):
+            return
+        store.add_choice(conn, agent, kind, arm, reason, run_id, self.actor, now)
+
+    def _home_choice(self, conn, run_id: int, now: float) -> None:
+        """The home-wide choice: the decision carrying the most episodes across the namespaces
+        that decided (the default wins ties)."""
+        weight: dict[str | None, int] = {}
+        for arm, episodes in store.votes(conn):
+            weight[arm] = weight.get(arm, 0) + (episodes or 0)
+        if not weight:
+            return
+        best = max(weight, key=lambda a: (weight[a], a is None))
+        n, total = weight[best], sum(weight.values())
+        reason = (f"{best or 'the default'} is the choice of namespaces holding {n} of {total} evaluation episodes "
+                  f"across the home")
+        self._choose(conn, store.HOME, "keep" if best is None else "adopt", best, reason, run_id, now)
+
+    async def _report(self, run_id: int, decision: str, reason: str, pulls: list, lead: str | None,
+                      confirm: dict | None) -> dict:
+        status = await self.status()
+        return {"run": run_id, "decision": decision, "reason": reason, "pulls": pulls, "leader": lead,
+                "confirm": confirm, **{k: status[k] for k in ("strategy", "arms", "episodes")},
+                "seconds": status["last_run"]["seconds"]}
+
+    # -- looking and undoing -----------------------------------------------------------------
+
+    async def status(self) -> dict:
+        def read(conn):
+            return (store.stats(conn, self.agent), store.episode_counts(conn, self.agent),
+                    store.last_run(conn, self.agent), store.current(conn, self.agent))
+
+        stats, counts, last, (own, home) = await self.db.run(read)
+        order = [a.name for a in self.settings.arms]
+        known = {n: stats.get(n, ArmStats()) for n in order}
+        scores = ucb(known, self.settings.exploration)
+        arm, why = self._resolve(own, home) if self.settings.enabled else (
+            self.default, {"arm": self.default.name, "chosen_by": "config"})
+        return {
+            "agent": self.agent, "enabled": self.settings.enabled,
+            "strategy": {**why, "mode": arm.mode, "preset": arm.preset,
+                         "reason": next((c["reason"] for c in (own, home) if c and c.get("id") == why.get("choice")),
+                                        "the configured default (recall.mode)")},
+            "default": self.default.name,
+            "arms": [{"arm": n, "mode": self.by_name[n].mode, "preset": self.by_name[n].preset,
+                      "pulls": known[n].pulls, "mean_reward": round(known[n].mean, 4),
+                      "ucb": None if scores[n] == float("inf") else round(scores[n], 4)} for n in order],
+            "retired_arms": sorted(set(stats) - set(order)),
+            "episodes": {"total": sum(counts.values()), **{o: counts.get(o, 0) for o in ("used", "shared", "questions")}},
+            "min_episodes": self.settings.min_episodes, "last_run": last,
+            "own_choice": own, "home_choice": home,
+        }
+
+    async def history(self, *, limit: int = 50) -> dict:
+        if not 1 <= limit <= 1000:
+            raise InvalidInput(f"limit must be between 1 and 1000, not {limit}")
+        def read(conn):
+            runs = [store._run_row(r) for r in conn.execute(
+                "SELECT * FROM arena_runs WHERE agent = ? ORDER BY id DESC LIMIT ?", (self.agent, limit))]
+            return runs, store.choices(conn, self.agent, limit)
+
+        runs, choices = await self.db.run(read)
+        return {"agent": self.agent, "runs": runs, "choices": choices}
+
+    async def reset(self) -> dict:
+        """Forget the bandit's statistics and the namespace's own choice (it inherits again).
+        The episodes, runs and the record of choices stay."""
+        now = timeutil.now()
+
+        def write(conn):
+            dropped = store.reset(conn, self.agent)
+            self._choose(conn, self.agent, "clear", None, "reset", None, now)
+            return dropped
+
+        dropped = await self.db.transact(write)
+        return {"agent": self.agent, "arms_reset": dropped, **{"strategy": (await self.status())["strategy"]}}
+
+    async def undo(self) -> dict:
+        """Go back to the choice in force before the latest one (recorded as a new choice)."""
+        now = timeutil.now()
+
+        def write(conn):
+            latest = store.choices(conn, self.agent, 2)
+            if not latest:
+                raise NotFound(f"namespace {self.agent!r} has no arena choice to undo")
+            before = latest[1] if len(latest) > 1 else {"kind": "clear", "arm": None}
+            store.add_choice(conn, self.agent, before["kind"], before["arm"], f"undo of choice {latest[0]['id']}",
+                             None, self.actor, now)
+            return latest[0]["id"]
+
+        undone = await self.db.transact(write)
+        return {"agent": self.agent, "undone": undone, "strategy": (await self.status())["strategy"]}
+
+    async def add_questions(self, questions: Iterable[Any]) -> dict:
+        """Evaluation episodes from a question set: each {"question": text, "evidence": [memory
+        ids, or sources naming memories]} (LoCoMo's qa shape; a LoCoMo file's conversations are
+        read for their qa lists). Questions none of whose evidence names a memory are skipped."""
+        items = _qa_items(questions)
+        now = timeutil.now()
+
+        def write(conn):
+            added, skipped = [], 0
+            for q, ids in zip(items, _evidence_ids(conn, self.agent, items)):
+                if not ids:
+                    skipped += 1
+                    continue
+                added.append(store.add_episode(conn, self.agent, q["question"], "{}", ids, "questions", None, now))
+            return added, skipped
+
+        added, skipped = await self.db.transact(write)
+        return {"agent": self.agent, "added": len(added), "skipped": skipped, "ids": added}
+
+
+def _qa_items(data: Any) -> list[dict]:
+    if isinstance(data, dict):
+        data = [data]
+    if not isinstance(data, list):
+        raise InvalidInput("a question set must be a JSON list", hint='[{"question": "...", "evidence": [12, 40]}]')
+    items = []
+    for entry in data:
+        qa = entry.get("qa") if isinstance(entry, dict) and "qa" in entry else [entry]
+        if not isinstance(qa, list):
+            raise InvalidInput("a conversation's qa must be a list of questions")
+        items.extend(qa)
+    if len(items) > MAX_QUESTIONS:
+        raise InvalidInput(f"{len(items)} questions is more than {MAX_QUESTIONS} at once", hint="split the file")
+    for n, q in enumerate(items, 1):
+        if not isinstance(q, dict) or not isinstance(q.get("question"), str) or not q["question"].strip():
+            raise InvalidInput(f"question {n} has no question text", hint='each is {"question": ..., "evidence": [...]}')
+        ev = q.get("evidence")
+        if not isinstance(ev, list) or not all(isinstance(e, (int, str)) and not isinstance(e, bool) for e in ev):
+            raise InvalidInput(f"question {n}: evidence must be a list of memory ids or sources")
+    return items
+
+
+def _evidence_ids(conn, agent: str, items: list[dict]) -> list[list[int]]:
+    """Each question's evidence as memory ids of the namespace: ids as given, sources looked up
+    (all questions' sources in a few reads, since source has no index)."""
+    ids = {e for q in items for e in q["evidence"] if isinstance(e, int) and 0 < e < 2**63}
+    sources = list({e for q in items for e in q["evidence"] if isinstance(e, str)})
+    known = existing_ids(conn, agent, list(ids))
+    by_source: dict[str, list[int]] = {}
+    for part in (sources[i:i + 500] for i in range(0, len(sources), 500)):
+        for i, source in conn.execute(f"SELECT id, source FROM episodes WHERE agent = ? AND source IN "
+                                      f"({', '.join('?' * len(part))}) ORDER BY id", (agent, *part)):
+            by_source.setdefault(source, []).append(i)
+    out = []
+    for q in items:
+        found: list[int] = []
+        for e in q["evidence"]:
+            for i in ([e] if isinstance(e, int) and e in known else by_source.get(e, []) if isinstance(e, str) else []):
+                if i not in found:
+                    found.append(i)
+        out.append(found)
+    return out

@@ -1,0 +1,41 @@
+"""UCB1 over the arms (seed 003): mean reward plus an exploration bonus that shrinks as an arm
+is pulled, c x sqrt(ln(total pulls + 1) / pulls). Pure: no I/O."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+
+@dataclass
+class ArmStats:
+    pulls: int = 0
+    reward_sum: float = 0.0
+
+    @property
+    def mean(self) -> float:
+        return self.reward_sum / self.pulls if self.pulls else 0.0
+
+    def add(self, reward: float) -> None:
+        self.pulls += 1
+        self.reward_sum += reward
+
+
+def ucb(stats: Mapping[str, ArmStats], c: float) -> dict[str, float]:
+    """Each arm's UCB1 score; an arm never pulled scores infinity (it is tried first)."""
+    total = sum(s.pulls for s in stats.values())
+    return {name: (math.inf if s.pulls == 0 else s.mean + c * math.sqrt(math.log(total + 1) / s.pulls))
+            for name, s in stats.items()}
+
+
+def choose(order: Sequence[str], stats: Mapping[str, ArmStats], c: float) -> str:
+    """The arm to pull next: the highest UCB1 score; ties go to the arm listed first."""
+    scores = ucb({name: stats.get(name, ArmStats()) for name in order}, c)
+    return max(order, key=lambda name: (scores[name], -order.index(name)))
+
+
+def leader(order: Sequence[str], stats: Mapping[str, ArmStats], min_pulls: int) -> str | None:
+    """The arm with the best mean among those pulled at least `min_pulls` times."""
+    ready = [n for n in order if stats.get(n, ArmStats()).pulls >= min_pulls]
+    return max(ready, key=lambda n: (stats[n].mean, -order.index(n))) if ready else None

@@ -1,0 +1,327 @@
+"""The retrieval arena: arms, rewards, the UCB1 bandit, adoption, inheritance and undo."""
+
+import asyncio
+import json
+import math
+
+import pytest
+
+from daemon import Memory
+from daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
+from daemon.arena.bandit import ArmStats, choose, leader, ucb
+from daemon.arena.reward import RewardWeights, episode_reward
+from daemon.config import load_config
+from daemon.errors import ConfigError, InvalidInput, NotFound
+from conftest import write_config
+from test_balanced import CONVERSATION
+
+# Paraphrases that share no word with the memory they need: full text alone cannot find them.
+PARAPHRASES = [
+    ("who dislikes instant messaging?", 4),
+    ("network link failure at the gateway", 1),
+    ("when does the nightly data copy happen?", 2),
+    ("which plant requires irrigation?", 5),
+]
+
+# A home where the configured default (fast) is clearly the worse arm for paraphrases.
+ARENA_TOML = """
+[recall]
+mode = "fast"
+[arena]
+arms = ["balanced"]
+min_episodes = 4
+pulls = 8
+sample = 4
+min_pulls = 2
+"""
+
+
+# -- pure parts -----------------------------------------------------------------------------
+
+def test_reward_by_hand():
+    w = RewardWeights()
+    hits = [(1, "a"), (2, "a"), (3, "b"), (4, None)]
+    useful = [(2, "a"), (9, "c")]
+    r = episode_reward(hits, useful, 50.0, latency_budget_ms=200.0, weights=w)
+    # recall 1/2, precision 1/4, sessions {a, c}: a reached -> 1/2, latency 1 - 50/200, diversity {a, b, #4} 3/4
+    assert r["recall"] == 0.5 and r["precision"] == 0.25 and r["session_recall"] == 0.5
+    assert r["latency"] == 0.75 and r["diversity"] == 0.75
+    assert r["reward"] == pytest.approx(0.55 * 0.5 + 0.15 * 0.25 + 0.20 * 0.5 + 0.07 * 0.75 + 0.03 * 0.75)
+    nothing = episode_reward([], useful, 500.0, latency_budget_ms=200.0, weights=w)
+    assert nothing["reward"] == 0.0
+    # weights need not sum to 1: the reward is their weighted mean
+    only_recall = RewardWeights(recall=2, precision=0, session_recall=0, latency=0, diversity=0)
+    assert episode_reward(hits, useful, 0, latency_budget_ms=1, weights=only_recall)["reward"] == 0.5
+    with pytest.raises(ValueError):
+        RewardWeights(recall=0, precision=0, session_recall=0, latency=0, diversity=0)
+
+
+def test_ucb1_tries_every_arm_then_balances_mean_and_bonus():
+    stats = {"a": ArmStats(4, 2.0), "b": ArmStats(1, 0.4)}
+    scores = ucb({**stats, "c": ArmStats()}, 0.35)
+    assert scores["c"] == math.inf
+    assert scores["a"] == pytest.approx(0.5 + 0.35 * math.sqrt(math.log(6) / 4))
+    assert scores["b"] == pytest.approx(0.4 + 0.35 * math.sqrt(math.log(6) / 1))
+    assert choose(["a", "b", "c"], stats, 0.35) == "c"  # never pulled: first
+    assert choose(["a", "b"], stats, 0.35) == "b"  # 0.4 + 0.468 beats 0.5 + 0.234
+    assert choose(["a", "b"], stats, 0.0) == "a"  # no exploration: the best mean
+    assert choose(["x", "y"], {}, 0.35) == "x"  # ties go to the arm listed first
+    assert leader(["a", "b"], stats, 2) == "a" and leader(["a", "b"], stats, 5) is None
+
+
+def test_arms_parse_and_refuse_nonsense():
+    presets = presets_of({})
+    assert parse_arm("deep+relevance", presets).overrides == tuple(sorted(BUILTIN_PRESETS["relevance"].items()))
+    assert parse_arm("fast", presets).preset is None
+    for bad in ("slow", "balanced+nothing", "+relevance"):
+        with pytest.raises(ValueError):
+            parse_arm(bad, presets)
+    arms = arms_of(["fast", "balanced", "fast"], "balanced", presets)
+    assert [a.name for a in arms] == ["balanced", "fast"]  # the default first, once
+
+
+@pytest.mark.parametrize("toml, words", [
+    ('[arena]\narms = ["slow"]', "arena.arms"),
+    ('[arena]\narms = ["deep+nothing"]', "no preset 'nothing'"),
+    ('[arena.presets.mine]\n"recall.mode" = "fast"', "may change"),
+    ('[arena.presets.mine]\n"scoring.weights.relevance" = "high"', "type"),
+    ('[arena.presets.mine]\n"scoring.weights.relevance" = 0\n"scoring.weights.recency" = 0\n'
+     '"scoring.weights.strength" = 0\n"scoring.weights.priority" = 0\n"scoring.weights.wilson" = 0\n'
+     '"scoring.weights.context" = 0\n[arena]\narms = ["balanced+mine"]', "not all zero"),
+])
+def test_broken_arena_settings_are_config_errors(home, toml, words):
+    write_config(home, toml)
+    with pytest.raises(ConfigError) as e:
+        load_config(home / "strata.toml")
+    assert words in str(e.value)
+
+
+def test_a_preset_of_ones_own_changes_the_weights(home):
+    write_config(home, '[arena.presets.mine]\n"scoring.weights.recency" = 0.5\n[arena]\narms = ["fast+mine"]')
+    cfg = load_config(home / "strata.toml")
+    assert [a.name for a in arms_of(cfg["arena.arms"], "balanced", presets_of(cfg["arena.presets"]))] == \
+        ["balanced", "fast+mine"]
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            await mem.observe("the relay dropped connections")
+            arm = mem.arena.by_name["fast+mine"]
+            r = await mem._ranked("relay", k=3, mode="fast", context=None, kinds=(), include_archived=False,
+                                  now=2e9, arm=arm)
+            return mem._tuned(arm)[0].weights.recency, mem._tuned(None)[0].weights.recency, r["hits"]
+    mine, default, hits = asyncio.run(go())
+    assert (mine, default) == (0.5, 0.10) and len(hits) == 1
+
+
+# -- evaluation episodes --------------------------------------------------------------------
+
+def test_feedback_makes_evaluation_episodes(memory):
+    ids = memory.observe_many([{"content": t} for t in CONVERSATION])["ids"]
+    r1 = memory.recall("backups NAS", mode="fast")
+    given = memory.feedback(r1["recall_id"], "failure", used=[ids[2], ids[2]])
+    assert given["used"] == [ids[2]] and given["arena_episode"] is not None
+    # a success without used: every hit, marked shared
+    r2 = memory.recall("invoice March", mode="fast")
+    assert memory.feedback(r2["recall_id"], "success")["arena_episode"] is not None
+    # a failure without used and nothing marked: nothing to learn from
+    r3 = memory.recall("lemon tree", mode="fast")
+    assert memory.feedback(r3["recall_id"], "failure")["arena_episode"] is None
+    # what the agent put in the working set after the recall counts as used
+    r4 = memory.recall("certificate", mode="fast")
+    memory.web.activate([ids[6], ids[0]])
+    assert memory.feedback(r4["recall_id"], "failure")["arena_episode"] is not None
+    rows = memory.sql("SELECT query, useful, origin, recall_id FROM arena_episodes ORDER BY id")
+    assert [(r["query"], sorted(json.loads(r["useful"])), r["origin"]) for r in rows] == [
+        ("backups NAS", [ids[2]], "used"),
+        ("invoice March", sorted(h["id"] for h in r2["hits"]), "shared"),
+        ("certificate", sorted([ids[6], ids[0]]), "used"),
+    ]
+    assert [r["recall_id"] for r in rows] == [r1["recall_id"], r2["recall_id"], r4["recall_id"]]
+
+
+def test_feedback_with_a_memory_of_another_namespace_changes_nothing(home):
+    async def go():
+        async with await Memory.open(home, agent="b") as b:
+            theirs = (await b.observe("agent b's secret plan"))["id"]
+        async with await Memory.open(home, agent="a") as a:
+            mine = (await a.observe("agent a's plan"))["id"]
+            rid = (await a.recall("plan", mode="fast"))["recall_id"]
+            for used in ([theirs], [mine, theirs], [0], [2**70]):
+                with pytest.raises(NotFound):
+                    await a.feedback(rid, "success", used=used)
+            with pytest.raises(InvalidInput):
+                await a.feedback(rid, "success", used=list(range(1, 1002)))
+            left = await a.db.fetchone("SELECT outcome FROM recalls WHERE id = ?", (rid,))
+            episodes = await a.db.scalar("SELECT count(*) FROM arena_episodes")
+            return left[0], episodes
+    assert asyncio.run(go()) == (None, 0)  # the refused feedback left no trace
+
+
+def test_question_sets_name_memories_by_id_or_source(memory):
+    a = memory.observe("the relay is in rack 4", source="D1:3")["id"]
+    b = memory.observe("the gateway is gw-02", source="D1:4")["id"]
+    r = memory.arena.add_questions([
+        {"qa": [{"question": "where is the relay?", "evidence": ["D1:3"]},
+                {"question": "which gateway?", "evidence": [b, "D9:9"], "category": 4}]},
+        {"question": "nothing known", "evidence": [999, "D7:7"]},
+    ])
+    assert (r["added"], r["skipped"]) == (2, 1)
+    rows = memory.sql("SELECT query, useful, origin FROM arena_episodes ORDER BY id")
+    assert [(x["query"], json.loads(x["useful"])) for x in rows] == [("where is the relay?", [a]),
+                                                                       ("which gateway?", [b])]
+    for bad in ("text", [{"question": ""}], [{"question": "q", "evidence": "D1:3"}], [{"question": "q"}]):
+        with pytest.raises(InvalidInput):
+            memory.arena.add_questions(bad)
+
+
+# -- runs, adoption, safety -----------------------------------------------------------------
+
+async def _paraphrase_home(home, *, agent=None, questions=PARAPHRASES):
+    mem = await Memory.open(home, agent=agent)
+    ids = (await mem.observe_many([{"content": t, "event_at": 1_780_000_000 + i * 3600}
+                                   for i, t in enumerate(CONVERSATION)]))["ids"]
+    await mem.embed_pending()
+    await mem.arena.add_questions([{"question": q, "evidence": [ids[i]]} for q, i in questions])
+    return mem, ids
+
+
+def test_the_clearly_better_arm_is_adopted_and_explicit_modes_never_change(home):
+    write_config(home, ARENA_TOML)
+
+    async def go():
+        mem, ids = await _paraphrase_home(home)
+        async with mem:
+            before = await mem.recall("who dislikes instant messaging?")
+            explicit_before = await mem.recall("who dislikes instant messaging?", mode="fast")
+            run = await mem.arena.run()
+            after = await mem.recall("who dislikes instant messaging?")
+            explicit_after = await mem.recall("who dislikes instant messaging?", mode="fast")
+            logged = await mem.db.fetchall("SELECT arm FROM recalls ORDER BY id")
+            return ids, before, explicit_before, run, after, explicit_after, [r[0] for r in logged]
+
+    ids, before, explicit_before, run, after, explicit_after, logged = asyncio.run(go())
+    assert before["strategy"] == {"arm": "fast", "chosen_by": "config"} and before["mode_used"] == "fast"
+    assert run["decision"] == "adopt" and run["leader"] == "balanced"
+    pulls = {a["arm"]: a["pulls"] for a in run["arms"]}
+    assert pulls["balanced"] > pulls["fast"] and sum(pulls.values()) == 8  # UCB1 spent its pulls on the winner
+    means = {a["arm"]: a["mean_reward"] for a in run["arms"]}
+    assert means["balanced"] > means["fast"] + 0.3
+    assert run["confirm"]["balanced"] > run["confirm"]["fast"]
+    assert "adopted" in run["reason"] and run["strategy"]["chosen_by"] == "arena"
+    assert after["strategy"]["arm"] == "balanced" and after["mode_used"] == "balanced"
+    assert after["hits"][0]["id"] == ids[4]
+    # an explicit mode is answered exactly as before the arena chose
+    strip = lambda r: [(h["id"], h["score"]) for h in r["hits"]]  # noqa: E731
+    assert explicit_after["strategy"] == {"arm": "fast", "chosen_by": "mode"}
+    assert strip(explicit_after) == strip(explicit_before)
+    assert logged == ["fast", "fast", "balanced", "fast"]
+
+
+def test_too_few_episodes_keep_the_default(home):
+    write_config(home, ARENA_TOML.replace("min_episodes = 4", "min_episodes = 5"))
+
+    async def go():
+        mem, _ = await _paraphrase_home(home)
+        async with mem:
+            return await mem.arena.run(), await mem.recall("which plant requires irrigation?"), \
+                await mem.db.scalar("SELECT count(*) FROM arena_choices")
+    run, recall, choices = asyncio.run(go())
+    assert run["decision"] == "too_few" and run["pulls"] == [] and "fewer than arena.min_episodes" in run["reason"]
+    assert recall["strategy"]["chosen_by"] == "config" and choices == 0
+
+
+def test_a_leader_that_does_not_beat_the_default_by_min_gain_is_not_adopted(home):
+    write_config(home, ARENA_TOML + "min_gain = 1.0\n")
+
+    async def go():
+        mem, _ = await _paraphrase_home(home)
+        async with mem:
+            return await mem.arena.run()
+    run = asyncio.run(go())
+    assert run["leader"] == "balanced" and run["decision"] == "keep" and "the default stays" in run["reason"]
+    assert run["strategy"] == {"arm": "fast", "chosen_by": "arena", "choice": 1, "mode": "fast", "preset": None,
+                               "reason": run["reason"]}
+
+
+def test_inheritance_namespace_then_home_then_default_and_undo(home):
+    write_config(home, ARENA_TOML)
+
+    async def go():
+        a, _ = await _paraphrase_home(home, agent="a")
+        b = await Memory.open(home, agent="b")
+        async with a, b:
+            await b.observe("nothing to learn from yet")
+            fresh = (await b.arena.status())["strategy"]
+            await a.arena.run()
+            inherited = (await b.arena.status())["strategy"]
+            own_a = (await a.arena.status())["strategy"]
+            # b decides for itself: its own choice (keep the default) wins over the home's
+            await b.db.transact(lambda c: b.arena._choose(c, "b", "keep", None, "test", None, 0.0))
+            b_own = (await b.arena.status())["strategy"]
+            undone = await b.arena.undo()
+            reset = await a.arena.reset()
+            a_stats = (await a.arena.status())["arms"]
+            history = await a.arena.history()
+            return fresh, inherited, own_a, b_own, undone, reset, a_stats, history
+
+    fresh, inherited, own_a, b_own, undone, reset, a_stats, history = asyncio.run(go())
+    assert fresh["chosen_by"] == "config"
+    assert (own_a["arm"], own_a["chosen_by"]) == ("balanced", "arena")
+    assert (inherited["arm"], inherited["chosen_by"]) == ("balanced", "home arena")
+    assert "namespaces holding 4 of 4 evaluation episodes" in inherited["reason"]
+    assert (b_own["arm"], b_own["chosen_by"]) == ("fast", "arena")
+    assert (undone["strategy"]["arm"], undone["strategy"]["chosen_by"]) == ("balanced", "home arena")
+    # a reset forgets a's statistics and own choice: a inherits the home-wide choice it made
+    assert reset["arms_reset"] == 2 and reset["strategy"]["chosen_by"] == "home arena"
+    assert all(x["pulls"] == 0 for x in a_stats)
+    assert [c["kind"] for c in history["choices"]] == ["clear", "adopt"]
+    assert history["runs"][0]["decision"] == "adopt"
+
+
+def test_arena_off_or_a_retired_arm_falls_back_to_the_configured_default(home):
+    write_config(home, ARENA_TOML)
+
+    async def adopt():
+        mem, _ = await _paraphrase_home(home)
+        async with mem:
+            return (await mem.arena.run())["decision"]
+    assert asyncio.run(adopt()) == "adopt"
+
+    async def recall():
+        async with await Memory.open(home) as mem:
+            return await mem.recall("which plant requires irrigation?")
+    write_config(home, ARENA_TOML + "enabled = false\n")
+    off = asyncio.run(recall())
+    assert off["strategy"] == {"arm": "fast", "chosen_by": "config"} and off["mode_used"] == "fast"
+    write_config(home, ARENA_TOML.replace('arms = ["balanced"]', 'arms = ["deep"]'))
+    retired = asyncio.run(recall())
+    assert retired["strategy"] == {"arm": "fast", "chosen_by": "config"}
+    assert any("no longer lists" in w for w in retired["warnings"])
+
+
+# -- the faces ------------------------------------------------------------------------------
+
+def test_cli_arena_commands(cli, home):
+    write_config(home, ARENA_TOML)
+    ids = [cli.json("observe", t)["id"] for t in CONVERSATION]
+    cli("embed", check=True)
+    rid = cli.json("recall", "who dislikes instant messaging?")["recall_id"]
+    assert cli.json("feedback", str(rid), "failure", "--used", str(ids[4]))["arena_episode"] == 1
+    qfile = home / "questions.json"
+    qfile.write_text(json.dumps([{"question": q, "evidence": [ids[i]]} for q, i in PARAPHRASES[1:]]))
+    assert cli.json("arena", "questions", str(qfile))["added"] == 3
+    status = cli.json("arena", "status")
+    assert status["episodes"]["total"] == 4 and status["strategy"]["arm"] == "fast"
+    run = cli.json("arena", "run")
+    assert run["decision"] == "adopt" and run["strategy"]["arm"] == "balanced"
+    text = cli("arena", "status", check=True).out
+    assert "strategy balanced (chosen by arena)" in text and "balanced+" not in text
+    recall = cli("recall", "which plant requires irrigation?", check=True).out
+    assert "(strategy balanced, chosen by arena)" in recall
+    assert cli.json("arena", "undo")["strategy"]["chosen_by"] == "home arena"
+    assert [c["kind"] for c in cli.json("arena", "history")["choices"]] == ["clear", "adopt"]
+    bad = cli("arena", "questions", str(home / "missing.json"))
+    assert bad.returncode == InvalidInput.exit_code and "cannot read" in bad.err
+    ran = cli.json("phase", "run", "arena")
+    assert ran["phase"] == "arena" and ran["status"] == "ok", ran
+    assert ran["result"]["decision"] in ("adopt", "keep") and ran["result"]["episodes"] == 4
