@@ -386,8 +386,8 @@ SETTINGS: tuple[Setting, ...] = (
             "The strategies the arena compares: MODE or MODE+PRESET. The default strategy (recall.mode, no preset) "
             "is always one of them.", _arm_names),
     Setting("arena.presets", {}, "Presets of your own ([arena.presets.NAME], a table of recall.* and scoring.* "
-            "settings laid over the configuration), beside the built-in relevance, recent, proven, semantic and "
-            "lexical.", _presets_table),
+            "settings laid over the configuration), beside the built-in relevance, recent, proven, semantic, "
+            "lexical and lasting.", _presets_table),
     Setting("arena.exploration", 0.35, "UCB1 exploration constant c in mean + c * sqrt(ln(pulls + 1) / arm pulls) "
             "(seed 003).", _between(0, 10)),
     Setting("arena.pulls", 24, "Arms pulled per run; each pull scores one arm on a sample of episodes.",

@@ -73,6 +73,7 @@ def test_arms_parse_and_refuse_nonsense():
     presets = presets_of({})
     assert parse_arm("deep+relevance", presets).overrides == tuple(sorted(BUILTIN_PRESETS["relevance"].items()))
     assert parse_arm("fast", presets).preset is None
+    assert parse_arm("balanced+lasting", presets).overrides == (("scoring.preset", "long-term"),)
     for bad in ("slow", "balanced+nothing", "+relevance"):
         with pytest.raises(ValueError):
             parse_arm(bad, presets)
@@ -97,10 +98,11 @@ def test_broken_arena_settings_are_config_errors(home, toml, words):
 
 
 def test_a_preset_of_ones_own_changes_the_weights(home):
-    write_config(home, '[arena.presets.mine]\n"scoring.weights.recency" = 0.5\n[arena]\narms = ["fast+mine"]')
+    write_config(home, '[arena.presets.mine]\n"scoring.weights.recency" = 0.5\n[arena]\narms = ["fast+mine", '
+                       '"balanced+lasting"]')
     cfg = load_config(home / "strata.toml")
     assert [a.name for a in arms_of(cfg["arena.arms"], "balanced", presets_of(cfg["arena.presets"]))] == \
-        ["balanced", "fast+mine"]
+        ["balanced", "fast+mine", "balanced+lasting"]
 
     async def go():
         async with await Memory.open(home) as mem:
@@ -108,9 +110,12 @@ def test_a_preset_of_ones_own_changes_the_weights(home):
             arm = mem.arena.by_name["fast+mine"]
             r = await mem._ranked("relay", k=3, mode="fast", context=None, kinds=(), include_archived=False,
                                   now=2e9, arm=arm)
-            return mem._tuned(arm)[0].weights.recency, mem._tuned(None)[0].weights.recency, r["hits"]
-    mine, default, hits = asyncio.run(go())
+            mine_w = mem._tuned(arm)[0].weights.recency
+            lasting = mem._tuned(mem.arena.by_name["balanced+lasting"])[0].half_life_hours
+            return mine_w, mem._tuned(None)[0].weights.recency, r["hits"], lasting
+    mine, default, hits, lasting = asyncio.run(go())
     assert (mine, default) == (0.5, 0.10) and len(hits) == 1
+    assert lasting == 720.0  # the long-term preset's half-life
 
 
 # -- evaluation episodes --------------------------------------------------------------------
@@ -325,3 +330,33 @@ def test_cli_arena_commands(cli, home):
     ran = cli.json("phase", "run", "arena")
     assert ran["phase"] == "arena" and ran["status"] == "ok", ran
     assert ran["result"]["decision"] in ("adopt", "keep") and ran["result"]["episodes"] == 4
+
+
+# -- the benchmark --------------------------------------------------------------------------
+
+def test_bench_split_alternates_questions():
+    from daemon.bench.arena import split
+    train, held = split(list("abcde"))
+    assert (train, held) == (["a", "c", "e"], ["b", "d"])
+
+
+@pytest.mark.slow
+def test_cli_bench_arena_on_the_tiny_fixture(cli, home, tmp_path):
+    from test_bench_locomo import TINY
+    write_config(home, "[arena]\nmin_episodes = 2\npulls = 6\nsample = 2\nmin_pulls = 1\n")
+    out = tmp_path / "arena.json"
+    r = cli.json("bench", "arena", "--data", str(TINY), "--out", str(out))
+    assert json.loads(out.read_text(encoding="utf-8")) == r
+    assert (r["conversations"], r["training_questions"], r["held_out_questions"]) == (2, 6, 5)
+    for key in ("arena_recall_at_5", "arena_recall_at_10", "default_recall_at_5", "default_recall_at_10"):
+        assert 0 <= r[key] <= 1
+    assert r["ratio_at_5"] == round(r["arena_recall_at_5"] / r["default_recall_at_5"], 4)
+    assert set(r["arms_held_out"]) == {"balanced", "fast", "deep", "balanced+relevance", "balanced+recent",
+                                       "balanced+semantic"}
+    assert r["best_arm_at_5"] in r["arms_held_out"]
+    convs = r["per_conversation"]
+    assert all(c["decision"] in ("adopt", "keep") and sum(c["pulls"].values()) == 6 for c in convs)
+    # every training question with evidence became an episode (one of the six has none)
+    assert sum(c["episodes"] for c in convs) == 5
+    assert 0 < r["arena_phase_ms"]["p50_ms"] <= r["arena_phase_ms"]["max_ms"]
+    assert not (home / "state" / "memory.db").exists()  # everything happened in temporary homes

@@ -19,6 +19,10 @@ from .reward import PARTS, RewardWeights, episode_reward
 # rank(query, k, arm, context) -> (hits as dicts with id and session, seconds)
 Rank = Callable[[str, int, Arm, dict], Awaitable[tuple[list[dict], float]]]
 MAX_QUESTIONS = 10_000
+# A choice changes at most once a run; reading it on every recall would add a database hop to
+# the recall's path. A change made elsewhere (the daemon's run, another process's undo) is
+# seen within this many seconds; one made through this object at once.
+CHOICE_TTL_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class Arena:
         self.settings = Settings.from_config(config)
         self.by_name = {a.name: a for a in self.settings.arms}
         self.default = self.settings.arms[0]
+        self._choices: tuple[float, dict | None, dict | None] | None = None
 
     # -- which strategy a recall without a mode uses -----------------------------------------
 
@@ -64,8 +69,9 @@ class Arena:
         else the home-wide one, else the configured default."""
         if not self.settings.enabled:
             return self.default, {"arm": self.default.name, "chosen_by": "config"}
-        own, home = await self.db.run(store.current, self.agent)
-        return self._resolve(own, home)
+        if self._choices is None or time.monotonic() - self._choices[0] > CHOICE_TTL_SECONDS:
+            self._choices = (time.monotonic(), *await self.db.run(store.current, self.agent))
+        return self._resolve(*self._choices[1:])
 
     def _resolve(self, own: dict | None, home: dict | None) -> tuple[Arm, dict]:
         for choice, by in ((own, "arena"), (home, "home arena")):
@@ -149,6 +155,7 @@ class Arena:
             return run_id
 
         run_id = await self.db.transact(record)
+        self._choices = None
         return await self._report(run_id, decision, reason, pulls, lead, confirm)
 
     def _choose(self, conn, agent: str, kind: str, arm: str | None, reason: str, run_id: int | None,
@@ -211,12 +218,8 @@ class Arena:
     async def history(self, *, limit: int = 50) -> dict:
         if not 1 <= limit <= 1000:
             raise InvalidInput(f"limit must be between 1 and 1000, not {limit}")
-        def read(conn):
-            runs = [store._run_row(r) for r in conn.execute(
-                "SELECT * FROM arena_runs WHERE agent = ? ORDER BY id DESC LIMIT ?", (self.agent, limit))]
-            return runs, store.choices(conn, self.agent, limit)
-
-        runs, choices = await self.db.run(read)
+        runs, choices = await self.db.run(
+            lambda conn: (store.runs(conn, self.agent, limit), store.choices(conn, self.agent, limit)))
         return {"agent": self.agent, "runs": runs, "choices": choices}
 
     async def reset(self) -> dict:
@@ -230,6 +233,7 @@ class Arena:
             return dropped
 
         dropped = await self.db.transact(write)
+        self._choices = None
         return {"agent": self.agent, "arms_reset": dropped, **{"strategy": (await self.status())["strategy"]}}
 
     async def undo(self) -> dict:
@@ -246,6 +250,7 @@ class Arena:
             return latest[0]["id"]
 
         undone = await self.db.transact(write)
+        self._choices = None
         return {"agent": self.agent, "undone": undone, "strategy": (await self.status())["strategy"]}
 
     async def add_questions(self, questions: Iterable[Any]) -> dict:

@@ -70,9 +70,15 @@ def _run_row(r) -> dict:
             "decision": r["decision"], "reason": r["reason"], "seconds": r["seconds"]}
 
 
+def runs(conn, agent: str, limit: int) -> list[dict]:
+    """The namespace's runs, newest first."""
+    return [_run_row(r) for r in conn.execute("SELECT * FROM arena_runs WHERE agent = ? ORDER BY id DESC LIMIT ?",
+                                              (agent, limit))]
+
+
 def last_run(conn, agent: str) -> dict | None:
-    r = conn.execute("SELECT * FROM arena_runs WHERE agent = ? ORDER BY id DESC LIMIT 1", (agent,)).fetchone()
-    return None if r is None else _run_row(r)
+    found = runs(conn, agent, 1)
+    return found[0] if found else None
 
 
 def add_choice(conn, agent: str, kind: str, arm: str | None, reason: str, run_id: int | None, actor: str,

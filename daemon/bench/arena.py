@@ -7,6 +7,10 @@ them would. Then the arena phase runs once. The other half is held out: each que
 with no mode (the arena's choice) and with the configured mode (the fixed default); scored by
 LoCoMo evidence recall. Every arm is also scored on the held-out half, to show the best choice
 the arena could have made.
+
+The temporary homes stay in the passive learning phase (no stability or success threshold):
+the conversations are from 2023, and in the active phase, which the training feedback would
+reach, every memory of them would be stale today and none could be recalled by any arm.
 """
 
 from __future__ import annotations
@@ -87,7 +91,7 @@ def steps(conversations: Sequence[Conversation], arms: int) -> int:
 async def bench_arena(data: str | Path, conversations: Sequence[Conversation], *,
                       settings: Mapping[str, Any] | None = None,
                       progress: Callable[[int], None] | None = None) -> dict:
-    settings = {**(settings or {}), "store.attention_window_seconds": 0}
+    settings = {**(settings or {}), "store.attention_window_seconds": 0, "scoring.passive_min_feedback": 10**9}
     runs = [await run_conversation(c, settings, progress) for c in conversations]
     arena = _mean([s for r in runs for s in r["arena"]])
     default = _mean([s for r in runs for s in r["default"]])
