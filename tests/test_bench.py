@@ -58,10 +58,21 @@ def test_bench_embed_reports_throughput_and_query_latency(cli):
 
 
 @pytest.mark.slow
-def test_bench_recall_balanced_is_the_default_and_embeds_the_corpus_first(cli):
-    r = cli.json("bench", "recall", "--n", "300", "--queries", "10")
-    assert r["mode"] == r["mode_used"] == "balanced"
+def test_bench_recall_balanced_is_the_default_and_embeds_the_corpus_first(cli, tmp_path):
+    cache = tmp_path / "cache"
+    r = cli.json("bench", "recall", "--n", "300", "--queries", "10", "--corpus-cache", str(cache))
+    assert r["mode"] == r["mode_used"] == "balanced" and r["corpus_cached"] is False
     assert r["embed_seconds"] > 0 and r["first_recall_ms"] > 0 and r["hits_per_query"] > 0
+    kept = list(cache.iterdir())
+    assert len(kept) == 1 and kept[0].name.startswith("corpus-300-0-embedded-")
+    assert kept[0].stat().st_mode & 0o777 == 0o600 and cache.stat().st_mode & 0o777 == 0o700
+    # the second run starts from the kept corpus: no embedding, the same memories found
+    again = cli.json("bench", "recall", "--n", "300", "--queries", "10", "--corpus-cache", str(cache))
+    assert again["corpus_cached"] is True and again["embed_seconds"] is None
+    assert again["hits_per_query"] == r["hits_per_query"] and again["mode_used"] == "balanced"
+    # another size or a full-text run is another corpus
+    other = cli.json("bench", "recall", "--n", "200", "--queries", "10", "--mode", "fast", "--corpus-cache", str(cache))
+    assert other["corpus_cached"] is False and len(list(cache.iterdir())) == 2
 
 
 def test_bench_facts_reports_get_and_set_latency_against_a_bare_table(cli, tmp_path):
@@ -134,8 +145,9 @@ def test_bench_mcp_times_recall_round_trips_against_the_same_recalls_in_process(
     assert r["ratio_p95"] == round(r["p95_ms"] / r["baseline"]["p95_ms"], 3) and r["connect_seconds"] > 0
 
 
-def test_bench_http_times_one_client_and_several_against_the_same_recalls_in_process(cli):
-    r = cli.json("bench", "http", "--n", "300", "--queries", "12", "--clients", "3")
+def test_bench_http_times_one_client_and_several_against_the_same_recalls_in_process(cli, tmp_path):
+    r = cli.json("bench", "http", "--n", "300", "--queries", "12", "--clients", "3", "--corpus-cache",
+                 str(tmp_path))
     assert r["benchmark"] == "http" and r["queries"] == 12 and r["transport"] == "unix socket"
     assert r["p95_ms"] >= r["p50_ms"] > 0 and r["baseline"]["p50_ms"] > 0
     assert r["concurrent"]["clients"] == 3 and r["concurrent"]["requests"] == 12

@@ -58,9 +58,9 @@ def _server(home: Path) -> tuple[subprocess.Popen, Path]:
 
 async def bench_http(n: int, *, mode: str = "balanced", queries: int = 300, clients: int = 4, k: int = 10,
                      seed: int = 0, progress: Callable[[int], None] | None = None,
-                     embed_progress: Callable[[int], None] | None = None) -> dict:
+                     embed_progress: Callable[[int], None] | None = None, cache: Path | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
-    async with corpus_home(n, seed, mode, texts, k, progress, embed_progress) as (home, baseline):
+    async with corpus_home(n, seed, mode, texts, k, progress, embed_progress, cache) as (home, baseline):
         proc, path = _server(home)
         try:
             single = _recalls(path, texts, k, mode, progress)[WARMUP:]

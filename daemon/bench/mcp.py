@@ -48,9 +48,9 @@ async def _through_mcp(home: Path, texts: list[str], k: int, mode: str, writes: 
 
 async def bench_mcp(n: int, *, mode: str = "balanced", queries: int = 300, k: int = 10, writes: int = 100,
                     seed: int = 0, progress: Callable[[int], None] | None = None,
-                    embed_progress: Callable[[int], None] | None = None) -> dict:
+                    embed_progress: Callable[[int], None] | None = None, cache: Path | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
-    async with corpus_home(n, seed, mode, texts, k, progress, embed_progress) as (home, baseline):
+    async with corpus_home(n, seed, mode, texts, k, progress, embed_progress, cache) as (home, baseline):
         served = await _through_mcp(home, texts, k, mode, writes, progress)
     ours, base = summary_ms(served["recall"]), summary_ms(baseline)
     return {

@@ -5,16 +5,19 @@ bare FTS5 query."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import os
 import tempfile
 import time
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
 from ..episodes.fts import match_expression
-from ..home import init_home
+from ..home import Home, init_home
 from ..memory import Memory
 from ..storage import driver
-from . import corpus
+from ..storage.migrations import MIGRATIONS
+from . import corpus, ingest
 from .ingest import populate
 from .stats import ratio, summary_ms
 
@@ -48,6 +51,36 @@ async def filled(mem: Memory, n: int, seed: int, mode: str,
     return round(time.perf_counter() - t, 3)
 
 
+def corpus_file(cache: Path, n: int, seed: int, mode: str, config) -> Path:
+    """Where a filled corpus database is kept between runs: named by everything that shapes it
+    (size, seed, embedded or not, the model, the schema, the generator's and importer's code),
+    so a change to any of them makes a new one rather than reusing a stale one."""
+    shape = b"".join(Path(m.__file__).read_bytes() for m in (corpus, ingest))
+    shape += f"{len(MIGRATIONS)}:{config['embedding.model']}:{config['embedding.runtime']}".encode()
+    what = "fts" if mode == "fast" else "embedded"
+    return cache / f"corpus-{n}-{seed}-{what}-{hashlib.sha256(shape).hexdigest()[:16]}.db"
+
+
+async def filled_home(root: Path, n: int, seed: int, mode: str, embed_progress: Callable[[int], None] | None = None,
+                      cache: Path | None = None) -> tuple[Home, float | None, bool]:
+    """A new home at `root` holding the corpus (embedded unless fast), taken from `cache` when
+    a run before kept it there: (home, seconds the embedding took, whether it came from the cache)."""
+    home, _ = init_home(root)
+    kept = None if cache is None else corpus_file(cache, n, seed, mode, home.config())
+    if kept is not None and kept.is_file():
+        driver.copy(kept, home.db_path)
+        return home, None, True
+    async with await Memory.open(home, actor="bench") as mem:
+        embed_s = await filled(mem, n, seed, mode, embed_progress)
+    if kept is not None:
+        kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        partial = kept.with_suffix(".partial")
+        partial.unlink(missing_ok=True)
+        driver.copy(home.db_path, partial)
+        os.replace(partial, kept)
+    return home, embed_s, False
+
+
 async def in_process(mem: Memory, texts: list[str], k: int, mode: str,
                      progress: Callable[[int], None] | None = None) -> list[float]:
     """The seconds of each recall through the Python API: the baseline of the remote faces."""
@@ -64,26 +97,25 @@ async def in_process(mem: Memory, texts: list[str], k: int, mode: str,
 @contextlib.asynccontextmanager
 async def corpus_home(n: int, seed: int, mode: str, texts: list[str], k: int,
                       progress: Callable[[int], None] | None = None,
-                      embed_progress: Callable[[int], None] | None = None) -> AsyncIterator[tuple[Path, list[float]]]:
+                      embed_progress: Callable[[int], None] | None = None,
+                      cache: Path | None = None) -> AsyncIterator[tuple[Path, list[float]]]:
     """A temporary home holding the corpus (embedded unless fast), closed again, and the
     in-process seconds of the recalls of `texts` after the warm-up ones: the home a remote face
     is measured on, and its baseline."""
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        home, _ = init_home(Path(tmp) / "home")
+        home, _, _ = await filled_home(Path(tmp) / "home", n, seed, mode, embed_progress, cache)
         async with await Memory.open(home, actor="bench") as mem:
-            await filled(mem, n, seed, mode, embed_progress)
             baseline = (await in_process(mem, texts, k, mode, progress))[WARMUP:]
         yield home.root, baseline
 
 
 async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k: int = 10, seed: int = 0,
                        progress: Callable[[int], None] | None = None,
-                       embed_progress: Callable[[int], None] | None = None) -> dict:
+                       embed_progress: Callable[[int], None] | None = None, cache: Path | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        home, _ = init_home(Path(tmp) / "home")
+        home, embed_s, cached = await filled_home(Path(tmp) / "home", n, seed, mode, embed_progress, cache)
         async with await Memory.open(home, actor="bench") as mem:
-            embed_s = await filled(mem, n, seed, mode, embed_progress)
             times, hits, used, first_ms = [], 0, mode, None
             for i, q in enumerate(texts):
                 started = time.perf_counter()
@@ -102,6 +134,7 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
     return {
         "benchmark": "recall", "n": n, "mode": mode, "mode_used": used, "queries": len(times), "k": k,
         "seed": seed, **ours, "hits_per_query": round(hits / len(times), 2), "embed_seconds": embed_s,
+        "corpus_cached": cached,
         "first_recall_ms": first_ms,
         "baseline": {"name": "bare FTS5 bm25 top-k query, no scoring or write", **base},
         "ratio_p50": ratio(ours["p50_ms"], base["p50_ms"]), "ratio_p95": ratio(ours["p95_ms"], base["p95_ms"]),

@@ -46,6 +46,10 @@ def _report(result: dict, args, bar: Progress) -> int:
     return 0
 
 
+def _cache(args) -> Path | None:
+    return Path(args.corpus_cache).expanduser() if args.corpus_cache else None
+
+
 async def cmd_ingest(args) -> int:
     bar = Progress(args.n, "ingest", unit="observations")
     result = await bench_ingest(args.n, seed=args.seed, progress=bar.advance)
@@ -56,7 +60,7 @@ async def cmd_recall(args) -> int:
     bar = Progress(args.queries + 20, f"recall ({args.n} memories)", unit="queries")
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     result = await bench_recall(args.n, mode=args.mode, queries=args.queries, k=args.k, seed=args.seed,
-                                progress=bar.advance, embed_progress=embed_bar.advance)
+                                progress=bar.advance, embed_progress=embed_bar.advance, cache=_cache(args))
     return _report(result, args, bar)
 
 
@@ -167,7 +171,8 @@ async def cmd_mcp(args) -> int:
     bar = Progress(2 * (args.queries + MCP_WARMUP) + args.writes, "recalls in-process, then over MCP",
                    unit="calls")
     result = await bench_mcp(args.n, mode=args.mode, queries=args.queries, k=args.k, writes=args.writes,
-                             seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
+                             seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance,
+                             cache=_cache(args))
     return _report(result, args, bar)
 
 
@@ -180,7 +185,8 @@ async def cmd_http(args) -> int:
     bar = Progress(3 * (args.queries + HTTP_WARMUP) - HTTP_WARMUP, "recalls in-process, over the socket, then "
                    f"{args.clients} clients at once", unit="recalls")
     result = await bench_http(args.n, mode=args.mode, queries=args.queries, clients=args.clients, k=args.k,
-                              seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
+                              seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance,
+                              cache=_cache(args))
     return _report(result, args, bar)
 
 
@@ -235,7 +241,14 @@ def register(sub, common) -> None:
         return q
 
     add("ingest", cmd_ingest, "Import throughput: JSONL -> validate -> store, vs bare SQLite inserts.")
-    q = add("recall", cmd_recall, "Recall latency p50/p95/p99 through the user code path, vs a bare FTS5 query.")
+    def cached(q):
+        q.add_argument("--corpus-cache", metavar="DIR",
+                       help="keep the filled (and embedded) corpus database in DIR and reuse it in later runs "
+                            "of the same size, seed, model and code: embedding 100,000 memories takes 10-35 min")
+        return q
+
+    q = cached(add("recall", cmd_recall, "Recall latency p50/p95/p99 through the user code path, vs a bare FTS5 "
+                                         "query."))
     q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
     q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
     q.add_argument("--k", type=int, default=10)
@@ -279,14 +292,14 @@ def register(sub, common) -> None:
     q = add("tui", cmd_tui, "The inspector headless: time to the first screen with its data and to switch "
                             "screens, vs a bare Textual app.")
     q.add_argument("--rounds", type=int, default=10, help="starts, each followed by a visit to every screen")
-    q = add("mcp", cmd_mcp, "Recall round trip through `strata mcp` over stdio with the SDK's client, vs the "
-                            "same recalls in-process; observe round trip too.")
+    q = cached(add("mcp", cmd_mcp, "Recall round trip through `strata mcp` over stdio with the SDK's client, vs "
+                                   "the same recalls in-process; observe round trip too."))
     q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
     q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
     q.add_argument("--writes", type=int, default=100, help="timed observes after the recalls")
     q.add_argument("--k", type=int, default=10)
-    q = add("http", cmd_http, "Recall round trip through `strata serve` over its Unix socket, one client and "
-                              "then several at once (requests/s), vs the same recalls in-process.")
+    q = cached(add("http", cmd_http, "Recall round trip through `strata serve` over its Unix socket, one client "
+                                     "and then several at once (requests/s), vs the same recalls in-process."))
     q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
     q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
     q.add_argument("--clients", type=int, default=4, help="concurrent clients in the second part (default 4)")

@@ -63,11 +63,15 @@ def _create_private(path: Path) -> None:
 
 def copy(source: Path, target: Path) -> None:
     """SQLite's online backup of `source` into `target` (created 0600 if missing): consistent
-    while others write the source, which is only read."""
+    while others write the source, which is only read. The copy is left in rollback-journal
+    mode, one self-contained file: a WAL-mode file opened read-only later (a restore, a kept
+    benchmark corpus) would leave -wal and -shm files beside it. Opening it with `connect`
+    turns WAL on again."""
     src = sqlite_module().connect(f"file:{source}?mode=ro", uri=True)
     dest = connect(target)
     try:
         src.backup(dest)
+        dest.execute("PRAGMA journal_mode = DELETE")
     finally:
         dest.close()
         src.close()
