@@ -129,8 +129,8 @@ def test_the_daemon_unloads_models_after_using_them(memory):
 
 
 def test_bench_tui_times_the_first_screen_and_every_switch(cli):
-    r = cli.json("bench", "tui", "--n", "300", "--rounds", "1")
-    assert r["benchmark"] == "tui" and r["rounds"] == 1 and r["dossiers"] == 5
+    r = cli.json("bench", "tui", "--n", "300", "--rounds", "1", "--think", "0.5")
+    assert r["benchmark"] == "tui" and r["rounds"] == 1 and r["dossiers"] == 5 and r["think_seconds"] == 0.5
     for field in ("first_screen_ms", "switch_ms", "switch_first_visit_ms"):
         assert r[field]["p50_ms"] > 0 and r[field]["p95_ms"] >= r[field]["p50_ms"]
     assert set(r["switch_by_screen_ms"]) == {"Overview", "Memories", "Facts", "Spiderweb", "Dossiers", "Capsule"}

@@ -75,6 +75,21 @@ def test_overview_shows_daemon_phases_layers_and_errors(filled):
     drive(filled, body)
 
 
+def test_the_other_screens_are_built_while_the_first_is_read(filled):
+    from daemon.tui.app import SCREENS
+
+    async def body(app, pilot):
+        titles = {cls.TITLE for cls in SCREENS.values()}
+        for _ in range(200):
+            if set(app.loaded_at) == titles:
+                break
+            await pilot.pause(0.05)
+        assert set(app.loaded_at) == titles and type(app.screen).TITLE == "Overview"  # built, none shown
+        await pilot.press("3")  # no wait: the screen is there with its data
+        assert type(app.screen).TITLE == "Facts" and rows(app, "#facts")[0][0] == "user.drink"
+    drive(filled, body)
+
+
 @pytest.mark.slow
 def test_screens_reload_when_another_process_writes(filled):
     """Live refresh: a write through another connection (as the daemon's) shows up unasked."""

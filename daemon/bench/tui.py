@@ -37,9 +37,9 @@ async def _visit(pilot, app, titles: dict[str, str], into: dict[str, list[float]
         into[title].append(app.loaded_at[title] - pressed)
 
 
-async def _inspector(mem: Memory, rounds: int, progress) -> tuple[list[float], dict, dict]:
-    """Per round: a fresh app to its first screen, every screen a first time (each builds its
-    widgets), then every screen twice more."""
+async def _inspector(mem: Memory, rounds: int, think: float, progress) -> tuple[list[float], dict, dict]:
+    """Per round: a fresh app to its first screen, `think` seconds to read it (while the app
+    builds the other screens), every screen a first time, then every screen twice more."""
     from ..tui.app import SCREENS, StrataApp
 
     titles = {str(n): cls.TITLE for n, cls in enumerate(SCREENS.values(), 1)}
@@ -50,6 +50,7 @@ async def _inspector(mem: Memory, rounds: int, progress) -> tuple[list[float], d
         async with app.run_test(size=SIZE) as pilot:
             await _until(pilot, lambda: "Overview" in app.loaded_at)
             first.append(app.loaded_at["Overview"] - started)
+            await pilot.pause(think)
             await _visit(pilot, app, titles, first_visit)
             await _visit(pilot, app, titles, again)
             await _visit(pilot, app, titles, again)
@@ -98,7 +99,7 @@ async def _bare(rounds: int) -> tuple[list[float], list[float]]:
     return first, switch
 
 
-async def bench_tui(n: int, *, rounds: int = 10, seed: int = 0,
+async def bench_tui(n: int, *, rounds: int = 10, seed: int = 0, think: float = 2.0,
                     progress: Callable[[int], None] | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")
@@ -109,13 +110,13 @@ async def bench_tui(n: int, *, rounds: int = 10, seed: int = 0,
                 await mem.dossiers.refresh((await mem.dossiers.add(t))["topic"])
             await mem.capsule.render()
             status = await mem.status()
-            first, first_visit, again = await _inspector(mem, rounds, progress)
+            first, first_visit, again = await _inspector(mem, rounds, think, progress)
     base_first, base_switch = await _bare(rounds)
     ours_first, ours_switch = summary_ms(first), summary_ms([s for t in again.values() for s in t])
     ours_first_visit = summary_ms([s for t in first_visit.values() for s in t])
     floor_first, floor_switch = summary_ms(base_first), summary_ms(base_switch)
     return {
-        "benchmark": "tui", "n": n, "rounds": rounds, "seed": seed, "terminal": list(SIZE),
+        "benchmark": "tui", "n": n, "rounds": rounds, "seed": seed, "terminal": list(SIZE), "think_seconds": think,
         "facts": status["facts"], "web_edges": status["web_edges"], "dossiers": status["dossiers"],
         "first_screen_ms": ours_first, "switch_ms": ours_switch, "switch_first_visit_ms": ours_first_visit,
         "switch_by_screen_ms": {title: summary_ms(times) for title, times in again.items()},

@@ -155,10 +155,10 @@ async def cmd_capsule(args) -> int:
 async def cmd_tui(args) -> int:
     from ..bench.tui import bench_tui  # loads Textual
 
-    if args.n < 100 or args.rounds < 1:
-        raise InvalidInput("need --n >= 100 and --rounds >= 1")
+    if args.n < 100 or args.rounds < 1 or not 0 <= args.think <= 60:
+        raise InvalidInput("need --n >= 100, --rounds >= 1 and --think between 0 and 60")
     bar = Progress(args.rounds, "inspector rounds (start, then every screen)", unit="rounds")
-    result = await bench_tui(args.n, rounds=args.rounds, seed=args.seed, progress=bar.advance)
+    result = await bench_tui(args.n, rounds=args.rounds, seed=args.seed, think=args.think, progress=bar.advance)
     return _report(result, args, bar)
 
 
@@ -292,6 +292,8 @@ def register(sub, common) -> None:
     q = add("tui", cmd_tui, "The inspector headless: time to the first screen with its data and to switch "
                             "screens, vs a bare Textual app.")
     q.add_argument("--rounds", type=int, default=10, help="starts, each followed by a visit to every screen")
+    q.add_argument("--think", type=float, default=2.0, help="seconds on the first screen before the first key, "
+                                                            "as a person reading it (default 2; 0: none)")
     q = cached(add("mcp", cmd_mcp, "Recall round trip through `strata mcp` over stdio with the SDK's client, vs "
                                    "the same recalls in-process; observe round trip too."))
     q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")

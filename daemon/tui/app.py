@@ -3,6 +3,7 @@ poll that reloads the shown screen when the database changes."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import time
 from functools import partial
@@ -74,6 +75,7 @@ class StrataApp(App):
         self.loaded_at: dict[str, float] = {}  # screen title -> when its newest load finished (tests, bench)
         self._seen: int | None = None
         self._polling = False
+        self._prebuilt = False
 
     async def on_mount(self) -> None:
         if self.memory is None:
@@ -96,6 +98,27 @@ class StrataApp(App):
         # freed by reference counting when dropped).
         gc.freeze()
         self.loaded_at[message.screen_title] = time.perf_counter()
+        if not self._prebuilt:
+            self._prebuilt = True
+            self.run_worker(self._prebuild, group="prebuild")
+
+    async def _prebuild(self) -> None:
+        """Once the first screen shows, build the others one at a time (widgets made, data
+        loaded), so that a first visit only has to draw. Textual builds a mode's screen on its
+        first visit and offers no public way to build it ahead; its private `_init_mode` does
+        exactly that, so a Textual without it simply builds on first visit as before."""
+        init = getattr(self, "_init_mode", None)
+        if init is None:
+            return
+        for mode, cls in SCREENS.items():
+            if not self.is_running:
+                return
+            if mode == self.current_mode:
+                continue
+            started = time.perf_counter()
+            await init(mode)
+            while self.loaded_at.get(cls.TITLE, 0) < started and time.perf_counter() < started + 5:
+                await asyncio.sleep(0.01)  # one screen's load at a time
 
     async def _poll(self) -> None:
         """Reload the shown screen when the database changed since the last look (the
@@ -108,6 +131,8 @@ class StrataApp(App):
         finally:
             self._polling = False
         changed, self._seen = version != self._seen and self._seen is not None, version
+        if not self.is_running:  # shutting down: the screens are being closed
+            return
         screen = self.screen
         if isinstance(screen, LayerScreen) and (changed or isinstance(screen, OverviewScreen)):
             screen.reload()
