@@ -99,7 +99,7 @@ async def _bare(rounds: int) -> tuple[list[float], list[float]]:
     return first, switch
 
 
-async def bench_tui(n: int, *, rounds: int = 10, seed: int = 0, think: float = 2.0,
+async def bench_tui(n: int, *, rounds: int = 10, seed: int = 0, think: float = 0.0,
                     progress: Callable[[int], None] | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")

@@ -292,8 +292,8 @@ def register(sub, common) -> None:
     q = add("tui", cmd_tui, "The inspector headless: time to the first screen with its data and to switch "
                             "screens, vs a bare Textual app.")
     q.add_argument("--rounds", type=int, default=10, help="starts, each followed by a visit to every screen")
-    q.add_argument("--think", type=float, default=2.0, help="seconds on the first screen before the first key, "
-                                                            "as a person reading it (default 2; 0: none)")
+    q.add_argument("--think", type=float, default=0.0, help="seconds on the first screen before the first key, "
+                                                            "as a person reading it (default 0: at once)")
     q = cached(add("mcp", cmd_mcp, "Recall round trip through `strata mcp` over stdio with the SDK's client, vs "
                                    "the same recalls in-process; observe round trip too."))
     q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")

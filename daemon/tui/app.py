@@ -117,6 +117,11 @@ class StrataApp(App):
                 continue
             started = time.perf_counter()
             await init(mode)
+            # The screen got its styles from the current stylesheet when it was mounted; without
+            # saying so, Textual would parse the whole stylesheet again on the first visit and
+            # restyle every widget (70 ms, and every table cell drawn anew).
+            for screen in self._screen_stacks.get(mode, ()):
+                screen._css_update_count = self._css_update_count
             while self.loaded_at.get(cls.TITLE, 0) < started and time.perf_counter() < started + 5:
                 await asyncio.sleep(0.01)  # one screen's load at a time
 
