@@ -100,7 +100,8 @@ class StrataApp(App):
         self.loaded_at[message.screen_title] = time.perf_counter()
         if not self._prebuilt:
             self._prebuilt = True
-            self.run_worker(self._prebuild, group="prebuild")
+            # Only a head start: should it fail (another Textual), screens are built on first visit.
+            self.run_worker(self._prebuild, group="prebuild", exit_on_error=False)
 
     async def _prebuild(self) -> None:
         """Once the first screen shows, build the others one at a time (widgets made, data
@@ -120,7 +121,7 @@ class StrataApp(App):
             # The screen got its styles from the current stylesheet when it was mounted; without
             # saying so, Textual would parse the whole stylesheet again on the first visit and
             # restyle every widget (70 ms, and every table cell drawn anew).
-            for screen in self._screen_stacks.get(mode, ()):
+            for screen in getattr(self, "_screen_stacks", {}).get(mode, ()):
                 screen._css_update_count = self._css_update_count
             while self.loaded_at.get(cls.TITLE, 0) < started and time.perf_counter() < started + 5:
                 await asyncio.sleep(0.01)  # one screen's load at a time
