@@ -478,6 +478,7 @@ class Memory:
         c["embedding_model"] = None if spec is None else {"name": spec.model, "dimension": spec.dim,
                                                           "text": spec.text}
         c["phase"] = await namespace_phase(self.db, self.agent, self.params)
+        c["recall_strategy"] = {k: v for k, v in (await self.arena.strategy())[1].items() if k != "choice"}
         c["agent"] = self.agent
         c["home"] = str(self.home.root)
         c["database"] = str(self.home.db_path)

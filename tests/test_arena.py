@@ -321,6 +321,8 @@ def test_cli_arena_commands(cli, home):
     assert run["decision"] == "adopt" and run["strategy"]["arm"] == "balanced"
     text = cli("arena", "status", check=True).out
     assert "strategy balanced (chosen by arena)" in text and "balanced+" not in text
+    assert cli.json("status")["recall_strategy"] == {"arm": "balanced", "chosen_by": "arena"}
+    assert "recall_strategy        balanced (chosen by arena" in cli("status", check=True).out
     recall = cli("recall", "which plant requires irrigation?", check=True).out
     assert "(strategy balanced, chosen by arena)" in recall
     assert cli.json("arena", "undo")["strategy"]["chosen_by"] == "home arena"

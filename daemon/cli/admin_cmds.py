@@ -42,11 +42,13 @@ async def cmd_status(args) -> int:
 
 
 def _show_status(s: dict) -> str:
-    nested = ("daemon", "strength", "capsule", "by_state", "embedding_model")
+    nested = ("daemon", "strength", "capsule", "by_state", "embedding_model", "recall_strategy")
     lines = [f"{k:<22} {v}" for k, v in s.items() if k not in nested]
     lines.insert(1, f"{'by_state':<22} " + ", ".join(f"{k} {v}" for k, v in s["by_state"].items()))
     model = s["embedding_model"]
     lines.append(f"{'embedding_model':<22} " + ("none yet" if model is None else f"{model['name']} ({model['dimension']}-d)"))
+    strategy = s["recall_strategy"]
+    lines.append(f"{'recall_strategy':<22} {strategy['arm']} (chosen by {strategy['chosen_by']}; `strata arena status`)")
     cap = s["capsule"]
     lines.append(f"{'capsule':<22} {cap['path']}: {cap['lines']} lines, "
                  + ("ok" if cap["ok"] else f"{cap['errors']} errors (`strata capsule check`)"))
