@@ -589,7 +589,7 @@ def test_init_keeps_an_existing_config(cli, home):
 
 SUBCOMMANDS = ["observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore",
                "mark", "init", "status", "fold", "run", "config show", "bench ingest", "bench recall",
-               "bench locomo"]
+               "bench locomo", "arena run", "arena status", "arena questions", "bench arena"]
 
 
 @pytest.mark.parametrize("command", SUBCOMMANDS)

@@ -9,7 +9,7 @@ from ..errors import InvalidInput
 from .memory_cmds import opened
 from .output import Progress, emit, short_time
 
-COMMANDS = ("arena",)
+COMMANDS = ("arena run", "arena status", "arena history", "arena undo", "arena reset", "arena questions")
 
 
 def _strategy(s: dict) -> str:
