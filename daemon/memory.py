@@ -12,7 +12,6 @@ import time
 from typing import Any, AsyncIterator, Callable, Iterable, Mapping
 
 from . import timeutil
-from .arena import store as arena_store
 from .arena.api import Arena
 from .arena.arms import Arm
 from .config import Config, overlay
@@ -237,20 +236,10 @@ class Memory:
                 if missing:
                     raise NotFound(f"no memory {missing[0]} in namespace {self.agent!r}")
             ids = await writes.feedback(w, self.agent, recall_id, outcome, actor=self.actor, now=now)
-            episode = await w.run(lambda c: self._arena_episode(c, recall_id, outcome, used_ids, ids, now))
+            episode = await w.run(lambda c: self.arena.episode_from_feedback(c, recall_id, outcome, used_ids, ids,
+                                                                             now))
         return {"recall_id": recall_id, "outcome": outcome, "episodes": ids, "used": used_ids,
                 "arena_episode": episode}
-
-    def _arena_episode(self, conn, recall_id: int, outcome: str, used: list[int] | None, hits: list[int],
-                       now: float) -> int | None:
-        recall = conn.execute("SELECT query, context, at FROM recalls WHERE id = ?", (recall_id,)).fetchone()
-        origin, useful = ("used", used) if used else ("used", reads.worked_on_since(conn, self.agent, recall["at"]))
-        if not useful and outcome == "success" and self.arena.settings.shared_feedback:
-            origin, useful = "shared", hits
-        if not useful:
-            return None
-        return arena_store.add_episode(conn, self.agent, recall["query"], recall["context"], useful, origin,
-                                       recall_id, now)
 
     async def fold(self) -> dict:
         """Fold pending access events into features. Maintenance: covers every namespace."""

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable
 
 from .. import timeutil
-from ..episodes.reads import existing_ids
+from ..episodes.reads import existing_ids, worked_on_since
 from ..errors import InvalidInput, NotFound
 from . import store
 from .arms import Arm, arms_of, presets_of
@@ -68,24 +68,40 @@ class Arena:
         """The arm a recall without an explicit mode uses, and why: the namespace's own choice,
         else the home-wide one, else the configured default."""
         if not self.settings.enabled:
-            return self.default, {"arm": self.default.name, "chosen_by": "config"}
+            return self._resolve(None, None)
         if self._choices is None or time.monotonic() - self._choices[0] > CHOICE_TTL_SECONDS:
             self._choices = (time.monotonic(), *await self.db.run(store.current, self.agent))
         return self._resolve(*self._choices[1:])
 
     def _resolve(self, own: dict | None, home: dict | None) -> tuple[Arm, dict]:
+        configured = self.default, {"arm": self.default.name, "chosen_by": "config"}
+        if not self.settings.enabled:
+            return configured
         for choice, by in ((own, "arena"), (home, "home arena")):
             if choice is None or choice["kind"] == "clear":
                 continue
-            if choice["kind"] == "keep":
-                return self.default, {"arm": self.default.name, "chosen_by": by, "choice": choice["id"]}
-            arm = self.by_name.get(choice["arm"])
+            arm = self.default if choice["kind"] == "keep" else self.by_name.get(choice["arm"])
             if arm is None:  # arena.arms changed since: the configured default until the next run
-                return self.default, {"arm": self.default.name, "chosen_by": "config",
-                                      "warning": f"the arena chose {choice['arm']!r}, which arena.arms no longer "
-                                                 "lists; used the configured default"}
+                return self.default, {**configured[1], "warning": f"the arena chose {choice['arm']!r}, which "
+                                                                  "arena.arms no longer lists; used the configured "
+                                                                  "default"}
             return arm, {"arm": arm.name, "chosen_by": by, "choice": choice["id"]}
-        return self.default, {"arm": self.default.name, "chosen_by": "config"}
+        return configured
+
+    # -- evaluation episodes -----------------------------------------------------------------
+
+    def episode_from_feedback(self, conn, recall_id: int, outcome: str, used: list[int] | None,
+                              hits: list[int], now: float) -> int | None:
+        """Inside the feedback's transaction: the recall as an evaluation episode, its useful
+        memories being those the agent named, else those it put in the working set since the
+        recall, else (a success, arena.shared_feedback) all its hits; None when none apply."""
+        recall = conn.execute("SELECT query, context, at FROM recalls WHERE id = ?", (recall_id,)).fetchone()
+        origin, useful = "used", used or worked_on_since(conn, self.agent, recall["at"])
+        if not useful and outcome == "success" and self.settings.shared_feedback:
+            origin, useful = "shared", hits
+        if not useful:
+            return None
+        return store.add_episode(conn, self.agent, recall["query"], recall["context"], useful, origin, recall_id, now)
 
     # -- evaluation --------------------------------------------------------------------------
 
@@ -198,8 +214,7 @@ class Arena:
         order = [a.name for a in self.settings.arms]
         known = {n: stats.get(n, ArmStats()) for n in order}
         scores = ucb(known, self.settings.exploration)
-        arm, why = self._resolve(own, home) if self.settings.enabled else (
-            self.default, {"arm": self.default.name, "chosen_by": "config"})
+        arm, why = self._resolve(own, home)
         return {
             "agent": self.agent, "enabled": self.settings.enabled,
             "strategy": {**why, "mode": arm.mode, "preset": arm.preset,
@@ -210,7 +225,8 @@ class Arena:
                       "pulls": known[n].pulls, "mean_reward": round(known[n].mean, 4),
                       "ucb": None if scores[n] == float("inf") else round(scores[n], 4)} for n in order],
             "retired_arms": sorted(set(stats) - set(order)),
-            "episodes": {"total": sum(counts.values()), **{o: counts.get(o, 0) for o in ("used", "shared", "questions")}},
+            "episodes": {"total": sum(counts.values()),
+                         **{o: counts.get(o, 0) for o in ("used", "shared", "questions")}},
             "min_episodes": self.settings.min_episodes, "last_run": last,
             "own_choice": own, "home_choice": home,
         }
@@ -288,7 +304,8 @@ def _qa_items(data: Any) -> list[dict]:
         raise InvalidInput(f"{len(items)} questions is more than {MAX_QUESTIONS} at once", hint="split the file")
     for n, q in enumerate(items, 1):
         if not isinstance(q, dict) or not isinstance(q.get("question"), str) or not q["question"].strip():
-            raise InvalidInput(f"question {n} has no question text", hint='each is {"question": ..., "evidence": [...]}')
+            raise InvalidInput(f"question {n} has no question text",
+                               hint='each is {"question": ..., "evidence": [...]}')
         ev = q.get("evidence")
         if not isinstance(ev, list) or not all(isinstance(e, (int, str)) and not isinstance(e, bool) for e in ev):
             raise InvalidInput(f"question {n}: evidence must be a list of memory ids or sources")

@@ -6,6 +6,7 @@ from typing import AsyncIterator
 
 from ..errors import NotFound
 from ..storage.db import Database
+from ..web.nodes import episode_id
 from .model import episode_dict
 
 
@@ -101,6 +102,6 @@ def existing_ids(conn, agent: str, ids: list[int]) -> set[int]:
 def worked_on_since(conn, agent: str, at: float) -> list[int]:
     """Memories someone put in the namespace's working set at or after `at` (not a recall's feed):
     what an agent marks as in use."""
-    return [int(r[0].split(":", 1)[1]) for r in conn.execute(
+    return [episode_id(r[0]) for r in conn.execute(
         "SELECT node FROM web_context WHERE agent = ? AND node LIKE 'episode:%' AND activated_at >= ? "
         "AND source NOT LIKE 'recall:%' ORDER BY activated_at, node", (agent, at))]
