@@ -77,9 +77,8 @@ async def run_conversation(conv: Conversation, settings: Mapping[str, Any],
                 arms[arm.name] = _mean(rows)
                 if progress:
                     progress(len(held))
-            strategy = (await mem.arena.status())["strategy"]
     return {"name": conv.name, "training": len(train), "held_out": len(held), "episodes": run["episodes"]["total"],
-            "decision": run["decision"], "leader": run["leader"], "strategy": strategy["arm"],
+            "decision": run["decision"], "leader": run["leader"], "strategy": run["strategy"]["arm"],
             "arena_seconds": run["seconds"], "pulls": {a["arm"]: a["pulls"] for a in run["arms"]},
             "arena": chosen["arena"], "default": chosen["default"], "arms": arms}
 
