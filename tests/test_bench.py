@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import numbers
+import sqlite3
 
 import pytest
 
@@ -73,6 +74,43 @@ def test_bench_recall_balanced_is_the_default_and_embeds_the_corpus_first(cli, t
     # another size or a full-text run is another corpus
     other = cli.json("bench", "recall", "--n", "200", "--queries", "10", "--mode", "fast", "--corpus-cache", str(cache))
     assert other["corpus_cached"] is False and len(list(cache.iterdir())) == 2
+
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.slow
+def test_a_corpus_build_that_stops_resumes_where_it_stopped(tmp_path):
+    import asyncio
+
+    from daemon.bench.kept import filled_home
+    from daemon.memory import Memory
+
+    cache, done = tmp_path / "cache", []
+
+    def stop_after_first_batch(count):
+        done.append(count)
+        raise _Stop
+
+    with pytest.raises(_Stop):
+        asyncio.run(filled_home(tmp_path / "a", 300, 0, "balanced", stop_after_first_batch, cache))
+    building = [p for p in cache.iterdir() if p.suffix == ".building"]
+    assert len(building) == 1 and (building[0] / "imported").is_file() and not list(cache.glob("*.db"))
+    conn = sqlite3.connect(building[0] / "state" / "memory.db")
+    imported = conn.execute("SELECT count(*) FROM episodes").fetchone()[0]
+    conn.close()
+    again: list[int] = []
+    home, embed_s, cached = asyncio.run(filled_home(tmp_path / "b", 300, 0, "balanced", again.append, cache))
+    # the second run embedded only what the first had not committed
+    assert embed_s > 0 and not cached and sum(again) == imported - done[0] and done[0] > 0
+    assert [p.suffix for p in cache.iterdir()] == [".db"]
+
+    async def counts():
+        async with await Memory.open(home) as mem:
+            return (await mem.status())["episodes"], await mem.embedding_backlog()
+    episodes, backlog = asyncio.run(counts())
+    assert episodes == imported > 250 and backlog == 0  # the import was not run twice
 
 
 def test_bench_facts_reports_get_and_set_latency_against_a_bare_table(cli, tmp_path):

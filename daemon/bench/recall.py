@@ -5,20 +5,16 @@ bare FTS5 query."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import os
 import tempfile
 import time
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
 from ..episodes.fts import match_expression
-from ..home import Home, init_home
 from ..memory import Memory
 from ..storage import driver
-from ..storage.migrations import MIGRATIONS
-from . import corpus, ingest
-from .ingest import populate
+from . import corpus
+from .kept import filled_home
 from .stats import ratio, summary_ms
 
 WARMUP = 20
@@ -37,48 +33,6 @@ def bare_fts_seconds(db_path: Path, queries: list[str], k: int) -> list[float]:
             times.append(time.perf_counter() - started)
     conn.close()
     return times
-
-
-async def filled(mem: Memory, n: int, seed: int, mode: str,
-                 embed_progress: Callable[[int], None] | None = None) -> float | None:
-    """Import the corpus and, unless the mode is fast, embed it (the vector retriever needs
-    every memory embedded); the seconds the embedding took."""
-    await populate(mem, n, seed)
-    if mode == "fast":
-        return None
-    t = time.perf_counter()
-    await mem.embed_pending(batch=64, progress=embed_progress)
-    return round(time.perf_counter() - t, 3)
-
-
-def corpus_file(cache: Path, n: int, seed: int, mode: str, config) -> Path:
-    """Where a filled corpus database is kept between runs: named by everything that shapes it
-    (size, seed, embedded or not, the model, the schema, the generator's and importer's code),
-    so a change to any of them makes a new one rather than reusing a stale one."""
-    shape = b"".join(Path(m.__file__).read_bytes() for m in (corpus, ingest))
-    shape += f"{len(MIGRATIONS)}:{config['embedding.model']}:{config['embedding.runtime']}".encode()
-    what = "fts" if mode == "fast" else "embedded"
-    return cache / f"corpus-{n}-{seed}-{what}-{hashlib.sha256(shape).hexdigest()[:16]}.db"
-
-
-async def filled_home(root: Path, n: int, seed: int, mode: str, embed_progress: Callable[[int], None] | None = None,
-                      cache: Path | None = None) -> tuple[Home, float | None, bool]:
-    """A new home at `root` holding the corpus (embedded unless fast), taken from `cache` when
-    a run before kept it there: (home, seconds the embedding took, whether it came from the cache)."""
-    home, _ = init_home(root)
-    kept = None if cache is None else corpus_file(cache, n, seed, mode, home.config())
-    if kept is not None and kept.is_file():
-        driver.copy(kept, home.db_path)
-        return home, None, True
-    async with await Memory.open(home, actor="bench") as mem:
-        embed_s = await filled(mem, n, seed, mode, embed_progress)
-    if kept is not None:
-        kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        partial = kept.with_suffix(".partial")
-        partial.unlink(missing_ok=True)
-        driver.copy(home.db_path, partial)
-        os.replace(partial, kept)
-    return home, embed_s, False
 
 
 async def in_process(mem: Memory, texts: list[str], k: int, mode: str,
