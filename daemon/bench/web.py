@@ -41,7 +41,9 @@ def _edges(nodes: int, edges: int, rng: random.Random):
         yield f"entity:n:{a:06d}", f"entity:n:{b:06d}", min(10.0, 1.0 + rng.expovariate(0.5))
 
 
-async def _graph(mem: Memory, nodes: int, edges: int, rng: random.Random, progress) -> list[str]:
+async def graph(mem: Memory, nodes: int, edges: int, rng: random.Random, progress) -> list[str]:
+    """Entity nodes and web edges written straight into the namespace (and the edges into a plain
+    table for the baselines); returns the nodes that start an edge."""
     now = time.time()
 
     def insert_nodes(conn):
@@ -96,7 +98,7 @@ async def _graph_part(nodes: int, edges: int, spreads: int, seed: int, progress)
         home, _ = init_home(Path(tmp) / "home")
         async with await Memory.open(home, actor="bench") as mem:
             t = time.perf_counter()
-            starts = await _graph(mem, nodes, edges, rng, progress)
+            starts = await graph(mem, nodes, edges, rng, progress)
             populate_s = time.perf_counter() - t
             web = mem.web
             decays, flat = [], []

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
+import os
 from pathlib import Path
 
 from ..bench.arena import bench_arena, format_table as arena_table, steps as arena_steps
@@ -16,6 +18,8 @@ from ..bench.facts import bench_facts
 from ..bench.ingest import bench_ingest
 from ..bench.locomo import bench_locomo, format_table, home_settings, load_locomo, store_steps
 from ..bench.recall import bench_recall
+from ..bench.scale import measure as measure_scale, steps as scale_steps
+from ..bench.sizes import markdown as scale_table, run_sizes
 from ..bench.web import DECAY_RUNS, WARMUP, bench_web
 from ..errors import InvalidInput
 from ..settings import MODES
@@ -23,7 +27,7 @@ from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
-            "bench http", "bench reliability", "bench arena")
+            "bench http", "bench reliability", "bench arena", "bench scale")
 
 
 def _table(r: dict) -> str:
@@ -62,6 +66,45 @@ async def cmd_recall(args) -> int:
     result = await bench_recall(args.n, mode=args.mode, queries=args.queries, k=args.k, seed=args.seed,
                                 progress=bar.advance, embed_progress=embed_bar.advance, cache=_cache(args))
     return _report(result, args, bar)
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        sizes = [int(part.replace("_", "")) for part in text.split(",")]
+    except ValueError:
+        raise InvalidInput(f"--n takes sizes separated by commas, e.g. 10000,100000; not {text!r}") from None
+    if not sizes or min(sizes) < 100 or max(sizes) > 10_000_000:
+        raise InvalidInput("each size must be between 100 and 10,000,000 memories")
+    return sizes
+
+
+async def cmd_scale(args) -> int:
+    sizes = _sizes(args.n)
+    if args.queries < 1 or args.idle_seconds < 1:
+        raise InvalidInput("need --queries >= 1 and --idle-seconds >= 1")
+    if len(sizes) == 1:
+        bar = Progress(scale_steps(sizes[0], args.queries, args.idle_seconds), f"scale ({sizes[0]:,} memories)",
+                       unit="steps")
+        embed_bar = Progress(sizes[0], "embedding the corpus", unit="memories")
+        measured = [await measure_scale(sizes[0], queries=args.queries, seed=args.seed,
+                                        idle_seconds=args.idle_seconds, cache=_cache(args), progress=bar.advance,
+                                        embed_progress=embed_bar.advance)]
+        bar.close()
+    else:
+        measured = await asyncio.to_thread(run_sizes, sizes, queries=args.queries, seed=args.seed,
+                                           idle_seconds=args.idle_seconds, cache=_cache(args))
+    if args.size_out:  # a child of a several-size run: its parent reports
+        Path(args.size_out).write_text(json.dumps(measured[0]) + "\n", encoding="utf-8")
+        return 0
+    result = {"benchmark": "scale", "seed": args.seed, "queries": args.queries, "cpus": os.cpu_count(),
+              "sizes": measured}
+    if args.out:
+        folder = Path(args.out)
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        (folder / "scale.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        (folder / "scale.md").write_text(scale_table(result), encoding="utf-8")
+    emit(result, args.json, scale_table)
+    return 0
 
 
 async def cmd_embed(args) -> int:
@@ -230,13 +273,13 @@ def register(sub, common) -> None:
                                      "or LoCoMo retrieval.")
     bsub = p.add_subparsers(dest="bench_command", metavar="BENCHMARK", required=True)
 
-    def add(name, handler, help_, n: int | None = 100_000):
+    def add(name, handler, help_, n: int | None = 100_000, out: str = "also write the JSON result to this file"):
         q = bsub.add_parser(name, help=help_, description=help_)
         if n is not None:  # the synthetic corpus's size and seed
             q.add_argument("--n", type=int, default=n, help=f"corpus size (default {n})")
             q.add_argument("--seed", type=int, default=0)
         q.add_argument("--json", action="store_true", help="print JSON")
-        q.add_argument("--out", help="also write the JSON result to this file")
+        q.add_argument("--out", help=out)
         q.set_defaults(handler=handler)
         return q
 
@@ -306,6 +349,16 @@ def register(sub, common) -> None:
     q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
     q.add_argument("--clients", type=int, default=4, help="concurrent clients in the second part (default 4)")
     q.add_argument("--k", type=int, default=10)
+    q = cached(add("scale", cmd_scale, "Every layer at one or more corpus sizes (import, embedding, recall in each "
+                                       "mode, vector recall@10, facts, spread, each daemon phase, size on disk, "
+                                       "memory) vs a flat numpy vector store and bare BM25.", n=None,
+                   out="also write scale.json and scale.md (the table) into this directory"))
+    q.add_argument("--n", default="10000,100000", help="sizes separated by commas (default 10000,100000); "
+                                                     "several are each measured in their own process")
+    q.add_argument("--seed", type=int, default=0)
+    q.add_argument("--queries", type=int, default=200, help="timed recalls per mode (after 20 warm-up ones)")
+    q.add_argument("--idle-seconds", type=float, default=30.0, help="the daemon's idle time measured (default 30)")
+    q.add_argument("--size-out", help=argparse.SUPPRESS)
     q = add("reliability", cmd_reliability, "Crash cycles (SIGKILL of writers and the daemon mid-write: every "
                                             "acknowledged write kept, integrity ok, restart works), then the "
                                             "daemon, writers and readers at once (no error reaches any).", n=None)
