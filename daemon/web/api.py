@@ -57,12 +57,9 @@ class Web:
         mentions and the facts it set."""
         if not self.extract:
             return 0
-        linked = 0
-        for row, result in zip(rows, results):
-            if result["status"] == "created":
-                linked += store.record_mentions(conn, self.agent, result["id"],
-                                                entities.extract(row["content"], row.get("source")), now,
-                                                actor=self.actor)
+        linked = store.record_mentions(conn, self.agent, [
+            (result["id"], entities.extract(row["content"], row.get("source")))
+            for row, result in zip(rows, results) if result["status"] == "created"], now, actor=self.actor)
         store.add_mentions(conn, self.agent, [(f"episode:{f['episode_id']}", f"fact:{f['key']}")
                                               for f in facts if f["status"] != "skipped"], now, actor=self.actor)
         return linked

@@ -52,22 +52,24 @@ def extract(text: str, source: str | None = None) -> list[tuple[str, str]]:
 
     if source and source.strip():
         add("person", " ".join(source.split()))
-    emails = [m.group(0) for m in _EMAIL.finditer(text)]
+    # Each pattern needs a character most memories lack; checking for it first skips most scans.
+    at, dot = "@" in text, "." in text
+    emails = [m.group(0) for m in _EMAIL.finditer(text)] if at and dot else []
     for e in emails:
         add("email", e.lower())
-    urls = [_clean_url(m.group(0)) for m in _URL.finditer(text)]
+    urls = [_clean_url(m.group(0)) for m in _URL.finditer(text)] if "://" in text else []
     for u in urls:
         add("url", u)
     covered = " ".join(emails + urls)  # hosts and paths inside these are not mentioned on their own
-    for m in _HANDLE.finditer(text):
+    for m in _HANDLE.finditer(text) if at else ():
         add("handle", "@" + m.group(1).lower())
-    for m in _FQDN.finditer(text):
+    for m in _FQDN.finditer(text) if dot else ():
         host = m.group(1).lower()
         if host.rsplit(".", 1)[1] not in _FILE_ENDINGS and host not in covered:
             add("host", host)
-    for m in _SHORT_HOST.finditer(text):
+    for m in _SHORT_HOST.finditer(text) if "-" in text else ():
         add("host", m.group(1))
-    for m in _PATH.finditer(text):
+    for m in _PATH.finditer(text) if "/" in text else ():
         if m.group(1) not in covered:
             add("path", m.group(1))
     for m in _INTRO.finditer(text):

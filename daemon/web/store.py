@@ -212,17 +212,20 @@ def neighbours(conn, agent: str, nodes: list[str], *, link_weight: float = 0.0, 
 LINK_TYPES = ("related", "supports", "contradicts", "supersedes")
 
 
-def record_mentions(conn, agent: str, episode: int, found: list[tuple[str, str]], now: float, *, actor: str) -> int:
-    """Entities an episode mentions: each upserted, and linked from the episode ("mentions")."""
-    if not found:
+def record_mentions(conn, agent: str, found: list[tuple[int, list[tuple[str, str]]]], now: float, *,
+                    actor: str) -> int:
+    """Entities episodes mention, (episode id, [(type, value)]) each: every entity upserted once
+    per mention and linked from its episode ("mentions"), in two statements for the whole batch."""
+    pairs = [(episode, kind, value) for episode, entities in found for kind, value in entities]
+    if not pairs:
         return 0
     conn.executemany(
         "INSERT INTO entities (agent, type, value, mentions, first_at, last_at) VALUES (?, ?, ?, 1, ?, ?) "
         "ON CONFLICT (agent, type, value) DO UPDATE SET mentions = mentions + 1, last_at = excluded.last_at",
-        [(agent, kind, value, now, now) for kind, value in found])
-    add_mentions(conn, agent, [(f"episode:{episode}", f"entity:{kind}:{value}") for kind, value in found], now,
-                 actor=actor)
-    return len(found)
+        [(agent, kind, value, now, now) for _, kind, value in pairs])
+    add_mentions(conn, agent, [(f"episode:{episode}", f"entity:{kind}:{value}") for episode, kind, value in pairs],
+                 now, actor=actor)
+    return len(pairs)
 
 
 def add_mentions(conn, agent: str, pairs: list[tuple[str, str]], now: float, *, actor: str) -> None:
