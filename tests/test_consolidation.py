@@ -52,6 +52,8 @@ def test_near_duplicates_must_share_numbers_identifiers_and_capitals():
     assert R.key_tokens("The backup job on nas-01 failed with ENOSPC") == \
         R.key_tokens("the backup job on nas-01 failed with ENOSPC.")
     assert R.key_tokens("disk 83% on nas-01") != R.key_tokens("disk 91% on nas-01")
+    assert R.key_tokens("disk on nas-01.lan at 91%.") == R.key_tokens("Disk on nas-01.lan at 91%") == {"nas-01.lan",
+                                                                                                    "91%"}
     assert R.key_tokens("Bridge: DOWN") != R.key_tokens("Bridge: UP")
 
 
@@ -112,6 +114,25 @@ def test_close_pairs_and_components():
     assert similar.close_pairs(v, 0.9, rows=np.array([4])) == [pairs[1]]  # only pairs touching the new rows
     assert similar.components(5, pairs) == [[0, 1], [3, 4]]
     assert similar.strongest([(0, 1, 0.9), (0, 2, 0.95), (0, 3, 0.8)], 2) == [(0, 2, 0.95), (0, 1, 0.9)]
+
+
+def test_merge_candidates_share_kind_and_key_tokens_and_a_later_pass_compares_only_new_ones():
+    from daemon.consolidation.api import _merge_groups
+
+    texts = {1: "disk usage on nas-01 at 91%", 2: "Disk usage on nas-01 at 91%.", 3: "disk usage on nas-01 at 83%",
+             4: "disk usage on nas-01 at 91%", 5: "backup done on nas-02", 6: "backup finished on nas-02"}
+    kinds = {4: "event"}
+    mems = {i: {"kind": kinds.get(i, "observation"), "content": t, "factual": 0, "embedded": i} for i, t in texts.items()}
+    v = np.array([[1, 0.0], [1, 0.01], [1, 0.02], [1, 0.0], [0, 1.0], [0.05, 1]], dtype=np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    ids = list(texts)
+    groups, sims = _merge_groups(ids, v, mems, set(), None, S)
+    # 3 has other numbers, 4 is another kind: neither joins 1 and 2, however close their vectors
+    assert sorted(groups) == [[1, 2], [5, 6]] and set(sims) == {(1, 2), (5, 6)}
+    assert _merge_groups(ids, v, mems, {2}, None, S)[0] == [[5, 6]]  # a fact source never merges
+    # a later pass: only sets holding a vector newer than the mark are compared
+    assert _merge_groups(ids, v, mems, set(), 5, S)[0] == [[5, 6]]
+    assert _merge_groups(ids, v, mems, set(), 6, S)[0] == []
 
 
 # -- whole runs on a real home -----------------------------------------------------------------

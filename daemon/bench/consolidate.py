@@ -11,21 +11,18 @@ from pathlib import Path
 from typing import Callable
 
 from ..consolidation import store
-from ..home import init_home
 from ..memory import Memory
-from .ingest import populate
+from .kept import filled_home
 from .stats import ratio
 
 NIGHT_AFTER = 1_767_225_600.0 + 181 * 86400.0  # the night after the corpus's last day
 
 
 async def bench_consolidate(n: int, *, seed: int = 0, progress: Callable[[int], None] | None = None,
-                            embed_progress: Callable[[int], None] | None = None) -> dict:
+                            embed_progress: Callable[[int], None] | None = None, cache: Path | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        home, _ = init_home(Path(tmp) / "home")
+        home, _, cached = await filled_home(Path(tmp) / "home", n, seed, "balanced", embed_progress, cache)
         async with await Memory.open(home, actor="bench") as mem:
-            await populate(mem, n, seed)
-            await mem.embed_pending(batch=64, progress=embed_progress)
             started = time.perf_counter()
             await mem.db.run(lambda c: (store.memories(c, mem.agent), store.vectors(c, mem.agent)))
             read_s = time.perf_counter() - started
@@ -41,7 +38,7 @@ async def bench_consolidate(n: int, *, seed: int = 0, progress: Callable[[int], 
     return {
         "benchmark": "consolidate", "n": n, "seed": seed, "memories": first["memories"],
         "seconds": first["seconds"], "dry_run_seconds": dry["seconds"], "second_pass_seconds": second["seconds"],
-        "counts": first["counts"], "second_pass_counts": second["counts"],
+        "counts": first["counts"], "second_pass_counts": second["counts"], "corpus_cached": cached,
         "baseline": {"name": "reading the memories and vectors the pass reads", "seconds": round(read_s, 3)},
         "ratio": ratio(first["seconds"], read_s),
     }

@@ -264,7 +264,8 @@ async def cmd_consolidate(args) -> int:
         raise InvalidInput("need --n >= 100")
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     bar = Progress(3, "consolidate (dry run, full pass, idle pass)", unit="passes")
-    result = await bench_consolidate(args.n, seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)
+    result = await bench_consolidate(args.n, seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance,
+                                     cache=_cache(args))
     return _report(result, args, bar)
 
 
@@ -367,8 +368,8 @@ def register(sub, common) -> None:
     q.add_argument("--writers", type=int, default=8, help="writer processes in the concurrent run (default 8)")
     q.add_argument("--readers", type=int, default=2, help="reader processes in the concurrent run (default 2)")
     q.add_argument("--seed", type=int, default=0)
-    add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the corpus, "
-                                        "embedded first, and the idle pass after it, vs reading what the pass reads.")
+    cached(add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the corpus, "
+                                        "embedded first, and the idle pass after it, vs reading what the pass reads."))
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
                             "recall vs balanced on the synthetic corpus (embedded first).", n=None)
     q.add_argument("--nodes", type=int, default=100_000, help="graph nodes (default 100000)")

@@ -18,24 +18,25 @@ DAY = 86400.0
 
 def _merge_groups(ids: list[int], matrix: np.ndarray, mems: dict[int, dict], excluded: set[int],
                   newer_than: int | None, s: R.Settings) -> tuple[list[list[int]], dict]:
-    """Near-duplicate groups per kind; after a first full pass only new vectors are compared
-    (against all of their kind)."""
+    """Near-duplicate groups: memories of one kind with the same key tokens whose vectors are
+    close. Vectors are compared only within such a set (near-duplicates must share their key
+    tokens anyway), which keeps a first pass over a million memories from comparing every pair
+    of a kind; after a first full pass only new vectors are compared (against their set)."""
     groups, sims = [], {}
-    by_kind: dict[str, list[int]] = {}
+    candidates: dict[tuple[str, frozenset], list[int]] = {}
     for pos, i in enumerate(ids):
         m = mems.get(i)
         if m is not None and i not in excluded and not m["factual"]:
-            by_kind.setdefault(m["kind"], []).append(pos)
-    for positions in by_kind.values():
-        sub = matrix[positions]
+            candidates.setdefault((m["kind"], R.key_tokens(m["content"])), []).append(pos)
+    for positions in candidates.values():
+        if len(positions) < 2:
+            continue
         sub_ids = [ids[p] for p in positions]
         rows = None if newer_than is None else np.array(
             [k for k, i in enumerate(sub_ids) if mems[i]["embedded"] > newer_than], dtype=np.int64)
         if rows is not None and not len(rows):
             continue
-        keys = {i: R.key_tokens(mems[i]["content"]) for i in sub_ids}
-        pairs = [(a, b, cos) for a, b, cos in similar.close_pairs(sub, s.merge_threshold, rows=rows)
-                 if keys[sub_ids[a]] == keys[sub_ids[b]]]
+        pairs = similar.close_pairs(matrix[positions], s.merge_threshold, rows=rows)
         for a, b, cos in pairs:
             sims[(min(sub_ids[a], sub_ids[b]), max(sub_ids[a], sub_ids[b]))] = cos
         groups += [[sub_ids[k] for k in g] for g in similar.components(len(sub_ids), pairs)]
@@ -122,7 +123,9 @@ class Consolidation:
                     store.replay_times(conn, self.agent), newest)
 
         mems, ids, matrix, excluded, mark, contradicted, done_assoc, replayed, newest = await self.db.run(read)
-        before = {i: dict(m) for i, m in mems.items()}
+        # The rules replace a memory's dict rather than change it, so the originals stay as read
+        # without a copy of each (a copy of a million memories is a gigabyte).
+        before = dict(mems)
         actions = await asyncio.to_thread(self._plan, mems, ids, matrix, excluded, mark, contradicted, done_assoc,
                                           replayed, now, chosen)
         run = None

@@ -74,7 +74,8 @@ def key_tokens(text: str) -> frozenset[str]:
     """The words two near-duplicates must share: numbers, identifiers (gw-02, nas-01.lan,
     ERR_CONN_RESET) and words in capitals (DOWN, UP). Embeddings put "disk 83% on nas-01" and
     "disk 91% on nas-01" side by side; they are not the same memory."""
-    return frozenset(t.lower() for t in _KEY_TOKEN.findall(text))
+    # A sentence's full stop or colon is not part of its last token ("at 91%." says 91%).
+    return frozenset(t.lower().rstrip(".:/-") for t in _KEY_TOKEN.findall(text))
 
 
 def _recent(when: float | None, now: float, s: Settings) -> bool:
