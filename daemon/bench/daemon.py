@@ -37,7 +37,7 @@ def _proc_cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-def _proc_rss_mb(pid: int, field: str = "VmRSS") -> float:
+def proc_rss_mb(pid: int, field: str = "VmRSS") -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith(field + ":"):
             return round(int(line.split()[1]) / 1024, 1)
@@ -107,16 +107,16 @@ def _watch(daemon: subprocess.Popen, baseline: subprocess.Popen, seconds: float,
         time.sleep(min(1.0, left))
         if daemon.poll() is not None:
             raise RuntimeError(f"the daemon exited with {daemon.returncode} while idling")
-        rss.append(_proc_rss_mb(daemon.pid))
+        rss.append(proc_rss_mb(daemon.pid))
         if progress:
             progress(1)
     wall = time.monotonic() - started
     cpu = {pid: _proc_cpu_seconds(pid) - c for pid, c in cpu0.items()}
     return {"wall": wall, "daemon_cpu": cpu[daemon.pid], "baseline_cpu": cpu[baseline.pid], "rss": rss,
-            "peak": _proc_rss_mb(daemon.pid, "VmHWM"), "baseline_rss": _proc_rss_mb(baseline.pid)}
+            "peak": proc_rss_mb(daemon.pid, "VmHWM"), "baseline_rss": proc_rss_mb(baseline.pid)}
 
 
-def _idle(home, seconds: float, progress) -> dict:
+def idle_daemon(home, seconds: float, progress) -> dict:
     env = {**os.environ, "STRATA_HOME": str(home.root)}
     env.pop("NOTIFY_SOCKET", None)
     log = open(home.state_dir / "bench-daemon.log", "w+b")
@@ -160,7 +160,7 @@ async def bench_daemon(n: int, *, seconds: float = 600.0, repeat: int = 3, seed:
             phases = await _time_phases(mem, repeat, progress)
         quick_check = await asyncio.to_thread(_quick_check_seconds, home.db_path, repeat)
         database_mb = round(sum(p.stat().st_size for p in home.state_dir.glob("memory.db*")) / 2**20, 1)
-        idle = await asyncio.to_thread(_idle, home, seconds, progress)
+        idle = await asyncio.to_thread(idle_daemon, home, seconds, progress)
     cpu_percent = 100.0 * idle["daemon_cpu"] / idle["wall"]
     base_percent = 100.0 * idle["baseline_cpu"] / idle["wall"]
     rss_mb = round(statistics.median(idle["rss"]), 1)

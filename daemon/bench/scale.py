@@ -31,7 +31,7 @@ from ..memory import Memory
 from ..phases import jobs
 from . import corpus
 from .consolidate import NIGHT_AFTER
-from .daemon import _idle, _proc_rss_mb
+from .daemon import idle_daemon, proc_rss_mb
 from .dossier import TOPICS
 from .embed import bench_embed
 from .ingest import populate
@@ -120,7 +120,7 @@ async def _vector_part(mem: Memory, texts: list[str], progress) -> dict:
         if i >= WARMUP:
             flat.append(time.perf_counter() - t)
             t = time.perf_counter()
-            found = [i_ for i_, _ in cache.search(vector, K)]
+            found = [eid for eid, _ in cache.search(vector, K)]
             stage.append(time.perf_counter() - t)
             recalls.append(recall_at_k(found, exact, ids, matrix, vector))
         progress(1)
@@ -217,7 +217,7 @@ async def measure(n: int, *, queries: int = 200, seed: int = 0, idle_seconds: fl
             out["db_bytes_per_1000"] = round(_database_bytes(home) / n * 1000)
             out.update(await _web_part(mem, n, seed, progress))
             out["phases"] = await _phases(mem, progress)
-        idle = await asyncio.to_thread(_idle, home, idle_seconds, progress)
+        idle = await asyncio.to_thread(idle_daemon, home, idle_seconds, progress)
     for mode, samples in times.items():
         s = summary_ms(samples)
         out.update({f"{mode}_{k}": v for k, v in s.items() if k != "mean_ms"})
@@ -233,6 +233,6 @@ async def measure(n: int, *, queries: int = 200, seed: int = 0, idle_seconds: fl
         balanced_to_bm25_p95=ratio(out["balanced_p95_ms"], base["p95_ms"]),
         daemon_idle_rss_mb=round(statistics.median(idle["rss"]), 1), daemon_peak_rss_mb=idle["peak"],
         daemon_idle_cpu_percent=round(100.0 * idle["daemon_cpu"] / idle["wall"], 3),
-        peak_rss_mb=_proc_rss_mb(os.getpid(), "VmHWM"),
+        peak_rss_mb=proc_rss_mb(os.getpid(), "VmHWM"),
         queries=queries)
     return out

@@ -10,6 +10,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..errors import StrataError
+
 # (field, label) rows of the markdown table, in the order a reader wants them.
 ROWS = (
     ("ingest_per_s", "import, memories/s"), ("embed_per_s", "embedding, texts/s"),
@@ -70,6 +72,7 @@ def run_sizes(sizes: list[int], *, queries: int, seed: int, idle_seconds: float,
                                              cache=cache), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                   env=os.environ.copy())
             if proc.returncode != 0:
-                raise RuntimeError(f"measuring {n:,} memories failed (exit {proc.returncode}); its error is above")
+                raise StrataError(f"measuring {n:,} memories failed (exit {proc.returncode}); its error is above",
+                                  hint=f"run `strata bench scale --n {n}` alone to see it without the others")
             out.append(json.loads(target.read_text(encoding="utf-8")))
     return out
