@@ -67,9 +67,13 @@ async def _ingest(n: int, seed: int, progress) -> dict:
 
 def _flat_matrix(conn, agent: str) -> tuple[np.ndarray, np.ndarray]:
     """Every vector of the namespace as one matrix (ids, vectors): the flat vector store."""
-    rows = conn.execute(f"SELECT rowid, embedding FROM {TABLE} WHERE agent = ? ORDER BY rowid", (agent,)).fetchall()
+    rows = conn.execute(f"SELECT rowid, embedding FROM {TABLE} WHERE agent = ?", (agent,)).fetchall()
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-    return ids, np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
+    if len(ids) > 1 and not (np.diff(ids) > 0).all():  # sorted by id (recall_at_k looks ids up); usually already
+        order = np.argsort(ids)
+        ids, matrix = ids[order], matrix[order]
+    return ids, matrix
 
 
 def flat_top(matrix: np.ndarray, vector: np.ndarray, k: int) -> np.ndarray:
