@@ -26,12 +26,9 @@ from .ingest import populate
 _IMPORTED = "imported"  # marker file in a build's home: the import finished
 
 
-async def filled(mem: Memory, n: int, seed: int, mode: str,
-                 embed_progress: Callable[[int], None] | None = None, *, imported: bool = False) -> float | None:
-    """Import the corpus (unless `imported`) and, unless the mode is fast, embed it (the vector
-    retriever needs every memory embedded); the seconds the embedding took."""
-    if not imported:
-        await populate(mem, n, seed)
+async def _embedded(mem: Memory, mode: str, embed_progress) -> float | None:
+    """Unless the mode is fast, embed every memory (the vector retriever needs them all); the
+    seconds it took."""
     if mode == "fast":
         return None
     t = time.perf_counter()
@@ -60,7 +57,7 @@ async def _build(kept: Path, n: int, seed: int, mode: str, embed_progress) -> fl
         if not imported:
             await populate(mem, n, seed)
             (work / _IMPORTED).touch(mode=0o600)
-        embed_s = await filled(mem, n, seed, mode, embed_progress, imported=True)
+        embed_s = await _embedded(mem, mode, embed_progress)
     partial = kept.with_suffix(".partial")
     partial.unlink(missing_ok=True)
     driver.copy(home.db_path, partial)
@@ -77,7 +74,8 @@ async def filled_home(root: Path, n: int, seed: int, mode: str, embed_progress: 
     home, _ = init_home(root)
     if cache is None:
         async with await Memory.open(home, actor="bench") as mem:
-            return home, await filled(mem, n, seed, mode, embed_progress), False
+            await populate(mem, n, seed)
+            return home, await _embedded(mem, mode, embed_progress), False
     kept = corpus_file(cache, n, seed, mode, home.config())
     embed_s, cached = None, kept.is_file()
     if not cached:

@@ -60,7 +60,7 @@ async def _ingest(n: int, seed: int, progress) -> dict:
         home, _ = init_home(Path(tmp) / "home")
         async with await Memory.open(home, actor="bench") as mem:
             run = await populate(mem, n, seed, progress)
-        size = sum(p.stat().st_size for p in home.state_dir.glob("memory.db*"))
+        size = _database_bytes(home)
     return {"ingest_per_s": round(n / run["total_s"], 1), "ingest_seconds": round(run["total_s"], 2),
             "ingest_bytes_per_1000": round(size / n * 1000)}
 
