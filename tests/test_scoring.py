@@ -314,15 +314,13 @@ def test_strength_summary_spreads_and_counts():
 
 
 def test_confidence_quality_and_interference_move_the_composite() -> None:
-    from dataclasses import replace
-
     base = score_episode(_features(), 0.8, {}, NOW, ScoringParams())
     assert base.trust == 1.0
-    stale = score_episode(replace(_features(), confidence=0.1), 0.8, {}, NOW, ScoringParams())
+    stale = score_episode(_features(confidence=0.1), 0.8, {}, NOW, ScoringParams())
     assert stale.trust == pytest.approx(1 - 0.5 * 0.9) and stale.composite == pytest.approx(base.composite * 0.55)
-    good = score_episode(replace(_features(), good=True), 0.8, {}, NOW, ScoringParams(quality_boost=0.2))
+    good = score_episode(_features(good=True), 0.8, {}, NOW, ScoringParams(quality_boost=0.2))
     assert good.composite == pytest.approx(base.composite * 1.2)
-    weakened = score_episode(replace(_features(), strength_factor=0.5), 0.8, {}, NOW, ScoringParams())
+    weakened = score_episode(_features(strength_factor=0.5), 0.8, {}, NOW, ScoringParams())
     assert weakened.strength == pytest.approx(base.strength * 0.5) and weakened.composite < base.composite
     with pytest.raises(ValueError, match="confidence_weight"):
         ScoringParams(confidence_weight=2.0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from .context import context_match
 from .decay import hybrid_strength
@@ -130,8 +130,9 @@ def learning_phase(episode_count: int, feedback_count: int, params: ScoringParam
     return ACTIVE if enough else PASSIVE
 
 
-@dataclass(frozen=True)
-class EpisodeFeatures:
+# The two records made per candidate are named tuples: a frozen dataclass costs about five
+# microseconds to build, a recall builds two per candidate, and a recall ranks ~150 candidates.
+class EpisodeFeatures(NamedTuple):
     event_at: float                 # unix seconds, when it happened
     last_access_at: float | None
     access_count: int
@@ -147,8 +148,7 @@ class EpisodeFeatures:
     strength_factor: float = 1.0
 
 
-@dataclass(frozen=True)
-class ScoreBreakdown:
+class ScoreBreakdown(NamedTuple):
     relevance: float
     recency: float
     strength: float
@@ -161,7 +161,7 @@ class ScoreBreakdown:
     reason: str | None
 
     def as_dict(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return self._asdict()
 
 
 def score_episode(features: EpisodeFeatures, relevance: float, query_context: Mapping[str, str],
