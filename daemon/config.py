@@ -138,6 +138,35 @@ def _toml_value(value: Any) -> str:
     return json.dumps(value)  # JSON scalars and lists of strings are valid TOML
 
 
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """A command line's KEY=VALUE: the value read as TOML (a string may go unquoted) and checked
+    as the config file's would be."""
+    key, sep, raw = (part.strip() for part in text.partition("="))
+    setting = BY_KEY.get(key)
+    if not sep or setting is None:
+        raise ConfigError(f"--set {text!r}: expected KEY=VALUE naming a setting",
+                          hint="`strata config show` lists every setting")
+    if setting.value_type is dict:
+        raise ConfigError(f"--set {key}: a table is set in strata.toml, not on the command line")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key, _coerce(setting, value, "--set")
+
+
+def settings_toml(values: dict[str, Any]) -> str:
+    """A strata.toml holding exactly these settings (scalars and lists)."""
+    lines, section = [], None
+    for s in SETTINGS:
+        if s.key in values:
+            if s.section != section:
+                section = s.section
+                lines.append(f"[{section}]")
+            lines.append(f"{s.name} = {_toml_value(values[s.key])}")
+    return "\n".join(lines) + "\n"
+
+
 def render_default_toml() -> str:
     """A strata.toml with every setting commented out at its default."""
     lines = ["# strata configuration. Every setting is shown at its default, commented out.",

@@ -356,6 +356,8 @@ class Memory:
         scope = Scope(self.agent, states, kinds)
         params, tuning, deep = self._tuned(arm)
         embedding = await self._embed_query(query, warnings) if mode != "fast" else None
+        if embedding is not None and not self.config["recall.overlap_embedding"]:
+            await asyncio.wait([embedding[1]])  # a failure is raised below, where it becomes a fallback
         try:
             lexical = await fts_candidates(self.db, scope, query, tuning, params, neighbours=embedding is not None,
                                            facts_at=now if self.config["facts.in_recall"] else None)

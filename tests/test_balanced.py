@@ -145,6 +145,25 @@ def test_balanced_falls_back_when_the_index_has_another_model(home):
     assert r["mode_used"] == "fast" and "strata reindex" in r["warnings"][0] and r["hits"]
 
 
+def test_overlapping_the_query_embedding_changes_no_result(home):
+    queries = ["network link failure at the gateway", "ERR_CONN_RESET", "which plant requires irrigation?"]
+
+    async def build():
+        async with _memory(home):
+            pass
+
+    async def ask():
+        async with await Memory.open(home) as mem:
+            return [await mem.recall(q, mode=m, k=5) for q in queries for m in ("balanced", "deep")]
+    asyncio.run(build())
+    before = asyncio.run(ask())
+    write_config(home, "[recall]\noverlap_embedding = true\n")
+    after = asyncio.run(ask())
+    assert {r["mode_used"] for r in before + after} == {"balanced", "deep"}
+    assert [[(h["id"], h["explain"]["retrievers"].get("vector")) for h in r["hits"]] for r in before] == \
+        [[(h["id"], h["explain"]["retrievers"].get("vector")) for h in r["hits"]] for r in after]
+
+
 # Two sessions of a chat: the answers hold none of the question's words.
 CHAT = [
     ("Ines", "s1", "Did you ever get the lighthouse keeper job on the island?"),

@@ -45,6 +45,19 @@ def test_bench_recall(cli, tmp_path):
     assert json.loads(out.read_text(encoding="utf-8")) == r
 
 
+def test_bench_recall_measures_the_home_with_the_settings_given(cli):
+    plain = cli.json("bench", "recall", "--n", "300", "--mode", "fast", "--queries", "10")
+    few = cli.json("bench", "recall", "--n", "300", "--mode", "fast", "--queries", "10",
+                   "--set", "recall.candidates=2", "--set", "recall.overlap_embedding=true")
+    assert plain["settings"] == {}
+    assert few["settings"] == {"recall.candidates": 2, "recall.overlap_embedding": True}
+    assert few["hits_per_query"] <= 2 < plain["hits_per_query"]  # two candidates: at most two hits
+    for bad, says in (("recall.nope=1", "naming a setting"), ("recall.candidates=many", "must be a whole number"),
+                      ("recall.candidates", "KEY=VALUE")):
+        proc = cli("bench", "recall", "--n", "300", "--set", bad)
+        assert proc.returncode == 7 and says in proc.err and "Traceback" not in proc.err, proc.err
+
+
 def test_bench_does_not_touch_the_home(cli, home):
     cli.json("bench", "ingest", "--n", "100")
     assert not (home / "state" / "memory.db").exists()

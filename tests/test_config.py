@@ -1,6 +1,6 @@
 import pytest
 
-from daemon.config import load_config, render_default_toml
+from daemon.config import load_config, parse_assignment, render_default_toml, settings_toml
 from daemon.errors import ConfigError
 from daemon.home import init_home, resolve_home
 from daemon.settings import SETTINGS
@@ -80,3 +80,22 @@ def test_init_is_idempotent_and_private(tmp_path):
     home.config_path.write_text("[recall]\nk = 3\n")
     _, wrote_again = init_home(tmp_path / "h")
     assert not wrote_again and "k = 3" in home.config_path.read_text()
+
+
+def test_a_command_line_setting_is_read_as_toml_and_checked(tmp_path):
+    assert parse_assignment("recall.k=7") == ("recall.k", 7)
+    assert parse_assignment(" recall.overlap_embedding = true ") == ("recall.overlap_embedding", True)
+    assert parse_assignment("recall.mode=deep") == ("recall.mode", "deep")  # a bare string needs no quotes
+    assert parse_assignment('recall.mode="fast"') == ("recall.mode", "fast")
+    assert parse_assignment("recall.vector_weight=1") == ("recall.vector_weight", 1.0)
+    assert parse_assignment('store.kinds=["note", "fact"]') == ("store.kinds", ["note", "fact"])
+    for bad in ("recall.k", "recall.nope=1", "recall.k=0", "recall.mode=psychic", "facts.rules=1"):
+        with pytest.raises(ConfigError):
+            parse_assignment(bad)
+    values = dict(parse_assignment(a) for a in ("recall.k=7", "store.kinds=[\"note\", \"fact\"]",
+                                                "store.default_kind=note", "recall.overlap_embedding=true"))
+    path = tmp_path / "strata.toml"
+    path.write_text(settings_toml(values), encoding="utf-8")
+    cfg = load_config(path)
+    assert {k: cfg[k] for k in values} == values
+    assert all(cfg.sources[k] == "default" for k in cfg.values if k not in values)

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ..config import settings_toml
 from ..home import Home, init_home
 from ..memory import Memory
 from ..storage import driver
@@ -46,12 +47,20 @@ def corpus_file(cache: Path, n: int, seed: int, mode: str, config) -> Path:
     return cache / f"corpus-{n}-{seed}-{what}-{hashlib.sha256(shape).hexdigest()[:16]}.db"
 
 
-async def _build(kept: Path, n: int, seed: int, mode: str, embed_progress) -> float | None:
+def _home(root: Path, settings: dict | None) -> Home:
+    """A new (or resumed) home at `root`, configured with exactly `settings` when given."""
+    home, _ = init_home(root)
+    if settings:
+        home.config_path.write_text(settings_toml(settings), encoding="utf-8")
+    return home
+
+
+async def _build(kept: Path, n: int, seed: int, mode: str, embed_progress, settings: dict | None) -> float | None:
     work = kept.with_suffix(".building")
     if work.is_dir() and not (work / _IMPORTED).is_file():
         shutil.rmtree(work)  # stopped during the import: start it again
     kept.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    home, _ = init_home(work)
+    home = _home(work, settings)
     imported = (work / _IMPORTED).is_file()
     async with await Memory.open(home, actor="bench") as mem:
         if not imported:
@@ -67,11 +76,12 @@ async def _build(kept: Path, n: int, seed: int, mode: str, embed_progress) -> fl
 
 
 async def filled_home(root: Path, n: int, seed: int, mode: str, embed_progress: Callable[[int], None] | None = None,
-                      cache: Path | None = None) -> tuple[Home, float | None, bool]:
+                      cache: Path | None = None, settings: dict | None = None) -> tuple[Home, float | None, bool]:
     """A new home at `root` holding the corpus (embedded unless fast), taken from `cache` when
     a run before kept it there: (home, seconds the embedding took in this run, whether the
-    corpus came from the cache as it was)."""
-    home, _ = init_home(root)
+    corpus came from the cache as it was). `settings` replace the defaults of the home's
+    configuration (`--set`)."""
+    home = _home(root, settings)
     if cache is None:
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
@@ -79,6 +89,6 @@ async def filled_home(root: Path, n: int, seed: int, mode: str, embed_progress: 
     kept = corpus_file(cache, n, seed, mode, home.config())
     embed_s, cached = None, kept.is_file()
     if not cached:
-        embed_s = await _build(kept, n, seed, mode, embed_progress)
+        embed_s = await _build(kept, n, seed, mode, embed_progress, settings)
     driver.copy(kept, home.db_path)
     return home, embed_s, cached

@@ -65,10 +65,11 @@ async def corpus_home(n: int, seed: int, mode: str, texts: list[str], k: int,
 
 async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k: int = 10, seed: int = 0,
                        progress: Callable[[int], None] | None = None,
-                       embed_progress: Callable[[int], None] | None = None, cache: Path | None = None) -> dict:
+                       embed_progress: Callable[[int], None] | None = None, cache: Path | None = None,
+                       settings: dict | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        home, embed_s, cached = await filled_home(Path(tmp) / "home", n, seed, mode, embed_progress, cache)
+        home, embed_s, cached = await filled_home(Path(tmp) / "home", n, seed, mode, embed_progress, cache, settings)
         async with await Memory.open(home, actor="bench") as mem:
             times, hits, used, first_ms = [], 0, mode, None
             for i, q in enumerate(texts):
@@ -87,7 +88,7 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
     ours, base = summary_ms(times), summary_ms(baseline)
     return {
         "benchmark": "recall", "n": n, "mode": mode, "mode_used": used, "queries": len(times), "k": k,
-        "seed": seed, **ours, "hits_per_query": round(hits / len(times), 2), "embed_seconds": embed_s,
+        "seed": seed, "settings": settings or {}, **ours, "hits_per_query": round(hits / len(times), 2), "embed_seconds": embed_s,
         "corpus_cached": cached,
         "first_recall_ms": first_ms,
         "baseline": {"name": "bare FTS5 bm25 top-k query, no scoring or write", **base},

@@ -21,6 +21,7 @@ from ..bench.recall import bench_recall
 from ..bench.scale import measure as measure_scale, steps as scale_steps
 from ..bench.sizes import markdown as scale_table, run_sizes
 from ..bench.web import DECAY_RUNS, WARMUP, bench_web
+from ..config import parse_assignment
 from ..errors import InvalidInput
 from ..settings import MODES
 from .output import Progress, emit
@@ -61,10 +62,12 @@ async def cmd_ingest(args) -> int:
 
 
 async def cmd_recall(args) -> int:
+    settings = dict(parse_assignment(a) for a in args.set)
     bar = Progress(args.queries + 20, f"recall ({args.n} memories)", unit="queries")
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     result = await bench_recall(args.n, mode=args.mode, queries=args.queries, k=args.k, seed=args.seed,
-                                progress=bar.advance, embed_progress=embed_bar.advance, cache=_cache(args))
+                                progress=bar.advance, embed_progress=embed_bar.advance, cache=_cache(args),
+                                settings=settings)
     return _report(result, args, bar)
 
 
@@ -296,6 +299,9 @@ def register(sub, common) -> None:
     q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
     q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
     q.add_argument("--k", type=int, default=10)
+    q.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a setting of the benchmark's home, e.g. recall.overlap_embedding=true (repeatable): "
+                        "measures what a setting costs")
     q = add("embed", cmd_embed, "Embedding throughput (texts/s) on corpus texts and single-query latency, "
                                 "with the configured model; the packaged model in the other runtime as baseline.",
             n=2000)

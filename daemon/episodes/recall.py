@@ -63,7 +63,7 @@ def _fact_sources(facts: list[dict]) -> list[int]:
 async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning, params: ScoringParams, *,
                          neighbours: bool = False, facts_at: float | None = None) -> Lexical:
     """Full-text candidates, read in one hop with everything else that does not need the query's
-    vector, so that this hop can run while the query is embedded."""
+    vector, so that this hop can run while the query is embedded (recall.overlap_embedding)."""
     spreading = neighbours and (tuning.spread_to_next > 0 or tuning.spread_to_previous > 0)
 
     def read(conn):
