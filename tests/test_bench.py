@@ -209,7 +209,7 @@ def test_bench_consolidate_runs_a_pass_and_the_idle_pass_after_it(cli, tmp_path)
     cache = tmp_path / "cache"
     r = cli.json("bench", "consolidate", "--n", "300", "--corpus-cache", str(cache), timeout=300)
     assert r["benchmark"] == "consolidate" and r["corpus_cached"] is False and r["memories"] > 250
-    assert r["seconds"] > 0 and r["baseline"]["seconds"] > 0 and r["ratio"] > 0
+    assert r["seconds"] > 0 and r["baseline"]["seconds"] > 0 and r["ratio"] > 0 and r["peak_mb"] > 0
     assert r["counts"]["replay"] > 0 and sum(r["second_pass_counts"].values()) == 0  # the same night: nothing
     again = cli.json("bench", "consolidate", "--n", "300", "--corpus-cache", str(cache))
     assert again["corpus_cached"] is True and again["counts"] == r["counts"]

@@ -266,7 +266,7 @@ async def cmd_consolidate(args) -> int:
     if args.n < 100:
         raise InvalidInput("need --n >= 100")
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
-    bar = Progress(3, "consolidate (dry run, full pass, idle pass)", unit="passes")
+    bar = Progress(4, "consolidate (traced dry run, dry run, full pass, idle pass)", unit="passes")
     result = await bench_consolidate(args.n, seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance,
                                      cache=_cache(args))
     return _report(result, args, bar)
