@@ -117,22 +117,30 @@ def test_close_pairs_and_components():
 
 
 def test_merge_candidates_share_kind_and_key_tokens_and_a_later_pass_compares_only_new_ones():
-    from daemon.consolidation.api import _merge_groups
+    from daemon.consolidation.api import _merge_groups, _merge_sets
 
     texts = {1: "disk usage on nas-01 at 91%", 2: "Disk usage on nas-01 at 91%.", 3: "disk usage on nas-01 at 83%",
-             4: "disk usage on nas-01 at 91%", 5: "backup done on nas-02", 6: "backup finished on nas-02"}
+             4: "disk usage on nas-01 at 91%", 5: "backup done on nas-02", 6: "backup finished on nas-02",
+             7: "backup done on nas-02"}
     kinds = {4: "event"}
-    mems = {i: {"kind": kinds.get(i, "observation"), "content": t, "factual": 0, "embedded": i} for i, t in texts.items()}
+    mems = {i: {"kind": kinds.get(i, "observation"), "content": t, "factual": 0, "embedded": i % 7}
+            for i, t in texts.items()}  # 7 has no vector yet
     v = np.array([[1, 0.0], [1, 0.01], [1, 0.02], [1, 0.0], [0, 1.0], [0.05, 1]], dtype=np.float32)
     v /= np.linalg.norm(v, axis=1, keepdims=True)
-    ids = list(texts)
-    groups, sims = _merge_groups(ids, v, mems, set(), None, S)
+    pos = {i: p for p, i in enumerate(range(1, 7))}
+
+    def groups(excluded=frozenset(), mark=None):
+        return _merge_groups(_merge_sets(mems, set(excluded), mark), pos, v, mems, mark, S)
     # 3 has other numbers, 4 is another kind: neither joins 1 and 2, however close their vectors
-    assert sorted(groups) == [[1, 2], [5, 6]] and set(sims) == {(1, 2), (5, 6)}
-    assert _merge_groups(ids, v, mems, {2}, None, S)[0] == [[5, 6]]  # a fact source never merges
-    # a later pass: only sets holding a vector newer than the mark are compared
-    assert _merge_groups(ids, v, mems, set(), 5, S)[0] == [[5, 6]]
-    assert _merge_groups(ids, v, mems, set(), 6, S)[0] == []
+    assert sorted(_merge_sets(mems, set(), None)) == [[1, 2], [5, 6]]
+    found, sims = groups()
+    assert sorted(found) == [[1, 2], [5, 6]] and set(sims) == {(1, 2), (5, 6)}
+    assert groups({2})[0] == [[5, 6]]  # a fact source never merges
+    # a later pass: only sets holding a vector newer than the mark are compared, or read
+    assert _merge_sets(mems, set(), 5) == [[5, 6]] and groups(mark=5)[0] == [[5, 6]]
+    assert _merge_sets(mems, set(), 6) == [] and groups(mark=6)[0] == []
+    # a member whose vector is gone (purged since the sets were made) is left out
+    assert _merge_groups([[1, 2]], {1: 0}, v, mems, None, S)[0] == []
 
 
 # -- whole runs on a real home -----------------------------------------------------------------
@@ -169,8 +177,9 @@ def test_a_run_merges_archives_weakens_and_associates_and_dry_run_changes_nothin
     ids = _home_with_memories(home)
     dry, before, edges_before = _run(home, dry_run=True)
     assert dry["run"] is None and dry["counts"]["merge"] == 2  # two pairs of paraphrases
-    _, still, edges_still = _run(home, dry_run=True)
+    brief, still, edges_still = _run(home, dry_run=True, detail=False)
     assert still == before and edges_still == edges_before  # a dry run writes nothing
+    assert "actions" not in brief and brief["counts"] == dry["counts"]  # the nightly phase's counts only
 
     r, after, edges = _run(home)
     assert r["run"] == 1 and r["actions"] == dry["actions"]

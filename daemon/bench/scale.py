@@ -183,8 +183,8 @@ async def _phases(mem: Memory, progress) -> dict:
     it (their access events for fold; every dossier due)."""
     out = {}
     for name, run in (("fold", jobs.fold), ("decay", jobs.decay),
-                      ("consolidate", lambda m: m.consolidation.run(now=NIGHT_AFTER)), ("dossiers", jobs.dossiers),
-                      ("capsule", jobs.capsule), ("backup", jobs.backup)):
+                      ("consolidate", lambda m: m.consolidation.run(now=NIGHT_AFTER, detail=False)),
+                      ("dossiers", jobs.dossiers), ("capsule", jobs.capsule), ("backup", jobs.backup)):
         seconds, _ = await _timed(run(mem), progress)
         out[f"{name}_s"] = round(seconds, 4)
     return out

@@ -63,7 +63,7 @@ class Action:
     def as_dict(self, before: dict | None = None) -> dict:
         out = {"rule": self.rule, "episode": self.episode, "set": self.set, "reason": self.reason, **self.extra}
         if before is not None:
-            out["before"] = {k: before.get(k) for k in self.set}
+            out["before"] = {k: before[k] if before else None for k in self.set}
         return out
 
 

@@ -19,7 +19,9 @@ MERGE_MARK = "consolidation_merge_seq"  # meta key: vectors up to this sequence 
 
 
 def memories(conn, agent: str) -> dict[int, dict]:
-    return {r["id"]: dict(r) for r in conn.execute(
+    """The namespace's active memories by id, as the rows read: a row is a quarter the size of
+    a dict of it (a million memories), and the rules only read columns by name."""
+    return {r["id"]: r for r in conn.execute(
         f"SELECT {', '.join(COLUMNS)} FROM episodes WHERE agent = ? AND state = 'active' AND irrelevant = 0",
         (agent,))}
 
@@ -31,16 +33,25 @@ def replay_times(conn, agent: str) -> list[float]:
                                        (agent,))]
 
 
-def vectors(conn, agent: str) -> tuple[list[int], np.ndarray]:
-    """Ids and unit vectors of the namespace's active memories that have one."""
-    if indexed(conn) is None:
+def vectors(conn, agent: str, ids: list[int]) -> tuple[list[int], np.ndarray]:
+    """The unit vectors of those of `ids` that are the namespace's active memories and have
+    one: (their ids in the order given, one row each)."""
+    if not ids or indexed(conn) is None:
         return [], np.zeros((0, 0), dtype=np.float32)
-    rows = conn.execute(f"SELECT e.id, v.embedding FROM episodes e JOIN {TABLE} v ON v.rowid = e.id "
-                        "WHERE e.agent = ? AND e.state = 'active' AND e.irrelevant = 0 ORDER BY e.id",
-                        (agent,)).fetchall()
+    found, rows = [], []
+    for start in range(0, len(ids), 10_000):  # within SQLite's limit on bound parameters
+        chunk = ids[start:start + 10_000]
+        got = dict(conn.execute(
+            f"SELECT e.id, v.embedding FROM episodes e JOIN {TABLE} v ON v.rowid = e.id WHERE e.id IN "
+            f"({', '.join('?' * len(chunk))}) AND +e.agent = ? AND e.state = 'active' AND e.irrelevant = 0",
+            (*chunk, agent)))
+        for i in chunk:
+            if i in got:
+                found.append(i)
+                rows.append(np.frombuffer(got[i], dtype=np.float32))
     if not rows:
         return [], np.zeros((0, 0), dtype=np.float32)
-    return [r[0] for r in rows], np.vstack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+    return found, np.vstack(rows)
 
 
 def merge_mark(conn) -> int | None:

@@ -111,7 +111,7 @@ async def decay(mem) -> dict:
 
 
 async def consolidate(mem) -> dict:
-    r = await mem.consolidation.run()
+    r = await mem.consolidation.run(detail=False)
     return {"run": r["run"], **r["counts"], "memories": r["memories"], "seconds": r["seconds"]}
 
 
