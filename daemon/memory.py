@@ -7,6 +7,7 @@ it returns values and leaves presenting them to its caller.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 from typing import Any, AsyncIterator, Callable, Iterable, Mapping
@@ -173,13 +174,14 @@ class Memory:
         Rows are validated before the first write, so a bad row stores nothing.
         """
         now = timeutil.now()
-        batch = list(rows) if validated else [self.validate(r, now=now) for r in rows]
+        # Validated rows may come from a generator (a large import read a second time): taken a
+        # batch at a time, never all at once.
+        source = iter(rows) if validated else iter([self.validate(r, now=now) for r in rows])
         totals = {"created": 0, "repeat": 0, "duplicate": 0}
         ids: list[int] = []
         captured = 0
         window = float(self.config["store.attention_window_seconds"])
-        for start in range(0, len(batch), IMPORT_BATCH):
-            part = batch[start:start + IMPORT_BATCH]
+        while part := list(itertools.islice(source, IMPORT_BATCH)):
             async with self.db.write() as w:
                 results = await writes.insert_episodes(w, self.agent, part, window=window,
                                                        actor=self.actor, now=now)

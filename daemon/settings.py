@@ -138,6 +138,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("store.kinds", list(KINDS), "Kinds an episode may have.", _kinds),
     Setting("store.default_kind", "observation", "Kind used when none is given."),
     Setting("store.default_importance", 0.5, "Importance (0-1) used when none is given.", _between(0, 1)),
+    Setting("store.import_buffer_mb", 16,
+            "strata import keeps the rows of a file up to this size between checking every line and storing "
+            "them; a larger file is read twice (checked, then stored batch by batch), so memory stays flat.",
+            _between(0, 10**6)),
     Setting("recall.mode", "balanced", "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph).",
             _one_of(*MODES)),
     Setting("recall.k", 10, "Results returned when --k is not given.", _between(1, 1000)),

@@ -180,6 +180,20 @@ def test_import_refuses_a_line_of_another_agent(cli, tmp_path):
     assert episode_count(cli) == 0
 
 
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_a_large_import_is_checked_then_read_again_in_batches(cli, home, tmp_path, source):
+    write_config(home, "[store]\nimport_buffer_mb = 0\n")  # every input counts as large
+    lines = [good_line(1), good_line(2), '{"content": "broken', good_line(4), "", good_line(5)]
+    path = write_lines(tmp_path / "in.jsonl", lines)
+    args, kw = ((path,), {}) if source == "file" else (("-",), {"input": "\n".join(lines) + "\n"})
+    assert_fails(cli("import", *args, **kw), 4)
+    assert episode_count(cli) == 0  # a bad line still stops everything before anything is stored
+    report = cli.json("import", *args, "--skip-bad", "--no-embed", **kw)
+    assert report["created"] == 4 and report["bad_lines"] == [3]
+    assert sorted(m["content"] for m in _export_lines(cli)) == [f"imported note number {n}" for n in (1, 2, 4, 5)]
+    assert [p.name for p in (home / "state").iterdir()] == ["memory.db"]  # the copy of stdin had no name
+
+
 def test_import_empty_file(cli, tmp_path):
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"")

@@ -7,9 +7,10 @@ import json
 import os
 import sys
 import tempfile
+from typing import Iterator
 
 from .. import timeutil
-from ..episodes.jsonl import parse_jsonl
+from ..episodes.jsonl import parse_jsonl, stored_rows
 from ..episodes.model import parse_context_pairs
 from ..embedding import index as vectors
 from ..errors import EmbeddingUnavailable, InvalidInput
@@ -51,6 +52,12 @@ async def cmd_observe(args) -> int:
     return 0
 
 
+def _tee(stream, spool) -> Iterator[bytes]:
+    for line in stream:
+        spool.write(line)
+        yield line
+
+
 async def cmd_import(args) -> int:
     path = args.file
     try:
@@ -59,18 +66,27 @@ async def cmd_import(args) -> int:
     except OSError as e:
         raise InvalidInput(f"cannot read {path}: {e.strerror}") from None
     async with opened(args, actor="import") as mem:
-        bar = Progress(size, "checking", unit="bytes")
-        with stream:
-            parsed = parse_jsonl(stream, mem.limits, agent=mem.agent, now=timeutil.now(), progress=bar.advance)
-        bar.close()
-        if parsed.bad and not args.skip_bad:
-            shown = "\n".join(f"  line {n}: {msg}" for n, msg in parsed.bad[:10])
-            more = f"\n  ... and {len(parsed.bad) - 10} more" if len(parsed.bad) > 10 else ""
-            raise InvalidInput(f"{path}: {len(parsed.bad)} bad line(s), nothing imported\n{shown}{more}",
-                               hint="fix them, or pass --skip-bad to import the good lines")
-        bar = Progress(len(parsed.rows), "importing", unit="observations")
-        totals = await mem.observe_many(parsed.rows, validated=True, progress=bar.advance)
-        bar.close()
+        now, keep = timeutil.now(), int(mem.config["store.import_buffer_mb"]) * 2**20
+        # A pipe is read once: a copy (private, unnamed, gone on exit) serves the second reading.
+        spool = tempfile.TemporaryFile(dir=mem.home.state_dir) if not stream.seekable() else None
+        with stream, spool or contextlib.nullcontext():
+            bar = Progress(size, "checking", unit="bytes")
+            parsed = parse_jsonl(stream if spool is None else _tee(stream, spool), mem.limits, agent=mem.agent,
+                                 now=now, progress=bar.advance, keep_bytes=keep)
+            bar.close()
+            if parsed.bad and not args.skip_bad:
+                shown = "\n".join(f"  line {n}: {msg}" for n, msg in parsed.bad[:10])
+                more = f"\n  ... and {len(parsed.bad) - 10} more" if len(parsed.bad) > 10 else ""
+                raise InvalidInput(f"{path}: {len(parsed.bad)} bad line(s), nothing imported\n{shown}{more}",
+                                   hint="fix them, or pass --skip-bad to import the good lines")
+            rows = parsed.rows
+            if rows is None:
+                (spool or stream).seek(0)
+                rows = stored_rows(spool or stream, mem.limits, agent=mem.agent, now=now,
+                                   skip={n for n, _ in parsed.bad})
+            bar = Progress(parsed.good, "importing", unit="observations")
+            totals = await mem.observe_many(rows, validated=True, progress=bar.advance)
+            bar.close()
         embedded = 0
         if not args.no_embed:
             # The memories are stored either way; without a model they wait in the backlog.

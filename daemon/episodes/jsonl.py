@@ -1,10 +1,14 @@
-"""Reading observations from JSON Lines: every line checked before anything is stored."""
+"""Reading observations from JSON Lines: every line checked before anything is stored.
+
+A small file is read once: its rows are kept between checking and storing. A large one is
+read twice, checked and then stored batch by batch, so memory stays flat however large it is
+(a million rows held at once would be about two gigabytes)."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import IO, Callable
+from typing import IO, Callable, Iterator
 
 from ..errors import InvalidInput
 from .model import Limits, normalize
@@ -14,37 +18,64 @@ MAX_LINE_BYTES = 16 * 1024 * 1024
 
 @dataclass
 class Parsed:
-    rows: list[dict] = field(default_factory=list)
+    rows: list[dict] | None = field(default_factory=list)  # None: too many to keep; read them again
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, problem)
     blank: int = 0
+    good: int = 0
 
 
-def parse_jsonl(stream: IO[bytes], limits: Limits, *, agent: str, now: float,
-                progress: Callable[[int], None] | None = None) -> Parsed:
-    out = Parsed()
+def _row(raw: bytes, limits: Limits, agent: str, now: float) -> dict:
+    if len(raw) > MAX_LINE_BYTES:
+        raise InvalidInput(f"line is {len(raw)} bytes, over {MAX_LINE_BYTES}")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidInput(f"not valid UTF-8 (byte {e.start})") from None
+    try:
+        record = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InvalidInput(f"not valid JSON ({e.msg} at column {e.colno})") from None
+    except RecursionError:
+        raise InvalidInput("JSON nested too deeply") from None
+    if isinstance(record, dict) and record.get("agent") not in (None, agent):
+        raise InvalidInput(f"belongs to agent {record['agent']!r}, not {agent!r} "
+                           f"(import it with --agent {record['agent']})")
+    return normalize(record, limits, agent=agent, now=now)
+
+
+def parse_jsonl(stream: IO[bytes] | Iterator[bytes], limits: Limits, *, agent: str, now: float,
+                progress: Callable[[int], None] | None = None, keep_bytes: int | None = None) -> Parsed:
+    """Check every line. The rows are kept while the lines read add up to at most `keep_bytes`
+    (always when None); past that `rows` is None and `stored_rows` reads them again."""
+    out, read = Parsed(), 0
     for number, raw in enumerate(stream, 1):
+        read += len(raw)
         if progress is not None:
             progress(len(raw))
         if not raw.strip():
             out.blank += 1
             continue
         try:
-            if len(raw) > MAX_LINE_BYTES:
-                raise InvalidInput(f"line is {len(raw)} bytes, over {MAX_LINE_BYTES}")
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise InvalidInput(f"not valid UTF-8 (byte {e.start})") from None
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise InvalidInput(f"not valid JSON ({e.msg} at column {e.colno})") from None
-            except RecursionError:
-                raise InvalidInput("JSON nested too deeply") from None
-            if isinstance(record, dict) and record.get("agent") not in (None, agent):
-                raise InvalidInput(f"belongs to agent {record['agent']!r}, not {agent!r} "
-                                   f"(import it with --agent {record['agent']})")
-            out.rows.append(normalize(record, limits, agent=agent, now=now))
+            row = _row(raw, limits, agent, now)
         except InvalidInput as e:
             out.bad.append((number, e.message))
+            continue
+        out.good += 1
+        if out.rows is not None:
+            out.rows.append(row)
+            if keep_bytes is not None and read > keep_bytes:
+                out.rows = None
     return out
+
+
+def stored_rows(stream: IO[bytes], limits: Limits, *, agent: str, now: float, skip: set[int]) -> Iterator[dict]:
+    """The rows of a stream that `parse_jsonl` checked, read again, without its bad lines (`skip`)."""
+    for number, raw in enumerate(stream, 1):
+        if number in skip or not raw.strip():
+            continue
+        try:
+            yield _row(raw, limits, agent, now)
+        except InvalidInput as e:
+            raise InvalidInput(f"line {number} changed while it was imported: {e.message}",
+                               hint="what was stored before it stays; importing the file again skips that "
+                                    "as already present") from None
