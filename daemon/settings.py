@@ -301,7 +301,10 @@ SETTINGS: tuple[Setting, ...] = (
             "refresh` by hand is not limited).", _non_negative),
     Setting("llm.model", None, "Path of a GGUF instruction model for the dossier synthesizer (unset: "
             "extractive dossiers only).", _optional(lambda v: None if v.strip() else "must be a path"), kind=str),
-    Setting("llm.threads", 2, "CPU threads llama.cpp uses.", _between(1, 256)),
+    Setting("llm.threads", 2,
+            "Most CPU threads llama.cpp uses. When other work keeps a quarter of a core or more busy just before a "
+            "generation, it uses only the cores left whole (at least one): its threads wait for each other at every "
+            "step, and beside a busy neighbour two threads ran 19 times slower than one.", _between(1, 256)),
     Setting("llm.context_tokens", 4096, "Context window the model is loaded with; sources that do not fit "
             "are left out of the prompt.", _between(512, 131072)),
     Setting("llm.max_tokens", 512, "Most tokens the model may generate for one dossier.", _between(16, 32768)),

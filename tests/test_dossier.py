@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +18,8 @@ from conftest import write_config
 from daemon.errors import ConfigError, InvalidInput, NotFound
 from daemon.dossier import grounding, salience, topics
 from daemon.dossier.extractive import Patterns, closes, is_open
-from daemon.dossier.llm import LlmFailed, lines_schema, parse_lines
+from daemon.cpu import others_busy, threads_for
+from daemon.dossier.llm import LlmFailed, LocalLlm, lines_schema, parse_lines
 from daemon.settings import BY_KEY
 
 T0 = 1_790_000_000.0  # 2026-09-21 14:13:20Z
@@ -352,6 +356,7 @@ def test_llm_dossier_is_generated_checked_and_recorded(home, memory, small_llm):
     r, shown = _refresh_bridge(home)
     stats = r["notes"]["llm"]
     assert stats["model"] == "SmolLM2-135M-Instruct.Q4_1" and stats["prompt_tokens"] > 50
+    assert 1 <= stats["threads"] <= 2  # llm.threads is the most
     assert 0 < stats["completion_tokens"] <= 161 and stats["generation_tokens_per_s"] > 0
     assert r["notes"]["prompt_sources"] >= 3
     system, user = r["notes"]["prompt"]
@@ -476,3 +481,40 @@ def test_the_dossier_command(cli, home):
     bad = cli("dossier", "add", "a/b")
     assert bad.returncode == 4 and "not a topic name" in bad.err
     assert cli("dossier", "refresh").returncode == 2
+
+
+# -- threads beside other work ------------------------------------------------------------------
+
+def test_llama_cpp_keeps_its_threads_only_while_the_others_leave_the_cores_free():
+    assert threads_for(2, 2, None) == 2 and threads_for(2, 2, 0.1) == 2  # unknown or idle: as configured
+    assert threads_for(2, 2, 0.3) == 1 and threads_for(2, 2, 1.9) == 1 and threads_for(4, 2, 3.0) == 1
+    assert threads_for(8, 16, 6.5) == 8 and threads_for(8, 8, 2.5) == 5
+
+
+def _busy(count: int):
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+
+
+@pytest.mark.slow
+def test_a_generation_beside_busy_processes_runs_on_the_cores_they_leave(small_llm):
+    llm = LocalLlm(small_llm, threads=2, context=1024)
+    schema = lines_schema(["e1"], ("Now",), max_lines=1, max_chars=40)
+    ask = [{"role": "user", "content": "One line about e1: the bridge is up."}]
+    busy = _busy(2)
+    try:
+        time.sleep(0.3)
+        assert others_busy() > min(1.5, os.cpu_count() - 0.5)  # two busy loops, seen through /proc
+        try:
+            gen = llm.generate(ask, schema, max_tokens=160, temperature=0.0, deadline=time.monotonic() + 120)
+        except LlmFailed:  # a tiny model may answer badly; the threads it ran on are what is tested
+            gen = None
+    finally:
+        for p in busy:
+            p.kill()
+            p.wait()
+    from llama_cpp import llama_n_threads, llama_n_threads_batch
+
+    # on this project's two cores: one thread, not two stalled at every step
+    expected = threads_for(2, os.cpu_count(), 2.0)
+    assert llama_n_threads(llm.load().ctx) == llama_n_threads_batch(llm.load().ctx) == expected
+    assert gen is None or gen.stats()["threads"] == expected

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..embedding.model import GGUF_MAGIC
+from ..cpu import others_busy, threads_for
 from ..errors import LlmUnavailable
 
 
@@ -37,9 +38,10 @@ class Generation:
     prompt_seconds: float  # until the first generated token
     generation_seconds: float
     truncated: bool = False  # llm.max_tokens cut the answer; the complete lines before the cut were kept
+    threads: int = 0  # llama.cpp threads it ran on (fewer than llm.threads when other work kept cores busy)
 
     def stats(self) -> dict:
-        return {"truncated": self.truncated, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+        return {"truncated": self.truncated, "threads": self.threads, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
                 "prompt_seconds": round(self.prompt_seconds, 3), "generation_seconds": round(self.generation_seconds, 3),
                 "prompt_tokens_per_s": round(self.prompt_tokens / self.prompt_seconds, 1) if self.prompt_seconds else None,
                 "generation_tokens_per_s": round(self.completion_tokens / self.generation_seconds, 1)
@@ -122,10 +124,14 @@ class LocalLlm:
         """Answer `messages` as JSON matching `schema`. Raises LlmTimeout once `deadline`
         (time.monotonic) passes, LlmFailed when the answer is not the JSON asked for."""
         llm = self.load()
+        from llama_cpp import llama_set_n_threads  # load() has made sure llama_cpp imports
+
         with self._lock:
+            threads = threads_for(self.threads, os.cpu_count() or 1, others_busy())
             started = time.monotonic()
             if started >= deadline:
                 raise LlmTimeout("no time left before the generation started")
+            llama_set_n_threads(llm.ctx, threads, threads)
             llm.reset()
             parts, first = [], None
             try:
@@ -149,4 +155,4 @@ class LocalLlm:
         raw = "".join(parts)
         lines, truncated = parse_lines(raw)
         return Generation(lines, raw, prompt, completion, (first or ended) - started, ended - (first or ended),
-                          truncated)
+                          truncated, threads)
