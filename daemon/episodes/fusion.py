@@ -7,7 +7,8 @@ Balanced recall runs three steps, each switchable in config so its effect can be
 2. spreading within a session: a memory passes part of its full-text relevance to the
    memory right after it (typically the reply to what matched) and to the one before it;
 3. session aggregation: a memory gains part of the relevance of the best memory of its session.
-Every step records what it added in the candidate's `retrievers`, so `--explain` shows it.
+Every step records what it added in the candidate's `retrievers` (unrounded: recall rounds
+what it shows), so `--explain` shows it.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ def spread(candidates: list[Candidate], neighbours: dict[int, tuple[int | None, 
             c.relevance += share * rel
             given = c.retrievers.setdefault("neighbours", {"from": [], "added": 0.0})
             given["from"].append(source_id)
-            given["added"] = round(given["added"] + share * rel, 6)
+            given["added"] += share * rel
     return list(out.values())
 
 
@@ -70,7 +71,7 @@ def fuse(ranked: dict[str, list[Candidate]], weights: dict[str, float], *, metho
             m.retrievers.update(c.retrievers)
             m.relevance += w * (c.relevance if method == "scores" else 1.0 / (k + rank))
     for m in merged.values():
-        m.retrievers["fused"] = {"method": method, "score": round(m.relevance, 6)}
+        m.retrievers["fused"] = {"method": method, "score": m.relevance}
     return _relative(list(merged.values()))
 
 
@@ -88,7 +89,7 @@ def session_boost(candidates: list[Candidate], weight: float) -> list[Candidate]
         s = c.row.get("session")
         if s is not None and tops[s][1] > 0:
             c.relevance += weight * tops[s][1]
-            c.retrievers["session"] = {"best": tops[s][0], "added": round(weight * tops[s][1], 6)}
+            c.retrievers["session"] = {"best": tops[s][0], "added": weight * tops[s][1]}
     return _relative(candidates)
 
 

@@ -85,7 +85,7 @@ async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning,
     out = []
     for rank, (r, score) in enumerate(found, 1):
         c = Candidate(r, raw={"fts": score})
-        c.retrievers["fts"] = {"rank": rank, plan["scorer"]: round(score, 4)}
+        c.retrievers["fts"] = {"rank": rank, plan["scorer"]: score}
         # In a tiny corpus every word is in every memory and BM25 is ~0: treat hits as equally relevant.
         c.relevance = score / best if best > 1e-6 else 1.0
         out.append(c)
@@ -127,6 +127,15 @@ def features_of(r, context: dict) -> EpisodeFeatures:
         strength_factor=r["strength_factor"])
 
 
+# Retrievers record raw scores; they are rounded only for the k memories shown (a recall
+# ranks ~150 candidates, and rounding every score of every one cost more than the fusion).
+_FOUR_PLACES = ("cosine", "bm25", "idf-sum")
+
+
+def _shown(explained: dict) -> dict:
+    return {k: round(v, 4 if k in _FOUR_PLACES else 6) if isinstance(v, float) else v for k, v in explained.items()}
+
+
 def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
                     phase: str, k: int, first: set[int] = frozenset()) -> tuple[list[dict], int]:
     """Score, filter and order (memories in `first` lead). Returns (hits, how many the
@@ -151,7 +160,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
             "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items()
                                     if k_ in ("relevance", "recency", "strength", "priority", "wilson", "context",
                                               "trust")},
-                        "retrievers": c.retrievers,
+                        "retrievers": {name: _shown(v) for name, v in c.retrievers.items()},
                         "features": {"access_count": feats.access_count, "successes": feats.successes,
                                      "failures": feats.failures, "importance": feats.importance}},
         })
@@ -228,7 +237,7 @@ def vector_list(rows: dict[int, dict], near: list[tuple[int, float]]) -> list[Ca
     out = []
     for rank, (i, distance) in enumerate(((i, d) for i, d in near if i in rows), 1):
         c = Candidate(rows[i], raw={"vector": 1.0 - distance})
-        c.retrievers["vector"] = {"rank": rank, "cosine": round(1.0 - distance, 4)}
+        c.retrievers["vector"] = {"rank": rank, "cosine": 1.0 - distance}
         out.append(c)
     return with_normalised(out, "vector")
 
