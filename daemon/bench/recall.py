@@ -88,8 +88,8 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
     ours, base = summary_ms(times), summary_ms(baseline)
     return {
         "benchmark": "recall", "n": n, "mode": mode, "mode_used": used, "queries": len(times), "k": k,
-        "seed": seed, "settings": settings or {}, **ours, "hits_per_query": round(hits / len(times), 2), "embed_seconds": embed_s,
-        "corpus_cached": cached,
+        "seed": seed, "settings": settings or {}, **ours, "hits_per_query": round(hits / len(times), 2),
+        "embed_seconds": embed_s, "corpus_cached": cached,
         "first_recall_ms": first_ms,
         "baseline": {"name": "bare FTS5 bm25 top-k query, no scoring or write", **base},
         "ratio_p50": ratio(ours["p50_ms"], base["p50_ms"]), "ratio_p95": ratio(ours["p95_ms"], base["p95_ms"]),

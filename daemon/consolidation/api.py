@@ -162,8 +162,8 @@ class Consolidation:
         mems, excluded, mark, contradicted, done_assoc, replayed, newest = await self.db.run(read)
         sets, wanted = await asyncio.to_thread(self._wanted, mems, excluded, mark, now, chosen)
         ids, matrix = await self.db.run(store.vectors, self.agent, wanted)
-        # The rules replace a memory's dict rather than change it, so the originals stay as read
-        # without a copy of each (a copy of a million memories is a gigabyte).
+        # The rules wrap a changed memory rather than change it, so `before` keeps the rows as
+        # read without a copy of each (a copy of a million memories is a gigabyte).
         before = dict(mems)
         actions = await asyncio.to_thread(self._plan, mems, sets, ids, matrix, mark, contradicted, done_assoc,
                                           replayed, now, chosen)

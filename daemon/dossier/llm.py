@@ -14,8 +14,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..embedding.model import GGUF_MAGIC
 from ..cpu import others_busy, threads_for
+from ..embedding.model import GGUF_MAGIC
 from ..errors import LlmUnavailable
 
 
@@ -41,9 +41,11 @@ class Generation:
     threads: int = 0  # llama.cpp threads it ran on (fewer than llm.threads when other work kept cores busy)
 
     def stats(self) -> dict:
-        return {"truncated": self.truncated, "threads": self.threads, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
-                "prompt_seconds": round(self.prompt_seconds, 3), "generation_seconds": round(self.generation_seconds, 3),
-                "prompt_tokens_per_s": round(self.prompt_tokens / self.prompt_seconds, 1) if self.prompt_seconds else None,
+        return {"truncated": self.truncated, "threads": self.threads, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "prompt_seconds": round(self.prompt_seconds, 3),
+                "generation_seconds": round(self.generation_seconds, 3),
+                "prompt_tokens_per_s": round(self.prompt_tokens / self.prompt_seconds, 1)
+                if self.prompt_seconds else None,
                 "generation_tokens_per_s": round(self.completion_tokens / self.generation_seconds, 1)
                 if self.generation_seconds else None}
 

@@ -2,7 +2,7 @@
 
 A small file is read once: its rows are kept between checking and storing. A large one is
 read twice, checked and then stored batch by batch, so memory stays flat however large it is
-(a million rows held at once would be about two gigabytes)."""
+(200,000 rows held at once took 280 MB more than reading them twice)."""
 
 from __future__ import annotations
 
