@@ -178,7 +178,7 @@ class Consolidation:
             run = await self.db.transact(write)
         counts = {r: 0 for r in chosen}
         for a in actions:
-            if a.rule != "merge" or "into" in a.extra:  # a merge counts the memories it superseded
+            if a.rule != "merge" or "into" in (a.extra or ()):  # a merge counts the memories it superseded
                 counts[a.rule] += 1
         out = {"run": run, "dry_run": dry_run, "counts": counts, "memories": len(before)}
         if detail:

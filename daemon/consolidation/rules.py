@@ -8,7 +8,7 @@ the marks that are set once), so a second run right after the first changes noth
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..scoring import hybrid_strength
 
@@ -52,16 +52,19 @@ class Settings:
                    int(cfg[c + "associate_max_cluster"]), float(cfg[c + "min_interval_hours"]))
 
 
-@dataclass
+# Slots, and no `extra` dict where there is nothing to say: a first pass over a million
+# memories proposes over a million actions.
+@dataclass(slots=True)
 class Action:
     rule: str
     episode: int
     set: dict  # column -> new value
     reason: str
-    extra: dict = field(default_factory=dict)  # merge: {"into"}; interference: {"by"}; associate: {"with"}
+    extra: dict | None = None  # merge: {"into"}; interference: {"by"}; associate: {"with"}
 
     def as_dict(self, before: dict | None = None) -> dict:
-        out = {"rule": self.rule, "episode": self.episode, "set": self.set, "reason": self.reason, **self.extra}
+        out = {"rule": self.rule, "episode": self.episode, "set": self.set, "reason": self.reason,
+               **(self.extra or {})}
         if before is not None:
             out["before"] = {k: before[k] if before else None for k in self.set}
         return out

@@ -126,7 +126,7 @@ def apply(conn, agent: str, actions: list[Action], before: dict[int, dict], web_
             conn.execute(f"UPDATE episodes SET {', '.join(f'{c} = ?' for c in cols)}, updated_at = ? "
                          "WHERE id = ? AND agent = ?", (*a.set.values(), now, a.episode, agent))
         data = {"run": run, **a.as_dict(before.get(a.episode, {}))}
-        if a.rule == "merge" and "into" in a.extra:
+        if a.rule == "merge" and "into" in (a.extra or ()):
             web_store.link(conn, agent, f"episode:{a.extra['into']}", f"episode:{a.episode}", "supersedes", now,
                            actor=actor)
             data["edges_carried"] = _carry_edges(conn, agent, a.episode, a.extra["into"])
