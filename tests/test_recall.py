@@ -90,6 +90,34 @@ def _bulk(home, n, extra_config=""):
     return asyncio.run(go())
 
 
+def test_common_terms_are_counted_once_until_the_index_has_grown(home, monkeypatch):
+    from daemon.episodes import fts_plan
+    from daemon.storage import driver
+
+    monkeypatch.setattr(fts_plan, "KEEP_COUNTS_FROM", 100)  # the corpus is small: keep what 100+ memories hold
+    _bulk(home, 300)
+    conn = driver.connect(home / "state" / "memory.db")
+
+    def counts():
+        total = conn.execute("SELECT max(rowid) FROM episodes_fts").fetchone()[0]
+        return fts_plan._counted(conn, ["cycl", "zebrafish"], total)
+
+    assert counts() == {"cycl": 301, "zebrafish": 1}
+    kept = dict(conn.execute("SELECT term, doc FROM temp.fts_doc_counts").fetchall())
+    assert kept == {"cycl": 301}  # the rare term is cheap to count: never kept
+    conn.execute("UPDATE temp.fts_doc_counts SET doc = 999")
+    assert counts()["cycl"] == 999  # the kept count is used while the index has not grown
+
+    async def grow(first, n):
+        async with await Memory.open(home) as mem:
+            await mem.observe_many([{"content": f"cycle again {i}"} for i in range(first, first + n)])
+    asyncio.run(grow(0, 4))  # 1.3%: still within COUNT_AGAIN_AFTER
+    assert counts()["cycl"] == 999
+    asyncio.run(grow(4, 4))  # 2.7%: counted again
+    assert counts()["cycl"] == 309
+    conn.close()
+
+
 def test_broad_query_uses_bounded_plan_and_still_finds_the_rare_memory(home):
     rare, broad = _bulk(home, 300, "[recall]\nfts_budget = 50\n")
     assert rare["fts_plan"]["strategy"] == "bounded"
