@@ -83,12 +83,13 @@ def _stem_words(conn, words: list[str]) -> list[str]:
     return stems
 
 
-def _counted(conn, terms: list[str], total: int) -> dict[int, int]:
+def _counted(conn, terms: list[str], total: int) -> dict[str, int]:
     """Document frequencies of the terms. fts5vocab counts a term by reading its whole
     doclist, which for a word in a third of a million memories takes ~10 ms; so the counts of
     common terms are kept in the connection's temp schema and counted again only once the
     index has grown by COUNT_AGAIN_AFTER since (an IDF weight moves little meanwhile)."""
-    conn.execute("CREATE TABLE IF NOT EXISTS temp.fts_doc_counts (term TEXT PRIMARY KEY, doc INTEGER, total INTEGER)")
+    conn.execute("CREATE TABLE IF NOT EXISTS temp.fts_doc_counts "
+                 "(term TEXT PRIMARY KEY, doc INTEGER, total INTEGER)")
     marks = ", ".join("?" * len(terms))
     df = {r[0]: r[1] for r in _all(conn, f"SELECT term, doc FROM temp.fts_doc_counts WHERE term IN ({marks}) "
                                          "AND total >= ?", (*terms, total / (1 + COUNT_AGAIN_AFTER)))}
