@@ -22,25 +22,30 @@ def threads_for(configured: int, cores: int, others: float | None) -> int:
     return max(1, min(configured, math.floor(cores - others)))
 
 
-def _busy_ticks() -> tuple[int, int]:
-    """(clock ticks every core spent busy, ticks this process spent) since boot."""
+def process_cpu_seconds(pid: int | str = "self") -> float:
+    """CPU time (user and system) a process has used."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _busy_seconds() -> float:
+    """CPU time every core has spent busy since boot."""
     with open("/proc/stat", encoding="ascii") as f:
         fields = [int(x) for x in f.readline().split()[1:]]
     idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle and waiting for I/O
-    with open("/proc/self/stat", encoding="ascii") as f:
-        own = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
-    return sum(fields[:8]) - idle, int(own[11]) + int(own[12])  # utime and stime
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def others_busy(window: float = 0.2) -> float | None:
     """Cores' worth of CPU that other processes used over the next `window` seconds; None
     where /proc is not there to say."""
     try:
-        busy, own = _busy_ticks()
+        busy, own = _busy_seconds(), process_cpu_seconds()
         started = time.monotonic()
         time.sleep(window)
-        busy2, own2 = _busy_ticks()
+        busy2, own2 = _busy_seconds(), process_cpu_seconds()
         elapsed = time.monotonic() - started
     except (OSError, ValueError, IndexError):
         return None
-    return max(0.0, (busy2 - busy - (own2 - own)) / os.sysconf("SC_CLK_TCK") / elapsed)
+    return max(0.0, (busy2 - busy - (own2 - own)) / elapsed)

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from ..cpu import process_cpu_seconds
 from ..home import init_home
 from ..memory import Memory
 from ..phases.registry import PHASES
@@ -30,11 +31,6 @@ from .stats import ratio
 READY_TIMEOUT = 600.0  # the at-start phases on 100k memories, on a slow machine
 FOLD_RECALLS = 50  # recalls before each timed fold, so it has access events to fold
 _BASELINE = "import time, daemon.memory, daemon.runner, numpy, onnxruntime; print('ready', flush=True); time.sleep(1e9)"
-
-
-def _proc_cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
 def proc_rss_mb(pid: int, field: str = "VmRSS") -> float:
@@ -100,7 +96,7 @@ def _settled(db_path: Path, since: float) -> bool:
 
 def _watch(daemon: subprocess.Popen, baseline: subprocess.Popen, seconds: float, progress) -> dict:
     """CPU seconds and RSS of both processes over `seconds` of idling."""
-    cpu0 = {p.pid: _proc_cpu_seconds(p.pid) for p in (daemon, baseline)}
+    cpu0 = {p.pid: process_cpu_seconds(p.pid) for p in (daemon, baseline)}
     started = time.monotonic()
     rss: list[float] = []
     while (left := seconds - (time.monotonic() - started)) > 0:
@@ -111,7 +107,7 @@ def _watch(daemon: subprocess.Popen, baseline: subprocess.Popen, seconds: float,
         if progress:
             progress(1)
     wall = time.monotonic() - started
-    cpu = {pid: _proc_cpu_seconds(pid) - c for pid, c in cpu0.items()}
+    cpu = {pid: process_cpu_seconds(pid) - c for pid, c in cpu0.items()}
     return {"wall": wall, "daemon_cpu": cpu[daemon.pid], "baseline_cpu": cpu[baseline.pid], "rss": rss,
             "peak": proc_rss_mb(daemon.pid, "VmHWM"), "baseline_rss": proc_rss_mb(baseline.pid)}
 
