@@ -30,6 +30,10 @@ class Home:
     def capsule_dir(self) -> Path:
         return self.root / "capsule"
 
+    def capsule_file(self, agent: str, home_namespace: str) -> Path:
+        """A namespace's capsule: CAPSULE.md for the home's own namespace (agent.namespace), NAME.md for another."""
+        return self.capsule_dir / ("CAPSULE.md" if agent == home_namespace else f"{agent}.md")
+
     @property
     def templates_dir(self) -> Path:
         return self.root / "templates"

@@ -271,7 +271,7 @@ SETTINGS: tuple[Setting, ...] = (
             "Topics to keep a dossier on, as tables ([dossier.topics.NAME]: query, the words recall looks for; "
             "facts, the fact-key prefixes whose facts it shows; enabled).", _topics_table),
     Setting("dossier.capsule_topics", True, "Also keep dossiers on the topics the capsule names (a `Topics:` "
-            "line, or the items of a `## Topics` section, in capsule/CAPSULE.md)."),
+            "line, or the items of a `## Topics` section, in the namespace's own capsule file)."),
     Setting("dossier.enable_discovered", False, "Keep dossiers on discovered topics (frequent entities and "
             "fact-key prefixes) without waiting for `strata dossier add`."),
     Setting("dossier.discover_min_mentions", 25, "Mentions an entity needs before it is proposed as a topic.",

@@ -331,6 +331,21 @@ def test_dossiers_are_private_to_their_namespace(home, memory):
         memory.dossiers.show("bridge")  # agent default never refreshed its own
 
 
+def test_capsule_topics_come_from_the_namespaces_own_capsule(home, memory):
+    import asyncio
+    from daemon import Memory
+
+    (home / "capsule" / "CAPSULE.md").write_text("# Capsule\nTopics: revenue\n", encoding="utf-8")
+    (home / "capsule" / "other.md").write_text("# Capsule\nTopics: gardening\n", encoding="utf-8")
+
+    async def listed():
+        async with await Memory.open(home, agent="other") as b:
+            return [t["topic"] for t in (await b.dossiers.list())["topics"] if t["origin"] == "capsule"]
+
+    assert [t["topic"] for t in memory.dossiers.list()["topics"] if t["origin"] == "capsule"] == ["revenue"]
+    assert asyncio.run(listed()) == ["gardening"]
+
+
 def test_balanced_recall_feeds_the_dossier_without_recording_an_access(home, memory):
     _bridge_history(memory)
     memory.embed_pending()

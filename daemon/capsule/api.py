@@ -49,7 +49,7 @@ class Capsule:
     def __init__(self, db: Database, agent: str, config, actor: str, home: Home, facts, dossiers):
         self.db, self.agent, self.config, self.actor, self.home = db, agent, config, actor, home
         self.facts, self.dossiers = facts, dossiers
-        self.path = home.capsule_dir / ("CAPSULE.md" if agent == config["agent.namespace"] else f"{agent}.md")
+        self.path = home.capsule_file(agent, config["agent.namespace"])
         self.versions_dir = home.state_dir / "capsule" / agent
         self.templates = templating.Templates(home)
         self.last_problems: list[dict] = []  # what the watcher last found wrong with the file

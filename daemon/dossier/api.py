@@ -53,7 +53,7 @@ class Dossiers:
     def _capsule_topics(self, warnings: list[str]) -> list[topics.Topic]:
         if not self.config["dossier.capsule_topics"]:
             return []
-        path = self.home.capsule_dir / "CAPSULE.md"
+        path = self.home.capsule_file(self.agent, self.config["agent.namespace"])
         try:
             return topics.from_capsule(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
