@@ -154,6 +154,12 @@ def test_a_non_loopback_address_needs_explicit_consent(home, cli):
     assert not (home / "state" / "strata.sock").exists()
 
 
+def test_a_socket_in_a_missing_folder_is_a_clear_error(home, cli):
+    proc = cli("serve", "--socket", str(home / "no-such-folder" / "api.sock"))
+    assert proc.returncode != 0 and "cannot listen on" in proc.err and "existing folder" in proc.err
+    assert "Traceback" not in proc.err
+
+
 @pytest.mark.reliability
 def test_the_namespace_is_the_servers_own(home):
     async def other():

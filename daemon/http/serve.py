@@ -53,6 +53,10 @@ def unix_socket(path: Path) -> socket.socket:
     old = os.umask(0o177)  # created 0600: only this user may connect
     try:
         sock.bind(str(path))
+    except OSError as e:
+        sock.close()
+        raise StorageError(f"cannot listen on {path} ({e.strerror})",
+                           hint="set http.socket to a path in an existing folder this user may write to") from None
     finally:
         os.umask(old)
     os.chmod(path, 0o600)
