@@ -154,6 +154,16 @@ def test_a_non_loopback_address_needs_explicit_consent(home, cli):
     assert not (home / "state" / "strata.sock").exists()
 
 
+def test_kinds_added_in_the_config_are_accepted(home):
+    write_config(home, '[store]\nkinds = ["observation", "dream"]\n')
+    with serving(home) as api:
+        code, stored = api("POST", "/v1/memories", {"content": "flew over the data centre", "kind": "dream"})
+        assert code == 201
+        assert [m["id"] for m in api("GET", "/v1/timeline?kind=dream")[1]["items"]] == [stored["id"]]
+        code, error = api("POST", "/v1/memories", {"content": "x", "kind": "decision"})
+        assert code == 400 and "store.kinds" in error["hint"]
+
+
 def test_a_socket_in_a_missing_folder_is_a_clear_error(home, cli):
     proc = cli("serve", "--socket", str(home / "no-such-folder" / "api.sock"))
     assert proc.returncode != 0 and "cannot listen on" in proc.err and "existing folder" in proc.err

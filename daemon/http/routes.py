@@ -63,7 +63,10 @@ OFFSET = Param("offset", {"type": "integer", "minimum": 0, "maximum": 10**9, "de
                "items to skip (the previous page's next_offset)")
 AT = Param("at", {"type": "string"}, "as of this time (ISO 8601, unix seconds, or '2h ago')")
 
-OBSERVATION = obj(("content",), content=TEXT, kind={"type": "string", "enum": list(KINDS)}, importance=UNIT,
+# Kinds are not an enum: store.kinds may add to the defaults, and the memory layer checks them.
+KIND = {"type": "string", "minLength": 1, "description": f"one of store.kinds (default: {', '.join(KINDS)})"}
+
+OBSERVATION = obj(("content",), content=TEXT, kind=KIND, importance=UNIT,
                   context=CONTEXT, at=WHEN, source=STR, session=STR, factual={"type": "boolean"})
 
 
@@ -143,7 +146,7 @@ OPS: tuple[Op, ...] = (
        run=lambda c: c.memory.forget(c.path["id"], purge=c.query.get("purge", False))),
     Op("GET", "/v1/timeline", "timeline", "Memories in time order, newest first (paged)", tag="memories",
        query=(Param("since", {"type": "string"}, "from this time"), Param("until", {"type": "string"}, "to this time"),
-              Param("kind", {"type": "array", "items": {"type": "string", "enum": list(KINDS)}}, "only these kinds"),
+              Param("kind", {"type": "array", "items": KIND}, "only these kinds"),
               Param("state", {"type": "array", "items": {"type": "string", "enum": list(STATES)}},
                     "only these states (default active)"),
               Param("order", {"type": "string", "enum": ["newest", "oldest"]}, "newest first (default)"),
@@ -153,7 +156,7 @@ OPS: tuple[Op, ...] = (
     Op("POST", "/v1/recall", "recall", "Memories for a query, ranked by the composite score (seed 001: retrieve)",
        tag="recall", body=obj(("query",), query=TEXT, k={"type": "integer", "minimum": 1, "maximum": 1000},
                               mode={"type": "string", "enum": list(MODES)}, explain={"type": "boolean"},
-                              context=CONTEXT, kinds={"type": "array", "items": {"type": "string", "enum": list(KINDS)}},
+                              context=CONTEXT, kinds={"type": "array", "items": KIND},
                               include_archived={"type": "boolean"}),
        run=_recall),
     Op("POST", "/v1/recalls/{id}/feedback", "feedback", "Whether a recall helped; shared by every memory it returned. "
