@@ -15,6 +15,14 @@ def is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+@pytest.mark.parametrize("n, q, rank", [(300, 95, 285), (300, 99, 297), (200, 95, 190), (100, 99, 99),
+                                         (20, 95, 19), (7, 50, 4), (1, 95, 1), (10, 0, 1)])
+def test_percentile_is_the_nearest_rank(n, q, rank):
+    from daemon.bench.stats import percentile
+
+    assert percentile([float(i) for i in range(n, 0, -1)], q) == rank
+
+
 def test_bench_ingest(cli):
     r = cli.json("bench", "ingest", "--n", "2000")
     assert r["benchmark"] == "ingest" and r["n"] == 2000

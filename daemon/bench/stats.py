@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 import statistics
 
 
 def percentile(samples: list[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100) of a non-empty sample."""
     ordered = sorted(samples)
-    rank = max(1, min(len(ordered), round(q / 100 * len(ordered) + 0.5)))
+    rank = max(1, min(len(ordered), math.ceil(q * len(ordered) / 100)))
     return ordered[rank - 1]
 
 
