@@ -1,6 +1,6 @@
 """Errors a user can act on, each with the exit code the CLI returns for it.
 
-The core raises these; the faces (CLI, later MCP/TUI) decide how to show them.
+The core raises these; the faces (CLI, MCP, HTTP, TUI) decide how to show them.
 Every message says what went wrong and, where it helps, what to do next.
 """
 

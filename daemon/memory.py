@@ -1,6 +1,6 @@
 """The async Python API: one agent namespace of one home.
 
-The CLI, the daemon and later the MCP server and TUI all go through this class;
+The CLI, the daemon, the MCP server, the HTTP API and the TUI all go through this class;
 it returns values and leaves presenting them to its caller.
 """
 

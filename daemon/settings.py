@@ -253,7 +253,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("web.context_capacity", 7, "Most items the working set holds; beyond it the least recently "
             "activated leave uncommitted.", _between(2, 1000)),
     Setting("web.context_ttl_seconds", 1800, "A working set idle this long is committed by the next call "
-            "that touches it, or by `strata run` within daemon.fold_interval_seconds.", _between(1, 10**8)),
+            "that touches it, or by `strata run` within daemon.heartbeat_seconds.", _between(1, 10**8)),
     Setting("web.recall_feed", 3, "How many of each recall's best hits join the working set (0: none).",
             _between(0, 1000)),
     Setting("web.entities", True, "Link each new memory to the entities it mentions (people, handles, emails, "

@@ -39,6 +39,19 @@ def test_a_healthy_home(cli):
     assert "no daemon" in checks["daemon"]["message"] and "strata run" in checks["daemon"]["fix"]
 
 
+def test_the_llm_model_check_names_a_missing_unreadable_or_wrong_file(tmp_path):
+    from daemon.doctor import _llm
+
+    gguf, text = tmp_path / "m.gguf", tmp_path / "notes.txt"
+    gguf.write_bytes(b"GGUF" + bytes(60))
+    text.write_text("not a model")
+    cases = {tmp_path / "missing.gguf": "does not exist", tmp_path: "cannot read", text: "not a GGUF file"}
+    for path, words in cases.items():
+        found = _llm(path, b"GGUF")
+        assert found["status"] == "error" and words in found["message"] and "extractive" in found["message"], found
+    assert _llm(gguf, b"GGUF")["status"] == "ok"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("damage, check, words", [
     ("mode", "permissions", "chmod 600"),

@@ -163,7 +163,7 @@ def build(mem: Memory) -> MCPServer:
         stale: Annotated[bool, Field(description="Only facts not confirmed for longer than their TTL.")] = False,
         scope: Scope = None,
     ) -> dict[str, Any]:
-        """Every current fact, most important first: {facts: [...]}."""
+        """Every current fact, by key: {facts: [...]}."""
         return {"facts": await guarded((await reader(scope)).facts.list(stale=stale, prefix=prefix))}
 
     @server.tool(annotations=READ)
