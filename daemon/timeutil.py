@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from .errors import InvalidInput
 
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*(?:ago)?\s*$", re.I)
-_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
 def now() -> float:
@@ -45,7 +45,7 @@ def _parse_time(value: str | float | int, reference: float | None) -> float:
     m = _RELATIVE.match(text)
     if m:
         base = reference if reference is not None else now()
-        return base - float(m.group(1)) * _UNIT_SECONDS[m.group(2).lower()]
+        return base - float(m.group(1)) * UNIT_SECONDS[m.group(2).lower()]
     try:
         return float(text)
     except ValueError:
@@ -60,8 +60,4 @@ def _parse_time(value: str | float | int, reference: float | None) -> float:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt.timestamp()
-
-
-def hours_between(earlier: float, later: float) -> float:
-    return (later - earlier) / 3600.0
 

@@ -11,7 +11,7 @@ from typing import Iterator
 
 from .. import timeutil
 from ..episodes.jsonl import parse_jsonl, stored_rows
-from ..episodes.model import parse_context_pairs
+from ..episodes.model import STATES, parse_context_pairs
 from ..embedding import index as vectors
 from ..errors import EmbeddingUnavailable, InvalidInput
 from ..memory import Memory
@@ -195,7 +195,7 @@ async def cmd_show(args) -> int:
 
 
 async def cmd_timeline(args) -> int:
-    states = ("active", "superseded", "archived", "quarantined") if args.all_states else ("active",)
+    states = STATES if args.all_states else ("active",)
     async with opened(args) as mem:
         rows = await mem.timeline(
             since=timeutil.parse_time(args.since) if args.since else None,

@@ -60,7 +60,7 @@ class Action:
     episode: int
     set: dict  # column -> new value
     reason: str
-    extra: dict | None = None  # merge: {"into"}; interference: {"by"}; associate: {"with"}
+    extra: dict | None = None  # merged: {"into"}, its survivor: {"absorbed"}; interference: {"by"}; associate: {"with"}
 
     def as_dict(self, before: dict | None = None) -> dict:
         out = {"rule": self.rule, "episode": self.episode, "set": self.set, "reason": self.reason,

@@ -160,7 +160,7 @@ class Dossiers:
 
     async def _material(self, t: topics.Topic, now: float, warnings: list[str]) -> extractive.Material:
         k = int(self.config["dossier.sources"])
-        hits, used, said = await self._rank(t.query, k, self.config["dossier.recall_mode"])
+        hits, _, said = await self._rank(t.query, k, self.config["dossier.recall_mode"])
         warnings.extend(said)
         recent_after = now - float(self.config["dossier.recent_days"]) * 86400.0
         sources = salience.ranked(

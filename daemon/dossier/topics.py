@@ -17,7 +17,6 @@ from typing import Iterable, Mapping
 
 from ..errors import ConfigError, InvalidInput
 
-ORIGINS = ("config", "capsule", "person", "discovered")
 MAX_TOPIC_CHARS = 64
 _TOPIC = re.compile(r"^[^\W_][\w.-]*$")
 _SEPARATORS = re.compile(r"[\s_\-]+")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .fusion import Candidate
+from .fusion import Candidate, relative
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,4 @@ def combine(candidates: list[Candidate], reached: dict[int, dict], hebbian: dict
         c.relevance = (weights.retrieval * c.relevance + weights.graph * (graph["activation"] if graph else 0.0)
                        + weights.hebbian * (assoc[0] if assoc else 0.0))
         out.append(c)
-    best = max((c.relevance for c in out), default=0.0)
-    for c in out:
-        c.relevance = c.relevance / best if best > 0 else 0.0
-    return out
+    return relative(out)

@@ -15,9 +15,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-FUSIONS = ("scores", "rrf")
-
-
 @dataclass
 class Candidate:
     row: dict
@@ -72,7 +69,7 @@ def fuse(ranked: dict[str, list[Candidate]], weights: dict[str, float], *, metho
             m.relevance += w * (c.relevance if method == "scores" else 1.0 / (k + rank))
     for m in merged.values():
         m.retrievers["fused"] = {"method": method, "score": m.relevance}
-    return _relative(list(merged.values()))
+    return relative(list(merged.values()))
 
 
 def session_boost(candidates: list[Candidate], weight: float) -> list[Candidate]:
@@ -90,10 +87,11 @@ def session_boost(candidates: list[Candidate], weight: float) -> list[Candidate]
         if s is not None and tops[s][1] > 0:
             c.relevance += weight * tops[s][1]
             c.retrievers["session"] = {"best": tops[s][0], "added": weight * tops[s][1]}
-    return _relative(candidates)
+    return relative(candidates)
 
 
-def _relative(candidates: list[Candidate]) -> list[Candidate]:
+def relative(candidates: list[Candidate]) -> list[Candidate]:
+    """Relevance divided by the best (0 when none is positive), best first."""
     if not candidates:
         return []
     best = max(c.relevance for c in candidates)

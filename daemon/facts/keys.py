@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import InvalidInput
+from ..timeutil import UNIT_SECONDS
 
 MAX_KEY_CHARS = 200
 SOURCE_KINDS = ("person", "episode", "capsule", "rule", "agent", "import")
@@ -114,7 +115,7 @@ def parse_duration(text: Any) -> float | None:
         m = re.fullmatch(r"(\d+(?:\.\d+)?)\s*(s|m|h|d|w)?", s)
         if not m:
             raise InvalidInput(f"cannot read duration {text!r}", hint="use seconds or a number with s, m, h, d or w")
-        seconds = float(m.group(1)) * {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}[m.group(2) or "s"]
+        seconds = float(m.group(1)) * UNIT_SECONDS[m.group(2) or "s"]
     if seconds < 0:
         raise InvalidInput("a duration cannot be negative")
     return seconds or None

@@ -83,7 +83,8 @@ def shaped(fact, value, now: float) -> dict:
 def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: float) -> dict:
     """Record an assertion. Returns what happened: `created` (a new key), `changed` (a new current
     value), `confirmed` (the value it already had then: no new history, only a fresher
-    confirmation), `recorded` (an older valid time: history only), `retracted`."""
+    confirmation), `unchanged` (a retraction of what was already retracted), `recorded` (an older valid
+    time: history only), `retracted`."""
     key = normalise_key(a.label)
     if a.valid_from is None:
         # Read the clock only once the write lock is held: a writer that waited behind another

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 from .. import timeutil
+from ..episodes.model import STATES
 from ..errors import InvalidInput
 from ..memory import Memory
 from ..settings import KINDS, MODES
 
-STATES = ("active", "superseded", "archived", "quarantined")
 
 
 @dataclass(frozen=True)

@@ -43,9 +43,6 @@ class ClockJob(schedule.Job):
         super()._schedule_next_run()
         self.next_run += self.clock.now() - datetime.datetime.now()
 
-    def seconds_left(self) -> float | None:
-        return None if self.next_run is None else (self.next_run - self.clock.now()).total_seconds()
-
 
 class ClockScheduler(schedule.Scheduler):
     def __init__(self, clock: Clock):

@@ -79,7 +79,3 @@ def extract(text: str, source: str | None = None) -> list[tuple[str, str]]:
         if words and words[0] not in _NOT_NAMES:
             add("person", " ".join(words))
     return list(found)
-
-
-def node(kind: str, value: str) -> str:
-    return f"entity:{kind}:{value}"
