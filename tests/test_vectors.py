@@ -157,7 +157,29 @@ def test_each_stored_batch_gets_the_next_sequence_number(home):
             return [r[0] for r in await mem.db.fetchall("SELECT embedded FROM episodes ORDER BY id")], \
                 await mem.db.scalar("SELECT value FROM meta WHERE key = 'vector_seq'")
     seqs, last = run(go())
-    assert seqs == [1, 1, 1, 2] and int(last) == 2
+    # Shortest first: memory 4 (27 characters), 1 (29), 3 (31), then 2 (36) alone.
+    assert seqs == [1, 2, 1, 1] and int(last) == 2
+
+
+def test_pending_memories_are_read_a_window_at_a_time_and_embedded_shortest_first(home, monkeypatch):
+    import daemon.memory
+
+    monkeypatch.setattr(daemon.memory, "EMBED_WINDOW", 3)
+    texts = ["a much longer note about the backup job on nas-01 failing twice", "short", "medium sized note",
+             "tiny", "the longest of them all: gw-02 lost its uplink during the storm last night", "mid note x"]
+
+    async def go():
+        async with _filled(home, texts=texts) as mem:
+            done = await mem.embed_pending(batch=2)
+            rows = await mem.db.fetchall(f"SELECT e.id, e.embedded, v.embedding FROM episodes e "
+                                         f"JOIN {vectors.TABLE} v ON v.rowid = e.id ORDER BY e.id")
+            alone = (await mem.embedder()).embed(texts)
+            return done, [(r[0], r[1]) for r in rows], np.stack([np.frombuffer(r[2], np.float32) for r in rows]), alone
+    done, seqs, stored, alone = run(go())
+    assert done["embedded"] == 6 and done["backlog"] == 0
+    # Ids 1-3 are the first window, 4-6 the second; in each, the shorter texts' batch is stored first.
+    assert dict(seqs) == {2: 1, 3: 1, 1: 2, 4: 3, 6: 3, 5: 4}
+    assert np.allclose(stored, alone, atol=1e-6)  # the order changes the speed, not the vectors
 
 
 def test_balanced_recall_with_and_without_the_copy_ranks_alike(home):

@@ -152,7 +152,7 @@ async def bench_daemon(n: int, *, seconds: float = 600.0, repeat: int = 3, seed:
         home.config_path.write_text(topics, encoding="utf-8")
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
-            await mem.embed_pending(batch=64, progress=embed_progress)  # an idle daemon has no backlog
+            await mem.embed_pending(progress=embed_progress)  # an idle daemon has no backlog
             phases = await _time_phases(mem, repeat, progress)
         quick_check = await asyncio.to_thread(_quick_check_seconds, home.db_path, repeat)
         database_mb = round(sum(p.stat().st_size for p in home.state_dir.glob("memory.db*")) / 2**20, 1)

@@ -55,7 +55,7 @@ async def bench_dossier(n: int, *, refreshes: int = 200, mode: str = "balanced",
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
             if mode != "fast":
-                await mem.embed_pending(batch=64, progress=embed_progress)
+                await mem.embed_pending(progress=embed_progress)
             names = [(await mem.dossiers.add(t))["topic"] for t in TOPICS]
             queries = [(await mem.dossiers.topic(t)).query for t in names]
             k = int(mem.config["dossier.sources"])

@@ -9,18 +9,20 @@ from pathlib import Path
 from typing import Callable
 
 from ..embedding.loader import Embedder, load_embedder
+from ..memory import EMBED_BATCH, EMBED_WINDOW
 from . import corpus
 from .stats import ratio, summary_ms
 
-BATCH = 64  # what the daemon's embed phase hands the embedder at a time
-
 
 def _throughput(embedder: Embedder, texts: list[str], progress: Callable[[int], None] | None) -> float:
+    """Texts a second as `embed_pending` hands them over: a window at a time, shortest first, in batches."""
     started = time.perf_counter()
-    for i in range(0, len(texts), BATCH):
-        embedder.embed(texts[i:i + BATCH])
-        if progress:
-            progress(len(texts[i:i + BATCH]))
+    for w in range(0, len(texts), EMBED_WINDOW):
+        window = sorted(texts[w:w + EMBED_WINDOW], key=len)
+        for i in range(0, len(window), EMBED_BATCH):
+            embedder.embed(window[i:i + EMBED_BATCH])
+            if progress:
+                progress(len(window[i:i + EMBED_BATCH]))
     return len(texts) / (time.perf_counter() - started)
 
 

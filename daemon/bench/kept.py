@@ -33,7 +33,7 @@ async def _embedded(mem: Memory, mode: str, embed_progress) -> float | None:
     if mode == "fast":
         return None
     t = time.perf_counter()
-    await mem.embed_pending(batch=64, progress=embed_progress)
+    await mem.embed_pending(progress=embed_progress)
     return round(time.perf_counter() - t, 3)
 
 

@@ -28,7 +28,7 @@ from ..config import Config
 from ..episodes.fts import match_expression
 from ..errors import InvalidInput, NotFound
 from ..home import init_home
-from ..memory import Memory
+from ..memory import EMBED_BATCH, Memory
 from ..storage import driver
 from .stats import ratio, summary_ms
 
@@ -38,7 +38,6 @@ METRICS = tuple(f"recall_at_{k}" for k in KS) + tuple(f"session_recall_at_{k}" f
 BASELINES = ("bm25", "cosine", "rrf")
 CANDIDATES = 50  # per-retriever list length fed to the RRF baseline (strata's recall.candidates default)
 RRF_K = 60
-EMBED_BATCH = 64
 DATE_FORMAT = "%I:%M %p on %d %B, %Y"  # "1:56 pm on 8 May, 2023"
 HINT = "pass --data PATH to a LoCoMo file (locomo10.json or a file of the same shape)"
 
@@ -334,13 +333,15 @@ class Bm25:
 
 
 async def embed_all(embedder, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
-    parts = []
-    for i in range(0, len(texts), EMBED_BATCH):
-        batch = list(texts[i:i + EMBED_BATCH])
-        parts.append(await asyncio.to_thread(embedder.embed, batch))
+    """Every text's vector, in order; embedded shortest first, as `embed_pending` does (less padding)."""
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
+    for i in range(0, len(order), EMBED_BATCH):
+        rows = order[i:i + EMBED_BATCH]
+        out[rows] = await asyncio.to_thread(embedder.embed, [texts[j] for j in rows])
         if progress:
-            progress(len(batch))
-    return np.vstack(parts)
+            progress(len(rows))
+    return out
 
 
 def turn_rows(turns: Sequence[Turn], texts: Sequence[str]) -> list[dict]:
@@ -364,7 +365,7 @@ async def store_turns(mem: Memory, conv: Conversation, texts: Sequence[str], mod
     if progress:  # a shared episode is embedded once: keep the bar's total
         progress((len(texts) - len(by_episode)) * (store_passes(mode) - 1))
     if mode != "fast":
-        await mem.embed_pending(batch=EMBED_BATCH, progress=progress)
+        await mem.embed_pending(progress=progress)
     text_of = {t.dia_id: text for t, text in zip(conv.turns, texts)}
     return Stored(list(by_episode), [text_of[ts[0].dia_id] for ts in by_episode.values()],
                   {e: [t.dia_id for t in ts] for e, ts in by_episode.items()})

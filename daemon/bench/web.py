@@ -146,7 +146,7 @@ async def _deep_part(n: int, queries: int, seed: int, progress, embed_progress) 
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
             t = time.perf_counter()
-            await mem.embed_pending(batch=64, progress=embed_progress)
+            await mem.embed_pending(progress=embed_progress)
             embed_s = time.perf_counter() - t
             # Use before measuring: each warm-up recall feeds the working set, committed every
             # third recall, so Hebbian edges exist as they would after a while of real use.
