@@ -4,6 +4,7 @@ retried with backoff while the others carry on."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from conftest import write_config
@@ -83,6 +84,44 @@ def test_a_failing_phase_backs_off_and_the_others_carry_on(home):
 
     asyncio.run(go())
 
+
+
+def test_the_embed_phase_runs_again_at_once_while_memories_wait(home, monkeypatch):
+    from daemon.phases import jobs
+
+    monkeypatch.setattr(jobs, "EMBED_PER_RUN", 2)
+    loads = []
+
+    async def go():
+        clock = ManualClock()
+        async with await Memory.open(home, actor="daemon") as mem:
+            for i in range(5):
+                await mem.observe(f"note {i} about the bridge on gw-0{i}")
+            real = mem.embedder
+
+            async def counted():
+                if mem._embedder is None:
+                    loads.append(1)
+                return await real()
+            mem.embedder = counted
+            loop = PhaseLoop(mem, asyncio.Event(), clock)
+            ran = await _settle(loop)  # the clock never moves
+            results = [r[0] for r in await mem.db.fetchall(
+                "SELECT result FROM phase_runs WHERE phase = 'embed' ORDER BY id")]
+            return ran, results, await mem.embedding_backlog(), mem._embedder
+    ran, results, backlog, kept = asyncio.run(go())
+    assert ran.count("embed") == 3 and backlog == 0
+    assert [json.loads(r)["embedded"] for r in results] == [2, 2, 1]
+    assert len(loads) == 1 and kept is None  # loaded once, released after the last run
+
+
+def test_an_embed_run_that_embeds_nothing_waits_for_the_next_interval():
+    from daemon.phases.jobs import more_to_embed
+
+    assert more_to_embed({"embedded": 512, "backlog": 10})
+    assert not more_to_embed({"embedded": 512, "backlog": 0})
+    assert not more_to_embed({"embedded": 0, "skipped": "no model (…)"})
+    assert not more_to_embed({"embedded": 0, "backlog": 0})
 
 
 def test_decay_takes_a_strength_snapshot_that_status_shows(home):

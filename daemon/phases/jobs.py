@@ -9,6 +9,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Callable
 
 from .. import timeutil
 from ..errors import EmbeddingUnavailable
@@ -17,7 +18,9 @@ from . import notify, snapshots, steps as loop_steps
 from .wake import wake_input
 
 log = logging.getLogger("strata.phases")
-EMBED_PER_RUN = 512  # bounds one run so a large backlog never starves the other phases
+# One run is bounded so that a stop (SIGTERM, a reload) waits seconds, not the whole backlog;
+# while memories still wait, the phase runs again at once (`more_to_embed`).
+EMBED_PER_RUN = 512
 MIN_FREE_BYTES = 256 * 1024 * 1024
 
 
@@ -85,19 +88,30 @@ async def fold(mem) -> dict:
     return await mem.fold()
 
 
-def _releasing(run):
-    """After the phase, unload the models it used when daemon.release_models says so."""
-    async def phase(mem) -> dict:
-        try:
-            return await run(mem)
-        finally:
-            if mem.config["daemon.release_models"]:
-                mem.release_models()
-    phase.__name__ = run.__name__
-    return phase
+def _releasing(again: Callable[[dict], bool] = lambda _: False):
+    """After the phase, unload the models it used when daemon.release_models says so, unless
+    `again` says the phase runs again at once (it would only load them again)."""
+    def wrap(run):
+        async def phase(mem) -> dict:
+            result = None
+            try:
+                result = await run(mem)
+                return result
+            finally:
+                if mem.config["daemon.release_models"] and not (result and again(result)):
+                    mem.release_models()
+        phase.__name__ = run.__name__
+        return phase
+    return wrap
 
 
-@_releasing
+def more_to_embed(result: dict) -> bool:
+    """Whether an embed run left memories waiting (and embedded some: a failing model waits
+    for the next interval)."""
+    return result.get("embedded", 0) > 0 and result.get("backlog", 0) > 0
+
+
+@_releasing(again=more_to_embed)
 async def embed(mem) -> dict:
     try:
         return await mem.embed_pending(limit=EMBED_PER_RUN)
@@ -115,7 +129,7 @@ async def consolidate(mem) -> dict:
     return {"run": r["run"], **r["counts"], "memories": r["memories"], "seconds": r["seconds"]}
 
 
-@_releasing
+@_releasing()
 async def dossiers(mem) -> dict:
     done = await mem.dossiers.refresh_due()
     return {"due": len(done["due"]), "refreshed": sum(r["status"] == "refreshed" for r in done["results"]),
@@ -127,7 +141,7 @@ async def capsule(mem) -> dict:
     return {k: r[k] for k in ("status", "lines", "cut")} | {"absorbed": len(r["absorbed"])}
 
 
-@_releasing
+@_releasing()
 async def arena(mem) -> dict:
     if not mem.config["arena.enabled"]:
         return {"skipped": "arena.enabled is false"}

@@ -16,6 +16,7 @@ class Phase:
     at_start: bool
     doc: str
     after: str | None = None  # also runs right after each run of this phase
+    again: Callable[[dict], bool] | None = None  # runs again at once while this holds for its result
 
     def period(self, cfg) -> float:
         """How often it runs: its own interval, or its leader's."""
@@ -41,7 +42,8 @@ PHASES: tuple[Phase, ...] = (
     Phase("fold", _seconds("daemon.fold_interval_seconds"), jobs.fold, True,
           "fold recall access events into memory features"),
     Phase("embed", _seconds("daemon.embed_interval_seconds"), jobs.embed, True,
-          f"embed memories waiting for a vector, at most {jobs.EMBED_PER_RUN} a run"),
+          f"embed memories waiting for a vector, {jobs.EMBED_PER_RUN} a run, again at once while more wait",
+          again=jobs.more_to_embed),
     Phase("decay", _seconds("daemon.decay_interval_hours", 3600), jobs.decay, False,
           "spiderweb decay and prune, and a snapshot of memory strength"),
     Phase("consolidate", _seconds("daemon.consolidation_interval_hours", 3600), jobs.consolidate, False,

@@ -69,6 +69,9 @@ class PhaseLoop:
             log.warning("phase %s: retrying in %g s (failure %d in a row)", name, wait, n)
             return
         self.failures.pop(name, None)
+        again = BY_NAME[name].again
+        if again and again(r["result"]):
+            self._due(name)
         log.log(logging.INFO if _noteworthy(r["result"]) else logging.DEBUG, "phase %s: %s (%.2f s)", name,
                 _summary(r["result"]), r["seconds"])
 
