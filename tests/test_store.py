@@ -19,6 +19,17 @@ def test_observe_stores_every_feature(memory):
     assert [h["action"] for h in ep["history"]] == ["create"]
 
 
+def test_a_large_batch_is_stored_whole_and_every_row_is_searchable(memory):
+    # More rows than one INSERT statement carries (500), so the batch spans several statements.
+    rows = [{"content": f"token{i:04d} sighting of probe {i}", "at": 1_790_000_000 + i} for i in range(1101)]
+    result = memory.observe_many(rows)
+    assert result["created"] == 1101 and result["ids"] == list(range(1, 1102))
+    for i in (0, 499, 500, 999, 1000, 1100):
+        assert [h["id"] for h in memory.recall(f"token{i:04d}", mode="fast")["hits"]] == [i + 1]
+        assert memory.get(i + 1)["content"] == rows[i]["content"]
+    assert memory.sql("SELECT count(*) AS n FROM episodes_fts WHERE episodes_fts MATCH 'probe'")[0]["n"] == 1101
+
+
 def test_attention_filter_collapses_repeats_within_window(memory):
     a = memory.observe("Bridge: DOWN", at="2026-03-01T10:00:00Z")
     b = memory.observe("Bridge: DOWN", at="2026-03-01T10:04:00Z")
