@@ -240,6 +240,15 @@ def test_namespaces_cannot_touch_each_others_web(home):
     asyncio.run(go())
 
 
+def test_an_entity_named_many_times_in_one_batch_counts_every_mention(memory):
+    memory.observe("paged Ines about gw-02")
+    memory.observe_many([{"content": f"gw-02 check {i} by db-7", "at": 1_790_000_000 + i} for i in range(30)]
+                        + [{"content": "db-7 vacuum done", "at": 1_790_000_100}])
+    counts = {e["node"]: e["mentions"] for e in memory.web.entities()}
+    assert counts["entity:host:gw-02"] == 31 and counts["entity:host:db-7"] == 31
+    assert memory.sql("SELECT count(*) AS n FROM web_links WHERE dst = 'entity:host:gw-02'")[0]["n"] == 31
+
+
 def test_purging_a_memory_removes_its_edges_links_and_the_entities_only_it_mentioned(memory):
     a, b = observe(memory, "keep gw-02", "purge me, gw-02 and db-7")
     memory.web.activate([a, b])

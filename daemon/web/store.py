@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 from ..errors import InvalidInput, NotFound
@@ -215,14 +216,16 @@ LINK_TYPES = ("related", "supports", "contradicts", "supersedes")
 def record_mentions(conn, agent: str, found: list[tuple[int, list[tuple[str, str]]]], now: float, *,
                     actor: str) -> int:
     """Entities episodes mention, (episode id, [(type, value)]) each: every entity upserted once
-    per mention and linked from its episode ("mentions"), in two statements for the whole batch."""
+    with its count of mentions (a batch names the same few hosts and people thousands of times)
+    and linked from each episode that mentions it ("mentions")."""
     pairs = [(episode, kind, value) for episode, entities in found for kind, value in entities]
     if not pairs:
         return 0
     conn.executemany(
-        "INSERT INTO entities (agent, type, value, mentions, first_at, last_at) VALUES (?, ?, ?, 1, ?, ?) "
-        "ON CONFLICT (agent, type, value) DO UPDATE SET mentions = mentions + 1, last_at = excluded.last_at",
-        [(agent, kind, value, now, now) for _, kind, value in pairs])
+        "INSERT INTO entities (agent, type, value, mentions, first_at, last_at) VALUES (?, ?, ?, ?, ?, ?) "
+        "ON CONFLICT (agent, type, value) DO UPDATE SET mentions = mentions + excluded.mentions, "
+        "last_at = excluded.last_at",
+        [(agent, kind, value, n, now, now) for (kind, value), n in Counter((k, v) for _, k, v in pairs).items()])
     add_mentions(conn, agent, [(f"episode:{episode}", f"entity:{kind}:{value}") for episode, kind, value in pairs],
                  now, actor=actor)
     return len(pairs)
