@@ -43,8 +43,9 @@ from .storage import Database
 
 IMPORT_BATCH = 2000
 # Memories waiting for a vector are read this many at a time and embedded shortest first, so
-# the embedder's groups hold texts of about one length and pad little: on the benchmark corpus
-# 98 texts/s, against 62 when each batch of 64 was sorted only within itself (same vectors).
+# the embedder's groups hold texts of about one length and pad little: 98 texts/s on the
+# million-memory corpus's texts, against 62 when each batch of 64 was sorted only within
+# itself (`bench embed`: 102 against 89), and the same vectors.
 EMBED_WINDOW = 2048
 EMBED_BATCH = 256  # texts per embedder call and per stored transaction
 

@@ -60,4 +60,3 @@ def _parse_time(value: str | float | int, reference: float | None) -> float:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=timezone.utc)
     return dt.timestamp()
-

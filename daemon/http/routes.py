@@ -14,7 +14,6 @@ from ..memory import Memory
 from ..settings import KINDS, MODES
 
 
-
 @dataclass(frozen=True)
 class Param:
     name: str
