@@ -172,10 +172,6 @@ def before(corpus_home):
     return state(corpus_home)
 
 
-def test_the_corpus_is_large_enough():
-    assert len(CASES) >= 50
-
-
 @pytest.mark.parametrize("name, op, args, expected", CASES, ids=IDS)
 def test_python_api(corpus_home, before, name, op, args, expected):
     async def go():
@@ -199,7 +195,8 @@ def test_cli(corpus_home, before, name, op, args, expected):
         pytest.skip("a command line cannot carry this input")
     argv, stdin = call
     proc = CLI(corpus_home)("--json", *argv, input=stdin)
-    usage = proc.returncode == 2 and "usage:" in proc.err  # argparse refused a malformed option
+    # argparse refusing a malformed option is the right answer only for invalid input.
+    usage = proc.returncode == 2 and "usage:" in proc.err and expected == "invalid_input"
     assert usage or proc.returncode == EXIT[expected], (name, proc.returncode, proc.err[-500:])
     assert "Traceback" not in proc.err
     if proc.returncode not in (0, 2):
@@ -220,7 +217,9 @@ def test_mcp(corpus_home, before):
                     assert not r.is_error, (name, text)
                 else:
                     assert r.is_error, name
-                    assert f"{expected}:" in text or "validation error" in text, (name, text)
+                    # The tool's schema refusing a value is the right answer only for invalid input.
+                    schema = expected == "invalid_input" and "validation error" in text
+                    assert f"{expected}:" in text or schema, (name, text)
                     assert "Error executing tool" in text and "Traceback" not in text
             assert not (await t.client.call_tool("status", {})).is_error  # still serving
     asyncio.run(go())
