@@ -64,11 +64,17 @@ def test_paraphrase_is_closer_than_an_unrelated_text(embedder):
 
 
 def test_long_text_is_embedded_from_its_first_512_tokens(embedder, reference):
-    long_text = " ".join(f"the backup job failed again on nas-{i:02d} after {i} retries" for i in range(300))
-    v = embedder.embed([long_text])
+    # About 400 tokens on backups, then about 1,200 on a cake: the first 512 are mostly backups.
+    backups = " ".join(f"the backup job failed again on nas-{i:02d} after {i} retries" for i in range(30))
+    cake = " ".join(f"she baked a lemon cake with {i} eggs for the sunday picnic" for i in range(100))
+    v = embedder.embed([f"{backups} {cake}"])
     assert v.shape == (1, 384) and np.isfinite(v).all()
     # the reference truncates at 512 tokens too
-    assert float(v[0] @ reference.embed(long_text)) > AGREEMENT[embedder.runtime]
+    agreement = float(v[0] @ reference.embed(f"{backups} {cake}"))
+    assert agreement > AGREEMENT[embedder.runtime]
+    # not cut sooner (backups alone) nor later (mostly cake): both are further from it
+    for other in embedder.embed([backups, cake]):
+        assert float(v[0] @ other) < agreement - 0.01
 
 
 def test_default_model_is_converted_once_and_verified_on_load(models_dir):
