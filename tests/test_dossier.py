@@ -379,11 +379,15 @@ def test_llm_dossier_is_generated_checked_and_recorded(home, memory, small_llm):
     assert "TODO T-12: rotate the TLS cert" in user["content"] and re.search(r"^\[e3\] ", user["content"], re.M)
     assert shown["notes"]["prompt"] == r["notes"]["prompt"]  # stored with the version
     assert r["intended_generator"] == "llm:SmolLM2-135M-Instruct.Q4_1"
+    # The schema asks for one line at least, and every line is judged: kept or rejected.
+    assert r["notes"]["kept_lines"] + len(r["notes"]["rejected"]) >= 1
     for rejected in r["notes"]["rejected"]:
         assert rejected["reason"] and rejected["text"] not in shown["text"]
     if r["generator"] == "extractive":  # a weak model: fell back, and said why
         assert "grounding check" in r["notes"]["fallback"] or "JSON" in r["notes"]["fallback"]
         assert shown["generator"] == "extractive (llm fell back)"
+    else:
+        assert shown["generator"] == r["intended_generator"] and r["notes"]["kept_lines"] >= 1
     assert "Current facts" in shown["text"] and "error" not in shown["text"].casefold()
 
 
