@@ -120,12 +120,13 @@ def test_render_matches_the_golden_file(memory, home):
     _history(memory)
     r = memory.capsule.render(now=T0)
     text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
-    if os.environ.get("UPDATE_GOLDEN"):
-        GOLDEN.write_text(text, encoding="utf-8")
     assert r["status"] == "rendered" and document.parse(text).ok
-    assert text == GOLDEN.read_text(encoding="utf-8")
     assert outside_blocks(text) == outside_blocks(EXAMPLE)
     assert (home / "capsule" / "CAPSULE.md").stat().st_mode & 0o777 == 0o600
+    if os.environ.get("UPDATE_GOLDEN"):
+        GOLDEN.write_text(text, encoding="utf-8")
+        pytest.skip("golden file rewritten: review its diff")  # a rewrite is never a pass
+    assert text == GOLDEN.read_text(encoding="utf-8")
 
 
 def test_hand_edits_become_facts_pins_and_hides_and_survive_renders(memory, home):

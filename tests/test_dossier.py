@@ -196,9 +196,10 @@ def bridge(fast_home, memory):
 def test_extractive_dossier_matches_the_golden_file(bridge):
     r = bridge.dossiers.refresh("bridge", now=T0)
     text = bridge.dossiers.show("bridge")["text"]
+    assert r["status"] == "refreshed" and r["generator"] == "extractive"
     if os.environ.get("UPDATE_GOLDEN"):
         GOLDEN.write_text(text, encoding="utf-8")
-    assert r["status"] == "refreshed" and r["generator"] == "extractive"
+        pytest.skip("golden file rewritten: review its diff")  # a rewrite is never a pass
     assert text == GOLDEN.read_text(encoding="utf-8")
 
 
