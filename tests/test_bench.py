@@ -141,7 +141,9 @@ def test_bench_facts_reports_get_and_set_latency_against_a_bare_table(cli, tmp_p
     for key in ("get_p50_ms", "get_p95_ms", "get_at_p95_ms", "set_p50_ms", "set_p95_ms"):
         assert is_number(r[key]) and r[key] > 0, key
     assert r["get_p50_ms"] <= r["get_p95_ms"] and r["set_p50_ms"] <= r["set_p95_ms"]
-    assert is_number(r["baseline"]["get_p95_ms"]) and is_number(r["ratio_set_p95"])
+    assert r["baseline"]["get_p95_ms"] > 0 and r["baseline"]["set_p95_ms"] > 0
+    assert r["ratio_get_p95"] == round(r["get_p95_ms"] / r["baseline"]["get_p95_ms"], 3)
+    assert r["ratio_set_p95"] == round(r["set_p95_ms"] / r["baseline"]["set_p95_ms"], 3)
     assert json.loads(out.read_text(encoding="utf-8")) == r
     assert cli("bench", "facts", "--keys", "10", "--history", "5").returncode == 4
 
@@ -157,7 +159,9 @@ def test_bench_web_reports_decay_spread_and_deep_recall_against_baselines(cli, t
     assert r["edges_after_decay"] == 4000  # five runs of x0.95 prune nothing that weighs 1 or more
     assert r["spread_p50_ms"] <= r["spread_p95_ms"] and r["reached_per_spread"] > 0
     assert r["hebbian_edges"] > 0 and r["links"] > 0 and r["graph_hits_per_query"] > 0
-    assert is_number(r["decay_ratio"]) and is_number(r["spread_ratio_p95"]) and is_number(r["deep_ratio_p95"])
+    assert r["decay_baseline"]["seconds"] > 0 and r["decay_ratio"] > 0
+    assert r["spread_ratio_p95"] == round(r["spread_p95_ms"] / r["spread_baseline"]["p95_ms"], 3)
+    assert r["deep_ratio_p95"] == round(r["deep_recall_p95_ms"] / r["deep_baseline"]["p95_ms"], 3)
     assert json.loads(out.read_text(encoding="utf-8")) == r
     assert cli("bench", "web", "--nodes", "10", "--edges", "100").returncode == 4
 
