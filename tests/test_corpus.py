@@ -172,6 +172,7 @@ def test_tasks_open_and_close(corpus_20k: list[dict]) -> None:
 
 def test_queries_deterministic_nonempty_and_varied() -> None:
     qs = queries(300, seed=0)
+    assert qs == queries(300, seed=0) and qs != queries(300, seed=1)
     assert len(qs) == 300 and queries(0) == []
     assert all(isinstance(q, str) and q.strip() for q in qs)
     assert len(set(qs)) > 150
