@@ -9,7 +9,7 @@ import pytest
 
 from daemon import Memory
 from daemon.embedding import index as vectors
-from daemon.embedding.cache import VectorCache
+from daemon.embedding.cache import VectorCache, cutoff
 from daemon.errors import EmbeddingUnavailable
 from conftest import write_config
 
@@ -223,3 +223,18 @@ def test_large_namespaces_shortlist_by_sign_bits_and_score_exactly(home):
         assert fast[0][0] == slow[0][0] == ids[n]
         overlap.append(len({i for i, _ in fast} & {i for i, _ in slow}) / 10)
     assert np.mean(overlap) >= 0.9
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_shortlist_cutoff_is_the_smallest_distance_keeping_enough(seed):
+    """The cut-off found from a sample is exact: at least `keep` distances are at or below it
+    and fewer below it, whatever the guess (a skewed sample, ties, a keep of one or all)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 5000))
+    distance = rng.binomial(384, rng.uniform(0.05, 0.95), n).astype(np.uint16)
+    if seed % 2:
+        distance[::16] = 0  # the sample sees only zeros: the guess is far too low
+    for keep in {1, max(1, n // 50), max(1, n // 2), n}:
+        d = cutoff(distance, keep)
+        assert np.count_nonzero(distance <= d) >= keep
+        assert d == 0 or np.count_nonzero(distance < d) < keep

@@ -32,6 +32,24 @@ def _state(conn, agent: str) -> tuple:
         "(SELECT max(embedded) FROM episodes WHERE agent = ?)", (agent,)).fetchone()
 
 
+def cutoff(distance: np.ndarray, keep: int, *, sample_every: int = 16, steps: int = 4) -> int:
+    """The smallest distance d such that at least `keep` distances are <= d (ties at the
+    cut-off are all kept). Distances are small integers: a histogram of every 16th one guesses
+    d and counting corrects it one unit at a time (a step or two on sign-bit distances; a
+    guess further off falls back to the histogram of them all). At a million vectors this
+    takes 0.5 ms where the full histogram takes 4."""
+    sample = distance[::sample_every]
+    d = int(np.searchsorted(np.cumsum(np.bincount(sample)), keep * len(sample) / len(distance)))
+    for _ in range(steps):
+        if np.count_nonzero(distance <= d) < keep:
+            d += 1
+        elif d > 0 and np.count_nonzero(distance < d) >= keep:
+            d -= 1
+        else:
+            return d
+    return int(np.searchsorted(np.cumsum(np.bincount(distance)), keep))
+
+
 class VectorCache:
     def __init__(self, agent: str, *, exact_below: int = 20_000, shortlist: int = 2000):
         self.agent = agent
@@ -128,10 +146,7 @@ class VectorCache:
         keep = max(self.shortlist, self._size // 50)
         if keep >= self._size:
             return np.arange(self._size)
-        # Distances are small integers, so the cut-off comes from a histogram: an order of
-        # magnitude cheaper than a partition, and ties at the cut-off are all kept.
-        cutoff = int(np.searchsorted(np.cumsum(np.bincount(distance)), keep))
-        return np.flatnonzero(distance <= cutoff)
+        return np.flatnonzero(distance <= cutoff(distance, keep))
 
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k nearest: (episode id, cosine distance), nearest first. Vectors are normalised,
