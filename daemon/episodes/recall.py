@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..scoring import EpisodeFeatures, ScoringParams, learning_phase, score_episode
+import numpy as np
+
+from ..scoring import EpisodeFeatures, ScoringParams, context_match, learning_phase, score_episode
+from ..scoring.batch import Columns, composites
 from ..embedding import index as vectors
 from ..embedding.cache import VectorCache
 from ..facts import store as facts_store
@@ -139,22 +142,23 @@ def _shown(explained: dict) -> dict:
 def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
                     phase: str, k: int, first: set[int] = frozenset()) -> tuple[list[dict], int]:
     """Score, filter and order (memories in `first` lead). Returns (hits, how many the
-    thresholds filtered out)."""
-    scored, filtered = [], 0
-    for c in candidates:
-        r = c.row
-        feats = features_of(r, json.loads(r["context"]) if query_context else {})
-        b = score_episode(feats, c.relevance, query_context, now, params, phase)
-        if not b.eligible:
-            filtered += 1
-            continue
-        scored.append((b.composite, r["id"], c, b, feats))
-    scored.sort(key=lambda t: (t[1] not in first, -t[0], -t[1]))
+    thresholds filtered out). Every candidate is scored at once; the breakdown that explains a
+    hit is worked out for the k shown."""
+    rows = [c.row for c in candidates]
+    contexts = [json.loads(r["context"]) for r in rows] if query_context else None
+    matches = np.array([context_match(query_context, x) for x in contexts] if contexts else np.zeros(len(rows)))
+    composite, eligible = composites(Columns.of(rows), np.array([c.relevance for c in candidates]), matches, now,
+                                     params, phase)
+    kept = np.flatnonzero(eligible).tolist()
+    score = composite.tolist()
+    kept.sort(key=lambda j: (rows[j]["id"] not in first, -score[j], -rows[j]["id"]))
     hits = []
-    for rank, (score, _, c, b, feats) in enumerate(scored[:k], 1):
-        r = c.row
+    for rank, j in enumerate(kept[:k], 1):
+        c, r = candidates[j], rows[j]
+        feats = features_of(r, contexts[j] if contexts else {})
+        b = score_episode(feats, c.relevance, query_context, now, params, phase)
         hits.append({
-            "rank": rank, "id": r["id"], "score": round(score, 6), "kind": r["kind"], "content": r["content"],
+            "rank": rank, "id": r["id"], "score": round(b.composite, 6), "kind": r["kind"], "content": r["content"],
             "event_at": r["event_at"], "source": r["source"], "session": r["session"],
             "factual": feats.factual, "context": feats.context or json.loads(r["context"]),
             "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items()
@@ -164,7 +168,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
                         "features": {"access_count": feats.access_count, "successes": feats.successes,
                                      "failures": feats.failures, "importance": feats.importance}},
         })
-    return hits, filtered
+    return hits, len(rows) - len(kept)
 
 
 async def nearest(db: Database, scope: Scope, vector, limit: int, spec: vectors.Spec, cache: VectorCache | None,

@@ -31,16 +31,20 @@ def is_potentiated(access_count: int, potentiation_accesses: int = 10) -> bool:
     return access_count >= potentiation_accesses
 
 
+# The seed's curve (see above); batch.py reads the same constants.
+TIME_CONSTANT_DAYS, POWER_EXPONENT, BOUNDARY_DAYS, POTENTIATION_FACTOR, FLOOR = 1.0, 0.3, 3.0, 0.1, 0.01
+
+
 def hybrid_strength(
     age_days: float,
     access_count: int,
     *,
-    time_constant_days: float = 1.0,
-    power_exponent: float = 0.3,
-    boundary_days: float = 3.0,
+    time_constant_days: float = TIME_CONSTANT_DAYS,
+    power_exponent: float = POWER_EXPONENT,
+    boundary_days: float = BOUNDARY_DAYS,
     potentiation_accesses: int = 10,
-    potentiation_factor: float = 0.1,
-    floor: float = 0.01,
+    potentiation_factor: float = POTENTIATION_FACTOR,
+    floor: float = FLOOR,
 ) -> float:
     """0..1 (floor..1)."""
     if time_constant_days <= 0:

@@ -17,6 +17,7 @@ import math
 __all__ = ["rfm_priority", "rfm_components"]
 
 _LN2 = math.log(2.0)
+FREQUENCY_CAP, WEIGHTS = 100, (0.3, 0.2, 0.5)  # the seed's
 
 
 def rfm_components(
@@ -25,7 +26,7 @@ def rfm_components(
     importance: float,
     *,
     half_life_hours: float = 168.0,
-    frequency_cap: int = 100,
+    frequency_cap: int = FREQUENCY_CAP,
 ) -> tuple[float, float, float]:
     """(R, F, I), each in 0..1."""
     if half_life_hours <= 0:
@@ -48,8 +49,8 @@ def rfm_priority(
     importance: float,
     *,
     half_life_hours: float = 168.0,
-    frequency_cap: int = 100,
-    weights: tuple[float, float, float] = (0.3, 0.2, 0.5),
+    frequency_cap: int = FREQUENCY_CAP,
+    weights: tuple[float, float, float] = WEIGHTS,
 ) -> float:
     """0..1. R = exp(−ln2/h · t), F = min(1, ln(n+1)/ln(N+1)), I = importance clamped to 0..1."""
     wr, wf, wi = weights
