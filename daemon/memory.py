@@ -275,8 +275,11 @@ class Memory:
         return self._spec_of(await self.embedder())
 
     def _spec_of(self, emb) -> vectors.Spec:
-        return vectors.Spec(emb.name, emb.dim, vectors.TEXTS[1] if self.config["embedding.with_source"]
-                            else vectors.TEXTS[0])
+        return vectors.Spec(emb.name, emb.dim, self.embedded_text())
+
+    def embedded_text(self) -> str:
+        """What of a memory is embedded: one of `vectors.TEXTS` (`embedding.with_source`)."""
+        return vectors.TEXTS[1] if self.config["embedding.with_source"] else vectors.TEXTS[0]
 
     async def embed_pending(self, *, batch: int = EMBED_BATCH, limit: int | None = None,
                             progress: Callable[[int], None] | None = None) -> dict:

@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from daemon.bench.locomo import (
-    Bm25, Turn, cosine_rankings, data_issues, dia_ranking, episode_turns, evidence_recall, fts_tokenize,
-    home_toml, load_locomo, parse_evidence, parse_locomo, parse_session_date, question_scores, rrf, session_of,
-    session_recall, store_turns, summarise, turn_text,
+    Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all, embedded_documents, episode_turns,
+    evidence_recall, fts_tokenize, home_toml, load_locomo, nearest_by_cosine, parse_evidence, parse_locomo,
+    parse_session_date, question_scores, rrf, session_of, session_recall, store_turns, summarise, turn_text,
 )
+from conftest import write_config
 from daemon import Memory
 from daemon.config import load_config
 from daemon.errors import InvalidInput, NotFound
@@ -142,6 +143,28 @@ def test_cosine_rankings():
     docs = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], dtype=np.float32)
     queries = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=np.float32)
     assert cosine_rankings(queries, docs, [10, 20, 30], 2) == [[20, 30], [10, 30]]
+
+
+@pytest.mark.parametrize("with_source", [True, False])
+def test_cosine_baseline_ranks_by_the_vectors_the_store_holds(home, with_source):
+    write_config(home, f"embedding.with_source = {str(with_source).lower()}\n")
+    conv = load_locomo(TINY)[0]
+
+    async def run():
+        async with await Memory.open(home) as mem:
+            stored = await store_turns(mem, conv, [turn_text(t.raw) for t in conv.turns], "balanced", None)
+            embedder = await mem.embedder()
+            docs = embedded_documents(stored, mem.embedded_text())
+            mine = await embed_all(embedder, docs)
+            ranked = await nearest_by_cosine(embedder, stored, conv.questions, mem.embedded_text(), None)
+            rows = await mem.db.fetchall("SELECT rowid, embedding FROM episode_vectors")
+            return stored, docs, mine, ranked, {r[0]: np.frombuffer(r[1], dtype=np.float32) for r in rows}
+
+    stored, docs, mine, ranked, held = asyncio.run(run())
+    assert docs[0].startswith("Ines: ") == with_source
+    assert sorted(held) == sorted(stored.episodes)
+    np.testing.assert_allclose(mine, np.stack([held[e] for e in stored.episodes]), atol=1e-5)
+    assert len(ranked) == len(conv.questions) and all(sorted(r) == sorted(stored.episodes) for r in ranked)
 
 
 def test_bm25_baseline_tokenizes_like_the_store(memory):

@@ -25,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from ..config import Config
+from ..embedding import index as vectors
 from ..episodes.fts import match_expression
 from ..errors import InvalidInput, NotFound
 from ..home import init_home
@@ -355,6 +356,7 @@ class Stored:
     """The conversation as the store holds it: identical turns of one session share an episode."""
     episodes: list[int]  # first-seen order
     texts: list[str]  # each episode's text
+    speakers: list[str]  # each episode's source
     dia_ids: dict[int, list[str]]
 
 
@@ -368,13 +370,21 @@ async def store_turns(mem: Memory, conv: Conversation, texts: Sequence[str], mod
         await mem.embed_pending(progress=progress)
     text_of = {t.dia_id: text for t, text in zip(conv.turns, texts)}
     return Stored(list(by_episode), [text_of[ts[0].dia_id] for ts in by_episode.values()],
+                  [ts[0].speaker for ts in by_episode.values()],
                   {e: [t.dia_id for t in ts] for e, ts in by_episode.items()})
 
 
-async def nearest_by_cosine(embedder, stored: Stored, questions: Sequence[Question],
+def embedded_documents(stored: Stored, text: str) -> list[str]:
+    """Each episode's text as the store embeds it (`text` is one of `vectors.TEXTS`): by default
+    with the speaker first, which lifts flat cosine alone from 0.24 to 0.37 @5 on the dev set."""
+    return [vectors.document(t, s, text) for t, s in zip(stored.texts, stored.speakers, strict=True)]
+
+
+async def nearest_by_cosine(embedder, stored: Stored, questions: Sequence[Question], text: str,
                             progress: Callable[[int], None] | None) -> list[list[int]]:
-    """Each question's top CANDIDATES episodes by flat cosine; every text is embedded once."""
-    docs = await embed_all(embedder, stored.texts, progress)
+    """Each question's top CANDIDATES episodes by flat cosine over the vectors the store holds;
+    every text is embedded once."""
+    docs = await embed_all(embedder, embedded_documents(stored, text), progress)
     asked = await embed_all(embedder, [q.text for q in questions])
     return cosine_rankings(asked, docs, stored.episodes, CANDIDATES)
 
@@ -411,7 +421,8 @@ async def run_conversation(conv: Conversation, *, mode: str, settings: Mapping[s
         async with await Memory.open(home, actor="bench") as mem:
             stored = await store_turns(mem, conv, texts, mode, store_progress)
             embedder = await mem.embedder()
-            nearest = await nearest_by_cosine(embedder, stored, conv.questions, store_progress)
+            nearest = await nearest_by_cosine(embedder, stored, conv.questions, mem.embedded_text(),
+                                              store_progress)
             run = Run(recall_settings(mem.config), embedder.name)
             with contextlib.closing(await bm25_over(mem, stored)) as bm25:
                 for q, cosine in zip(conv.questions, nearest, strict=True):
