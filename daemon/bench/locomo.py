@@ -4,8 +4,8 @@ Each conversation goes into its own temporary home, one episode per dialogue tur
 question is asked through `Memory.recall`, the path users get. A question scores the share of
 its evidence turns (dia ids such as "D3:5") among the top k hits, as the official evaluation
 does, and the share of the evidence's sessions among the top k hits' sessions. Three baselines
-rank the same turn texts in the same run: bare FTS5 BM25, flat cosine over the same embedder's
-vectors, and plain reciprocal rank fusion of the two.
+rank the same turns in the same run: bare FTS5 BM25 over their texts, flat cosine over the
+vectors the store holds for them, and plain reciprocal rank fusion of the two.
 """
 
 from __future__ import annotations
