@@ -146,7 +146,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
     hit is worked out for the k shown."""
     rows = [c.row for c in candidates]
     contexts = [json.loads(r["context"]) for r in rows] if query_context else None
-    matches = np.array([context_match(query_context, x) for x in contexts] if contexts else np.zeros(len(rows)))
+    matches = np.array([context_match(query_context, x) for x in contexts]) if contexts else np.zeros(len(rows))
     composite, eligible = composites(Columns.of(rows), np.array([c.relevance for c in candidates]), matches, now,
                                      params, phase)
     kept = np.flatnonzero(eligible).tolist()
