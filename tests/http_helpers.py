@@ -44,6 +44,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _accepts(socket_path: Path, port: int | None) -> bool:
+    """Whether the server takes connections: its socket file appears at bind(), before listen()."""
+    probes = [(socket.AF_UNIX, str(socket_path))] + ([(socket.AF_INET, ("127.0.0.1", port))] if port else [])
+    for family, address in probes:
+        with socket.socket(family, socket.SOCK_STREAM) as s:
+            try:
+                s.connect(address)
+            except OSError:
+                return False
+    return True
+
+
 @contextlib.contextmanager
 def serving(home: Path, *args: str, agent: str | None = None, command: str = "serve") -> Iterator[Api]:
     socket_path = home / "state" / "strata.sock"
@@ -54,7 +66,7 @@ def serving(home: Path, *args: str, agent: str | None = None, command: str = "se
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
-        while not socket_path.exists():
+        while not _accepts(socket_path, port):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"the server did not start: {proc.communicate(timeout=10)}")
             time.sleep(0.05)

@@ -522,8 +522,9 @@ def test_a_generation_beside_busy_processes_runs_on_the_cores_they_leave(small_l
     ask = [{"role": "user", "content": "One line about e1: the bridge is up."}]
     busy = _busy(2)
     try:
-        time.sleep(0.3)
-        assert others_busy() > min(1.5, os.cpu_count() - 0.5)  # two busy loops, seen through /proc
+        deadline = time.monotonic() + 30  # the loops' interpreters may start slowly on a loaded machine
+        while others_busy() <= min(1.5, os.cpu_count() - 0.5):  # two busy loops, seen through /proc
+            assert time.monotonic() < deadline, "the busy loops never showed in /proc"
         try:
             gen = llm.generate(ask, schema, max_tokens=160, temperature=0.0, deadline=time.monotonic() + 120)
         except LlmFailed:  # a tiny model may answer badly; the threads it ran on are what is tested

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import time
 
 import pytest
 
@@ -80,14 +81,19 @@ def test_the_other_screens_are_built_while_the_first_is_read(filled):
 
     async def body(app, pilot):
         titles = {cls.TITLE for cls in SCREENS.values()}
-        for _ in range(200):
-            if set(app.loaded_at) == titles:
-                break
+        deadline = time.monotonic() + 30
+        while set(app.loaded_at) != titles and time.monotonic() < deadline:
             await pilot.pause(0.05)
         assert set(app.loaded_at) == titles and type(app.screen).TITLE == "Overview"  # built, none shown
         await pilot.press("3")  # no wait: the screen is there with its data
         assert type(app.screen).TITLE == "Facts" and rows(app, "#facts")[0][0] == "user.drink"
     drive(filled, body)
+
+
+async def settle_until(pilot, done, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not done() and time.monotonic() < deadline:
+        await settle(pilot)
 
 
 @pytest.mark.slow
@@ -96,18 +102,12 @@ def test_screens_reload_when_another_process_writes(filled):
     async def body(app, pilot):
         assert rows(app, "#layers")[0][1].startswith("3 ")
         await cli(filled, "observe", "a fourth memory written by someone else")
-        for _ in range(40):
-            await settle(pilot)
-            if rows(app, "#layers")[0][1].startswith("4 "):
-                break
+        await settle_until(pilot, lambda: rows(app, "#layers")[0][1].startswith("4 "))
         assert rows(app, "#layers")[0][1].startswith("4 ")
         await switch(pilot, "2")
         assert any("a fourth memory" in r[-1] for r in rows(app, "#hits"))
         await cli(filled, "observe", "a fifth one")
-        for _ in range(40):
-            await settle(pilot)
-            if any("a fifth one" in r[-1] for r in rows(app, "#hits")):
-                break
+        await settle_until(pilot, lambda: any("a fifth one" in r[-1] for r in rows(app, "#hits")))
         assert any("a fifth one" in r[-1] for r in rows(app, "#hits"))
     drive(filled, body, refresh=0.1)
 

@@ -53,6 +53,9 @@ class Capsule:
         self.versions_dir = home.state_dir / "capsule" / agent
         self.templates = templating.Templates(home)
         self.last_problems: list[dict] = []  # what the watcher last found wrong with the file
+        # The hash of this process's latest write, known before the file changes: the watcher may
+        # see the write before its render is recorded in the database.
+        self.written_sha256: str | None = None
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -170,6 +173,7 @@ class Capsule:
 
     def _write(self, before: str | None, text: str) -> bool:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        self.written_sha256 = files.sha256(text)
         if not files.replace_if_unchanged(self.path, before, text):
             return False
         files.keep_version(self.versions_dir, text, int(self.config["capsule.keep_versions"]))

@@ -39,11 +39,21 @@ def read(path: Path) -> str | None:
         return None
 
 
+def _text_of(f) -> str | None:
+    if f is None:
+        return None
+    f.seek(0)
+    return f.read().decode("utf-8")
+
+
 def replace_if_unchanged(path: Path, expected: str | None, text: str) -> bool:
     """Write `text` over the file if it still holds `expected` (None: does not exist yet).
-    False when it changed since it was read: the caller reads it again and merges. The window
-    between the check and the rename is a few microseconds; an edit saved inside it is seen by
-    the next read (the watcher's next event) rather than lost."""
+    False when it changed since it was read: the caller reads it again and merges.
+
+    An edit saved in place in the microseconds between the last check and the rename lands in
+    the file being replaced; that file is read again after the rename and such an edit is put
+    back (False again). An editor renaming its own file over the capsule in that window can
+    still lose to strata's rename: nothing closes that without a lock editors would take."""
     if read(path) != expected:
         return False
     # A name of its own per write: a render and the watcher's render may write at once in one
@@ -55,10 +65,16 @@ def replace_if_unchanged(path: Path, expected: str | None, text: str) -> bool:
             f.write(text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
-        if read(path) != expected:
-            os.unlink(tmp)
-            return False
-        os.replace(tmp, path)
+        with contextlib.ExitStack() as stack:
+            try:
+                replaced = stack.enter_context(open(path, "rb"))  # readable after the rename too
+            except FileNotFoundError:
+                replaced = None
+            if _text_of(replaced) != expected:
+                os.unlink(tmp)
+                return False
+            os.replace(tmp, path)
+            late = _text_of(replaced)
     except BaseException:
         if tmp.exists():
             tmp.unlink()
@@ -68,14 +84,17 @@ def replace_if_unchanged(path: Path, expected: str | None, text: str) -> bool:
         os.fsync(dir_fd)
     finally:
         os.close(dir_fd)
+    if late != expected:  # saved in place inside the window: put it back for the caller to merge
+        replace_if_unchanged(path, text, late)
+        return False
     return True
 
 
 def keep_version(folder: Path, text: str, keep: int) -> Path:
     """Save a copy of a render in `folder` and keep only the newest `keep`."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-    path = folder / f"CAPSULE-{stamp}-{time.time_ns() % 10**9:09d}.md"
+    ns = time.time_ns()  # one reading: a second that turned between two would misorder the names
+    path = folder / f"CAPSULE-{time.strftime('%Y%m%dT%H%M%S', time.gmtime(ns // 10**9))}-{ns % 10**9:09d}.md"
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(text.encode("utf-8"))

@@ -25,8 +25,11 @@ async def handle_change(mem) -> dict:
     if text is None:
         log.warning("capsule %s was removed; the next render restores the last good version", cap.path)
         return {"action": "missing"}
+    digest = files.sha256(text)
+    if digest == cap.written_sha256:
+        return {"action": "own-write"}
     last = await mem.db.run(store.last_render, mem.agent)
-    if last is not None and last["sha256"] == files.sha256(text):
+    if last is not None and last["sha256"] == digest:
         return {"action": "own-write"}
     checked = await cap.check(text)
     if not checked["ok"]:
