@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 from .errors import Conflict, InvalidInput
 from .home import Home
 from .phases.lock import holder
-from .storage import driver
+from .storage import copies, driver
 
 
 def _check_backup(source: Path) -> None:
@@ -28,20 +26,6 @@ def _check_backup(source: Path) -> None:
         raise InvalidInput(f"{source} fails SQLite's integrity check", hint="choose an older backup; nothing was changed")
 
 
-def _reserve(folder: Path, stem: str) -> Path:
-    """A new empty 0600 file `stem.db` in `folder`, or `stem-2.db`, `stem-3.db`... if taken:
-    two restores in one second must not write the second's kept copy over the first's, which
-    may be the very file being restored."""
-    for n in range(1, 1000):
-        path = folder / (f"{stem}.db" if n == 1 else f"{stem}-{n}.db")
-        try:
-            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-            return path
-        except FileExistsError:
-            continue
-    raise Conflict(f"{folder} holds 999 files named {stem}*", hint="remove old ones, then restore again")
-
-
 def restore(home: Home, source: Path) -> dict:
     """Replace the database with the backup at `source`. Refused while a daemon runs on the
     home; the database it replaces is kept in state/backups/ first."""
@@ -55,10 +39,7 @@ def restore(home: Home, source: Path) -> dict:
         raise InvalidInput("that is the database itself", hint="name a file in state/backups/")
     kept = None
     if home.db_path.exists():
-        folder = home.state_dir / "backups"
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        kept = _reserve(folder, f"before-restore-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}")
-        driver.copy(home.db_path, kept)
+        kept = copies.keep_copy(home.db_path, home.state_dir / "backups", f"before-restore-{copies.stamp()}")
     driver.copy(source, home.db_path)
     return {"restored_from": str(source), "database": str(home.db_path), "bytes": home.db_path.stat().st_size,
             "previous_kept_as": None if kept is None else str(kept)}

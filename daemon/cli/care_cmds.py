@@ -6,6 +6,7 @@ from pathlib import Path
 
 from ..errors import EXIT_DOCTOR
 from ..home import resolve_home
+from ..storage import copies
 from .memory_cmds import opened
 from .output import emit
 
@@ -35,7 +36,7 @@ async def cmd_backup(args) -> int:
         return _restore(args)
     if args.list:
         folder = resolve_home(args.home).state_dir / "backups"
-        found = [{"path": str(p), "bytes": p.stat().st_size} for p in sorted(folder.glob("*.db"))] \
+        found = [{"path": str(p), "bytes": p.stat().st_size} for p in copies.newest_last(folder.glob("*.db"))] \
             if folder.is_dir() else []
         emit(found, args.json, lambda rs: "\n".join(f"{r['path']}  {r['bytes']:,} bytes" for r in rs) or "no backups")
         return 0

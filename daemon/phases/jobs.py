@@ -7,13 +7,12 @@ import asyncio
 import logging
 import os
 import shutil
-import time
 from pathlib import Path
 from typing import Callable
 
 from .. import timeutil
 from ..errors import EmbeddingUnavailable
-from ..storage import driver
+from ..storage import copies, driver
 from . import notify, snapshots, steps as loop_steps
 from .wake import wake_input
 
@@ -157,13 +156,9 @@ def _write_private(path: Path, text: str) -> None:
 
 
 def _backup(db_path: Path, folder: Path, keep: int) -> dict:
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    target = folder / f"memory-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.db"
-    partial = target.with_suffix(".db.partial")
-    partial.unlink(missing_ok=True)  # left by a backup that did not finish
-    driver.copy(db_path, partial)
-    os.replace(partial, target)
-    kept = sorted(folder.glob("memory-*.db"))
+    copies.sweep(folder)
+    target = copies.keep_copy(db_path, folder, f"memory-{copies.stamp()}")
+    kept = copies.newest_last(folder.glob("memory-*.db"))
     for old in kept[:-keep] if keep > 0 else []:
         old.unlink()
     return {"path": str(target), "bytes": target.stat().st_size, "kept": min(len(kept), keep)}

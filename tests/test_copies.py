@@ -1,14 +1,17 @@
-"""`restore()` in-process: the database it replaces is always kept under a name of its own."""
+"""Copies of the database in state/backups/ (backups, the database a restore replaced), in
+process: each gets a name of its own, and a copy cut short leaves nothing that looks whole."""
 
 from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import time
 from pathlib import Path
 
 from daemon import Memory
 from daemon.home import resolve_home
+from daemon.phases.jobs import _backup
 from daemon.restore import restore
 from daemon.storage import driver
 
@@ -54,3 +57,41 @@ def current_value(db: Path) -> str:
                             "WHERE facts.key = 'bridge' AND valid_to IS NULL").fetchone()[0]
     finally:
         conn.close()
+
+
+def test_backups_made_in_one_second_are_all_kept_newest_last(home, monkeypatch):
+    h = resolve_home(home)
+    folder = h.state_dir / "backups"
+    stopped = time.gmtime(1_700_000_000)
+    monkeypatch.setattr(time, "gmtime", lambda *a: stopped)
+    made = []
+    for value in ("UP", "DOWN", "FLAPPING"):
+        bridge(home, value)
+        made.append(_backup(h.db_path, folder, keep=2))
+    names = [Path(m["path"]).name for m in made]
+    assert names == ["memory-20231114T221320Z.db", "memory-20231114T221320Z-2.db", "memory-20231114T221320Z-3.db"]
+    # the oldest went, not one of the two newest
+    assert sorted(p.name for p in folder.glob("memory-*.db")) == sorted(names[1:])
+    assert [current_value(Path(m["path"])) for m in made[1:]] == ["DOWN", "FLAPPING"]
+    assert made[-1]["kept"] == 2
+
+
+def test_a_copy_cut_short_is_swept_only_once_its_process_is_gone(home):
+    h = resolve_home(home)
+    bridge(home, "UP")
+    folder = h.state_dir / "backups"
+    folder.mkdir(mode=0o700)
+    gone = _finished_pid()
+    dead = folder / f".memory-20231114T221320Z.{gone}.abcd1234.partial"
+    alive = folder / f".memory-20231114T221320Z.{os.getpid()}.abcd1234.partial"
+    for p in (dead, alive):
+        p.write_bytes(b"half a database")
+    r = _backup(h.db_path, folder, keep=5)
+    assert not dead.exists() and alive.exists()
+    assert [p.name for p in folder.glob("*.db")] == [Path(r["path"]).name]  # a partial never lists
+
+
+def _finished_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid

@@ -1,0 +1,62 @@
+"""Database copies kept side by side in state/backups/ (backups, the database a restore
+replaced): written under a hidden per-process name, then given a name of their own that no
+other copy has, so two copies made in one second never replace each other."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from pathlib import Path
+
+from ..errors import Conflict
+from . import driver
+
+PARTIAL = ".partial"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def sweep(folder: Path) -> None:
+    """Remove the partial copies of processes that died while copying."""
+    for partial in folder.glob(f".*{PARTIAL}"):
+        pid = partial.name.split(".")[-3]
+        if pid.isdigit() and not _pid_alive(int(pid)):
+            partial.unlink(missing_ok=True)
+
+
+def stamp() -> str:
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+
+
+def newest_last(paths) -> list[Path]:
+    """By name without the suffix, so `X.db` sorts before `X-2.db`, made later in the same second."""
+    return sorted(paths, key=lambda p: p.stem)
+
+
+def keep_copy(db_path: Path, folder: Path, stem: str) -> Path:
+    """SQLite's online backup of `db_path` into `folder` as `stem.db`, or `stem-2.db`,
+    `stem-3.db`... if that name is taken. The copy only appears once it is whole."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    partial = folder / f".{stem}.{os.getpid()}.{secrets.token_hex(4)}{PARTIAL}"
+    try:
+        driver.copy(db_path, partial)
+        for n in range(1, 1000):
+            target = folder / (f"{stem}.db" if n == 1 else f"{stem}-{n}.db")
+            try:  # claim the name first: os.replace alone would take a name another copy holds
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            except FileExistsError:
+                continue
+            os.replace(partial, target)
+            return target
+        raise Conflict(f"{folder} holds 999 copies named {stem}*", hint="remove old ones, then try again")
+    finally:
+        partial.unlink(missing_ok=True)
