@@ -39,7 +39,7 @@ def restore(home: Home, source: Path) -> dict:
         raise InvalidInput("that is the database itself", hint="name a file in state/backups/")
     kept = None
     if home.db_path.exists():
-        kept = copies.keep_copy(home.db_path, home.state_dir / "backups", f"before-restore-{copies.stamp()}")
+        kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
     driver.copy(source, home.db_path)
     return {"restored_from": str(source), "database": str(home.db_path), "bytes": home.db_path.stat().st_size,
             "previous_kept_as": None if kept is None else str(kept)}

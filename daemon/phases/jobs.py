@@ -157,7 +157,7 @@ def _write_private(path: Path, text: str) -> None:
 
 def _backup(db_path: Path, folder: Path, keep: int) -> dict:
     copies.sweep(folder)
-    target = copies.keep_copy(db_path, folder, f"memory-{copies.stamp()}")
+    target = copies.keep_copy(db_path, folder, "memory")
     kept = copies.newest_last(folder.glob("memory-*.db"))
     for old in kept[:-keep] if keep > 0 else []:
         old.unlink()

@@ -20,8 +20,8 @@ def _pid_alive(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except PermissionError:  # another user's process
-        return True
+    except PermissionError:  # another user's process: alive
+        pass
     return True
 
 
@@ -33,18 +33,15 @@ def sweep(folder: Path) -> None:
             partial.unlink(missing_ok=True)
 
 
-def stamp() -> str:
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-
-
 def newest_last(paths) -> list[Path]:
     """By name without the suffix, so `X.db` sorts before `X-2.db`, made later in the same second."""
     return sorted(paths, key=lambda p: p.stem)
 
 
-def keep_copy(db_path: Path, folder: Path, stem: str) -> Path:
-    """SQLite's online backup of `db_path` into `folder` as `stem.db`, or `stem-2.db`,
-    `stem-3.db`... if that name is taken. The copy only appears once it is whole."""
+def keep_copy(db_path: Path, folder: Path, prefix: str) -> Path:
+    """SQLite's online backup of `db_path` into `folder` as `PREFIX-TIME.db`, or `PREFIX-TIME-2.db`,
+    `-3`... if that name is taken. The copy only appears once it is whole."""
+    stem = f"{prefix}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     partial = folder / f".{stem}.{os.getpid()}.{secrets.token_hex(4)}{PARTIAL}"
     try:
