@@ -48,6 +48,10 @@ IMPORT_BATCH = 2000
 # itself (`bench embed`: 102 against 89), and the same vectors.
 EMBED_WINDOW = 2048
 EMBED_BATCH = 256  # texts per embedder call and per stored transaction
+# Forgetting demotes, it never hides: recall reaches the cold tier (memories consolidation
+# archived, and those a merge superseded) as well as the hot one. Only an explicit forget
+# (state archived) takes a memory out, unless the recall includes archived memories.
+RECALLED = ("active", "superseded")
 
 
 def _id(value: Any, what: str, agent: str) -> int:
@@ -228,10 +232,11 @@ class Memory:
         return {"id": episode_id, "changed": {k: bool(v) for k, v in changed.items()}}
 
     async def feedback(self, recall_id: int, outcome: str, *, used: Iterable[int] | None = None) -> dict:
-        """Seed 000's shared feedback on a recall. `used` names the memories the agent actually
-        used (found by the recall or not); with it, or with memories the agent put in the working
-        set since the recall, or (arena.shared_feedback) with a success alone, the recall becomes
-        an evaluation episode for the arena."""
+        """Feedback on a recall. `used` names the memories the agent actually used (found by the
+        recall or not): they alone take the outcome; without it, every memory the recall returned
+        shares it (seed 000). With `used`, or with memories the agent put in the working set since
+        the recall, or (arena.shared_feedback) with a success alone, the recall becomes an
+        evaluation episode for the arena."""
         recall_id = _id(recall_id, "recall", self.agent)
         used_ids = None if used is None else list(dict.fromkeys(_id(i, "memory", self.agent) for i in used))
         if used_ids is not None and len(used_ids) > 1000:
@@ -243,7 +248,7 @@ class Memory:
                 missing = [i for i in used_ids if i not in known]
                 if missing:
                     raise NotFound(f"no memory {missing[0]} in namespace {self.agent!r}")
-            ids = await writes.feedback(w, self.agent, recall_id, outcome, actor=self.actor, now=now)
+            ids = await writes.feedback(w, self.agent, recall_id, outcome, actor=self.actor, now=now, used=used_ids)
             episode = await w.run(lambda c: self.arena.episode_from_feedback(c, recall_id, outcome, used_ids, ids,
                                                                              now))
         return {"recall_id": recall_id, "outcome": outcome, "episodes": ids, "used": used_ids,
@@ -344,7 +349,8 @@ class Memory:
     # -- reading -----------------------------------------------------------------------------
 
     async def _ranked(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
-                      kinds: Iterable[str], include_archived: bool, now: float, arm: Arm | None = None) -> dict:
+                      kinds: Iterable[str], include_archived: bool, now: float, arm: Arm | None = None,
+                      hot_only: bool = False) -> dict:
         """Recall's reading half: candidates, scores and order, without recording anything."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the query is empty", hint="say what to look for")
@@ -366,8 +372,8 @@ class Memory:
             raise InvalidInput(f"unknown kind {unknown[0]!r}", hint=f"use one of: {', '.join(self.limits.kinds)}")
         query_context = {str(a): str(b) for a, b in clean_context(context).items()}
         warnings: list[str] = []
-        states = ("active", "archived") if include_archived else ("active",)
-        scope = Scope(self.agent, states, kinds)
+        states = (*RECALLED, "archived") if include_archived else RECALLED
+        scope = Scope(self.agent, states, kinds, hot_only)
         params, tuning, deep = self._tuned(arm)
         embedding = await self._embed_query(query, warnings) if mode != "fast" else None
         if embedding is not None and not self.config["recall.overlap_embedding"]:
@@ -397,7 +403,8 @@ class Memory:
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=params,
                                          phase=lexical.phase, k=k, first=first)
         return {"query": query, "mode": mode, "mode_used": used, "k": k, "phase": lexical.phase,
-                "candidates": len(candidates), "fts_plan": lexical.plan, "filtered": filtered,
+                "candidates": len(candidates), "cold_matched": sum(c.row["tier"] == "cold" for c in candidates),
+                "cold_factor": params.cold_factor, "fts_plan": lexical.plan, "filtered": filtered,
                 "warnings": warnings, "facts": lexical.facts, "query_context": query_context, "hits": hits}
 
     async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
@@ -438,7 +445,7 @@ class Memory:
 
     async def _rank_for_dossier(self, query: str, k: int, mode: str) -> tuple[list[dict], str, list[str]]:
         r = await self._ranked(query, k=k, mode=mode, context=None, kinds=(), include_archived=False,
-                               now=timeutil.now())
+                               now=timeutil.now(), hot_only=True)
         return r["hits"], r["mode_used"], r["warnings"]
 
     async def get(self, episode_id: int) -> dict:

@@ -193,11 +193,25 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("scoring.time_weight", None, "Weight of recency vs frequency in the recency score; "
             "frequency gets 1 minus this (unset: from the preset).", _optional(_between(0, 1)), kind=float),
     Setting("scoring.stability_threshold", None,
-            "Minimum recency score (0-1) once out of the passive phase (unset: from the preset).",
+            "Recency score (0-1) below which a memory is stale once out of the passive phase: it ranks lower "
+            "(see scoring.thresholds; unset: from the preset).",
             _optional(_between(0, 1)), kind=float),
     Setting("scoring.success_threshold", None,
-            "Minimum Wilson lower bound (0-1) for memories with enough feedback (unset: from the preset).",
+            "Success rate (0-1) a memory with enough feedback must not be clearly below (see scoring.thresholds; "
+            "unset: from the preset).",
             _optional(_between(0, 1)), kind=float),
+    Setting("scoring.thresholds", "penalty",
+            "How the active phase's thresholds act. penalty: a memory below the stability threshold, or with a "
+            "record clearly below the success threshold, ranks lower (its composite times "
+            "scoring.threshold_penalty for each, with the reason in --explain) and is still recalled. filter: "
+            "seed 000's rule as printed, such memories are left out of recall.", _one_of("penalty", "filter")),
+    Setting("scoring.threshold_penalty", 0.8, "Penalty mode: the composite of a memory below a threshold is "
+            "multiplied by this, once per threshold missed.", lambda v: None if 0 < v <= 1 else "must be above 0 "
+            "and at most 1"),
+    Setting("scoring.cold_factor", 0.8, "The composite of a memory in the cold tier (moved there by "
+            "consolidation's archive rule, or superseded by a merge) is multiplied by this: it ranks below as good "
+            "a match in the hot tier, and above a worse one.", lambda v: None if 0 < v <= 1 else "must be above 0 "
+            "and at most 1"),
     Setting("scoring.confidence", 0.95, "Confidence level of the Wilson lower bound.", _between(0.5, 0.9999)),
     Setting("scoring.min_feedback_trials", 3, "Rated recalls a memory needs before the success threshold judges it.",
             _between(1, 10**6)),
@@ -343,7 +357,7 @@ SETTINGS: tuple[Setting, ...] = (
             _one_of("debug", "info", "warning", "error")),
     Setting("tui.refresh_seconds", 2.0, "How often `strata tui` looks for changes in the database (and ages the "
             "overview); 0 turns live refresh off.", _non_negative),
-    Setting("consolidation.rules", ["merge", "replay", "potentiate", "promote", "stale", "interference", "archive",
+    Setting("consolidation.rules", ["merge", "replay", "potentiate", "promote", "interference", "stale", "archive",
                                     "associate"],
             "The consolidation rules that run, in this order whatever the list's order (remove one to turn it off).",
             _rule_names),
@@ -352,19 +366,24 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("consolidation.replay_importance", 0.7, "Memories at least this important get an implicit access each "
             "night (seed 001's replay).", _between(0, 1)),
     Setting("consolidation.replay_limit", 100, "Most memories replayed a night.", _between(0, 10**6)),
-    Setting("consolidation.promote_accesses", 5, "Accesses a memory needs to be promoted to quality good (seed 003).",
+    Setting("consolidation.promote_accesses", 5, "Accesses a memory needs to be promoted to quality good (seed 003), "
+            "besides more successes than failures.",
             _between(1, 10**9)),
     Setting("consolidation.promote_confidence", 0.7, "...and the confidence.", _between(0, 1)),
-    Setting("consolidation.stale_days", 60.0, "A never-accessed memory older than this goes stale (seed 003).",
+    Setting("consolidation.stale_days", 60.0, "A never-accessed memory older than this goes stale (seed 003) when it "
+            "is also redundant (a newer memory of its kind and source says the same with other numbers), "
+            "contradicted by a newer one, or clearly unhelpful by its feedback; age alone never makes it stale.",
             _positive),
     Setting("consolidation.stale_step", 0.15, "Confidence a stale memory loses a night.", _between(0, 1)),
     Setting("consolidation.stale_floor", 0.1, "Confidence never falls below this.", _between(0, 1)),
     Setting("consolidation.archive_strength", 0.05, "Memories weaker than this with fewer than "
-            "consolidation.archive_max_accesses accesses are archived (seed 001); never factual or potentiated ones.",
+            "consolidation.archive_max_accesses accesses move to the cold tier (seed 001's archive) when they are "
+            "also redundant, contradicted or unhelpful (as for stale); never factual ones. Cold memories are still "
+            "recalled (ranked x scoring.cold_factor); the capsule, dossiers and working set draw on the hot tier.",
             _between(0, 1)),
     Setting("consolidation.archive_max_accesses", 3, "See consolidation.archive_strength.", _between(0, 10**9)),
     Setting("consolidation.archive_min_days", 90.0, "...and older than this: seed 001's strength is below 0.05 three "
-            "days after a memory is made, and archiving that soon would hide most of a conversation from recall.",
+            "days after a memory is made.",
             _non_negative),
     Setting("consolidation.interference_factor", 0.5, "A memory contradicted by a newer one (a contradicts link, "
             "or a fact value it gave replaced by another memory's) has its strength multiplied by this, once per "

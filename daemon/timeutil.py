@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from datetime import datetime, timezone
+from typing import Callable, Iterator
 
 from .errors import InvalidInput
 
@@ -12,8 +14,24 @@ _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*(?:ago)?\s*$", re.I
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 
 
+_clock: Callable[[], float] = time.time
+
+
 def now() -> float:
-    return time.time()
+    """The time every layer reads (recall, feedback, phases, consolidation)."""
+    return _clock()
+
+
+@contextlib.contextmanager
+def clock(read: Callable[[], float]) -> Iterator[None]:
+    """Within the block, `now()` is `read()`: how `strata bench lived` lets a home live months
+    in minutes. Only benchmarks move the clock; the daemon never does."""
+    global _clock
+    before, _clock = _clock, read
+    try:
+        yield
+    finally:
+        _clock = before
 
 
 def iso(ts: float | None) -> str | None:

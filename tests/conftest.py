@@ -53,7 +53,7 @@ def memory(home):
 
     class Sync(Layer):
         def __getattr__(self, name):
-            if name in ("facts", "web", "dossiers", "capsule", "arena"):  # the layers hang off Memory; async too
+            if name in ("facts", "web", "dossiers", "capsule", "arena", "consolidation"):  # layers of Memory; async too
                 return Layer(getattr(mem, name))
             return super().__getattr__(name)
 

@@ -331,7 +331,12 @@ def test_cli_arena_commands(cli, home):
     assert bad.returncode == InvalidInput.exit_code and "cannot read" in bad.err
     ran = cli.json("phase", "run", "arena")
     assert ran["phase"] == "arena" and ran["status"] == "ok", ran
-    assert ran["result"]["decision"] in ("adopt", "keep") and ran["result"]["episodes"] == 4
+    # Nothing new since `arena run`: the nightly phase has nothing to learn and costs nothing.
+    assert ran["result"] == {"skipped": "no evaluation episode since the last run (newest 4)"}
+    assert cli.json("arena", "questions", str(qfile))["added"] == 3
+    ran = cli.json("phase", "run", "arena")
+    assert ran["result"]["decision"] in ("adopt", "keep") and ran["result"]["episodes"] == 7
+    assert len(cli.json("arena", "history")["runs"][0]["pulls"]) == 3  # one pull per new episode
 
 
 # -- the benchmark --------------------------------------------------------------------------

@@ -223,5 +223,10 @@ def test_bench_consolidate_runs_a_pass_and_the_idle_pass_after_it(cli, tmp_path)
     assert r["benchmark"] == "consolidate" and r["corpus_cached"] is False and r["memories"] > 250
     assert r["seconds"] > 0 and r["baseline"]["seconds"] > 0 and r["ratio"] > 0 and r["peak_mb"] > 0
     assert r["counts"]["replay"] > 0 and sum(r["second_pass_counts"].values()) == 0  # the same night: nothing
+    words = r["own_words"]
+    assert 250 < words["queries"] <= 300 and words["k"] == 10  # every memory of the corpus (repeats fold)
+    assert words["recall_at_10_before"] >= 0.95 and words["recall_at_10_after"] >= 0.95
+    assert words["ratio"] == round(words["recall_at_10_after"] / words["recall_at_10_before"], 4)
+    assert r["by_tier"]["cold"] >= r["counts"]["archive"] and sum(r["by_tier"].values()) == r["memories"]
     again = cli.json("bench", "consolidate", "--n", "300", "--corpus-cache", str(cache))
     assert again["corpus_cached"] is True and again["counts"] == r["counts"]

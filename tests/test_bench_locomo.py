@@ -332,3 +332,35 @@ def test_cli_locomo_fast_mode_one_conversation_and_the_table(cli, home):
     r = cli.json("bench", "locomo", "--data", str(TINY), "--conversations", "1", "--mode", "fast")
     assert r["conversations"] == 1 and r["questions"] == 6 and r["mode_used"] == "fast"
     assert r["settings"]["recall.rrf_k"] == 30  # the home's own settings are the ones measured
+
+
+def test_split_alternates_questions_for_the_lived_copy():
+    from daemon.bench.lived import split
+
+    conv = load_locomo(TINY)[0]
+    first, measured = split(conv.questions)
+    assert first == list(conv.questions[0::2]) and measured == list(conv.questions[1::2])
+
+
+def test_cli_locomo_lived_on_the_tiny_fixture(cli, home):
+    # The fixture is small: let its feedback take the lived copies into the active phase, as a
+    # real conversation's does.
+    (home / "strata.toml").write_text("[scoring]\npassive_min_episodes = 5\npassive_min_feedback = 2\n",
+                                      encoding="utf-8")
+    r = cli.json("bench", "locomo", "--data", str(TINY), "--lived", timeout=300)
+    assert r["questions"] == 11 and r["mode_used"] == "balanced"  # the fresh run, as without --lived
+    lv = r["lived"]
+    assert lv["questions"] == 5  # every other question of each conversation: 3 + 2
+    for side in ("fresh", "lived"):
+        assert set(lv[side]) == {"recall_at_5", "recall_at_10"}
+        assert all(0.0 <= v <= 1.0 for v in lv[side].values())
+    assert lv["delta"] == {m: round(lv["lived"][m] - lv["fresh"][m], 4) for m in lv["delta"]}
+    assert sum(c["questions"] for c in lv["categories"].values()) == 5
+    assert lv["night_seconds"]["max"] >= lv["night_seconds"]["median"] > 0
+    for conv in lv["per_conversation"]:
+        assert conv["phase"] == "active" and conv["failed_phases"] == []
+        assert conv["night"]["consolidate"]["run"] == 1 and conv["night"]["fold"]["events"] > 0
+        assert conv["by_tier"]["hot"] + conv["by_tier"]["cold"] == sum(conv["by_state"].values())
+    text = cli("bench", "locomo", "--data", str(TINY), "--lived", "--conversations", "1", check=True,
+               timeout=300).out
+    assert "lived vs fresh on the measured half (3 questions" in text and "night: median" in text

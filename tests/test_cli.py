@@ -338,8 +338,10 @@ def test_recall_explain_carries_every_signal(cli):
     assert len(result["hits"]) == 2
     for hit in result["hits"]:
         signals = hit["explain"]["signals"]
-        assert set(signals) == {"relevance", "recency", "strength", "priority", "wilson", "context", "trust"}
+        assert set(signals) == {"relevance", "recency", "strength", "priority", "wilson", "context", "trust", "tier",
+                                "penalty"}
         assert all(0.0 <= v <= 1.0 for v in signals.values())
+        assert (signals["tier"], signals["penalty"], hit["tier"]) == (1.0, 1.0, "hot")
         assert isinstance(hit["explain"]["retrievers"]["fts"]["rank"], int)
     context = {h["id"]: h["explain"]["signals"]["context"] for h in result["hits"]}
     assert context.pop(in_prod) > max(context.values())

@@ -21,7 +21,8 @@ def m(i: int, **kw) -> dict:
     base = {"id": i, "kind": "observation", "content": f"memory {i}", "event_at": NOW - DAY, "importance": 0.5,
             "access_count": 0, "last_access_at": None, "success_count": 0, "failure_count": 0, "factual": 0,
             "confidence": 1.0, "quality": "unknown", "strength_factor": 1.0, "potentiated_at": None,
-            "stale_at": None, "replayed_at": None, "embedded": 1, "state": "active", "superseded_by": None}
+            "stale_at": None, "replayed_at": None, "embedded": 1, "state": "active", "superseded_by": None,
+            "source": None, "tier": "hot", "tier_at": None}
     return {**base, **kw}
 
 
@@ -63,19 +64,40 @@ def test_potentiate_marks_once_after_n_accesses():
     assert [a.episode for a in acts] == [1] and acts[0].set == {"potentiated_at": NOW}
 
 
-def test_promote_needs_use_confidence_and_no_bad_record():
-    ms = [m(1, access_count=5), m(2, access_count=4), m(3, access_count=9, confidence=0.6),
-          m(4, access_count=9, failure_count=2, success_count=1), m(5, access_count=9, quality="good")]
+def test_promote_needs_use_confidence_and_a_proven_record():
+    ms = [m(1, access_count=5, success_count=1), m(2, access_count=4, success_count=3),
+          m(3, access_count=9, confidence=0.6, success_count=3), m(4, access_count=9, failure_count=2, success_count=2),
+          m(5, access_count=9, quality="good", success_count=3), m(6, access_count=50)]  # 6: returned often, never used
     assert [a.episode for a in R.promote(ms, NOW, S)] == [1]
 
 
-def test_stale_decay_steps_down_to_the_floor_once_a_night():
+def test_routine_lines_are_those_a_newer_one_repeats_with_other_numbers():
+    ms = [m(1, content="nas-01: cpu temp 54C", event_at=NOW - 3 * DAY),
+          m(2, content="nas-01: CPU temp 61C", event_at=NOW - DAY),
+          m(3, content="nas-01: cpu temp 58C", event_at=NOW - 2 * DAY, kind="event"),  # another kind
+          m(4, content="nas-01: cpu temp 57C", event_at=NOW - 4 * DAY, source="step:temps"),  # another source
+          m(5, content="Thanks!", event_at=NOW - 9 * DAY), m(6, content="thanks!", event_at=NOW - 8 * DAY),
+          m(7, content="The garden sensors need new batteries", event_at=NOW - 90 * DAY)]
+    assert R.shape("nas-01: cpu temp 54C") == R.shape("NAS-07:  cpu temp 61.5C") == "nas-#: cpu temp #c"
+    assert R.routine(ms) == {1: 2, 5: 6}
+    assert R.cold_reason(ms[0], R.routine(ms), S) == "routine: memory 2 says the same later"
+    assert R.cold_reason(ms[6], R.routine(ms), S) is None  # old, but the only one to say it
+    assert R.cold_reason(m(8, strength_factor=0.5), {}, S) == "contradicted by a newer memory"
+    assert R.cold_reason(m(9, failure_count=5), {}, S) == "unhelpful: 0 of 5 rated recalls succeeded"
+    assert R.cold_reason(m(10, failure_count=4, success_count=1), {}, S) is None  # not clearly bad
+
+
+def test_stale_decay_steps_down_redundant_superseded_or_unhelpful_memories_once_a_night():
     old = NOW - 61 * DAY
     ms = [m(1, event_at=old), m(2, event_at=NOW - 59 * DAY), m(3, event_at=old, access_count=1),
           m(4, event_at=old, factual=1), m(5, event_at=old, confidence=0.2), m(6, event_at=old, confidence=0.1),
-          m(7, event_at=old, stale_at=NOW - 3600)]
-    acts = {a.episode: a.set["confidence"] for a in R.stale(ms, NOW, S)}
-    assert acts == {1: 0.85, 5: 0.1}
+          m(7, event_at=old, stale_at=NOW - 3600), m(8, event_at=old, strength_factor=0.5),
+          m(9, event_at=old, failure_count=6)]
+    newer = {i: 99 for i in range(1, 8)}  # 1-7 are routine lines a newer one repeats
+    acts = {a.episode: a.set["confidence"] for a in R.stale(ms, NOW, S, newer)}
+    assert acts == {1: 0.85, 5: 0.1, 8: 0.85, 9: 0.85}
+    # Age alone does not make a memory stale: nothing repeats, contradicts or failed these.
+    assert R.stale([m(1, event_at=old), m(5, event_at=old, confidence=0.2)], NOW, S, {}) == []
 
 
 def test_interference_weakens_the_older_once_per_contradiction_with_a_floor():
@@ -85,24 +107,27 @@ def test_interference_weakens_the_older_once_per_contradiction_with_a_floor():
                                                                                      (2, 0.1, 7)]
 
 
-def test_archive_takes_weak_unused_non_factual_memories():
+def test_archive_moves_weak_unused_redundant_memories_to_the_cold_tier():
     old = NOW - 400 * DAY
     ms = [m(1, event_at=old), m(2, event_at=old, access_count=3), m(3, event_at=old, factual=1), m(4),
-          m(5, event_at=old, access_count=12), m(6, event_at=NOW - 30 * DAY)]  # 6: weak but not old enough
-    acts = R.archive(ms, NOW, S)
-    assert [a.episode for a in acts] == [1] and acts[0].set == {"state": "archived"}
+          m(5, event_at=old, access_count=12), m(6, event_at=NOW - 30 * DAY),  # 6: weak but not old enough
+          m(7, event_at=old, tier="cold"), m(8, event_at=old)]  # 7: cold already; 8: old, weak and unique
+    acts = R.archive(ms, NOW, S, {i: 99 for i in range(1, 8)})
+    assert [a.episode for a in acts] == [1] and acts[0].set == {"tier": "cold", "tier_at": NOW}
+    assert acts[0].reason.endswith("routine: memory 99 says the same later: to the cold tier")
 
 
 def test_merge_keeps_the_most_used_and_carries_its_history():
     ms = {1: m(1, access_count=1, success_count=1), 2: m(2, access_count=4, importance=0.2, last_access_at=NOW),
           3: m(3, failure_count=1, importance=0.9)}
-    acts = R.merge([[1, 2, 3]], ms, {(1, 2): 0.95, (2, 3): 0.93}, S)
+    acts = R.merge([[1, 2, 3]], ms, {(1, 2): 0.95, (2, 3): 0.93}, NOW, S)
     keep = acts[0]
     assert keep.episode == 2 and keep.extra == {"absorbed": [1, 3]}
     assert keep.set == {"access_count": 5, "success_count": 1, "failure_count": 1, "importance": 0.9,
                         "last_access_at": NOW}
-    assert [(a.episode, a.set) for a in acts[1:]] == [(1, {"state": "superseded", "superseded_by": 2}),
-                                                     (3, {"state": "superseded", "superseded_by": 2})]
+    cold = {"tier": "cold", "tier_at": NOW}
+    assert [(a.episode, a.set) for a in acts[1:]] == [(1, {"state": "superseded", "superseded_by": 2, **cold}),
+                                                     (3, {"state": "superseded", "superseded_by": 2, **cold})]
     assert "cosine 0.950" in acts[1].reason and "cosine 0.930" in acts[2].reason
 
 
@@ -153,6 +178,8 @@ def _home_with_memories(home):
             ids["dup_b"] = (await mem.observe("the backup job on nas-01 failed with ENOSPC.", kind="observation",
                                               at=NOW - 3600))["id"]
             ids["old"] = (await mem.observe("A note about garden sensors", at=NOW - 300 * DAY))["id"]
+            ids["temp_old"] = (await mem.observe("nas-01: cpu temp 54C", at=NOW - 300 * DAY))["id"]
+            ids["temp_new"] = (await mem.observe("nas-01: cpu temp 61C", at=NOW - 200 * DAY))["id"]
             ids["down"] = (await mem.observe("Bridge: DOWN", at=NOW - 2 * DAY))["id"]
             ids["up"] = (await mem.observe("Bridge: UP", at=NOW - DAY))["id"]
             ids["tls_a"] = (await mem.observe("renewed the TLS certificate for web-01 today", at=NOW - 2 * DAY))["id"]
@@ -167,7 +194,7 @@ def _run(home, **kw):
         async with await Memory.open(home) as mem:
             r = await mem.consolidation.run(now=NOW, **kw)
             states = {row[0]: dict(row) for row in await mem.db.fetchall(
-                "SELECT id, state, superseded_by, confidence, strength_factor, access_count FROM episodes")}
+                "SELECT id, state, tier, superseded_by, confidence, strength_factor, access_count FROM episodes")}
             edges = (await mem.db.fetchone("SELECT count(*) FROM web_edges"))[0]
             return r, states, edges
     return asyncio.run(go())
@@ -184,7 +211,12 @@ def test_a_run_merges_archives_weakens_and_associates_and_dry_run_changes_nothin
     r, after, edges = _run(home)
     assert r["run"] == 1 and r["actions"] == dry["actions"]
     assert after[ids["dup_b"]]["state"] == "superseded" and after[ids["dup_b"]]["superseded_by"] == ids["dup_a"]
-    assert after[ids["old"]]["state"] == "archived"
+    assert after[ids["dup_b"]]["tier"] == "cold"
+    # The older routine line goes cold and stale; a unique note as old stays as it was.
+    assert (after[ids["temp_old"]]["state"], after[ids["temp_old"]]["tier"]) == ("active", "cold")
+    assert after[ids["temp_old"]]["confidence"] == 0.85
+    assert (after[ids["old"]]["tier"], after[ids["old"]]["confidence"]) == ("hot", 1.0)
+    assert (after[ids["temp_new"]]["tier"], after[ids["temp_new"]]["confidence"]) == ("hot", 1.0)
     assert after[ids["down"]]["strength_factor"] == 0.5  # the fact moved on from its value
     assert after[ids["up"]]["strength_factor"] == 1.0
     assert after[ids["dup_a"]]["access_count"] == 1  # replayed
@@ -198,19 +230,23 @@ def test_a_run_merges_archives_weakens_and_associates_and_dry_run_changes_nothin
     assert sum(again["counts"].values()) == 0 and same == after and edges_again == edges
 
 
-def test_merged_and_archived_memories_stay_readable_restorable_and_a_run_can_be_undone(home, cli):
+def test_merged_and_archived_memories_stay_recalled_restorable_and_a_run_can_be_undone(home, cli):
     ids = _home_with_memories(home)
     r, _, _ = _run(home)
-    for key in ("dup_b", "old"):
-        shown = cli.json("show", str(ids[key]))
-        assert shown["state"] in ("superseded", "archived") and shown["content"]
-    assert ids["old"] in [h["id"] for h in cli.json("recall", "garden sensors", "--include-archived")["hits"]]
-    assert cli.json("restore", str(ids["old"]))["state"] == "active"
+    shown = cli.json("show", str(ids["dup_b"]))
+    assert shown["state"] == "superseded" and shown["tier"] == "cold" and shown["content"]
+    # Cold memories answer for their own words without --include-archived, and say their tier.
+    for key, query in (("temp_old", "cpu temp 54C"), ("dup_b", "backup job failed ENOSPC")):
+        found = cli.json("recall", query, "--mode", "fast", "--explain")
+        hit = next(h for h in found["hits"] if h["id"] == ids[key])
+        assert hit["tier"] == "cold" and hit["explain"]["signals"]["tier"] == 0.8 and found["cold_matched"] >= 1
+    assert cli.json("restore", str(ids["temp_old"]))["state"] == "active"
+    assert cli.json("show", str(ids["temp_old"]))["tier"] == "hot"
 
     undone = cli.json("consolidate", "--undo", str(r["run"]))
     assert undone["undone"] == sum(1 for a in r["actions"])
     back = cli.json("show", str(ids["dup_b"]))
-    assert back["state"] == "active" and back["superseded_by"] is None
+    assert back["state"] == "active" and back["superseded_by"] is None and back["tier"] == "hot"
     assert cli.json("show", str(ids["down"]))["strength_factor"] == 1.0
     again = cli("consolidate", "--undo", str(r["run"]))
     assert again.returncode != 0 and "already undone" in again.err
@@ -219,9 +255,10 @@ def test_merged_and_archived_memories_stay_readable_restorable_and_a_run_can_be_
 def test_consolidation_audits_each_change_with_its_reason(home, cli):
     ids = _home_with_memories(home)
     _run(home, rules=["archive"])
-    history = cli.json("show", str(ids["old"]))["history"]
+    history = cli.json("show", str(ids["temp_old"]))["history"]
     entry = json.loads(next(a for a in history if a["action"] == "consolidate:archive")["data"])
-    assert "strength" in entry["reason"] and entry["before"] == {"state": "active"} and entry["run"] == 1
+    assert "strength" in entry["reason"] and "routine" in entry["reason"]
+    assert entry["before"] == {"tier": "hot", "tier_at": None} and entry["run"] == 1
 
 
 def test_unknown_rule_is_refused(cli, tmp_path):

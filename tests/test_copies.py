@@ -95,3 +95,17 @@ def _finished_pid() -> int:
     proc = subprocess.Popen(["true"])
     proc.wait()
     return proc.pid
+
+
+def test_a_tenth_backup_in_one_second_is_the_newest_and_is_kept(home, monkeypatch):
+    h = resolve_home(home)
+    folder = h.state_dir / "backups"
+    stopped = time.gmtime(1_700_000_000)
+    monkeypatch.setattr(time, "gmtime", lambda *a: stopped)
+    for i in range(11):
+        bridge(home, f"state {i}")
+        last = _backup(h.db_path, folder, keep=3)
+    assert Path(last["path"]).name == "memory-20231114T221320Z-11.db"
+    kept = sorted(p.name for p in folder.glob("memory-*.db"))
+    assert kept == ["memory-20231114T221320Z-10.db", "memory-20231114T221320Z-11.db", "memory-20231114T221320Z-9.db"]
+    assert current_value(Path(last["path"])) == "state 10"

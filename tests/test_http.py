@@ -58,8 +58,9 @@ def test_every_endpoint_and_its_errors(home):
         assert "signals" in found["hits"][0]["explain"]
         code, given = api("POST", "/v1/recalls/{id}/feedback", {"outcome": "success", "used": [second]},
                           id=found["recall_id"])
-        assert code == 200 and sorted(given["episodes"]) == sorted([first["id"], second])
+        assert code == 200 and given["episodes"] == [second]  # a success goes to what was used
         assert given["used"] == [second] and given["arena_episode"] is not None
+        assert api("GET", "/v1/memories/{id}", id=first["id"])[1]["success_count"] == 0
         arena = api("GET", "/v1/arena")[1]
         assert arena["episodes"] == {"total": 1, "used": 1, "shared": 0, "questions": 0}
         assert arena["strategy"]["chosen_by"] == "config"

@@ -33,7 +33,8 @@ def test_fast_recall_ranks_and_explains(memory):
     r = memory.recall("TLS cert gw-02", k=5, mode="fast")
     assert [h["id"] for h in r["hits"]][:2] == [a, b]
     top = r["hits"][0]
-    assert set(top["explain"]["signals"]) == {"relevance", "recency", "strength", "priority", "wilson", "context", "trust"}
+    assert set(top["explain"]["signals"]) == {"relevance", "recency", "strength", "priority", "wilson", "context", "trust",
+                                              "tier", "penalty"}
     assert top["explain"]["signals"]["relevance"] == 1.0
     assert top["explain"]["retrievers"]["fts"]["rank"] == 1
     assert r["fts_plan"]["strategy"] == "exact" and r["mode_used"] == "fast"
@@ -144,23 +145,39 @@ def test_same_corpus_exact_plan_agrees_on_the_top_hit(home):
     assert "zebrafish" in rare["hits"][0]["content"]
 
 
-def test_thresholds_filter_only_in_active_phase(home):
-    write_config(home, "[scoring]\npassive_min_episodes = 3\npassive_min_feedback = 1\n")
+def _phases(home, config: str):
+    write_config(home, "[scoring]\npassive_min_episodes = 3\npassive_min_feedback = 1\n" + config)
 
     async def go():
         async with await Memory.open(home) as mem:
             old = (await mem.observe("old note about the garden sensors", at="400d ago"))["id"]
             fact = (await mem.observe("garden sensors run on 5 V", at="400d ago", factual=True))["id"]
             await mem.observe("new garden sensors note")
-            passive = await mem.recall("garden sensors", mode="fast")
+            passive = await mem.recall("garden sensors", mode="fast", explain=True)
             await mem.feedback(passive["recall_id"], "success")
-            active = await mem.recall("garden sensors", mode="fast")
+            active = await mem.recall("garden sensors", mode="fast", explain=True)
             return old, fact, passive, active
-    old, fact, passive, active = asyncio.run(go())
+    return asyncio.run(go())
+
+
+def test_active_phase_thresholds_rank_a_stale_memory_lower_and_keep_it(home):
+    old, fact, passive, active = _phases(home, "")
     assert passive["phase"] == "passive" and old in [h["id"] for h in passive["hits"]]
+    assert active["phase"] == "active" and active["filtered"] == 0
+    ranked = {h["id"]: h for h in active["hits"]}
+    assert old in ranked and fact in ranked  # demoted, never hidden
+    why = ranked[old]["explain"]
+    assert why["signals"]["penalty"] == 0.8 and why["penalised"].startswith("below stability threshold")
+    before = next(h for h in passive["hits"] if h["id"] == old)
+    assert ranked[old]["score"] < before["score"] and ranked[old]["rank"] == len(active["hits"])
+    assert "penalised" not in ranked[fact]["explain"]  # factual memories are never judged
+
+
+def test_seed_filter_mode_leaves_stale_memories_out_when_asked(home):
+    old, fact, _, active = _phases(home, 'thresholds = "filter"\n')
     assert active["phase"] == "active" and active["filtered"] == 1
     ids = [h["id"] for h in active["hits"]]
-    assert old not in ids and fact in ids  # stale memories drop out; factual ones never do
+    assert old not in ids and fact in ids
 
 
 def test_balanced_is_the_default_mode(memory):

@@ -21,6 +21,7 @@ from daemon.scoring import (
     rfm_priority,
     score_episode,
     wilson_lower_bound,
+    wilson_upper_bound,
     z_for_confidence,
 )
 
@@ -154,6 +155,11 @@ def test_wilson_hand_values() -> None:
     # s=5, f=5: (0.5 + 0.19208 - 1.96*sqrt(0.025 + 0.009604)) / 1.38416
     #         = (0.69208 - 1.96*0.1860215) / 1.38416 = 0.3274778 / 1.38416 = 0.2365896
     assert wilson_lower_bound(5, 5) == pytest.approx(0.2365896, rel=1e-6)
+    # The upper bound is the same interval's other end: (0.69208 + 0.3646021) / 1.38416 = 0.7634104
+    assert wilson_upper_bound(5, 5) == pytest.approx(0.7634104, rel=1e-6)
+    # s=0, f=5: (0 + 0.38416 + 1.96*sqrt(0 + 0.038416)) / 1.76832 = 0.76832 / 1.76832 = 0.4344915
+    assert wilson_upper_bound(0, 5) == pytest.approx(0.4344915, rel=1e-6)
+    assert wilson_upper_bound(0, 0) == 1.0 and wilson_upper_bound(7, 0) <= 1.0
 
 
 def test_wilson_edge_cases() -> None:
@@ -193,6 +199,10 @@ def test_params_validation() -> None:
         ScoringParams(time_weight=0.7, frequency_weight=0.4)  # sums to 1.1
     with pytest.raises(ValueError):
         ScoringParams(confidence=1.0)
+    with pytest.raises(ValueError, match="thresholds must be one of penalty, filter"):
+        ScoringParams(thresholds="hide")
+    with pytest.raises(ValueError, match="cold_factor"):
+        ScoringParams(cold_factor=0.0)
 
 
 def test_presets() -> None:
@@ -261,13 +271,27 @@ def test_score_episode_clamps_relevance() -> None:
     assert score_episode(_features(), -0.4, {}, NOW, params).composite == 0.0
 
 
-def test_stability_threshold_active_vs_passive() -> None:
+def test_stability_threshold_penalises_in_the_active_phase_and_filters_only_when_asked() -> None:
     stale = _features(event_at=NOW - 504 * HOUR)  # 0.6*0.5**3 = 0.075 < 0.15
-    active = score_episode(stale, 0.9, {}, NOW, ScoringParams(), "active")
-    assert not active.eligible
-    assert active.reason == "below stability threshold (0.075 < 0.15)"
-    passive = score_episode(stale, 0.9, {}, NOW, ScoringParams(), "passive")
-    assert passive.eligible and passive.reason is None
+    fresh = score_episode(stale, 0.9, {}, NOW, ScoringParams(), "passive")
+    assert fresh.eligible and fresh.reason is None and fresh.penalty == 1.0
+    active = score_episode(stale, 0.9, {}, NOW, ScoringParams(threshold_penalty=0.7), "active")
+    assert active.eligible  # ranked lower, still recalled
+    assert active.reason == "below stability threshold (0.075 < 0.15): composite x0.7"
+    assert active.penalty == 0.7 and active.composite == pytest.approx(fresh.composite * 0.7)
+    filtered = score_episode(stale, 0.9, {}, NOW, ScoringParams(thresholds="filter"), "active")
+    assert not filtered.eligible and filtered.reason == "below stability threshold (0.075 < 0.15): filtered out"
+    assert filtered.composite == pytest.approx(fresh.composite)
+
+
+def test_cold_tier_ranks_below_an_equal_hot_match_and_above_a_worse_one() -> None:
+    params = ScoringParams(cold_factor=0.8)
+    hot = score_episode(_features(), 0.6, {}, NOW, params)
+    cold = score_episode(_features(cold=True), 0.6, {}, NOW, params)
+    better_cold = score_episode(_features(cold=True), 1.0, {}, NOW, params)
+    assert cold.tier == 0.8 and hot.tier == 1.0 and cold.eligible
+    assert cold.composite == pytest.approx(hot.composite * 0.8)
+    assert better_cold.composite > hot.composite
 
 
 def test_factual_memories_bypass_recency_and_thresholds() -> None:
@@ -276,14 +300,24 @@ def test_factual_memories_bypass_recency_and_thresholds() -> None:
     assert b.recency == 1.0 and b.eligible
 
 
-def test_success_threshold_needs_enough_trials() -> None:
+def test_success_threshold_needs_enough_trials_and_judges_the_record() -> None:
     fresh = dict(event_at=NOW)
-    # 1 success in 5 (>= 3 trials): Wilson ~ (0.2 + 0.384 - 1.96*0.2654) / 1.768 ~ 0.036 < 0.5
-    bad = score_episode(_features(successes=1, failures=4, **fresh), 0.9, {}, NOW,
-                        ScoringParams(), "active")
-    assert not bad.eligible and bad.reason.startswith("below success threshold (0.036")
+    # 1 success in 5 (>= 3 trials): Wilson upper ~ (0.2 + 0.384 + 1.96*0.2654) / 1.768 ~ 0.624: not clearly bad
+    mixed = score_episode(_features(successes=1, failures=4, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
+    assert mixed.penalty == 1.0 and mixed.reason is None
+    # 0 of 5: upper ~ 0.434 < 0.5, bad beyond doubt
+    bad = score_episode(_features(failures=5, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
+    assert bad.eligible and bad.penalty == 0.8
+    assert bad.reason == "below success threshold (Wilson upper bound 0.434 < 0.5): composite x0.8"
+    # 3 of 3 is the best record three trials can show: never judged down (its lower bound is 0.439)
+    proven = score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
+    assert proven.penalty == 1.0 and proven.wilson == pytest.approx(0.4385, abs=1e-4)
+    # Seed 000's filter judges the lower bound, which hides 1 in 5 and even 3 of 3
+    seed = ScoringParams(thresholds="filter")
+    assert not score_episode(_features(successes=1, failures=4, **fresh), 0.9, {}, NOW, seed, "active").eligible
+    assert not score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, seed, "active").eligible
     # 0 of 2 is too few trials to judge
-    early = score_episode(_features(failures=2, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
+    early = score_episode(_features(failures=2, **fresh), 0.9, {}, NOW, seed, "active")
     assert early.eligible
 
 
@@ -298,7 +332,7 @@ def test_score_episode_future_event_and_bad_phase() -> None:
 def test_breakdown_as_dict() -> None:
     d = score_episode(_features(), 0.8, {}, NOW, ScoringParams()).as_dict()
     assert list(d) == ["relevance", "recency", "strength", "priority", "wilson",
-                       "context", "trust", "composite", "eligible", "reason"]
+                       "context", "trust", "tier", "penalty", "composite", "eligible", "reason"]
     assert d["relevance"] == 0.8 and d["reason"] is None
 
 

@@ -1,7 +1,7 @@
 """The numpy composite recall ranks by agrees with score_episode, the scalar reference, on
 random candidates that reach every branch: future and ancient memories, never and often
-accessed, potentiated, factual, promoted, rated and unrated, relevance and importance
-outside 0..1, both learning phases and every preset."""
+accessed, potentiated, factual, promoted, hot and cold, rated and unrated, relevance and
+importance outside 0..1, both learning phases, both threshold modes and every preset."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def _row(rng: random.Random) -> dict:
             "importance": rng.uniform(-0.5, 1.5), "success_count": rng.choice((0, 0, 1, 3, 40)),
             "failure_count": rng.choice((0, 0, 2, 5, 60)), "factual": rng.random() < 0.2,
             "confidence": rng.uniform(0, 1), "quality": rng.choice((None, "good", "bad")),
-            "strength_factor": rng.uniform(0.2, 1),
+            "strength_factor": rng.uniform(0.2, 1), "tier": rng.choice(("hot", "cold")),
             "context": {k: v for k, v in (("env", rng.choice(("prod", "Prod ", "dev"))), ("task", "deploy"))
                         if rng.random() < 0.6}}
 
@@ -32,14 +32,15 @@ def _row(rng: random.Random) -> dict:
 def _features(r: dict) -> EpisodeFeatures:
     return EpisodeFeatures(r["event_at"], r["last_access_at"], r["access_count"], r["importance"], r["success_count"],
                            r["failure_count"], bool(r["factual"]), r["context"], r["confidence"], r["quality"] == "good",
-                           r["strength_factor"])
+                           r["strength_factor"], r["tier"] == "cold")
 
 
+@pytest.mark.parametrize("thresholds", ("penalty", "filter"))
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 @pytest.mark.parametrize("phase", ("passive", "active"))
-def test_batch_composites_equal_the_scalar_reference(preset, phase):
+def test_batch_composites_equal_the_scalar_reference(preset, phase, thresholds):
     rng = random.Random(f"{preset}-{phase}")
-    params = ScoringParams.from_preset(preset)
+    params = ScoringParams.from_preset(preset, thresholds=thresholds, cold_factor=0.7, threshold_penalty=0.6)
     rows = [_row(rng) for _ in range(400)]
     relevance = [rng.uniform(-0.2, 1.3) for _ in rows]
     asked = {"env": "prod", "task": "deploy"}
@@ -49,8 +50,14 @@ def test_batch_composites_equal_the_scalar_reference(preset, phase):
     assert len(set(context)) == 3  # no key, one, both
     assert composite == pytest.approx([b.composite for b in expected], rel=1e-12, abs=1e-12)
     assert eligible.tolist() == [b.eligible for b in expected]
-    if phase == "active":
+    if phase == "active" and thresholds == "filter":
         assert 0 < sum(eligible) < len(rows)  # both branches of the thresholds were reached
+    else:  # penalties and the cold tier rank, they never hide
+        assert eligible.all()
+    if phase == "active" and thresholds == "penalty":
+        penalised = [b.penalty for b in expected]
+        assert {1.0, 0.6, 0.36} <= set(map(lambda p: round(p, 6), penalised))  # none, one and both thresholds
+    assert {b.tier for b in expected} == {1.0, 0.7}
 
 
 def test_batch_of_nothing_and_a_bad_phase():

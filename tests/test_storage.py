@@ -140,3 +140,28 @@ def test_an_unclosed_database_does_not_hang_process_exit(home):
               f"asyncio.run(Database.open({str(home / 'state' / 'memory.db')!r}))\nprint('exiting')\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0 and "exiting" in proc.stdout
+
+
+def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_cold(tmp_path, monkeypatch):
+    import daemon.storage.migrations as m
+
+    conn = driver.connect(tmp_path / "old.db")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:14])  # a database from before tiers
+    migrate(conn)
+    conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
+    for i, (content, state) in enumerate((("archived by a night", "archived"), ("forgotten by a person", "archived"),
+                                          ("forgotten after a night", "archived"), ("merged", "superseded"),
+                                          ("still active", "active")), 1):
+        conn.execute("INSERT INTO episodes (id, agent, kind, content, content_hash, event_at, recorded_at, "
+                     "last_seen_at, importance, updated_at, state) VALUES (?, 'default', 'note', ?, ?, 0, 0, 0, "
+                     "0.5, 7, ?)", (i, content, str(i), state))
+    audit = [(1, "consolidate:archive"), (2, "state"), (3, "consolidate:archive"), (3, "state")]
+    conn.executemany("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
+                     "VALUES (0, 'default', 'episode', ?, ?, '{}', 'test')", audit)
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    assert migrate(conn)[0] == 15
+    rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, state, tier FROM episodes")}
+    assert rows == {1: ("active", "cold"), 2: ("archived", "hot"), 3: ("archived", "hot"),
+                    4: ("superseded", "cold"), 5: ("active", "hot")}
+    said = conn.execute("SELECT item_id, actor, data FROM audit WHERE actor = 'migration'").fetchall()
+    assert [(r[0], r[1]) for r in said] == [(1, "migration")] and "cold tier" in said[0][2]

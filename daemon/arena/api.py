@@ -115,12 +115,19 @@ class Arena:
             n += 1
         return total / n if n else 0.0
 
-    async def run(self, *, progress: Callable[[int], None] | None = None) -> dict:
+    async def run(self, *, progress: Callable[[int], None] | None = None, if_new: bool = False) -> dict:
         """One arena run: `arena.pulls` pulls chosen by UCB1, each scoring an arm on a sample of
         the episodes; then the leader, if it is not the default, must beat the default on the
-        newest `arena.confirm_episodes` episodes by `arena.min_gain` to be adopted."""
+        newest `arena.confirm_episodes` episodes by `arena.min_gain` to be adopted. With
+        `if_new` (the daemon's nightly phase) the work follows the new evidence, not the home's
+        age: nothing runs when no evaluation episode arrived since the last run (the choice
+        would be the same; returns {"skipped": reason}), and a run pulls once per new episode,
+        up to `arena.pulls` (the statistics carry over from run to run)."""
         s = self.settings
         started, now = time.perf_counter(), timeutil.now()
+        newest_id, seen = await self.db.run(store.newest_episode, self.agent)
+        if if_new and seen is not None and (newest_id is None or newest_id <= seen):
+            return {"skipped": f"no evaluation episode since the last run (newest {seen})"}
         episodes = await self.db.run(store.episodes, self.agent, s.max_episodes)
         order = [a.name for a in s.arms]
         if len(episodes) < s.min_episodes:
@@ -128,13 +135,14 @@ class Arena:
                       f"nothing changes")
             run_id = await self.db.transact(lambda c: store.add_run(
                 c, self.agent, now, len(episodes), [], None, None, "too_few", reason,
-                round(time.perf_counter() - started, 3)))
+                round(time.perf_counter() - started, 3), newest_id))
             return await self._report(run_id, "too_few", reason, [], None, None)
         stats = {name: st for name, st in (await self.db.run(store.stats, self.agent)).items() if name in order}
         stats.update({name: ArmStats() for name in order if name not in stats})
         rng = random.Random(f"{self.agent}:{len(episodes)}:{sum(st.pulls for st in stats.values())}")
         pulls = []
-        for _ in range(s.pulls):
+        fresh = sum(e["id"] > seen for e in episodes) if if_new and seen is not None else s.pulls
+        for _ in range(min(s.pulls, max(1, fresh))):
             name = choose(order, stats, s.exploration)
             reward = await self._mean_reward(self.by_name[name], rng.sample(episodes, min(s.sample, len(episodes))))
             stats[name].add(reward)
@@ -164,7 +172,7 @@ class Arena:
         def record(conn) -> int:
             store.save_stats(conn, self.agent, stats, now)
             run_id = store.add_run(conn, self.agent, now, len(episodes), pulls, lead, confirm, decision, reason,
-                                   seconds)
+                                   seconds, newest_id)
             arm = lead if decision == "adopt" else None
             self._choose(conn, self.agent, decision, arm, reason, run_id, now)
             self._home_choice(conn, run_id, now)

@@ -56,12 +56,20 @@ def save_stats(conn, agent: str, arms: dict[str, ArmStats], now: float) -> None:
 
 
 def add_run(conn, agent: str, now: float, episodes: int, pulls: list, leader: str | None, confirm: dict | None,
-            decision: str, reason: str, seconds: float) -> int:
+            decision: str, reason: str, seconds: float, newest: int | None) -> int:
     return conn.execute(
-        "INSERT INTO arena_runs (agent, at, episodes, pulls, leader, confirm, decision, reason, seconds) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO arena_runs (agent, at, episodes, pulls, leader, confirm, decision, reason, seconds, "
+        "newest_episode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (agent, now, episodes, json.dumps(pulls), leader, None if confirm is None else json.dumps(confirm),
-         decision, reason, seconds)).lastrowid
+         decision, reason, seconds, newest)).lastrowid
+
+
+def newest_episode(conn, agent: str) -> tuple[int | None, int | None]:
+    """(the namespace's newest evaluation episode, the newest its last arena run saw)."""
+    newest = conn.execute("SELECT max(id) FROM arena_episodes WHERE agent = ?", (agent,)).fetchone()[0]
+    seen = conn.execute("SELECT newest_episode FROM arena_runs WHERE agent = ? ORDER BY id DESC LIMIT 1",
+                        (agent,)).fetchone()
+    return newest, None if seen is None else seen[0]
 
 
 def _run_row(r) -> dict:

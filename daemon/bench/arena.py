@@ -8,9 +8,9 @@ with no mode (the arena's choice) and with the configured mode (the fixed defaul
 LoCoMo evidence recall. Every arm is also scored on the held-out half, to show the best choice
 the arena could have made.
 
-The temporary homes stay in the passive learning phase (no stability or success threshold):
-the conversations are from 2023, and in the active phase, which the training feedback would
-reach, every memory of them would be stale today and none could be recalled by any arm.
+The homes are configured as a user's would be: the training feedback takes them into the
+active learning phase, where the stale (every memory of a 2023 conversation, today) rank lower
+and are still recalled.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def steps(conversations: Sequence[Conversation], arms: int) -> int:
 async def bench_arena(data: str | Path, conversations: Sequence[Conversation], *,
                       settings: Mapping[str, Any] | None = None,
                       progress: Callable[[int], None] | None = None) -> dict:
-    settings = {**(settings or {}), "store.attention_window_seconds": 0, "scoring.passive_min_feedback": 10**9}
+    settings = {**(settings or {}), "store.attention_window_seconds": 0}
     runs = [await run_conversation(c, settings, progress) for c in conversations]
     arena = _mean([s for r in runs for s in r["arena"]])
     default = _mean([s for r in runs for s in r["default"]])

@@ -411,31 +411,46 @@ class Run:
                                                                           dia_ranking(ranking, dia_ids))))
 
 
+async def ask_all(mem: Memory, conv: Conversation, stored: Stored, mode: str, run: "Run",
+                  progress: Callable[[int], None] | None = None,
+                  store_progress: Callable[[int], None] | None = None) -> None:
+    """Every question through recall, and through the three baselines over the same turns."""
+    embedder = await mem.embedder()
+    nearest = await nearest_by_cosine(embedder, stored, conv.questions, mem.embedded_text(), store_progress)
+    with contextlib.closing(await bm25_over(mem, stored)) as bm25:
+        for q, cosine in zip(conv.questions, nearest, strict=True):
+            started = time.perf_counter()
+            result = await mem.recall(q.text, k=max(KS), mode=mode)
+            run.latencies.append(time.perf_counter() - started)
+            run.modes_used.add(result["mode_used"])
+            run.warnings.update(result["warnings"])
+            lexical = bm25.search(q.text, CANDIDATES)
+            run.add(q, {"strata": [h["id"] for h in result["hits"]], "bm25": lexical, "cosine": cosine,
+                        "rrf": rrf([lexical, cosine])}, stored.dia_ids)
+            if progress:
+                progress(1)
+
+
+async def stored_home(root: Path, conv: Conversation, texts: Sequence[str], mode: str,
+                      settings: Mapping[str, Any], store_progress: Callable[[int], None] | None):
+    """A new home at `root` with this run's settings, holding the conversation (embedded
+    unless fast); closed again. Returns (home, stored)."""
+    home, _ = init_home(root)
+    home.config_path.write_text(home_toml(settings), encoding="utf-8")
+    async with await Memory.open(home, actor="bench") as mem:
+        stored = await store_turns(mem, conv, texts, mode, store_progress)
+    return home, stored
+
+
 async def run_conversation(conv: Conversation, *, mode: str, settings: Mapping[str, Any],
                            progress: Callable[[int], None] | None = None,
                            store_progress: Callable[[int], None] | None = None) -> Run:
     texts = [turn_text(t.raw) for t in conv.turns]
     with tempfile.TemporaryDirectory(prefix="strata-locomo-") as tmp:
-        home, _ = init_home(Path(tmp) / "home")
-        home.config_path.write_text(home_toml(settings), encoding="utf-8")
+        home, stored = await stored_home(Path(tmp) / "home", conv, texts, mode, settings, store_progress)
         async with await Memory.open(home, actor="bench") as mem:
-            stored = await store_turns(mem, conv, texts, mode, store_progress)
-            embedder = await mem.embedder()
-            nearest = await nearest_by_cosine(embedder, stored, conv.questions, mem.embedded_text(),
-                                              store_progress)
-            run = Run(recall_settings(mem.config), embedder.name)
-            with contextlib.closing(await bm25_over(mem, stored)) as bm25:
-                for q, cosine in zip(conv.questions, nearest, strict=True):
-                    started = time.perf_counter()
-                    result = await mem.recall(q.text, k=max(KS), mode=mode)
-                    run.latencies.append(time.perf_counter() - started)
-                    run.modes_used.add(result["mode_used"])
-                    run.warnings.update(result["warnings"])
-                    lexical = bm25.search(q.text, CANDIDATES)
-                    run.add(q, {"strata": [h["id"] for h in result["hits"]], "bm25": lexical, "cosine": cosine,
-                                "rrf": rrf([lexical, cosine])}, stored.dia_ids)
-                    if progress:
-                        progress(1)
+            run = Run(recall_settings(mem.config), (await mem.embedder()).name)
+            await ask_all(mem, conv, stored, mode, run, progress, store_progress)
     return run
 
 
@@ -444,14 +459,8 @@ def ratios(strata: Mapping[str, Any], baselines: Mapping[str, Mapping[str, Any]]
             for name, b in baselines.items()}
 
 
-async def bench_locomo(data: str | Path, conversations: Sequence[Conversation], *, mode: str = "balanced",
-                       settings: Mapping[str, Any] | None = None,
-                       progress: Callable[[int], None] | None = None,
-                       store_progress: Callable[[int], None] | None = None) -> dict:
-    started = time.perf_counter()
-    settings = {**(settings or {}), "store.attention_window_seconds": 0}
-    runs = [await run_conversation(c, mode=mode, settings=settings, progress=progress,
-                                   store_progress=store_progress) for c in conversations]
+def result_of(data: str | Path, conversations: Sequence[Conversation], runs: Sequence[Run], mode: str,
+              started: float) -> dict:
     scored = {name: [s for r in runs for s in r.scored[name]] for name in ("strata", *BASELINES)}
     strata = summarise(scored["strata"])
     baselines = {name: summarise(scored[name]) for name in BASELINES}
@@ -466,6 +475,17 @@ async def bench_locomo(data: str | Path, conversations: Sequence[Conversation], 
         "turns": sum(len(c.turns) for c in conversations), "embedding_model": runs[0].embedding_model,
         "data_issues": data_issues(conversations), "warnings": sorted(set().union(*(r.warnings for r in runs))),
     }
+
+
+async def bench_locomo(data: str | Path, conversations: Sequence[Conversation], *, mode: str = "balanced",
+                       settings: Mapping[str, Any] | None = None,
+                       progress: Callable[[int], None] | None = None,
+                       store_progress: Callable[[int], None] | None = None) -> dict:
+    started = time.perf_counter()
+    settings = {**(settings or {}), "store.attention_window_seconds": 0}
+    runs = [await run_conversation(c, mode=mode, settings=settings, progress=progress,
+                                   store_progress=store_progress) for c in conversations]
+    return result_of(data, conversations, runs, mode, started)
 
 
 # -- the human table -------------------------------------------------------------------------

@@ -264,9 +264,10 @@ class Capsule:
 
         def read(conn):
             # Newest first: any memory that could close an open task in the window is in it too.
+            # The hot tier only: the capsule is what the agent reads first, not its cold storage.
             window = [dict(r) for r in conn.execute(
                 "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
-                "AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
+                "AND tier = 'hot' AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
                 (self.agent, min(task_after, recent_after), now, scan))]
             kept = dossier_store.states(conn, self.agent)
             versions = {t: dossier_store.version(conn, self.agent, t) for t, s in kept.items() if s["version"]}

@@ -16,6 +16,8 @@ from ..bench.dossier import WARMUP as DOSSIER_WARMUP, bench_dossier, small_llm
 from ..bench.embed import bench_embed
 from ..bench.facts import bench_facts
 from ..bench.ingest import bench_ingest
+from ..bench.lived import bench_locomo_lived, format_lived, lived_steps
+from ..bench.months import bench_lived, days_of, format_months
 from ..bench.locomo import bench_locomo, format_table, home_settings, load_locomo, store_steps
 from ..bench.recall import bench_recall
 from ..bench.scale import measure as measure_scale, steps as scale_steps
@@ -127,13 +129,36 @@ async def cmd_locomo(args) -> int:
     conversations = load_locomo(args.data, args.conversations)  # bad data fails before any work
     settings = home_settings(resolve_home(args.home).config())
     # One bar: storing and asking alternate per conversation, and two bars would overwrite each other's line.
-    bar = Progress(store_steps(conversations, args.mode) + sum(len(c.questions) for c in conversations),
-                   "locomo (store, embed, ask)", unit="steps")
-    result = await bench_locomo(args.data, conversations, mode=args.mode, settings=settings,
-                                progress=bar.advance, store_progress=bar.advance)
+    steps = store_steps(conversations, args.mode) + sum(len(c.questions) for c in conversations)
+    if args.lived:
+        bar = Progress(steps + lived_steps(conversations), "locomo (store, embed, ask; lived copy: ask, night, ask)",
+                       unit="steps")
+        result = await bench_locomo_lived(args.data, conversations, mode=args.mode, settings=settings,
+                                          progress=bar.advance, store_progress=bar.advance)
+    else:
+        bar = Progress(steps, "locomo (store, embed, ask)", unit="steps")
+        result = await bench_locomo(args.data, conversations, mode=args.mode, settings=settings,
+                                    progress=bar.advance, store_progress=bar.advance)
     bar.close()
     _save(result, args.out)
-    emit(result, args.json, format_table)
+    emit(result, args.json, (lambda r: format_table(r) + "\n" + format_lived(r)) if args.lived else format_table)
+    return 0
+
+
+async def cmd_lived(args) -> int:
+    from ..home import resolve_home
+
+    if args.tail_days < 0 or args.checkpoint_days < 1 or args.own_words < 1:
+        raise InvalidInput("need --tail-days >= 0, --checkpoint-days >= 1 and --own-words >= 1")
+    conversations = load_locomo(args.data, args.conversations)
+    settings = home_settings(resolve_home(args.home).config())
+    bar = Progress(days_of(conversations, args.tail_days), "lived (simulated days)", unit="days")
+    result = await bench_lived(args.data, conversations, mode=args.mode, settings=settings, tail_days=args.tail_days,
+                               checkpoint_days=args.checkpoint_days, own_words_sample=args.own_words,
+                               progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, format_months)
     return 0
 
 
@@ -265,10 +290,12 @@ async def cmd_daemon(args) -> int:
 async def cmd_consolidate(args) -> int:
     if args.n < 100:
         raise InvalidInput("need --n >= 100")
+    if args.queries < 1:
+        raise InvalidInput("need --queries >= 1")
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
-    bar = Progress(4, "consolidate (traced dry run, dry run, full pass, idle pass)", unit="passes")
-    result = await bench_consolidate(args.n, seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance,
-                                     cache=_cache(args))
+    bar = Progress(4 + 2 * args.queries, "consolidate (own-words recalls, 4 passes, own-words recalls)", unit="steps")
+    result = await bench_consolidate(args.n, seed=args.seed, queries=args.queries, progress=bar.advance,
+                                     embed_progress=embed_bar.advance, cache=_cache(args))
     return _report(result, args, bar)
 
 
@@ -312,6 +339,23 @@ def register(sub, common) -> None:
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", type=int, help="use only the first N conversations")
     q.add_argument("--mode", choices=MODES, default="balanced")
+    q.add_argument("--lived", action="store_true",
+                   help="also measure a lived copy of each home: every other question asked first with feedback "
+                        "naming the evidence, one night of every daemon phase, then the other half, against the "
+                        "fresh home on the same half")
+    q = add("lived", cmd_lived, "A home lived for months on LoCoMo conversations (a clock the benchmark moves; "
+                                "sessions observed on their days, daily recalls with feedback, explicit forgets, "
+                                "every daemon phase each night) against a fresh home holding the same memories: "
+                                "held-out questions by the age of their evidence, memories found by their own "
+                                "words, forgotten ones returned, and what nights cost.", n=None)
+    q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
+    q.add_argument("--conversations", type=int, help="use only the first N conversations")
+    q.add_argument("--mode", choices=MODES, default="balanced")
+    q.add_argument("--tail-days", type=int, default=90, help="days lived after the last session (default 90)")
+    q.add_argument("--checkpoint-days", type=int, default=30, help="measure every this many days (default 30)")
+    q.add_argument("--own-words", type=int, default=100,
+                   help="memories looked for by their own words at each checkpoint before the last, which looks "
+                        "for all (default 100)")
     q = add("arena", cmd_arena, "The retrieval arena on LoCoMo: half the questions answered with feedback naming "
                                 "the evidence, one arena run, then held-out recall@5/@10 of the arena's choice vs "
                                 "the fixed default, every arm's, and the arena phase's duration.", n=None)
@@ -374,8 +418,11 @@ def register(sub, common) -> None:
     q.add_argument("--writers", type=int, default=8, help="writer processes in the concurrent run (default 8)")
     q.add_argument("--readers", type=int, default=2, help="reader processes in the concurrent run (default 2)")
     q.add_argument("--seed", type=int, default=0)
-    cached(add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the corpus, "
-                                        "embedded first, and the idle pass after it, vs reading what the pass reads."))
+    q = cached(add("consolidate", cmd_consolidate, "A full consolidation pass (the nightly phase's path) over the "
+                                                   "corpus, embedded first, and the idle pass after it, vs reading "
+                                                   "what the pass reads; recall@10 of memories looked for by their "
+                                                   "own words before and after the pass."))
+    q.add_argument("--queries", type=int, default=300, help="memories looked for by their own words (default 300)")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
                             "recall vs balanced on the synthetic corpus (embedded first).", n=None)
     q.add_argument("--nodes", type=int, default=100_000, help="graph nodes (default 100000)")

@@ -143,15 +143,22 @@ def _show_recall(r: dict, explain: bool) -> str:
     lines += [f"warning: {w}" for w in r["warnings"]]
     lines += [f"fact  {show_fact(f)}" for f in r.get("facts", ())]
     if r["filtered"]:
-        lines.append(f"({r['filtered']} filtered out by the stability/success thresholds)")
+        lines.append(f"({r['filtered']} filtered out by the stability/success thresholds: scoring.thresholds "
+                     "is filter)")
+    if r.get("cold_matched"):
+        lines.append(f"({r['cold_matched']} of the candidates are in the cold tier, ranked x"
+                     f"{r['cold_factor']:g})")
     for h in r["hits"]:
+        cold = " cold" if h.get("tier") == "cold" else ""
         lines.append(f"{h['rank']:>3}. #{h['id']:<7} {h['score']:.3f}  {h['kind']:<11} "
-                     f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}")
+                     f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}{cold}")
         if explain:
             sig = " · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items())
             ret = " · ".join(f"{name} " + ", ".join(f"{k} {v}" for k, v in info.items())
                              for name, info in h["explain"]["retrievers"].items())
             lines.append(f"        {sig}\n        {ret}")
+            if "penalised" in h["explain"]:
+                lines.append(f"        penalised: {h['explain']['penalised']}")
     if not r["hits"]:
         lines.append("no memories matched")
     return "\n".join(lines)

@@ -113,14 +113,14 @@ class Consolidation:
 
         if "merge" in rules and sets:
             groups, sims = _merge_groups(sets, {i: p for p, i in enumerate(ids)}, matrix, mems, mark, s)
-            take(R.merge(groups, mems, sims, s))
+            take(R.merge(groups, mems, sims, now, s))
             for a in actions:
                 if a.set.get("state") == "superseded":
                     mems.pop(a.episode, None)
         active = lambda: [m for m in mems.values() if m["state"] == "active"]  # noqa: E731
         if "replay" in rules:
             take(R.replay(active(), now, s, replayed))
-        for name, rule in (("potentiate", R.potentiate), ("promote", R.promote), ("stale", R.stale)):
+        for name, rule in (("potentiate", R.potentiate), ("promote", R.promote)):
             if name in rules:
                 take(rule(active(), now, s))
         if "interference" in rules:
@@ -130,8 +130,11 @@ class Consolidation:
                     older, newer = sorted((x, y), key=lambda i: (mems[i]["event_at"], i))
                     pairs.append((older, newer, how))
             take(R.interference(mems, pairs, now, s))
+        repeated = R.routine(active()) if "stale" in rules or "archive" in rules else {}
+        if "stale" in rules:
+            take(R.stale(active(), now, s, repeated))
         if "archive" in rules:
-            take(R.archive(active(), now, s))
+            take(R.archive(active(), now, s, repeated))
         if "associate" in rules and len(ids):
             live = {i: m for i, m in mems.items() if m["state"] == "active"}
             take(_associations(ids, matrix, live, done_assoc, now, s))

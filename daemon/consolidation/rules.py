@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..scoring import hybrid_strength
+from ..scoring import hybrid_strength, wilson_upper_bound, z_for_confidence
 
-RULES = ("merge", "replay", "potentiate", "promote", "stale", "interference", "archive", "associate")
+RULES = ("merge", "replay", "potentiate", "promote", "interference", "stale", "archive", "associate")
 DAY = 86400.0
 
 
@@ -37,10 +37,14 @@ class Settings:
     associate_threshold: float = 0.8
     associate_max_cluster: int = 8
     min_interval_hours: float = 20.0
+    min_feedback_trials: int = 3
+    success_threshold: float = 0.5
+    confidence: float = 0.95
 
     @classmethod
     def from_config(cls, cfg) -> "Settings":
         c = "consolidation."
+        params = cfg.scoring_params()
         return cls(tuple(cfg[c + "rules"]), float(cfg[c + "merge_threshold"]), float(cfg[c + "replay_importance"]),
                    int(cfg[c + "replay_limit"]), int(cfg["scoring.potentiation_accesses"]),
                    int(cfg[c + "promote_accesses"]), float(cfg[c + "promote_confidence"]),
@@ -49,7 +53,8 @@ class Settings:
                    float(cfg[c + "archive_min_days"]),
                    float(cfg[c + "interference_factor"]), float(cfg[c + "interference_floor"]),
                    float(cfg[c + "associate_days"]), float(cfg[c + "associate_threshold"]),
-                   int(cfg[c + "associate_max_cluster"]), float(cfg[c + "min_interval_hours"]))
+                   int(cfg[c + "associate_max_cluster"]), float(cfg[c + "min_interval_hours"]),
+                   params.min_feedback_trials, params.success_threshold, params.confidence)
 
 
 # Slots, and no `extra` dict where there is nothing to say: a first pass over a million
@@ -90,6 +95,48 @@ def strength(m: dict, now: float, s: Settings) -> float:
                                                   potentiation_accesses=s.potentiation_accesses)
 
 
+_NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+
+
+def shape(text: str) -> str:
+    """A text with its numbers masked: what a routine line ("nas-01: cpu temp 54C") has in
+    common with its next reading."""
+    return " ".join(_NUMBER.sub("#", text.lower()).split())
+
+
+def routine(memories) -> dict[int, int]:
+    """Memory id -> the newest memory of the same kind and source that says the same with other
+    (or the same) numbers, for every memory that has a newer such memory."""
+    newest: dict[tuple, tuple[float, int]] = {}
+    for m in memories:
+        key = (m["kind"], m["source"], hash(shape(m["content"])))
+        when = (m["event_at"], m["id"])
+        if key not in newest or when > newest[key]:
+            newest[key] = when
+    out = {}
+    for m in memories:
+        latest = newest[(m["kind"], m["source"], hash(shape(m["content"])))][1]
+        if latest != m["id"]:
+            out[m["id"]] = latest
+    return out
+
+
+def cold_reason(m, newer: dict[int, int], s: Settings) -> str | None:
+    """Why a memory may leave the hot tier, or None: forgetting demotes only what is redundant
+    (a routine line a newer one repeats), superseded (contradicted by a newer memory) or
+    irrelevant (feedback says it does not help); a unique old memory stays where it is."""
+    if m["id"] in newer:
+        return f"routine: memory {newer[m['id']]} says the same later"
+    if m["strength_factor"] < 1.0:
+        return "contradicted by a newer memory"
+    trials = m["success_count"] + m["failure_count"]
+    if trials >= s.min_feedback_trials:
+        bound = wilson_upper_bound(m["success_count"], m["failure_count"], z_for_confidence(s.confidence))
+        if bound < s.success_threshold:
+            return f"unhelpful: {m['success_count']} of {trials} rated recalls succeeded"
+    return None
+
+
 def replay(memories: list[dict], now: float, s: Settings, replayed: list[float | None] | None = None) -> list[Action]:
     """Seed 001: the most important memories get an implicit access, as the hippocampus replays
     them in sleep. At most `replay_limit` a night, most important first; `replayed` holds when
@@ -113,26 +160,31 @@ def potentiate(memories: list[dict], now: float, s: Settings) -> list[Action]:
 
 
 def promote(memories: list[dict], now: float, s: Settings) -> list[Action]:
-    """Seed 003: used often, trusted and not rated badly -> quality good, which lifts its rank."""
+    """Seed 003: used often, trusted and proven -> quality good, which lifts its rank. Proven
+    means more successes than failures: how often a memory was returned says little on its own."""
     return [Action("promote", m["id"], {"quality": "good"},
                    f"{m['access_count']} accesses >= {s.promote_accesses}, confidence {m['confidence']:g} >= "
                    f"{s.promote_confidence:g}, {m['success_count']} successes vs {m['failure_count']} failures")
             for m in memories if m["quality"] != "good" and m["access_count"] >= s.promote_accesses
-            and m["confidence"] >= s.promote_confidence and m["failure_count"] <= m["success_count"]]
+            and m["confidence"] >= s.promote_confidence and m["success_count"] > m["failure_count"]]
 
 
-def stale(memories: list[dict], now: float, s: Settings) -> list[Action]:
-    """Seed 003: never accessed and older than `stale_days` loses `stale_step` confidence a
-    night, down to the floor. Factual memories are exempt: they do not go stale."""
+def stale(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) -> list[Action]:
+    """Seed 003: never accessed, older than `stale_days`, and redundant, superseded or unhelpful
+    (`cold_reason`) loses `stale_step` confidence a night, down to the floor. Age alone does
+    not make a memory stale: recency already ranks it, and its words may be the only answer."""
     out = []
     for m in memories:
         age_days = (now - m["event_at"]) / DAY
         if m["access_count"] or m["factual"] or age_days <= s.stale_days or m["confidence"] <= s.stale_floor \
                 or _recent(m["stale_at"], now, s):
             continue
+        why = cold_reason(m, newer, s)
+        if why is None:
+            continue
         new = round(max(s.stale_floor, m["confidence"] - s.stale_step), 6)
         out.append(Action("stale", m["id"], {"confidence": new, "stale_at": now},
-                          f"never accessed, {age_days:.0f} days old > {s.stale_days:g}: confidence "
+                          f"never accessed, {age_days:.0f} days old > {s.stale_days:g}, {why}: confidence "
                           f"{m['confidence']:g} -> {new:g}"))
     return out
 
@@ -155,26 +207,28 @@ def interference(memories: dict[int, dict], contradicted: list[tuple[int, int, s
     return out
 
 
-def archive(memories: list[dict], now: float, s: Settings) -> list[Action]:
-    """Seed 001: weak, hardly used, not factual, not potentiated -> archived (kept, restorable,
-    recalled only on request). Seed 001's strength falls below 0.05 three days after a memory
-    is made, so the rule also waits `archive_min_days`: otherwise recall would lose most of a
-    conversation within the week."""
+def archive(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) -> list[Action]:
+    """Seed 001's archive, as a move to the cold tier (still recalled, ranked lower; out of what
+    the capsule, dossiers and working set draw on): weak, hardly used, not factual, old, and
+    redundant, superseded or unhelpful (`cold_reason`). Seed 001's strength falls below 0.05
+    three days after a memory is made, so the rule also waits `archive_min_days`."""
     out = []
     for m in memories:
         age_days = (now - m["event_at"]) / DAY
-        if m["factual"] or m["access_count"] >= s.archive_max_accesses or age_days < s.archive_min_days:
+        if m["tier"] == "cold" or m["factual"] or m["access_count"] >= s.archive_max_accesses \
+                or age_days < s.archive_min_days:
             continue
         value = strength(m, now, s)
-        if value < s.archive_strength:
-            out.append(Action("archive", m["id"], {"state": "archived"},
+        why = cold_reason(m, newer, s) if value < s.archive_strength else None
+        if why is not None:
+            out.append(Action("archive", m["id"], {"tier": "cold", "tier_at": now},
                               f"strength {value:.3f} < {s.archive_strength:g} with {m['access_count']} accesses "
-                              f"< {s.archive_max_accesses}, {age_days:.0f} days old"))
+                              f"< {s.archive_max_accesses}, {age_days:.0f} days old, {why}: to the cold tier"))
     return out
 
 
 def merge(groups: list[list[int]], memories: dict[int, dict], similarity: dict[tuple[int, int], float],
-          s: Settings) -> list[Action]:
+          now: float, s: Settings) -> list[Action]:
     """Seed 003: near-duplicates (cosine above `merge_threshold`, same kind) become one. The
     survivor is the most used (then the oldest); it takes the others' accesses and feedback,
     and they are superseded by it: kept, readable, restorable."""
@@ -196,7 +250,8 @@ def merge(groups: list[list[int]], memories: dict[int, dict], similarity: dict[t
         for m in rest:
             cos = similarity.get((min(m["id"], keep["id"]), max(m["id"], keep["id"])))
             how = f"cosine {cos:.3f}" if cos is not None else "in the same near-duplicate group"
-            out.append(Action("merge", m["id"], {"state": "superseded", "superseded_by": keep["id"]},
+            out.append(Action("merge", m["id"], {"state": "superseded", "superseded_by": keep["id"], "tier": "cold",
+                                                 "tier_at": now},
                               f"near-duplicate of {keep['id']} ({how} >= {s.merge_threshold:g}, same kind)",
                               {"into": keep["id"]}))
     return out

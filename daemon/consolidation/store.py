@@ -12,9 +12,9 @@ from ..embedding.index import TABLE, indexed
 from ..web import store as web_store
 from .rules import Action
 
-COLUMNS = ("id", "kind", "content", "event_at", "importance", "access_count", "last_access_at", "success_count",
+COLUMNS = ("id", "kind", "source", "content", "event_at", "importance", "access_count", "last_access_at", "success_count",
            "failure_count", "factual", "confidence", "quality", "strength_factor", "potentiated_at", "stale_at",
-           "replayed_at", "embedded", "state", "superseded_by")
+           "replayed_at", "embedded", "state", "superseded_by", "tier", "tier_at")
 MERGE_MARK = "consolidation_merge_seq"  # meta key: vectors up to this sequence were compared
 
 
@@ -162,6 +162,8 @@ def undo(conn, agent: str, run: int, now: float, *, actor: str) -> int:
     for episode, action, raw in rows:
         data = json.loads(raw)
         before = data.get("before") or {}
+        if "state" in before and "tier" not in before:  # recorded before tiers: an archive or merge
+            before = {**before, "tier": "hot"}
         if before:
             cols = list(before)
             conn.execute(f"UPDATE episodes SET {', '.join(f'{c} = ?' for c in cols)}, updated_at = ? "

@@ -149,14 +149,15 @@ def topic_changes(conn, agent: str, fact_ids: list[int], since: float, limit: in
 
 
 def later_mentions(conn, agent: str, identifier: str, after: float, limit: int = 10) -> list[dict]:
-    """Active memories after `after` that name an identifier such as T-12 (as an FTS phrase)."""
+    """Active memories of the hot tier after `after` that name an identifier such as T-12 (as an FTS phrase)."""
     phrase = '"' + identifier.replace('"', "") + '"'
     return [dict(r) for r in conn.execute(
         # As a subquery: joined, the planner walks the namespace's memories by time and runs the
         # match once per row (140 ms at 3,000 memories instead of under 1 ms).
         "SELECT e.id, e.kind, e.content, e.event_at FROM episodes e "
         "WHERE e.id IN (SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?) AND e.agent = ? "
-        "AND e.state = 'active' AND e.event_at >= ? ORDER BY e.event_at LIMIT ?", (phrase, agent, after, limit))]
+        "AND e.state = 'active' AND e.tier = 'hot' AND e.event_at >= ? ORDER BY e.event_at LIMIT ?",
+        (phrase, agent, after, limit))]
 
 
 def discovery_inputs(conn, agent: str, min_mentions: int, now: float) -> tuple[list[tuple[str, str, int]], list[str]]:

@@ -28,10 +28,12 @@ _TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match the episodes_f
 
 @dataclass
 class Scope:
-    """The rows a recall may see: namespace, states, kinds. Always includes the namespace."""
+    """The rows a recall may see: namespace, states, kinds, and (for what draws on the hot tier
+    only: dossiers) the tier. Always includes the namespace."""
     agent: str
     states: tuple[str, ...]
     kinds: tuple[str, ...] = ()
+    hot_only: bool = False
 
     def where(self, *, by_id: bool = False) -> tuple[str, list]:
         # When rows are fetched by id, "+" keeps SQLite on the primary key rather than the namespace index.
@@ -40,6 +42,8 @@ class Scope:
         if self.kinds:
             sql.append(f"e.kind IN ({', '.join('?' * len(self.kinds))})")
             params += self.kinds
+        if self.hot_only:
+            sql.append("e.tier = 'hot'")
         return " AND ".join(sql), params
 
 

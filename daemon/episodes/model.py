@@ -21,11 +21,12 @@ COLUMNS = (
     "agent", "kind", "content", "content_hash", "event_at", "recorded_at", "last_seen_at", "occurrences",
     "source", "session", "importance", "factual", "irrelevant", "context", "access_count", "last_access_at",
     "success_count", "failure_count", "state", "superseded_by", "updated_at",
-    "confidence", "quality", "strength_factor", "potentiated_at", "stale_at", "replayed_at",
+    "confidence", "quality", "strength_factor", "potentiated_at", "stale_at", "replayed_at", "tier", "tier_at",
 )
 QUALITIES = ("unknown", "good")
+TIERS = ("hot", "cold")
 _TIMES = ("event_at", "recorded_at", "last_seen_at", "last_access_at", "updated_at", "potentiated_at", "stale_at",
-          "replayed_at")
+          "replayed_at", "tier_at")
 
 
 @dataclass(frozen=True)
@@ -188,10 +189,13 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
         "confidence": _importance(raw.get("confidence"), 1.0, "confidence"),
         "quality": raw.get("quality") or "unknown",
         "strength_factor": _importance(raw.get("strength_factor"), 1.0, "strength_factor", above_zero=True),
-        **{name: _optional_time(raw, name, now) for name in ("potentiated_at", "stale_at", "replayed_at")},
+        **{name: _optional_time(raw, name, now) for name in ("potentiated_at", "stale_at", "replayed_at", "tier_at")},
+        "tier": raw.get("tier") or ("cold" if state == "superseded" else "hot"),
     }
     if row["quality"] not in QUALITIES:
         raise InvalidInput(f"unknown quality {row['quality']!r}", hint=f"use one of: {', '.join(QUALITIES)}")
+    if row["tier"] not in TIERS:
+        raise InvalidInput(f"unknown tier {row['tier']!r}", hint=f"use one of: {', '.join(TIERS)}")
     rid = raw.get("id")
     if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int) or rid <= 0):
         raise InvalidInput("id must be a positive whole number")

@@ -78,14 +78,20 @@ async def export_episodes(db: Database, agent: str, *, chunk: int = 2000) -> Asy
 
 
 async def counts(db: Database, agent: str) -> dict:
-    rows = await db.fetchall("SELECT state, count(*) FROM episodes WHERE agent = ? GROUP BY state", (agent,))
-    by_state = {r[0]: r[1] for r in rows}
+    rows = await db.fetchall("SELECT state, tier, count(*) FROM episodes WHERE agent = ? GROUP BY state, tier",
+                             (agent,))
+    by_state: dict[str, int] = {}
+    by_tier = {"hot": 0, "cold": 0}  # of the memories recall reaches (not the archived ones)
+    for state, tier, n in rows:
+        by_state[state] = by_state.get(state, 0) + n
+        if state in ("active", "superseded"):
+            by_tier[tier] += n
     ns = await db.fetchone("SELECT episode_count, feedback_count FROM namespaces WHERE agent = ?", (agent,))
     recalls = await db.scalar("SELECT count(*) FROM recalls WHERE agent = ?", (agent,))
     # From the few unfolded events to their memories, not from every memory to its events.
     pending = await db.scalar("SELECT count(*) FROM access_events a CROSS JOIN episodes e ON e.id = a.episode_id "
                               "WHERE a.folded = 0 AND e.agent = ?", (agent,))
-    return {"episodes": sum(by_state.values()), "by_state": by_state, "recalls": recalls,
+    return {"episodes": sum(by_state.values()), "by_state": by_state, "by_tier": by_tier, "recalls": recalls,
             "feedback": ns[1] if ns else 0, "pending_access_events": pending}
 
 

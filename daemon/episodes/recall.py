@@ -21,7 +21,7 @@ from .fusion import Candidate, fuse, normalised, session_boost, spread
 
 _CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
                       "e.success_count, e.failure_count, e.factual, e.context, e.state, e.source, e.session, "
-                      "e.confidence, e.quality, e.strength_factor")
+                      "e.confidence, e.quality, e.strength_factor, e.tier")
 
 
 @dataclass(frozen=True)
@@ -127,7 +127,7 @@ def features_of(r, context: dict) -> EpisodeFeatures:
         event_at=r["event_at"], last_access_at=r["last_access_at"], access_count=r["access_count"],
         importance=r["importance"], successes=r["success_count"], failures=r["failure_count"],
         factual=bool(r["factual"]), context=context, confidence=r["confidence"], good=r["quality"] == "good",
-        strength_factor=r["strength_factor"])
+        strength_factor=r["strength_factor"], cold=r["tier"] == "cold")
 
 
 # Retrievers record raw scores; they are rounded only for the k memories shown (a recall
@@ -139,11 +139,15 @@ def _shown(explained: dict) -> dict:
     return {k: round(v, 4 if k in _FOUR_PLACES else 6) if isinstance(v, float) else v for k, v in explained.items()}
 
 
+# The breakdown's parts a hit's explanation shows: the six signals and the three factors.
+_SIGNALS = ("relevance", "recency", "strength", "priority", "wilson", "context", "trust", "tier", "penalty")
+
+
 def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
                     phase: str, k: int, first: set[int] = frozenset()) -> tuple[list[dict], int]:
-    """Score, filter and order (memories in `first` lead). Returns (hits, how many the
-    thresholds filtered out). Every candidate is scored at once; the breakdown that explains a
-    hit is worked out for the k shown."""
+    """Score and order (memories in `first` lead); in the thresholds' filter mode, also filter.
+    Returns (hits, how many the thresholds filtered out). Every candidate is scored at once;
+    the breakdown that explains a hit is worked out for the k shown."""
     rows = [c.row for c in candidates]
     contexts = [json.loads(r["context"]) for r in rows] if query_context else None
     matches = np.array([context_match(query_context, x) for x in contexts]) if contexts else np.zeros(len(rows))
@@ -161,12 +165,12 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
             "rank": rank, "id": r["id"], "score": round(b.composite, 6), "kind": r["kind"], "content": r["content"],
             "event_at": r["event_at"], "source": r["source"], "session": r["session"],
             "factual": feats.factual, "context": feats.context or json.loads(r["context"]),
-            "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items()
-                                    if k_ in ("relevance", "recency", "strength", "priority", "wilson", "context",
-                                              "trust")},
+            "tier": r["tier"], "state": r["state"],
+            "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items() if k_ in _SIGNALS},
                         "retrievers": {name: _shown(v) for name, v in c.retrievers.items()},
                         "features": {"access_count": feats.access_count, "successes": feats.successes,
-                                     "failures": feats.failures, "importance": feats.importance}},
+                                     "failures": feats.failures, "importance": feats.importance},
+                        **({"penalised": b.reason} if b.reason else {})},
         })
     return hits, len(rows) - len(kept)
 

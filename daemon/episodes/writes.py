@@ -18,7 +18,7 @@ _CHUNK = 400  # stays under SQLite's bound-parameter limit with room to spare
 # Many rows to one INSERT: the full-text trigger runs inside the statement's savepoint, and FTS5
 # writes its pending terms out as a new segment at every savepoint, so one statement a row (as
 # executemany runs) cost a segment and its merging a row: 107 against 47 us a row stored.
-_ROWS_PER_INSERT = 500  # x 28 values, under SQLite's 32,766 bound parameters
+_ROWS_PER_INSERT = 500  # x 30 values, under SQLite's 32,766 bound parameters
 
 
 def _chunks(seq: Sequence, size: int = _CHUNK):
@@ -98,7 +98,7 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
 
 
 async def _owned(w: Writer, agent: str, episode_id: int):
-    row = await w.fetchone("SELECT id, state, factual, irrelevant, content_hash FROM episodes "
+    row = await w.fetchone("SELECT id, state, tier, factual, irrelevant, content_hash FROM episodes "
                            "WHERE id = ? AND agent = ?", (episode_id, agent))
     if row is None:
         raise NotFound(f"no memory {episode_id} in namespace {agent!r}")
@@ -107,15 +107,21 @@ async def _owned(w: Writer, agent: str, episode_id: int):
 
 async def set_state(w: Writer, agent: str, episode_id: int, state: str, *, actor: str, now: float,
                     reason: str | None = None) -> str:
+    """Set a memory's state. Back to active is a restore: it also undoes a merge (the memory
+    stands on its own again) and brings it back to the hot tier."""
     row = await _owned(w, agent, episode_id)
-    if row["state"] == state:
+    restore = state == "active"
+    if row["state"] == state and not (restore and row["tier"] == "cold"):
         return state
-    # Back to active is also the undoing of a merge: it stands on its own again.
     await w.execute("UPDATE episodes SET state = ?, updated_at = ?, "
-                    "superseded_by = CASE WHEN ? = 'active' THEN NULL ELSE superseded_by END WHERE id = ?",
-                    (state, now, state, episode_id))
-    await w.audit(agent, "episode", episode_id, "state",
-                  json.dumps({"from": row["state"], "to": state, "reason": reason}), actor, now)
+                    "superseded_by = CASE WHEN ? THEN NULL ELSE superseded_by END, "
+                    "tier = CASE WHEN ? THEN 'hot' ELSE tier END, "
+                    "tier_at = CASE WHEN ? AND tier = 'cold' THEN ? ELSE tier_at END WHERE id = ?",
+                    (state, now, restore, restore, restore, now, episode_id))
+    change = {"from": row["state"], "to": state, "reason": reason}
+    if restore and row["tier"] == "cold":
+        change["tier"] = "hot"
+    await w.audit(agent, "episode", episode_id, "state", json.dumps(change), actor, now)
     return row["state"]
 
 
@@ -159,8 +165,17 @@ def record_recall(conn, agent: str, query: str, mode: str, k: int, context: str,
     return recall_id
 
 
-async def feedback(w: Writer, agent: str, recall_id: int, outcome: str, *, actor: str, now: float) -> list[int]:
-    """Seed 000's shared feedback: every memory returned by the recall shares its outcome."""
+async def feedback(w: Writer, agent: str, recall_id: int, outcome: str, *, actor: str, now: float,
+                   used: list[int] | None = None) -> list[int]:
+    """The outcome of a recall, on the memories it concerns. Without `used`, seed 000's shared
+    feedback: every memory the recall returned shares it. With `used` (the memories the agent
+    used, found by this recall or not), a success goes to those alone, raising what helped
+    rather than everything shown beside it, and a failure to the recall's hits the agent did
+    not use, lowering what was offered in their place. What `used` names is also what was
+    accessed: a hit it leaves out was passed over, and its access is not counted (taken back if
+    already folded), while a used memory the recall did not return counts as accessed now;
+    otherwise every memory a recall returns would gain on the ones the agent needed. A used
+    memory in the cold tier is back in the hot one. Returns the ids that took the outcome."""
     if outcome not in ("success", "failure"):
         raise InvalidInput(f"outcome must be success or failure, not {outcome!r}")
     row = await w.fetchone("SELECT outcome FROM recalls WHERE id = ? AND agent = ?", (recall_id, agent))
@@ -169,15 +184,44 @@ async def feedback(w: Writer, agent: str, recall_id: int, outcome: str, *, actor
     if row["outcome"] is not None:
         raise Conflict(f"recall {recall_id} already has feedback ({row['outcome']})",
                        hint="feedback is counted once per recall")
-    ids = [r[0] for r in await w.fetchall("SELECT episode_id FROM access_events WHERE recall_id = ?", (recall_id,))]
+    hits = [r[0] for r in await w.fetchall("SELECT episode_id FROM access_events WHERE recall_id = ?", (recall_id,))]
+    ids = hits if not used else used if outcome == "success" else [i for i in hits if i not in set(used)]
     column = "success_count" if outcome == "success" else "failure_count"
     await w.executemany(f"UPDATE episodes SET {column} = {column} + 1, updated_at = ? WHERE id = ? AND agent = ?",
                         [(now, eid, agent) for eid in ids])
+    warmed = []
+    if used:
+        await _passed_over(w, recall_id, hits, used, now)
+        for part in _chunks(used):
+            warmed += [r[0] for r in await w.fetchall(
+                f"UPDATE episodes SET tier = 'hot', tier_at = ? WHERE agent = ? AND tier = 'cold' "
+                f"AND state = 'active' AND id IN ({', '.join('?' * len(part))}) RETURNING id", (now, agent, *part))]
     await w.execute("UPDATE recalls SET outcome = ?, outcome_at = ? WHERE id = ?", (outcome, now, recall_id))
     await w.execute("UPDATE namespaces SET feedback_count = feedback_count + 1 WHERE agent = ?", (agent,))
-    await w.audit(agent, "recall", recall_id, "feedback", json.dumps({"outcome": outcome, "episodes": ids}),
-                  actor, now)
+    await w.audit(agent, "recall", recall_id, "feedback",
+                  json.dumps({"outcome": outcome, "episodes": ids, "shared": not used,
+                              **({"warmed": warmed} if warmed else {})}), actor, now)
     return ids
+
+
+PASSED_OVER = 2  # access_events.folded: 0 waiting, 1 counted, 2 passed over by the feedback (not counted)
+
+
+async def _passed_over(w: Writer, recall_id: int, hits: list[int], used: list[int], now: float) -> None:
+    keep = set(used)
+    passed = [i for i in hits if i not in keep]
+    if passed:
+        marks = ", ".join("?" * len(passed))
+        await w.execute(f"UPDATE access_events SET folded = {PASSED_OVER} WHERE recall_id = ? AND folded = 0 "
+                        f"AND episode_id IN ({marks})", (recall_id, *passed))
+        counted = [r[0] for r in await w.fetchall(
+            f"UPDATE access_events SET folded = {PASSED_OVER} WHERE recall_id = ? AND folded = 1 "
+            f"AND episode_id IN ({marks}) RETURNING episode_id", (recall_id, *passed))]
+        await w.executemany("UPDATE episodes SET access_count = max(access_count - 1, 0) WHERE id = ?",
+                            [(i,) for i in counted])
+    found_elsewhere = [i for i in used if i not in set(hits)]
+    await w.executemany("INSERT INTO access_events (episode_id, recall_id, rank, score, at) VALUES (?, ?, NULL, NULL, ?)",
+                        [(i, recall_id, now) for i in found_elsewhere])
 
 
 async def fold_access_events(w: Writer, *, limit: int = 50_000) -> dict:

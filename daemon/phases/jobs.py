@@ -144,7 +144,9 @@ async def capsule(mem) -> dict:
 async def arena(mem) -> dict:
     if not mem.config["arena.enabled"]:
         return {"skipped": "arena.enabled is false"}
-    r = await mem.arena.run()
+    r = await mem.arena.run(if_new=True)
+    if "skipped" in r:
+        return r
     return {"run": r["run"], "decision": r["decision"], "leader": r["leader"], "strategy": r["strategy"]["arm"],
             "episodes": r["episodes"]["total"], "seconds": r["seconds"]}
 

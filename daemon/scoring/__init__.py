@@ -13,11 +13,11 @@ from .context import context_match
 from .decay import hybrid_strength, is_potentiated, strength_summary
 from .recency import recency_score
 from .rfm import rfm_components, rfm_priority
-from .wilson import wilson_lower_bound, z_for_confidence
+from .wilson import wilson_lower_bound, wilson_upper_bound, z_for_confidence
 
 __all__ = [
     "PRESETS", "EpisodeFeatures", "ScoreBreakdown", "ScoringParams", "Weights",
     "context_match", "hybrid_strength", "is_potentiated", "learning_phase",
     "recency_score", "rfm_components", "rfm_priority", "score_episode", "strength_summary",
-    "wilson_lower_bound", "z_for_confidence",
+    "wilson_lower_bound", "wilson_upper_bound", "z_for_confidence",
 ]

@@ -36,16 +36,17 @@ class Columns(NamedTuple):
     confidence: np.ndarray
     good: np.ndarray  # bool
     strength_factor: np.ndarray
+    cold: np.ndarray  # bool
 
     @classmethod
     def of(cls, rows: list) -> "Columns":
         """From stored rows (the columns recall reads)."""
         f = np.array([(r["event_at"], r["event_at"] if r["last_access_at"] is None else r["last_access_at"],
                        r["access_count"], r["importance"], r["success_count"], r["failure_count"], r["factual"],
-                       r["confidence"], r["quality"] == "good", r["strength_factor"]) for r in rows],
-                     dtype=np.float64).reshape(len(rows), 10)
+                       r["confidence"], r["quality"] == "good", r["strength_factor"], r["tier"] == "cold")
+                      for r in rows], dtype=np.float64).reshape(len(rows), 11)
         return cls(f[:, 0], f[:, 1], f[:, 2], f[:, 3], f[:, 4], f[:, 5], f[:, 6] != 0, f[:, 7], f[:, 8] != 0,
-                   f[:, 9])
+                   f[:, 9], f[:, 10] != 0)
 
 
 def _recency(hours: np.ndarray, count: np.ndarray, p: ScoringParams) -> np.ndarray:
@@ -70,15 +71,17 @@ def _priority(hours: np.ndarray, count: np.ndarray, importance: np.ndarray, p: S
     return (wr * r + wf * f + wi * np.clip(importance, 0.0, 1.0)) / (wr + wf + wi)
 
 
-def _wilson(successes: np.ndarray, failures: np.ndarray, z: float) -> np.ndarray:
+def _wilson(successes: np.ndarray, failures: np.ndarray, z: float, upper: bool = False) -> np.ndarray:
     s = np.maximum(successes, 0.0)
     n = s + np.maximum(failures, 0.0)
     rated = n > 0
     n = np.where(rated, n, 1.0)
     p = s / n
     z2 = z * z
-    lower = (p + z2 / (2 * n) - z * np.sqrt(p * (1.0 - p) / n + z2 / (4 * n * n))) / (1.0 + z2 / n)
-    return np.where(rated, np.maximum(lower, 0.0), 0.0)
+    spread = z * np.sqrt(p * (1.0 - p) / n + z2 / (4 * n * n))
+    if upper:
+        return np.where(rated, np.minimum((p + z2 / (2 * n) + spread) / (1.0 + z2 / n), 1.0), 1.0)
+    return np.where(rated, np.maximum((p + z2 / (2 * n) - spread) / (1.0 + z2 / n), 0.0), 0.0)
 
 
 def composites(c: Columns, relevance: np.ndarray, context: np.ndarray, now: float, params: ScoringParams,
@@ -95,12 +98,19 @@ def composites(c: Columns, relevance: np.ndarray, context: np.ndarray, now: floa
     rel = np.clip(relevance, 0.0, 1.0)
     w = params.weights
     trust = (1.0 - params.confidence_weight * (1.0 - c.confidence)) * np.where(c.good, 1.0 + params.quality_boost, 1.0)
-    composite = trust * (w.relevance * rel + w.recency * recency + w.strength * strength + w.priority * priority
-                         + w.wilson * wilson + w.context * context) / w.total
+    trust = trust * np.where(c.cold, params.cold_factor, 1.0)
     eligible = np.ones(len(age), dtype=bool)
     if phase == ACTIVE:
-        trials = c.successes + c.failures
-        stale = recency < params.stability_threshold
-        failing = (trials >= params.min_feedback_trials) & (wilson < params.success_threshold)
-        eligible = c.factual | ~(stale | failing)
+        missed = np.zeros(len(age))
+        missed += recency < params.stability_threshold
+        judged = (c.successes + c.failures) >= params.min_feedback_trials
+        bound = _wilson(c.successes, c.failures, _z_for(params.confidence), upper=params.thresholds != "filter")
+        missed += judged & (bound < params.success_threshold)
+        missed = np.where(c.factual, 0.0, missed)
+        if params.thresholds == "filter":
+            eligible = missed == 0
+        else:
+            trust = trust * params.threshold_penalty ** missed
+    composite = trust * (w.relevance * rel + w.recency * recency + w.strength * strength + w.priority * priority
+                         + w.wilson * wilson + w.context * context) / w.total
     return composite, eligible

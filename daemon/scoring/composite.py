@@ -1,10 +1,12 @@
 """The composite score: a weighted mean of six 0..1 signals (search relevance,
-recency, hybrid strength, RFM priority, Wilson bound, context match), plus the
-thresholds, presets and passive learning phase that decide eligibility.
+recency, hybrid strength, RFM priority, Wilson bound, context match), times the
+factors that demote without hiding (trust, tier, threshold penalty), plus the
+thresholds, presets and passive learning phase.
 
-Filtering is kept apart from ranking: thresholds say whether a memory may be
-recalled, the composite orders the rest, and the breakdown keeps every signal
-so a result can explain itself.
+Forgetting demotes, it never hides: by default a memory below a threshold, or in
+the cold tier, ranks lower by a documented factor and says why; only the opt-in
+"filter" mode (seed 000's rule as printed) makes thresholds exclude. The breakdown
+keeps every signal so a result can explain itself.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ from .context import context_match
 from .decay import hybrid_strength
 from .recency import recency_score
 from .rfm import rfm_priority
-from .wilson import wilson_lower_bound, z_for_confidence
+from .wilson import wilson_lower_bound, wilson_upper_bound, z_for_confidence
 
-__all__ = ["PRESETS", "EpisodeFeatures", "ScoreBreakdown", "ScoringParams", "Weights",
-           "learning_phase", "score_episode"]
+__all__ = ["PRESETS", "THRESHOLD_MODES", "EpisodeFeatures", "ScoreBreakdown", "ScoringParams", "Weights",
+           "learning_phase", "missed_thresholds", "score_episode"]
 
 PASSIVE = "passive"
 ACTIVE = "active"
+THRESHOLD_MODES = ("penalty", "filter")
 
 # inv_cdf is not free and a daemon uses one or two confidence levels at most.
 _z_for = lru_cache(maxsize=8)(z_for_confidence)
@@ -86,6 +89,11 @@ class ScoringParams:
     potentiation_accesses: int = 10
     confidence_weight: float = 0.5     # how far a memory at confidence 0 falls (consolidation's stale decay)
     quality_boost: float = 0.1         # how far a promoted ("good") memory rises
+    # How the active phase's thresholds act: "penalty" multiplies the composite of a memory
+    # below one by threshold_penalty (per threshold missed); "filter" leaves it out (seed 000).
+    thresholds: str = "penalty"
+    threshold_penalty: float = 0.8
+    cold_factor: float = 0.8           # the composite of a cold-tier memory is multiplied by this
     weights: Weights = field(default_factory=Weights)
 
     def __post_init__(self) -> None:
@@ -102,6 +110,10 @@ class ScoringParams:
             problems.append("counts must be >= 0 (potentiation_accesses >= 1)")
         if not (0.0 <= self.confidence_weight <= 1.0 and 0.0 <= self.quality_boost <= 1.0):
             problems.append("confidence_weight and quality_boost must be within 0..1")
+        if self.thresholds not in THRESHOLD_MODES:
+            problems.append(f"thresholds must be one of {', '.join(THRESHOLD_MODES)}")
+        if not (0.0 < self.threshold_penalty <= 1.0 and 0.0 < self.cold_factor <= 1.0):
+            problems.append("threshold_penalty and cold_factor must be above 0 and at most 1")
         if not isinstance(self.weights, Weights):
             problems.append("weights must be a Weights instance")
         if problems:
@@ -146,6 +158,7 @@ class EpisodeFeatures(NamedTuple):
     confidence: float = 1.0
     good: bool = False
     strength_factor: float = 1.0
+    cold: bool = False  # in the cold tier: archived by consolidation, or superseded by a merge
 
 
 class ScoreBreakdown(NamedTuple):
@@ -156,9 +169,11 @@ class ScoreBreakdown(NamedTuple):
     wilson: float
     context: float
     trust: float  # the composite's multiplier from confidence and quality
+    tier: float  # its multiplier from the tier: 1 when hot, cold_factor when cold
+    penalty: float  # its multiplier from the thresholds missed (penalty mode)
     composite: float
     eligible: bool
-    reason: str | None
+    reason: str | None  # the thresholds missed, and what that did
 
     def as_dict(self) -> dict[str, Any]:
         return self._asdict()
@@ -185,15 +200,32 @@ def score_episode(features: EpisodeFeatures, relevance: float, query_context: Ma
     w = params.weights
     trust = (1.0 - params.confidence_weight * (1.0 - features.confidence)) * (
         1.0 + params.quality_boost if features.good else 1.0)
-    composite = trust * (w.relevance * rel + w.recency * recency + w.strength * strength
-                         + w.priority * priority + w.wilson * wilson + w.context * ctx) / w.total
+    tier = params.cold_factor if features.cold else 1.0
+    missed = [] if phase == PASSIVE or features.factual else missed_thresholds(
+        recency, features.successes, features.failures, params)
+    filtered = bool(missed) and params.thresholds == "filter"
+    penalty = 1.0 if filtered else params.threshold_penalty ** len(missed)
+    composite = trust * tier * penalty * (w.relevance * rel + w.recency * recency + w.strength * strength
+                                          + w.priority * priority + w.wilson * wilson + w.context * ctx) / w.total
+    reason = None
+    if missed:
+        reason = "; ".join(missed) + (": filtered out" if filtered else f": composite x{penalty:.3g}")
+    return ScoreBreakdown(rel, recency, strength, priority, wilson, ctx, trust, tier, penalty, composite,
+                          not filtered, reason)
 
-    reason: str | None = None
-    if phase == ACTIVE and not features.factual:
-        if recency < params.stability_threshold:
-            reason = f"below stability threshold ({recency:.3g} < {params.stability_threshold:.3g})"
-        elif (features.successes + features.failures >= params.min_feedback_trials
-              and wilson < params.success_threshold):
-            reason = f"below success threshold ({wilson:.3g} < {params.success_threshold:.3g})"
-    return ScoreBreakdown(rel, recency, strength, priority, wilson, ctx, trust, composite,
-                          reason is None, reason)
+
+def missed_thresholds(recency: float, successes: int, failures: int, params: ScoringParams) -> list[str]:
+    """The active phase's thresholds a memory is below, as a person reads them. The success
+    threshold judges a memory only after `min_feedback_trials` rated recalls; in penalty mode
+    it judges the record (the Wilson upper bound: bad beyond doubt), in filter mode the
+    evidence (the lower bound, as seed 000 prints it, which also catches a short perfect record)."""
+    out = []
+    if recency < params.stability_threshold:
+        out.append(f"below stability threshold ({recency:.3g} < {params.stability_threshold:.3g})")
+    if successes + failures >= params.min_feedback_trials:
+        z = _z_for(params.confidence)
+        bound, which = ((wilson_lower_bound(successes, failures, z), "lower") if params.thresholds == "filter"
+                        else (wilson_upper_bound(successes, failures, z), "upper"))
+        if bound < params.success_threshold:
+            out.append(f"below success threshold (Wilson {which} bound {bound:.3g} < {params.success_threshold:.3g})")
+    return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from statistics import NormalDist
 
-__all__ = ["wilson_lower_bound", "z_for_confidence"]
+__all__ = ["wilson_lower_bound", "wilson_upper_bound", "z_for_confidence"]
 
 
 def z_for_confidence(confidence: float) -> float:
@@ -27,15 +27,27 @@ def z_for_confidence(confidence: float) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2.0)
 
 
-def wilson_lower_bound(successes: int, failures: int, z: float = 1.96) -> float:
-    """Conservative estimate of the success rate; 0 when there is no feedback."""
+def _interval(successes: int, failures: int, z: float) -> tuple[float, float] | None:
     s = successes if successes > 0 else 0
     n = s + (failures if failures > 0 else 0)
     if n == 0:
-        return 0.0
+        return None
     p = s / n
     z2 = z * z
     centre = p + z2 / (2 * n)
     spread = z * math.sqrt(p * (1.0 - p) / n + z2 / (4 * n * n))
-    lower = (centre - spread) / (1.0 + z2 / n)
-    return lower if lower > 0.0 else 0.0
+    return (centre - spread) / (1.0 + z2 / n), (centre + spread) / (1.0 + z2 / n)
+
+
+def wilson_lower_bound(successes: int, failures: int, z: float = 1.96) -> float:
+    """Conservative estimate of the success rate; 0 when there is no feedback."""
+    bounds = _interval(successes, failures, z)
+    return 0.0 if bounds is None or bounds[0] < 0.0 else bounds[0]
+
+
+def wilson_upper_bound(successes: int, failures: int, z: float = 1.96) -> float:
+    """Optimistic estimate of the success rate; 1 when there is no feedback. Below a bar, the
+    record is bad beyond doubt: what the success threshold's penalty judges, since the lower
+    bound of a short perfect record (3 of 3: 0.44) is below any useful bar too."""
+    bounds = _interval(successes, failures, z)
+    return 1.0 if bounds is None or bounds[1] > 1.0 else bounds[1]

@@ -33,20 +33,29 @@ def sweep(folder: Path) -> None:
             partial.unlink(missing_ok=True)
 
 
+def _order(p: Path) -> tuple[str, int]:
+    """(time stem, number): `X.db` is (X, 1), `X-2.db` is (X, 2)."""
+    stem, _, n = p.stem.rpartition("-")
+    return (stem, int(n)) if stem and n.isdigit() and stem[-1] == "Z" else (p.stem, 1)
+
+
 def newest_last(paths) -> list[Path]:
-    """By name without the suffix, so `X.db` sorts before `X-2.db`, made later in the same second."""
-    return sorted(paths, key=lambda p: p.stem)
+    """By time, then by the number a copy made in the same second carries: `X.db`, `X-2.db`, ...
+    `X-10.db` (as text, `X-10` would sort before `X-2`, and pruning would take the newest)."""
+    return sorted(paths, key=_order)
 
 
 def keep_copy(db_path: Path, folder: Path, prefix: str) -> Path:
     """SQLite's online backup of `db_path` into `folder` as `PREFIX-TIME.db`, or `PREFIX-TIME-2.db`,
-    `-3`... if that name is taken. The copy only appears once it is whole."""
+    `-3`... after the highest number that second's copies carry (never a lower one a pruned copy
+    freed: it would sort as the oldest). The copy only appears once it is whole."""
     stem = f"{prefix}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     partial = folder / f".{stem}.{os.getpid()}.{secrets.token_hex(4)}{PARTIAL}"
     try:
         driver.copy(db_path, partial)
-        for n in range(1, 1000):
+        taken = [n for s_, n in map(_order, folder.glob(f"{stem}*.db")) if s_ == stem]
+        for n in range(max(taken, default=0) + 1, 1000):
             target = folder / (f"{stem}.db" if n == 1 else f"{stem}-{n}.db")
             try:  # claim the name first: os.replace alone would take a name another copy holds
                 os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))

@@ -57,13 +57,18 @@ def explain(hit: dict, weights: dict[str, float]) -> list[tuple[str, str, str]]:
         if name in signals:
             w = weights.get(name, 0.0)
             rows.append(("signal", name, f"{signals[name]:.3f} × {w:g} = {signals[name] * w:.3f}"))
-    if "trust" in signals:
-        rows.append(("signal", "trust", f"× {signals['trust']:.3f}"))
+    for factor in ("trust", "tier", "penalty"):
+        if factor in signals:
+            rows.append(("signal", factor, f"× {signals[factor]:.3f}"))
+    if "penalised" in hit["explain"]:
+        rows.append(("signal", "penalised", hit["explain"]["penalised"]))
     for retriever, detail in hit["explain"]["retrievers"].items():
         rows.append(("retriever", retriever, ", ".join(f"{k} {_value(v)}" for k, v in detail.items())))
     for name, v in hit["explain"]["features"].items():
         rows.append(("feature", name, _value(v)))
     rows.append(("memory", "kind", hit["kind"]))
+    if "tier" in hit:
+        rows.append(("memory", "tier", hit["tier"]))
     rows.append(("memory", "factual", "yes" if hit.get("factual") else "no"))
     if hit.get("context"):
         rows.append(("memory", "context", json.dumps(hit["context"], sort_keys=True, ensure_ascii=False)))

@@ -45,10 +45,10 @@ class Web:
             actor=self.actor))
 
     def feed_in(self, conn, hits: list[dict], recall_id: int, now: float) -> dict | None:
-        """Inside a recall's write transaction: its best hits join the working set."""
-        if self.feed_recalls <= 0 or not hits:
+        """Inside a recall's write transaction: its best hits in the hot tier join the working set."""
+        nodes = [f"episode:{h['id']}" for h in hits if h.get("tier") != "cold"][:max(self.feed_recalls, 0)]
+        if not nodes:
             return None
-        nodes = [f"episode:{h['id']}" for h in hits[:self.feed_recalls]]
         return store.activate(conn, self.agent, nodes, self.rules, self.working_set, now,
                               source=f"recall:{recall_id}", actor=self.actor, known=True)
 
