@@ -38,7 +38,8 @@ class Config:
         if self.values["scoring.time_weight"] is not None:
             overrides["time_weight"] = float(self.values["scoring.time_weight"])
             overrides["frequency_weight"] = 1.0 - overrides["time_weight"]
-        for name in ("confidence", "confidence_weight", "quality_boost", "threshold_penalty", "cold_factor"):
+        for name in ("confidence", "confidence_weight", "quality_boost", "stability_penalty", "success_penalty",
+                     "cold_factor"):
             overrides[name] = float(self.values[f"scoring.{name}"])
         overrides["thresholds"] = self.values["scoring.thresholds"]
         for name in ("min_feedback_trials", "passive_min_episodes", "passive_min_feedback",

@@ -47,6 +47,10 @@ def _non_negative(v: Any) -> str | None:
     return None if v >= 0 else "must be 0 or more"
 
 
+def _factor(v: Any) -> str | None:
+    return None if 0 < v <= 1 else "must be above 0 and at most 1"
+
+
 def _one_of(*choices: str) -> Callable[[Any], str | None]:
     return lambda v: None if v in choices else f"must be one of: {', '.join(choices)}"
 
@@ -203,15 +207,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("scoring.thresholds", "penalty",
             "How the active phase's thresholds act. penalty: a memory below the stability threshold, or with a "
             "record clearly below the success threshold, ranks lower (its composite times "
-            "scoring.threshold_penalty for each, with the reason in --explain) and is still recalled. filter: "
-            "seed 000's rule as printed, such memories are left out of recall.", _one_of("penalty", "filter")),
-    Setting("scoring.threshold_penalty", 0.8, "Penalty mode: the composite of a memory below a threshold is "
-            "multiplied by this, once per threshold missed.", lambda v: None if 0 < v <= 1 else "must be above 0 "
-            "and at most 1"),
+            "scoring.stability_penalty or scoring.success_penalty, with the reason in --explain) and is still "
+            "recalled. filter: seed 000's rule as printed, such memories are left out of recall.",
+            _one_of("penalty", "filter")),
+    Setting("scoring.stability_penalty", 0.98, "Penalty mode: the composite of a stale memory (recency below "
+            "the stability threshold) is multiplied by this.", _factor),
+    Setting("scoring.success_penalty", 0.8, "Penalty mode: the composite of a memory whose feedback is clearly "
+            "below the success threshold (its Wilson upper bound under it) is multiplied by this.", _factor),
     Setting("scoring.cold_factor", 0.8, "The composite of a memory in the cold tier (moved there by "
             "consolidation's archive rule, or superseded by a merge) is multiplied by this: it ranks below as good "
-            "a match in the hot tier, and above a worse one.", lambda v: None if 0 < v <= 1 else "must be above 0 "
-            "and at most 1"),
+            "a match in the hot tier, and above a worse one.", _factor),
     Setting("scoring.confidence", 0.95, "Confidence level of the Wilson lower bound.", _between(0.5, 0.9999)),
     Setting("scoring.min_feedback_trials", 3, "Rated recalls a memory needs before the success threshold judges it.",
             _between(1, 10**6)),

@@ -190,6 +190,27 @@ async def _paraphrase_home(home, *, agent=None, questions=PARAPHRASES):
     return mem, ids
 
 
+def test_nightly_runs_follow_new_evidence_and_do_not_confirm_a_leader_again_for_a_few_episodes(home):
+    write_config(home, ARENA_TOML)
+
+    async def go():
+        mem, ids = await _paraphrase_home(home)
+        async with mem:
+            first = await mem.arena.run(if_new=True)  # no run before: a full one
+            idle = await mem.arena.run(if_new=True)
+            await mem.arena.add_questions([{"question": "who would rather get an email?", "evidence": [ids[4]]}])
+            again = await mem.arena.run(if_new=True)
+            runs = (await mem.arena.history())["runs"]
+            return first, idle, again, runs
+
+    first, idle, again, runs = asyncio.run(go())
+    assert first["decision"] == "adopt" and first["confirm"] and len(first["pulls"]) == 8
+    assert idle == {"skipped": "no evaluation episode since the last run (newest 4)"}
+    assert len(again["pulls"]) == 1 and again["confirm"] is None  # one new episode: one pull, no new comparison
+    assert again["decision"] == "adopt" and f"run {first['run']} compared it with the default" in again["reason"]
+    assert again["strategy"]["arm"] == "balanced" and len(runs) == 2
+
+
 def test_the_clearly_better_arm_is_adopted_and_explicit_modes_never_change(home):
     write_config(home, ARENA_TOML)
 

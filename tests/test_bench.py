@@ -66,6 +66,16 @@ def test_bench_recall_measures_the_home_with_the_settings_given(cli):
         assert proc.returncode == 7 and says in proc.err and "Traceback" not in proc.err, proc.err
 
 
+def test_bench_recall_with_half_the_home_cold_still_returns_cold_memories(cli):
+    plain = cli.json("bench", "recall", "--n", "300", "--mode", "fast", "--queries", "20")
+    cold = cli.json("bench", "recall", "--n", "300", "--mode", "fast", "--queries", "20", "--cold", "0.5")
+    assert plain["cold_memories"] == 0 and plain["cold_hit_share"] == 0.0
+    assert 140 <= cold["cold_memories"] <= 150 and 0.0 < cold["cold_hit_share"] < 1.0
+    assert cold["hits_per_query"] == plain["hits_per_query"]  # the cold tier ranks; it never hides
+    bad = cli("bench", "recall", "--n", "300", "--cold", "2")
+    assert bad.returncode == 4 and "between 0 and 1" in bad.err  # invalid input
+
+
 def test_bench_does_not_touch_the_home(cli, home):
     cli.json("bench", "ingest", "--n", "100")
     assert not (home / "state" / "memory.db").exists()

@@ -44,7 +44,7 @@ def test_a_months_old_memory_survives_a_night_and_the_active_phase_and_is_found(
     r = memory.recall("tile workshop Lisbon", mode="fast", explain=True)
     hit = next(h for h in r["hits"] if h["id"] == ids["february"])
     assert hit["rank"] == 1 and hit["tier"] == "hot"  # unique: no rule moved it
-    assert hit["explain"]["signals"]["penalty"] == 0.8 and "stability threshold" in hit["explain"]["penalised"]
+    assert hit["explain"]["signals"]["penalty"] == 0.98 and "stability threshold" in hit["explain"]["penalised"]
     # The routine readings went cold, and each is still found by its own words, saying its tier.
     for memory_id, text in zip(ids["routine"][:-1], ROUTINE):
         r = memory.recall(text, mode="fast", k=3)

@@ -161,16 +161,22 @@ def _phases(home, config: str):
 
 
 def test_active_phase_thresholds_rank_a_stale_memory_lower_and_keep_it(home):
-    old, fact, passive, active = _phases(home, "")
+    old, fact, passive, active = _phases(home, "stability_penalty = 0.5\n")
     assert passive["phase"] == "passive" and old in [h["id"] for h in passive["hits"]]
     assert active["phase"] == "active" and active["filtered"] == 0
     ranked = {h["id"]: h for h in active["hits"]}
     assert old in ranked and fact in ranked  # demoted, never hidden
     why = ranked[old]["explain"]
-    assert why["signals"]["penalty"] == 0.8 and why["penalised"].startswith("below stability threshold")
+    assert why["signals"]["penalty"] == 0.5 and why["penalised"].startswith("below stability threshold")
     before = next(h for h in passive["hits"] if h["id"] == old)
     assert ranked[old]["score"] < before["score"] and ranked[old]["rank"] == len(active["hits"])
     assert "penalised" not in ranked[fact]["explain"]  # factual memories are never judged
+
+
+def test_the_default_stability_penalty_is_a_tie_breaker(home):
+    old, _, _, active = _phases(home, "")
+    why = next(h for h in active["hits"] if h["id"] == old)["explain"]
+    assert why["signals"]["penalty"] == 0.98 and why["penalised"].endswith("composite x0.98")
 
 
 def test_seed_filter_mode_leaves_stale_memories_out_when_asked(home):

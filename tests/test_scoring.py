@@ -203,6 +203,8 @@ def test_params_validation() -> None:
         ScoringParams(thresholds="hide")
     with pytest.raises(ValueError, match="cold_factor"):
         ScoringParams(cold_factor=0.0)
+    with pytest.raises(ValueError, match="success_penalty"):
+        ScoringParams(success_penalty=1.5)
 
 
 def test_presets() -> None:
@@ -275,7 +277,7 @@ def test_stability_threshold_penalises_in_the_active_phase_and_filters_only_when
     stale = _features(event_at=NOW - 504 * HOUR)  # 0.6*0.5**3 = 0.075 < 0.15
     fresh = score_episode(stale, 0.9, {}, NOW, ScoringParams(), "passive")
     assert fresh.eligible and fresh.reason is None and fresh.penalty == 1.0
-    active = score_episode(stale, 0.9, {}, NOW, ScoringParams(threshold_penalty=0.7), "active")
+    active = score_episode(stale, 0.9, {}, NOW, ScoringParams(stability_penalty=0.7), "active")
     assert active.eligible  # ranked lower, still recalled
     assert active.reason == "below stability threshold (0.075 < 0.15): composite x0.7"
     assert active.penalty == 0.7 and active.composite == pytest.approx(fresh.composite * 0.7)
@@ -309,6 +311,9 @@ def test_success_threshold_needs_enough_trials_and_judges_the_record() -> None:
     bad = score_episode(_features(failures=5, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
     assert bad.eligible and bad.penalty == 0.8
     assert bad.reason == "below success threshold (Wilson upper bound 0.434 < 0.5): composite x0.8"
+    # Stale as well: both penalties apply
+    both = score_episode(_features(failures=5, event_at=NOW - 504 * HOUR), 0.9, {}, NOW, ScoringParams(), "active")
+    assert both.penalty == pytest.approx(0.98 * 0.8) and both.reason.count("below") == 2
     # 3 of 3 is the best record three trials can show: never judged down (its lower bound is 0.439)
     proven = score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
     assert proven.penalty == 1.0 and proven.wilson == pytest.approx(0.4385, abs=1e-4)

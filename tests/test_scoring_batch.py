@@ -40,7 +40,8 @@ def _features(r: dict) -> EpisodeFeatures:
 @pytest.mark.parametrize("phase", ("passive", "active"))
 def test_batch_composites_equal_the_scalar_reference(preset, phase, thresholds):
     rng = random.Random(f"{preset}-{phase}")
-    params = ScoringParams.from_preset(preset, thresholds=thresholds, cold_factor=0.7, threshold_penalty=0.6)
+    params = ScoringParams.from_preset(preset, thresholds=thresholds, cold_factor=0.7, stability_penalty=0.6,
+                                       success_penalty=0.5)
     rows = [_row(rng) for _ in range(400)]
     relevance = [rng.uniform(-0.2, 1.3) for _ in rows]
     asked = {"env": "prod", "task": "deploy"}
@@ -56,7 +57,7 @@ def test_batch_composites_equal_the_scalar_reference(preset, phase, thresholds):
         assert eligible.all()
     if phase == "active" and thresholds == "penalty":
         penalised = [b.penalty for b in expected]
-        assert {1.0, 0.6, 0.36} <= set(map(lambda p: round(p, 6), penalised))  # none, one and both thresholds
+        assert {1.0, 0.6, 0.5, 0.3} <= set(map(lambda p: round(p, 6), penalised))  # none, either and both
     assert {b.tier for b in expected} == {1.0, 0.7}
 
 

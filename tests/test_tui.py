@@ -65,7 +65,7 @@ def test_format_helpers():
 def test_overview_shows_daemon_phases_layers_and_errors(filled):
     async def body(app, pilot):
         layers = dict((r[0], r[1]) for r in rows(app, "#layers"))
-        assert layers["memories"] == "3 (3 active, 0 archived)"
+        assert layers["memories"] == "3 (3 hot, 0 cold, 0 forgotten)"
         assert layers["current facts"] == "1"
         assert layers["embedding backlog"] == "3"
         phases = {r[0]: r for r in rows(app, "#phases")}

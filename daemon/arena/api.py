@@ -122,7 +122,9 @@ class Arena:
         `if_new` (the daemon's nightly phase) the work follows the new evidence, not the home's
         age: nothing runs when no evaluation episode arrived since the last run (the choice
         would be the same; returns {"skipped": reason}), and a run pulls once per new episode,
-        up to `arena.pulls` (the statistics carry over from run to run)."""
+        up to `arena.pulls` (the statistics carry over from run to run), and a leader that an
+        earlier run already compared with the default is compared again only once `arena.sample`
+        episodes have arrived since."""
         s = self.settings
         started, now = time.perf_counter(), timeutil.now()
         newest_id, seen = await self.db.run(store.newest_episode, self.agent)
@@ -156,6 +158,12 @@ class Arena:
         elif lead == self.default.name:
             decision, reason = "keep", (f"the default {lead} leads with mean reward {stats[lead].mean:.4f} over "
                                         f"{stats[lead].pulls} pulls")
+        elif if_new and (last := await self.db.run(store.last_confirmation, self.agent)) is not None \
+                and last["leader"] == lead and (newest_id or 0) - (last["newest_episode"] or 0) < s.sample:
+            # A comparison on arena.confirm_episodes episodes is not overturned by a handful more.
+            decision = "adopt" if last["decision"] == "adopt" else "keep"
+            reason = (f"{lead} leads again; run {last['id']} compared it with the default and fewer than "
+                      f"arena.sample ({s.sample}) evaluation episodes arrived since: its decision stands")
         else:
             newest = episodes[-s.confirm_episodes:]
             confirm = {name: round(await self._mean_reward(self.by_name[name], newest), 4)

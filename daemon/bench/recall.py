@@ -5,6 +5,7 @@ bare FTS5 query."""
 from __future__ import annotations
 
 import contextlib
+import random
 import tempfile
 import time
 from pathlib import Path
@@ -63,15 +64,26 @@ async def corpus_home(n: int, seed: int, mode: str, texts: list[str], k: int,
         yield home.root, baseline
 
 
+async def cool(mem: Memory, share: float, seed: int) -> int:
+    """Move a seeded random `share` of the memories to the cold tier, as consolidation's archive
+    would over time: what recall costs when much of a home is cold. Returns how many moved."""
+    ids = [r[0] for r in await mem.db.fetchall("SELECT id FROM episodes WHERE agent = ?", (mem.agent,))]
+    chosen = random.Random(seed).sample(ids, round(share * len(ids)))
+    await mem.db.transact(lambda conn: conn.executemany("UPDATE episodes SET tier = 'cold' WHERE id = ?",
+                                                        [(i,) for i in chosen]))
+    return len(chosen)
+
+
 async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k: int = 10, seed: int = 0,
                        progress: Callable[[int], None] | None = None,
                        embed_progress: Callable[[int], None] | None = None, cache: Path | None = None,
-                       settings: dict | None = None) -> dict:
+                       settings: dict | None = None, cold: float = 0.0) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, embed_s, cached = await filled_home(Path(tmp) / "home", n, seed, mode, embed_progress, cache, settings)
         async with await Memory.open(home, actor="bench") as mem:
-            times, hits, used, first_ms = [], 0, mode, None
+            cooled = await cool(mem, cold, seed) if cold else 0
+            times, hits, cold_hits, used, first_ms = [], 0, 0, mode, None
             for i, q in enumerate(texts):
                 started = time.perf_counter()
                 result = await mem.recall(q, k=k, mode=mode)
@@ -82,6 +94,7 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
                 if i >= WARMUP:
                     times.append(elapsed)
                     hits += len(result["hits"])
+                    cold_hits += sum(h["tier"] == "cold" for h in result["hits"])
                 if progress:
                     progress(1)
         baseline = bare_fts_seconds(home.db_path, texts, k)
@@ -89,6 +102,7 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
     return {
         "benchmark": "recall", "n": n, "mode": mode, "mode_used": used, "queries": len(times), "k": k,
         "seed": seed, "settings": settings or {}, **ours, "hits_per_query": round(hits / len(times), 2),
+        "cold_memories": cooled, "cold_hit_share": round(cold_hits / hits, 4) if hits else 0.0,
         "embed_seconds": embed_s, "corpus_cached": cached,
         "first_recall_ms": first_ms,
         "baseline": {"name": "bare FTS5 bm25 top-k query, no scoring or write", **base},

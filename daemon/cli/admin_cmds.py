@@ -42,9 +42,12 @@ async def cmd_status(args) -> int:
 
 
 def _show_status(s: dict) -> str:
-    nested = ("daemon", "strength", "capsule", "by_state", "embedding_model", "recall_strategy")
+    nested = ("daemon", "strength", "capsule", "by_state", "by_tier", "embedding_model", "recall_strategy")
     lines = [f"{k:<22} {v}" for k, v in s.items() if k not in nested]
     lines.insert(1, f"{'by_state':<22} " + ", ".join(f"{k} {v}" for k, v in s["by_state"].items()))
+    tiers = s["by_tier"]
+    lines.insert(2, f"{'by_tier':<22} hot {tiers['hot']}, cold {tiers['cold']} (recall reaches both; the cold "
+                    "rank lower)")
     model = s["embedding_model"]
     lines.append(f"{'embedding_model':<22} " + ("none yet" if model is None else f"{model['name']} ({model['dimension']}-d)"))
     strategy = s["recall_strategy"]

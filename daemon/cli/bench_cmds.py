@@ -65,11 +65,13 @@ async def cmd_ingest(args) -> int:
 
 async def cmd_recall(args) -> int:
     settings = dict(parse_assignment(a) for a in args.set)
+    if not 0.0 <= args.cold <= 1.0:
+        raise InvalidInput("--cold is a share of the memories, between 0 and 1")
     bar = Progress(args.queries + 20, f"recall ({args.n} memories)", unit="queries")
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     result = await bench_recall(args.n, mode=args.mode, queries=args.queries, k=args.k, seed=args.seed,
                                 progress=bar.advance, embed_progress=embed_bar.advance, cache=_cache(args),
-                                settings=settings)
+                                settings=settings, cold=args.cold)
     return _report(result, args, bar)
 
 
@@ -329,6 +331,9 @@ def register(sub, common) -> None:
     q.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting of the benchmark's home, e.g. recall.overlap_embedding=true (repeatable): "
                         "measures what a setting costs")
+    q.add_argument("--cold", type=float, default=0.0, metavar="SHARE",
+                   help="first move this share of the memories (seeded, at random) to the cold tier: what recall "
+                        "costs when much of a home is cold (default 0)")
     q = add("embed", cmd_embed, "Embedding throughput (texts/s) on corpus texts and single-query latency, "
                                 "with the configured model; the packaged model in the other runtime as baseline.",
             n=2000)

@@ -272,7 +272,8 @@ def register(sub, common) -> None:
     p.add_argument("--mode", choices=MODES, help="fast (full text), balanced, deep (default recall.mode)")
     p.add_argument("--context", action="append", metavar="KEY=VALUE", help="current context, boosts matches")
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
-    p.add_argument("--include-archived", action="store_true", help="also search archived memories")
+    p.add_argument("--include-archived", action="store_true",
+                   help="also recall memories explicitly forgotten (`strata forget`); the cold tier is always recalled")
     p.add_argument("--explain", action="store_true", help="show every signal of every hit")
 
     p = add("feedback", cmd_feedback, "Record whether a recall helped; shared by every memory it returned.")

@@ -101,16 +101,15 @@ def composites(c: Columns, relevance: np.ndarray, context: np.ndarray, now: floa
     trust = trust * np.where(c.cold, params.cold_factor, 1.0)
     eligible = np.ones(len(age), dtype=bool)
     if phase == ACTIVE:
-        missed = np.zeros(len(age))
-        missed += recency < params.stability_threshold
-        judged = (c.successes + c.failures) >= params.min_feedback_trials
+        stale = ~c.factual & (recency < params.stability_threshold)
+        judged = ~c.factual & ((c.successes + c.failures) >= params.min_feedback_trials)
         bound = _wilson(c.successes, c.failures, _z_for(params.confidence), upper=params.thresholds != "filter")
-        missed += judged & (bound < params.success_threshold)
-        missed = np.where(c.factual, 0.0, missed)
+        failing = judged & (bound < params.success_threshold)
         if params.thresholds == "filter":
-            eligible = missed == 0
+            eligible = ~(stale | failing)
         else:
-            trust = trust * params.threshold_penalty ** missed
+            trust = trust * np.where(stale, params.stability_penalty, 1.0) * np.where(failing, params.success_penalty,
+                                                                                      1.0)
     composite = trust * (w.relevance * rel + w.recency * recency + w.strength * strength + w.priority * priority
                          + w.wilson * wilson + w.context * context) / w.total
     return composite, eligible

@@ -90,9 +90,10 @@ class ScoringParams:
     confidence_weight: float = 0.5     # how far a memory at confidence 0 falls (consolidation's stale decay)
     quality_boost: float = 0.1         # how far a promoted ("good") memory rises
     # How the active phase's thresholds act: "penalty" multiplies the composite of a memory
-    # below one by threshold_penalty (per threshold missed); "filter" leaves it out (seed 000).
+    # below one by that threshold's penalty; "filter" leaves it out (seed 000).
     thresholds: str = "penalty"
-    threshold_penalty: float = 0.8
+    stability_penalty: float = 0.98    # stale: a tie-breaker, since age alone says little
+    success_penalty: float = 0.8       # a record clearly below the bar: the evidence is the agent's
     cold_factor: float = 0.8           # the composite of a cold-tier memory is multiplied by this
     weights: Weights = field(default_factory=Weights)
 
@@ -112,8 +113,8 @@ class ScoringParams:
             problems.append("confidence_weight and quality_boost must be within 0..1")
         if self.thresholds not in THRESHOLD_MODES:
             problems.append(f"thresholds must be one of {', '.join(THRESHOLD_MODES)}")
-        if not (0.0 < self.threshold_penalty <= 1.0 and 0.0 < self.cold_factor <= 1.0):
-            problems.append("threshold_penalty and cold_factor must be above 0 and at most 1")
+        if not all(0.0 < v <= 1.0 for v in (self.stability_penalty, self.success_penalty, self.cold_factor)):
+            problems.append("stability_penalty, success_penalty and cold_factor must be above 0 and at most 1")
         if not isinstance(self.weights, Weights):
             problems.append("weights must be a Weights instance")
         if problems:
@@ -204,28 +205,34 @@ def score_episode(features: EpisodeFeatures, relevance: float, query_context: Ma
     missed = [] if phase == PASSIVE or features.factual else missed_thresholds(
         recency, features.successes, features.failures, params)
     filtered = bool(missed) and params.thresholds == "filter"
-    penalty = 1.0 if filtered else params.threshold_penalty ** len(missed)
+    penalty = 1.0
+    for _, factor in [] if filtered else missed:
+        penalty *= factor
     composite = trust * tier * penalty * (w.relevance * rel + w.recency * recency + w.strength * strength
                                           + w.priority * priority + w.wilson * wilson + w.context * ctx) / w.total
     reason = None
     if missed:
-        reason = "; ".join(missed) + (": filtered out" if filtered else f": composite x{penalty:.3g}")
+        reason = "; ".join(why for why, _ in missed) + (": filtered out" if filtered else f": composite x{penalty:.3g}")
     return ScoreBreakdown(rel, recency, strength, priority, wilson, ctx, trust, tier, penalty, composite,
                           not filtered, reason)
 
 
-def missed_thresholds(recency: float, successes: int, failures: int, params: ScoringParams) -> list[str]:
-    """The active phase's thresholds a memory is below, as a person reads them. The success
-    threshold judges a memory only after `min_feedback_trials` rated recalls; in penalty mode
-    it judges the record (the Wilson upper bound: bad beyond doubt), in filter mode the
-    evidence (the lower bound, as seed 000 prints it, which also catches a short perfect record)."""
+def missed_thresholds(recency: float, successes: int, failures: int,
+                      params: ScoringParams) -> list[tuple[str, float]]:
+    """The active phase's thresholds a memory is below, as a person reads them, each with its
+    penalty. The success threshold judges a memory only after `min_feedback_trials` rated
+    recalls; in penalty mode it judges the record (the Wilson upper bound: bad beyond doubt), in
+    filter mode the evidence (the lower bound, as seed 000 prints it, which also catches a short
+    perfect record)."""
     out = []
     if recency < params.stability_threshold:
-        out.append(f"below stability threshold ({recency:.3g} < {params.stability_threshold:.3g})")
+        out.append((f"below stability threshold ({recency:.3g} < {params.stability_threshold:.3g})",
+                    params.stability_penalty))
     if successes + failures >= params.min_feedback_trials:
         z = _z_for(params.confidence)
         bound, which = ((wilson_lower_bound(successes, failures, z), "lower") if params.thresholds == "filter"
                         else (wilson_upper_bound(successes, failures, z), "upper"))
         if bound < params.success_threshold:
-            out.append(f"below success threshold (Wilson {which} bound {bound:.3g} < {params.success_threshold:.3g})")
+            out.append((f"below success threshold (Wilson {which} bound {bound:.3g} < "
+                        f"{params.success_threshold:.3g})", params.success_penalty))
     return out

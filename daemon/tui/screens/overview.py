@@ -24,7 +24,8 @@ def layer_rows(s: dict) -> list[tuple[str, str]]:
     states = s["by_state"]
     cap = s["capsule"]
     return [
-        ("memories", f"{s['episodes']:,} ({states.get('active', 0):,} active, {states.get('archived', 0):,} archived)"),
+        ("memories", f"{s['episodes']:,} ({s['by_tier']['hot']:,} hot, {s['by_tier']['cold']:,} cold, "
+                     f"{states.get('archived', 0):,} forgotten)"),
         ("embedding backlog", f"{s['embedding_backlog']:,}"),
         ("access events to fold", f"{s['pending_access_events']:,}"),
         ("recalls / feedback", f"{s['recalls']:,} / {s['feedback']:,}"),
