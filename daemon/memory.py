@@ -233,8 +233,8 @@ class Memory:
 
     async def feedback(self, recall_id: int, outcome: str, *, used: Iterable[int] | None = None) -> dict:
         """Feedback on a recall. `used` names the memories the agent actually used (found by the
-        recall or not): they alone take the outcome; without it, every memory the recall returned
-        shares it (seed 000). With `used`, or with memories the agent put in the working set since
+        recall or not): a success goes to them alone, a failure to the hits offered in their
+        place; without it, every memory the recall returned shares the outcome (seed 000). With `used`, or with memories the agent put in the working set since
         the recall, or (arena.shared_feedback) with a success alone, the recall becomes an
         evaluation episode for the arena."""
         recall_id = _id(recall_id, "recall", self.agent)
@@ -350,8 +350,9 @@ class Memory:
 
     async def _ranked(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
                       kinds: Iterable[str], include_archived: bool, now: float, arm: Arm | None = None,
-                      hot_only: bool = False) -> dict:
-        """Recall's reading half: candidates, scores and order, without recording anything."""
+                      hot_only: bool = False, as_of: bool = False) -> dict:
+        """Recall's reading half: candidates, scores and order, without recording anything. With
+        `as_of`, each candidate is scored with its use (accesses, feedback) as it stood at `now`."""
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("the query is empty", hint="say what to look for")
         try:
@@ -400,6 +401,10 @@ class Memory:
                                                     {c.row["id"]: c.row for c in candidates})
             candidates, used = combine(candidates, reached, hebb, rows, deep), "deep"
         candidates, first = with_fact_sources(candidates, lexical)
+        if as_of:
+            usage = await self.db.run(reads.usage_before, [c.row["id"] for c in candidates], now)
+            for c in candidates:
+                c.row = {**c.row, **usage.get(c.row["id"], reads.NO_USE)}
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=params,
                                          phase=lexical.phase, k=k, first=first)
         return {"query": query, "mode": mode, "mode_used": used, "k": k, "phase": lexical.phase,
@@ -437,10 +442,11 @@ class Memory:
                 "working_set": None if fed is None else {"activated": fed["activated"], "evicted": fed["evicted"]},
                 "elapsed_ms": round((time.perf_counter() - started) * 1000, 3)}
 
-    async def _rank_for_arena(self, query: str, k: int, arm: Arm, context: dict) -> tuple[list[dict], float]:
+    async def _rank_for_arena(self, query: str, k: int, arm: Arm, context: dict,
+                              at: float | None = None) -> tuple[list[dict], float]:
         started = time.perf_counter()
         r = await self._ranked(query, k=k, mode=arm.mode, context=context, kinds=(), include_archived=False,
-                               now=timeutil.now(), arm=arm)
+                               now=timeutil.now() if at is None else at, arm=arm, as_of=at is not None)
         return r["hits"], time.perf_counter() - started
 
     async def _rank_for_dossier(self, query: str, k: int, mode: str) -> tuple[list[dict], str, list[str]]:

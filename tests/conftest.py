@@ -64,6 +64,9 @@ def memory(home):
         def sql(self, query, params=()):
             return [dict(r) for r in runner.run(mem.db.fetchall(query, params))]
 
+        def wait(self, coro):
+            return runner.run(coro)
+
         def collect(self, agen):
             async def go():
                 return [x async for x in agen]

@@ -355,10 +355,11 @@ def test_cli_locomo_lived_on_the_tiny_fixture(cli, home):
         assert set(lv[side]) == {"recall_at_5", "recall_at_10"}
         assert all(0.0 <= v <= 1.0 for v in lv[side].values())
     assert lv["delta"] == {m: round(lv["lived"][m] - lv["fresh"][m], 4) for m in lv["delta"]}
+    assert all(0.0 <= lv["arena_choice"][m] <= 1.0 for m in ("recall_at_5", "recall_at_10"))
     assert sum(c["questions"] for c in lv["categories"].values()) == 5
     assert lv["night_seconds"]["max"] >= lv["night_seconds"]["median"] > 0
     for conv in lv["per_conversation"]:
-        assert conv["phase"] == "active" and conv["failed_phases"] == []
+        assert conv["phase"] == "active" and conv["failed_phases"] == [] and conv["strategy"]
         assert conv["night"]["consolidate"]["run"] == 1 and conv["night"]["fold"]["events"] > 0
         assert conv["by_tier"]["hot"] + conv["by_tier"]["cold"] == sum(conv["by_state"].values())
     text = cli("bench", "locomo", "--data", str(TINY), "--lived", "--conversations", "1", check=True,

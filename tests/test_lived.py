@@ -144,3 +144,38 @@ def test_consolidation_moves_to_the_cold_tier_only_what_is_redundant_contradicte
     # The value the bridge fact moved on from was contradicted: weakened tonight, then cold.
     assert first["counts"]["interference"] == 1 and tiers[down] == "cold"
     assert sum(second["counts"].values()) == 0  # a second pass the same night changes nothing
+
+
+def test_use_as_it_stood_before_a_recall_is_read_back_from_the_events(memory):
+    from daemon.episodes import reads
+
+    a = memory.observe("the relay on gw-01 restarted")["id"]
+    b = memory.observe("the relay on gw-02 restarted")["id"]
+    first = memory.recall("relay restarted", mode="fast")
+    memory.feedback(first["recall_id"], "success", used=[a])
+    memory.fold()
+    asked = memory.sql("SELECT at FROM recalls WHERE id = ?", (first["recall_id"],))[0]["at"]
+    assert memory.wait(memory.raw.db.run(reads.usage_before, [a, b], asked)) == {}  # nothing before the question
+    used = memory.wait(memory.raw.db.run(reads.usage_before, [a, b], asked + 3600))
+    assert used[a] == {"access_count": 1, "last_access_at": asked, "success_count": 1, "failure_count": 0}
+    assert b not in used  # passed over: neither an access nor an outcome
+    events = memory.sql("SELECT episode_id, outcome FROM feedback_events")
+    assert events == [{"episode_id": a, "outcome": "success"}]
+
+
+def test_the_arena_scores_an_episode_with_the_use_before_its_question(home, memory):
+    """The feedback that made an evaluation episode must not lift its own answers: scored as of
+    the question, a strategy that weights recent use finds no use to weight."""
+    ids = [memory.observe(f"deploy note {i}: the relay config moved to /etc/relay/{i}.toml")["id"] for i in range(6)]
+    r = memory.recall("where is the relay config?", mode="fast")
+    target = r["hits"][-1]["id"]
+    memory.feedback(r["recall_id"], "success", used=[target])
+    memory.fold()
+    from daemon.arena.arms import parse_arm, presets_of
+
+    recent = parse_arm("fast+recent", presets_of({}))
+    episode = memory.sql("SELECT r.at FROM arena_episodes e JOIN recalls r ON r.id = e.recall_id")[0]
+    now_hits, _ = memory._rank_for_arena("where is the relay config?", 10, recent, {})
+    then_hits, _ = memory._rank_for_arena("where is the relay config?", 10, recent, {}, episode["at"])
+    assert now_hits[0]["id"] == target  # today's use lifts it to the top
+    assert then_hits[0]["id"] != target and target in ids  # before the question it had none

@@ -158,6 +158,10 @@ def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_col
     audit = [(1, "consolidate:archive"), (2, "state"), (3, "consolidate:archive"), (3, "state")]
     conn.executemany("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
                      "VALUES (0, 'default', 'episode', ?, ?, '{}', 'test')", audit)
+    conn.execute("INSERT INTO recalls (id, agent, query, mode, k, context, at) VALUES (7, 'default', 'q', 'fast', 10, "
+                 "'{}', 5)")
+    conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) VALUES (6, 'default', "
+                 "'recall', 7, 'feedback', '{\"outcome\": \"success\", \"episodes\": [5, 99]}', 'test')")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
     assert migrate(conn)[0] == 15
     rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, state, tier FROM episodes")}
@@ -165,3 +169,6 @@ def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_col
                     4: ("superseded", "cold"), 5: ("active", "hot")}
     said = conn.execute("SELECT item_id, actor, data FROM audit WHERE actor = 'migration'").fetchall()
     assert [(r[0], r[1]) for r in said] == [(1, "migration")] and "cold tier" in said[0][2]
+    # 17: the feedback the audit recorded, as events (a memory no longer there is left out)
+    assert conn.execute("SELECT episode_id, recall_id, outcome, at FROM feedback_events").fetchall() == [
+        (5, 7, "success", 6.0)]

@@ -16,8 +16,9 @@ from .arms import Arm, arms_of, presets_of
 from .bandit import ArmStats, choose, leader, ucb
 from .reward import PARTS, RewardWeights, episode_reward
 
-# rank(query, k, arm, context) -> (hits as dicts with id and session, seconds)
-Rank = Callable[[str, int, Arm, dict], Awaitable[tuple[list[dict], float]]]
+# rank(query, k, arm, context, at) -> (hits as dicts with id and session, seconds); `at`: rank with
+# the memories' use as it stood then (None: as it stands now)
+Rank = Callable[[str, int, Arm, dict, float | None], Awaitable[tuple[list[dict], float]]]
 MAX_QUESTIONS = 10_000
 # A choice changes at most once a run; reading it on every recall would add a database hop to
 # the recall's path. A change made elsewhere (the daemon's run, another process's undo) is
@@ -108,7 +109,9 @@ class Arena:
     async def _mean_reward(self, arm: Arm, episodes: Iterable[dict]) -> float:
         total, n = 0.0, 0
         for e in episodes:
-            hits, seconds = await self._rank(e["query"], self.settings.k, arm, e["context"])
+            # As of the question: the feedback that made an episode lifted its own answers, and with
+            # today's counts an arm that weights recent use would win on evidence it created.
+            hits, seconds = await self._rank(e["query"], self.settings.k, arm, e["context"], e["at"])
             total += episode_reward([(h["id"], h["session"]) for h in hits], e["useful"], seconds * 1000,
                                     latency_budget_ms=self.settings.latency_budget_ms,
                                     weights=self.settings.weights)["reward"]

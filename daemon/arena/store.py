@@ -18,10 +18,12 @@ def add_episode(conn, agent: str, query: str, context: str, useful: list[int], o
 
 
 def episodes(conn, agent: str, limit: int) -> list[dict]:
-    """The newest `limit` episodes with their useful memories that still exist, as (id, session);
+    """The newest `limit` episodes with their useful memories that still exist, as (id, session),
+    and when their question was asked (`at`: the recall's time; None for a question set's);
     an episode none of whose memories is left is skipped."""
-    rows = conn.execute("SELECT id, query, context, useful, origin FROM arena_episodes WHERE agent = ? "
-                        "ORDER BY id DESC LIMIT ?", (agent, limit)).fetchall()
+    rows = conn.execute("SELECT e.id, e.query, e.context, e.useful, e.origin, r.at FROM arena_episodes e "
+                        "LEFT JOIN recalls r ON r.id = e.recall_id WHERE e.agent = ? "
+                        "ORDER BY e.id DESC LIMIT ?", (agent, limit)).fetchall()
     wanted = {i for r in rows for i in json.loads(r["useful"])}
     sessions: dict[int, str | None] = {}
     ids = list(wanted)
@@ -34,7 +36,7 @@ def episodes(conn, agent: str, limit: int) -> list[dict]:
         useful = [(i, sessions[i]) for i in json.loads(r["useful"]) if i in sessions]
         if useful:
             out.append({"id": r["id"], "query": r["query"], "context": json.loads(r["context"]),
-                        "useful": useful, "origin": r["origin"]})
+                        "useful": useful, "origin": r["origin"], "at": r["at"]})
     return out
 
 

@@ -6,7 +6,9 @@ copy is used the way an agent uses strata: half of the questions (every other on
 through recall and answered with feedback (`success` naming the evidence turns as the memories
 used when the recall found some of them, else `failure` naming them), then tonight's phases run
 as the daemon runs them, every one in the daemon's order, at the real current time. Then the
-other half is asked, and scored against the fresh copy's answers to the same questions.
+other half is asked, and scored against the fresh copy's answers to the same questions: with
+the benchmark's mode, and with none (the strategy the arena chose that night, which an agent
+that names no mode gets).
 """
 
 from __future__ import annotations
@@ -73,17 +75,22 @@ async def live(home: Home, conv: Conversation, stored: Stored, mode: str,
         started = time.perf_counter()
         phases = await night(mem)
         night_seconds = time.perf_counter() - started
-        scored, cold_hits, hits = [], 0, 0
+        scored, by_arena, cold_hits, hits = [], [], 0, 0
         for q in measured:
-            r = await mem.recall(q.text, k=max(KS), mode=mode)
-            scored.append((q.category, question_scores(q.evidence, dia_ranking([h["id"] for h in r["hits"]],
-                                                                                 stored.dia_ids))))
-            cold_hits += sum(h["tier"] == "cold" for h in r["hits"])
-            hits += len(r["hits"])
+            # As asked with the benchmark's mode, and with none: the strategy the arena chose
+            # tonight, which is what an agent that names no mode gets.
+            for rows, asked in ((scored, mode), (by_arena, None)):
+                r = await mem.recall(q.text, k=max(KS), mode=asked)
+                rows.append((q.category, question_scores(q.evidence, dia_ranking([h["id"] for h in r["hits"]],
+                                                                                   stored.dia_ids))))
+                if asked is not None:
+                    cold_hits += sum(h["tier"] == "cold" for h in r["hits"])
+                    hits += len(r["hits"])
             if progress:
                 progress(1)
         status = await mem.status()
-    return {"scored": scored, "night_seconds": night_seconds, "phases": phases, "phase": status["phase"],
+    return {"scored": scored, "by_arena": by_arena, "strategy": status["recall_strategy"]["arm"],
+            "night_seconds": night_seconds, "phases": phases, "phase": status["phase"],
             "by_state": status["by_state"], "by_tier": status.get("by_tier"), "cold_hit_share":
             round(cold_hits / hits, 4) if hits else 0.0}
 
@@ -128,11 +135,15 @@ async def bench_locomo_lived(data: str | Path, conversations: Sequence[Conversat
             lived.append({"name": conv.name, **await live(copy, conv, stored, mode, progress)})
     result = result_of(data, conversations, runs, mode, started)
     fresh_measured = [s for r in runs for s in split(r.scored["strata"])[1]]
+    by_arena = summarise([s for r in lived for s in r["by_arena"]])
     result["lived"] = {
         **compare(fresh_measured, [s for r in lived for s in r["scored"]]),
+        "arena_choice": {**{m: by_arena[m] for m in METRICS},
+                         "delta": _delta(by_arena, summarise(fresh_measured))},
         "night_seconds": {"median": round(statistics.median(r["night_seconds"] for r in lived), 3),
                           "max": round(max(r["night_seconds"] for r in lived), 3)},
-        "per_conversation": [{"name": r["name"], "phase": r["phase"], "by_state": r["by_state"],
+        "per_conversation": [{"name": r["name"], "phase": r["phase"], "strategy": r["strategy"],
+                              "by_state": r["by_state"],
                               "by_tier": r["by_tier"], "cold_hit_share": r["cold_hit_share"],
                               "night_seconds": round(r["night_seconds"], 3),
                               "night": {p: v.get("result", v.get("error")) for p, v in r["phases"].items()
@@ -154,12 +165,17 @@ def format_lived(result: Mapping[str, Any]) -> str:
         lines.append(f"  {name:<12}{n:>5}    {c['fresh']['recall_at_5']:.4f} {c['fresh']['recall_at_10']:.4f}"
                      f"    {c['lived']['recall_at_5']:.4f} {c['lived']['recall_at_10']:.4f}"
                      f"    {c['delta']['recall_at_5']:+.4f} {c['delta']['recall_at_10']:+.4f}")
+    a = lv["arena_choice"]
+    lines.append(f"  {'no mode':<12}{lv['questions']:>5}                      {a['recall_at_5']:.4f} "
+                 f"{a['recall_at_10']:.4f}    {a['delta']['recall_at_5']:+.4f} {a['delta']['recall_at_10']:+.4f}"
+                 "  (the arena's choice)")
     lines.append(f"  night: median {lv['night_seconds']['median']} s, max {lv['night_seconds']['max']} s")
     for c in lv["per_conversation"]:
         cons = c["night"].get("consolidate")
         cons = cons if isinstance(cons, dict) else {}
         counts = ", ".join(f"{k} {v}" for k, v in cons.items() if isinstance(v, int) and v and k != "run")
-        lines.append(f"    {c['name']:<10} phase {c['phase']:<8} cold hits {c['cold_hit_share']:.0%}  "
+        lines.append(f"    {c['name']:<10} phase {c['phase']:<8} strategy {c['strategy']:<18} "
+                     f"cold hits {c['cold_hit_share']:.0%}  "
                      f"consolidation: {counts or 'nothing'}" + (f"  FAILED: {', '.join(c['failed_phases'])}"
                                                                  if c["failed_phases"] else ""))
     return "\n".join(lines)

@@ -35,7 +35,7 @@ def register(sub, common) -> None:
 
     p = sub.add_parser("consolidate", parents=[common],
                        help="Consolidate now (the daemon does it nightly): merge, replay, potentiate, promote, "
-                            "stale decay, interference, archive, associate.",
+                            "interference, stale decay, archive to the cold tier, associate.",
                        description="One consolidation pass over this namespace. Every change is audited with "
                                    "the values before it; --dry-run shows each change and why without making it.")
     p.add_argument("--dry-run", action="store_true", help="show what would change and why, change nothing")

@@ -7,6 +7,7 @@ the marks that are set once), so a second run right after the first changes noth
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -96,6 +97,7 @@ def strength(m: dict, now: float, s: Settings) -> float:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
+_z = functools.lru_cache(maxsize=4)(z_for_confidence)
 
 
 def shape(text: str) -> str:
@@ -107,18 +109,13 @@ def shape(text: str) -> str:
 def routine(memories) -> dict[int, int]:
     """Memory id -> the newest memory of the same kind and source that says the same with other
     (or the same) numbers, for every memory that has a newer such memory."""
+    keys = [(m["kind"], m["source"], hash(shape(m["content"]))) for m in memories]
     newest: dict[tuple, tuple[float, int]] = {}
-    for m in memories:
-        key = (m["kind"], m["source"], hash(shape(m["content"])))
+    for m, key in zip(memories, keys):
         when = (m["event_at"], m["id"])
         if key not in newest or when > newest[key]:
             newest[key] = when
-    out = {}
-    for m in memories:
-        latest = newest[(m["kind"], m["source"], hash(shape(m["content"])))][1]
-        if latest != m["id"]:
-            out[m["id"]] = latest
-    return out
+    return {m["id"]: newest[key][1] for m, key in zip(memories, keys) if newest[key][1] != m["id"]}
 
 
 def cold_reason(m, newer: dict[int, int], s: Settings) -> str | None:
@@ -131,7 +128,7 @@ def cold_reason(m, newer: dict[int, int], s: Settings) -> str | None:
         return "contradicted by a newer memory"
     trials = m["success_count"] + m["failure_count"]
     if trials >= s.min_feedback_trials:
-        bound = wilson_upper_bound(m["success_count"], m["failure_count"], z_for_confidence(s.confidence))
+        bound = wilson_upper_bound(m["success_count"], m["failure_count"], _z(s.confidence))
         if bound < s.success_threshold:
             return f"unhelpful: {m['success_count']} of {trials} rated recalls succeeded"
     return None

@@ -12,9 +12,9 @@ from ..embedding.index import TABLE, indexed
 from ..web import store as web_store
 from .rules import Action
 
-COLUMNS = ("id", "kind", "source", "content", "event_at", "importance", "access_count", "last_access_at", "success_count",
-           "failure_count", "factual", "confidence", "quality", "strength_factor", "potentiated_at", "stale_at",
-           "replayed_at", "embedded", "state", "superseded_by", "tier", "tier_at")
+COLUMNS = ("id", "kind", "source", "content", "event_at", "importance", "access_count", "last_access_at",
+           "success_count", "failure_count", "factual", "confidence", "quality", "strength_factor", "potentiated_at",
+           "stale_at", "replayed_at", "embedded", "state", "superseded_by", "tier", "tier_at")
 MERGE_MARK = "consolidation_merge_seq"  # meta key: vectors up to this sequence were compared
 
 

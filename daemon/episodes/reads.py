@@ -111,3 +111,24 @@ def worked_on_since(conn, agent: str, at: float) -> list[int]:
     return [episode_id(r[0]) for r in conn.execute(
         "SELECT node FROM web_context WHERE agent = ? AND node LIKE 'episode:%' AND activated_at >= ? "
         "AND source NOT LIKE 'recall:%' ORDER BY activated_at, node", (agent, at))]
+
+
+NO_USE = {"access_count": 0, "last_access_at": None, "success_count": 0, "failure_count": 0}
+
+
+def usage_before(conn, ids: list[int], at: float) -> dict[int, dict]:
+    """What recall scores of each memory's use, as it stood just before `at`: accesses (not
+    passed over) and their latest time, successes and failures. Memories with no use then are
+    absent. On the database thread."""
+    if not ids:
+        return {}
+    marks = ", ".join("?" * len(ids))
+    out = {i: {"access_count": n, "last_access_at": last, "success_count": 0, "failure_count": 0}
+           for i, n, last in conn.execute(
+               f"SELECT episode_id, count(*), max(at) FROM access_events WHERE episode_id IN ({marks}) AND at < ? "
+               f"AND folded != 2 GROUP BY episode_id", (*ids, at))}
+    for i, outcome, n in conn.execute(f"SELECT episode_id, outcome, count(*) FROM feedback_events WHERE episode_id "
+                                      f"IN ({marks}) AND at < ? GROUP BY episode_id, outcome", (*ids, at)):
+        row = out.setdefault(i, dict(NO_USE))
+        row["success_count" if outcome == "success" else "failure_count"] = n
+    return out

@@ -167,15 +167,12 @@ def record_recall(conn, agent: str, query: str, mode: str, k: int, context: str,
 
 async def feedback(w: Writer, agent: str, recall_id: int, outcome: str, *, actor: str, now: float,
                    used: list[int] | None = None) -> list[int]:
-    """The outcome of a recall, on the memories it concerns. Without `used`, seed 000's shared
-    feedback: every memory the recall returned shares it. With `used` (the memories the agent
-    used, found by this recall or not), a success goes to those alone, raising what helped
-    rather than everything shown beside it, and a failure to the recall's hits the agent did
-    not use, lowering what was offered in their place. What `used` names is also what was
-    accessed: a hit it leaves out was passed over, and its access is not counted (taken back if
-    already folded), while a used memory the recall did not return counts as accessed now;
-    otherwise every memory a recall returns would gain on the ones the agent needed. A used
-    memory in the cold tier is back in the hot one. Returns the ids that took the outcome."""
+    """The outcome of a recall, on the memories it concerns; returns their ids. Without `used`,
+    seed 000's shared feedback: every memory the recall returned shares it. With `used` (what
+    the agent used, found by this recall or not), a success goes to those alone and a failure to
+    the hits offered in their place. `used` is also what was accessed: a hit it leaves out was
+    passed over and its access is not counted, or else every memory a recall shows would gain
+    on the ones the agent needed. A used memory in the cold tier is back in the hot one."""
     if outcome not in ("success", "failure"):
         raise InvalidInput(f"outcome must be success or failure, not {outcome!r}")
     row = await w.fetchone("SELECT outcome FROM recalls WHERE id = ? AND agent = ?", (recall_id, agent))
@@ -189,6 +186,8 @@ async def feedback(w: Writer, agent: str, recall_id: int, outcome: str, *, actor
     column = "success_count" if outcome == "success" else "failure_count"
     await w.executemany(f"UPDATE episodes SET {column} = {column} + 1, updated_at = ? WHERE id = ? AND agent = ?",
                         [(now, eid, agent) for eid in ids])
+    await w.executemany("INSERT INTO feedback_events (episode_id, recall_id, outcome, at) VALUES (?, ?, ?, ?)",
+                        [(eid, recall_id, outcome, now) for eid in ids])
     warmed = []
     if used:
         await _passed_over(w, recall_id, hits, used, now)
@@ -220,8 +219,8 @@ async def _passed_over(w: Writer, recall_id: int, hits: list[int], used: list[in
         await w.executemany("UPDATE episodes SET access_count = max(access_count - 1, 0) WHERE id = ?",
                             [(i,) for i in counted])
     found_elsewhere = [i for i in used if i not in set(hits)]
-    await w.executemany("INSERT INTO access_events (episode_id, recall_id, rank, score, at) VALUES (?, ?, NULL, NULL, ?)",
-                        [(i, recall_id, now) for i in found_elsewhere])
+    await w.executemany("INSERT INTO access_events (episode_id, recall_id, rank, score, at) "
+                        "VALUES (?, ?, NULL, NULL, ?)", [(i, recall_id, now) for i in found_elsewhere])
 
 
 async def fold_access_events(w: Writer, *, limit: int = 50_000) -> dict:

@@ -158,8 +158,9 @@ OPS: tuple[Op, ...] = (
                               context=CONTEXT, kinds={"type": "array", "items": KIND},
                               include_archived={"type": "boolean"}),
        run=_recall),
-    Op("POST", "/v1/recalls/{id}/feedback", "feedback", "Whether a recall helped; shared by every memory it returned. "
-       "used names the memories the agent used, which makes the recall an arena evaluation episode",
+    Op("POST", "/v1/recalls/{id}/feedback", "feedback", "Whether a recall helped. used names the memories the agent "
+       "used: a success goes to them, a failure to the hits offered in their place, and the recall becomes an arena "
+       "evaluation episode; without used, every memory the recall returned shares the outcome",
        tag="recall", writes=True, body=obj(("outcome",), outcome={"type": "string", "enum": ["success", "failure"]},
                                            used={"type": "array", "items": INT_ID, "maxItems": 1000}),
        run=lambda c: c.memory.feedback(c.path["id"], c.body["outcome"], used=c.body.get("used"))),

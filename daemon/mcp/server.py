@@ -112,9 +112,10 @@ def build(mem: Memory) -> MCPServer:
         used: Annotated[list[int] | None, Field(description="Ids of the memories you actually used, whether this "
                                                             "recall returned them or not.")] = None,
     ) -> dict[str, Any]:
-        """Say whether a recall helped. Every memory it returned shares the outcome, which raises
-        or lowers how readily they are recalled later. Naming the memories you used teaches strata
-        which recall strategy serves you best. Once per recall."""
+        """Say whether a recall helped, once per recall. Name the memories you used: a success then
+        raises them alone and a failure lowers the ones offered in their place (without `used`,
+        every memory the recall returned shares the outcome). It also teaches strata which recall
+        strategy serves you best."""
         return await guarded(mem.feedback(recall_id, outcome, used=used))
 
     @server.tool(annotations=READ)

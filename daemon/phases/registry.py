@@ -47,9 +47,8 @@ PHASES: tuple[Phase, ...] = (
     Phase("decay", _seconds("daemon.decay_interval_hours", 3600), jobs.decay, False,
           "spiderweb decay and prune, and a snapshot of memory strength"),
     Phase("consolidate", _seconds("daemon.consolidation_interval_hours", 3600), jobs.consolidate, False,
-          "consolidation: merge near-duplicates, replay, potentiate, promote, interference, stale decay, archive to the "
-          "cold tier, "
-          "associate"),
+          "consolidation: merge near-duplicates, replay, potentiate, promote, interference, stale decay, "
+          "archive to the cold tier, associate"),
     Phase("dossiers", _seconds("dossier.refresh_interval_hours", 3600), jobs.dossiers, True,
           "refresh the dossiers not checked within dossier.min_interval_hours"),
     Phase("capsule", _seconds("daemon.capsule_interval_seconds"), jobs.capsule, False,

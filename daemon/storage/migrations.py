@@ -531,7 +531,8 @@ CREATE TEMP TABLE cooled AS
 UPDATE episodes SET state = 'active', tier = 'cold', tier_at = updated_at WHERE id IN (SELECT id FROM cooled);
 INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor)
     SELECT unixepoch('subsec'), e.agent, 'episode', e.id, 'state',
-           '{"from": "archived", "to": "active", "tier": "cold", "reason": "migration 15: archived by consolidation, now in the cold tier"}',
+           json_object('from', 'archived', 'to', 'active', 'tier', 'cold',
+                       'reason', 'migration 15: archived by consolidation, now in the cold tier'),
            'migration'
     FROM episodes e WHERE e.id IN (SELECT id FROM cooled);
 DROP TABLE cooled;
@@ -544,6 +545,28 @@ def m016_arena_newest_episode(conn) -> None:
 -- learn from, and the daemon's arena phase skips it (its cost follows new feedback, not the
 -- home's age).
 ALTER TABLE arena_runs ADD COLUMN newest_episode INTEGER;
+""")
+
+
+def m017_feedback_events(conn) -> None:
+    _run(conn, """
+-- Each memory a feedback concerned, with its outcome and time, as access_events holds each
+-- access: the usage of a memory as of any moment can be read back. The arena scores a strategy
+-- on an evaluation episode with the memories as they were when its question was asked; with
+-- today's counts, the feedback that made the episode would lift its own answers, and a strategy
+-- weighting recent use would win on evidence it created.
+CREATE TABLE feedback_events (
+    id INTEGER PRIMARY KEY,
+    episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+    recall_id INTEGER REFERENCES recalls(id) ON DELETE CASCADE,
+    outcome TEXT NOT NULL CHECK (outcome IN ('success', 'failure')),
+    at REAL NOT NULL
+);
+CREATE INDEX feedback_by_episode ON feedback_events(episode_id, at);
+INSERT INTO feedback_events (episode_id, recall_id, outcome, at)
+    SELECT j.value, a.item_id, json_extract(a.data, '$.outcome'), a.at
+    FROM audit a, json_each(a.data, '$.episodes') j
+    WHERE a.item_kind = 'recall' AND a.action = 'feedback' AND j.value IN (SELECT id FROM episodes);
 """)
 
 
@@ -564,6 +587,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (14, "arena", m014_arena),
     (15, "tiers", m015_tiers),
     (16, "arena newest episode", m016_arena_newest_episode),
+    (17, "feedback events", m017_feedback_events),
 )
 
 
