@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import stat
 
 import pytest
@@ -169,6 +170,30 @@ def test_a_socket_in_a_missing_folder_is_a_clear_error(home, cli):
     proc = cli("serve", "--socket", str(home / "no-such-folder" / "api.sock"))
     assert proc.returncode != 0 and "cannot listen on" in proc.err and "existing folder" in proc.err
     assert "Traceback" not in proc.err
+
+
+@pytest.mark.parametrize("target", ["state/memory.db", "capsule", ""])
+def test_serve_never_removes_what_is_not_a_stale_socket(home, cli, target):
+    cli("observe", "kept through a mistyped socket path", check=True)
+    before = {p: p.stat().st_mtime_ns for p in home.rglob("*") if p.is_file()}
+    where = str(home / target) if target else ""
+    proc = cli("serve", "--socket", where)
+    assert proc.returncode == 7 and "Traceback" not in proc.err, proc.err
+    assert ("left as it is" if target else "socket path is empty") in proc.err
+    assert all(p.exists() for p in before)
+    assert "kept through" in cli("recall", "mistyped socket", check=True).out
+
+
+def test_a_stale_socket_is_replaced_and_a_live_one_refused(home, cli):
+    path = home / "state" / "strata.sock"
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(path))
+    stale.close()  # a socket file nobody answers, as a killed server leaves it
+    with serving(home) as api:
+        assert api("GET", "/v1/status")[0] == 200
+        second = cli("serve")
+        assert second.returncode != 0 and "already listens" in second.err
+    assert not path.exists()
 
 
 @pytest.mark.reliability

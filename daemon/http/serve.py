@@ -10,6 +10,7 @@ import logging
 import os
 import secrets
 import socket
+import stat
 from pathlib import Path
 
 from ..errors import ConfigError, StorageError
@@ -21,7 +22,10 @@ TOKEN_FILE = "http-token"
 
 
 def socket_path(mem: Memory, given: str | None = None) -> Path:
-    path = Path(given or mem.config["http.socket"]).expanduser()
+    raw = mem.config["http.socket"] if given is None else given
+    if not str(raw).strip():
+        raise ConfigError("the socket path is empty", hint="give --socket PATH or set http.socket to a file path")
+    path = Path(raw).expanduser()
     return path if path.is_absolute() else mem.home.root / path
 
 
@@ -35,20 +39,36 @@ def token(state_dir: Path) -> str:
     return path.read_text().strip()
 
 
+def _clear_stale(path: Path) -> None:
+    """Remove a socket file left by a server that did not stop cleanly, and nothing else: a
+    path that is not a socket may be the user's data (the database itself, a folder)."""
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a socket"
+        raise ConfigError(f"{path} already exists and is {kind}; it is left as it is",
+                          hint="give --socket (or http.socket) a path where no file exists, e.g. state/strata.sock")
+    probe = socket.socket(socket.AF_UNIX)
+    try:
+        probe.connect(str(path))
+    except ConnectionRefusedError:
+        path.unlink()  # a socket nobody answers: its server is gone
+    except OSError as e:
+        raise StorageError(f"cannot tell whether a server still listens on {path} ({e.strerror})",
+                           hint="remove the socket file yourself if no server uses it") from None
+    else:
+        raise StorageError(f"another server already listens on {path}", hint="stop it first")
+    finally:
+        probe.close()
+
+
 def unix_socket(path: Path) -> socket.socket:
     if len(os.fsencode(path)) > 100:
         raise ConfigError(f"http.socket {path} is too long for a Unix socket (about 100 bytes at most)",
                           hint="set http.socket to a shorter path")
-    if path.exists():
-        probe = socket.socket(socket.AF_UNIX)
-        try:
-            probe.connect(str(path))
-        except OSError:
-            path.unlink()  # left by a server that did not stop cleanly
-        else:
-            raise StorageError(f"another server already listens on {path}", hint="stop it first")
-        finally:
-            probe.close()
+    _clear_stale(path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)  # created 0600: only this user may connect
     try:
@@ -62,6 +82,14 @@ def unix_socket(path: Path) -> socket.socket:
     os.chmod(path, 0o600)
     sock.listen(128)
     return sock
+
+
+def _remove_own(path: Path, inode: int) -> None:
+    """Unlink the socket file this server bound, unless something else took its place."""
+    with contextlib.suppress(FileNotFoundError):
+        st = path.lstat()
+        if stat.S_ISSOCK(st.st_mode) and st.st_ino == inode:
+            path.unlink()
 
 
 def tcp_socket(host: str, port: int, allow_remote: bool) -> socket.socket:
@@ -107,6 +135,7 @@ async def serve(mem: Memory, stop: asyncio.Event, *, socket_file: str | None = N
             bearer = token(mem.home.state_dir)
             sockets.append(tcp_socket(cfg["http.host"], port, bool(cfg["http.allow_remote"])))
         sockets.insert(0, unix_socket(path))
+        inode = path.lstat().st_ino
         app = build(mem, token=bearer, max_body_bytes=int(cfg["http.max_body_bytes"]))
         config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False)
         config.load()
@@ -125,5 +154,4 @@ async def serve(mem: Memory, stop: asyncio.Event, *, socket_file: str | None = N
         for s in sockets:
             s.close()
         if sockets and sockets[0].family == socket.AF_UNIX:
-            with contextlib.suppress(FileNotFoundError):
-                path.unlink()
+            _remove_own(path, inode)
