@@ -150,3 +150,16 @@ def test_a_bad_shared_namespace_is_a_configuration_error(home):
     write_config(home, '[agent]\nshared = ["team", "no spaces allowed"]\n')
     proc = CLI(home)("recall", "anything")
     assert proc.returncode == 7 and "agent.shared" in proc.err and "no spaces allowed" in proc.err
+
+
+@pytest.mark.parametrize("name", ["CAPSULE", "capsule"])
+def test_no_namespace_can_share_the_home_capsule_file(home, name):
+    cli = CLI(home)
+    cli("observe", "the home namespace's own note", check=True)
+    capsule = (home / "capsule" / "CAPSULE.md").read_bytes()
+    proc = cli("--agent", name, "observe", "another agent's note")
+    assert proc.returncode != 0 and "reserved" in proc.err and "Traceback" not in proc.err
+    proc = cli("--agent", name, "capsule", "render")
+    assert proc.returncode != 0 and "reserved" in proc.err
+    assert (home / "capsule" / "CAPSULE.md").read_bytes() == capsule
+    assert not list((home / "capsule").glob("capsule*.md"))
