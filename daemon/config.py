@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import bounded
 from .errors import ConfigError
 from .settings import BY_KEY, SETTINGS, Setting
 
@@ -66,6 +67,7 @@ def _flatten(table: dict, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+LIMIT = bounded.MIB  # the fully commented file strata init writes is about 40 KiB
 _TYPE_WORDS = {float: "a number", int: "a whole number", str: "a string", list: "a list", bool: "true or false",
                dict: "a table"}
 
@@ -87,16 +89,17 @@ def _coerce(setting: Setting, value: Any, where: str) -> Any:
 def load_config(path: Path | None) -> Config:
     cfg = Config(values={s.key: s.default for s in SETTINGS}, sources={s.key: "default" for s in SETTINGS},
                  path=path)
-    if path is None or not path.exists():
+    if path is None:
         return cfg
+    text = bounded.read_text(path, LIMIT, error=ConfigError, hint="strata.toml must be a UTF-8 text file; "
+                             "fix it or move it away (strata init writes a commented one)")
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text", hint="save it as UTF-8 or move it away") from None
+        raw = tomllib.loads(text or "")
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path} is not valid TOML: {e}", hint="fix the line named, or move the file away") from None
-    except OSError as e:
-        raise ConfigError(f"cannot read {path}: {e.strerror}") from None
+    except RecursionError:
+        raise ConfigError(f"{path} nests its tables or arrays too deeply to read",
+                          hint="strata's settings are at most two levels deep; fix the file") from None
     for key, value in _flatten(raw).items():
         setting = BY_KEY.get(key)
         if setting is None:

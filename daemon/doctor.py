@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import timeutil
-from .errors import StrataError
+from .errors import InvalidInput, StrataError
 from .home import Home
 from .storage import driver
 from .storage.migrations import MIGRATIONS
@@ -153,16 +153,15 @@ def daemon(home: Home) -> list[dict]:
 
 
 def capsule(home: Home) -> list[dict]:
-    from .capsule import document
+    from .capsule import document, files
 
     path = home.capsule_dir / "CAPSULE.md"
     try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
+        text = files.read(path)
+    except InvalidInput as e:
+        return [finding("capsule", ERROR, e.message, e.hint)]
+    if text is None:
         return [finding("capsule", WARN, f"no capsule at {path}", "strata capsule render writes one")]
-    except UnicodeDecodeError:
-        return [finding("capsule", ERROR, f"{path} is not UTF-8 text",
-                        "restore it from a kept render in state/capsule/ (strata capsule show --last-good shows the newest)")]
     errors = [p for p in document.parse(text).problems if p.level == "error"]
     if errors:
         return [finding("capsule", ERROR, f"{path}: " + "; ".join(f"line {p.line}: {p.message}" for p in errors[:3]),

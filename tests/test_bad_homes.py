@@ -26,6 +26,11 @@ def _config(text):
     return lambda home: write_config(home, text)
 
 
+def _swap_for_device(path):
+    path.unlink()
+    path.symlink_to("/dev/zero")  # read whole, it never ends
+
+
 def _garbage_db(home):
     (home / "state" / "memory.db").write_bytes(b"this is not a database at all " * 200)
     for extra in ("memory.db-wal", "memory.db-shm"):
@@ -59,6 +64,9 @@ HOMES = [
     ("unknown setting", _config("[recall]\nspeed = 11\n"), "config"),
     ("bad namespace list", _config("[agent]\nshared = ['no spaces allowed']\n"), "config"),
     ("binary config", lambda home: (home / "strata.toml").write_bytes(b"\xff\xfe\x00\x01"), "config"),
+    ("config is a device", lambda home: _swap_for_device(home / "strata.toml"), "config"),
+    ("config nested 5000 deep", _config("a = " + "[" * 5000 + "]" * 5000 + "\n"), "config"),
+    ("config of 2 MiB", _config("# padding\n" * 210_000), "config"),
     ("not a database", _garbage_db, "storage"),
     ("truncated database", _truncated_db, "storage"),
     ("missing model", _missing_model, "ok"),
@@ -151,3 +159,42 @@ def test_a_broken_capsule_is_said_by_every_face_and_the_last_good_render_stays(h
             assert (await t.call("capsule_get", last_good=True))["text"] == good
     asyncio.run(mcp_face())
     assert path.read_text() != good  # strata never overwrote the person's broken file
+
+
+def _folder(path):
+    path.unlink()
+    path.mkdir()
+
+
+CAPSULES = [
+    ("a folder", _folder, "is a folder"),
+    ("not UTF-8", lambda path: path.write_bytes(b"# Capsule\n\xff\xfe broken\n"), "not UTF-8"),
+    ("a device", _swap_for_device, "not a regular file"),
+    ("2 MiB", lambda path: path.write_text("- line\n" * 300_000), "more than the 1 MiB"),
+]
+
+
+@pytest.mark.parametrize("damage, said", [c[1:] for c in CAPSULES], ids=[c[0] for c in CAPSULES])
+def test_an_unreadable_capsule_is_said_and_the_daemon_starts_anyway(home, damage, said):
+    from test_daemon_run import START_TIMEOUT, Daemon
+
+    cli = CLI(home)
+    cli("capsule", "render", check=True)
+    path = home / "capsule" / "CAPSULE.md"
+    good = path.read_text()
+    damage(path)
+    for args, code in ((("capsule", "render"), 4), (("capsule", "show"), 4), (("capsule", "check"), 4),
+                       (("doctor",), 12), (("status",), 0)):
+        proc = cli(*args)
+        assert proc.returncode == code and "Traceback" not in proc.err, (args, proc.err)
+    assert said in cli("capsule", "check").out and said in cli("doctor").out
+    assert cli.json("status")["capsule"]["ok"] is False
+    assert cli.json("capsule", "show", "--last-good")["text"] == good
+    write_config(home, "[daemon]\nheartbeat_seconds = 1\n")
+    d = Daemon(home)
+    try:
+        d.wait_for("phase capsule failed", START_TIMEOUT)
+        d.wait_for("phase heartbeat", START_TIMEOUT, new=True)  # still beating
+        assert cli("observe", "noted while the capsule is broken").returncode == 0
+    finally:
+        d.kill()

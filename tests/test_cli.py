@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -131,6 +133,16 @@ def test_import_from_stdin(cli):
     data = "".join(good_line(n) + "\n" for n in range(3))
     report = cli.json("import", "-", input=data)
     assert report["created"] == 3
+
+
+@pytest.mark.parametrize("args", [("observe",), ("import", "-"), ("import", "/dev/zero")])
+def test_an_endless_input_is_refused_before_it_fills_memory(home, args):
+    with open("/dev/zero", "rb") as endless:
+        proc = subprocess.run([sys.executable, "-m", "daemon", *args], stdin=endless, capture_output=True,
+                              text=True, env={**os.environ, "STRATA_HOME": str(home)}, timeout=120)
+    proc.err = proc.stderr
+    assert_fails(proc, 4)
+    assert ("more than the 64 KiB" if args == ("observe",) else "longer than 16 MiB") in proc.err
 
 
 def test_import_with_a_bad_line_imports_nothing(cli, tmp_path):

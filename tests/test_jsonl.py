@@ -6,7 +6,7 @@ import json
 import pytest
 
 from daemon.config import load_config
-from daemon.episodes.jsonl import parse_jsonl, stored_rows
+from daemon.episodes.jsonl import MAX_LINE_BYTES, parse_jsonl, stored_rows
 from daemon.episodes.model import Limits
 from daemon.errors import InvalidInput
 
@@ -38,3 +38,25 @@ def test_a_line_that_went_bad_between_the_two_readings_is_named():
     assert next(rows)["content"] == "note 0"
     with pytest.raises(InvalidInput, match="line 6 changed while it was imported"):
         list(rows)
+
+
+class Endless:
+    """A stream with no line end, ever (a device, a binary pipe), counting what was asked of it."""
+
+    def __init__(self):
+        self.given = 0
+
+    def readline(self, size=-1):
+        assert size > 0, "an unbounded read of an endless stream"
+        self.given += size
+        return b"\0" * size
+
+
+def test_a_line_past_the_limit_ends_the_reading_before_it_fills_memory():
+    stream = Endless()
+    with pytest.raises(InvalidInput, match="line 1 is longer than 16 MiB"):
+        parse_jsonl(stream, LIMITS, agent="default", now=NOW)
+    assert stream.given <= MAX_LINE_BYTES + 2
+    exact = b'{"content": "' + b"x" * (MAX_LINE_BYTES - 15) + b'"}\r\n'  # 16 MiB, then CRLF: still a line
+    assert len(exact.rstrip()) == MAX_LINE_BYTES
+    assert "over the limit" in parse_jsonl(io.BytesIO(exact), LIMITS, agent="default", now=NOW).bad[0][1]

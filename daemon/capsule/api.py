@@ -65,7 +65,12 @@ class Capsule:
     async def check(self, text: str | None = None) -> dict:
         """Problems with line numbers: missing, duplicated or misordered sections, damaged
         markers, misplaced blocks, the line budget. `ok` is false when any is an error."""
-        text = await self._read() if text is None else text
+        if text is None:
+            try:
+                text = await self._read()
+            except InvalidInput as e:
+                return {"path": str(self.path), "exists": True, "ok": False, "lines": 0,
+                        "problems": [document.Problem(0, "error", "unreadable", f"{e.message}; {e.hint}").as_dict()]}
         if text is None:
             return {"path": str(self.path), "exists": False, "ok": False, "lines": 0,
                     "problems": [document.Problem(0, "error", "missing-file",

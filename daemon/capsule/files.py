@@ -13,6 +13,8 @@ import secrets
 import time
 from pathlib import Path
 
+from .. import bounded
+
 
 def sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -32,11 +34,15 @@ async def exclusive(lock_path: Path):
         os.close(fd)  # releases the lock
 
 
+LIMIT = bounded.MIB  # a capsule within its 300-line budget is a few KiB
+UNREADABLE_HINT = ("put a text file there: `strata capsule show --last-good` prints strata's newest render, "
+                   "or move the path away and `strata capsule render` writes one")
+
+
 def read(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
-        return None
+    """The capsule's text; None when there is no file. A folder, a device, a file that is not
+    UTF-8 or is over LIMIT is an InvalidInput naming the problem."""
+    return bounded.read_text(path, LIMIT, hint=UNREADABLE_HINT)
 
 
 def _text_of(f) -> str | None:

@@ -11,7 +11,7 @@ import logging
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from ..errors import StrataError
+from ..errors import InvalidInput, StrataError
 from . import files, store
 
 log = logging.getLogger("strata.capsule")
@@ -21,7 +21,12 @@ async def handle_change(mem) -> dict:
     """What the watcher does with one save. Returns {"action": "own-write" | "invalid" |
     "rendered" | "missing", ...}; never raises for the file's sake."""
     cap = mem.capsule
-    text = await asyncio.to_thread(files.read, cap.path)
+    try:
+        text = await asyncio.to_thread(files.read, cap.path)
+    except InvalidInput as e:
+        log.error("capsule %s: %s", cap.path, e.message)
+        cap.last_problems = [{"line": 0, "level": "error", "code": "unreadable", "message": e.message}]
+        return {"action": "invalid", "problems": cap.last_problems}
     if text is None:
         log.warning("capsule %s was removed; the next render restores the last good version", cap.path)
         return {"action": "missing"}

@@ -7,9 +7,8 @@ import json
 import os
 import sys
 import tempfile
-from typing import Iterator
 
-from .. import timeutil
+from .. import bounded, timeutil
 from ..episodes.jsonl import parse_jsonl, stored_rows
 from ..episodes.model import STATES, parse_context_pairs
 from ..embedding import index as vectors
@@ -33,13 +32,14 @@ async def opened(args, actor: str = "cli"):
 
 
 async def cmd_observe(args) -> int:
-    if args.text is None or args.text == "-":
-        if sys.stdin is None or sys.stdin.isatty():
-            raise InvalidInput("no text given", hint="strata observe TEXT, or pipe the text on stdin")
-        text: str | bytes = sys.stdin.buffer.read()
-    else:
-        text = args.text
+    piped = args.text is None or args.text == "-"
+    if piped and (sys.stdin is None or sys.stdin.isatty()):
+        raise InvalidInput("no text given", hint="strata observe TEXT, or pipe the text on stdin")
     async with opened(args) as mem:
+        text: str | bytes = args.text
+        if piped:
+            text = bounded.read_stream(sys.stdin.buffer, mem.limits.max_content_bytes, what="the text on stdin",
+                                       hint="split it, or raise store.max_content_bytes in strata.toml")
         result = await mem.observe(text, kind=args.kind, importance=args.importance,
                                    context=parse_context_pairs(args.context), at=args.at, source=args.source,
                                    session=args.session, factual=args.factual)
@@ -52,10 +52,16 @@ async def cmd_observe(args) -> int:
     return 0
 
 
-def _tee(stream, spool) -> Iterator[bytes]:
-    for line in stream:
-        spool.write(line)
-        yield line
+class _Tee:
+    """A pipe's lines as they are read, copied to `spool` for the second reading."""
+
+    def __init__(self, stream, spool):
+        self.stream, self.spool = stream, spool
+
+    def readline(self, size: int = -1) -> bytes:
+        line = self.stream.readline(size)
+        self.spool.write(line)
+        return line
 
 
 async def cmd_import(args) -> int:
@@ -71,7 +77,7 @@ async def cmd_import(args) -> int:
         spool = tempfile.TemporaryFile(dir=mem.home.state_dir) if not stream.seekable() else None
         with stream, spool or contextlib.nullcontext():
             bar = Progress(size, "checking", unit="bytes")
-            parsed = parse_jsonl(stream if spool is None else _tee(stream, spool), mem.limits, agent=mem.agent,
+            parsed = parse_jsonl(stream if spool is None else _Tee(stream, spool), mem.limits, agent=mem.agent,
                                  now=now, progress=bar.advance, keep_bytes=keep)
             bar.close()
             if parsed.bad and not args.skip_bad:

@@ -23,6 +23,7 @@ from ..errors import InvalidInput, LlmUnavailable, NotFound, StrataError
 from ..home import Home
 from ..storage.db import Database
 from .. import templating
+from ..capsule import files as capsule_files
 from . import extractive, grounding, salience, store, topics
 from .llm import LocalLlm, LlmFailed, LlmTimeout, lines_schema
 
@@ -55,12 +56,11 @@ class Dossiers:
             return []
         path = self.home.capsule_file(self.agent, self.config["agent.namespace"])
         try:
-            return topics.from_capsule(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+            text = capsule_files.read(path)
+        except InvalidInput as e:
+            warnings.append(f"could not read topics from the capsule: {e.message}")
             return []
-        except (OSError, UnicodeDecodeError) as e:
-            warnings.append(f"could not read topics from {path}: {e}")
-            return []
+        return [] if text is None else topics.from_capsule(text)
 
     async def _topics(self, warnings: list[str], *, discover: bool = True
                       ) -> tuple[list[topics.Topic], dict[str, dict]]:

@@ -8,12 +8,29 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import IO, Callable, Iterator
+from typing import IO, Callable, Iterator, Protocol
 
 from ..errors import InvalidInput
 from .model import Limits, normalize
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
+
+
+class Lines(Protocol):
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
+def lines(stream: Lines) -> Iterator[bytes]:
+    """The stream's lines, none read past MAX_LINE_BYTES: a longer one (a binary file, a
+    device) ends the reading before it fills memory."""
+    number = 0
+    while raw := stream.readline(MAX_LINE_BYTES + 2):
+        number += 1
+        if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+            raise InvalidInput(f"line {number} is longer than {MAX_LINE_BYTES // 2**20} MiB: this is not JSON Lines "
+                               "of memories (nothing imported)",
+                               hint="export writes the format import reads: one JSON object per line")
+        yield raw
 
 
 @dataclass
@@ -25,8 +42,6 @@ class Parsed:
 
 
 def _row(raw: bytes, limits: Limits, agent: str, now: float) -> dict:
-    if len(raw) > MAX_LINE_BYTES:
-        raise InvalidInput(f"line is {len(raw)} bytes, over {MAX_LINE_BYTES}")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -43,12 +58,12 @@ def _row(raw: bytes, limits: Limits, agent: str, now: float) -> dict:
     return normalize(record, limits, agent=agent, now=now)
 
 
-def parse_jsonl(stream: IO[bytes] | Iterator[bytes], limits: Limits, *, agent: str, now: float,
+def parse_jsonl(stream: Lines, limits: Limits, *, agent: str, now: float,
                 progress: Callable[[int], None] | None = None, keep_bytes: int | None = None) -> Parsed:
     """Check every line. The rows are kept while the lines read add up to at most `keep_bytes`
     (always when None); past that `rows` is None and `stored_rows` reads them again."""
     out, read = Parsed(), 0
-    for number, raw in enumerate(stream, 1):
+    for number, raw in enumerate(lines(stream), 1):
         read += len(raw)
         if progress is not None:
             progress(len(raw))
@@ -70,7 +85,7 @@ def parse_jsonl(stream: IO[bytes] | Iterator[bytes], limits: Limits, *, agent: s
 
 def stored_rows(stream: IO[bytes], limits: Limits, *, agent: str, now: float, skip: set[int]) -> Iterator[dict]:
     """The rows of a stream that `parse_jsonl` checked, read again, without its bad lines (`skip`)."""
-    for number, raw in enumerate(stream, 1):
+    for number, raw in enumerate(lines(stream), 1):
         if number in skip or not raw.strip():
             continue
         try:
