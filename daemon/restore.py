@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .errors import Conflict, InvalidInput
 from .home import Home
 from .phases.lock import holder
-from .storage import copies, driver
+from .storage import copies, driver, users
 
 
 def _check_backup(source: Path) -> None:
@@ -28,7 +29,8 @@ def _check_backup(source: Path) -> None:
 
 def restore(home: Home, source: Path) -> dict:
     """Replace the database with the backup at `source`. Refused while a daemon runs on the
-    home; the database it replaces is kept in state/backups/ first."""
+    home or any process has the database open; the database it replaces is kept in
+    state/backups/ first."""
     pid = holder(home.state_dir / "daemon.lock")
     if pid is not None:
         raise Conflict(f"the daemon (pid {pid}) runs on this home",
@@ -37,9 +39,13 @@ def restore(home: Home, source: Path) -> dict:
     _check_backup(source)
     if source == home.db_path.resolve():
         raise InvalidInput("that is the database itself", hint="name a file in state/backups/")
-    kept = None
-    if home.db_path.exists():
-        kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
-    driver.copy(source, home.db_path)
+    alone = users.exclusive(home.db_path)
+    try:
+        kept = None
+        if home.db_path.exists():
+            kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
+        driver.copy(source, home.db_path)
+    finally:
+        os.close(alone)
     return {"restored_from": str(source), "database": str(home.db_path), "bytes": home.db_path.stat().st_size,
             "previous_kept_as": None if kept is None else str(kept)}

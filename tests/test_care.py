@@ -126,6 +126,23 @@ def test_restore_is_refused_while_the_daemon_runs(cli, home):
         daemon.wait(timeout=60)
 
 
+@pytest.mark.slow
+def test_restore_is_refused_while_a_server_has_the_database_open(cli, home):
+    from http_helpers import serving
+
+    cli("observe", "written before the backup", check=True)
+    made = cli.json("backup")["result"]["path"]
+    cli("observe", "written after the backup, kept", check=True)
+    with serving(home) as api:
+        proc = cli("backup", "--restore", made)
+        assert proc.returncode == 5 and "Traceback" not in proc.err, proc.err
+        assert f"pid {api.proc.pid} (strata --home {home} serve)" in proc.err and "stop it first" in proc.err
+        assert api("GET", "/v1/status")[1]["episodes"] == 2  # the server's database was not replaced
+    assert len(cli.json("timeline")) == 2
+    assert cli.json("backup", "--restore", made)["restored_from"] == made  # once it stopped
+    assert len(cli.json("timeline")) == 1
+
+
 def test_export_and_import_round_trip_every_memory(cli, home, tmp_path):
     for text, args in (("Deploy of api v2 finished", ("--kind", "event", "--importance", "0.8")),
                        ("Ines prefers 03:00 for backups", ("--context", "person=ines", "--factual")),

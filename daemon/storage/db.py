@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from pathlib import Path
 from typing import Any, AsyncIterator, Callable, Iterable, Sequence, TypeVar
 
 import aiosqlite
 
 from ..errors import InvalidInput, NotPermitted, StorageError, StrataError
-from . import driver
+from . import driver, users
 from .migrations import migrate
 
 T = TypeVar("T")
@@ -55,6 +56,7 @@ class Database:
         self._write_lock = asyncio.Lock()
         # Why writing is refused (names the scope), or None on a connection that may write.
         self.read_only = read_only
+        self._users_fd: int | None = None  # the shared lock of storage.users
 
     @classmethod
     async def open(cls, path: Path | str, *, read_only: str | None = None) -> "Database":
@@ -64,8 +66,20 @@ class Database:
         if not path.parent.is_dir():
             raise StorageError(f"the folder {path.parent} does not exist",
                                hint="create a home with `strata init DIR`")
-        if not read_only:
-            await asyncio.to_thread(_open_and_migrate, path)
+        users_fd = await asyncio.to_thread(users.share, path)
+        try:
+            if not read_only:
+                await asyncio.to_thread(_open_and_migrate, path)
+            db = await cls._connect(path, read_only)
+        except BaseException:
+            if users_fd is not None:
+                os.close(users_fd)
+            raise
+        db._users_fd = users_fd
+        return db
+
+    @classmethod
+    async def _connect(cls, path: Path, read_only: str | None) -> "Database":
         conn = aiosqlite.Connection(lambda: _reads_only(driver.connect(path)) if read_only else driver.connect(path),
                                     iter_chunk_size=256)
         # A connection someone forgot to close must not keep the process alive at exit; SQLite
@@ -94,6 +108,9 @@ class Database:
     async def close(self) -> None:
         with contextlib.suppress(Exception):
             await self._conn.close()
+        if self._users_fd is not None:
+            os.close(self._users_fd)
+            self._users_fd = None
 
     async def checkpoint(self) -> None:
         """Fold the WAL into the database file (at a clean stop: the next start reads less)."""
