@@ -178,16 +178,27 @@ class Memory:
         return {**results[0], "facts": facts}
 
     async def observe_many(self, rows: Iterable[dict], *, validated: bool = False,
-                           progress: Callable[[int], None] | None = None) -> dict:
+                           progress: Callable[[int], None] | None = None,
+                           input_sha256: str | None = None) -> dict:
         """Store many observations in short transactions of IMPORT_BATCH rows.
 
-        Rows are validated before the first write, so a bad row stores nothing.
+        Rows are validated before the first write, so a bad row stores nothing. With
+        `input_sha256` (the hash of the input the rows come from, in the same order each time)
+        the rows an earlier run of that input stored are skipped and counted as duplicates: an
+        import cut short and run again, or run twice, adds nothing. `ids` are the ids of the
+        rows this call stored.
         """
         now = timeutil.now()
         # Validated rows may come from a generator (a large import read a second time): taken a
         # batch at a time, never all at once.
         source = iter(rows) if validated else iter([self.validate(r, now=now) for r in rows])
         totals = {"created": 0, "repeat": 0, "duplicate": 0}
+        if input_sha256 is not None:
+            done = await self.db.run(reads.import_progress, self.agent, input_sha256)
+            skipped = sum(1 for _ in itertools.islice(source, done))
+            totals["duplicate"] = skipped
+            if progress and skipped:
+                progress(skipped)
         ids: list[int] = []
         captured = 0
         window = float(self.config["store.attention_window_seconds"])
@@ -197,12 +208,17 @@ class Memory:
                                                        actor=self.actor, now=now)
                 facts = await w.run(self.facts.capture_in, part, results, now)
                 await w.run(self.web.mentions_in, part, results, facts, now)
+                if input_sha256 is not None:
+                    await writes.record_import(w, self.agent, input_sha256, len(part), now=now)
                 captured += len(facts)
             for r in results:
                 totals[r["status"]] += 1
                 ids.append(r["id"])
             if progress:
                 progress(len(part))
+        if input_sha256 is not None:
+            async with self.db.write() as w:
+                await writes.record_import(w, self.agent, input_sha256, 0, now=now, finished=True)
         return {**totals, "ids": ids, "facts_captured": captured}
 
     async def forget(self, episode_id: int, *, purge: bool = False, reason: str | None = None) -> dict:

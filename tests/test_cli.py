@@ -123,10 +123,48 @@ def test_import_good_file(cli, tmp_path):
     report = cli.json("import", path)
     assert report["created"] == 5 and report["skipped_bad"] == 0 and report["bad_lines"] == []
     assert episode_count(cli) == 5
-    # Lines without a time happen "now": importing them again within the attention window folds them in.
+    # The same input again (known by its hash) adds nothing: no new memory, no occurrence counted.
     again = cli.json("import", path)
-    assert again["created"] == 0 and again["repeat"] == 5
+    assert (again["created"], again["repeat"], again["duplicate"]) == (0, 0, 5)
     assert episode_count(cli) == 5
+    assert {m["occurrences"] for m in cli.json("timeline")} == {1}
+
+
+@pytest.mark.slow
+def test_an_import_killed_and_run_again_stores_each_line_once(cli, home, tmp_path):
+    import signal
+    import sqlite3
+    import time
+
+    # Lines without a time, so neither a time nor the attention window tells a line seen again.
+    path = write_lines(tmp_path / "big.jsonl", [good_line(n) for n in range(12_000)])
+    db = home / "state" / "memory.db"
+
+    def stored() -> int:
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+                return conn.execute("SELECT count(*) FROM episodes").fetchone()[0]
+        except sqlite3.OperationalError:  # not made yet
+            return 0
+
+    killed = 0
+    for _ in range(3):
+        before = stored()
+        proc = subprocess.Popen([sys.executable, "-m", "daemon", "import", path, "--no-embed"],
+                                env={**os.environ, "STRATA_HOME": str(home)}, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while proc.poll() is None and stored() == before and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed += 1
+        proc.wait(timeout=60)
+    report = cli.json("import", path, "--no-embed")
+    assert report["created"] + report["duplicate"] == 12_000 and report["repeat"] == 0
+    assert stored() == 12_000 and killed >= 1
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT max(occurrences) FROM episodes").fetchone()[0] == 1
 
 
 def test_import_from_stdin(cli):
@@ -203,7 +241,8 @@ def test_a_large_import_is_checked_then_read_again_in_batches(cli, home, tmp_pat
     report = cli.json("import", *args, "--skip-bad", "--no-embed", **kw)
     assert report["created"] == 4 and report["bad_lines"] == [3]
     assert sorted(m["content"] for m in _export_lines(cli)) == [f"imported note number {n}" for n in (1, 2, 4, 5)]
-    assert [p.name for p in (home / "state").iterdir()] == ["memory.db"]  # the copy of stdin had no name
+    # the copy of stdin had no name
+    assert sorted(p.name for p in (home / "state").iterdir()) == ["memory.db", "memory.db.users"]
 
 
 def test_import_empty_file(cli, tmp_path):

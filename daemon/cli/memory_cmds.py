@@ -91,7 +91,8 @@ async def cmd_import(args) -> int:
                 rows = stored_rows(spool or stream, mem.limits, agent=mem.agent, now=now,
                                    skip={n for n, _ in parsed.bad})
             bar = Progress(parsed.good, "importing", unit="observations")
-            totals = await mem.observe_many(rows, validated=True, progress=bar.advance)
+            totals = await mem.observe_many(rows, validated=True, progress=bar.advance,
+                                             input_sha256=parsed.sha256)
             bar.close()
         embedded = 0
         if not args.no_embed:

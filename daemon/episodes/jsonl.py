@@ -6,6 +6,7 @@ read twice, checked and then stored batch by batch, so memory stays flat however
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import IO, Callable, Iterator, Protocol
@@ -39,6 +40,7 @@ class Parsed:
     bad: list[tuple[int, str]] = field(default_factory=list)  # (line number, problem)
     blank: int = 0
     good: int = 0
+    sha256: str = ""  # of every byte read: an import run again is known by it
 
 
 def _row(raw: bytes, limits: Limits, agent: str, now: float) -> dict:
@@ -62,9 +64,10 @@ def parse_jsonl(stream: Lines, limits: Limits, *, agent: str, now: float,
                 progress: Callable[[int], None] | None = None, keep_bytes: int | None = None) -> Parsed:
     """Check every line. The rows are kept while the lines read add up to at most `keep_bytes`
     (always when None); past that `rows` is None and `stored_rows` reads them again."""
-    out, read = Parsed(), 0
+    out, read, digest = Parsed(), 0, hashlib.sha256()
     for number, raw in enumerate(lines(stream), 1):
         read += len(raw)
+        digest.update(raw)
         if progress is not None:
             progress(len(raw))
         if not raw.strip():
@@ -80,6 +83,7 @@ def parse_jsonl(stream: Lines, limits: Limits, *, agent: str, now: float,
             out.rows.append(row)
             if keep_bytes is not None and read > keep_bytes:
                 out.rows = None
+    out.sha256 = digest.hexdigest()
     return out
 
 

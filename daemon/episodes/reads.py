@@ -132,3 +132,10 @@ def usage_before(conn, ids: list[int], at: float) -> dict[int, dict]:
         row = out.setdefault(i, dict(NO_USE))
         row["success_count" if outcome == "success" else "failure_count"] = n
     return out
+
+
+def import_progress(conn, agent: str, input_sha256: str) -> int:
+    """Rows of this input an earlier import stored (0 for an input never imported)."""
+    row = conn.execute("SELECT rows_stored FROM imports WHERE agent = ? AND input_sha256 = ?",
+                       (agent, input_sha256)).fetchone()
+    return 0 if row is None else int(row[0])

@@ -97,6 +97,17 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
     return results
 
 
+async def record_import(w: Writer, agent: str, input_sha256: str, stored: int, *, now: float,
+                        finished: bool = False) -> None:
+    """Count `stored` more rows of this input, in the transaction that stored them."""
+    await w.execute(
+        "INSERT INTO imports (agent, input_sha256, rows_stored, rows_total, started_at, finished_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (agent, input_sha256) DO UPDATE SET "
+        "rows_stored = rows_stored + excluded.rows_stored, rows_total = max(rows_total, rows_stored + "
+        "excluded.rows_stored), finished_at = coalesce(excluded.finished_at, finished_at)",
+        (agent, input_sha256, stored, stored, now, now if finished else None))
+
+
 async def _owned(w: Writer, agent: str, episode_id: int):
     row = await w.fetchone("SELECT id, state, tier, factual, irrelevant, content_hash FROM episodes "
                            "WHERE id = ? AND agent = ?", (episode_id, agent))

@@ -570,6 +570,23 @@ INSERT INTO feedback_events (episode_id, recall_id, outcome, at)
 """)
 
 
+def m018_imports(conn) -> None:
+    _run(conn, """
+-- Each input strata import has stored from, known by the SHA-256 of its bytes, and how many of
+-- its rows are stored: counted in the transaction that stores them, so a run cut short and run
+-- again goes on after the last stored row instead of folding the same lines in a second time.
+CREATE TABLE imports (
+    agent TEXT NOT NULL,
+    input_sha256 TEXT NOT NULL,
+    rows_stored INTEGER NOT NULL,
+    rows_total INTEGER NOT NULL,
+    started_at REAL NOT NULL,
+    finished_at REAL,
+    PRIMARY KEY (agent, input_sha256)
+);
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -588,6 +605,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (15, "tiers", m015_tiers),
     (16, "arena newest episode", m016_arena_newest_episode),
     (17, "feedback events", m017_feedback_events),
+    (18, "imports", m018_imports),
 )
 
 
