@@ -141,6 +141,23 @@ def test_close_pairs_and_components():
     assert similar.strongest([(0, 1, 0.9), (0, 2, 0.95), (0, 3, 0.8)], 2) == [(0, 2, 0.95), (0, 1, 0.9)]
 
 
+def test_close_pairs_per_row_bounds_the_pairs_of_identical_memories_and_keeps_them_connected():
+    rng = np.random.default_rng(3)
+    same = np.tile(rng.normal(size=(1, 16)), (3000, 1)) + rng.normal(scale=1e-3, size=(3000, 16))
+    other = rng.normal(size=(5, 16))
+    v = np.vstack([same, other]).astype(np.float32)
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    capped = similar.close_pairs(v, 0.95, per_row=4)
+    assert len(capped) <= 3000 * 4  # against 4.5 million uncapped
+    assert similar.components(len(v), capped) == [list(range(3000))]
+    new = np.array([10, 2999, 3002])
+    capped_new = similar.close_pairs(v, 0.95, rows=new, per_row=4)
+    assert len(capped_new) <= 3 * 4 and all(i in new or j in new for i, j, _ in capped_new)
+    assert len({(i, j) for i, j, _ in capped_new}) == len(capped_new)  # each pair once
+    small = similar.close_pairs(v[2995:], 0.95)
+    assert sorted(similar.close_pairs(v[2995:], 0.95, per_row=10)) == sorted(small)  # a cap not reached changes nothing
+
+
 def test_merge_candidates_share_kind_and_key_tokens_and_a_later_pass_compares_only_new_ones():
     from daemon.consolidation.api import _merge_groups, _merge_sets
 

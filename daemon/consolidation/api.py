@@ -15,6 +15,9 @@ from ..errors import InvalidInput
 from . import rules as R, similar, store
 
 DAY = 86400.0
+# Partners each memory keeps in the merge search: enough to join a group of near-duplicates
+# into one, where all pairs of 26,000 copies of a few lines were 3.4 million tuples.
+MERGE_PARTNERS = 16
 
 
 class _Changed(Mapping):
@@ -64,7 +67,8 @@ def _merge_groups(sets: list[list[int]], pos: dict[int, int], matrix: np.ndarray
             [k for k, i in enumerate(sub_ids) if mems[i]["embedded"] > newer_than], dtype=np.int64)
         if len(sub_ids) < 2 or (rows is not None and not len(rows)):
             continue
-        pairs = similar.close_pairs(matrix[[pos[i] for i in sub_ids]], s.merge_threshold, rows=rows)
+        pairs = similar.close_pairs(matrix[[pos[i] for i in sub_ids]], s.merge_threshold, rows=rows,
+                                    per_row=MERGE_PARTNERS)
         for a, b, cos in pairs:
             sims[(min(sub_ids[a], sub_ids[b]), max(sub_ids[a], sub_ids[b]))] = cos
         groups += [[sub_ids[k] for k in g] for g in similar.components(len(sub_ids), pairs)]
@@ -79,10 +83,12 @@ def _associations(ids: list[int], matrix: np.ndarray, mems: dict[int, dict], don
     if len(recent) < 2:
         return []
     sub_ids = [ids[p] for p in recent]
-    pairs = [(sub_ids[a], sub_ids[b], cos) for a, b, cos in similar.close_pairs(matrix[recent], s.associate_threshold)]
+    per_item = max(1, s.associate_max_cluster - 1)
+    # Each memory's closest few are searched for (a margin over the cap, as both ends count).
+    pairs = [(sub_ids[a], sub_ids[b], cos)
+             for a, b, cos in similar.close_pairs(matrix[recent], s.associate_threshold, per_row=4 * per_item)]
     # The cap counts the pairs associated before, so a second run does not reach for the next closest.
-    kept = similar.strongest([p for p in pairs if p[2] < s.merge_threshold or (p[0], p[1]) in done],
-                             max(1, s.associate_max_cluster - 1))
+    kept = similar.strongest([p for p in pairs if p[2] < s.merge_threshold or (p[0], p[1]) in done], per_item)
     return [R.Action("associate", a, {}, f"recent and close in meaning to {b} (cosine {cos:.3f} >= "
                                          f"{s.associate_threshold:g})", {"with": b})
             for a, b, cos in kept if (a, b) not in done]

@@ -2,43 +2,64 @@
 
 Vectors are unit length, so cosine similarity is a dot product. The search runs in blocks
 of rows against the whole matrix (one BLAS product per block), keeping only the pairs above
-the threshold, so memory stays at block x n floats however many memories there are."""
+the threshold (and, when asked, only each row's strongest few), so memory stays at block x n
+floats however many memories there are and however alike they are."""
 
 from __future__ import annotations
 
 import numpy as np
 
 BLOCK = 1024
+CELLS = 4_000_000  # a block's similarities at most (16 MB, and 32 MB of positions when capped)
 
 
-def close_pairs(matrix: np.ndarray, threshold: float, *, rows: np.ndarray | None = None
-                ) -> list[tuple[int, int, float]]:
+def _block(n: int) -> int:
+    """Rows per block: fewer as the matrix widens, so a block's products stay within CELLS."""
+    return max(16, min(BLOCK, CELLS // max(n, 1)))
+
+
+def _hits(sims: np.ndarray, threshold: float, per_row: int | None) -> tuple[list[int], list[int]]:
+    """(row, column) of the cells >= threshold; with `per_row`, only each row's strongest
+    `per_row`: a home of thousands of identical lines has millions of close pairs, and merging
+    and association need only each memory's closest few."""
+    if per_row is None or per_row >= sims.shape[1]:
+        r, c = np.nonzero(sims >= threshold)
+        return r.tolist(), c.tolist()
+    cut = sims.shape[1] - per_row
+    top = np.argpartition(sims, cut, axis=1)[:, cut:]
+    keep = np.take_along_axis(sims, top, axis=1) >= threshold
+    r, k = np.nonzero(keep)
+    return r.tolist(), top[r, k].tolist()
+
+
+def close_pairs(matrix: np.ndarray, threshold: float, *, rows: np.ndarray | None = None,
+                per_row: int | None = None) -> list[tuple[int, int, float]]:
     """(i, j, cosine) with i < j, cosine >= threshold, positions into `matrix`; only pairs with at
-    least one end in `rows` (default: all), so a nightly run compares the new against all."""
+    least one end in `rows` (default: all), so a nightly run compares the new against all. With
+    `per_row`, each row keeps at most its `per_row` strongest partners (all against all: among
+    the rows after it), so the pairs stay at most n x per_row whatever the home holds."""
     n = len(matrix)
     found: list[tuple[int, int, float]] = []
+    step = _block(n)
     if rows is None:  # all against all: each block against itself and what follows, half the products
-        for start in range(0, n, BLOCK):
-            sims = matrix[start:start + BLOCK] @ matrix[start:].T
+        for start in range(0, n, step):
+            sims = matrix[start:start + step] @ matrix[start:].T
             size = sims.shape[0]
             sims[:, :size][np.tril_indices(size)] = -2.0  # below any cosine: a pair once, never with itself
-            hit_r, hit_c = np.nonzero(sims >= threshold)
-            found += [(start + r, start + c, float(sims[r, c])) for r, c in zip(hit_r.tolist(), hit_c.tolist())]
+            hit_r, hit_c = _hits(sims, threshold, per_row)
+            found += [(start + r, start + c, float(sims[r, c])) for r, c in zip(hit_r, hit_c)]
         return found
     todo = np.asarray(rows, dtype=np.int64)
-    in_rows = np.zeros(n, dtype=bool)
-    in_rows[todo] = True
-    for start in range(0, len(todo), BLOCK):
-        block = todo[start:start + BLOCK]
+    pairs: dict[tuple[int, int], float] = {}  # each pair once, though both its ends may be new
+    for start in range(0, len(todo), step):
+        block = todo[start:start + step]
         sims = matrix[block] @ matrix.T
-        hit_r, hit_c = np.nonzero(sims >= threshold)
-        for r, c in zip(hit_r.tolist(), hit_c.tolist()):
-            i, j = int(block[r]), c
-            # Each pair once: from its lower end when both are new, else from its new end.
-            if i == j or (in_rows[j] and j < i):
-                continue
-            found.append((min(i, j), max(i, j), float(sims[r, c])))
-    return found
+        sims[np.arange(len(block)), block] = -2.0  # never with itself
+        hit_r, hit_c = _hits(sims, threshold, per_row)
+        for r, c in zip(hit_r, hit_c):
+            i = int(block[r])
+            pairs[(min(i, c), max(i, c))] = float(sims[r, c])
+    return [(i, j, cos) for (i, j), cos in pairs.items()]
 
 
 def components(n: int, pairs: list[tuple[int, int, float]]) -> list[list[int]]:
