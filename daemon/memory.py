@@ -12,7 +12,7 @@ import json
 import time
 from typing import Any, AsyncIterator, Callable, Iterable, Mapping
 
-from . import timeutil
+from . import stopping, timeutil
 from .arena.api import Arena
 from .arena.arms import Arm
 from .config import Config, overlay
@@ -323,6 +323,7 @@ class Memory:
         try:
             while window:
                 for start in range(0, len(window), batch):
+                    stopping.check()  # what is stored stays; the rest waits in the backlog
                     rows = window[start:start + batch]
                     found = await asyncio.to_thread(emb.embed, [r[2] for r in rows])
                     if storing is not None:

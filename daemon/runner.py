@@ -1,7 +1,8 @@
 """`strata run`: the long-running daemon. It takes the home's lock, runs the phases as the
 schedule says (daemon/phases/), watches the capsule, pings systemd's watchdog from the event
 loop, serves the HTTP API when http.enabled, reloads strata.toml on SIGHUP, and on SIGTERM
-or SIGINT lets the running phases finish, checkpoints the WAL and exits 0."""
+or SIGINT asks the running phases to stop (each ends at its next check, its unfinished
+transaction rolled back), checkpoints the WAL and exits 0."""
 
 from __future__ import annotations
 
@@ -9,14 +10,14 @@ import asyncio
 import logging
 import signal
 
-from . import logs
+from . import logs, stopping, timeutil
 from .capsule.watch import watch
 from .errors import StrataError
 from .memory import Memory
 from .phases.lock import DaemonLock
 from .phases.notify import notify, watchdog_interval
 from .phases.registry import PHASES
-from .phases.runs import last_runs
+from .phases.runs import last_started, mark_interrupted
 from .phases.scheduler import PhaseLoop
 
 log = logging.getLogger("strata")
@@ -77,11 +78,19 @@ async def run(home, *, agent: str | None = None, verbose: bool = False) -> int:
         await mem.close()
         raise
     stop = asyncio.Event()
+    stopping.reset()
+
+    def on_signal() -> None:
+        stopping.request()  # seen by work in threads, which a task's cancel never reaches
+        stop.set()
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    runs = await mem.db.run(last_runs)
-    phases = PhaseLoop(mem, stop, last_started={name: r["started_at"] for name, r in runs.items()})
+        loop.add_signal_handler(sig, on_signal)
+    left = await mem.db.transact(mark_interrupted, timeutil.now())
+    if left:
+        log.info("%d phase run(s) left running by a process that ended are marked interrupted", left)
+    phases = PhaseLoop(mem, stop, last_started=await mem.db.run(last_started))
     loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases, verbose)
     tasks = [asyncio.create_task(watch(mem, stop), name="capsule-watch"),
              asyncio.create_task(phases.run(), name="phases")]
@@ -101,6 +110,7 @@ async def run(home, *, agent: str | None = None, verbose: bool = False) -> int:
         log.info("strata stopping")
         notify("STOPPING=1")
     finally:
+        stopping.request()
         stop.set()
         await phases.drain(DRAIN_SECONDS)
         await asyncio.gather(*tasks, return_exceptions=True)

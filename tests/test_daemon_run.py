@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import shutil
@@ -373,3 +374,64 @@ def test_sighup_reloads_the_config_and_a_broken_one_is_ignored(home, cli):
         assert d.stop(signal.SIGTERM) == 0
     finally:
         d.kill()
+
+
+def _routine_lines(path, n: int) -> str:
+    """`n` routine lines of a few shapes, a day apart: near-duplicates consolidation merges."""
+    subjects = ("the relay", "the nas", "the gateway")
+    acts = ("restarted nginx", "rotated its logs", "finished its cron job")
+    start = 1_700_000_000
+    path.write_text("".join(json.dumps({"content": f"{subjects[i % 3]} {acts[i // 3 % 3]}", "kind": "event",
+                                        "at": start + i * 86400}) + "\n" for i in range(n)), encoding="utf-8")
+    return str(path)
+
+
+def test_sigterm_stops_a_long_consolidation_promptly_and_loses_nothing(home, cli, tmp_path):
+    cli("import", _routine_lines(tmp_path / "routine.jsonl", 4000), check=True)
+    before = cli.json("status")["by_state"]
+    write_config(home, "[daemon]\nconsolidation_interval_hours = 0.0003\n")  # due a second after start
+    d = Daemon(home)
+    db = home / "state" / "memory.db"
+    try:
+        d.wait_for("strata started", START_TIMEOUT)
+        wait_until(lambda: _phase_status(db, "consolidate") == "running", START_TIMEOUT, "consolidation starting")
+        time.sleep(1.0)  # into the pass: its plan or its writing
+        asked = time.monotonic()
+        assert d.stop(signal.SIGTERM) == 0
+        assert time.monotonic() - asked < 10
+    finally:
+        d.kill()
+    assert _phase_status(db, "consolidate") == "interrupted"
+    assert cli.json("status")["by_state"] == before  # the unfinished pass was rolled back whole
+    assert cli.json("consolidate", "--dry-run")["counts"]["merge"] > 0  # and is still to do
+
+
+def test_a_phase_left_running_by_a_killed_daemon_is_marked_interrupted(home, cli, tmp_path):
+    cli("import", _routine_lines(tmp_path / "routine.jsonl", 4000), check=True)
+    write_config(home, "[daemon]\nconsolidation_interval_hours = 0.0003\n")
+    db = home / "state" / "memory.db"
+    d = Daemon(home)
+    try:
+        wait_until(lambda: _phase_status(db, "consolidate") == "running", START_TIMEOUT, "consolidation starting")
+        d.proc.kill()
+        d.proc.wait(timeout=STOP_TIMEOUT)
+    finally:
+        d.kill()
+    assert _phase_status(db, "consolidate") == "running"  # what the killed process left behind
+    shown = next(p for p in cli.json("phase", "list")["phases"] if p["phase"] == "consolidate")
+    assert shown["last"]["status"] == "interrupted"  # a dead process runs nothing
+    d = Daemon(home)
+    try:
+        d.wait_for("marked interrupted", START_TIMEOUT)
+    finally:
+        d.kill()
+    assert _phase_status(db, "consolidate", first=True) == "interrupted"
+
+
+def _phase_status(db, phase: str, first: bool = False) -> str | None:
+    import sqlite3
+
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+        row = conn.execute(f"SELECT status FROM phase_runs WHERE phase = ? ORDER BY id {'ASC' if first else 'DESC'} "
+                           "LIMIT 1", (phase,)).fetchone()
+    return row and row[0]

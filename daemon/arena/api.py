@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable
 
-from .. import timeutil
+from .. import stopping, timeutil
 from ..episodes.reads import existing_ids, worked_on_since
 from ..errors import InvalidInput, NotFound
 from . import store
@@ -109,6 +109,7 @@ class Arena:
     async def _mean_reward(self, arm: Arm, episodes: Iterable[dict]) -> float:
         total, n = 0.0, 0
         for e in episodes:
+            stopping.check()  # an arena run writes at its end: stopped, it leaves nothing half done
             # As of the question: the feedback that made an episode lifted its own answers, and with
             # today's counts an arm that weights recent use would win on evidence it created.
             hits, seconds = await self._rank(e["query"], self.settings.k, arm, e["context"], e["at"])

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import timeutil
+from .. import stopping, timeutil
 from ..errors import InvalidInput
 from . import rules as R, similar, store
 
@@ -68,7 +68,7 @@ def _merge_groups(sets: list[list[int]], pos: dict[int, int], matrix: np.ndarray
         if len(sub_ids) < 2 or (rows is not None and not len(rows)):
             continue
         pairs = similar.close_pairs(matrix[[pos[i] for i in sub_ids]], s.merge_threshold, rows=rows,
-                                    per_row=MERGE_PARTNERS)
+                                    per_row=MERGE_PARTNERS, between=stopping.check)
         for a, b, cos in pairs:
             sims[(min(sub_ids[a], sub_ids[b]), max(sub_ids[a], sub_ids[b]))] = cos
         groups += [[sub_ids[k] for k in g] for g in similar.components(len(sub_ids), pairs)]
@@ -86,7 +86,8 @@ def _associations(ids: list[int], matrix: np.ndarray, mems: dict[int, dict], don
     per_item = max(1, s.associate_max_cluster - 1)
     # Each memory's closest few are searched for (a margin over the cap, as both ends count).
     pairs = [(sub_ids[a], sub_ids[b], cos)
-             for a, b, cos in similar.close_pairs(matrix[recent], s.associate_threshold, per_row=4 * per_item)]
+             for a, b, cos in similar.close_pairs(matrix[recent], s.associate_threshold, per_row=4 * per_item,
+                                                 between=stopping.check)]
     # The cap counts the pairs associated before, so a second run does not reach for the next closest.
     kept = similar.strongest([p for p in pairs if p[2] < s.merge_threshold or (p[0], p[1]) in done], per_item)
     return [R.Action("associate", a, {}, f"recent and close in meaning to {b} (cosine {cos:.3f} >= "
@@ -112,6 +113,7 @@ class Consolidation:
         actions: list[R.Action] = []
 
         def take(found: list[R.Action]) -> None:
+            stopping.check()  # between rules: a plan is thrown away whole, nothing was written
             actions.extend(found)
             for a in found:  # later rules see the changes of earlier ones
                 if a.episode in mems:
@@ -169,8 +171,10 @@ class Consolidation:
                     store.replay_times(conn, self.agent), newest)
 
         mems, excluded, mark, contradicted, done_assoc, replayed, newest = await self.db.run(read)
+        stopping.check()
         sets, wanted = await asyncio.to_thread(self._wanted, mems, excluded, mark, now, chosen)
         ids, matrix = await self.db.run(store.vectors, self.agent, wanted)
+        stopping.check()
         # The rules wrap a changed memory rather than change it, so `before` keeps the rows as
         # read without a copy of each (a copy of a million memories is a gigabyte).
         before = dict(mems)
@@ -180,7 +184,8 @@ class Consolidation:
         if not dry_run:
             def write(conn):
                 number = store.next_run(conn)
-                store.apply(conn, self.agent, actions, before, self.web.rules, now, actor=self.actor, run=number)
+                store.apply(conn, self.agent, actions, before, self.web.rules, now, actor=self.actor, run=number,
+                            between=stopping.check)
                 if "merge" in chosen and newest:
                     store.set_merge_mark(conn, newest)
                 return number

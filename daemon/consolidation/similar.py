@@ -7,6 +7,8 @@ floats however many memories there are and however alike they are."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 BLOCK = 1024
@@ -33,11 +35,13 @@ def _hits(sims: np.ndarray, threshold: float, per_row: int | None) -> tuple[list
 
 
 def close_pairs(matrix: np.ndarray, threshold: float, *, rows: np.ndarray | None = None,
-                per_row: int | None = None) -> list[tuple[int, int, float]]:
+                per_row: int | None = None, between: Callable[[], None] | None = None
+                ) -> list[tuple[int, int, float]]:
     """(i, j, cosine) with i < j, cosine >= threshold, positions into `matrix`; only pairs with at
     least one end in `rows` (default: all), so a nightly run compares the new against all. With
     `per_row`, each row keeps at most its `per_row` strongest partners (all against all: among
-    the rows after it), so the pairs stay at most n x per_row whatever the home holds."""
+    the rows after it), so the pairs stay at most n x per_row whatever the home holds.
+    `between` is called after each block (a stop request raises there)."""
     n = len(matrix)
     found: list[tuple[int, int, float]] = []
     step = _block(n)
@@ -48,6 +52,8 @@ def close_pairs(matrix: np.ndarray, threshold: float, *, rows: np.ndarray | None
             sims[:, :size][np.tril_indices(size)] = -2.0  # below any cosine: a pair once, never with itself
             hit_r, hit_c = _hits(sims, threshold, per_row)
             found += [(start + r, start + c, float(sims[r, c])) for r, c in zip(hit_r, hit_c)]
+            if between:
+                between()
         return found
     todo = np.asarray(rows, dtype=np.int64)
     pairs: dict[tuple[int, int], float] = {}  # each pair once, though both its ends may be new
@@ -59,6 +65,8 @@ def close_pairs(matrix: np.ndarray, threshold: float, *, rows: np.ndarray | None
         for r, c in zip(hit_r, hit_c):
             i = int(block[r])
             pairs[(min(i, c), max(i, c))] = float(sims[r, c])
+        if between:
+            between()
     return [(i, j, cos) for (i, j), cos in pairs.items()]
 
 

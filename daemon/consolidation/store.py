@@ -5,6 +5,7 @@ thread, in the caller's transaction."""
 from __future__ import annotations
 
 import json
+from typing import Callable
 
 import numpy as np
 
@@ -16,6 +17,7 @@ COLUMNS = ("id", "kind", "source", "content", "event_at", "importance", "access_
            "success_count", "failure_count", "factual", "confidence", "quality", "strength_factor", "potentiated_at",
            "stale_at", "replayed_at", "embedded", "state", "superseded_by", "tier", "tier_at")
 MERGE_MARK = "consolidation_merge_seq"  # meta key: vectors up to this sequence were compared
+APPLY_STEP = 256  # actions written between stop checks (about a third of a second at most)
 
 
 def memories(conn, agent: str) -> dict[int, dict]:
@@ -116,11 +118,14 @@ def _carry_edges(conn, agent: str, dup: int, keep: int) -> int:
 
 
 def apply(conn, agent: str, actions: list[Action], before: dict[int, dict], web_rules, now: float, *,
-          actor: str, run: int) -> None:
+          actor: str, run: int, between: Callable[[], None] | None = None) -> None:
     """Write the actions: one update and one audit row each (with the values before it), plus
     what some rules do besides: a merge links and carries edges, interference and associate
-    mark their pair, associate strengthens its edge."""
-    for a in actions:
+    mark their pair, associate strengthens its edge. `between` is called every APPLY_STEP
+    actions: what it raises rolls the whole pass back."""
+    for n, a in enumerate(actions):
+        if between and n % APPLY_STEP == 0:
+            between()
         if a.set:
             cols = list(a.set)
             conn.execute(f"UPDATE episodes SET {', '.join(f'{c} = ?' for c in cols)}, updated_at = ? "

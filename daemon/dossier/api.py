@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from .. import timeutil
+from .. import stopping, timeutil
 from ..errors import InvalidInput, LlmUnavailable, NotFound, StrataError
 from ..home import Home
 from ..storage.db import Database
@@ -262,6 +262,7 @@ class Dossiers:
         due = [t["topic"] for t in listing["topics"] if t["enabled"] and t["due"]]
         results, failed = [], []
         for name in due:
+            stopping.check()  # each topic is its own transaction: the refreshed ones stay
             try:
                 results.append(await self.refresh(name, now=now))
             except StrataError as e:

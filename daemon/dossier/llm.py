@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import stopping
 from ..cpu import others_busy, threads_for
 from ..embedding.model import GGUF_MAGIC
 from ..errors import LlmUnavailable
@@ -141,6 +142,9 @@ class LocalLlm:
                     messages, response_format={"type": "json_object", "schema": schema}, max_tokens=max_tokens,
                     temperature=temperature, seed=0, stream=True)
                 for chunk in stream:
+                    if stopping.requested():
+                        stream.close()
+                        raise stopping.Stopped("generation stopped for the daemon's stop")
                     now = time.monotonic()
                     if now >= deadline:
                         stream.close()

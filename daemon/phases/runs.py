@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import time
 
-from .. import timeutil
+from .. import stopping, timeutil
 from ..errors import InvalidInput, StrataError
 from .registry import BY_NAME, PHASES
 
@@ -14,8 +15,29 @@ log = logging.getLogger("strata.phases")
 
 
 def _start(conn, phase: str, now: float, actor: str) -> int:
-    return conn.execute("INSERT INTO phase_runs (phase, started_at, status, actor) VALUES (?, ?, 'running', ?)",
-                        (phase, now, actor)).lastrowid
+    return conn.execute("INSERT INTO phase_runs (phase, started_at, status, actor, pid) VALUES (?, ?, 'running', ?, ?)",
+                        (phase, now, actor, os.getpid())).lastrowid
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process has that pid now: not ours, but alive
+        return True
+    return True
+
+
+def mark_interrupted(conn, now: float) -> int:
+    """Rows left 'running' by a process that is gone (killed, or stopped before it could end
+    them): they end as 'interrupted'. Returns how many."""
+    stale = [r[0] for r in conn.execute("SELECT id, pid FROM phase_runs WHERE status = 'running'")
+             if r[1] is None or (r[1] != os.getpid() and not _alive(r[1]))]
+    for part in (stale[i:i + 500] for i in range(0, len(stale), 500)):
+        conn.execute(f"UPDATE phase_runs SET status = 'interrupted', ended_at = ?, error = 'the process running it "
+                     f"ended before it did' WHERE id IN ({', '.join('?' * len(part))})", (now, *part))
+    return len(stale)
 
 
 def _end(conn, run_id: int, now: float, status: str, result: dict | None, error: str | None) -> None:
@@ -25,12 +47,22 @@ def _end(conn, run_id: int, now: float, status: str, result: dict | None, error:
 
 def last_runs(conn) -> dict[str, dict]:
     out = {}
-    for r in conn.execute("SELECT p.phase, p.started_at, p.ended_at, p.status, p.result, p.error FROM phase_runs p "
-                          "JOIN (SELECT phase, max(id) AS id FROM phase_runs GROUP BY phase) m ON m.id = p.id"):
+    for r in conn.execute("SELECT p.phase, p.started_at, p.ended_at, p.status, p.result, p.error, p.pid "
+                          "FROM phase_runs p JOIN (SELECT phase, max(id) AS id FROM phase_runs GROUP BY phase) m "
+                          "ON m.id = p.id"):
+        # Shown as it is, though the daemon's next start records it: a dead process runs nothing.
+        gone = r["status"] == "running" and (r["pid"] is None or not _alive(r["pid"]))
         out[r["phase"]] = {"started_at": r["started_at"], "started_at_iso": timeutil.iso(r["started_at"]),
-                           "ended_at": r["ended_at"], "status": r["status"],
+                           "ended_at": r["ended_at"], "status": "interrupted" if gone else r["status"],
                            "result": None if r["result"] is None else json.loads(r["result"]), "error": r["error"]}
     return out
+
+
+def last_started(conn) -> dict[str, float]:
+    """When each phase last started a run that ended (a stop's interrupted run did nothing:
+    after a restart the phase is due as if it never began)."""
+    return {r[0]: r[1] for r in conn.execute("SELECT phase, max(started_at) FROM phase_runs "
+                                             "WHERE status != 'interrupted' GROUP BY phase")}
 
 
 def recent_failures(conn, limit: int = 10) -> list[dict]:
@@ -48,6 +80,10 @@ async def run_phase(mem, name: str, *, actor: str) -> dict:
     started = time.perf_counter()
     try:
         result = await phase.run(mem)
+    except stopping.Stopped:  # its transaction rolled back; the next run does the work again
+        await mem.db.transact(_end, run_id, timeutil.now(), "interrupted", None, "stopped on request")
+        log.info("phase %s interrupted by the stop; it runs again when next due", name)
+        return {"phase": name, "status": "interrupted", "seconds": round(time.perf_counter() - started, 3)}
     except Exception as e:  # recorded and retried by the scheduler; never fatal
         message = e.message if isinstance(e, StrataError) else f"{type(e).__name__}: {e}"
         await mem.db.transact(_end, run_id, timeutil.now(), "failed", None, message)

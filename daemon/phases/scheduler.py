@@ -62,6 +62,8 @@ class PhaseLoop:
         r = await run_phase(self.mem, name, actor="daemon")
         for follower in FOLLOWS.get(name, ()):  # even after a failure: the follower shows what it can
             self._due(follower)
+        if r["status"] == "interrupted":
+            return
         if r["status"] == "failed":
             n = self.failures[name] = self.failures.get(name, 0) + 1
             wait = min(BY_NAME[name].period(self.mem.config), FIRST_RETRY_SECONDS * 2 ** (n - 1))

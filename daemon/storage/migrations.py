@@ -587,6 +587,30 @@ CREATE TABLE imports (
 """)
 
 
+def m019_phase_runs_interrupted(conn) -> None:
+    _run(conn, """
+-- A run a stop request ended is 'interrupted' (its work rolled back), and each run names the
+-- process that ran it: a row a killed process left 'running' is marked interrupted when the
+-- daemon next starts, instead of showing as running forever beside "daemon not running".
+CREATE TABLE phase_runs_new (
+    id INTEGER PRIMARY KEY,
+    phase TEXT NOT NULL,
+    started_at REAL NOT NULL,
+    ended_at REAL,
+    status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'failed', 'interrupted')),
+    result TEXT CHECK (result IS NULL OR json_valid(result)),
+    error TEXT,
+    actor TEXT NOT NULL,
+    pid INTEGER
+);
+INSERT INTO phase_runs_new (id, phase, started_at, ended_at, status, result, error, actor)
+    SELECT id, phase, started_at, ended_at, status, result, error, actor FROM phase_runs;
+DROP TABLE phase_runs;
+ALTER TABLE phase_runs_new RENAME TO phase_runs;
+CREATE INDEX phase_runs_by_phase ON phase_runs(phase, id);
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -606,6 +630,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (16, "arena newest episode", m016_arena_newest_episode),
     (17, "feedback events", m017_feedback_events),
     (18, "imports", m018_imports),
+    (19, "phase runs interrupted", m019_phase_runs_interrupted),
 )
 
 
