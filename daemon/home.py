@@ -17,6 +17,17 @@ _CHECKOUT = Path(__file__).resolve().parent.parent
 @dataclass(frozen=True)
 class Home:
     root: Path
+    named: bool = False  # given by --home, STRATA_HOME or a path: must already be a home
+
+    def exists(self) -> bool:
+        return self.config_path.is_file() or self.state_dir.is_dir()
+
+    def require(self) -> None:
+        """A home named by the user that is not one is a mistyped path, not a new home."""
+        if self.named and not self.exists():
+            raise ConfigError(f"there is no strata home at {self.root}",
+                              hint=f"`strata init {self.root}` makes one there; or check the path given "
+                                   "with --home or STRATA_HOME")
 
     @property
     def config_path(self) -> Path:
@@ -67,10 +78,10 @@ def _is_checkout(path: Path) -> bool:
 
 def resolve_home(explicit: str | os.PathLike | None = None) -> Home:
     if explicit:
-        return Home(Path(explicit).expanduser().resolve())
+        return Home(Path(explicit).expanduser().resolve(), named=True)
     env = os.environ.get(ENV_VAR)
     if env:
-        return Home(Path(env).expanduser().resolve())
+        return Home(Path(env).expanduser().resolve(), named=True)
     if _is_checkout(_CHECKOUT):
         return Home(_CHECKOUT)
     data = os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")

@@ -117,6 +117,7 @@ class Memory:
     async def open(cls, home: Home | str | None = None, *, agent: str | None = None,
                    actor: str = "api") -> "Memory":
         home = home if isinstance(home, Home) else resolve_home(home)
+        home.require()
         config = home.config()
         home.ensure_layout()
         agent = check_namespace(config["agent.namespace"] if agent is None else agent)

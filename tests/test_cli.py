@@ -645,6 +645,20 @@ def test_init_lays_out_a_private_home(cli, tmp_path):
         assert stat.S_IMODE(extra.stat().st_mode) == 0o600, extra
 
 
+@pytest.mark.parametrize("how", ["--home", "STRATA_HOME"])
+def test_a_mistyped_home_is_refused_not_made(cli, home, tmp_path, how):
+    cli("observe", "kept in the real home", check=True)
+    typo = tmp_path / "hoem"
+    args, env = (("--home", str(typo)), None) if how == "--home" else ((), {"STRATA_HOME": str(typo)})
+    for command in (("recall", "kept"), ("observe", "lost in a typo"), ("status",), ("run",)):
+        proc = cli(*args, *command, env=env)
+        assert_fails(proc, 7)
+        assert f"no strata home at {typo}" in proc.err and f"strata init {typo}" in proc.err
+    assert not typo.exists()
+    assert f"STRATA_HOME={typo}" in cli("init", str(typo), check=True).out  # init says how to use it
+    assert cli.json(*args, "status", env=env)["episodes"] == 0
+
+
 def test_init_keeps_an_existing_config(cli, home):
     write_config(home, "[recall]\nk = 3\n")
     result = cli.json("init", str(home))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shlex
+
 from .. import logs, runner
 from ..home import init_home, resolve_home
 from .memory_cmds import opened
@@ -14,7 +16,8 @@ def cmd_init(args) -> int:
     home, wrote = init_home(args.dir)
     emit({"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}, args.json,
          lambda r: f"home ready at {r['home']}" + (f"; settings in {r['config']}" if wrote else
-                                                   f" ({r['config']} kept as it was)"))
+                                                   f" ({r['config']} kept as it was)")
+         + f"\nuse it with: export STRATA_HOME={shlex.quote(r['home'])}   (or --home on each command)")
     return 0
 
 
