@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -164,3 +165,44 @@ def test_the_readme_client_configuration_starts_a_working_server(home):
             return [e["content"] for e in await mem.timeline()]
 
     assert asyncio.run(read()) == ["configured from the README"]
+
+
+BAD_LINES = [  # (line, the id answered, the JSON-RPC error code)
+    (b"this is not json", None, -32700),
+    (b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"observe","arguments":'
+     b'{"content":"bad \\ud800 text"}}}', 2, -32602),
+    (b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"observe","arguments":{"content":'
+     + b"[" * 100_000 + b"]" * 100_000 + b"}}}", None, -32700),
+    (b'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"observe","arguments":'
+     b'{"content":"raw \xff byte"}}}', 4, -32700),
+    (b'{"id": 5, "hello": "not json-rpc"}', 5, -32600),
+    (b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"observe","arguments":{"content":"'
+     + b"x" * (5 * 2**20) + b'"}}}', None, -32700),
+]
+
+
+def test_every_line_is_answered_and_nothing_malformed_is_stored(home):
+    import select
+
+    proc = subprocess.Popen([sys.executable, "-m", "daemon", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env={**os.environ, "STRATA_HOME": str(home)}, cwd=REPO)
+
+    def ask(line: bytes) -> dict:
+        proc.stdin.write(line + b"\n")
+        proc.stdin.flush()
+        ready, _, _ = select.select([proc.stdout], [], [], 60)
+        assert ready, f"no answer to {line[:60]!r}"
+        return json.loads(proc.stdout.readline())
+
+    try:
+        ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).encode())
+        proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+        for line, ident, code in BAD_LINES:
+            answer = ask(line)
+            assert answer["id"] == ident and answer["error"]["code"] == code, answer
+        status = ask(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"status","arguments":{}}}')
+        assert status["id"] == 7 and status["result"]["structuredContent"]["episodes"] == 0  # nothing was stored
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)

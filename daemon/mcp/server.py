@@ -247,5 +247,12 @@ def build(mem: Memory) -> MCPServer:
 
 
 async def serve(home: str | None, agent: str | None) -> None:
+    from mcp.server.stdio import stdio_server
+
+    from . import wire
+
     async with await Memory.open(home, agent=agent, actor="mcp") as mem:
-        await build(mem).run_stdio_async()
+        low = build(mem)._lowlevel_server
+        with wire.claimed() as (lines_in, out):
+            async with stdio_server(lines_in, out) as (read_stream, write_stream):
+                await low.run(read_stream, write_stream, low.create_initialization_options())

@@ -1,0 +1,142 @@
+"""The stdio wire of `strata mcp`, guarded: every line the client sends gets an answer. The
+SDK's own transport drops a line it cannot parse (no reply, so the client waits forever) and
+reads bytes that are not UTF-8 as U+FFFD, which every other face of strata refuses. Here a
+line that is too long, not UTF-8, not JSON, nested too deeply, holds a lone surrogate or is
+not a JSON-RPC message is answered with a JSON-RPC error; the rest goes to the SDK as is."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from typing import AsyncIterator
+
+import anyio
+import anyio.to_thread
+import mcp_types
+
+MAX_LINE_BYTES = 4 * 1024 * 1024  # a memory is at most store.max_content_bytes; a message carries one
+PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
+
+
+class Out:
+    """The wire out: one whole line per write, never two writers' bytes interleaved."""
+
+    def __init__(self, fd: int):
+        self._file = os.fdopen(fd, "wb", buffering=0, closefd=False)
+        self._lock = anyio.Lock()
+
+    def _put(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[self._file.write(view):]
+
+    async def write(self, text: str) -> None:
+        async with self._lock:
+            await anyio.to_thread.run_sync(self._put, text.encode("utf-8"))
+
+    async def flush(self) -> None:  # every write is unbuffered
+        return None
+
+    async def error(self, ident, code: int, message: str) -> None:
+        await self.write(json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": code, "message": message}})
+                         + "\n")
+
+
+def _surrogate(value, depth: int = 0) -> bool:
+    if isinstance(value, str):
+        return any("\ud800" <= ch <= "\udfff" for ch in value)
+    if depth > 64:
+        return False
+    if isinstance(value, dict):
+        return any(_surrogate(k, depth + 1) or _surrogate(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_surrogate(v, depth + 1) for v in value)
+    return False
+
+
+def _id_of(message) -> str | int | None:
+    """The request id to answer, when the message is readable enough to have one."""
+    if isinstance(message, str):
+        try:
+            message = json.loads(message)
+        except (ValueError, RecursionError):
+            return None
+    ident = message.get("id") if isinstance(message, dict) else None
+    return ident if isinstance(ident, (str, int)) and not isinstance(ident, bool) else None
+
+
+def problem(raw: bytes) -> tuple[object, int, str] | None:
+    """(id, code, message) when the line cannot go to the SDK, else None."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return _id_of(raw.decode("utf-8", "replace")), PARSE_ERROR, f"the message is not UTF-8 (byte {e.start})"
+    try:
+        message = json.loads(text)
+    except RecursionError:
+        return None, PARSE_ERROR, "the message nests too deeply to read"
+    except json.JSONDecodeError as e:
+        return None, PARSE_ERROR, f"the message is not JSON ({e.msg} at column {e.colno})"
+    ident = _id_of(message)
+    if _surrogate(message):
+        return ident, INVALID_PARAMS, "the message holds a lone surrogate (\\ud800-\\udfff): not valid Unicode text"
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(raw, by_name=False)
+    except ValueError as e:
+        first = str(e).splitlines()[0] if str(e) else "invalid"
+        return ident, INVALID_REQUEST, f"not a JSON-RPC 2.0 message: {first}"
+    return None
+
+
+class In:
+    """The wire in: the client's lines, checked; a bad one is answered on `out` and skipped."""
+
+    def __init__(self, fd: int, out: Out):
+        self._file = os.fdopen(fd, "rb", closefd=False)
+        self._out = out
+
+    def _readline(self) -> bytes:
+        return self._file.readline(MAX_LINE_BYTES + 2)
+
+    def _skip_rest(self) -> None:
+        while (chunk := self._file.readline(MAX_LINE_BYTES)) and not chunk.endswith(b"\n"):
+            pass
+
+    def __aiter__(self) -> AsyncIterator[str]:
+        return self._lines()
+
+    async def _lines(self) -> AsyncIterator[str]:
+        while raw := await anyio.to_thread.run_sync(self._readline, abandon_on_cancel=True):
+            if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+                if not raw.endswith(b"\n"):
+                    await anyio.to_thread.run_sync(self._skip_rest, abandon_on_cancel=True)
+                await self._out.error(None, PARSE_ERROR, f"the message is longer than {MAX_LINE_BYTES // 2**20} MiB")
+                continue
+            if not raw.strip():
+                continue
+            found = problem(raw)
+            if found:
+                await self._out.error(*found)
+                continue
+            yield raw.decode("utf-8")
+
+
+@contextlib.contextmanager
+def claimed():
+    """(In, Out) on private copies of fd 0 and 1, with fd 0 then reading /dev/null and fd 1
+    writing to stderr: stray output of a library (a model loader) never lands on the wire."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    saved_in, saved_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+        os.dup2(2, 1)
+        out = Out(wire_out)
+        yield In(wire_in, out), out
+    finally:
+        os.dup2(saved_in, 0)
+        os.dup2(saved_out, 1)
+        for fd in (null, saved_in, saved_out, wire_in, wire_out):
+            with contextlib.suppress(OSError):
+                os.close(fd)
