@@ -460,6 +460,9 @@ SETTINGS: tuple[Setting, ...] = (
             "warning; the token is then all that protects the memory).", None),
     Setting("http.max_body_bytes", 8388608, "Largest request body accepted (larger ones get 413).",
             _between(1024, 1 << 30)),
+    Setting("http.request_timeout_seconds", 30.0, "Time a client has to send a request's headers, and again its "
+            "body (too slow a body gets 408; a connection that never completes its headers is closed).",
+            _between(0.1, 3600)),
 )
 
 BY_KEY = {s.key: s for s in SETTINGS}

@@ -22,6 +22,7 @@ from daemon.http.client import UnixConnection
 class Api:
     def __init__(self, proc: subprocess.Popen, socket_path: Path, port: int | None):
         self.proc, self.socket_path, self.port = proc, socket_path, port
+        self.stderr = ""
 
     def raw(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
             tcp: bool = False) -> tuple[int, dict | list]:
@@ -70,11 +71,14 @@ def serving(home: Path, *args: str, agent: str | None = None, command: str = "se
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise AssertionError(f"the server did not start: {proc.communicate(timeout=10)}")
             time.sleep(0.05)
-        yield Api(proc, socket_path, port)
+        api = Api(proc, socket_path, port)
+        yield api
     finally:
         if proc.poll() is None:
             proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=30)
+        out, err = proc.communicate(timeout=30)
+        if "api" in locals():
+            api.stderr = err  # what the server logged, for tests to read once it stopped
 
 
 def listening_tcp_sockets(pid: int) -> set[str]:

@@ -146,6 +146,9 @@ def test_tcp_needs_the_token_from_the_home(home):
         assert api("GET", "/v1/status", tcp=True, headers={"Authorization": "Bearer wrong"})[0] == 401
         assert api("GET", "/openapi.json", tcp=True)[0] == 401
         assert api("GET", "/v1/status", tcp=True, headers={"Authorization": f"Bearer {token}"})[0] == 200
+        assert api("GET", "/v1/status", tcp=True, headers={"Authorization": f"bearer {token}"})[0] == 200
+        assert api("GET", "/v1/status", tcp=True, headers={"Authorization": f"Basic {token}"})[0] == 401
+        assert api("GET", "/v1/status", tcp=True, headers={"Authorization": token})[0] == 401
         assert api("GET", "/v1/status")[0] == 200  # the socket needs none: its mode is the access control
 
 
@@ -234,3 +237,26 @@ def test_the_daemon_serves_it_when_enabled(home):
             return [(e["content"], e["history"][0]["actor"]) for e in
                     [await mem.get(m["id"]) for m in await mem.timeline()]]
     assert asyncio.run(read()) == [("stored through the daemon's API", "http")]
+
+
+def test_clients_that_go_away_or_dawdle_cost_one_quiet_line_and_a_closed_connection(home):
+    write_config(home, "[http]\nrequest_timeout_seconds = 1.0\n")
+    with serving(home) as api:
+        path = str(api.socket_path)
+        for _ in range(50):  # a body announced, a part sent, the client gone
+            with socket.socket(socket.AF_UNIX) as s:
+                s.connect(path)
+                s.sendall(b"POST /v1/memories HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                          b"Content-Length: 1000\r\n\r\n{\"content\": \"par")
+        with socket.socket(socket.AF_UNIX) as slow_body, socket.socket(socket.AF_UNIX) as slow_headers:
+            slow_body.connect(path)
+            slow_body.sendall(b"POST /v1/memories HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+            slow_headers.connect(path)
+            slow_headers.sendall(b"GET /v1/status HTTP/1.1\r\nHost")
+            slow_body.settimeout(30)
+            slow_headers.settimeout(30)
+            assert b" 408 " in slow_body.recv(4096).split(b"\r\n")[0]
+            assert slow_headers.recv(4096) == b""  # closed, never answered
+        assert api("GET", "/v1/status")[1]["episodes"] == 0
+    assert "http: serving" in api.stderr  # the log was read
+    assert "Traceback" not in api.stderr and len(api.stderr.splitlines()) < 10, api.stderr[-2000:]

@@ -4,6 +4,7 @@ the OpenAPI document publishes; every error has one body shape: {"error", "messa
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
 import logging
@@ -11,7 +12,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -37,11 +38,17 @@ class TooLarge(StrataError):
     kind = "too_large"
 
 
+class TooSlow(StrataError):
+    kind = "timeout"
+
+
 def status_of(e: StrataError) -> int:
     if isinstance(e, Unauthorized):
         return 401
     if isinstance(e, TooLarge):
         return 413
+    if isinstance(e, TooSlow):
+        return 408
     return next((STATUS[cls] for cls in type(e).__mro__ if cls in STATUS), 500)
 
 
@@ -105,15 +112,20 @@ class Checked:
             out[name] = value
         return out
 
-    async def body(self, request: Request, limit: int) -> dict:
+    async def body(self, request: Request, limit: int, seconds: float) -> dict:
         if self.body_schema is None:
             return {}
         raw = bytearray()
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > limit:
-                raise TooLarge(f"the request body is over http.max_body_bytes ({limit:,} bytes)",
-                               hint="send less per request (POST /v1/memories/batch takes many at once)")
+        try:
+            async with asyncio.timeout(seconds):  # a body that trickles in holds a connection for nothing
+                async for chunk in request.stream():
+                    raw += chunk
+                    if len(raw) > limit:
+                        raise TooLarge(f"the request body is over http.max_body_bytes ({limit:,} bytes)",
+                                       hint="send less per request (POST /v1/memories/batch takes many at once)")
+        except TimeoutError:
+            raise TooSlow(f"the request body did not arrive within {seconds:g} s",
+                          hint="http.request_timeout_seconds sets the limit") from None
         try:
             body = json.loads(raw) if raw else {}
         except (UnicodeDecodeError, json.JSONDecodeError) as e:
@@ -130,7 +142,8 @@ def error_response(e: StrataError) -> JSONResponse:
     return JSONResponse(e.as_dict(), status_code=status_of(e))
 
 
-def build(mem: Memory, *, token: str | None = None, max_body_bytes: int = 8 << 20) -> Starlette:
+def build(mem: Memory, *, token: str | None = None, max_body_bytes: int = 8 << 20,
+          body_seconds: float = 30.0) -> Starlette:
     """The app for one namespace. With `token`, every request over TCP must carry
     `Authorization: Bearer TOKEN`; on the Unix socket the file's mode is the access control."""
 
@@ -139,8 +152,9 @@ def build(mem: Memory, *, token: str | None = None, max_body_bytes: int = 8 << 2
         on_unix_socket = isinstance(server, (tuple, list)) and server[1] is None  # (path, None)
         if token is None or on_unix_socket:
             return
-        given = request.headers.get("authorization", "")
-        if not hmac.compare_digest(given.encode(), f"Bearer {token}".encode()):
+        scheme, _, given = request.headers.get("authorization", "").strip().partition(" ")
+        # The scheme is case-insensitive (RFC 9110); the token is compared in constant time.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
             raise Unauthorized("missing or wrong bearer token", hint="send Authorization: Bearer <state/http-token>")
 
     def endpoint(by_method: dict[str, Checked]):
@@ -152,11 +166,15 @@ def build(mem: Memory, *, token: str | None = None, max_body_bytes: int = 8 << 2
                     raise NotPermitted("a write goes to the server's own namespace; scope only reads")
                 query = checked.query(request)
                 scope = query.pop("scope", None)
-                call = Call(checked.path(request), query, await checked.body(request, max_body_bytes),
+                call = Call(checked.path(request), query, await checked.body(request, max_body_bytes, body_seconds),
                             await mem.shared(scope) if scope else mem)
                 return JSONResponse(await checked.op.run(call), status_code=checked.op.status)
             except StrataError as e:
                 return error_response(e)
+            except ClientDisconnect:  # gone mid-body: nobody reads an answer, and nothing was done
+                log.debug("http: %s %s: the client went away before its body arrived", request.method,
+                          request.url.path)
+                return Response(status_code=400)
             except Exception:
                 log.exception("http: %s %s failed", request.method, request.url.path)
                 return JSONResponse({"error": "internal", "message": "unexpected error; the daemon log has "

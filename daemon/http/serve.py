@@ -115,6 +115,36 @@ def tcp_socket(host: str, port: int, allow_remote: bool) -> socket.socket:
     return sock
 
 
+def _protocol(seconds: float):
+    """uvicorn's h11 protocol with a deadline on each request's headers: without one, a client
+    that opens a connection and sends part of a request holds it open for ever."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class Deadlined(H11Protocol):
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def _arm(self) -> None:
+            self._deadline = self.loop.call_later(seconds, self._too_slow)
+
+        def _too_slow(self) -> None:
+            waiting = self.cycle is None or self.cycle.response_complete  # no request under way
+            if waiting and not self.transport.is_closing():
+                self.transport.close()
+
+        def on_response_complete(self) -> None:
+            self._deadline.cancel()
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc) -> None:
+            self._deadline.cancel()
+            super().connection_lost(exc)
+
+    return Deadlined
+
+
 async def serve(mem: Memory, stop: asyncio.Event, *, socket_file: str | None = None,
                 port: int | None = None) -> None:
     """Serve until `stop` is set: the Unix socket always, TCP too when a port is given or
@@ -136,8 +166,10 @@ async def serve(mem: Memory, stop: asyncio.Event, *, socket_file: str | None = N
             sockets.append(tcp_socket(cfg["http.host"], port, bool(cfg["http.allow_remote"])))
         sockets.insert(0, unix_socket(path))
         inode = path.lstat().st_ino
-        app = build(mem, token=bearer, max_body_bytes=int(cfg["http.max_body_bytes"]))
-        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False)
+        app = build(mem, token=bearer, max_body_bytes=int(cfg["http.max_body_bytes"]),
+                    body_seconds=float(cfg["http.request_timeout_seconds"]))
+        config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", server_header=False,
+                                http=_protocol(float(cfg["http.request_timeout_seconds"])))
         config.load()
         server = uvicorn.Server(config)
         server.lifespan = config.lifespan_class(config)
