@@ -29,6 +29,7 @@ CASES = [
     ("invalid UTF-8 bytes", "observe", {"content": b"\xff\xfe\xfa broken"}, "invalid_input"),
     ("lone surrogate", "observe", {"content": "half \ud800 a pair"}, "invalid_input"),
     ("unknown kind", "observe", {"content": "x", "kind": "gossip"}, "invalid_input"),
+    ("empty kind", "observe", {"content": "x", "kind": ""}, "invalid_input"),
     ("importance above 1", "observe", {"content": "x", "importance": 2.0}, "invalid_input"),
     ("importance below 0", "observe", {"content": "x", "importance": -0.1}, "invalid_input"),
     ("importance NaN", "observe", {"content": "x", "importance": float("nan")}, "invalid_input"),
@@ -77,6 +78,9 @@ CASES = [
     ("item past 2^63", "related", {"item": f"episode:{BIG}"}, "invalid_input"),
     ("path as a topic", "dossier_get", {"topic": "../../../etc/passwd"}, "invalid_input"),
     ("absolute path as a topic", "dossier_get", {"topic": "/etc/passwd"}, "invalid_input"),
+    ("line break in a topic", "dossier_get", {"topic": "a\nb"}, "invalid_input"),
+    ("timeline limit -1", "timeline", {"limit": -1}, "invalid_input"),
+    ("timeline limit 0", "timeline", {"limit": 0}, "invalid_input"),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -98,6 +102,8 @@ async def python_call(mem: Memory, op: str, a: dict):
         return await mem.get(a["id"])
     if op == "dossier_get":
         return await mem.dossiers.show(a["topic"])
+    if op == "timeline":
+        return await mem.timeline(limit=a["limit"])
     return await mem.web.related(a["item"])
 
 
@@ -136,6 +142,8 @@ def cli_call(op: str, a: dict) -> tuple[list[str], bytes | None] | None:
         return ["show", "--", str(a["id"])], None
     if op == "dossier_get":
         return ["dossier", "show", "--", a["topic"]], None
+    if op == "timeline":
+        return ["timeline", f"--limit={a['limit']}"], None
     return ["related", a["item"]], None
 
 
@@ -209,7 +217,7 @@ def test_mcp(corpus_home, before):
         async with mcp_client(corpus_home) as t:
             for name, op, args, expected in CASES:
                 arguments = mcp_args(args)
-                if arguments is None:
+                if arguments is None or op == "timeline":  # no timeline tool
                     continue
                 r = await t.client.call_tool(op, arguments)
                 text = r.content[0].text if r.content else ""

@@ -177,7 +177,7 @@ BAD_LINES = [  # (line, the id answered, the JSON-RPC error code)
      b'{"content":"raw \xff byte"}}}', 4, -32700),
     (b'{"id": 5, "hello": "not json-rpc"}', 5, -32600),
     (b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"observe","arguments":{"content":"'
-     + b"x" * (5 * 2**20) + b'"}}}', None, -32700),
+     + b"x" * (17 * 2**20) + b'"}}}', 6, -32700),
 ]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ..errors import InvalidInput
 from .memory_cmds import opened
-from .output import Progress, emit, short_time
+from .output import Progress, count, emit, short_time
 
 COMMANDS = ("arena run", "arena status", "arena history", "arena undo", "arena reset", "arena questions")
 
@@ -92,7 +92,7 @@ def register(sub, common) -> None:
     actions.add_parser("run", parents=[common], help="Run the arena now.")
     actions.add_parser("status", parents=[common], help="The strategy in force and why; arms, pulls, mean reward.")
     h = actions.add_parser("history", parents=[common], help="Every run and every change of strategy.")
-    h.add_argument("--limit", type=int, default=50, help="most of each to show (default 50)")
+    h.add_argument("--limit", type=count, default=50, help="most of each to show (default 50)")
     actions.add_parser("reset", parents=[common], help="Forget the arms' statistics and this namespace's choice "
                                                       "(it inherits the home-wide one again).")
     actions.add_parser("undo", parents=[common], help="Go back to the strategy in force before the last change.")

@@ -6,7 +6,7 @@ import argparse
 
 from ..errors import InvalidInput
 from .memory_cmds import opened
-from .output import emit, inline, show_fact, short_time
+from .output import count, emit, inline, short_time, show_fact
 
 COMMANDS = ("fact",)
 
@@ -167,7 +167,7 @@ def register(sub, common) -> None:
     p.add_argument("--prefix", help="only keys that start with these words")
     p.add_argument("--capsule", action="store_true",
                    help="the facts the capsule shows, ranked by importance and recency of change")
-    p.add_argument("--limit", type=int, help="with --capsule: how many (default facts.capsule_limit)")
+    p.add_argument("--limit", type=count, help="with --capsule: how many (default facts.capsule_limit)")
 
     p = add("history", cmd_history, "Every value KEY has had: valid times, recorded times, sources.")
     p.add_argument("key")
@@ -175,5 +175,5 @@ def register(sub, common) -> None:
     p = add("conflicts", cmd_conflicts, "Recent changes of value, newest first; --flagged: those needing attention.")
     p.add_argument("--flagged", action="store_true", help="only unacknowledged near-simultaneous opposite values")
     p.add_argument("--since", help="only changes recorded since this time")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--limit", type=count, default=50)
     p.add_argument("--ack", type=int, metavar="ID", help="acknowledge a flagged conflict")

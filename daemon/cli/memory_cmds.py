@@ -15,7 +15,7 @@ from ..embedding import index as vectors
 from ..errors import EmbeddingUnavailable, InvalidInput
 from ..memory import Memory
 from ..settings import KINDS, MODES
-from .output import Progress, emit, note, one_line, short_time, show_fact
+from .output import Progress, count, emit, note, one_line, short_time, show_fact
 
 COMMANDS = ("observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore", "mark")
 
@@ -297,7 +297,7 @@ def register(sub, common) -> None:
     p.add_argument("--until", help="up to this time")
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     p.add_argument("--all-states", action="store_true", help="include archived, superseded, quarantined")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--limit", type=count, default=50)
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--oldest-first", action="store_true")
 

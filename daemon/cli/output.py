@@ -91,3 +91,16 @@ class Progress:
         if self.enabled:
             self._draw(time.perf_counter())
             sys.stderr.write("\n")
+
+
+def count(text: str) -> int:
+    """An argparse type for --limit and the like: a whole number of 1 or more (-1 is not "all")."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not 1 or more")
+    return value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from .memory_cmds import opened
-from .output import emit, short_time
+from .output import count, emit, short_time
 
 COMMANDS = ("web", "related", "link")
 
@@ -130,7 +130,7 @@ def register(sub, common) -> None:
     def spreading(p):
         p.add_argument("--depth", type=int, help="edges to follow (1-5; default web.spread_depth)")
         p.add_argument("--threshold", type=float, help="least activation kept (0-1; default web.spread_threshold)")
-        p.add_argument("--limit", type=int, default=50)
+        p.add_argument("--limit", type=count, default=50)
 
     p = add("activate", cmd_activate, "Put items in the working set (used together).")
     p.add_argument("items", nargs="+", metavar="ITEM", help=items_help)
@@ -139,7 +139,7 @@ def register(sub, common) -> None:
     add("decay", cmd_decay, "One decay run now: weights x web.decay_factor, prune below web.prune_below.")
     p = add("neighbors", cmd_neighbours, "An item's edges, heaviest first.", aliases=["neighbours"])
     p.add_argument("item", help=items_help)
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--limit", type=count, default=50)
     p = add("spread", cmd_spread, "Spreading activation from items over the weighted edges.")
     p.add_argument("items", nargs="+", metavar="ITEM", help=items_help)
     spreading(p)
@@ -149,7 +149,7 @@ def register(sub, common) -> None:
 
     p = add("entities", cmd_entities, "Entities memories mention, most mentioned first.")
     p.add_argument("--type", help="only this type: person, handle, email, url, host, path")
-    p.add_argument("--limit", type=int, default=100)
+    p.add_argument("--limit", type=count, default=100)
 
     p = sub.add_parser("link", parents=[common], help="A typed link between two items.",
                        description="Link item SRC to item DST: related, supports, contradicts or supersedes. "
@@ -164,4 +164,4 @@ def register(sub, common) -> None:
                        description="Memories associated with an item: the episodes a spread from it reaches.")
     p.set_defaults(handler=cmd_related)
     p.add_argument("item", help=items_help)
-    p.add_argument("--limit", type=int, default=10)
+    p.add_argument("--limit", type=count, default=10)

@@ -30,6 +30,9 @@ def normalise_topic(raw: object) -> str:
     """`Memory Systems`, `memory-systems` and `memory_systems` are one topic: `memory_systems`."""
     if not isinstance(raw, str):
         raise InvalidInput(f"a topic must be text, not {type(raw).__name__}")
+    if any(unicodedata.category(ch) == "Cc" for ch in raw):  # a newline or tab would be folded into `_`
+        raise InvalidInput(f"{raw!r} is not a topic name: it holds a line break or control character",
+                           hint="name it in a word or two on one line, e.g. `revenue`")
     text = _SEPARATORS.sub("_", unicodedata.normalize("NFKC", raw).strip().casefold()).strip("_")
     if not text:
         raise InvalidInput("the topic is empty", hint="name it in a word or two, e.g. `revenue`")

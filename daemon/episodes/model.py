@@ -161,7 +161,7 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
     if not isinstance(raw, Mapping):
         raise InvalidInput("an observation must be a JSON object")
     content = clean_content(raw.get("content"), limits)
-    kind = raw.get("kind") or limits.default_kind
+    kind = limits.default_kind if raw.get("kind") is None else raw["kind"]
     if kind not in limits.kinds:
         raise InvalidInput(f"unknown kind {kind!r}", hint=f"use one of: {', '.join(limits.kinds)} "
                            "(or add it to store.kinds in strata.toml)")

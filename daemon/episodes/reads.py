@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import AsyncIterator
 
-from ..errors import NotFound
+from ..errors import InvalidInput, NotFound
 from ..storage.db import Database
 from ..web.nodes import episode_id
 from .model import episode_dict
@@ -46,6 +46,10 @@ async def audit_of(db: Database, agent: str, item_kind: str, item_id: int) -> li
 async def timeline(db: Database, agent: str, *, since: float | None = None, until: float | None = None,
                    kinds: tuple[str, ...] = (), states: tuple[str, ...] = ("active",), limit: int = 50,
                    offset: int = 0, newest_first: bool = True) -> list[dict]:
+    if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+        raise InvalidInput(f"limit must be a whole number of 1 or more, not {limit!r}")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise InvalidInput(f"offset must be a whole number of 0 or more, not {offset!r}")
     where, params = ["agent = ?"], [agent]
     if since is not None:
         where.append("event_at >= ?")

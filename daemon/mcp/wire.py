@@ -9,13 +9,15 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from typing import AsyncIterator
 
 import anyio
 import anyio.to_thread
 import mcp_types
 
-MAX_LINE_BYTES = 4 * 1024 * 1024  # a memory is at most store.max_content_bytes; a message carries one
+MAX_LINE_BYTES = 16 * 1024 * 1024  # as an import line: well above any memory store.max_content_bytes allows
+_LEADING_ID = re.compile(rb'^\s*\{[^{}]{0,200}?"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,200}")')
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 
 
@@ -111,7 +113,10 @@ class In:
             if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
                 if not raw.endswith(b"\n"):
                     await anyio.to_thread.run_sync(self._skip_rest, abandon_on_cancel=True)
-                await self._out.error(None, PARSE_ERROR, f"the message is longer than {MAX_LINE_BYTES // 2**20} MiB")
+                # Not read whole, so not parsed: an id the message opens with is still answered.
+                found = _LEADING_ID.match(raw[:1024])
+                ident = None if found is None else json.loads(found.group(1))
+                await self._out.error(ident, PARSE_ERROR, f"the message is longer than {MAX_LINE_BYTES // 2**20} MiB")
                 continue
             if not raw.strip():
                 continue
