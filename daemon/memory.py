@@ -385,10 +385,7 @@ class Memory:
         k = int(self.config["recall.k"] if k is None else k)
         if not 1 <= k <= 1000:
             raise InvalidInput(f"k must be between 1 and 1000, not {k}")
-        kinds = tuple(kinds)
-        unknown = [x for x in kinds if x not in self.limits.kinds]
-        if unknown:
-            raise InvalidInput(f"unknown kind {unknown[0]!r}", hint=f"use one of: {', '.join(self.limits.kinds)}")
+        kinds = self._known_kinds(kinds)
         query_context = {str(a): str(b) for a, b in clean_context(context).items()}
         warnings: list[str] = []
         states = (*RECALLED, "archived") if include_archived else RECALLED
@@ -491,7 +488,16 @@ class Memory:
         are left out."""
         return await reads.get_episodes(self.db, self.agent, [i for i in map(int, ids) if 0 < i < 2**63])
 
+    def _known_kinds(self, kinds) -> tuple[str, ...]:
+        kinds = tuple(kinds)
+        unknown = [x for x in kinds if x not in self.limits.kinds]
+        if unknown:
+            raise InvalidInput(f"unknown kind {unknown[0]!r}", hint=f"use one of: {', '.join(self.limits.kinds)}")
+        return kinds
+
     async def timeline(self, **filters) -> list[dict]:
+        if "kinds" in filters:
+            filters["kinds"] = self._known_kinds(filters["kinds"])
         return await reads.timeline(self.db, self.agent, **filters)
 
     def export(self) -> AsyncIterator[dict]:

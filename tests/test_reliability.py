@@ -29,6 +29,23 @@ def test_killed_writers_and_daemon_lose_nothing_and_concurrent_use_sees_no_error
     assert r["data_lost"] == 0 and r["ok"] is True
 
 
+def test_the_adversarial_corpus_gets_answers_no_traceback_and_changes_nothing(cli):
+    r = cli.json("bench", "reliability", "--parts", "adversarial", timeout=1800)
+    found = r["adversarial"]
+    assert found["inputs"] >= 400 and set(found["by_face"]) == {"python", "cli", "import", "capsule", "strata.toml",
+                                                                 "http", "mcp"}
+    assert found["tracebacks"] == found["unanswered"] == 0 and found["data_changed"] == [], found["problems"]
+    assert r["ok"] is True
+
+
+def test_sigterm_mid_phase_and_consolidation_memory_on_near_identical_lines(cli):
+    r = cli.json("bench", "reliability", "--parts", "shutdown", "--similar", "6000", "--stops", "1", timeout=1800)
+    stopped = r["shutdown"]
+    assert [s["phase"] for s in stopped["stops"]] == ["embed", "consolidate"] and stopped["clean"], stopped
+    assert stopped["exit_seconds_max"] <= 10 and stopped["dry_run"]["exit_code"] == 0
+    assert 0 < stopped["dry_run"]["peak_rss_mb"] <= 500
+
+
 @pytest.mark.parametrize("command", [["run"], ["mcp"], ["tui"]])
 def test_no_face_listens_on_a_network_port(home, command):
     proc = subprocess.Popen([sys.executable, "-m", "daemon", "--home", str(home), *command], cwd=REPO,

@@ -11,6 +11,7 @@ import json
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -21,6 +22,7 @@ from typing import Callable
 from ..home import init_home
 from ..phases.lock import holder
 from ..storage import driver
+from .stats import summary_ms
 
 
 def _spawn(args: list[str], home: Path) -> subprocess.Popen:
@@ -201,21 +203,137 @@ def concurrency(home: Path, writers: int, readers: int, seconds: float,
     _, daemon_err = daemon.communicate(timeout=60)
     check = verify(home / "state" / "memory.db", acks)
     return {"seconds": round(wall, 1), "writers": writers, "readers": readers, "writes": len(acks),
-            "writes_per_s": round(len(acks) / wall, 1), "reads": reads, "reads_per_s": round(reads / wall, 1),
+            "writes_per_s": round(len(acks) / wall, 1),
+            "write_latency": summary_ms([a["ms"] / 1000 for a in acks]) if acks else None, "reads": reads, "reads_per_s": round(reads / wall, 1),
             "write_errors": errors[:10], "write_error_count": len(errors), "read_errors": read_errors[:10],
             "read_error_count": len(read_errors), "locked_errors": sum("locked" in e for e in errors + read_errors),
             "missing_writes": len(check["missing"]), "integrity": check["integrity"],
             "daemon_exit": daemon.returncode, "daemon_errors": [l for l in daemon_err.splitlines() if "ERROR" in l][:5]}
 
 
+def _routine_file(path: Path, n: int, seed: int) -> Path:
+    """`n` routine lines of few shapes, with no number or name to tell them apart, over 60 days:
+    the home on which consolidation once took 5.7 GB."""
+    rng = random.Random(seed)
+    subjects = ("the relay", "the nas", "the web server", "the gateway", "the database host", "the backup box")
+    acts = ("restarted nginx", "rotated its logs", "finished the nightly backup fine", "kept the vpn connected",
+            "ran apt upgrade with nothing to do", "finished its cron job", "renewed its certificate")
+    start = time.time() - 60 * 86400
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(json.dumps({"content": f"{rng.choice(subjects)} {rng.choice(acts)}", "kind": "event",
+                                "at": start + i * 60 * 86400 / n}) + "\n")
+    return path
+
+
+def _strata(home: Path, *args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
+    return subprocess.run([sys.executable, "-m", "daemon", *args], capture_output=True, text=True, timeout=timeout,
+                          env={**env, "STRATA_HOME": str(home)})
+
+
+def _peak_rss(home: Path, *args: str) -> tuple[float, float, int]:
+    """(seconds, peak resident MB, exit code) of one strata command, from the kernel's account."""
+    started = time.perf_counter()
+    proc = _spawn(["-m", "daemon", *args], home)
+    proc.stdout.close()
+    proc.stderr.close()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - started, usage.ru_maxrss / 1024, proc.returncode
+
+
+def _phase_status(db: Path, phase: str, since: float) -> str | None:
+    conn = driver.connect(db)
+    try:
+        row = conn.execute("SELECT status FROM phase_runs WHERE phase = ? AND started_at >= ? ORDER BY id DESC",
+                           (phase, since)).fetchone()
+    finally:
+        conn.close()
+    return row and row[0]
+
+
+def _stop_mid(home: Path, phase: str) -> dict:
+    """Start the daemon, SIGTERM it a moment into `phase`, and time its exit."""
+    since = time.time()
+    daemon = _daemon(home)
+    db = home / "state" / "memory.db"
+    deadline = time.monotonic() + 300
+    while _phase_status(db, phase, since) != "running":
+        if time.monotonic() > deadline or daemon.poll() is not None:
+            _kill(daemon)
+            return {"phase": phase, "reached": False}
+        time.sleep(0.05)
+    time.sleep(0.3)
+    asked = time.perf_counter()
+    daemon.send_signal(signal.SIGTERM)
+    try:
+        daemon.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        _kill(daemon)
+    return {"phase": phase, "reached": True, "exit_seconds": round(time.perf_counter() - asked, 2),
+            "exit_code": daemon.returncode, "recorded": _phase_status(db, phase, since)}
+
+
+def shutdown(home: Path, similar: int, stops: int, seed: int, progress: Callable[[int], None] | None) -> dict:
+    """A home of `similar` near-identical routine lines: SIGTERM a moment into the embed phase
+    and into consolidation (`stops` times each; `interrupted` counts the stops that caught the
+    phase running, the rest found it done), and consolidation's dry run, its time and peak
+    resident memory."""
+    lines = _routine_file(home.parent / "routine.jsonl", similar, seed)
+    stored = _strata(home, "import", str(lines), "--no-embed", "--json")
+    if stored.returncode != 0:
+        raise RuntimeError(f"import failed: {stored.stderr[-500:]}")
+    # Each stop interrupts a run of at most EMBED_PER_RUN; the backlog is still there for the next.
+    runs = [_stop_mid(home, "embed") for _ in range(stops)]
+    if progress:
+        progress(stops)
+    embedded = _strata(home, "embed", "--json")
+    if embedded.returncode != 0:
+        raise RuntimeError(f"embedding failed: {embedded.stderr[-500:]}")
+    seconds, peak_mb, code = _peak_rss(home, "consolidate", "--dry-run", "--json")
+    # Due a second after each start; a stopped pass rolls back, so every start has it to do again.
+    (home / "strata.toml").write_text("[daemon]\nconsolidation_interval_hours = 0.0003\n", encoding="utf-8")
+    runs += [_stop_mid(home, "consolidate") for _ in range(stops)]
+    if progress:
+        progress(stops)
+    exits = [r["exit_seconds"] for r in runs if r["reached"]]
+    return {"memories": similar, "dry_run": {"seconds": round(seconds, 1), "peak_rss_mb": round(peak_mb),
+                                             "exit_code": code},
+            "stops": runs, "exit_seconds_max": max(exits) if exits else None,
+            "exit_seconds_median": statistics.median(exits) if exits else None,
+            "interrupted": sum(r.get("recorded") == "interrupted" for r in runs),
+            "clean": all(r["reached"] and r["exit_code"] == 0 and r["recorded"] in ("interrupted", "ok")
+                         for r in runs)}
+
+
+PARTS = ("crash", "concurrency", "adversarial", "shutdown")
+
+
 def bench_reliability(*, cycles: int = 100, seconds: float = 60.0, writers: int = 8, readers: int = 2,
-                      seed: int = 0, progress: Callable[[int], None] | None = None) -> dict:
+                      similar: int = 26_000, stops: int = 3, parts: tuple[str, ...] = PARTS, seed: int = 0,
+                      progress: Callable[[int], None] | None = None) -> dict:
+    from .adversarial import adversarial
+
+    out: dict = {"benchmark": "reliability"}
+    ok = True
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        crash_home, _ = init_home(Path(tmp) / "crash")
-        crash = crash_cycles(crash_home.root, cycles, seed, progress)
-        busy_home, _ = init_home(Path(tmp) / "busy")
-        busy = concurrency(busy_home.root, writers, readers, seconds, progress)
-    lost = crash["missing_writes"] + busy["missing_writes"]
-    return {"benchmark": "reliability", "crash": crash, "concurrency": busy, "data_lost": lost,
-            "ok": lost == 0 and crash["integrity"] == busy["integrity"] == "ok" and not crash["failed_cycles"]
-            and not busy["write_error_count"] and not busy["read_error_count"] and busy["daemon_exit"] == 0}
+        def home(name: str) -> Path:
+            return init_home(Path(tmp) / name / "home")[0].root
+        if "crash" in parts:
+            crash = out["crash"] = crash_cycles(home("crash"), cycles, seed, progress)
+            ok &= crash["missing_writes"] == 0 and crash["integrity"] == "ok" and not crash["failed_cycles"]
+        if "concurrency" in parts:
+            busy = out["concurrency"] = concurrency(home("busy"), writers, readers, seconds, progress)
+            ok &= busy["missing_writes"] == 0 and busy["integrity"] == "ok" and not busy["write_error_count"] \
+                and not busy["read_error_count"] and busy["daemon_exit"] == 0
+        if "adversarial" in parts:
+            found = out["adversarial"] = adversarial(home("adversarial"), Path(tmp) / "adversarial", progress)
+            ok &= found["tracebacks"] == found["unanswered"] == 0 and not found["data_changed"]
+        if "shutdown" in parts:
+            stopped = out["shutdown"] = shutdown(home("shutdown"), similar, stops, seed, progress)
+            ok &= stopped["clean"] and (stopped["exit_seconds_max"] or 0) <= 10 \
+                and stopped["dry_run"]["peak_rss_mb"] <= 500
+    out["data_lost"] = sum(out[p]["missing_writes"] for p in ("crash", "concurrency") if p in out)
+    out["ok"] = bool(ok) and out["data_lost"] == 0
+    return out

@@ -17,7 +17,9 @@ from ..errors import StrataError
 from ..memory import Memory
 
 
-def ack(**fields) -> None:
+def ack(began: float, **fields) -> None:
+    """One line per write, with how long it took (ms) from the call to its commit."""
+    fields["ms"] = round((time.perf_counter() - began) * 1000, 2)
     sys.stdout.write(json.dumps(fields) + "\n")
     sys.stdout.flush()
 
@@ -30,24 +32,25 @@ async def write(home: str, name: str, seconds: float) -> None:
         while time.monotonic() < deadline:
             n += 1
             roll = rng.random()
+            began = time.perf_counter()
             try:
                 if roll < 0.55 or len(seen) < 2:
                     r = await mem.observe(f"{name} observation {n}: host web-{n % 7} status {rng.choice('AB')}")
                     seen.append(r["id"])
-                    ack(op="observe", id=r["id"], content=f"{name} observation {n}")
+                    ack(began, op="observe", id=r["id"], content=f"{name} observation {n}")
                 elif roll < 0.80:
                     key, value = f"{name} counter", str(n)
                     await mem.facts.set(key, value)
-                    ack(op="fact", key=key, value=value)
+                    ack(began, op="fact", key=key, value=value)
                 elif roll < 0.95:
                     await mem.web.activate([f"episode:{i}" for i in rng.sample(seen, 2)])
                     r = await mem.web.commit()
-                    ack(op="web", committed=r["committed"])
+                    ack(began, op="web", committed=r["committed"])
                 else:
                     r = await mem.capsule.render()
-                    ack(op="capsule", status=r["status"])
+                    ack(began, op="capsule", status=r["status"])
             except StrataError as e:  # reported, never hidden: the benchmark counts these
-                ack(op="error", kind=e.kind, message=e.message)
+                ack(began, op="error", kind=e.kind, message=e.message)
 
 
 if __name__ == "__main__":

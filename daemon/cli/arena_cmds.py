@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .. import bounded
 from ..errors import InvalidInput
 from .memory_cmds import opened
 from .output import Progress, count, emit, short_time
@@ -71,13 +72,19 @@ async def cmd_arena(args) -> int:
     return 0
 
 
+QUESTIONS_LIMIT = 64 * bounded.MIB  # LoCoMo's ten conversations with their questions are 2.8 MB
+
+
 def _read_questions(path: str):
+    data = bounded.read_bytes(Path(path), QUESTIONS_LIMIT)
+    if data is None:
+        raise InvalidInput(f"no file at {path}")
     try:
-        return json.loads(Path(path).read_bytes())
-    except OSError as e:
-        raise InvalidInput(f"cannot read {path}: {e.strerror}") from None
+        return json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise InvalidInput(f"{path} is not JSON: {e}", hint='a list of {"question": ..., "evidence": [...]}') from None
+    except RecursionError:
+        raise InvalidInput(f"{path} nests too deeply to be a question set") from None
 
 
 def register(sub, common) -> None:

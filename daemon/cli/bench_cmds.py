@@ -266,13 +266,24 @@ async def cmd_http(args) -> int:
 async def cmd_reliability(args) -> int:
     from ..bench.reliability import bench_reliability
 
-    if args.cycles < 1 or args.seconds <= 0 or args.writers < 1 or args.readers < 0:
-        raise InvalidInput("need --cycles >= 1, --seconds > 0, --writers >= 1 and --readers >= 0")
-    bar = Progress(args.cycles + args.writers + args.readers, "kill -9 cycles, then writers and readers at once",
-                   unit="steps")
+    from ..bench.adversarial import corpus_size
+    from ..bench.reliability import PARTS
+
+    parts = tuple(p.strip() for p in args.parts.split(",") if p.strip())
+    unknown = [p for p in parts if p not in PARTS]
+    if unknown or not parts:
+        raise InvalidInput(f"unknown part {unknown[0]!r}" if unknown else "no part named",
+                           hint=f"--parts takes some of {','.join(PARTS)}")
+    if args.cycles < 1 or args.seconds <= 0 or args.writers < 1 or args.readers < 0 or args.similar < 100 \
+            or args.stops < 1:
+        raise InvalidInput("need --cycles >= 1, --seconds > 0, --writers >= 1, --readers >= 0, --similar >= 100 "
+                           "and --stops >= 1")
+    steps = {"crash": args.cycles, "concurrency": args.writers + args.readers, "adversarial": corpus_size(),
+             "shutdown": 2 * args.stops}
+    bar = Progress(sum(steps[p] for p in parts), ", ".join(parts), unit="steps")
     result = await asyncio.to_thread(bench_reliability, cycles=args.cycles, seconds=args.seconds,
-                                     writers=args.writers, readers=args.readers, seed=args.seed,
-                                     progress=bar.advance)
+                                     writers=args.writers, readers=args.readers, similar=args.similar,
+                                     stops=args.stops, parts=parts, seed=args.seed, progress=bar.advance)
     _report(result, args, bar)
     return 0 if result["ok"] else 1
 
@@ -416,8 +427,16 @@ def register(sub, common) -> None:
     q.add_argument("--idle-seconds", type=float, default=30.0, help="the daemon's idle time measured (default 30)")
     q.add_argument("--size-out", help=argparse.SUPPRESS)
     q = add("reliability", cmd_reliability, "Crash cycles (SIGKILL of writers and the daemon mid-write: every "
-                                            "acknowledged write kept, integrity ok, restart works), then the "
-                                            "daemon, writers and readers at once (no error reaches any).", n=None)
+                                            "acknowledged write kept, integrity ok, restart works); the daemon, "
+                                            "writers and readers at once (no error reaches any); the adversarial "
+                                            "corpus over every face (no traceback, every input answered, nothing "
+                                            "changed); SIGTERM in the middle of a phase and consolidation's memory "
+                                            "on a home of near-identical lines.", n=None)
+    q.add_argument("--parts", default=",".join(("crash", "concurrency", "adversarial", "shutdown")),
+                   help="which parts to run, comma-separated (default: all four)")
+    q.add_argument("--similar", type=int, default=26_000,
+                   help="near-identical memories in the shutdown part's home (default 26000)")
+    q.add_argument("--stops", type=int, default=3, help="SIGTERMs into each phase in the shutdown part (default 3)")
     q.add_argument("--cycles", type=int, default=100, help="kill cycles (default 100)")
     q.add_argument("--seconds", type=float, default=60.0, help="length of the concurrent run (default 60)")
     q.add_argument("--writers", type=int, default=8, help="writer processes in the concurrent run (default 8)")

@@ -81,6 +81,8 @@ def problem(raw: bytes) -> tuple[object, int, str] | None:
     except json.JSONDecodeError as e:
         return None, PARSE_ERROR, f"the message is not JSON ({e.msg} at column {e.colno})"
     ident = _id_of(message)
+    if isinstance(message, dict) and "id" in message and ident is None:
+        return None, INVALID_REQUEST, "the id must be a string or a number"
     if _surrogate(message):
         return ident, INVALID_PARAMS, "the message holds a lone surrogate (\\ud800-\\udfff): not valid Unicode text"
     try:
