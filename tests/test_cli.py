@@ -286,6 +286,7 @@ def test_export_import_export_round_trip(cli, tmp_path):
     exported = tmp_path / "a.jsonl"
     exported.write_text("".join(json.dumps(x) + "\n" for x in first), encoding="utf-8")
 
+    cli("init", str(tmp_path / "other-home"), check=True)
     other = {"STRATA_HOME": str(tmp_path / "other-home")}
     report = cli.json("import", str(exported), env=other)
     assert report["created"] == 5
@@ -314,6 +315,7 @@ def test_export_round_trip_keeps_twin_memories(cli, tmp_path):
     exported = tmp_path / "a.jsonl"
     exported.write_text("".join(json.dumps(x) + "\n" for x in first), encoding="utf-8")
 
+    cli("init", str(tmp_path / "other-home"), check=True)
     other = {"STRATA_HOME": str(tmp_path / "other-home")}
     cli("import", str(exported), check=True, env=other)
     assert len(_export_lines(cli, env=other)) == 2

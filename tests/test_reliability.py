@@ -17,13 +17,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 
 
 def test_killed_writers_and_daemon_lose_nothing_and_concurrent_use_sees_no_error(cli):
-    r = cli.json("bench", "reliability", "--cycles", "4", "--seconds", "6", "--writers", "4", "--readers", "2")
+    r = cli.json("bench", "reliability", "--parts", "crash,concurrency", "--cycles", "4", "--seconds", "6",
+                 "--writers", "4", "--readers", "2")
     crash, busy = r["crash"], r["concurrency"]
     assert crash["cycles"] == 4 and crash["acknowledged_writes"] > 50, crash
     assert crash["missing_writes"] == 0 and crash["integrity"] == "ok" and crash["failures"] == []
     backlog = crash["backlog"]  # writes made with no daemon running, then a daemon after a SIGKILL
     assert backlog["embed_phase"] == "ok" and backlog["after"] < backlog["before"], backlog
     assert busy["writes"] > 50 and busy["reads"] > 50, busy
+    assert 0 < busy["write_latency"]["p50_ms"] <= busy["write_latency"]["p95_ms"], busy
     assert busy["write_error_count"] == busy["read_error_count"] == busy["locked_errors"] == 0, busy
     assert busy["missing_writes"] == 0 and busy["integrity"] == "ok" and busy["daemon_exit"] == 0
     assert r["data_lost"] == 0 and r["ok"] is True

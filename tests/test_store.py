@@ -1,6 +1,7 @@
 import pytest
 
 from daemon import Memory
+from daemon.home import init_home
 from daemon.errors import Conflict, InvalidInput, NotFound
 from conftest import write_config
 
@@ -155,7 +156,7 @@ def test_export_import_round_trip_is_lossless(memory, tmp_path, home):
     import asyncio
 
     async def reimport():
-        async with await Memory.open(tmp_path / "other") as other:
+        async with await Memory.open(init_home(tmp_path / "other")[0]) as other:
             first = await other.observe_many(exported)
             again = await other.observe_many(exported)
             back = [e async for e in other.export()]

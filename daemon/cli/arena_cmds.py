@@ -78,7 +78,7 @@ QUESTIONS_LIMIT = 64 * bounded.MIB  # LoCoMo's ten conversations with their ques
 def _read_questions(path: str):
     data = bounded.read_bytes(Path(path), QUESTIONS_LIMIT)
     if data is None:
-        raise InvalidInput(f"no file at {path}")
+        raise InvalidInput(f"cannot read {path}: no such file")
     try:
         return json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
