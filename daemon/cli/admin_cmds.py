@@ -95,7 +95,7 @@ async def cmd_phase_run(args) -> int:
     async with opened(args, actor="cli") as mem:
         r = await run_phase(mem, args.name, actor="cli")
     emit(r, args.json, lambda r: f"{r['phase']}: {r['status']} in {r['seconds']:g} s"
-                                 + (f": {r['error']}" if r["status"] == "failed" else f"\n{r['result']}"))
+                                 + (f": {r['error']}" if r["status"] == "failed" else f"\n{r.get('result', '')}"))
     return 0 if r["status"] == "ok" else 1
 
 
