@@ -93,8 +93,10 @@ def load_config(path: Path | None) -> Config:
         return cfg
     text = bounded.read_text(path, LIMIT, error=ConfigError, hint="strata.toml must be a UTF-8 text file; "
                              "fix it or move it away (strata init writes a commented one)")
+    if text is None:
+        return cfg
     try:
-        raw = tomllib.loads(text or "")
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path} is not valid TOML: {e}", hint="fix the line named, or move the file away") from None
     except RecursionError:
