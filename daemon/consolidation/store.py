@@ -5,7 +5,7 @@ thread, in the caller's transaction."""
 from __future__ import annotations
 
 import json
-from typing import Callable
+import time
 
 import numpy as np
 
@@ -17,7 +17,10 @@ COLUMNS = ("id", "kind", "source", "content", "event_at", "importance", "access_
            "success_count", "failure_count", "factual", "confidence", "quality", "strength_factor", "potentiated_at",
            "stale_at", "replayed_at", "embedded", "state", "superseded_by", "tier", "tier_at")
 MERGE_MARK = "consolidation_merge_seq"  # meta key: vectors up to this sequence were compared
-APPLY_STEP = 256  # actions written between stop checks (about a third of a second at most)
+# A pass writes in transactions of about this long, with a pause between them longer than
+# SQLite's longest busy-wait sleep (100 ms), so another writer waiting on the lock gets it.
+APPLY_SECONDS = 0.25
+APPLY_PAUSE = 0.12
 
 
 def memories(conn, agent: str) -> dict[int, dict]:
@@ -117,15 +120,21 @@ def _carry_edges(conn, agent: str, dup: int, keep: int) -> int:
     return carried
 
 
-def apply(conn, agent: str, actions: list[Action], before: dict[int, dict], web_rules, now: float, *,
-          actor: str, run: int, between: Callable[[], None] | None = None) -> None:
-    """Write the actions: one update and one audit row each (with the values before it), plus
+def apply(conn, agent: str, actions: list[Action], start: int, before: dict[int, dict], web_rules, now: float,
+          actor: str, run: int, seconds: float) -> int:
+    """Write the actions from `start` on for about `seconds`, and return where the next
+    transaction goes on: one update and one audit row each (with the values before it), plus
     what some rules do besides: a merge links and carries edges, interference and associate
-    mark their pair, associate strengthens its edge. `between` is called every APPLY_STEP
-    actions: what it raises rolls the whole pass back."""
-    for n, a in enumerate(actions):
-        if between and n % APPLY_STEP == 0:
-            between()
+    mark their pair, associate strengthens its edge. A merge is never split: its survivor
+    carries the counts of what it absorbs, and a stop between the halves would count them twice."""
+    deadline = time.monotonic() + seconds
+    n = start
+    while n < len(actions):
+        a = actions[n]
+        joins = a.rule == "merge" and "into" in (a.extra or ())
+        if n > start and not joins and time.monotonic() > deadline:
+            break
+        n += 1
         if a.set:
             cols = list(a.set)
             conn.execute(f"UPDATE episodes SET {', '.join(f'{c} = ?' for c in cols)}, updated_at = ? "
@@ -143,6 +152,7 @@ def apply(conn, agent: str, actions: list[Action], before: dict[int, dict], web_
             if a.rule == "associate":
                 web_store.coactivate(conn, agent, [f"episode:{a.episode}", f"episode:{other}"], web_rules, now)
         _audit(conn, agent, a.episode, a.rule, data, actor, now)
+    return n
 
 
 def next_run(conn) -> int:
