@@ -1,6 +1,6 @@
 """A consolidation run: read the namespace, let each enabled rule propose its changes in
-order (each rule sees what the ones before it changed), then write them all in one
-transaction, or (dry run) only report them."""
+order (each rule sees what the ones before it changed), then write them in short
+transactions, or (dry run) only report them."""
 
 from __future__ import annotations
 
