@@ -13,6 +13,7 @@ import pytest
 
 from conftest import CLI, REPO, write_config
 from daemon import Memory
+from daemon.bench.damage import device, folder
 from daemon.errors import StrataError
 from daemon.home import init_home
 from mcp_helpers import mcp_client
@@ -24,11 +25,6 @@ KEPT = "Stored before the damage: the bridge relay is on gw-02"
 
 def _config(text):
     return lambda home: write_config(home, text)
-
-
-def _swap_for_device(path):
-    path.unlink()
-    path.symlink_to("/dev/zero")  # read whole, it never ends
 
 
 def _garbage_db(home):
@@ -64,7 +60,7 @@ HOMES = [
     ("unknown setting", _config("[recall]\nspeed = 11\n"), "config"),
     ("bad namespace list", _config("[agent]\nshared = ['no spaces allowed']\n"), "config"),
     ("binary config", lambda home: (home / "strata.toml").write_bytes(b"\xff\xfe\x00\x01"), "config"),
-    ("config is a device", lambda home: _swap_for_device(home / "strata.toml"), "config"),
+    ("config is a device", lambda home: device(home / "strata.toml"), "config"),
     ("config nested 5000 deep", _config("a = " + "[" * 5000 + "]" * 5000 + "\n"), "config"),
     ("config of 2 MiB", _config("# padding\n" * 210_000), "config"),
     ("not a database", _garbage_db, "storage"),
@@ -161,15 +157,10 @@ def test_a_broken_capsule_is_said_by_every_face_and_the_last_good_render_stays(h
     assert path.read_text() != good  # strata never overwrote the person's broken file
 
 
-def _folder(path):
-    path.unlink()
-    path.mkdir()
-
-
 CAPSULES = [
-    ("a folder", _folder, "is a folder"),
+    ("a folder", folder, "is a folder"),
     ("not UTF-8", lambda path: path.write_bytes(b"# Capsule\n\xff\xfe broken\n"), "not UTF-8"),
-    ("a device", _swap_for_device, "not a regular file"),
+    ("a device", device, "not a regular file"),
     ("2 MiB", lambda path: path.write_text("- line\n" * 300_000), "more than the 1 MiB"),
 ]
 

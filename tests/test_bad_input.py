@@ -1,4 +1,4 @@
-"""The bad-input corpus (kept with the adversarial benchmark), through the Python API, the CLI
+"""The bad-input corpus (daemon/bench/bad_input.py), through the Python API, the CLI
 and the MCP server: each case gets a clear error of the documented kind (or, for odd but
 harmless input, a normal answer), no face crashes, and nothing stored before is lost or changed."""
 
@@ -10,13 +10,12 @@ import json
 import pytest
 
 from daemon import Memory
-from daemon.bench.adversarial import CASES, cli_call, mcp_args, python_call
+from daemon.bench.bad_input import CASES, EXIT, cli_call, mcp_args, python_call
 from daemon.errors import StrataError
 from mcp_helpers import mcp_client
 
 pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 
-EXIT = {"invalid_input": 4, "not_found": 3, "conflict": 5, "cas_mismatch": 9, "ok": 0}
 IDS = [c[0] for c in CASES]
 
 

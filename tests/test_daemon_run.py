@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import queue
 import shutil
@@ -17,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, write_config
+from daemon.bench.reliability import routine_file
 
 pytestmark = pytest.mark.slow
 
@@ -376,18 +376,8 @@ def test_sighup_reloads_the_config_and_a_broken_one_is_ignored(home, cli):
         d.kill()
 
 
-def _routine_lines(path, n: int) -> str:
-    """`n` routine lines of a few shapes, a day apart: near-duplicates consolidation merges."""
-    subjects = ("the relay", "the nas", "the gateway")
-    acts = ("restarted nginx", "rotated its logs", "finished its cron job")
-    start = 1_700_000_000
-    path.write_text("".join(json.dumps({"content": f"{subjects[i % 3]} {acts[i // 3 % 3]}", "kind": "event",
-                                        "at": start + i * 86400}) + "\n" for i in range(n)), encoding="utf-8")
-    return str(path)
-
-
 def test_sigterm_stops_a_long_consolidation_promptly_and_leaves_it_whole(home, cli, tmp_path):
-    cli("import", _routine_lines(tmp_path / "routine.jsonl", 4000), check=True)
+    cli("import", str(routine_file(tmp_path / "routine.jsonl", 4000, seed=0)), check=True)
     write_config(home, "[daemon]\nconsolidation_interval_hours = 0.0003\n")  # due a second after start
     d = Daemon(home)
     db = home / "state" / "memory.db"
@@ -418,7 +408,7 @@ def _merges_whole(db) -> bool:
 
 
 def test_a_phase_left_running_by_a_killed_daemon_is_marked_interrupted(home, cli, tmp_path):
-    cli("import", _routine_lines(tmp_path / "routine.jsonl", 4000), check=True)
+    cli("import", str(routine_file(tmp_path / "routine.jsonl", 4000, seed=0)), check=True)
     write_config(home, "[daemon]\nconsolidation_interval_hours = 0.0003\n")
     db = home / "state" / "memory.db"
     d = Daemon(home)

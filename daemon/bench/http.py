@@ -4,7 +4,6 @@ and then several at once, against the same recalls made in-process through the P
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -17,6 +16,7 @@ from ..errors import StrataError
 from ..http.client import UnixConnection
 from . import corpus
 from .recall import corpus_home
+from .procs import child_env
 from .stats import ratio, summary_ms
 
 WARMUP = 20
@@ -47,7 +47,7 @@ def _server(home: Path) -> tuple[subprocess.Popen, Path]:
     path = home / "state" / "strata.sock"
     proc = subprocess.Popen([sys.executable, "-m", "daemon", "--home", str(home), "serve"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env={k: v for k, v in os.environ.items() if not k.startswith("STRATA_")})
+                            env=child_env())
     deadline = time.monotonic() + 120
     while not path.exists():
         if proc.poll() is not None or time.monotonic() > deadline:

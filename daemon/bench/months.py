@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import timeutil
-from ..home import Home, init_home
+from ..home import init_home
 from ..memory import Memory
 from ..storage import driver
 from .lived import answer_as_agent, night, split

@@ -13,7 +13,6 @@ import random
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,18 +21,13 @@ from typing import Callable
 from ..home import init_home
 from ..phases.lock import holder
 from ..storage import driver
+from .procs import spawn, strata
 from .stats import summary_ms
-
-
-def _spawn(args: list[str], home: Path) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
-    return subprocess.Popen([sys.executable, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**env, "STRATA_HOME": str(home)}, start_new_session=True)
 
 
 def _daemon(home: Path) -> subprocess.Popen:
     """A daemon that has taken the home's lock (after a SIGKILL the old lock must not stop it)."""
-    proc = _spawn(["-m", "daemon", "run"], home)
+    proc = spawn(["-m", "daemon", "run"], home)
     deadline = time.monotonic() + 60
     while holder(home / "state" / "daemon.lock") != proc.pid:
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -43,7 +37,7 @@ def _daemon(home: Path) -> subprocess.Popen:
 
 
 def _writer(home: Path, name: str, seconds: float = 3600.0) -> subprocess.Popen:
-    return _spawn(["-m", "daemon.bench.writer", str(home), name, str(seconds)], home)
+    return spawn(["-m", "daemon.bench.writer", str(home), name, str(seconds)], home)
 
 
 def _acks(out: str) -> list[dict]:
@@ -176,7 +170,7 @@ def concurrency(home: Path, writers: int, readers: int, seconds: float,
                    "                errors.append(e.message)\n"
                    "    print(json.dumps({'reads': n, 'errors': errors[:5], 'error_count': len(errors)}))\n"
                    "asyncio.run(main(sys.argv[1], float(sys.argv[2])))\n")
-    readers_procs = [_spawn(["-c", reader_code, "poll" if i % 2 == 0 else "status", str(seconds)], home)
+    readers_procs = [spawn(["-c", reader_code, "poll" if i % 2 == 0 else "status", str(seconds)], home)
                      for i in range(readers)]
     acks, errors, reads, read_errors = [], [], 0, []
     for p in procs:
@@ -211,7 +205,7 @@ def concurrency(home: Path, writers: int, readers: int, seconds: float,
             "daemon_exit": daemon.returncode, "daemon_errors": [l for l in daemon_err.splitlines() if "ERROR" in l][:5]}
 
 
-def _routine_file(path: Path, n: int, seed: int) -> Path:
+def routine_file(path: Path, n: int, seed: int) -> Path:
     """`n` routine lines of few shapes, with no number or name to tell them apart, over 60 days:
     the home on which consolidation once took 5.7 GB."""
     rng = random.Random(seed)
@@ -226,16 +220,10 @@ def _routine_file(path: Path, n: int, seed: int) -> Path:
     return path
 
 
-def _strata(home: Path, *args: str, timeout: float = 3600) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
-    return subprocess.run([sys.executable, "-m", "daemon", *args], capture_output=True, text=True, timeout=timeout,
-                          env={**env, "STRATA_HOME": str(home)})
-
-
 def _peak_rss(home: Path, *args: str) -> tuple[float, float, int]:
     """(seconds, peak resident MB, exit code) of one strata command, from the kernel's account."""
     started = time.perf_counter()
-    proc = _spawn(["-m", "daemon", *args], home)
+    proc = spawn(["-m", "daemon", *args], home)
     proc.stdout.close()
     proc.stderr.close()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -280,17 +268,17 @@ def shutdown(home: Path, similar: int, stops: int, seed: int, progress: Callable
     and into consolidation (`stops` times each; `interrupted` counts the stops that caught the
     phase running, the rest found it done), and consolidation's dry run, its time and peak
     resident memory."""
-    lines = _routine_file(home.parent / "routine.jsonl", similar, seed)
-    stored = _strata(home, "import", str(lines), "--no-embed", "--json")
+    lines = routine_file(home.parent / "routine.jsonl", similar, seed)
+    stored = strata(home, "import", str(lines), "--no-embed", "--json")
     if stored.returncode != 0:
-        raise RuntimeError(f"import failed: {stored.stderr[-500:]}")
+        raise RuntimeError(f"import failed: {stored.stderr[-500:]!r}")
     # Each stop interrupts a run of at most EMBED_PER_RUN; the backlog is still there for the next.
     runs = [_stop_mid(home, "embed") for _ in range(stops)]
     if progress:
         progress(stops)
-    embedded = _strata(home, "embed", "--json")
+    embedded = strata(home, "embed", "--json")
     if embedded.returncode != 0:
-        raise RuntimeError(f"embedding failed: {embedded.stderr[-500:]}")
+        raise RuntimeError(f"embedding failed: {embedded.stderr[-500:]!r}")
     seconds, peak_mb, code = _peak_rss(home, "consolidate", "--dry-run", "--json")
     # Due a second after each start; a stopped pass rolls back, so every start has it to do again.
     (home / "strata.toml").write_text("[daemon]\nconsolidation_interval_hours = 0.0003\n", encoding="utf-8")

@@ -134,7 +134,6 @@ def claimed():
     """(In, Out) on private copies of fd 0 and 1, with fd 0 then reading /dev/null and fd 1
     writing to stderr: stray output of a library (a model loader) never lands on the wire."""
     wire_in, wire_out = os.dup(0), os.dup(1)
-    saved_in, saved_out = os.dup(0), os.dup(1)
     null = os.open(os.devnull, os.O_RDONLY)
     try:
         os.dup2(null, 0)
@@ -142,8 +141,8 @@ def claimed():
         out = Out(wire_out)
         yield In(wire_in, out), out
     finally:
-        os.dup2(saved_in, 0)
-        os.dup2(saved_out, 1)
-        for fd in (null, saved_in, saved_out, wire_in, wire_out):
+        os.dup2(wire_in, 0)
+        os.dup2(wire_out, 1)
+        for fd in (null, wire_in, wire_out):
             with contextlib.suppress(OSError):
                 os.close(fd)
