@@ -251,9 +251,10 @@ class Memory:
     async def feedback(self, recall_id: int, outcome: str, *, used: Iterable[int] | None = None) -> dict:
         """Feedback on a recall. `used` names the memories the agent actually used (found by the
         recall or not): a success goes to them alone, a failure to the hits offered in their
-        place; without it, every memory the recall returned shares the outcome (seed 000). With `used`, or with memories the agent put in the working set since
-        the recall, or (arena.shared_feedback) with a success alone, the recall becomes an
-        evaluation episode for the arena."""
+        place; without it, every memory the recall returned shares the outcome (seed 000). With
+        `used`, or with memories the agent put in the working set since the recall, or
+        (arena.shared_feedback) with a success alone, the recall becomes an evaluation episode
+        for the arena."""
         recall_id = _id(recall_id, "recall", self.agent)
         used_ids = None if used is None else list(dict.fromkeys(_id(i, "memory", self.agent) for i in used))
         if used_ids is not None and len(used_ids) > 1000:

@@ -116,7 +116,8 @@ CAPSULES: list[tuple[str, Callable[[Path], None]]] = [
 ]
 
 CONFIGS: list[tuple[str, bytes | Callable[[Path], None]]] = [
-    ("malformed", b"[recall\nk = 3\n"), ("wrong type", b"[recall]\nk = 'many'\n"), ("out of range", b"[recall]\nk = 0\n"),
+    ("malformed", b"[recall\nk = 3\n"), ("wrong type", b"[recall]\nk = 'many'\n"),
+    ("out of range", b"[recall]\nk = 0\n"),
     ("unknown choice", b"[recall]\nmode = 'turbo'\n"), ("unknown setting", b"[recall]\nspeed = 11\n"),
     ("unknown section", b"[nonsense]\nx = 1\n"), ("binary", b"\xff\xfe\x00\x01"), ("NUL bytes", b"a = 1\x00\n"),
     ("nested 5000 deep", b"a = " + b"[" * 5000 + b"]" * 5000 + b"\n"), ("2 MiB", b"# pad\n" * 350_000),
@@ -124,7 +125,8 @@ CONFIGS: list[tuple[str, bytes | Callable[[Path], None]]] = [
     ("infinity", b"[scoring]\ncold_factor = inf\n"), ("huge integer", b"[recall]\nk = 99999999999999999999\n"),
     ("negative interval", b"[daemon]\nembed_interval_seconds = -5\n"), ("empty string mode", b"[recall]\nmode = ''\n"),
     ("a table doubled", b"[recall]\nk = 3\n[recall]\nk = 4\n"), ("a key doubled", b"[recall]\nk = 3\nk = 4\n"),
-    ("bad namespace", b"[agent]\nnamespace = 'no spaces'\n"), ("reserved namespace", b"[agent]\nnamespace = 'capsule'\n"),
+    ("bad namespace", b"[agent]\nnamespace = 'no spaces'\n"),
+    ("reserved namespace", b"[agent]\nnamespace = 'capsule'\n"),
     ("bad shared list", b"[agent]\nshared = ['a b']\n"), ("shared not a list", b"[agent]\nshared = 'team'\n"),
     ("kinds empty", b"[store]\nkinds = []\n"), ("max content 0", b"[store]\nmax_content_bytes = 0\n"),
     ("a date as a number", b"[recall]\nk = 1979-05-27\n"), ("an array of tables", b"[[recall]]\nk = 3\n"),
@@ -133,7 +135,8 @@ CONFIGS: list[tuple[str, bytes | Callable[[Path], None]]] = [
 ]
 
 HTTP_RAW: list[tuple[str, bytes]] = [
-    ("garbage line", b"GARBAGE\r\n\r\n"), ("HTTP/0.9", b"GET /\r\n\r\n"), ("no Host", b"GET /v1/status HTTP/1.1\r\n\r\n"),
+    ("garbage line", b"GARBAGE\r\n\r\n"), ("HTTP/0.9", b"GET /\r\n\r\n"),
+    ("no Host", b"GET /v1/status HTTP/1.1\r\n\r\n"),
     ("100 KB header", b"GET /v1/status HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 100_000 + b"\r\n\r\n"),
     ("body shorter than said", b"POST /v1/memories HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{\"content\""),
     ("bad chunked body", b"POST /v1/memories HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n"),
@@ -146,7 +149,8 @@ HTTP_RAW: list[tuple[str, bytes]] = [
     ("non-ASCII path", "GET /v1/memories/é HTTP/1.1\r\nHost: x\r\n\r\n".encode()),
     ("NUL in path", b"GET /v1/facts/a%00b HTTP/1.1\r\nHost: x\r\n\r\n"),
     ("dot segments", b"GET /v1/../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n"),
-    ("TRACE", b"TRACE /v1/status HTTP/1.1\r\nHost: x\r\n\r\n"), ("OPTIONS", b"OPTIONS /v1/status HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("TRACE", b"TRACE /v1/status HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("OPTIONS", b"OPTIONS /v1/status HTTP/1.1\r\nHost: x\r\n\r\n"),
     ("unknown method", b"FROB /v1/status HTTP/1.1\r\nHost: x\r\n\r\n"),
     ("DELETE a collection", b"DELETE /v1/memories HTTP/1.1\r\nHost: x\r\n\r\n"),
     ("HTTP/2 preface", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
@@ -175,7 +179,8 @@ HTTP_BODIES: list[tuple[str, str, str, bytes]] = [
 
 MCP_RAW: list[tuple[str, bytes]] = [
     ("not JSON", b"this is not json"), ("a JSON number", b"42"), ("a JSON array", b"[]"), ("empty object", b"{}"),
-    ("no jsonrpc", b'{"id": 90, "method": "tools/list"}'), ("unknown method", b'{"jsonrpc":"2.0","id":91,"method":"nope"}'),
+    ("no jsonrpc", b'{"id": 90, "method": "tools/list"}'),
+    ("unknown method", b'{"jsonrpc":"2.0","id":91,"method":"nope"}'),
     ("unknown tool", b'{"jsonrpc":"2.0","id":92,"method":"tools/call","params":{"name":"nope","arguments":{}}}'),
     ("params a string", b'{"jsonrpc":"2.0","id":93,"method":"tools/call","params":"x"}'),
     ("arguments a list", b'{"jsonrpc":"2.0","id":94,"method":"tools/call","params":{"name":"status","arguments":[]}}'),
