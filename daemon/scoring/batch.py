@@ -108,8 +108,8 @@ def composites(c: Columns, relevance: np.ndarray, context: np.ndarray, now: floa
         if params.thresholds == "filter":
             eligible = ~(stale | failing)
         else:
-            trust = trust * np.where(stale, params.stability_penalty, 1.0) * np.where(failing, params.success_penalty,
-                                                                                      1.0)
+            penalty = np.where(stale, params.stability_penalty, 1.0) * np.where(failing, params.success_penalty, 1.0)
+            trust = trust * penalty
     composite = trust * (w.relevance * rel + w.recency * recency + w.strength * strength + w.priority * priority
                          + w.wilson * wilson + w.context * context) / w.total
     return composite, eligible
