@@ -1,6 +1,7 @@
 """`strata bench capsule`: capsule render latency at scale through the user code path (reading
 the file, taking in edits, the layers, templates, budget, atomic replace, the render record),
-against the atomic replace of the same text alone; and the time from a saved hand edit to its
+against the atomic replace of the same text alone; whether its facts are states and its tasks
+open tasks, as the corpus generator knows them; and the time from a saved hand edit to its
 fact being stored by the real watcher."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ..memory import Memory
 from .dossier import TOPICS
 from .ingest import populate
 from .stats import percentile, ratio, summary_ms
+from .truth import capsule_blocks, labels_by_id
 
 WARMUP = 5
 WATCH_SETTLE_S = 0.5  # between edits, so each is its own save rather than one debounced batch
@@ -45,6 +47,8 @@ async def bench_capsule(n: int, *, renders: int = 100, edits: int = 30, seed: in
                     progress(1)
             path = mem.capsule.path
             text = path.read_text(encoding="utf-8")
+            judged = capsule_blocks(text, await mem.facts.for_capsule(), await labels_by_id(mem, n, seed),
+                                    await _task_window(mem, end + renders + WARMUP - 1))
             base = []
             for i in range(renders + WARMUP):
                 started = time.perf_counter()
@@ -58,7 +62,18 @@ async def bench_capsule(n: int, *, renders: int = 100, edits: int = 30, seed: in
             "bytes": stats["bytes"], "compression_ratio": stats["compression_ratio"],
             "baseline": {"name": "atomic replace of the same text alone (temporary file, fsync, rename)", **floor},
             "ratio_p50": ratio(ours["p50_ms"], floor["p50_ms"]), "ratio_p95": ratio(ours["p95_ms"], floor["p95_ms"]),
-            **latency}
+            **judged, **latency}
+
+
+async def _task_window(mem: Memory, now: float) -> list[int]:
+    """The memories a render at `now` reads for open tasks (as Capsule._items selects them)."""
+    after = now - float(mem.config["capsule.task_days"]) * 86400.0
+    rows = await mem.db.fetchall(
+        "SELECT id, event_at FROM episodes WHERE agent = ? AND state = 'active' AND tier = 'hot' AND event_at >= ? "
+        "AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
+        (mem.agent, min(after, now - float(mem.config["capsule.recent_days"]) * 86400.0), now,
+         int(mem.config["capsule.task_scan"])))
+    return [r["id"] for r in rows if r["event_at"] >= after]
 
 
 async def _watch_latency(mem: Memory, edits: int, progress) -> dict:

@@ -7,7 +7,9 @@ tuple always yields the same stream, whatever PYTHONHASHSEED or the clock say.
 from __future__ import annotations
 
 import random
+import re
 from collections import deque
+from dataclasses import dataclass
 from typing import Callable, Iterator, TypeVar
 
 _T = TypeVar("_T")
@@ -193,18 +195,70 @@ _GOALS = ("keep services up", "clear the inbox", "close the month's books", "shi
 _DUP_RATE = 0.005
 
 
-def _note(rng: random.Random, s: _Slots) -> str:
+def _note(rng: random.Random, s: _Slots, about: list[str] | None = None) -> str:
     text = ("Cycle {loop} notes: " + " ".join(rng.sample(NOTE_SENTS, _ri(rng, 2, 6)))).format_map(s)
     if rng.random() < 0.04:  # a pasted log excerpt gives the length distribution a long tail
-        lines = (f"{s['hm']} {_ch(rng, HOSTS)} {_ch(rng, UNITS)}: {_ch(rng, ERRORS)} (retry {j})"
-                 for j in range(1, _ri(rng, 8, 16)))
+        lines = []
+        for j in range(1, _ri(rng, 8, 16)):
+            host, unit = _ch(rng, HOSTS), _ch(rng, UNITS)
+            lines.append(f"{s['hm']} {host} {unit}: {_ch(rng, ERRORS)} (retry {j})")
+            if about is not None:
+                about += [host, SERVICES[UNITS.index(unit)]]
         text += "\nLog excerpt:\n" + "\n".join(lines)
     return text
+
+
+@dataclass(frozen=True)
+class Label:
+    """What the generator knows about one observation, for judging what strata makes of it:
+    its template family; the services, people, projects, jobs and hosts it filled in (a
+    closing line is about what its task was about); and, for a task line, ("open", id) or
+    ("close", id). Only the `status` family states a state (`Bridge: DOWN`); the other lines
+    are events, measurements, notes, tasks."""
+    family: str
+    subjects: frozenset[str]
+    task: tuple[str, int] | None = None
+
+    @property
+    def state(self) -> bool:
+        return self.family == "status"
+
+
+def _literal_subjects() -> tuple[str, ...]:
+    """Services, jobs and projects a template names in its own words (`reloading the web
+    proxy`), not through a slot."""
+    texts = [*LESSONS, *DECISIONS, *WHYS, *NOTE_SENTS, *TOPICS, *(t for f in _FAMILIES for t in f[6]),
+             *(t for pair in TASKS for t in pair), *(t for pair in SHELL for t in pair)]
+    return tuple(name for name in (*SERVICES, *JOBS, *PROJECTS)
+                 if any(name in re.sub(r"\{[^}]*\}", " ", t) for t in texts))
+
+
+_LITERAL = _literal_subjects()
+
+
+def _subjects(s: _Slots, extra: list[str], content: str) -> frozenset[str]:
+    # `in` on the dict itself: a slot the template never used is not filled now.
+    found = [s[k] for k in ("svc", "person", "proj", "job", "host", "host2") if k in s]
+    if "unit" in s:
+        found.append(SERVICES[UNITS.index(s["unit"])])
+    found += (name for name in _LITERAL if name in content)
+    return frozenset(found + extra)
 
 
 def observations(n: int, *, seed: int = 0, start: float = 1_767_225_600.0,
                  span_days: float = 180.0) -> Iterator[dict]:
     """Yield n observation dicts in event-time order, deterministic for (n, seed, start, span_days)."""
+    for o, _ in _generate(n, seed, start, span_days, False):
+        yield o
+
+
+def labelled(n: int, *, seed: int = 0, start: float = 1_767_225_600.0,
+             span_days: float = 180.0) -> Iterator[tuple[dict, Label]]:
+    """The same stream as ``observations``, each with its Label."""
+    return _generate(n, seed, start, span_days, True)
+
+
+def _generate(n: int, seed: int, start: float, span_days: float, labels: bool) -> Iterator[tuple[dict, Label | None]]:
     if n <= 0:
         return
     rng = random.Random(seed)
@@ -217,7 +271,8 @@ def observations(n: int, *, seed: int = 0, start: float = 1_767_225_600.0,
     s = _Slots(rng)
     down = [False] * len(SERVICES)
     open_tasks: list[tuple[int, str]] = []
-    recent: deque[tuple[float, str, str, float, str, dict]] = deque(maxlen=64)
+    task_subjects: dict[int, frozenset[str]] = {}
+    recent: deque[tuple[float, str, str, float, str, dict, Label | None]] = deque(maxlen=64)
     burst_seen: set[str] = set()
     seq0, loop, tid, sess_no = _ri(rng, 10_000, 90_000), _ri(rng, 1000, 5000), _ri(rng, 100, 400), _ri(rng, 1, 400)
     t, burst_left, sess_left, debt = start, 0, 0, 0
@@ -245,19 +300,23 @@ def observations(n: int, *, seed: int = 0, start: float = 1_767_225_600.0,
                 debt -= 1
                 recent.remove(orig)  # one repeat per original, so every repeat is near its first copy
                 yield {"content": orig[1], "kind": orig[2], "importance": orig[3], "event_at": event_at,
-                       "source": orig[4], "session": session, "context": dict(orig[5])}
+                       "source": orig[4], "session": session, "context": dict(orig[5])}, orig[6]
                 continue
 
         fam = _ch(rng, _PICK)
         name, kind, lo, hi = fam[0], fam[2], fam[4], fam[5]
+        extra: list[str] = []
+        task: tuple[str, int] | None = None
         for _ in range(4):
             s.clear()
+            extra.clear()
             s["loop"], s["seq"], s["_t"] = loop, seq0 + i, t
             if name == "status":
                 k = int(rng.random() * len(SERVICES))
                 was = down[k]
                 down[k] = was != (rng.random() < 0.3)  # services flip state now and then, mostly hold it
                 svc = SERVICES[k].capitalize()
+                extra.append(SERVICES[k])
                 if not down[k]:
                     content = svc + ": UP (latency {ms} ms, check {seq})".format_map(s)
                 elif was:
@@ -269,6 +328,7 @@ def observations(n: int, *, seed: int = 0, start: float = 1_767_225_600.0,
                     done_id, past = open_tasks.pop(int(rng.random() * len(open_tasks)))
                     content = (f"Done T-{done_id}: {past}" if rng.random() < 0.6
                                else f"Closed T-{done_id}: {past} (cycle {loop})")
+                    task = ("close", done_id)
                 else:
                     tid += 1
                     imp, past = _ch(rng, TASKS)
@@ -278,8 +338,9 @@ def observations(n: int, *, seed: int = 0, start: float = 1_767_225_600.0,
                     content = (f"TODO T-{tid}: {imp} before " + "{date}" if form == 0 else
                                f"TODO T-{tid} ({{person}} asked): {imp}" if form == 1 else
                                f"New task T-{tid}: {imp}; estimate " + "{min} min").format_map(s)
+                    task = ("open", tid)
             elif name == "note":
-                content = _note(rng, s)
+                content = _note(rng, s, extra if labels else None)
             else:
                 content = _ch(rng, fam[6]).format_map(s)
             if content not in burst_seen:
@@ -298,9 +359,18 @@ def observations(n: int, *, seed: int = 0, start: float = 1_767_225_600.0,
             ctx["host"] = s["host"]
         importance = round(lo + (hi - lo) * rng.random(), 2)
         source = _ch(rng, fam[3])
-        recent.append((event_at, content, kind, importance, source, ctx))
+        label = None
+        if labels:
+            if task is not None and task[0] == "close":
+                about = task_subjects.pop(task[1], frozenset())
+            else:
+                about = _subjects(s, extra, content)
+                if task is not None:
+                    task_subjects[task[1]] = about
+            label = Label(name, about, task)
+        recent.append((event_at, content, kind, importance, source, ctx, label))
         yield {"content": content, "kind": kind, "importance": importance, "event_at": event_at,
-               "source": source, "session": session, "context": dict(ctx)}
+               "source": source, "session": session, "context": dict(ctx)}, label
 
 
 def queries(count: int, *, seed: int = 0) -> list[str]:

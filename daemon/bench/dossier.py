@@ -1,6 +1,7 @@
 """`strata bench dossier`: refresh latency of the extractive synthesizer on the synthetic corpus,
 through the user code path (recall, facts, synthesis, template, version write), against one
-plain recall of the same topic; then the LLM synthesizer's throughput on a few topics."""
+plain recall of the same topic; how many of each dossier's lines are about its topic, as the
+corpus generator knows it; then the LLM synthesizer's throughput on a few topics."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from ..home import init_home
 from ..memory import Memory
 from .ingest import populate
 from .stats import ratio, summary_ms
+from .truth import labels_by_id, topic_precision
 
 # Topics the corpus is about: services whose status flips, people, projects, a job.
 TOPICS = ("bridge", "mail relay", "dns resolver", "vpn tunnel", "task queue", "Amara Okafor", "Mei Lindqvist",
@@ -76,6 +78,8 @@ async def bench_dossier(n: int, *, refreshes: int = 200, mode: str = "balanced",
             skipped = await _timed(unchanged, refreshes + WARMUP, progress)
             base = await _timed(recall, refreshes + WARMUP, progress)
             sample = (await mem.dossiers.show(names[0]))["text"]
+            texts = {name: (await mem.dossiers.show(name))["text"] for name in names}
+            precision = topic_precision(texts, dict(zip(names, TOPICS)), await labels_by_id(mem, n, seed))
         llm_part = None
         if llm is not None:
             home.config_path.write_text(f'[dossier]\nrecall_mode = "{mode}"\n\n[llm]\nmodel = {json.dumps(str(llm))}\n',
@@ -90,7 +94,7 @@ async def bench_dossier(n: int, *, refreshes: int = 200, mode: str = "balanced",
         "lines_per_dossier": round(sum(lines) / len(lines), 1), "database_bytes": db_bytes,
         "baseline": {"name": f"one {mode} recall of the topic's words, k = dossier.sources", **plain},
         "ratio_p50": ratio(ours["p50_ms"], plain["p50_ms"]), "ratio_p95": ratio(ours["p95_ms"], plain["p95_ms"]),
-        "llm": llm_part, "sample_lines": sample.count("\n"),
+        "llm": llm_part, "sample_lines": sample.count("\n"), "topic_precision": precision,
     }
 
 
