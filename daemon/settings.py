@@ -254,9 +254,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("facts.capture", True, "Apply the capture rules to each new observation, in the same transaction."),
     Setting("facts.rules", {},
             "Capture rules by name, as tables ([facts.rules.NAME]: pattern with groups key and value, or a "
-            "fixed key; kinds, confidence, skip_keys, max_lines, enabled). They overlay the built-in "
-            "status-line rule (`Bridge: DOWN`); enabled set to false in [facts.rules.status-line] turns it off.",
+            "fixed key; kinds, confidence, skip_keys, max_lines, enabled, judge). They overlay the built-in "
+            "status-line rule (`Bridge: DOWN`), which keeps only states (its judge is on); enabled set to false in "
+            "[facts.rules.status-line] turns it off.",
             _rules_table),
+    Setting("facts.statements", True,
+            "Capture attribute statements in sentences as facts (\"Dana's email address is now d@x.example\" "
+            "sets `dana.email`); the forms covered are listed in the README."),
     Setting("facts.in_recall", True, "A recall whose words name a fact's key returns the current fact first."),
     Setting("facts.capsule_limit", 30, "Most facts the capsule shows, ranked by importance and recency of change.",
             _between(0, 10000)),
@@ -308,11 +312,18 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("dossier.max_lines", 12, "Most lines in each section of a dossier.", _between(1, 1000)),
     Setting("dossier.line_chars", 240, "Longest quoted line, in characters (longer ones end in an ellipsis).",
             _between(40, 10000)),
-    Setting("dossier.open_pattern", r"(?i)\b(todo|to do|open question|pending|blocked|follow[ -]up|need to|"
-            r"waiting (?:on|for))\b", "A memory of kind task, or one whose text matches this, is an open item...",
-            _regex),
+    Setting("dossier.open_pattern",
+            r"(?im)(?:^|(?<=[.!?;]\s))[ \t]*(?:[-*+][ \t]+|\d{1,3}[.)][ \t]+)?(?:\[ \]|to-?do\b|to do:|"
+            r"(?:new |open )?task(?:[ \t]+(?:[A-Z][A-Z0-9]*-\d+|#\d+))?[ \t]*:|action items?:|"
+            r"(?:i |we )?(?:need to|have to|must\b(?!-))|(?:please )?remind me to\b|reminder:|"
+            r"(?:don't|do not) forget to\b|follow[ -]?up(?: with\b| on\b|:))",
+            "A task is a memory that states something to do where a statement starts (TODO, `- [ ]`, Task:, "
+            "need to, remind me to, follow up with, ...; not a word inside a clause, such as \"nothing to do\"), "
+            "or a memory of kind task that does not report it done (dossier.closed_pattern). Tasks are the "
+            "capsule's pending tasks and a dossier's open items...", _regex),
     Setting("dossier.closed_pattern", r"(?i)\b(done|closed|fixed|resolved|completed|finished|cancel(?:l)?ed)\b",
-            "...until a later memory that shares most of its words matches this.", _regex),
+            "...until a later memory matches this and names the same identifier (T-12, #34) or, without one, "
+            "shares most of the task's words.", _regex),
     Setting("dossier.synthesizer", "auto", "auto: the local LLM when llm.model is set, else extractive; "
             "extractive; llm.", _one_of("auto", "extractive", "llm")),
     Setting("dossier.refresh_interval_hours", 4.0, "The daemon refreshes every topic this often...", _positive),

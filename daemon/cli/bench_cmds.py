@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from ..bench.arena import bench_arena, format_table as arena_table, steps as arena_steps
+from ..bench.capture import bench_capture, format_capture
 from ..bench.capsule import WARMUP as CAPSULE_WARMUP, bench_capsule
 from ..bench.consolidate import bench_consolidate
 from ..bench.daemon import bench_daemon
@@ -30,7 +31,7 @@ from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
-            "bench http", "bench reliability", "bench arena", "bench scale")
+            "bench http", "bench reliability", "bench arena", "bench scale", "bench capture")
 
 
 def _table(r: dict) -> str:
@@ -185,6 +186,13 @@ async def cmd_facts(args) -> int:
     bar = Progress(args.history + 5 * args.ops, "facts (history, then get/as-of/set/baseline)", unit="steps")
     result = await bench_facts(args.keys, args.history, args.ops, seed=args.seed, progress=bar.advance)
     return _report(result, args, bar)
+
+
+async def cmd_capture(args) -> int:
+    result = bench_capture()
+    _save(result, args.out)
+    emit(result, args.json, format_capture)
+    return 0
 
 
 async def cmd_web(args) -> int:
@@ -383,6 +391,9 @@ def register(sub, common) -> None:
     q.add_argument("--history", type=int, default=1_000_000, help="history rows in all (default 1000000)")
     q.add_argument("--ops", type=int, default=1000, help="timed operations of each kind (default 1000)")
     q.add_argument("--seed", type=int, default=0)
+    add("capture", cmd_capture, "Fact capture's precision and recall on labelled lines (states to capture, "
+                                "events to leave alone): the development set it was tuned on and a held-out set.",
+        n=None)
     q = add("dossier", cmd_dossier, "Extractive dossier refresh latency (forced and unchanged) vs one recall of "
                                     "the topic; LLM synthesizer tokens/s and seconds per dossier.")
     q.add_argument("--refreshes", type=int, default=200, help="timed refreshes of each kind (after 10 warm-up ones)")

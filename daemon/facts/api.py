@@ -37,6 +37,7 @@ class Facts:
         self.max_value_bytes = int(config["facts.max_value_bytes"])
         self.window = float(config["facts.conflict_window_seconds"])
         self.capture_on = bool(config["facts.capture"])
+        self.sentences = bool(config["facts.statements"])
         self.rules = compile_rules(config["facts.rules"], tuple(config["store.kinds"]))
         self.capsule_limit = int(config["facts.capsule_limit"])
         self.capsule_half_life = float(config["facts.capsule_half_life_hours"])
@@ -128,13 +129,14 @@ class Facts:
     def capture_in(self, conn, rows: Iterable[dict], results: Iterable[dict], now: float) -> list[dict]:
         """Apply the capture rules to stored observations, inside their write transaction (on the
         database thread). A repeat re-confirms; a duplicate was captured when first stored."""
-        if not self.capture_on or not self.rules:
+        if not self.capture_on or not (self.rules or self.sentences):
             return []
         out = []
         for row, result in zip(rows, results):
             if result["status"] == "duplicate":
                 continue
-            for c in capture(self.rules, row["content"], row["kind"]):
+            for c in capture(self.rules, row["content"], row["kind"], source=row.get("source"),
+                             sentences=self.sentences):
                 out.append(self._captured(conn, c, row, result["id"], now))
         return out
 

@@ -3,7 +3,10 @@
 A rule is a regular expression tried on each line of an observation of one of its kinds. It
 names the key with a `key` group (or a fixed `key` in the rule) and the value with a `value`
 group. Built in is `status-line`, for lines such as `Bridge: DOWN` or `Backup job: failed`;
-the config can change it, switch it off (`enabled = false`) or add rules beside it.
+the config can change it, switch it off (`enabled = false`) or add rules beside it. A rule with
+`judge = true` (the built-in one) keeps only lines that state a state (facts/judge.py), so
+`relay-2: restarted nginx` stays an ordinary memory. Attribute statements in sentences
+(facts/statements.py) are captured beside the rules, under the rule name `statement`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..errors import ConfigError, InvalidInput
+from .judge import judge
 from .keys import label_of, normalise_key
+from .statements import statements
 
 BUILTIN: dict[str, dict[str, Any]] = {
     "status-line": {
@@ -22,14 +27,17 @@ BUILTIN: dict[str, dict[str, Any]] = {
         "pattern": r"^\s*(?P<key>[^\W\d_][\w./]*(?:[ _-][\w./]+){0,3})\s*:[ \t]+(?P<value>\S.{0,119}?)\s*$",
         "kinds": ["observation", "event", "fact"],
         "confidence": 0.9,
+        "judge": True,
         # Line labels in notes and mail that introduce text rather than state a value.
         "skip_keys": ["note", "notes", "todo", "fixme", "re", "fwd", "fw", "ps", "nb", "q", "a", "question",
                       "answer", "reminder", "tip", "idea", "lesson", "example", "e.g", "i.e", "see", "also",
                       "update", "summary", "quote", "step"],
     },
 }
-_FIELDS = {"pattern", "key", "kinds", "confidence", "skip_keys", "enabled", "max_lines"}
+_FIELDS = {"pattern", "key", "kinds", "confidence", "skip_keys", "enabled", "max_lines", "judge"}
 MAX_LINES = 20
+STATEMENT = "statement"
+STATEMENT_CONFIDENCE = 0.8
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class Rule:
     confidence: float
     skip_keys: frozenset[str]
     max_lines: int
+    judge: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,13 +77,14 @@ def compile_rules(user: Mapping[str, Any] | None, kinds: tuple[str, ...]) -> tup
         unknown = set(spec) - _FIELDS
         if unknown:
             raise _bad(name, f"unknown field {sorted(unknown)[0]!r} (known: {', '.join(sorted(_FIELDS))})")
-        merged.setdefault(name, {"kinds": list(kinds), "confidence": 0.9, "skip_keys": []}).update(spec)
+        merged.setdefault(name, {"kinds": list(kinds), "confidence": 0.9, "skip_keys": [], "judge": False}).update(spec)
     return tuple(_compile(name, spec, kinds) for name, spec in merged.items() if spec.get("enabled", True))
 
 
 def _compile(name: str, spec: dict, kinds: tuple[str, ...]) -> Rule:
-    if not isinstance(spec.get("enabled", True), bool):
-        raise _bad(name, "enabled must be true or false")
+    for flag in ("enabled", "judge"):
+        if not isinstance(spec.get(flag, True), bool):
+            raise _bad(name, f"{flag} must be true or false")
     if not isinstance(spec.get("pattern"), str) or not spec["pattern"]:
         raise _bad(name, "needs a `pattern` (a regular expression)")
     try:
@@ -108,14 +118,21 @@ def _compile(name: str, spec: dict, kinds: tuple[str, ...]) -> Rule:
     if isinstance(max_lines, bool) or not isinstance(max_lines, int) or max_lines < 1:
         raise _bad(name, "max_lines must be a whole number of at least 1")
     return Rule(name, pattern, fixed, frozenset(rule_kinds), float(confidence),
-                frozenset(normalise_key(k) for k in skip), max_lines)
+                frozenset(normalise_key(k) for k in skip), max_lines, bool(spec.get("judge", False)))
 
 
-def capture(rules: tuple[Rule, ...], content: str, kind: str) -> list[Capture]:
-    """Fact updates in an observation: at most one per key (its last line wins), in line order.
-    Texts longer than a rule's `max_lines` are prose, not status reports, and are left alone."""
+def capture(rules: tuple[Rule, ...], content: str, kind: str, *, source: str | None = None,
+            sentences: bool = False) -> list[Capture]:
+    """Fact updates in an observation: at most one per key (its last line wins), in line order,
+    then (with `sentences`) the attribute statements its sentences make. Texts longer than a
+    rule's `max_lines` are prose, not status reports, and are left alone by that rule."""
     lines = content.splitlines()
     found: dict[str, Capture] = {}
+
+    def add(c: Capture) -> None:
+        found.pop(c.key, None)
+        found[c.key] = c
+
     for rule in rules:
         if kind not in rule.kinds or len(lines) > rule.max_lines:
             continue
@@ -130,8 +147,13 @@ def capture(rules: tuple[Rule, ...], content: str, kind: str) -> list[Capture]:
                 key = normalise_key(label)
             except InvalidInput:
                 continue
-            if not value or key in rule.skip_keys:
+            if not value or key in rule.skip_keys or (rule.judge and judge(key, value) is not None):
                 continue
-            found.pop(key, None)
-            found[key] = Capture(rule.name, label, key, value, rule.confidence)
+            add(Capture(rule.name, label, key, value, rule.confidence))
+    if sentences and len(lines) <= MAX_LINES:
+        for label, value in statements(content, source):
+            try:
+                add(Capture(STATEMENT, label, normalise_key(label), value, STATEMENT_CONFIDENCE))
+            except InvalidInput:
+                continue
     return list(found.values())

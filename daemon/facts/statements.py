@@ -1,0 +1,220 @@
+"""Attribute statements in plain sentences: "Dana Whitfield's email address is dana@x.example"
+becomes the fact `dana whitfield.email` = `dana@x.example`. Pure: no I/O, no model.
+
+Forms covered (the README lists them with examples):
+- possessive: `<Name>'s <attribute> is [now] <value>` (also `has changed to`, `changed to`,
+  `became`); the subject is a proper name, a host (`web-3`), `my <thing>` or `the <thing>`;
+- pronoun after a named subject: `Dana moved: her email address is now <value>`;
+- `the <attribute> of <subject> is <value>`;
+- first person: `my <attribute> is <value>`, `I got a new <attribute>. It's <value> now.`,
+  `I work at <Company>` (employer), `I live in / moved to <Place>` (home), `I'm vegan` (diet);
+- `<Name> moved to <Place>` (location); `<subject> is now owned by <owner>`.
+The attribute is canonical (`email address`, `e-mail` -> `email`; `phone number`,
+`mobile` -> `phone`), so two wordings of one attribute are one key. First-person statements
+use the key `my <attribute>` when the memory has no source or a person's generic source
+(user, person, ...); in a transcript with named speakers, the speaker is the subject.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Attributes a pronoun or an "of" sentence may name; possessive and first-person forms take
+# any attribute of up to three words.
+KNOWN = ("email address|e-mail address|email|e-mail|mail address|phone number|mobile number|cell number|"
+         "telephone number|phone|mobile|cell|number|home address|postal address|street address|address|city|"
+         "location|owner|maintainer|manager|boss|lead|employer|company|job|title|role|team|version|price|cost|"
+         "fee|rate|salary|budget|status|name|surname|birthday|diet|website|url|domain|handle|username|timezone|"
+         "time zone|deadline|due date|plan|tier|ip address|ip|port|host|contact|doctor|dentist|partner")
+CANONICAL = {
+    "email address": "email", "e-mail": "email", "e-mail address": "email", "mail address": "email",
+    "phone number": "phone", "mobile number": "phone", "cell number": "phone", "telephone number": "phone",
+    "mobile": "phone", "cell": "phone", "number": "phone", "telephone": "phone", "cell phone": "phone",
+    "home address": "address", "postal address": "address", "street address": "address",
+    "ip address": "ip", "time zone": "timezone", "due date": "deadline",
+}
+GENERIC_SOURCES = frozenset({"user", "person", "me", "self", "owner", "human", "cli", "api", "mcp", "http"})
+MAX_VALUE_WORDS = 8
+MAX_VALUE_CHARS = 80
+
+_IS = r"(?:is\s+now|are\s+now|is|are|has\s+changed\s+to|have\s+changed\s+to|changed\s+to|has\s+become|became)"
+_ATTR = r"(?P<attr>(?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*)"
+_REST = r"\s+" + _IS + r"\s+(?P<value>.+)"
+_POSSESSIVE = re.compile(r"['’]s\s+" + _ATTR + _REST)
+_OWNER_BEFORE = re.compile(
+    r"(?:\b(?P<det>[Mm]y|[Oo]ur|[Tt]he)\s+(?P<common>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
+    r"|(?P<proper>(?:[A-Z][\w.&-]*\s+){0,2}[A-Z][\w.&-]*)"
+    r"|(?P<host>\b[a-z][\w.-]*\d[\w.-]*))$")
+_PRONOUN = re.compile(r"\b(?:his|her|their|its)\s+(?:new\s+|current\s+)?(?P<attr>" + KNOWN + r")" + _REST, re.I)
+_CHANGED = re.compile(r"(?P<subj>\b(?:[Mm]y|[Oo]ur|[Tt]he)\s+[a-z][\w-]*|(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*)\s+"
+                      r"(?:has\s+)?(?:moved|changed)\s*[:,;-]\s*(?:his|her|their|its|the)\s+(?:new\s+)?"
+                      r"(?P<attr>" + KNOWN + r")" + _REST)
+# `The on-call engineer is Jenna`, `Jenna is the on-call engineer this week`: a role and who holds it.
+_THE = re.compile(r"^\s*The\s+(?P<attr>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)" + _REST)
+_HOLDS = re.compile(r"^\s*(?P<value>(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*)\s+is\s+(?:now\s+)?(?:the|our)\s+"
+                    r"(?P<attr>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+(?:this|for|until|since|from)\b.*)?[.!]?\s*$")
+_OF = re.compile(r"\b[Tt]he\s+(?:new\s+|current\s+)?(?P<attr>" + KNOWN + r")\s+of\s+(?:the\s+|our\s+|my\s+)?"
+                 r"(?P<subj>[\w][\w.&-]*(?:\s+[\w][\w.&-]*){0,2}?)" + _REST)
+_FIRST = re.compile(r"\b(?P<det>[Mm]y|[Oo]ur)\s+(?:new\s+|current\s+)?" + _ATTR + _REST)
+_NEW = re.compile(r"\bnew\s+(?P<attr>" + KNOWN + r")\b[^.!?]{0,40}[.!?;,:]\s*(?:it['’]s|it\s+is|the\s+new\s+one\s+is)"
+                  r"\s+(?P<value>.+)", re.I)
+_PLACE = r"(?P<value>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2})"
+_WORK = re.compile(r"\bI(?:['’]m|\s+am)?\s+(?:now\s+)?(?:work(?:ing)?\s+(?:at|for)|started\s+(?:a\s+new\s+job|working)"
+                   r"\s+(?:at|for)|joined|took\s+a\s+job\s+(?:at|with))\s+" + _PLACE)
+_LIVE = re.compile(r"\bI\s+(?:now\s+)?(?:live|moved|relocated)\s+(?:in|to)\s+" + _PLACE)
+_DIET = re.compile(r"\bI(?:['’]m|\s+am)\s+(?:now\s+)?(?:a\s+)?(?P<value>vegan|vegetarian|pescatarian|flexitarian|"
+                   r"keto|paleo|gluten[- ]free|lactose[- ]intolerant)\b"
+                   r"|\b(?:switched|changed|moved|went)\s+to\s+an?\s+(?P<value2>[\w-]+(?:\s+[\w-]+)?)\s+diet\b", re.I)
+_NAME = r"(?P<subj>\b[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)"
+_THEIR_WORK = re.compile(_NAME + r"\s+(?:now\s+)?(?:works|is\s+working)\s+(?:at|for)\s+" + _PLACE)
+_THEIR_HOME = re.compile(_NAME + r"\s+(?:now\s+)?lives\s+in\s+" + _PLACE)
+_THEIR_DIET = re.compile(_NAME + r"\s+is\s+(?:now\s+)?(?:a\s+)?(?P<value>vegan|vegetarian|pescatarian|flexitarian)\b")
+_COSTS = re.compile(r"^\s*(?:The\s+|Our\s+)?(?P<subj>[\w][\w.&-]*(?:\s+[\w][\w.&-]*){0,2}?)\s+(?:now\s+)?costs?\s+"
+                    r"(?:now\s+)?(?P<value>(?:[$€£]|\d).*)")
+_MOVED = re.compile(r"(?P<subj>\b[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+" + _PLACE)
+_OWNED = re.compile(r"(?:\b[Tt]he\s+)?(?P<subj>\b[\w][\w.&-]*(?:\s+[\w][\w.&-]*)?)\s+is\s+now\s+"
+                    r"(?:owned|maintained|run|led|managed)\s+by\s+(?P<value>.+)")
+_CUE = re.compile(r"['’]s\s|(?:^|[.!?]\s+)The\s|\bis\s+(?:now\s+)?(?:the|our)\s|\b(?:my|our|his|her|their|its|new|of|moved|relocated|work|working|joined|job|live|"
+                  r"vegan|vegetarian|pescatarian|flexitarian|keto|paleo|diet|owned|maintained|managed|works|lives|costs?)\b", re.I)
+# A full stop after a title or an initial does not end a sentence ("Dr. Alvarez").
+_TITLES = ("Dr", "Mr", "Ms", "St", "Mrs", "Prof", "Jr", "Sr", "[A-Z]")
+_NOT_AFTER = "".join(rf"(?<!\b{t})" for t in _TITLES)  # before a full stop
+_NOT_PAST = "".join(rf"(?<!\b{t}\.)" for t in _TITLES)  # just past one
+_SENTENCES = re.compile(_NOT_PAST + r"(?<=[.!?])\s+(?=[A-Z\"'“])|\n")
+_CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although|while)\b|;|\s+(?:but|because|which|"
+                         r"so\s+that|while)\s|\s+-\s|\s+—\s|" + _NOT_AFTER + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it)\b")
+_STARTERS = frozenset("yesterday today tomorrow also so and but actually now note fyi btw oh well update i the a an "
+                      "this that it we they he she my our".split())
+_NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|just|about|going|coming|getting|"
+                          r"that|this|what|how|why|where|when|who|he|she|it|they|we|you|i|there|here|"
+                          r"[a-z]+ing|[a-z]+ed\s+by)\b")
+_PRONOUNS = frozenset("his her their its".split())
+
+
+def canonical(attribute: str) -> str:
+    a = " ".join(attribute.casefold().split())
+    for lead in ("new ", "current "):
+        if a.startswith(lead):
+            a = a[len(lead):]
+    return CANONICAL.get(a, a)
+
+
+def _value(raw: str) -> str | None:
+    text = raw.strip()
+    m = _CLAUSE_END.search(text)
+    if m:
+        text = text[:m.start()]
+    text = text.strip().strip("\"'“”‘’").rstrip(".!?,;:").strip()
+    if text.casefold().endswith(" now"):
+        text = text[:-4].rstrip()
+    if text.casefold().startswith("now "):
+        text = text[4:]
+    if not text or _NOT_A_VALUE.match(text) or len(text) > MAX_VALUE_CHARS or len(text.split()) > MAX_VALUE_WORDS:
+        return None
+    return text
+
+
+def _proper(text: str) -> str | None:
+    words = text.split()
+    while words and words[0].casefold() in _STARTERS:
+        words = words[1:]
+    return " ".join(words) or None
+
+
+def _owner(prefix: str) -> str | None:
+    """The subject a possessive `'s` closes: a name, a host, `my X` or `the X`."""
+    m = _OWNER_BEFORE.search(prefix.rstrip()) if prefix and not prefix[-1].isspace() else None
+    if m is None:
+        return None
+    if m.group("common"):
+        det = m.group("det").casefold()
+        return m.group("common") if det == "the" else f"{det} {m.group('common')}"
+    if m.group("proper"):
+        return _proper(m.group("proper"))
+    return m.group("host")
+
+
+def _first_person(source: str | None) -> str | None:
+    """Whose `my` it is: None for the person the home belongs to, else the speaker's name."""
+    if source is None or source.strip().casefold() in GENERIC_SOURCES:
+        return None
+    return source.strip()
+
+
+def _last_name_before(content: str, end: int) -> str | None:
+    found = None
+    for m in re.finditer(r"(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*", content[:end]):
+        name = _proper(m.group(0))
+        if name is not None:
+            found = name
+    return found
+
+
+def statements(content: str, source: str | None = None) -> list[tuple[str, str]]:
+    """(key label, value) for each attribute statement in CONTENT, in order; one per key (the
+    last wins). A label is `subject.attribute`, or `my attribute` in the first person."""
+    if not _CUE.search(content):
+        return []
+    speaker = _first_person(source)
+    found: dict[str, tuple[str, str]] = {}
+
+    def add(subject: str | None, attribute: str, raw: str | None) -> None:
+        value = None if raw is None else _value(raw)
+        attr = canonical(attribute)
+        if subject is None or not attr or value is None or attr in _PRONOUNS:
+            return
+        subject = " ".join(subject.split())
+        if not subject:
+            label = attr
+        elif subject.casefold() in ("my", "our"):
+            label = f"{subject.casefold()} {attr}" if speaker is None else f"{speaker}.{attr}"
+        elif subject.casefold().startswith(("my ", "our ")):
+            if speaker is not None:
+                return  # whose dog? a transcript's speakers each have their own
+            label = f"{subject.casefold()}.{attr}"
+        else:
+            label = f"{subject}.{attr}"
+        found.pop(label.casefold(), None)
+        found[label.casefold()] = (label, value)
+
+    for sentence in _SENTENCES.split(content):
+        if not sentence or not _CUE.search(sentence):
+            continue
+        for m in _POSSESSIVE.finditer(sentence):
+            add(_owner(sentence[:m.start()]), m.group("attr"), m.group("value"))
+        for m in _OF.finditer(sentence):
+            add(_proper(m.group("subj")) if m.group("subj")[:1].isupper() else m.group("subj"), m.group("attr"),
+                m.group("value"))
+        for m in _FIRST.finditer(sentence):
+            add(m.group("det"), m.group("attr"), m.group("value"))
+        for m in _CHANGED.finditer(sentence):
+            subject = m.group("subj")
+            det = subject.split()[0].casefold()
+            add(subject.split(None, 1)[1] if det == "the" else subject.casefold() if det in ("my", "our")
+                else _proper(subject), m.group("attr"), m.group("value"))
+        if m := _THE.match(sentence):
+            add("", m.group("attr"), m.group("value"))
+        if m := _HOLDS.match(sentence):
+            if _proper(m.group("value")):
+                add("", m.group("attr"), m.group("value"))
+        for m in _PRONOUN.finditer(sentence):
+            add(_last_name_before(content, content.find(sentence) + m.start()), m.group("attr"), m.group("value"))
+        if m := _WORK.search(sentence):
+            add("my", "employer", m.group("value"))
+        if m := _LIVE.search(sentence):
+            add("my", "home", m.group("value"))
+        if m := _DIET.search(sentence):
+            add("my", "diet", m.group("value") or m.group("value2"))
+        if m := _MOVED.search(sentence):
+            add(_proper(m.group("subj")), "location", m.group("value"))
+        for pattern, attr in ((_THEIR_WORK, "employer"), (_THEIR_HOME, "home"), (_THEIR_DIET, "diet")):
+            if (m := pattern.search(sentence)) and _proper(m.group("subj")):
+                add(_proper(m.group("subj")), attr, m.group("value"))
+        if m := _COSTS.match(sentence):
+            add(m.group("subj"), "price", m.group("value"))
+        if m := _OWNED.search(sentence):
+            add(_proper(m.group("subj")) if m.group("subj")[:1].isupper() else m.group("subj"), "owner",
+                m.group("value"))
+    for m in _NEW.finditer(content):
+        add("my", m.group("attr"), m.group("value"))
+    return list(found.values())

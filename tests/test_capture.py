@@ -1,0 +1,123 @@
+"""Fact capture keeps states and leaves events alone; attribute statements in sentences become
+facts. Pure functions, then the labelled sets, then through a real home."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from conftest import write_config
+from daemon import Memory
+from daemon.bench.capture import SETS, labelled, score
+from daemon.facts.judge import judge
+from daemon.facts.rules import capture, compile_rules
+from daemon.facts.statements import canonical, statements
+from daemon.settings import KINDS
+
+RULES = compile_rules({}, KINDS)
+
+
+def captured(text: str, source: str | None = None) -> list[tuple[str, str]]:
+    return [(c.key, c.value) for c in capture(RULES, text, "observation", source=source, sentences=True)]
+
+
+@pytest.mark.parametrize("line", ["relay-2: restarted nginx", "nas-1: cpu temp 54C", "web-3: rotated logs",
+                                  "backup: copied 3 files to nas", "ERROR: connection refused by 10.0.0.4",
+                                  "Meeting: talked with Dana about the launch", "Fixed: the cron typo",
+                                  "Alice: can you check the router?", "Dana Whitfield moved: and that is that",
+                                  "Caroline: I went to the support group yesterday and it was great"])
+def test_event_lines_are_not_captured(line):
+    assert captured(line) == []
+
+
+@pytest.mark.parametrize("line, key, value", [
+    ("Bridge: DOWN", "bridge", "DOWN"), ("Backup job: failed at 03:00", "backup job", "failed at 03:00"),
+    ("leader: node-2", "leader", "node-2"), ("consulting tier: 1500 per month", "consulting tier", "1500 per month"),
+    ("relay-2: DOWN", "relay 2", "DOWN"), ("Backup job: retried, ok", "backup job", "retried, ok"),
+    ("Landlord: Mrs. Okafor", "landlord", "Mrs. Okafor")])
+def test_state_lines_are_captured(line, key, value):
+    assert captured(line) == [(key, value)]
+
+
+def test_the_judge_says_why_a_line_is_an_event():
+    assert judge("relay 2", "restarted nginx").startswith("an act")
+    assert judge("nas 1", "cpu temp 54C").startswith("host chatter")
+    assert judge("bridge", "DOWN") is None
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Dana Whitfield's email address is dana.whitfield@oldmail.example",
+     [("dana whitfield.email", "dana.whitfield@oldmail.example")]),
+    ("Dana Whitfield moved: her email address is now dana@whitfield.example",
+     [("dana whitfield.email", "dana@whitfield.example")]),
+    ("My phone number is 555-0101.", [("my phone", "555-0101")]),
+    ("Actually I got a new phone number. It's 555-0202 now.", [("my phone", "555-0202")]),
+    ("My dog's name is Rex.", [("my dog.name", "Rex")]),
+    ("The price of the pro plan is 49 EUR.", [("pro plan.price", "49 EUR")]),
+    ("The billing service is now owned by Lena.", [("billing service.owner", "Lena")]),
+    ("web-3's version is 2.4.1.", [("web 3.version", "2.4.1")]),
+    ("I work at Acme Corp.", [("my employer", "Acme Corp")]),
+    ("I'm vegan now", [("my diet", "vegan")]),
+    ("Tom moved to Lisbon.", [("tom.location", "Lisbon")]),
+    ("My doctor is Dr. Alvarez at Riverside Clinic.", [("my doctor", "Dr. Alvarez at Riverside Clinic")]),
+    ("Jenna is the on-call engineer this week.", [("on call engineer", "Jenna")]),
+])
+def test_attribute_statements_become_subject_attribute_keys(text, expected):
+    assert captured(text) == expected
+
+
+@pytest.mark.parametrize("text", ["My sister is coming to visit next week.", "Caroline's birthday party was great.",
+                                  "I think Dana's team is growing fast.", "I'm not sure what my plan is",
+                                  "The backup finished at 03:12."])
+def test_sentences_that_state_no_attribute_set_nothing(text):
+    assert captured(text) == []
+
+
+def test_in_a_transcript_first_person_belongs_to_the_speaker():
+    assert statements("My phone number is 555-0101.", source="Caroline") == [("Caroline.phone", "555-0101")]
+    assert statements("My dog's name is Max.", source="Caroline") == []  # whose dog: not guessed
+    assert statements("My phone number is 555-0101.", source="user") == [("my phone", "555-0101")]
+
+
+def test_attributes_have_one_canonical_name():
+    assert {canonical(a) for a in ("email address", "E-mail", "new email")} == {"email"}
+    assert {canonical(a) for a in ("phone number", "mobile", "cell number")} == {"phone"}
+
+
+def test_the_labelled_sets_are_well_formed_and_large_enough():
+    dev, held = labelled(SETS["dev"]), labelled(SETS["held_out"])
+    assert len(dev) + len(held) >= 300
+    for pairs in (dev, held):
+        labels = [label for label, _ in pairs]
+        assert min(labels.count("state"), labels.count("event")) >= 0.4 * len(labels)
+        assert len({text for _, text in pairs}) == len(pairs)
+
+
+def test_capture_on_the_development_set_meets_its_targets():
+    r = score(labelled(SETS["dev"]))
+    assert r["precision"] >= 0.95 and r["recall"] >= 0.90, r["wrong"]
+
+
+def test_capture_on_the_held_out_set_stays_where_it_was_measured():
+    # Written apart from the code and never tuned on: the figure the README reports. A floor
+    # below it catches a change that makes capture worse on lines it was not tuned on.
+    r = score(labelled(SETS["held_out"]))
+    assert r["precision"] >= 0.9 and r["recall"] >= 0.85
+
+
+def test_a_home_captures_statements_and_skips_events(memory):
+    mem = memory
+    r = mem.observe("Dana Whitfield's email address is dana.whitfield@oldmail.example")
+    assert [(f["key"], f["rule"]) for f in r["facts"]] == [("dana whitfield.email", "statement")]
+    assert mem.observe("relay-2: restarted nginx")["facts"] == []
+    assert mem.facts.get("Dana Whitfield.email")["value"] == "dana.whitfield@oldmail.example"
+
+
+def test_statements_can_be_switched_off(home):
+    write_config(home, "[facts]\nstatements = false\n")
+
+    async def go():
+        async with await Memory.open(home) as m:
+            return (await m.observe("My phone number is 555-0101."))["facts"]
+    assert asyncio.run(go()) == []
