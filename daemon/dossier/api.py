@@ -24,7 +24,7 @@ from ..home import Home
 from ..storage.db import Database
 from .. import templating
 from ..capsule import files as capsule_files
-from . import extractive, grounding, salience, store, topics
+from . import extractive, grounding, relevance, salience, store, topics
 from .llm import LocalLlm, LlmFailed, LlmTimeout, lines_schema
 
 log = logging.getLogger("strata.dossier")
@@ -168,21 +168,23 @@ class Dossiers:
               "importance": h["explain"]["features"]["importance"],
               "relevance": h["explain"]["signals"]["relevance"]} for h in hits],
             now, float(self.config["dossier.half_life_hours"]))
-        open_ids = {s["id"]: extractive.identifiers(s["content"]) for s in sources
-                    if extractive.is_open(s, self.patterns)}
+        terms = relevance.terms_of(t)
 
         def read(conn):
             facts = store.topic_facts(conn, self.agent, t.fact_prefixes, now)
             changes = store.topic_changes(conn, self.agent, [f["fact_id"] for f in facts], recent_after,
                                           limit=4 * int(self.config["dossier.max_lines"]))
-            by_id = {s["id"]: s for s in sources}
-            closers = {i: [m for ident in idents
-                           for m in store.later_mentions(conn, self.agent, ident, by_id[i]["event_at"])]
-                       for i, idents in open_ids.items() if idents}
-            return facts, changes, closers
+            # Recall hands the nearest memories, not only those about the topic: the others
+            # may still close one of its tasks, but never fill a line.
+            about = store.about_topic(conn, self.agent, sources, terms, [f["key"] for f in facts])
+            on, off = [s for s in sources if s["id"] in about], [s for s in sources if s["id"] not in about]
+            closers = {s["id"]: [m for ident in extractive.identifiers(s["content"])
+                                 for m in store.later_mentions(conn, self.agent, ident, s["event_at"])]
+                       for s in on if extractive.is_open(s, self.patterns)}
+            return facts, changes, on, off, {i: found for i, found in closers.items() if found}
 
-        facts, changes, closers = await self.db.run(read)
-        return extractive.Material(t, facts, changes, sources, closers, recent_after)
+        facts, changes, on, off, closers = await self.db.run(read)
+        return extractive.Material(t, facts, changes, on, closers, recent_after, off)
 
     def _generator(self) -> str:
         """What should write the dossier: `extractive`, or `llm:NAME` when a model is configured."""
@@ -232,7 +234,7 @@ class Dossiers:
             return {"topic": t.name, "status": "unchanged", "version": current["version"], "generator": generator,
                     "input_hash": input_hash, "warnings": warnings,
                     "elapsed_ms": round((time.perf_counter() - started) * 1000, 3)}
-        notes: dict[str, Any] = {}
+        notes: dict[str, Any] = {"off_topic": len(material.off_topic)}  # why a dossier may be short
         used = "extractive"
         if generator.startswith("llm:"):
             written = await self._llm_sections(t, material, sections, notes)

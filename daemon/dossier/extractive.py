@@ -3,7 +3,7 @@ where it came from. Deterministic and pure: the same material gives the same lin
 
 Sections, in order: current facts; contradictions (two values of a key close together, both
 named with their times); what changed recently (value changes, then recent memories by
-salience); open items (tasks and open questions no later memory closes); key older context
+salience); open items (tasks no later memory closes); key older context
 (older memories by importance x relevance). A memory is quoted once, in the first section
 that takes it. Citations: `e12` is memory 12, `f34` is fact value 34.
 """
@@ -44,6 +44,7 @@ class Material:
     sources: list[dict]  # memories by salience: id, kind, content, event_at, importance, relevance, salience
     closers: dict[int, list[dict]]  # for an open item, later memories that may close it (id, content, event_at)
     recent_after: float  # changes and memories from then on are recent
+    off_topic: list[dict] = field(default_factory=list)  # recalled but not about the topic: they only close tasks
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,12 @@ def _stems(text: str) -> set[str]:
 
 
 def is_open(memory: dict, patterns: Patterns) -> bool:
-    return memory["kind"] == "task" or bool(patterns.open.search(memory["content"]))
+    """Whether a memory states a task: its text says something is to do where a statement
+    starts (the open pattern), or it is of kind task and does not report something done (a
+    task-kind `Done T-12: ...` closes a task rather than opening one)."""
+    if patterns.open.search(memory["content"]):
+        return True
+    return memory["kind"] == "task" and not patterns.closed.search(memory["content"])
 
 
 def still_open(items: list[dict], later: list[dict], patterns: Patterns) -> list[dict]:
@@ -176,7 +182,7 @@ def synthesize(m: Material, patterns: Patterns, *, max_lines: int, line_chars: i
         return f"{when(s['event_at'])} ({s['kind']}) {quote(s['content'], line_chars)}"
 
     candidates = [s for s in m.sources if s["id"] not in cited and is_open(s, patterns)]
-    later = [*m.sources, *(c for found in m.closers.values() for c in found)]
+    later = [*m.sources, *m.off_topic, *(c for found in m.closers.values() for c in found)]
     remaining = {s["id"] for s in still_open(candidates, later, patterns)}
     for s in candidates:
         if s["id"] in remaining:

@@ -9,6 +9,7 @@ import json
 from ..errors import NotFound
 from ..facts import store as facts_store
 from ..timeutil import iso
+from . import relevance
 from .topics import Choice
 
 _VERSION_COLUMNS = "version, text, sources, generator, input_hash, notes, created_at, actor"
@@ -166,3 +167,70 @@ def discovery_inputs(conn, agent: str, min_mentions: int, now: float) -> tuple[l
         "('person', 'host', 'handle') ORDER BY mentions DESC LIMIT 200", (agent, min_mentions))]
     keys = [f["key"] for f in facts_store.listing(conn, agent, now=now)]
     return entities, keys
+
+
+# -- what is about a topic (daemon/dossier/relevance.py says what counts) ------------------------
+
+_ENTITY_TYPES = ("person", "host", "handle", "email", "url", "path")
+
+
+def _marks(values) -> str:
+    return ", ".join("?" * len(values))
+
+
+def topic_entities(conn, agent: str, terms: relevance.Terms) -> list[tuple[str, str]]:
+    """The entities (type, value) that are one of the topic's phrases, looked up by the values
+    they may be stored under."""
+    candidates = relevance.entity_candidates(terms)
+    rows = conn.execute(f"SELECT type, value FROM entities WHERE agent = ? AND type IN ({_marks(_ENTITY_TYPES)}) "
+                        f"AND value IN ({_marks(candidates)})", (agent, *_ENTITY_TYPES, *candidates)).fetchall()
+    return [(r[0], r[1]) for r in rows if relevance.entity_matches(r[1], terms)]
+
+
+def _linked(conn, agent: str, ids: set[int], nodes: list[str]) -> set[int]:
+    """Of these memories, those with a link to one of the nodes (a mention, or a link a person
+    or a phase made) or an explicit link from one."""
+    if not ids or not nodes:
+        return set()
+    eps = [f"episode:{i}" for i in ids]
+    rows = conn.execute(
+        f"SELECT src FROM web_links WHERE agent = ? AND src IN ({_marks(eps)}) AND dst IN ({_marks(nodes)}) "
+        f"UNION SELECT dst FROM web_links WHERE agent = ? AND dst IN ({_marks(eps)}) AND src IN ({_marks(nodes)}) "
+        "AND type <> 'mentions'", (agent, *eps, *nodes, agent, *eps, *nodes)).fetchall()
+    return {int(r[0][8:]) for r in rows}
+
+
+def _explicit_partners(conn, agent: str, ids: set[int]) -> dict[int, set[int]]:
+    """Memories joined to these by an explicit link, either way: id -> partner ids."""
+    if not ids:
+        return {}
+    eps = [f"episode:{i}" for i in ids]
+    out: dict[int, set[int]] = {}
+    for a, b in conn.execute(
+            f"SELECT src, dst FROM web_links WHERE agent = ? AND src IN ({_marks(eps)}) AND type <> 'mentions' "
+            "AND dst LIKE 'episode:%' UNION "
+            f"SELECT dst, src FROM web_links WHERE agent = ? AND dst IN ({_marks(eps)}) AND type <> 'mentions' "
+            "AND src LIKE 'episode:%'", (agent, *eps, agent, *eps)):
+        out.setdefault(int(a[8:]), set()).add(int(b[8:]))
+    return out
+
+
+def about_topic(conn, agent: str, memories: list[dict], terms: relevance.Terms, fact_keys: list[str]) -> set[int]:
+    """The ids of the memories (dicts with id, content) that are about the topic: they name it,
+    are linked to one of its entities or facts, or are explicitly linked to a memory that is."""
+    entities = topic_entities(conn, agent, terms)
+    for kind, value in entities:
+        if kind == "person":
+            terms = terms.with_person(value)
+    found = relevance.mentioning(memories, terms)
+    nodes = [*(f"entity:{k}:{v}" for k, v in entities), *(f"fact:{key}" for key in fact_keys)]
+    rest = {m["id"] for m in memories} - found
+    found |= _linked(conn, agent, rest, nodes)
+    rest -= found
+    partners = _explicit_partners(conn, agent, rest)
+    others = {p for ps in partners.values() for p in ps} - found
+    if others:
+        rows = [dict(r) for r in conn.execute(
+            f"SELECT id, content FROM episodes WHERE agent = ? AND id IN ({_marks(others)})", (agent, *others))]
+        others = relevance.mentioning(rows, terms) | _linked(conn, agent, others, nodes)
+    return found | {i for i, ps in partners.items() if ps & (found | others)}

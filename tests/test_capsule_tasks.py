@@ -1,0 +1,50 @@
+"""The capsule's pending tasks are open tasks: what a memory states as to do (or a memory of
+kind task), until a later memory closes it; never a line that merely holds "pending" or
+"to do"."""
+
+from __future__ import annotations
+
+import re
+
+from daemon.capsule import document
+
+T0 = 1_790_000_000.0
+H, DAY = 3600.0, 86400.0
+
+
+def test_pending_tasks_are_the_open_tasks_and_nothing_else(memory, home):
+    said = {}
+
+    def observe(text, at, kind=None):
+        said[text] = memory.observe(text, at=T0 - at, kind=kind)["id"]
+
+    # not tasks, though the old word list took them
+    observe("apt upgrade ran on web-3, nothing to do", 5 * H)
+    observe("Dana approved the launch for 2026-05-19, pending the penetration test results.", 6 * H)
+    observe("Decided to postpone the follow-up on the invoice to next week", 7 * H, kind="decision")
+    observe("Blocked on the vendor for the new router", 8 * H)
+    # tasks, stated as to do
+    observe("TODO: renew the TLS cert on gw-01 before 2026-10-01", 2 * DAY)
+    observe("need to call the landlord about the heating", 2 * DAY)
+    observe("- [ ] write the quarterly report", 3 * DAY)
+    observe("Task: migrate the NAS to the new disks", 3 * DAY)
+    observe("remind me to pay the rent on Friday", 4 * DAY)
+    observe("follow up with Dana about the contract", 4 * DAY)
+    observe("rotate the API keys", 5 * DAY, kind="task")
+    observe("TODO T-7: prune old snapshots on nas-01", 6 * DAY, kind="task")
+    # closings: a task-kind report of one done is no task, and closes its own
+    observe("Done T-7: pruned 40 old snapshots on nas-01", DAY, kind="task")
+    observe("called the landlord about the heating, done", DAY)
+    memory.capsule.render(now=T0)
+    text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+    lines = document.parse(text).block_lines("tasks")
+    shown = {int(re.search(r"\[e(\d+)\]$", ln).group(1)) for ln in lines}
+    expected = {said[t] for t in ("TODO: renew the TLS cert on gw-01 before 2026-10-01",
+                                  "- [ ] write the quarterly report", "Task: migrate the NAS to the new disks",
+                                  "remind me to pay the rent on Friday", "follow up with Dana about the contract",
+                                  "rotate the API keys")}
+    assert shown == expected
+    assert lines[0].endswith(f"(due 2026-10-01) [e{said['TODO: renew the TLS cert on gw-01 before 2026-10-01']}]")
+    # What is not a task is recent work like any other line.
+    recent = "\n".join(document.parse(text).block_lines("recent"))
+    assert "nothing to do" in recent and "pending the penetration test" in recent
