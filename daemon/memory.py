@@ -24,7 +24,7 @@ from .episodes.deep import DeepWeights, combine, seeds_of
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
 from .episodes.recall import (Tuning, balanced_candidates, features_of, fts_candidates, graph_reach,
-                              namespace_phase, nearest, rank_candidates, with_fact_sources)
+                              namespace_phase, nearest, rank_candidates, with_fact_sources, with_superseders)
 from .capsule.api import Capsule
 from .consolidation.api import Consolidation
 from .dossier.api import Dossiers
@@ -417,12 +417,14 @@ class Memory:
                                                     {c.row["id"]: c.row for c in candidates})
             candidates, used = combine(candidates, reached, hebb, rows, deep), "deep"
         candidates, first = with_fact_sources(candidates, lexical)
+        candidates, superseded = await with_superseders(self.db, scope, candidates)
         if as_of:
             usage = await self.db.run(reads.usage_before, [c.row["id"] for c in candidates], now)
             for c in candidates:
                 c.row = {**c.row, **usage.get(c.row["id"], reads.NO_USE)}
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=params,
-                                         phase=lexical.phase, k=k, first=first)
+                                         phase=lexical.phase, k=k, first=first, superseded=superseded,
+                                         superseded_factor=tuning.superseded_factor)
         return {"query": query, "mode": mode, "mode_used": used, "k": k, "phase": lexical.phase,
                 "candidates": len(candidates), "cold_matched": sum(c.row["tier"] == "cold" for c in candidates),
                 "cold_factor": params.cold_factor, "fts_plan": lexical.plan, "filtered": filtered,
@@ -482,6 +484,7 @@ class Memory:
         ep["scores"] = {**scores, "phase": phase}
         ep["pending_access_events"] = pending["count"]
         ep["history"] = await reads.audit_of(self.db, self.agent, "episode", episode_id)
+        ep["supersession"] = await self.db.run(web_store.supersession_of, self.agent, episode_id)
         return ep
 
     async def get_many(self, ids: Iterable[int]) -> dict[int, dict]:

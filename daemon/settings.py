@@ -171,6 +171,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.session_weight", 0.3,
             "Balanced: share of the relevance of its session's best memory that each memory gains; 0 turns it off.",
             _between(0, 10)),
+    Setting("recall.superseded_factor", 0.9,
+            "A memory that a newer one supersedes (a `supersedes` link: capture saw the newer state a different "
+            "value of the same fact) scores at most this share of the newer one's score, so the newer ranks "
+            "first; 1 only keeps the older from ranking above.", _between(0, 1)),
     Setting("recall.overlap_embedding", False,
             "Balanced and deep: embed the query while the full-text search runs (true) or before it (false). "
             "On two cores the two compete: measured at 100,000 memories, the same median and a 3 ms lower p95 "

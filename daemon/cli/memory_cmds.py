@@ -166,6 +166,9 @@ def _show_recall(r: dict, explain: bool) -> str:
             lines.append(f"        {sig}\n        {ret}")
             if "penalised" in h["explain"]:
                 lines.append(f"        penalised: {h['explain']['penalised']}")
+            if "superseded_by" in h["explain"]:
+                newer = ", ".join(f"#{i}" for i in h["explain"]["superseded_by"])
+                lines.append(f"        superseded by {newer}: a newer memory states another value of the same fact")
     if not r["hits"]:
         lines.append("no memories matched")
     return "\n".join(lines)
@@ -195,6 +198,9 @@ def _show_episode(ep: dict) -> str:
                 "importance", "factual", "irrelevant", "context", "access_count", "last_access_at_iso",
                 "pending_access_events", "success_count", "failure_count", "content_hash", "superseded_by"):
         lines.append(f"  {key.removesuffix('_iso'):<22} {ep[key]}")
+    for name, ids in ep["supersession"].items():
+        if ids:
+            lines.append(f"  {name.replace('_', ' '):<22} {', '.join(f'#{i}' for i in ids)}")
     lines.append("  scores (now):")
     lines += [f"    {k:<20} {v}" for k, v in ep["scores"].items()]
     lines.append("  history:")

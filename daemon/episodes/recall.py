@@ -37,13 +37,15 @@ class Tuning:
     spread_to_next: float
     spread_to_previous: float
     session_weight: float
+    superseded_factor: float = 0.9
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":
         return cls(int(cfg["recall.candidates"]), int(cfg["recall.fts_budget"]), float(cfg["recall.source_weight"]),
                    cfg["recall.fusion"], int(cfg["recall.rrf_k"]), float(cfg["recall.fts_weight"]),
                    float(cfg["recall.vector_weight"]), float(cfg["recall.spread_to_next"]),
-                   float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]))
+                   float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]),
+                   float(cfg["recall.superseded_factor"]))
 
 
 @dataclass
@@ -121,6 +123,70 @@ def with_fact_sources(candidates: list[Candidate], lexical: Lexical) -> tuple[li
     return candidates, first
 
 
+SUPERSESSION_DEPTH = 4  # links followed from a candidate to the newest memory that supersedes it
+
+
+async def with_superseders(db: Database, scope: Scope, candidates: list[Candidate]
+                           ) -> tuple[list[Candidate], dict[int, set[int]]]:
+    """The candidates plus the in-scope memories that supersede one of them (a newer statement
+    of the same fact: pulled in with the relevance of what they replace), and for each
+    superseded candidate the ids of its superseders, in one hop."""
+    by_id = {c.row["id"]: c for c in candidates}
+
+    def read(conn):
+        newer: dict[int, set[int]] = {}
+        frontier = set(by_id)
+        for _ in range(SUPERSESSION_DEPTH):
+            if not frontier:
+                break
+            found = web_store.superseders(conn, scope.agent, [f"episode:{i}" for i in frontier])
+            frontier = set()
+            for dst, src in found:
+                old, new = episode_id(dst), episode_id(src)
+                if old is None or new is None:
+                    continue
+                if new not in newer and new not in by_id:
+                    frontier.add(new)
+                newer.setdefault(old, set()).add(new)
+        wanted = {i for news in newer.values() for i in news} - by_id.keys()
+        return newer, _rows_by_id(conn, scope, wanted)
+
+    newer, rows = await db.run(read)
+    if not newer:
+        return candidates, {}
+    out = list(candidates)
+    pending = [c for c in candidates if c.row["id"] in newer]
+    while pending:
+        c = pending.pop()
+        for i in newer.get(c.row["id"], ()):
+            if i in by_id or i not in rows:
+                continue
+            n = by_id[i] = Candidate(rows[i])
+            n.relevance = c.relevance
+            n.retrievers["supersedes"] = {"memory": c.row["id"]}
+            out.append(n)
+            pending.append(n)
+    return out, {old: {i for i in news if i in by_id} for old, news in newer.items() if old in by_id}
+
+
+def _below_superseders(score: list[float], index: dict[int, int], eligible, superseded: dict[int, set[int]],
+                       factor: float) -> dict[int, list[int]]:
+    """Cap each superseded memory's score at `factor` times its superseders' (in chains, from
+    the newest down). Returns, for each superseded memory, the ranked superseders it stays below."""
+    below = {old: sorted(i for i in news if i in index and eligible[index[i]]) for old, news in superseded.items()}
+    for _ in range(SUPERSESSION_DEPTH + 1):
+        changed = False
+        for old, news in below.items():
+            j = index[old]
+            for new in news:
+                cap = score[index[new]] * factor
+                if score[j] > cap + 1e-12:
+                    score[j], changed = cap, True
+        if not changed:
+            break
+    return {old: news for old, news in below.items() if news}
+
+
 def features_of(r, context: dict) -> EpisodeFeatures:
     """A stored row's scoring inputs."""
     return EpisodeFeatures(
@@ -144,10 +210,12 @@ _SIGNALS = ("relevance", "recency", "strength", "priority", "wilson", "context",
 
 
 def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
-                    phase: str, k: int, first: set[int] = frozenset()) -> tuple[list[dict], int]:
-    """Score and order (memories in `first` lead); in the thresholds' filter mode, also filter.
-    Returns (hits, how many the thresholds filtered out). Every candidate is scored at once;
-    the breakdown that explains a hit is worked out for the k shown."""
+                    phase: str, k: int, first: set[int] = frozenset(), superseded: dict[int, set[int]] | None = None,
+                    superseded_factor: float = 0.9) -> tuple[list[dict], int]:
+    """Score and order (memories in `first` lead; a superseded memory ranks below what
+    supersedes it); in the thresholds' filter mode, also filter. Returns (hits, how many the
+    thresholds filtered out). Every candidate is scored at once; the breakdown that explains
+    a hit is worked out for the k shown."""
     rows = [c.row for c in candidates]
     contexts = [json.loads(r["context"]) for r in rows] if query_context else None
     matches = np.array([context_match(query_context, x) for x in contexts]) if contexts else np.zeros(len(rows))
@@ -155,6 +223,8 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
                                      params, phase)
     kept = np.flatnonzero(eligible).tolist()
     score = composite.tolist()
+    below = _below_superseders(score, {r["id"]: j for j, r in enumerate(rows)}, eligible, superseded,
+                               superseded_factor) if superseded else {}
     kept.sort(key=lambda j: (rows[j]["id"] not in first, -score[j], -rows[j]["id"]))
     hits = []
     for rank, j in enumerate(kept[:k], 1):
@@ -162,7 +232,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
         feats = features_of(r, contexts[j] if contexts else {})
         b = score_episode(feats, c.relevance, query_context, now, params, phase)
         hits.append({
-            "rank": rank, "id": r["id"], "score": round(b.composite, 6), "kind": r["kind"], "content": r["content"],
+            "rank": rank, "id": r["id"], "score": round(score[j], 6), "kind": r["kind"], "content": r["content"],
             "event_at": r["event_at"], "source": r["source"], "session": r["session"],
             "factual": feats.factual, "context": feats.context or json.loads(r["context"]),
             "tier": r["tier"], "state": r["state"],
@@ -170,7 +240,8 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
                         "retrievers": {name: _shown(v) for name, v in c.retrievers.items()},
                         "features": {"access_count": feats.access_count, "successes": feats.successes,
                                      "failures": feats.failures, "importance": feats.importance},
-                        **({"penalised": b.reason} if b.reason else {})},
+                        **({"penalised": b.reason} if b.reason else {}),
+                        **({"superseded_by": below[r["id"]]} if r["id"] in below else {})},
         })
     return hits, len(rows) - len(kept)
 

@@ -147,7 +147,14 @@ def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: flo
     _audit(conn, agent, fid, status, key, a, None if before is None else before["value"], actor, now)
     return {"status": status, "key": key, "previous": None if before is None else before["value"],
             "value_id": value_id, "conflict": conflict, "current": current, "valid_from": a.valid_from,
-            "recorded_at": now}
+            "recorded_at": now, "replaces": _source_of(before), "replaced_by": _source_of(after)}
+
+
+def _source_of(row) -> dict | None:
+    """The value an assertion now follows or is followed by, and where it came from."""
+    if row is None:
+        return None
+    return {"value": row["value"], "source": str(Source(row["source_kind"], row["source_ref"]))}
 
 
 def _audit(conn, agent, fid, action, key, a: Assertion, previous, actor, now) -> None:
@@ -262,7 +269,8 @@ def query_keys(query: str) -> list[str]:
 
 
 def named_in(conn, agent: str, query: str, now: float) -> list[dict]:
-    """Current facts whose key the query contains as whole words, longest key first."""
+    """Current facts whose key the query contains as whole words, longest key first. A
+    `subject.attribute` key is named when both parts are (`What is Dana Whitfield's email?`)."""
     keys = query_keys(query)
     if not keys:
         return []
@@ -273,4 +281,14 @@ def named_in(conn, agent: str, query: str, now: float) -> list[dict]:
             f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
             f"WHERE f.agent = ? AND f.key IN ({', '.join('?' * len(part))}) AND v.value IS NOT NULL",
             (now, agent, *part)).fetchall()
+    runs = set(keys)
+    # Each run as a subject: the keys from "run." up to "run/" ("/" follows "." in code order).
+    subjects = [k for k in keys if k.count(" ") < 3][:400]
+    for row in conn.execute(
+            f"WITH s(k) AS (VALUES {', '.join(['(?)'] * len(subjects))}) "
+            f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM s JOIN facts f ON f.agent = ? AND f.key > s.k || '.' "
+            f"AND f.key < s.k || '/' JOIN fact_values v ON v.id = ({_AT}) WHERE v.value IS NOT NULL",
+            (*subjects, agent, now)):
+        if row["key"].split(".", 1)[1] in runs and all(r["key"] != row["key"] for r in found):
+            found.append(row)
     return sorted((shaped(r, r, now) for r in found), key=lambda f: (-len(f["key"]), f["key"]))

@@ -14,6 +14,24 @@ from .nodes import episode_id, parse
 from .spread import spread
 
 
+def supersessions(facts: list[dict]) -> list[tuple[str, str]]:
+    """(newer, older) memory pairs from capture results: a value that replaced another memory's
+    different value, or that a later memory's different value already follows (it arrived
+    late). Values a person set, or that a memory only confirmed, link nothing."""
+    out = []
+    for f in facts:
+        if f["status"] not in ("created", "changed", "recorded"):
+            continue
+        me = f"episode:{f['episode_id']}"
+        for side, newer in (("replaces", False), ("replaced_by", True)):
+            other = f.get(side)
+            if not other or other["value"] is None or other["value"] == f["value"]:
+                continue
+            if other["source"].startswith("episode:") and other["source"] != me:
+                out.append((other["source"], me) if newer else (me, other["source"]))
+    return out
+
+
 def _nodes(items: Iterable) -> list[str]:
     if isinstance(items, (str, int)):
         items = [items]
@@ -53,8 +71,10 @@ class Web:
                               source=f"recall:{recall_id}", actor=self.actor, known=True)
 
     def mentions_in(self, conn, rows: list[dict], results: list[dict], facts: list[dict], now: float) -> int:
-        """Inside an observation's write transaction: link each new memory to the entities it
-        mentions and the facts it set."""
+        """Inside an observation's write transaction: link a memory whose captured value replaced
+        another memory's to it (`supersedes`), and each new memory to the entities it mentions
+        and the facts it set."""
+        store.add_supersessions(conn, self.agent, supersessions(facts), now, actor=self.actor)
         if not self.extract:
             return 0
         linked = store.record_mentions(conn, self.agent, [

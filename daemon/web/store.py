@@ -237,6 +237,38 @@ def add_mentions(conn, agent: str, pairs: list[tuple[str, str]], now: float, *, 
                      "VALUES (?, ?, ?, 'mentions', ?, ?)", [(agent, src, dst, now, actor) for src, dst in pairs])
 
 
+def superseders(conn, agent: str, nodes: list[str]) -> list[tuple[str, str]]:
+    """(superseded node, node that supersedes it) for the nodes given."""
+    if not nodes:
+        return []
+    return conn.execute(f"SELECT dst, src FROM web_links WHERE agent = ? AND dst IN ({', '.join('?' * len(nodes))}) "
+                        "AND type = 'supersedes'", (agent, *nodes)).fetchall()
+
+
+def supersession_of(conn, agent: str, episode: int) -> dict[str, list[int]]:
+    """The memories one memory supersedes and those that supersede it (newest first)."""
+    node = f"episode:{episode}"
+    out: dict[str, list[int]] = {"supersedes": [], "superseded_by": []}
+    for src, dst in conn.execute("SELECT src, dst FROM web_links WHERE agent = ? AND type = 'supersedes' AND "
+                                 "(src = ? OR dst = ?) ORDER BY created_at DESC", (agent, node, node)):
+        other = episode_id(dst if src == node else src)
+        if other is not None:
+            out["supersedes" if src == node else "superseded_by"].append(other)
+    return out
+
+
+def add_supersessions(conn, agent: str, pairs: list[tuple[str, str]], now: float, *, actor: str) -> None:
+    """"supersedes" links (newer memory, older memory) that capture found, each audited like a
+    link a person makes, so `web unlink` undoes one and the trail says where it came from."""
+    for src, dst in pairs:
+        if conn.execute("INSERT OR IGNORE INTO web_links (agent, src, dst, type, created_at, actor) "
+                        "VALUES (?, ?, ?, 'supersedes', ?, ?)", (agent, src, dst, now, actor)).rowcount:
+            conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
+                         "VALUES (?, ?, 'web', NULL, 'link', ?, ?)",
+                         (now, agent, json.dumps({"src": src, "dst": dst, "type": "supersedes", "by": "capture"}),
+                          actor))
+
+
 def link(conn, agent: str, src: str, dst: str, kind: str, now: float, *, actor: str, remove: bool = False) -> dict:
     if kind not in LINK_TYPES:
         raise InvalidInput(f"unknown link type {kind!r}", hint=f"use one of: {', '.join(LINK_TYPES)}")

@@ -1,0 +1,98 @@
+"""The newer statement wins: capture links a memory that states a new value of a fact to the
+memory it replaces (`supersedes`), and recall ranks the newer first, whichever arrived first.
+Real SQLite, the real embedding model, the real CLI."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+OLD_AT, NEW_AT = "2026-03-01T10:00:00Z", "2026-04-01T10:00:00Z"
+CASES = {
+    "email": ("Dana Whitfield's email address is dana.whitfield@oldmail.example",
+              "Dana Whitfield moved: her email address is now dana@whitfield.example",
+              "What is Dana Whitfield's email address?", "dana whitfield.email"),
+    "phone": ("My phone number is 555-0101.", "Actually I got a new phone number. It's 555-0202 now.",
+              "What is my phone number?", "my phone"),
+    "owner": ("The owner of the billing service is Lena.", "The billing service is now owned by Marek.",
+              "Who owns the billing service?", "billing service.owner"),
+    "version": ("web-3's version is 2.4.1.", "web-3's version is now 2.5.0.", "Which version runs on web-3?",
+                "web 3.version"),
+    "price": ("The price of the pro plan is 49 EUR.", "The price of the pro plan has changed to 59 EUR.",
+              "How much does the pro plan cost?", "pro plan.price"),
+    "location": ("Tom moved to Lisbon.", "Tom moved to Porto.", "Where does Tom live now?", "tom.location"),
+}
+NOISE = [f"relay-{i % 4}: restarted nginx after config change {i}" for i in range(20)] + [
+    "Lena fixed the billing bug yesterday.", "Tom sent the quarterly report.", "We talked about pricing.",
+    "Dana approved the launch plan.", "web-3: rotated logs"]
+
+
+def _stored(memory, case: str, newer_first: bool) -> tuple[int, int]:
+    old, new, _, _ = CASES[case]
+    order = [(new, NEW_AT), (old, OLD_AT)] if newer_first else [(old, OLD_AT), (new, NEW_AT)]
+    ids = {text: memory.observe(text, at=at)["id"] for text, at in order}
+    memory.observe_many([{"content": text} for text in NOISE])
+    return ids[old], ids[new]
+
+
+@pytest.mark.parametrize("newer_first", [False, True], ids=["in-order", "older-arrives-late"])
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("mode", ["fast", "balanced"])
+def test_the_newer_value_ranks_first(memory, case, newer_first, mode):
+    old_id, new_id = _stored(memory, case, newer_first)
+    _, _, query, key = CASES[case]
+    if mode == "balanced":
+        memory.embed_pending()
+    r = memory.recall(query, mode=mode, k=10)
+    ids = [h["id"] for h in r["hits"]]
+    assert new_id in ids and ids.index(new_id) < (ids.index(old_id) if old_id in ids else len(ids)), ids
+    if old_id in ids:
+        old_hit = r["hits"][ids.index(old_id)]
+        assert old_hit["explain"]["superseded_by"] == [new_id]
+    assert memory.facts.get(key)["source"] == f"episode:{new_id}"
+
+
+def test_capture_links_the_newer_memory_and_the_link_can_be_undone(memory):
+    old_id, new_id = _stored(memory, "email", False)
+    shown = memory.get(old_id)["supersession"]
+    assert shown == {"supersedes": [], "superseded_by": [new_id]}
+    assert memory.get(new_id)["supersession"]["supersedes"] == [old_id]
+    memory.web.link(f"episode:{new_id}", f"episode:{old_id}", "supersedes", remove=True)
+    assert memory.get(old_id)["supersession"]["superseded_by"] == []
+    r = memory.recall("Dana Whitfield email address", mode="fast", k=5)
+    assert all("superseded_by" not in h["explain"] for h in r["hits"])
+
+
+def test_a_repeat_or_an_unrelated_fact_links_nothing(memory):
+    a = memory.observe("Dana Whitfield's email address is dana@whitfield.example", at=OLD_AT)["id"]
+    memory.observe("Dana Whitfield's email address is dana@whitfield.example.", at=NEW_AT)
+    memory.observe("Sam's phone number is 555-0199.")
+    assert memory.get(a)["supersession"] == {"supersedes": [], "superseded_by": []}
+
+
+def test_a_memory_superseded_twice_ranks_below_the_newest(memory):
+    ids = [memory.observe(f"Bridge: {state}", at=f"2026-03-0{day}T10:00:00Z")["id"]
+           for day, state in ((1, "DOWN"), (2, "DEGRADED"), (3, "UP"))]
+    memory.facts.set("bridge", "UP")  # a person's value links nothing
+    r = memory.recall("bridge", mode="fast", k=3)
+    assert [h["id"] for h in r["hits"]][:3] == ids[::-1]
+
+
+def test_a_superseder_outside_the_hits_is_brought_in(memory):
+    old_id, new_id = _stored(memory, "location", False)
+    r = memory.recall("Lisbon", mode="fast", k=5)  # the newer memory does not say Lisbon
+    ids = [h["id"] for h in r["hits"]]
+    assert ids.index(new_id) < ids.index(old_id)
+    assert r["hits"][ids.index(new_id)]["explain"]["retrievers"]["supersedes"] == {"memory": old_id}
+
+
+def test_show_and_explain_name_the_supersession(cli):
+    cli("observe", "Dana Whitfield's email address is dana.whitfield@oldmail.example", "--at", OLD_AT, check=True)
+    cli("observe", "Dana Whitfield moved: her email address is now dana@whitfield.example", "--at", NEW_AT,
+        check=True)
+    assert re.search(r"\n  superseded by +#2\n", cli("show", "1", check=True).out)
+    out = cli("recall", "What is Dana Whitfield's email address?", "--mode", "fast", "--explain", check=True).out
+    assert "superseded by #2: a newer memory states another value of the same fact" in out
+    assert "fact  dana whitfield.email = dana@whitfield.example" in out
+    assert cli.json("fact", "get", "Dana Whitfield.email")["value"] == "dana@whitfield.example"
