@@ -240,3 +240,21 @@ def test_bench_consolidate_runs_a_pass_and_the_idle_pass_after_it(cli, tmp_path)
     assert r["by_tier"]["cold"] >= r["counts"]["archive"] and sum(r["by_tier"].values()) == r["memories"]
     again = cli.json("bench", "consolidate", "--n", "300", "--corpus-cache", str(cache))
     assert again["corpus_cached"] is True and again["counts"] == r["counts"]
+
+
+def test_bench_capture_scores_both_labelled_sets(cli):
+    r = cli.json("bench", "capture")
+    assert r["benchmark"] == "capture" and set(r["sets"]) == {"dev", "held_out"}
+    dev = r["sets"]["dev"]
+    assert dev["lines"] >= 150 and dev["states"] + dev["events"] == dev["lines"]
+    assert len(dev["wrong"]) == round((1 - dev["recall"]) * dev["states"]) + (dev["captured"] - round(
+        dev["precision"] * dev["captured"]))
+
+
+def test_bench_updates_ranks_the_newer_statement_first_against_a_home_without_statements(cli):
+    r = cli.json("bench", "updates", "--n", "100", timeout=900)
+    assert r["benchmark"] == "updates" and r["background"] == 100
+    for s in r["sets"].values():
+        assert s["pairs"] >= 50 and s["older_arrives_late"] == s["pairs"] // 2
+        assert s["strata"]["older_above_newer"] == 0
+        assert s["strata"]["newer_first"] > s["baseline"]["newer_first"]

@@ -4,6 +4,7 @@ facts. Pure functions, then the labelled sets, then through a real home."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -121,3 +122,29 @@ def test_statements_can_be_switched_off(home):
         async with await Memory.open(home) as m:
             return (await m.observe("My phone number is 555-0101."))["facts"]
     assert asyncio.run(go()) == []
+
+
+def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_judge(cli, memory):
+    from daemon.facts import store
+    from daemon.facts.keys import Source
+
+    memory.observe("Bridge: DOWN")
+    events = {"relay 2": "restarted nginx", "nas 1": "cpu temp 54C"}
+
+    def old_capture(conn):  # what the status-line rule stored before it judged lines
+        for key, value in events.items():
+            store.write(conn, "default", store.Assertion(label=key, value=value, valid_from=None,
+                                                         source=Source("episode", "1"), confidence=0.9,
+                                                         rule="status-line"), actor="test", now=time.time(),
+                        window=600)
+    memory.wait(memory.raw.db.transact(old_capture))
+    dry = cli.json("fact", "rejudge")
+    assert dry["action"] == "dry-run" and {f["key"] for f in dry["facts"]} == set(events)
+    assert {f["key"] for f in cli.json("fact", "list")} == {"bridge", *events}  # a dry run changes nothing
+    assert cli.json("fact", "rejudge", "--apply")["count"] == 2
+    assert [f["key"] for f in cli.json("fact", "list")] == ["bridge"]
+    assert [h["value"] for h in cli.json("fact", "history", "relay 2")["history"]] == ["restarted nginx", None]
+    assert cli.json("fact", "rejudge")["count"] == 0
+    assert {f["key"]: f["value"] for f in cli.json("fact", "rejudge", "--undo")["facts"]} == events
+    assert {f["key"] for f in cli.json("fact", "list")} == {"bridge", *events}
+    assert cli("fact", "rejudge", "--apply", "--undo").returncode == 2

@@ -23,6 +23,7 @@ from ..bench.locomo import bench_locomo, format_table, home_settings, load_locom
 from ..bench.recall import bench_recall
 from ..bench.scale import measure as measure_scale, steps as scale_steps
 from ..bench.sizes import markdown as scale_table, run_sizes
+from ..bench.updates import bench_updates, format_updates, steps as updates_steps
 from ..bench.web import DECAY_RUNS, WARMUP, bench_web
 from ..config import parse_assignment
 from ..errors import InvalidInput
@@ -31,7 +32,7 @@ from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
-            "bench http", "bench reliability", "bench arena", "bench scale", "bench capture")
+            "bench http", "bench reliability", "bench arena", "bench scale", "bench capture", "bench updates")
 
 
 def _table(r: dict) -> str:
@@ -192,6 +193,17 @@ async def cmd_capture(args) -> int:
     result = bench_capture()
     _save(result, args.out)
     emit(result, args.json, format_capture)
+    return 0
+
+
+async def cmd_updates(args) -> int:
+    if args.n < 0:
+        raise InvalidInput("--n must be 0 or more")
+    bar = Progress(updates_steps(args.n), "updates (homes filled and embedded)", unit="memories")
+    result = await bench_updates(background=args.n, seed=args.seed, k=args.k, progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, format_updates)
     return 0
 
 
@@ -394,6 +406,11 @@ def register(sub, common) -> None:
     add("capture", cmd_capture, "Fact capture's precision and recall on labelled lines (states to capture, "
                                 "events to leave alone): the development set it was tuned on and a held-out set.",
         n=None)
+    q = add("updates", cmd_updates, "Knowledge updates: pairs of memories stating an older and a newer value of "
+                                    "one fact among corpus memories (half with the older arriving late), each "
+                                    "asked about; how often the newer ranks first, vs a home without attribute "
+                                    "statements.", n=2000)
+    q.add_argument("--k", type=int, default=10)
     q = add("dossier", cmd_dossier, "Extractive dossier refresh latency (forced and unchanged) vs one recall of "
                                     "the topic; LLM synthesizer tokens/s and seconds per dossier.")
     q.add_argument("--refreshes", type=int, default=200, help="timed refreshes of each kind (after 10 warm-up ones)")

@@ -117,6 +117,27 @@ async def cmd_conflicts(args) -> int:
     return 0
 
 
+def _show_rejudge(r: dict) -> str:
+    if r["action"] == "undo":
+        lines = [f"restored {r['count']} facts a re-judge had retracted"]
+        lines += [f"  {f['key']} = {inline(f['value'])}" for f in r["facts"]]
+        return "\n".join(lines)
+    verb = "retracted" if r["action"] == "apply" else "would retract"
+    lines = [f"  {f['key']} = {inline(f['value'])}   ({f['reason']}; {f['source']})" for f in r["facts"]]
+    lines.insert(0, f"{verb} {r['count']} captured facts that read as events, not states")
+    if r["action"] == "dry-run" and r["count"]:
+        lines.append("nothing changed: run `strata fact rejudge --apply` to retract them (history keeps every value; "
+                     "`--undo` restores them)")
+    return "\n".join(lines)
+
+
+async def cmd_rejudge(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.facts.rejudge(apply=args.apply, undo=args.undo)
+    emit(r, args.json, _show_rejudge)
+    return 0
+
+
 def register(sub, common) -> None:
     top = sub.add_parser("fact", parents=[common], help="Persistent facts: key -> value with history.",
                          description="Persistent facts: one current value per key, with bitemporal history. "
@@ -171,6 +192,12 @@ def register(sub, common) -> None:
 
     p = add("history", cmd_history, "Every value KEY has had: valid times, recorded times, sources.")
     p.add_argument("key")
+
+    p = add("rejudge", cmd_rejudge, "Judge again the facts the status-line rule captured: list those that read as "
+                                    "events (a dry run), retract them with --apply, restore them with --undo.")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--apply", action="store_true", help="retract them (history keeps every value)")
+    what.add_argument("--undo", action="store_true", help="restore the values a re-judge retracted")
 
     p = add("conflicts", cmd_conflicts, "Recent changes of value, newest first; --flagged: those needing attention.")
     p.add_argument("--flagged", action="store_true", help="only unacknowledged near-simultaneous opposite values")

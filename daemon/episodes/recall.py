@@ -104,11 +104,11 @@ async def namespace_phase(db: Database, agent: str, params: ScoringParams) -> st
     return learning_phase(episodes, feedback, params)
 
 
-def with_fact_sources(candidates: list[Candidate], lexical: Lexical) -> tuple[list[Candidate], set[int]]:
+def with_fact_sources(candidates: list[Candidate], lexical: Lexical) -> tuple[list[Candidate], dict[int, int]]:
     """The candidates plus the memories behind the current facts the query names (which lead
-    the hits), each marked with the fact it supports."""
+    the hits, the most specific fact's first), each marked with the fact it supports."""
     by_id = {c.row["id"]: c for c in candidates}
-    first: set[int] = set()
+    first: dict[int, int] = {}
     for f in lexical.facts:
         for i in _fact_sources([f]):
             if i not in lexical.fact_rows:
@@ -119,7 +119,7 @@ def with_fact_sources(candidates: list[Candidate], lexical: Lexical) -> tuple[li
                 c.relevance = 1.0
                 candidates = [*candidates, c]
             c.retrievers["fact"] = {"key": f["key"], "value": f["value"]}
-            first.add(i)
+            first.setdefault(i, len(first))
     return candidates, first
 
 
@@ -210,7 +210,7 @@ _SIGNALS = ("relevance", "recency", "strength", "priority", "wilson", "context",
 
 
 def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
-                    phase: str, k: int, first: set[int] = frozenset(), superseded: dict[int, set[int]] | None = None,
+                    phase: str, k: int, first: dict[int, int] | None = None, superseded: dict[int, set[int]] | None = None,
                     superseded_factor: float = 0.9) -> tuple[list[dict], int]:
     """Score and order (memories in `first` lead; a superseded memory ranks below what
     supersedes it); in the thresholds' filter mode, also filter. Returns (hits, how many the
@@ -225,7 +225,8 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
     score = composite.tolist()
     below = _below_superseders(score, {r["id"]: j for j, r in enumerate(rows)}, eligible, superseded,
                                superseded_factor) if superseded else {}
-    kept.sort(key=lambda j: (rows[j]["id"] not in first, -score[j], -rows[j]["id"]))
+    first = first or {}
+    kept.sort(key=lambda j: (first.get(rows[j]["id"], len(first)), -score[j], -rows[j]["id"]))
     hits = []
     for rank, j in enumerate(kept[:k], 1):
         c, r = candidates[j], rows[j]

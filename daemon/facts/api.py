@@ -9,6 +9,7 @@ from .. import timeutil
 from ..errors import CasMismatch, InvalidInput
 from ..storage.db import Database
 from . import ranking, store
+from .judge import judge
 from .keys import Source, clean_value, label_of, normalise_key, parse_duration
 from .rules import Capture, capture, compile_rules
 
@@ -125,6 +126,38 @@ class Facts:
         now = timeutil.now()
         return ranking.for_capsule(await self.list(), now, limit=self.capsule_limit if limit is None else limit,
                                    half_life_hours=self.capsule_half_life)
+
+    async def rejudge(self, *, apply: bool = False, undo: bool = False) -> dict:
+        """Judge again the facts that a judging rule (the built-in status-line) captured before it
+        judged: the current values that read as events. A dry run lists them; `apply` retracts
+        them (history keeps every value, the retraction is recorded under the rule `rejudge`);
+        `undo` restores what a re-judge retracted."""
+        if apply and undo:
+            raise InvalidInput("choose --apply or --undo, not both")
+        judging = [r.name for r in self.rules if r.judge]
+        source = Source("rule", store.REJUDGE)
+
+        def body(conn):
+            now = timeutil.now()
+            if undo:
+                found = store.rejudged(conn, self.agent, now)
+                for f in found:
+                    store.write(conn, self.agent, store.Assertion(
+                        label=f["label"], value=f["value"], valid_from=None, source=Source.parse(f["source"],
+                        default=source), confidence=f["confidence"], rule=f["rule"]),
+                        actor=self.actor, now=now, window=self.window)
+                return found
+            found = [{**f, "reason": why} for f in store.judged_values(conn, self.agent, judging, now)
+                     if (why := judge(f["key"], f["value"])) is not None]
+            if apply:
+                for f in found:
+                    store.write(conn, self.agent, store.Assertion(label=f["label"], value=None, valid_from=None,
+                                                                  source=source, rule=store.REJUDGE),
+                                actor=self.actor, now=now, window=self.window)
+            return found
+
+        found = await (self.db.transact(body) if apply or undo else self.db.run(body))
+        return {"action": "undo" if undo else "apply" if apply else "dry-run", "count": len(found), "facts": found}
 
     def capture_in(self, conn, rows: Iterable[dict], results: Iterable[dict], now: float) -> list[dict]:
         """Apply the capture rules to stored observations, inside their write transaction (on the

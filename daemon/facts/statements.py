@@ -33,6 +33,25 @@ CANONICAL = {
     "home address": "address", "postal address": "address", "street address": "address",
     "ip address": "ip", "time zone": "timezone", "due date": "deadline",
 }
+# Words in a question that ask for an attribute without naming it: "How can I call Dana?"
+# asks for `phone`, "Who owns the bridge?" for `owner`.
+CUES = {
+    "phone": ("call", "phone", "mobile", "number", "ring", "text"),
+    "email": ("email", "e-mail", "mail", "write"),
+    "owner": ("own", "owns", "owner", "owned", "responsible"),
+    "location": ("live", "lives", "where", "city", "located"),
+    "home": ("live", "lives", "where", "city"),
+    "address": ("address", "live", "lives"),
+    "price": ("cost", "costs", "price", "much", "pay"),
+    "employer": ("work", "works", "employer", "job", "company"),
+    "diet": ("eat", "eats", "diet", "food"),
+    "status": ("status", "healthy", "up", "down", "state", "running"),
+    "version": ("version", "release"),
+}
+_CUED = {}
+for _attr, _words in CUES.items():
+    for _w in _words:
+        _CUED.setdefault(_w, set()).add(_attr)
 GENERIC_SOURCES = frozenset({"user", "person", "me", "self", "owner", "human", "cli", "api", "mcp", "http"})
 MAX_VALUE_WORDS = 8
 MAX_VALUE_CHARS = 80
@@ -44,7 +63,7 @@ _POSSESSIVE = re.compile(r"['’]s\s+" + _ATTR + _REST)
 _OWNER_BEFORE = re.compile(
     r"(?:\b(?P<det>[Mm]y|[Oo]ur|[Tt]he)\s+(?P<common>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)"
     r"|(?P<proper>(?:[A-Z][\w.&-]*\s+){0,2}[A-Z][\w.&-]*)"
-    r"|(?P<host>\b[a-z][\w.-]*\d[\w.-]*))$")
+    r"|(?P<host>\b[a-z][\w]*[\d.-][\w.-]*|^[a-z][\w]*))$")
 _PRONOUN = re.compile(r"\b(?:his|her|their|its)\s+(?:new\s+|current\s+)?(?P<attr>" + KNOWN + r")" + _REST, re.I)
 _CHANGED = re.compile(r"(?P<subj>\b(?:[Mm]y|[Oo]ur|[Tt]he)\s+[a-z][\w-]*|(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*)\s+"
                       r"(?:has\s+)?(?:moved|changed)\s*[:,;-]\s*(?:his|her|their|its|the)\s+(?:new\s+)?"
@@ -89,6 +108,11 @@ _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|
                           r"that|this|what|how|why|where|when|who|he|she|it|they|we|you|i|there|here|"
                           r"[a-z]+ing|[a-z]+ed\s+by)\b")
 _PRONOUNS = frozenset("his her their its".split())
+
+
+def asked_attributes(words) -> set[str]:
+    """The attributes a question's (case-folded) words ask for, by CUES."""
+    return {a for w in words for a in _CUED.get(w, ())}
 
 
 def canonical(attribute: str) -> str:

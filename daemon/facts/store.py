@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from ..errors import NotFound
 from ..timeutil import iso
 from .keys import Source, normalise_key
+from .statements import asked_attributes
 
 _VALUE_COLUMNS = ("v.id AS value_id, v.value, v.valid_from, v.valid_to, v.recorded_at, v.source_kind, v.source_ref, "
                   "v.confidence, v.rule, v.actor")
@@ -281,14 +282,51 @@ def named_in(conn, agent: str, query: str, now: float) -> list[dict]:
             f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
             f"WHERE f.agent = ? AND f.key IN ({', '.join('?' * len(part))}) AND v.value IS NOT NULL",
             (now, agent, *part)).fetchall()
-    runs = set(keys)
-    # Each run as a subject: the keys from "run." up to "run/" ("/" follows "." in code order).
     subjects = [k for k in keys if k.count(" ") < 3][:400]
+    asked = asked_attributes(k for k in keys if " " not in k)
+    # "Is gw-02 healthy?" names the status line `gw 02 status` without saying "status".
+    cued = [f"{k} {a}" for k in subjects for a in asked if not k.endswith(f" {a}")][:400]
+    if cued:
+        found += conn.execute(
+            f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
+            f"WHERE f.agent = ? AND f.key IN ({', '.join('?' * len(cued))}) AND v.value IS NOT NULL",
+            (now, agent, *cued)).fetchall()
+    runs = set(keys) | asked
+    # Each run as a subject: the keys from "run." up to "run/" ("/" follows "." in code order).
     for row in conn.execute(
             f"WITH s(k) AS (VALUES {', '.join(['(?)'] * len(subjects))}) "
             f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM s JOIN facts f ON f.agent = ? AND f.key > s.k || '.' "
             f"AND f.key < s.k || '/' JOIN fact_values v ON v.id = ({_AT}) WHERE v.value IS NOT NULL",
             (*subjects, agent, now)):
-        if row["key"].split(".", 1)[1] in runs and all(r["key"] != row["key"] for r in found):
+        if row["key"].split(".", 1)[1] in runs:
             found.append(row)
-    return sorted((shaped(r, r, now) for r in found), key=lambda f: (-len(f["key"]), f["key"]))
+    unique = {r["key"]: r for r in found}
+    return sorted((shaped(r, r, now) for r in unique.values()), key=lambda f: (-len(f["key"]), f["key"]))
+
+
+REJUDGE = "rejudge"  # the rule name a re-judging retraction is recorded under
+
+
+def judged_values(conn, agent: str, rules: list[str], now: float) -> list[dict]:
+    """Current facts whose value one of `rules` captured: what a re-judge reads."""
+    if not rules:
+        return []
+    rows = conn.execute(f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
+                        f"WHERE f.agent = ? AND v.value IS NOT NULL AND v.rule IN ({', '.join('?' * len(rules))}) "
+                        "ORDER BY f.key", (now, agent, *rules)).fetchall()
+    return [shaped(r, r, now) for r in rows]
+
+
+def rejudged(conn, agent: str, now: float) -> list[dict]:
+    """Facts whose current state is a re-judge's retraction, each with the value it retracted."""
+    out = []
+    for r in conn.execute(f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
+                          "WHERE f.agent = ? AND v.value IS NULL AND v.rule = ? ORDER BY f.key", (now, agent, REJUDGE)):
+        before = conn.execute(f"SELECT {_VALUE_COLUMNS} FROM fact_values v WHERE v.fact_id = ? AND v.id <> ? AND "
+                              "v.valid_from <= ? ORDER BY v.valid_from DESC, v.id DESC LIMIT 1",
+                              (r["fact_id"], r["value_id"], r["valid_from"])).fetchone()
+        if before is not None and before["value"] is not None:
+            out.append({"key": r["key"], "label": r["label"], "value": before["value"], "rule": before["rule"],
+                        "source": str(Source(before["source_kind"], before["source_ref"])),
+                        "confidence": before["confidence"], "retracted_at": r["valid_from"]})
+    return out
