@@ -52,6 +52,8 @@ def test_query_phrases_follow_recall_and_the_separators_a_person_writes():
     assert relevance.query_phrases("revenue, monthly income | MRR") == [("revenue",), ("monthly", "income"), ("mrr",)]
     assert relevance.query_phrases('"mail relay" OR smtp') == [("mail", "relay"), ("smtp",)]
     assert relevance.query_phrases("the of, and") == []  # stopwords alone name nothing
+    assert _terms("the_bridge").phrases == (("bridge",),)
+    assert relevance.mentions("the policies changed", _terms("policy"))
     # The topic's own words as the query add nothing: its name stays one phrase.
     assert _terms("mail_relay").phrases == (("mail", "relay"),)
     assert _terms("bridge", query="bridge gw-01", facts=("bridge", "relay")).phrases == (

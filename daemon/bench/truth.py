@@ -99,5 +99,6 @@ def capsule_blocks(text: str, facts: Iterable[dict], labels: dict[int, corpus.La
     should = sum(map(is_open, set(visible)))
     return {"fact_lines": len(fact_lines), "fact_state_lines": states,
             "fact_state_share": _share(states, len(fact_lines)),
-            "task_lines": len(task_lines), "task_open_lines": opened, "task_open_share": _share(opened, len(task_lines)),
+            "task_lines": len(task_lines), "task_open_lines": opened,
+            "task_open_share": _share(opened, len(task_lines)),
             "open_tasks_visible": should}

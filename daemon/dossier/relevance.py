@@ -58,6 +58,16 @@ def _kept(phrase: tuple[str, ...]) -> bool:
     return bool(phrase) and not all(p in STOPWORDS or len(p) < 2 for p in phrase)
 
 
+def _trimmed(phrase: tuple[str, ...]) -> tuple[str, ...]:
+    """Without stopwords at either end: `the bridge` names what `Bridge: DOWN` does."""
+    words = list(phrase)
+    while len(words) > 1 and words[0] in STOPWORDS:
+        words.pop(0)
+    while len(words) > 1 and words[-1] in STOPWORDS:
+        words.pop()
+    return tuple(words)
+
+
 def query_phrases(query: str) -> list[tuple[str, ...]]:
     """The phrases a query names (see the module's docstring), spelled with their accents."""
     quoted = [spelled(q) for q in _QUOTED.findall(query)]
@@ -90,7 +100,7 @@ def terms_of(topic: Topic) -> Terms:
     found = [name, *(spelled(p) for p in topic.fact_prefixes)]
     if spelled(topic.query) != name:
         found += query_phrases(topic.query)
-    return Terms(tuple(p for p in dict.fromkeys(found) if _kept(p)))
+    return Terms(tuple(dict.fromkeys(_trimmed(p) for p in found if _kept(p))))
 
 
 def _same_word(word: str, term: str) -> bool:
@@ -98,9 +108,10 @@ def _same_word(word: str, term: str) -> bool:
         return True
     if len(term) < 3 or not term.isalpha() or not word.startswith(term[:-1]):
         return False
-    stems = {term, term[:-1]} if term.endswith(("e", "y")) else {term}  # "resolve" -> "resolving"
+    # A final e or y gives way to the ending: "resolve" -> "resolving", "policy" -> "policies".
+    stems = {term, term[:-1]} if term.endswith(("e", "y")) else {term}
     if term.endswith("y"):
-        stems.add(term[:-1] + "i")  # "relay"... "policy" -> "policies"
+        stems.add(term[:-1] + "i")
     return any(word == stem + suffix for stem in stems for suffix in _SUFFIXES)
 
 
