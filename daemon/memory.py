@@ -24,7 +24,8 @@ from .episodes.deep import DeepWeights, combine, seeds_of
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
 from .episodes.recall import (Tuning, balanced_candidates, features_of, fts_candidates, graph_reach,
-                              namespace_phase, nearest, rank_candidates, with_fact_sources, with_superseders)
+                              namespace_phase, nearest, rank_candidates, with_fact_sources, with_superseders,
+                              alike_newer)
 from .capsule.api import Capsule
 from .consolidation.api import Consolidation
 from .dossier.api import Dossiers
@@ -418,13 +419,17 @@ class Memory:
             candidates, used = combine(candidates, reached, hebb, rows, deep), "deep"
         candidates, first = with_fact_sources(candidates, lexical)
         candidates, superseded = await with_superseders(self.db, scope, candidates)
+        # A fact the query names already says which statement is current; alike hits never
+        # displace the memories behind it.
+        alike = alike_newer(candidates, self._vectors, query, k, tuning.present_similarity) \
+            if used != "fast" and not first else {}
         if as_of:
             usage = await self.db.run(reads.usage_before, [c.row["id"] for c in candidates], now)
             for c in candidates:
                 c.row = {**c.row, **usage.get(c.row["id"], reads.NO_USE)}
         hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=params,
                                          phase=lexical.phase, k=k, first=first, superseded=superseded,
-                                         superseded_factor=tuning.superseded_factor)
+                                         alike=alike, superseded_factor=tuning.superseded_factor)
         return {"query": query, "mode": mode, "mode_used": used, "k": k, "phase": lexical.phase,
                 "candidates": len(candidates), "cold_matched": sum(c.row["tier"] == "cold" for c in candidates),
                 "cold_factor": params.cold_factor, "fts_plan": lexical.plan, "filtered": filtered,

@@ -96,3 +96,44 @@ def test_show_and_explain_name_the_supersession(cli):
     assert "superseded by #2: a newer memory states another value of the same fact" in out
     assert "fact  dana whitfield.email = dana@whitfield.example" in out
     assert cli.json("fact", "get", "Dana Whitfield.email")["value"] == "dana@whitfield.example"
+
+
+# -- questions about the present (episodes/currency.py) -----------------------------------------
+
+@pytest.mark.parametrize("query, present", [
+    ("Where is the analytics warehouse hosted?", True), ("Who is my boss?", True),
+    ("What does the pro plan cost us these days?", True), ("Where was the warehouse hosted?", False),
+    ("When did Dana move?", False), ("What was my first car?", False), ("How long ago did we switch?", False),
+    ("Dana email", False)])
+def test_questions_about_the_present_are_told_from_questions_about_the_past(query, present):
+    from daemon.episodes.currency import asks_present
+    assert asks_present(query) is present
+
+
+def test_alike_memories_naming_the_same_words_of_the_question_order_older_below_newer():
+    import numpy as np
+    from daemon.episodes.currency import newer_alike
+
+    near = np.array([1.0, 0.0]), np.array([0.8, 0.6]), np.array([0.0, 1.0]), np.array([0.9, 0.436])
+    items = [(1, 100.0, "The analytics warehouse lives in us-east-2"),
+             (2, 200.0, "The analytics warehouse moved to ap-southeast-1 after the APAC move"),
+             (3, 300.0, "The analytics warehouse team had lunch"),
+             (4, 400.0, "The billing warehouse moved to eu-west-1")]  # another subject: lacks "analytics"
+    vectors = dict(zip((1, 2, 3, 4), near))
+    query = "Where is the analytics warehouse hosted?"
+    assert newer_alike(items, vectors, query, similarity=0.5) == {1: {2}, 2: {3}}
+    assert newer_alike(items, vectors, query, similarity=0.9) == {}
+    assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5) == {}  # no word of the question
+
+
+def test_a_present_question_ranks_the_newer_of_two_alike_memories_first(memory):
+    old = memory.observe("The analytics warehouse lives in us-east-2", at="30d ago")["id"]
+    new = memory.observe("The analytics warehouse moved to ap-southeast-1 after the APAC move", at="2d ago")["id"]
+    memory.observe_many([{"content": text} for text in NOISE])
+    memory.embed_pending()
+    r = memory.recall("Where is the analytics warehouse hosted?", mode="balanced", k=5)
+    ids = [h["id"] for h in r["hits"]]
+    assert ids.index(new) < ids.index(old)
+    assert r["hits"][ids.index(old)]["explain"]["newer_alike"] == [new]
+    past = memory.recall("Where was the analytics warehouse hosted before?", mode="balanced", k=5)
+    assert all("newer_alike" not in h["explain"] for h in past["hits"])

@@ -20,6 +20,7 @@ from ..config import settings_toml
 from ..home import Home, init_home
 from ..memory import Memory
 from ..storage import driver
+from ..facts import judge, rules, statements
 from ..storage.migrations import MIGRATIONS
 from . import corpus, ingest
 from .ingest import populate
@@ -39,9 +40,9 @@ async def _embedded(mem: Memory, mode: str, embed_progress) -> float | None:
 
 def corpus_file(cache: Path, n: int, seed: int, mode: str, config) -> Path:
     """Where a filled corpus database is kept between runs: named by everything that shapes it
-    (size, seed, embedded or not, the model, the schema, the generator's and importer's code),
-    so a change to any of them makes a new one rather than reusing a stale one."""
-    shape = b"".join(Path(m.__file__).read_bytes() for m in (corpus, ingest))
+    (size, seed, embedded or not, the model, the schema, the generator's, importer's and fact
+    capture's code), so a change to any of them makes a new one rather than reusing a stale one."""
+    shape = b"".join(Path(m.__file__).read_bytes() for m in (corpus, ingest, rules, judge, statements))
     shape += f"{len(MIGRATIONS)}:{config['embedding.model']}:{config['embedding.runtime']}".encode()
     what = "fts" if mode == "fast" else "embedded"
     return cache / f"corpus-{n}-{seed}-{what}-{hashlib.sha256(shape).hexdigest()[:16]}.db"

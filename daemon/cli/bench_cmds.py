@@ -200,7 +200,7 @@ async def cmd_updates(args) -> int:
     if args.n < 0:
         raise InvalidInput("--n must be 0 or more")
     bar = Progress(updates_steps(args.n), "updates (homes filled and embedded)", unit="memories")
-    result = await bench_updates(background=args.n, seed=args.seed, k=args.k, progress=bar.advance)
+    result = await bench_updates(background=args.n, seed=args.seed, k=args.k, only=args.set, progress=bar.advance)
     bar.close()
     _save(result, args.out)
     emit(result, args.json, format_updates)
@@ -411,6 +411,7 @@ def register(sub, common) -> None:
                                     "asked about; how often the newer ranks first, vs a home without attribute "
                                     "statements.", n=2000)
     q.add_argument("--k", type=int, default=10)
+    q.add_argument("--set", choices=("generated", "dev", "held_out"), help="only this set of pairs (default: all)")
     q = add("dossier", cmd_dossier, "Extractive dossier refresh latency (forced and unchanged) vs one recall of "
                                     "the topic; LLM synthesizer tokens/s and seconds per dossier.")
     q.add_argument("--refreshes", type=int, default=200, help="timed refreshes of each kind (after 10 warm-up ones)")

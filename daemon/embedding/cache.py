@@ -148,6 +148,11 @@ class VectorCache:
             return np.arange(self._size)
         return np.flatnonzero(distance <= cutoff(distance, keep))
 
+    def vectors(self, ids) -> dict[int, np.ndarray]:
+        """The vectors held for these episode ids (copies)."""
+        with self._lock:
+            return {i: self._matrix[self._pos[i]].copy() for i in ids if i in self._pos}
+
     def search(self, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         """The k nearest: (episode id, cosine distance), nearest first. Vectors are normalised,
         so cosine similarity is a dot product."""

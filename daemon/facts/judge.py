@@ -41,6 +41,9 @@ error err warn warning info debug trace fatal critical notice alert log event ne
 breakfast chat message diary journal today yesterday tomorrow observation thought comment assistant user
 system kernel cron sshd systemd
 """.split())
+# A key naming where a message came from (`Amara on chat: please look at ...`).
+CHANNELS = frozenset("chat slack irc sms telegram whatsapp matrix discord".split())
+_REQUEST = re.compile(r"(?i)^(?:please|pls|plz|can\s+you|could\s+you|would\s+you|will\s+you)\b")
 _PERSONAL = frozenset("i i'm i've i'd i'll we we're we've you you're my our me us".split())
 _WORD = re.compile(r"[\w'’%.-]+")
 _HOST = re.compile(r"^[a-z][a-z0-9.]*[-_.]?\d+[a-z0-9]*$|^[a-z0-9-]+(\.[a-z0-9-]+){2,}$")
@@ -71,6 +74,10 @@ def judge(key: str, value: str) -> str | None:
         return "the key is a sentence (it ends in a verb)"
     if v.endswith("?"):
         return "a question"
+    if key_words and key_words[-1] in CHANNELS and len(key_words) > 1:
+        return "a message (the key names who wrote and where)"
+    if _REQUEST.match(v):
+        return "a request"
     if len(words) == 1:
         return None
     first = words[0]
@@ -93,6 +100,9 @@ def judge(key: str, value: str) -> str | None:
         return None
     if _HOST.match(key.replace(" ", "-")) and not _NUMBER.match(first):
         return "host chatter (a host's key with a message for a value)"
+    if key_words and _HOST.match(key_words[0] + "-" + key_words[1] if len(key_words) > 2 and
+                                 key_words[1].isdigit() else key_words[0]) and _NUMBER.match(first):
+        return "a reading (a host's measure with a number for a value)"
     if len(words) >= 4 and any(w in IRREGULAR_PAST or (_is_verb(w) and w not in STATUS_WORDS) for w in words[1:]):
         return "a sentence, not a value (it has a verb)"
     if len(words) >= 5 and _CLAUSE.search(v):
