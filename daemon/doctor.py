@@ -169,8 +169,35 @@ def capsule(home: Home) -> list[dict]:
     return [finding("capsule", OK, f"{path} is valid")]
 
 
+def facts(home: Home) -> list[dict]:
+    """Facts the status-line rule captured before it judged lines, that read as events."""
+    from .facts.judge import judge
+
+    if not home.db_path.exists():
+        return []
+    try:
+        conn = driver.sqlite_module().connect(f"file:{home.db_path}?mode=ro", uri=True)
+        try:
+            rows = conn.execute(
+                "SELECT f.agent, f.key, v.value FROM facts f JOIN fact_values v ON v.id = (SELECT id FROM "
+                "fact_values WHERE fact_id = f.id AND valid_from <= ? ORDER BY valid_from DESC, id DESC LIMIT 1) "
+                "WHERE v.value IS NOT NULL AND v.rule = 'status-line'", (time.time(),)).fetchall()
+        finally:
+            conn.close()
+    except driver.driver_errors():
+        return []  # the database check says what is wrong with it
+    events = [(agent, key) for agent, key, value in rows if judge(key, value) is not None]
+    if not events:
+        return [finding("facts", OK, f"{len(rows)} captured status facts read as states")]
+    agents = sorted({a for a, _ in events})
+    return [finding("facts", WARN, f"{len(events)} facts captured from status lines read as events, not states "
+                                   f"(e.g. {events[0][1]!r} in namespace {events[0][0]!r})",
+                    "strata fact rejudge lists them; --apply retracts them (undo: --undo)"
+                    + (f"; run it in each namespace: {', '.join(agents)}" if len(agents) > 1 else ""))]
+
+
 CHECKS: tuple[Callable[[Home], list[dict]], ...] = (permissions, configuration, database, models, disk, daemon,
-                                                    capsule)
+                                                    capsule, facts)
 
 
 async def examine(home: Home) -> dict:

@@ -4,6 +4,7 @@ facts. Pure functions, then the labelled sets, then through a real home."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import pytest
@@ -138,6 +139,8 @@ def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_ju
                                                          rule="status-line"), actor="test", now=time.time(),
                         window=600)
     memory.wait(memory.raw.db.transact(old_capture))
+    doctor = {f["check"]: f for f in json.loads(cli("doctor", "--json").out)["findings"]}["facts"]
+    assert doctor["status"] == "warn" and "strata fact rejudge" in doctor["fix"]
     dry = cli.json("fact", "rejudge")
     assert dry["action"] == "dry-run" and {f["key"] for f in dry["facts"]} == set(events)
     assert {f["key"] for f in cli.json("fact", "list")} == {"bridge", *events}  # a dry run changes nothing

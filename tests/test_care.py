@@ -35,7 +35,7 @@ def test_a_healthy_home(cli):
     checks = by_check(report)
     assert {c: f["status"] for c, f in checks.items()} == {
         "permissions": "ok", "config": "ok", "database": "ok", "schema": "ok", "embedding model": "ok",
-        "disk": "ok", "daemon": "warn", "capsule": "ok"}
+        "disk": "ok", "daemon": "warn", "capsule": "ok", "facts": "ok"}
     assert "no daemon" in checks["daemon"]["message"] and "strata run" in checks["daemon"]["fix"]
 
 

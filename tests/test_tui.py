@@ -59,6 +59,8 @@ def test_format_helpers():
     assert ("retriever", "fts", "rank 2, bm25 1.5") in out
     assert ("retriever", "graph", "path a → b") in out
     assert ("feature", "access_count", "3") in out
+    hit["explain"]["superseded_by"] = [7]
+    assert ("order", "superseded by", "#7: a newer memory states another value of the same fact") in explain(hit, {})
 
 
 @pytest.mark.slow

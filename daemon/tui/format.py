@@ -62,6 +62,11 @@ def explain(hit: dict, weights: dict[str, float]) -> list[tuple[str, str, str]]:
             rows.append(("signal", factor, f"× {signals[factor]:.3f}"))
     if "penalised" in hit["explain"]:
         rows.append(("signal", "penalised", hit["explain"]["penalised"]))
+    for key, what in (("superseded_by", "a newer memory states another value of the same fact"),
+                      ("newer_alike", "a newer memory alike it answers the question")):
+        if key in hit["explain"]:
+            rows.append(("order", key.replace("_", " "),
+                         ", ".join(f"#{i}" for i in hit["explain"][key]) + f": {what}"))
     for retriever, detail in hit["explain"]["retrievers"].items():
         rows.append(("retriever", retriever, ", ".join(f"{k} {_value(v)}" for k, v in detail.items())))
     for name, v in hit["explain"]["features"].items():
