@@ -29,7 +29,8 @@ def _pairs(rng: random.Random) -> list[dict]:
     names = [p[0] for p in PEOPLE]
     for name in names[:10]:
         user, _, domain = dict(PEOPLE)[name].partition("@")
-        old, new = f"{user}@{domain}", f"{name.split()[0].lower()}@{rng.choice(['proton.me', 'posteo.de', 'mailbox.org'])}"
+        mailbox = rng.choice(["proton.me", "posteo.de", "mailbox.org"])
+        old, new = f"{user}@{domain}", f"{name.split()[0].lower()}@{mailbox}"
         out.append({"attribute": "email", "old": f"{name}'s email address is {old}.",
                     "new": rng.choice([f"{name} moved: their email address is now {new}.",
                                        f"{name}'s email address has changed to {new}.",

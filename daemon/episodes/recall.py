@@ -198,7 +198,8 @@ def _below_superseders(score: list[float], index: dict[int, int], eligible, supe
 ALIKE_WINDOW = 5
 
 
-def _newer_above(shown: list[int], ids: list[int], alike: dict[int, set[int]]) -> tuple[list[int], dict[int, list[int]]]:
+def _newer_above(shown: list[int], ids: list[int], alike: dict[int, set[int]]
+                 ) -> tuple[list[int], dict[int, list[int]]]:
     """The first hits (candidate positions, best first) with each newer memory alike an older
     one moved just above it, when it ranked below; the set stays the same, so only the order
     changes. Returns the order and, per older id, the newer ids moved above it."""
@@ -243,9 +244,9 @@ _SIGNALS = ("relevance", "recency", "strength", "priority", "wilson", "context",
 
 
 def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: float, params: ScoringParams,
-                    phase: str, k: int, first: dict[int, int] | None = None, superseded: dict[int, set[int]] | None = None,
-                    alike: dict[int, set[int]] | None = None, superseded_factor: float = 0.9
-                    ) -> tuple[list[dict], int]:
+                    phase: str, k: int, first: dict[int, int] | None = None,
+                    superseded: dict[int, set[int]] | None = None, alike: dict[int, set[int]] | None = None,
+                    superseded_factor: float = 0.9) -> tuple[list[dict], int]:
     """Score and order (memories in `first` lead; a superseded memory ranks below what
     supersedes it, and, for a question about the present, below a newer one alike it); in the
     thresholds' filter mode, also filter. Returns (hits, how many the thresholds filtered out).

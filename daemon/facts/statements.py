@@ -78,8 +78,9 @@ _FIRST = re.compile(r"\b(?P<det>[Mm]y|[Oo]ur)\s+(?:new\s+|current\s+)?" + _ATTR 
 _NEW = re.compile(r"\bnew\s+(?P<attr>" + KNOWN + r")\b[^.!?]{0,40}[.!?;,:]\s*(?:it['’]s|it\s+is|the\s+new\s+one\s+is)"
                   r"\s+(?P<value>.+)", re.I)
 _PLACE = r"(?P<value>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2})"
-_WORK = re.compile(r"\bI(?:['’]m|\s+am)?\s+(?:now\s+)?(?:work(?:ing)?\s+(?:at|for)|started\s+(?:a\s+new\s+job|working)"
-                   r"\s+(?:at|for)|joined|took\s+a\s+job\s+(?:at|with))\s+" + _PLACE)
+_WORK = re.compile(r"\bI(?:['’]m|\s+am)?\s+(?:now\s+)?(?:work(?:ing)?\s+(?:at|for)|"
+                   r"started\s+(?:a\s+new\s+job|working)\s+(?:at|for)|joined|took\s+a\s+job\s+(?:at|with))\s+"
+                   + _PLACE)
 _LIVE = re.compile(r"\bI\s+(?:now\s+)?(?:live|moved|relocated)\s+(?:in|to)\s+" + _PLACE)
 _DIET = re.compile(r"\bI(?:['’]m|\s+am)\s+(?:now\s+)?(?:a\s+)?(?P<value>vegan|vegetarian|pescatarian|flexitarian|"
                    r"keto|paleo|gluten[- ]free|lactose[- ]intolerant)\b"
@@ -93,15 +94,18 @@ _COSTS = re.compile(r"^\s*(?:The\s+|Our\s+)?(?P<subj>[\w][\w.&-]*(?:\s+[\w][\w.&
 _MOVED = re.compile(r"(?P<subj>\b[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+" + _PLACE)
 _OWNED = re.compile(r"(?:\b[Tt]he\s+)?(?P<subj>\b[\w][\w.&-]*(?:\s+[\w][\w.&-]*)?)\s+is\s+now\s+"
                     r"(?:owned|maintained|run|led|managed)\s+by\s+(?P<value>.+)")
-_CUE = re.compile(r"['’]s\s|(?:^|[.!?]\s+)The\s|\bis\s+(?:now\s+)?(?:the|our)\s|\b(?:my|our|his|her|their|its|new|of|moved|relocated|work|working|joined|job|live|"
-                  r"vegan|vegetarian|pescatarian|flexitarian|keto|paleo|diet|owned|maintained|managed|works|lives|costs?)\b", re.I)
+_CUE = re.compile(r"['’]s\s|(?:^|[.!?]\s+)The\s|\bis\s+(?:now\s+)?(?:the|our)\s|"
+                  r"\b(?:my|our|his|her|their|its|new|of|moved|relocated|work|working|joined|job|live|"
+                  r"vegan|vegetarian|pescatarian|flexitarian|keto|paleo|diet|owned|maintained|managed|works|lives|"
+                  r"costs?)\b", re.I)
 # A full stop after a title or an initial does not end a sentence ("Dr. Alvarez").
 _TITLES = ("Dr", "Mr", "Ms", "St", "Mrs", "Prof", "Jr", "Sr", "[A-Z]")
 _NOT_AFTER = "".join(rf"(?<!\b{t})" for t in _TITLES)  # before a full stop
 _NOT_PAST = "".join(rf"(?<!\b{t}\.)" for t in _TITLES)  # just past one
 _SENTENCES = re.compile(_NOT_PAST + r"(?<=[.!?])\s+(?=[A-Z\"'“])|\n")
 _CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although|while)\b|;|\s+(?:but|because|which|"
-                         r"so\s+that|while)\s|\s+-\s|\s+—\s|" + _NOT_AFTER + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it)\b")
+                         r"so\s+that|while)\s|\s+-\s|\s+—\s|" + _NOT_AFTER
+                         + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it)\b")
 _STARTERS = frozenset("yesterday today tomorrow also so and but actually now note fyi btw oh well update i the a an "
                       "this that it we they he she my our".split())
 _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|just|about|going|coming|getting|"
