@@ -12,6 +12,7 @@ import pytest
 from conftest import write_config
 from daemon import Memory
 from daemon.bench.capture import SETS, labelled, score
+from daemon.errors import NotFound
 from daemon.facts.judge import judge
 from daemon.facts.rules import capture, compile_rules
 from daemon.facts.statements import canonical, statements
@@ -151,3 +152,14 @@ def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_ju
     assert {f["key"]: f["value"] for f in cli.json("fact", "rejudge", "--undo")["facts"]} == events
     assert {f["key"] for f in cli.json("fact", "list")} == {"bridge", *events}
     assert cli("fact", "rejudge", "--apply", "--undo").returncode == 2
+
+
+def test_fact_get_reads_a_key_worded_as_the_statement_put_it(memory):
+    memory.observe("Dana Whitfield's email address is dana@whitfield.example")
+    memory.observe("My dog's name is Rex.")
+    memory.observe("My phone number is 555-0101.")
+    assert memory.facts.get("Dana Whitfield's email address")["value"] == "dana@whitfield.example"
+    assert memory.facts.get("my dog's name")["value"] == "Rex"
+    assert memory.facts.get("My phone number")["value"] == "555-0101"
+    with pytest.raises(NotFound, match="no fact \"sam's email\""):
+        memory.facts.get("Sam's email")

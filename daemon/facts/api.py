@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from .. import timeutil
-from ..errors import CasMismatch, InvalidInput
+from ..errors import CasMismatch, InvalidInput, NotFound
 from ..storage.db import Database
 from . import ranking, store
 from .judge import judge
 from .keys import Source, clean_value, label_of, normalise_key, parse_duration
 from .rules import Capture, capture, compile_rules
+from .statements import key_of
 
 _UNSET: Any = object()
 
@@ -96,11 +97,23 @@ class Facts:
         return self._shaped(await self.db.transact(body), a)
 
     async def get(self, key: str, *, at: str | float | None = None, known_at: str | float | None = None) -> dict:
-        """KEY's value now, or as it was at `at` (world time); with `known_at`, as strata knew it then."""
+        """KEY's value now, or as it was at `at` (world time); with `known_at`, as strata knew it then.
+        A key worded as a statement's subject finds what the statement set: `Dana's email
+        address` reads `dana.email`, `my phone number` reads `my phone`."""
         now = timeutil.now()
         when = now if at is None else timeutil.parse_time(at, reference=now)
         known = None if known_at is None else timeutil.parse_time(known_at, reference=now)
-        return await self.db.run(lambda c: store.get(c, self.agent, key, at=when, known_at=known, now=now))
+        try:
+            return await self.db.run(lambda c: store.get(c, self.agent, key, at=when, known_at=known, now=now))
+        except NotFound:
+            other = key_of(key) if isinstance(key, str) else None
+            if other is None or normalise_key(other) == normalise_key(key):
+                raise
+            try:
+                return await self.db.run(lambda c: store.get(c, self.agent, other, at=when, known_at=known, now=now))
+            except NotFound:
+                pass
+            raise
 
     async def list(self, *, stale: bool = False, prefix: str | None = None) -> list[dict]:
         now = timeutil.now()

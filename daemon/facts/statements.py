@@ -127,6 +127,28 @@ def canonical(attribute: str) -> str:
     return CANONICAL.get(a, a)
 
 
+_ASKED_KEY = (re.compile(r"(?P<subj>.+?)['’]s\s+(?P<attr>[^'’]+)"),
+              re.compile(r"(?i)the\s+(?P<attr>.+?)\s+of\s+(?:the\s+)?(?P<subj>.+)"))
+
+
+def key_of(phrase: str) -> str | None:
+    """The key a statement about PHRASE is captured under, when PHRASE is worded as one
+    (`Dana Whitfield's email address` -> `Dana Whitfield.email`, `my phone number` -> `my phone`,
+    `the price of the pro plan` -> `pro plan.price`); else None."""
+    text = " ".join(phrase.split())
+    for pattern in _ASKED_KEY:
+        m = pattern.fullmatch(text)
+        if m:
+            subject = m.group("subj")
+            for lead in ("the ", "The "):
+                subject = subject.removeprefix(lead)
+            return f"{subject}.{canonical(m.group('attr'))}"
+    first = re.fullmatch(r"(?i)(my|our)\s+(.+)", text)
+    if first:
+        return f"{first.group(1).casefold()} {canonical(first.group(2))}"
+    return None
+
+
 def _value(raw: str) -> str | None:
     text = raw.strip()
     m = _CLAUSE_END.search(text)
