@@ -106,7 +106,7 @@ def test_capture_on_the_held_out_set_stays_where_it_was_measured():
     # Written apart from the code and never tuned on: the figure the README reports. A floor
     # below it catches a change that makes capture worse on lines it was not tuned on.
     r = score(labelled(SETS["held_out"]))
-    assert r["precision"] >= 0.9 and r["recall"] >= 0.85
+    assert r["precision"] >= 0.92 and r["recall"] >= 0.9
 
 
 def test_a_home_captures_statements_and_skips_events(memory):

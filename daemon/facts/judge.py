@@ -22,7 +22,8 @@ resolved fixed broken limited unlimited required reserved assigned unassigned sh
 pending rejected accepted verified unverified encrypted throttled overloaded isolated quarantined
 restricted allowed denied paid unpaid sold running stable unstable draining syncing synced ready waiting
 unknown missing full empty low high normal critical warning passing passed late due overdue live
-maintenance readonly read-only yes no true false none n/a good bad fine done todo
+maintenance readonly read-only yes no true false none n/a good bad fine done todo out deferred postponed
+overdue expiring valid invalid
 """.split())
 # What may follow a status word in a state: `failed at 03:00`, `down since Monday`, `paid in full`.
 QUALIFIERS = frozenset("""
@@ -39,8 +40,10 @@ wore withdrew came rebuilt rewrote reran undid redid upgraded put cut read
 MESSAGE_KEYS = frozenset("""
 error err warn warning info debug trace fatal critical notice alert log event news meeting call lunch dinner
 breakfast chat message diary journal today yesterday tomorrow observation thought comment assistant user
-system kernel cron sshd systemd
+system kernel cron sshd systemd nginx httpd postfix dovecot certbot fail2ban kubelet dockerd containerd
 """.split())
+# A key that opens with one of these is a record, not a property (`Journal 12 March: ...`).
+RECORD_LEADS = frozenset("diary journal note notes".split())
 # A key naming where a message came from (`Amara on chat: please look at ...`).
 CHANNELS = frozenset("chat slack irc sms telegram whatsapp matrix discord".split())
 _REQUEST = re.compile(r"(?i)^(?:please|pls|plz|can\s+you|could\s+you|would\s+you|will\s+you)\b")
@@ -66,7 +69,7 @@ def judge(key: str, value: str) -> str | None:
     if not words:
         return None
     key_words = key.replace(".", " ").split()
-    if key in MESSAGE_KEYS:
+    if key in MESSAGE_KEYS or (key_words and key_words[0] in RECORD_LEADS):
         return "the key introduces a message"
     if len(key_words) == 1 and _is_verb(key_words[0]):
         return "the key is an act (`Fixed: ...`)"
@@ -100,10 +103,14 @@ def judge(key: str, value: str) -> str | None:
         return None
     if _HOST.match(key.replace(" ", "-")) and not _NUMBER.match(first):
         return "host chatter (a host's key with a message for a value)"
-    if key_words and _HOST.match(key_words[0] + "-" + key_words[1] if len(key_words) > 2 and
-                                 key_words[1].isdigit() else key_words[0]) and _NUMBER.match(first):
+    host = key_words[0] + "-" + key_words[1] if len(key_words) > 1 and key_words[1][:1].isdigit() else key_words[0]
+    if _HOST.match(host) and _NUMBER.match(first):
         return "a reading (a host's measure with a number for a value)"
-    if len(words) >= 4 and any(w in IRREGULAR_PAST or (_is_verb(w) and w not in STATUS_WORDS) for w in words[1:]):
+    # `failover completed in 11s`, `client tomasz disconnected`: something that happened to a
+    # thing (in the first clause: `8am to 8pm, closed Sundays` lists conditions).
+    clause = [w for w in _WORD.findall(v.split(",", 1)[0].casefold())][1:]
+    if len(words) >= 3 and any(w in IRREGULAR_PAST or (_is_verb(w) and (w.endswith("ed") or w not in STATUS_WORDS))
+                               for w in clause):
         return "a sentence, not a value (it has a verb)"
     if len(words) >= 5 and _CLAUSE.search(v):
         return "a sentence, not a value"

@@ -22,9 +22,9 @@ from .statements import statements
 
 BUILTIN: dict[str, dict[str, Any]] = {
     "status-line": {
-        # One to four words, a colon and a space, then a short value on the same line.
+        # One to five words, a colon and a space, then a short value on the same line.
         # "10:30" and "https://..." do not match: the colon must be followed by a space.
-        "pattern": r"^\s*(?P<key>[^\W\d_][\w./]*(?:[ _-][\w./]+){0,3})\s*:[ \t]+(?P<value>\S.{0,119}?)\s*$",
+        "pattern": r"^\s*(?P<key>[^\W\d_][\w./'’]*(?:[ _-][\w./#'’]+){0,4})\s*:[ \t]+(?P<value>\S.{0,119}?)\s*$",
         "kinds": ["observation", "event", "fact"],
         "confidence": 0.9,
         "judge": True,

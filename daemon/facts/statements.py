@@ -69,7 +69,7 @@ _CHANGED = re.compile(r"(?P<subj>\b(?:[Mm]y|[Oo]ur|[Tt]he)\s+[a-z][\w-]*|(?:[A-Z
                       r"(?:has\s+)?(?:moved|changed)\s*[:,;-]\s*(?:his|her|their|its|the)\s+(?:new\s+)?"
                       r"(?P<attr>" + KNOWN + r")" + _REST)
 # `The on-call engineer is Jenna`, `Jenna is the on-call engineer this week`: a role and who holds it.
-_THE = re.compile(r"^\s*The\s+(?P<attr>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)" + _REST)
+_THE = re.compile(r"^\s*[Tt]he\s+(?P<attr>(?:[A-Za-z][\w-]*\s+){0,3}?[A-Za-z][\w-]*)" + _REST)
 _HOLDS = re.compile(r"^\s*(?P<value>(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*)\s+is\s+(?:now\s+)?(?:the|our)\s+"
                     r"(?P<attr>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+(?:this|for|until|since|from)\b.*)?[.!]?\s*$")
 _OF = re.compile(r"\b[Tt]he\s+(?:new\s+|current\s+)?(?P<attr>" + KNOWN + r")\s+of\s+(?:the\s+|our\s+|my\s+)?"
@@ -91,13 +91,25 @@ _THEIR_HOME = re.compile(_NAME + r"\s+(?:now\s+)?lives\s+in\s+" + _PLACE)
 _THEIR_DIET = re.compile(_NAME + r"\s+is\s+(?:now\s+)?(?:a\s+)?(?P<value>vegan|vegetarian|pescatarian|flexitarian)\b")
 _COSTS = re.compile(r"^\s*(?:The\s+|Our\s+)?(?P<subj>[\w][\w.&-]*(?:\s+[\w][\w.&-]*){0,2}?)\s+(?:now\s+)?costs?\s+"
                     r"(?:now\s+)?(?P<value>(?:[$€£]|\d).*)")
+_SUBJECT = r"(?:(?P<det>The|Our|My|the|our|my)\s+)?(?P<subj>[\w][\w.&-]*(?:\s+[\w][\w.&-]*){0,3}?)"
+# When something happens: `The office closes at 6pm`, `Backups run every night at 1am`.
+_SCHEDULE = re.compile(r"^\s*" + _SUBJECT + r"\s+(?P<verb>opens|closes|runs?|goes\s+out|is\s+held|happens|starts|"
+                       r"ends|meets|is\s+due|are\s+due)\s+(?P<value>(?:at|on|every|each|daily|weekly|monthly|"
+                       r"within|from|until|before|after|by)\b.+)")
+_PREFERS = re.compile(r"^\s*(?P<subj>I|[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)(?:['’]d|\s+would)?\s+(?:prefers?|rather)\s+"
+                      r"(?P<value>.+)")
+_ALLERGIC = re.compile(r"^\s*(?P<subj>I|[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)(?:['’]m|\s+am|\s+is)\s+allergic\s+to\s+"
+                       r"(?P<value>.+)")
+_USE = re.compile(r"^\s*(?P<subj>We|I)\s+(?:now\s+)?use\s+(?P<value>.+?)\s+for\s+(?P<attr>[\w\s-]+?)[.!]?\s*$")
+_RELATIVE_HOME = re.compile(r"\b(?P<subj>[Mm]y\s+[a-z]+)\s+(?:now\s+)?lives\s+in\s+" + _PLACE)
 _MOVED = re.compile(r"(?P<subj>\b[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+" + _PLACE)
 _OWNED = re.compile(r"(?:\b[Tt]he\s+)?(?P<subj>\b[\w][\w.&-]*(?:\s+[\w][\w.&-]*)?)\s+is\s+now\s+"
                     r"(?:owned|maintained|run|led|managed)\s+by\s+(?P<value>.+)")
-_CUE = re.compile(r"['’]s\s|(?:^|[.!?]\s+)The\s|\bis\s+(?:now\s+)?(?:the|our)\s|"
+_CUE = re.compile(r"['’]s\s|(?:^|[.!?]\s+)[Tt]he\s|\bis\s+(?:now\s+)?(?:the|our)\s|"
                   r"\b(?:my|our|his|her|their|its|new|of|moved|relocated|work|working|joined|job|live|"
                   r"vegan|vegetarian|pescatarian|flexitarian|keto|paleo|diet|owned|maintained|managed|works|lives|"
-                  r"costs?)\b", re.I)
+                  r"costs?|opens|closes|runs?|goes|held|happens|starts|ends|meets|due|prefers?|rather|allergic|use)\b",
+                  re.I)
 # A full stop after a title or an initial does not end a sentence ("Dr. Alvarez").
 _TITLES = ("Dr", "Mr", "Ms", "St", "Mrs", "Prof", "Jr", "Sr", "[A-Z]")
 _NOT_AFTER = "".join(rf"(?<!\b{t})" for t in _TITLES)  # before a full stop
@@ -184,6 +196,13 @@ def _owner(prefix: str) -> str | None:
     return m.group("host")
 
 
+def _subject_of(m: re.Match) -> str:
+    """A subject as a sentence named it, `my`/`our` kept, `the` dropped."""
+    det = (m.group("det") or "").casefold()
+    subject = m.group("subj")
+    return f"{det} {subject.casefold()}" if det in ("my", "our") else subject
+
+
 def _first_person(source: str | None) -> str | None:
     """Whose `my` it is: None for the person the home belongs to, else the speaker's name."""
     if source is None or source.strip().casefold() in GENERIC_SOURCES:
@@ -260,6 +279,16 @@ def statements(content: str, source: str | None = None) -> list[tuple[str, str]]
         for pattern, attr in ((_THEIR_WORK, "employer"), (_THEIR_HOME, "home"), (_THEIR_DIET, "diet")):
             if (m := pattern.search(sentence)) and _proper(m.group("subj")):
                 add(_proper(m.group("subj")), attr, m.group("value"))
+        if m := _SCHEDULE.match(sentence):
+            verb = " ".join(m.group("verb").split())
+            add(_subject_of(m), {"run": "runs", "are due": "is due"}.get(verb, verb), m.group("value"))
+        for pattern, attr in ((_PREFERS, "preference"), (_ALLERGIC, "allergy")):
+            if m := pattern.match(sentence):
+                add("my" if m.group("subj") == "I" else m.group("subj"), attr, m.group("value"))
+        if m := _USE.match(sentence):
+            add("our" if m.group("subj") == "We" else "my", m.group("attr"), m.group("value"))
+        if m := _RELATIVE_HOME.search(sentence):
+            add(m.group("subj").casefold(), "home", m.group("value"))
         if m := _COSTS.match(sentence):
             add(m.group("subj"), "price", m.group("value"))
         if m := _OWNED.search(sentence):
