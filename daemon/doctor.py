@@ -179,14 +179,14 @@ def facts(home: Home) -> list[dict]:
         conn = driver.sqlite_module().connect(f"file:{home.db_path}?mode=ro", uri=True)
         try:
             rows = conn.execute(
-                "SELECT f.agent, f.key, v.value FROM facts f JOIN fact_values v ON v.id = (SELECT id FROM "
+                "SELECT f.agent, f.key, v.value, f.label FROM facts f JOIN fact_values v ON v.id = (SELECT id FROM "
                 "fact_values WHERE fact_id = f.id AND valid_from <= ? ORDER BY valid_from DESC, id DESC LIMIT 1) "
                 "WHERE v.value IS NOT NULL AND v.rule = 'status-line'", (time.time(),)).fetchall()
         finally:
             conn.close()
     except driver.driver_errors():
         return []  # the database check says what is wrong with it
-    events = [(agent, key) for agent, key, value in rows if judge(key, value) is not None]
+    events = [(agent, key) for agent, key, value, label in rows if judge(key, value, label) is not None]
     if not events:
         return [finding("facts", OK, f"{len(rows)} captured status facts read as states")]
     agents = sorted({a for a, _ in events})

@@ -29,7 +29,11 @@ def captured(text: str, source: str | None = None) -> list[tuple[str, str]]:
                                   "backup: copied 3 files to nas", "ERROR: connection refused by 10.0.0.4",
                                   "Meeting: talked with Dana about the launch", "Fixed: the cron typo",
                                   "Alice: can you check the router?", "Dana Whitfield moved: and that is that",
-                                  "Caroline: I went to the support group yesterday and it was great"])
+                                  "Caroline: I went to the support group yesterday and it was great",
+                                  "Build 97533 of strata failed: ETIMEDOUT in step 7",
+                                  "New mail baeccace from Hana: wants a call about the report",
+                                  "pi-attic memory: 3275 MiB free (check 97133)",
+                                  "Amara on chat: please look at the relay", "db-primary: failover completed in 11s"])
 def test_event_lines_are_not_captured(line):
     assert captured(line) == []
 
@@ -38,7 +42,9 @@ def test_event_lines_are_not_captured(line):
     ("Bridge: DOWN", "bridge", "DOWN"), ("Backup job: failed at 03:00", "backup job", "failed at 03:00"),
     ("leader: node-2", "leader", "node-2"), ("consulting tier: 1500 per month", "consulting tier", "1500 per month"),
     ("relay-2: DOWN", "relay 2", "DOWN"), ("Backup job: retried, ok", "backup job", "retried, ok"),
-    ("Landlord: Mrs. Okafor", "landlord", "Mrs. Okafor")])
+    ("Landlord: Mrs. Okafor", "landlord", "Mrs. Okafor"), ("Invoice #4471: overdue", "invoice #4471", "overdue"),
+    ("Disk usage: 83%", "disk usage", "83%"), ("Opening hours: 8am to 8pm, closed Sundays", "opening hours",
+                                                "8am to 8pm, closed Sundays")])
 def test_state_lines_are_captured(line, key, value):
     assert captured(line) == [(key, value)]
 

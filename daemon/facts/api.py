@@ -161,7 +161,7 @@ class Facts:
                         actor=self.actor, now=now, window=self.window)
                 return found
             found = [{**f, "reason": why} for f in store.judged_values(conn, self.agent, judging, now)
-                     if (why := judge(f["key"], f["value"])) is not None]
+                     if (why := judge(f["key"], f["value"], f["label"])) is not None]
             if apply:
                 for f in found:
                     store.write(conn, self.agent, store.Assertion(label=f["label"], value=None, valid_from=None,

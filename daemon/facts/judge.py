@@ -53,6 +53,10 @@ _HOST = re.compile(r"^[a-z][a-z0-9.]*[-_.]?\d+[a-z0-9]*$|^[a-z0-9-]+(\.[a-z0-9-]
 _NUMBER = re.compile(r"^[-+~]?\d[\d.,:/%]*\w{0,4}$")
 _CLAUSE = re.compile(r"(?i)\b(is|are|was|were|has|have|had|will|would|should|could)\b")
 _SENTENCE_BREAK = re.compile(r"\w{4,}[.!?]\s+[A-Z]")  # not after "Mrs." or "Dr."
+# An id in a key (`New mail fedfd73e from mei`): a key that names one message never changes value.
+_ID = re.compile(r"\d{5,}|[0-9a-f]{8,}|(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{6,}")
+# A key that starts with a hyphenated name (`pi-attic memory`): a host or a device, not a property.
+_NAME = re.compile(r"[a-z][a-z0-9]*-[a-z0-9-]+\s")
 MAX_STATE_WORDS = 12
 
 
@@ -60,9 +64,10 @@ def _is_verb(word: str) -> bool:
     return word in IRREGULAR_PAST or (len(word) > 4 and (word.endswith("ed") or word.endswith("ing")))
 
 
-def judge(key: str, value: str) -> str | None:
+def judge(key: str, value: str, label: str | None = None) -> str | None:
     """None when KEY: VALUE reads as a state, else why it is an event (a short phrase).
-    KEY is normalised (facts/keys.py)."""
+    KEY is normalised (facts/keys.py); LABEL, the key as written, tells `pi-attic memory` (a
+    host's name) from `disk usage`."""
     v = value.strip()
     words = [w.strip(".,;:!()'\"’").casefold() for w in _WORD.findall(v)]
     words = [w for w in words if w]
@@ -73,8 +78,10 @@ def judge(key: str, value: str) -> str | None:
         return "the key introduces a message"
     if len(key_words) == 1 and _is_verb(key_words[0]):
         return "the key is an act (`Fixed: ...`)"
-    if len(key_words) > 1 and _is_verb(key_words[-1]) and key_words[-1] not in STATUS_WORDS:
+    if len(key_words) > 1 and _is_verb(key_words[-1]) and (key_words[-1] not in STATUS_WORDS or len(key_words) > 2):
         return "the key is a sentence (it ends in a verb)"
+    if any(_ID.fullmatch(w) for w in key_words):
+        return "the key names a one-off (it holds an id)"
     if v.endswith("?"):
         return "a question"
     if key_words and key_words[-1] in CHANNELS and len(key_words) > 1:
@@ -104,7 +111,8 @@ def judge(key: str, value: str) -> str | None:
     if _HOST.match(key.replace(" ", "-")) and not _NUMBER.match(first):
         return "host chatter (a host's key with a message for a value)"
     host = key_words[0] + "-" + key_words[1] if len(key_words) > 1 and key_words[1][:1].isdigit() else key_words[0]
-    if _HOST.match(host) and _NUMBER.match(first):
+    named = label is not None and len(key_words) > 1 and bool(_NAME.match(label.strip()))
+    if (_HOST.match(host) or named) and _NUMBER.match(first):
         return "a reading (a host's measure with a number for a value)"
     # `failover completed in 11s`, `client tomasz disconnected`: something that happened to a
     # thing (in the first clause: `8am to 8pm, closed Sundays` lists conditions).
@@ -115,7 +123,3 @@ def judge(key: str, value: str) -> str | None:
     if len(words) >= 5 and _CLAUSE.search(v):
         return "a sentence, not a value"
     return None
-
-
-def is_state(key: str, value: str) -> bool:
-    return judge(key, value) is None

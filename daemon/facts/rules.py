@@ -147,7 +147,7 @@ def capture(rules: tuple[Rule, ...], content: str, kind: str, *, source: str | N
                 key = normalise_key(label)
             except InvalidInput:
                 continue
-            if not value or key in rule.skip_keys or (rule.judge and judge(key, value) is not None):
+            if not value or key in rule.skip_keys or (rule.judge and judge(key, value, label) is not None):
                 continue
             add(Capture(rule.name, label, key, value, rule.confidence))
     if sentences and len(lines) <= MAX_LINES:
