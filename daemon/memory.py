@@ -419,10 +419,7 @@ class Memory:
             candidates, used = combine(candidates, reached, hebb, rows, deep), "deep"
         candidates, first = with_fact_sources(candidates, lexical)
         candidates, superseded = await with_superseders(self.db, scope, candidates)
-        # A fact the query names already says which statement is current; alike hits never
-        # displace the memories behind it.
-        alike = alike_newer(candidates, self._vectors, query, k, tuning.present_similarity) \
-            if used != "fast" and not first else {}
+        alike = alike_newer(candidates, self._vectors, query, k, tuning.present_similarity) if used != "fast" else {}
         if as_of:
             usage = await self.db.run(reads.usage_before, [c.row["id"] for c in candidates], now)
             for c in candidates:

@@ -126,6 +126,20 @@ def test_alike_memories_naming_the_same_words_of_the_question_order_older_below_
     assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5) == {}  # no word of the question
 
 
+def test_a_fact_read_from_the_older_statement_gives_way_to_an_update_capture_could_not_read(memory):
+    old = memory.observe("My phone number is +44 7700 900412", at="30d ago")["id"]
+    new = memory.observe("I got a new phone number: +44 7700 900877", at="2d ago")["id"]  # no pattern reads it
+    other = memory.observe("My email address has changed to me@new.example", at="1d ago")["id"]
+    memory.observe_many([{"content": text} for text in NOISE])
+    memory.embed_pending()
+    assert memory.facts.get("my phone")["value"] == "+44 7700 900412"  # capture read only the older
+    r = memory.recall("What's my phone number?", mode="balanced", k=5)
+    ids = [h["id"] for h in r["hits"]]
+    assert ids[0] == new and ids.index(old) > 0, ids
+    assert r["hits"][ids.index(old)]["explain"]["newer_alike"] == [new]
+    assert other not in ids[:1]  # an update of another attribute does not displace the fact
+
+
 def test_a_present_question_ranks_the_newer_of_two_alike_memories_first(memory):
     old = memory.observe("The analytics warehouse lives in us-east-2", at="30d ago")["id"]
     new = memory.observe("The analytics warehouse moved to ap-southeast-1 after the APAC move", at="2d ago")["id"]

@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 
+from ..facts.statements import CUES
 from .fts import STOPWORDS
 
 # Past tense, or a question about a time or an order, asks for the history, not the state.
@@ -24,10 +25,24 @@ _PAST = re.compile(r"(?i)\b(?:did|was|were|had|used\s+to|before|previous(?:ly)?|
 _PRESENT = re.compile(r"(?i)^\s*(?:what|who|whom|whose|where|which|how|is|are|does|do)\b|"
                       r"\b(?:now|current(?:ly)?|these\s+days|latest|today|at\s+the\s+moment|nowadays)\b")
 _WORD = re.compile(r"[^\W_][\w'-]*")
+# Words that say a statement replaces an earlier one.
+_UPDATE = re.compile(r"(?i)\b(?:now|new|newly|changed?|moved|switched|actually|instead|no\s+longer|any\s*more|"
+                     r"from\s+now\s+on|relocated|renamed|replaced|took\s+over|these\s+days|updated?|stopped|"
+                     r"started|quit)\b")
 
 
 def asks_present(query: str) -> bool:
     return bool(_PRESENT.search(query)) and not _PAST.search(query)
+
+
+def updates(text: str, key: str) -> bool:
+    """Whether TEXT words itself as replacing the value of the fact KEY: an update word and a
+    word of the key's attribute, or one that asks for it (`I got a new number` for `my phone`)."""
+    if not _UPDATE.search(text):
+        return False
+    attribute = key.split(".", 1)[1] if "." in key else key.removeprefix("my ").removeprefix("our ")
+    named = {w for w in attribute.split() if w not in STOPWORDS} | set(CUES.get(attribute, ()))
+    return bool(named & set(_WORD.findall(text.casefold())))
 
 
 def words_of(text: str) -> frozenset[str]:

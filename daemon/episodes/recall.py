@@ -17,7 +17,7 @@ from ..web.nodes import episode_id
 from ..web.spread import spread as spread_activation
 from ..storage.db import Database
 from .fts_plan import Scope, search
-from .currency import asks_present, newer_alike
+from .currency import asks_present, newer_alike, updates
 from .fusion import Candidate, fuse, normalised, session_boost, spread
 
 _CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
@@ -169,8 +169,15 @@ def alike_newer(candidates: list[Candidate], cache: VectorCache | None, query: s
         return {}
     top = sorted(candidates, key=lambda c: -c.relevance)[:max(10, 2 * k)]
     vectors = cache.vectors(c.row["id"] for c in top)
-    return newer_alike([(c.row["id"], c.row["event_at"], c.row["content"]) for c in top], vectors, query,
-                       similarity=similarity)
+    alike = newer_alike([(c.row["id"], c.row["event_at"], c.row["content"]) for c in top], vectors, query,
+                        similarity=similarity)
+    # A memory behind a fact the query names gives way only to one that says it updates that
+    # fact's attribute: the fact holds the value capture read last, and only an update capture
+    # could not read is newer (`I got a new number: ...` after `My phone number is ...`).
+    facts = {c.row["id"]: c.retrievers["fact"]["key"] for c in candidates if "fact" in c.retrievers}
+    content = {c.row["id"]: c.row["content"] for c in top}
+    return {old: {n for n in news if old not in facts or updates(content[n], facts[old])}
+            for old, news in alike.items()}
 
 
 def _below_superseders(score: list[float], index: dict[int, int], eligible, superseded: dict[int, set[int]],

@@ -36,15 +36,15 @@ CANONICAL = {
 # Words in a question that ask for an attribute without naming it: "How can I call Dana?"
 # asks for `phone`, "Who owns the bridge?" for `owner`.
 CUES = {
-    "phone": ("call", "phone", "mobile", "number", "ring", "text"),
+    "phone": ("call", "phone", "number", "ring"),
     "email": ("email", "e-mail", "mail", "write"),
     "owner": ("own", "owns", "owner", "owned", "responsible"),
     "location": ("live", "lives", "where", "city", "located"),
     "home": ("live", "lives", "where", "city"),
     "address": ("address", "live", "lives"),
     "price": ("cost", "costs", "price", "much", "pay"),
-    "employer": ("work", "works", "employer", "job", "company"),
-    "diet": ("eat", "eats", "diet", "food"),
+    "employer": ("work", "works", "employer", "job"),
+    "diet": ("eat", "eats", "eating", "diet", "food"),
     "status": ("status", "healthy", "up", "down", "state", "running"),
     "version": ("version", "release"),
 }
