@@ -68,7 +68,7 @@ def test_overview_shows_daemon_phases_layers_and_errors(filled):
     async def body(app, pilot):
         layers = dict((r[0], r[1]) for r in rows(app, "#layers"))
         assert layers["memories"] == "3 (3 hot, 0 cold, 0 forgotten)"
-        assert layers["current facts"] == "1"
+        assert layers["current facts"] == "2"  # user.drink, and Alice.preference from TEA
         assert layers["embedding backlog"] == "3"
         phases = {r[0]: r for r in rows(app, "#phases")}
         assert {"heartbeat", "fold", "embed", "decay", "consolidate", "dossiers", "capsule", "backup"} <= set(phases)
@@ -88,7 +88,7 @@ def test_the_other_screens_are_built_while_the_first_is_read(filled):
             await pilot.pause(0.05)
         assert set(app.loaded_at) == titles and type(app.screen).TITLE == "Overview"  # built, none shown
         await pilot.press("3")  # no wait: the screen is there with its data
-        assert type(app.screen).TITLE == "Facts" and rows(app, "#facts")[0][0] == "user.drink"
+        assert type(app.screen).TITLE == "Facts" and "user.drink" in [r[0] for r in rows(app, "#facts")]
     drive(filled, body)
 
 
@@ -191,7 +191,11 @@ def test_balanced_search_shows_each_retriever(filled):
 def test_facts_history_edit_new_retract(filled):
     async def body(app, pilot):
         await switch(pilot, "3")
-        assert [r[:2] for r in rows(app, "#facts")] == [["user.drink", "coffee"]]
+        # TEA states a preference, which capture reads as a fact of its own.
+        assert [r[:2] for r in rows(app, "#facts")] == [["Alice.preference", "tea over coffee in the morning"],
+                                                        ["user.drink", "coffee"]]
+        app.screen.query_one("#facts").move_cursor(row=1)
+        await settle(pilot)
         history = rows(app, "#history")
         assert [h[0] for h in history] == ["coffee", "tea"] or [h[0] for h in history] == ["tea", "coffee"]
         assert any(r[1] == "user.drink" for r in rows(app, "#conflicts"))
@@ -205,7 +209,7 @@ def test_facts_history_edit_new_retract(filled):
         await pilot.press("y")
         await settle(pilot)
         assert (await app.memory.facts.get("user.drink"))["value"] == "cocoa"
-        assert rows(app, "#facts")[0][1] == "cocoa"
+        assert dict(r[:2] for r in rows(app, "#facts"))["user.drink"] == "cocoa"
         assert (await app.memory.facts.get("user.drink"))["source"] == "person:tui"
 
         await pilot.press("n")
@@ -219,7 +223,7 @@ def test_facts_history_edit_new_retract(filled):
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
-        assert [r[0] for r in rows(app, "#facts")] == ["user.city"]
+        assert [r[0] for r in rows(app, "#facts")] == ["Alice.preference", "user.city"]
         current = [h for h in (await app.memory.facts.history("user.drink"))["history"] if h["current"]]
         assert [h["value"] for h in current] == [None]
     drive(filled, body)

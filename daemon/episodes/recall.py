@@ -182,17 +182,22 @@ def alike_newer(candidates: list[Candidate], cache: VectorCache | None, query: s
 
 def _below_superseders(score: list[float], index: dict[int, int], eligible, superseded: dict[int, set[int]],
                        factor: float) -> dict[int, list[int]]:
-    """Cap each superseded memory's score at `factor` times its superseders' (in chains, from
-    the newest down). Returns, for each superseded memory, the ranked superseders it stays below."""
+    """Rank each superseded memory just below what supersedes it: a superseder scoring less is
+    lifted to the superseded memory's score, which then falls to `factor` times that (in
+    chains, from the newest down). A query that matches the old statement best thus finds the
+    new one first and the old one next, not the old one pushed down to the new one's weaker
+    match. Returns, for each superseded memory, the ranked superseders it stays below."""
     below = {old: sorted(i for i in news if i in index and eligible[index[i]]) for old, news in superseded.items()}
     for _ in range(SUPERSESSION_DEPTH + 1):
         changed = False
         for old, news in below.items():
             j = index[old]
             for new in news:
-                cap = score[index[new]] * factor
-                if score[j] > cap + 1e-12:
-                    score[j], changed = cap, True
+                k = index[new]
+                if score[k] < score[j]:
+                    score[k], changed = score[j], True
+                if score[j] > score[k] * factor + 1e-12:
+                    score[j], changed = score[k] * factor, True
         if not changed:
             break
     return {old: news for old, news in below.items() if news}
