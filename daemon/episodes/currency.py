@@ -63,7 +63,6 @@ def newer_alike(items: list[tuple[int, float, str]], vectors: dict[int, np.ndarr
     price of the ledger-sync plan` for a question naming ledger-sync)."""
     asked = words_of(query)
     known = [(i, at, words_of(text) & asked) for i, at, text in items if i in vectors]
-    known_at = {i: at for i, at, _ in known}
     out: dict[int, set[int]] = {}
     for a in range(len(known)):
         i, at_i, w_i = known[a]
@@ -71,7 +70,7 @@ def newer_alike(items: list[tuple[int, float, str]], vectors: dict[int, np.ndarr
             j, at_j, w_j = known[b]
             if at_i == at_j or not (w_i & w_j) or float(vectors[i] @ vectors[j]) < similarity:
                 continue
-            (older, w_old), (newer, w_new) = sorted(((i, w_i), (j, w_j)), key=lambda p: known_at[p[0]])
+            (older, w_old), (newer, w_new) = ((i, w_i), (j, w_j)) if at_i < at_j else ((j, w_j), (i, w_i))
             if w_old <= w_new:  # the newer names all the older names of the question: the same subject
                 out.setdefault(older, set()).add(newer)
     return out

@@ -103,17 +103,20 @@ class Facts:
         now = timeutil.now()
         when = now if at is None else timeutil.parse_time(at, reference=now)
         known = None if known_at is None else timeutil.parse_time(known_at, reference=now)
-        try:
-            return await self.db.run(lambda c: store.get(c, self.agent, key, at=when, known_at=known, now=now))
-        except NotFound:
-            other = key_of(key) if isinstance(key, str) else None
-            if other is None or normalise_key(other) == normalise_key(key):
-                raise
+        def read(conn):
             try:
-                return await self.db.run(lambda c: store.get(c, self.agent, other, at=when, known_at=known, now=now))
+                return store.get(conn, self.agent, key, at=when, known_at=known, now=now)
             except NotFound:
-                pass
-            raise
+                other = key_of(key) if isinstance(key, str) else None
+                if other is None or normalise_key(other) == normalise_key(key):
+                    raise
+                try:
+                    return store.get(conn, self.agent, other, at=when, known_at=known, now=now)
+                except NotFound:
+                    pass
+                raise  # the key as asked: its message names what was asked for
+
+        return await self.db.run(read)
 
     async def list(self, *, stale: bool = False, prefix: str | None = None) -> list[dict]:
         now = timeutil.now()

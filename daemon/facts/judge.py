@@ -116,7 +116,7 @@ def judge(key: str, value: str, label: str | None = None) -> str | None:
         return "a reading (a host's measure with a number for a value)"
     # `failover completed in 11s`, `client tomasz disconnected`: something that happened to a
     # thing (in the first clause: `8am to 8pm, closed Sundays` lists conditions).
-    clause = [w for w in _WORD.findall(v.split(",", 1)[0].casefold())][1:]
+    clause = _WORD.findall(v.split(",", 1)[0].casefold())[1:]
     if len(words) >= 3 and any(w in IRREGULAR_PAST or (_is_verb(w) and (w.endswith("ed") or w not in STATUS_WORDS))
                                for w in clause):
         return "a sentence, not a value (it has a verb)"

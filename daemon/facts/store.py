@@ -275,22 +275,18 @@ def named_in(conn, agent: str, query: str, now: float) -> list[dict]:
     keys = query_keys(query)
     if not keys:
         return []
-    found = []
-    for start in range(0, len(keys), 400):
-        part = keys[start:start + 400]
-        found += conn.execute(
-            f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
-            f"WHERE f.agent = ? AND f.key IN ({', '.join('?' * len(part))}) AND v.value IS NOT NULL",
-            (now, agent, *part)).fetchall()
     subjects = [k for k in keys if k.count(" ") < 3][:400]
     asked = asked_attributes(k for k in keys if " " not in k)
     # "Is gw-02 healthy?" names the status line `gw 02 status` without saying "status".
     cued = [f"{k} {a}" for k in subjects for a in asked if not k.endswith(f" {a}")][:400]
-    if cued:
+    named = keys + cued
+    found = []
+    for start in range(0, len(named), 400):
+        part = named[start:start + 400]
         found += conn.execute(
             f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
-            f"WHERE f.agent = ? AND f.key IN ({', '.join('?' * len(cued))}) AND v.value IS NOT NULL",
-            (now, agent, *cued)).fetchall()
+            f"WHERE f.agent = ? AND f.key IN ({', '.join('?' * len(part))}) AND v.value IS NOT NULL",
+            (now, agent, *part)).fetchall()
     runs = set(keys) | asked
     # Each run as a subject: the keys from "run." up to "run/" ("/" follows "." in code order).
     for row in conn.execute(
