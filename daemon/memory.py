@@ -419,7 +419,8 @@ class Memory:
             candidates, used = combine(candidates, reached, hebb, rows, deep), "deep"
         candidates, first = with_fact_sources(candidates, lexical)
         candidates, superseded = await with_superseders(self.db, scope, candidates)
-        alike = alike_newer(candidates, self._vectors, query, k, tuning.present_similarity) if used != "fast" else {}
+        alike = (alike_newer(candidates, self._vectors, query, k, tuning.present_similarity, tuning.present_parallel)
+                 if used != "fast" else {})
         if as_of:
             usage = await self.db.run(reads.usage_before, [c.row["id"] for c in candidates], now)
             for c in candidates:

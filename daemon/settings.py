@@ -177,8 +177,13 @@ SETTINGS: tuple[Setting, ...] = (
             "first; 1 only keeps the older from ranking above.", _between(0, 1)),
     Setting("recall.present_similarity", 0.4,
             "Balanced and deep, for a question about the present (`Where is X hosted?`, not `Where was ...` or "
-            "`When did ...`): of two of the first five hits this alike (cosine) that both hold a word of the "
-            "question, the newer is moved above the older; 0 turns it off.", _between(0, 1)),
+            "`When did ...`): of two of the first five hits this alike (cosine) that speak of the same subject of "
+            "the question, the newer is moved above the older when it words itself as an update or is "
+            "`recall.present_parallel` alike; 0 turns it off.", _between(0, 1)),
+    Setting("recall.present_parallel", 0.5,
+            "With recall.present_similarity: two hits at least this alike (cosine) say the same thing in other "
+            "values (`Ezra lives in Denver`, `Ezra lives in Portland`), so the newer moves up without an update "
+            "word; 1 asks for an update word always.", _between(0, 1)),
     Setting("recall.overlap_embedding", False,
             "Balanced and deep: embed the query while the full-text search runs (true) or before it (false). "
             "On two cores the two compete: measured at 100,000 memories, the same median and a 3 ms lower p95 "

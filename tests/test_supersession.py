@@ -104,26 +104,57 @@ def test_show_and_explain_name_the_supersession(cli):
     ("Where is the analytics warehouse hosted?", True), ("Who is my boss?", True),
     ("What does the pro plan cost us these days?", True), ("Where was the warehouse hosted?", False),
     ("When did Dana move?", False), ("What was my first car?", False), ("How long ago did we switch?", False),
-    ("Dana email", False)])
+    ("Dana email", False), ("When is the Atlas migration due?", True)])
 def test_questions_about_the_present_are_told_from_questions_about_the_past(query, present):
     from daemon.episodes.currency import asks_present
     assert asks_present(query) is present
 
 
-def test_alike_memories_naming_the_same_words_of_the_question_order_older_below_newer():
+def test_alike_memories_of_the_same_subject_order_older_below_newer():
     import numpy as np
     from daemon.episodes.currency import newer_alike
 
     near = np.array([1.0, 0.0]), np.array([0.8, 0.6]), np.array([0.0, 1.0]), np.array([0.9, 0.436])
     items = [(1, 100.0, "The analytics warehouse lives in us-east-2"),
              (2, 200.0, "The analytics warehouse moved to ap-southeast-1 after the APAC move"),
-             (3, 300.0, "The analytics warehouse team had lunch"),
-             (4, 400.0, "The billing warehouse moved to eu-west-1")]  # another subject: lacks "analytics"
+             (3, 300.0, "The analytics warehouse team had lunch"),  # no update word: only when parallel
+             (4, 400.0, "The billing warehouse moved to eu-west-1")]  # another subject: `billing` warehouse
     vectors = dict(zip((1, 2, 3, 4), near))
     query = "Where is the analytics warehouse hosted?"
-    assert newer_alike(items, vectors, query, similarity=0.5) == {1: {2}, 2: {3}}
-    assert newer_alike(items, vectors, query, similarity=0.9) == {}
-    assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5) == {}  # no word of the question
+    assert newer_alike(items, vectors, query, similarity=0.5, parallel=0.9) == {1: {2}}
+    assert newer_alike(items, vectors, query, similarity=0.5, parallel=0.5) == {1: {2}, 2: {3}}
+    assert newer_alike(items, vectors, query, similarity=0.9, parallel=0.9) == {}
+    assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5, parallel=0.5) == {}
+
+
+@pytest.mark.parametrize("query, older, newer, same", [
+    ("Which company employs Mateo Quiroga?", "Mateo Quiroga works as a data engineer at Brightloom",
+     "Mateo started at Coralfin Analytics last Monday", True),  # a name shortened
+    ("How much is the ledger-sync plan?", "The ledger-sync plan costs 30 EUR a month",
+     "The homepage plan costs 40 EUR a month", False),  # another identifier
+    ("What is Dana Whitfield's email address?", "Dana Whitfield's email is dana@old.example",
+     "Dana Whitfield's mobile is now 555-0199", False),  # another attribute
+    ("Where does Oskar live now?", "Oskar moved to Brno", "Oskar Brandt moved: their email is now o@x.example",
+     False),  # an attribute other than the one asked
+    ("How do I reach Lorcan by email?", "Lorcan uses lorcan@gorsefield.ie for email",
+     "Lorcan Whelan no longer uses his Gorsefield address, write to lorcan.whelan@fastmail.com", True),  # the value
+    ("Who looks after the billing service?", "The billing-api service is owned by team Ledger",
+     "Ownership of billing-api was transferred to team Quokka", True),  # an identifier's parts
+])
+def test_same_subject_reads_names_identifiers_and_attributes(query, older, newer, same):
+    from daemon.episodes.currency import names_in, same_subject, wanted_attributes, words_of
+    assert same_subject(older, newer, words_of(query), names_in(query), wanted_attributes(query)) is same
+
+
+@pytest.mark.parametrize("text, parallel, restates", [
+    ("Email from Dana Whitfield <dana@old.example>: asks about the launch", True, False),
+    ("Lesson: pin invoice-bot versions before deploying on a Friday", True, False),
+    ("Sent Oskar Brandt the status summary", True, False),
+    ("Ownership of billing-api was transferred to team Quokka", False, True),
+    ("Ezra Kowalczyk lives in Portland", False, False), ("Ezra Kowalczyk lives in Portland", True, True)])
+def test_only_a_statement_worded_as_an_update_or_parallel_restates(text, parallel, restates):
+    from daemon.episodes.currency import restates as restating
+    assert restating(text, parallel) is restates
 
 
 def test_a_fact_read_from_the_older_statement_gives_way_to_an_update_capture_could_not_read(memory):

@@ -1,12 +1,14 @@
-"""A question about the present favours the newer of two memories that say the same kind of
-thing. Pure: no I/O.
+"""A question about the present favours the newer of two memories that state one thing. Pure: no I/O.
 
 Capture links the knowledge updates it can read (`supersedes`, facts/statements.py); people
 word updates in more ways than patterns cover (`Warehouse is in ap-southeast-1 after the APAC
 move` after `The analytics warehouse lives in us-east-2`). When a question asks how things
 are (`Where is the analytics warehouse hosted?`, not `Where was ...` or `When did ...`), two
-candidates that are alike (their vectors close) and both answer the question's own words are
-read as an older and a newer statement of one thing: the newer ranks first.
+of its first hits are read as an older and a newer statement of one thing when they speak of
+the same subject of the question (same_subject) and the newer either words itself as an
+update or says the same as the older in other values (their vectors very close): the newer
+ranks first. Memories that only mention the subject (a message from Dana, a lesson about
+invoice-bot versions, a reading of nas-01) are not statements of it and never move.
 """
 
 from __future__ import annotations
@@ -15,62 +17,163 @@ import re
 
 import numpy as np
 
-from ..facts.statements import CUES
 from .fts import STOPWORDS
 
 # Past tense, or a question about a time or an order, asks for the history, not the state.
 _PAST = re.compile(r"(?i)\b(?:did|was|were|had|used\s+to|before|previous(?:ly)?|formerly|former|original(?:ly)?|"
-                   r"first|old|ago|last\s+(?:year|month|week|time)|when|history|earlier|back\s+then|until|since|"
+                   r"first|old|ago|last\s+(?:year|month|week|time)|history|earlier|back\s+then|until|since|"
                    r"how\s+long)\b")
-_PRESENT = re.compile(r"(?i)^\s*(?:what|who|whom|whose|where|which|how|is|are|does|do)\b|"
+_PRESENT = re.compile(r"(?i)^\s*(?:what|who|whom|whose|where|which|when|how|is|are|does|do)\b|"
                       r"\b(?:now|current(?:ly)?|these\s+days|latest|today|at\s+the\s+moment|nowadays)\b")
 _WORD = re.compile(r"[^\W_][\w'-]*")
 # Words that say a statement replaces an earlier one.
-_UPDATE = re.compile(r"(?i)\b(?:now|new|newly|changed?|moved|switched|actually|instead|no\s+longer|any\s*more|"
-                     r"from\s+now\s+on|relocated|renamed|replaced|took\s+over|these\s+days|updated?|stopped|"
-                     r"started|quit)\b")
+_UPDATE = re.compile(r"(?i)\b(?:now|new|newly|changed?|moved?|switched|actually|instead|no\s+longer|any\s*more|"
+                     r"from\s+now\s+on|going\s+forward|as\s+of|relocated|renamed|replaced|took\s+over|"
+                     r"handed\s+over|these\s+days|updated?|stopped|started|quit|transferred|migrated|reassigned|"
+                     r"raised|lowered|increased|reduced|pushed|postponed|rescheduled|extended|renewed|upgraded|"
+                     r"downgraded|promoted|became|joined|back)\b")
+# A record of a message or a labelled note (`Email from Dana <...>: asks about ...`, `Lesson: pin
+# invoice-bot versions`, `Cycle 4327 notes: ...`) says who wrote or what was learnt, not what is
+# true of the subject now.
+_RECORD = re.compile(r"(?i)^\W*(?:(?:e-?mail|mail|message|msg|call|text|sms|dm|letter|voicemail|invite|invitation|"
+                     r"reply)\s+(?:from|to|by)\b|(?:[\w-]+\s+){0,3}?(?:lesson|notes?|idea|tip|reminder|todo|til|"
+                     r"observation|thought|question|q|diary|journal|log)s?\s*:|(?:sent|replied|forwarded|"
+                     r"wrote|emailed|called)\b)")
+# Words that name an attribute, to the attribute (synonyms together): two texts naming only
+# different ones state two things. `address` is left out: an email, a street and an IP have one.
+_ATTRIBUTES = {**dict.fromkeys(("email", "e-mail", "mail"), "email"),
+               **dict.fromkeys(("phone", "mobile", "cell", "telephone"), "phone"),
+               **dict.fromkeys(("price", "cost", "fee"), "price"),
+               **dict.fromkeys(("owner", "maintainer", "owned", "ownership"), "owner"),
+               **dict.fromkeys(("city", "live", "lives", "located", "location"), "location"),
+               **{w: w for w in ("version", "birthday", "diet", "salary", "budget", "deadline", "website", "username",
+                                 "timezone", "port", "status")}}
+# Values whose form names their attribute (`write to lorcan@fastmail.com` speaks of an email).
+_VALUES = (("email", re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")),
+           ("phone", re.compile(r"(?<![\w.])\+?\d{1,4}(?:[ -]\(?\d{2,4}\)?){2,4}(?![\w.-])")),
+           ("website", re.compile(r"\bhttps?://")),
+           ("version", re.compile(r"\bv\d+(?:\.\d+)+\b|(?<![\d.])\d+\.\d+\.\d+(?![\d.])")),
+           ("price", re.compile(r"[$€£]\s?\d|\d[\d,.]*\s?(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?)\b")))
 
 
 def asks_present(query: str) -> bool:
     return bool(_PRESENT.search(query)) and not _PAST.search(query)
 
 
-def updates(text: str, key: str) -> bool:
-    """Whether TEXT words itself as replacing the value of the fact KEY: an update word and a
-    word of the key's attribute, or one that asks for it (`I got a new number` for `my phone`)."""
-    if not _UPDATE.search(text):
-        return False
-    attribute = key.split(".", 1)[1] if "." in key else key.removeprefix("my ").removeprefix("our ")
-    named = {w for w in attribute.split() if w not in STOPWORDS} | set(CUES.get(attribute, ()))
-    return bool(named & set(_WORD.findall(text.casefold())))
+def _term(word: str) -> str:
+    """A word as compared: case-folded, a possessive `'s` and a plural `s` dropped."""
+    w = word.casefold().removesuffix("'s").removesuffix("’s")
+    return w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")) else w
+
+
+def _tokens(text: str) -> list[str]:
+    """Terms in order; an identifier (`billing-api`, `api.example.com`) also gives its parts."""
+    out = []
+    for word in _WORD.findall(text):
+        out.append(_term(word))
+        if "-" in word or "." in word.strip("."):
+            out.extend(_term(p) for p in re.split(r"[-.]", word) if len(p) >= 3)
+    return out
 
 
 def words_of(text: str) -> frozenset[str]:
-    """Content words, case-folded, a possessive `'s` dropped."""
-    out = set()
-    for w in _WORD.findall(text.casefold()):
-        w = w.removesuffix("'s")
-        if len(w) >= 3 and w not in STOPWORDS:
-            out.add(w)
-    return frozenset(out)
+    """Content terms (see _tokens), stopwords and words under three letters dropped."""
+    return frozenset(w for w in _tokens(text) if len(w) >= 3 and w not in STOPWORDS)
+
+
+# An identifier names one thing (`search-index`, `gw-02`, `api.example.com`).
+_IDENTIFIER = re.compile(r"[\w]+(?:[-.][\w]+)+|\w*\d\w*")
+# Modifiers that say which statement of a thing, not which thing (`new number`, `old office`).
+_NEUTRAL = STOPWORDS | frozenset("new old current latest previous former now also".split())
+
+
+def names_in(query: str) -> list[frozenset[str]]:
+    """The names a question asks about, each as the set of its terms: runs of capitalised words
+    after the first word (`Mateo Quiroga`, `Halloran's Bakery`) and identifiers (`search-index`,
+    `gw-02`)."""
+    words = _WORD.findall(query)
+    runs: list[set[str]] = []
+    run: set[str] = set()
+    for i, word in enumerate(words):
+        if _IDENTIFIER.fullmatch(word.strip(".")):
+            runs.append({_term(word)})
+        if i > 0 and word[:1].isupper():
+            run.add(_term(word))
+            continue
+        if run:
+            runs.append(run)
+            run = set()
+    if run:
+        runs.append(run)
+    return [frozenset(r - STOPWORDS) for r in runs if r - STOPWORDS]
+
+
+def _attributes(terms) -> set[str]:
+    return {_ATTRIBUTES[w] for w in terms if w in _ATTRIBUTES}
+
+
+def _stated(text: str, terms) -> set[str]:
+    """The attributes a text speaks of: by name, or by the form of a value it gives."""
+    return _attributes(terms) | {name for name, form in _VALUES if form.search(text)}
+
+
+def _modifier(tokens: list[str], term: str) -> str | None:
+    at = tokens.index(term) if term in tokens else 0
+    return tokens[at - 1] if at > 0 else None
+
+
+def same_subject(older: str, newer: str, asked: frozenset[str], names: list[frozenset[str]],
+                 wanted: set[str]) -> bool:
+    """Whether two texts speak of the same thing the question asks about: a term of the question
+    in both; every name of the question that the older names, the newer names too (`Mateo` for
+    `Mateo Quiroga`); no shared term modified by a word of the question in the older and by
+    another word in the newer (`the analytics warehouse` is not `the billing warehouse`); and
+    no attribute named in one but not the other, or other than the one WANTED (`Dana's email
+    is ...` is not `Dana's mobile is now ...`)."""
+    t_old, t_new = _tokens(older), _tokens(newer)
+    w_old, w_new = set(t_old), set(t_new)
+    shared = (w_old & w_new & asked) - STOPWORDS
+    if not shared or any(name & w_old and not name & w_new for name in names):
+        return False
+    a_old, a_new = _stated(older, w_old), _stated(newer, w_new)
+    if (a_old and a_new and not a_old & a_new) or (wanted and a_new and not a_new & wanted) or (
+            a_old & wanted and not a_new & wanted):
+        return False
+    for term in shared:
+        m_old, m_new = _modifier(t_old, term), _modifier(t_new, term)
+        if (m_old in asked and m_old not in _NEUTRAL and m_new is not None and len(m_new) >= 3
+                and m_new not in _NEUTRAL and m_new not in w_old and m_new not in asked):
+            return False
+    return True
+
+
+def restates(newer: str, parallel: bool) -> bool:
+    """Whether a text can replace an older statement: not a record of a message or a note, and
+    worded as an update or PARALLEL to the older (the same sentence with other values)."""
+    return not _RECORD.match(newer) and (parallel or bool(_UPDATE.search(newer)))
+
+
+def wanted_attributes(query: str) -> set[str]:
+    """The attributes (of _ATTRIBUTES) a question names (`Where does Oskar live?`: location)."""
+    return _attributes(_tokens(query))
 
 
 def newer_alike(items: list[tuple[int, float, str]], vectors: dict[int, np.ndarray], query: str, *,
-                similarity: float) -> dict[int, set[int]]:
-    """For (id, event time, text) candidates, older id -> newer ids that say the same kind of
-    thing: vectors at least `similarity` alike, a word of the query in both texts, and none in
-    the older that the newer lacks (`the price of the homepage plan` is no update of `the
-    price of the ledger-sync plan` for a question naming ledger-sync)."""
-    asked = words_of(query)
-    known = [(i, at, words_of(text) & asked) for i, at, text in items if i in vectors]
+                similarity: float, parallel: float) -> dict[int, set[int]]:
+    """For (id, event time, text) candidates, older id -> newer ids that state the same thing:
+    vectors at least `similarity` alike, the same subject of the question (same_subject), the
+    newer restating it (restates; vectors at least `parallel` alike count as the same sentence)."""
+    asked, names, wanted = words_of(query), names_in(query), wanted_attributes(query)
+    known = [(i, at, text) for i, at, text in items if i in vectors]
     out: dict[int, set[int]] = {}
     for a in range(len(known)):
-        i, at_i, w_i = known[a]
+        i, at_i, text_i = known[a]
         for b in range(a + 1, len(known)):
-            j, at_j, w_j = known[b]
-            if at_i == at_j or not (w_i & w_j) or float(vectors[i] @ vectors[j]) < similarity:
+            j, at_j, text_j = known[b]
+            cos = float(vectors[i] @ vectors[j])
+            if at_i == at_j or cos < similarity:
                 continue
-            (older, w_old), (newer, w_new) = ((i, w_i), (j, w_j)) if at_i < at_j else ((j, w_j), (i, w_i))
-            if w_old <= w_new:  # the newer names all the older names of the question: the same subject
+            (older, t_old), (newer, t_new) = ((i, text_i), (j, text_j)) if at_i < at_j else ((j, text_j), (i, text_i))
+            if restates(t_new, cos >= parallel) and same_subject(t_old, t_new, asked, names, wanted):
                 out.setdefault(older, set()).add(newer)
     return out

@@ -17,7 +17,7 @@ from ..web.nodes import episode_id
 from ..web.spread import spread as spread_activation
 from ..storage.db import Database
 from .fts_plan import Scope, search
-from .currency import asks_present, newer_alike, updates
+from .currency import asks_present, newer_alike
 from .fusion import Candidate, fuse, normalised, session_boost, spread
 
 _CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
@@ -40,6 +40,7 @@ class Tuning:
     session_weight: float
     superseded_factor: float = 0.9
     present_similarity: float = 0.0
+    present_parallel: float = 0.5
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":
@@ -47,7 +48,8 @@ class Tuning:
                    cfg["recall.fusion"], int(cfg["recall.rrf_k"]), float(cfg["recall.fts_weight"]),
                    float(cfg["recall.vector_weight"]), float(cfg["recall.spread_to_next"]),
                    float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]),
-                   float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]))
+                   float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]),
+                   float(cfg["recall.present_parallel"]))
 
 
 @dataclass
@@ -162,22 +164,15 @@ async def with_superseders(db: Database, scope: Scope, candidates: list[Candidat
 
 
 def alike_newer(candidates: list[Candidate], cache: VectorCache | None, query: str, k: int,
-                similarity: float) -> dict[int, set[int]]:
+                similarity: float, parallel: float) -> dict[int, set[int]]:
     """For a question about the present: among the most relevant candidates, older id -> the
     newer ones alike it (episodes/currency.py). Needs the vectors in memory (recall.vector_cache)."""
     if cache is None or similarity <= 0 or not asks_present(query):
         return {}
     top = sorted(candidates, key=lambda c: -c.relevance)[:max(10, 2 * k)]
     vectors = cache.vectors(c.row["id"] for c in top)
-    alike = newer_alike([(c.row["id"], c.row["event_at"], c.row["content"]) for c in top], vectors, query,
-                        similarity=similarity)
-    # A memory behind a fact the query names gives way only to one that says it updates that
-    # fact's attribute: the fact holds the value capture read last, and only an update capture
-    # could not read is newer (`I got a new number: ...` after `My phone number is ...`).
-    facts = {c.row["id"]: c.retrievers["fact"]["key"] for c in candidates if "fact" in c.retrievers}
-    content = {c.row["id"]: c.row["content"] for c in top}
-    return {old: {n for n in news if old not in facts or updates(content[n], facts[old])}
-            for old, news in alike.items()}
+    return newer_alike([(c.row["id"], c.row["event_at"], c.row["content"]) for c in top], vectors, query,
+                       similarity=similarity, parallel=parallel)
 
 
 def _below_superseders(score: list[float], index: dict[int, int], eligible, superseded: dict[int, set[int]],

@@ -24,7 +24,9 @@ BUILTIN: dict[str, dict[str, Any]] = {
     "status-line": {
         # One to five words, a colon and a space, then a short value on the same line.
         # "10:30" and "https://..." do not match: the colon must be followed by a space.
-        "pattern": r"^\s*(?P<key>[^\W\d_][\w./'’]*(?:[ _-][\w./#'’]+){0,4})\s*:[ \t]+(?P<value>\S.{0,119}?)\s*$",
+        # A leading timestamp (`2024-03-02 09:14`, `[10:22]`) says when, not what.
+        "pattern": r"^\s*(?:\[?\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d)?)?\]?\s+|\[\d\d?:\d\d(?::\d\d)?\]\s*|"
+                   r"\d\d?:\d\d(?::\d\d)?\s+)?(?P<key>[^\W\d_][\w./'’]*(?:[ _-][\w./#'’]+){0,4})\s*:[ \t]+(?P<value>\S.{0,119}?)\s*$",
         "kinds": ["observation", "event", "fact"],
         "confidence": 0.9,
         "judge": True,
@@ -147,7 +149,9 @@ def capture(rules: tuple[Rule, ...], content: str, kind: str, *, source: str | N
                 key = normalise_key(label)
             except InvalidInput:
                 continue
-            if not value or key in rule.skip_keys or (rule.judge and judge(key, value, label) is not None):
+            stamped = "key" in m.re.groupindex and m.start("key") > len(line) - len(line.lstrip())
+            if not value or key in rule.skip_keys or (rule.judge and judge(key, value, label, stamped=stamped)
+                                                      is not None):
                 continue
             add(Capture(rule.name, label, key, value, rule.confidence))
     if sentences and len(lines) <= MAX_LINES:

@@ -57,7 +57,7 @@ MAX_VALUE_WORDS = 8
 MAX_VALUE_CHARS = 80
 
 _IS = r"(?:is\s+now|are\s+now|is|are|has\s+changed\s+to|have\s+changed\s+to|changed\s+to|has\s+become|became)"
-_ATTR = r"(?P<attr>(?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*)"
+_ATTR = r"(?P<attr>(?:[A-Za-z][\w-]*\s+){0,3}?[A-Za-z][\w-]*)"
 _REST = r"\s+" + _IS + r"\s+(?P<value>.+)"
 _POSSESSIVE = re.compile(r"['’]s\s+" + _ATTR + _REST)
 _OWNER_BEFORE = re.compile(
@@ -70,9 +70,11 @@ _CHANGED = re.compile(r"(?P<subj>\b(?:[Mm]y|[Oo]ur|[Tt]he)\s+[a-z][\w-]*|(?:[A-Z
                       r"(?P<attr>" + KNOWN + r")" + _REST)
 # `The on-call engineer is Jenna`, `Jenna is the on-call engineer this week`: a role and who holds it.
 _THE = re.compile(r"^\s*[Tt]he\s+(?P<attr>(?:[A-Za-z][\w-]*\s+){0,3}?[A-Za-z][\w-]*)" + _REST)
-_HOLDS = re.compile(r"^\s*(?P<value>(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*)\s+is\s+(?:now\s+)?(?:the|our)\s+"
-                    r"(?P<attr>(?:[a-z][\w-]*\s+){0,2}?[a-z][\w-]*)(?:\s+(?:this|for|until|since|from)\b.*)?[.!]?\s*$")
-_OF = re.compile(r"\b[Tt]he\s+(?:new\s+|current\s+)?(?P<attr>" + KNOWN + r")\s+of\s+(?:the\s+|our\s+|my\s+)?"
+_HOLDS = re.compile(r"^\s*(?P<value>(?:[A-Z][\w.-]*\s+){0,2}[A-Z][\w.-]*)\s+is\s+(?:now\s+)?(?P<det>the|our|my)\s+"
+                    r"(?:new\s+)?(?P<attr>(?:[a-zA-Z][\w-]*\s+){0,2}?[a-zA-Z][\w-]*)"
+                    r"(?:\s+at\s+(?P<org>(?:[A-Z][\w.&-]*\s+){0,2}[A-Z][\w.&-]*))?"
+                    r"(?:\s+(?:this|for|until|since|from|now)\b.*)?[.!]?\s*$")
+_OF = re.compile(r"\b[Tt]he\s+(?:new\s+|current\s+)?(?P<attr>" + KNOWN + r")\s+(?:of|for)\s+(?:the\s+|our\s+|my\s+)?"
                  r"(?P<subj>[\w][\w.&-]*(?:\s+[\w][\w.&-]*){0,2}?)" + _REST)
 _FIRST = re.compile(r"\b(?P<det>[Mm]y|[Oo]ur)\s+(?:new\s+|current\s+)?" + _ATTR + _REST)
 _NEW = re.compile(r"\bnew\s+(?P<attr>" + KNOWN + r")\b[^.!?]{0,40}[.!?;,:]\s*(?:it['’]s|it\s+is|the\s+new\s+one\s+is)"
@@ -84,18 +86,21 @@ _WORK = re.compile(r"\bI(?:['’]m|\s+am)?\s+(?:now\s+)?(?:work(?:ing)?\s+(?:at|
 _LIVE = re.compile(r"\bI\s+(?:now\s+)?(?:live|moved|relocated)\s+(?:in|to)\s+" + _PLACE)
 _DIET = re.compile(r"\bI(?:['’]m|\s+am)\s+(?:now\s+)?(?:a\s+)?(?P<value>vegan|vegetarian|pescatarian|flexitarian|"
                    r"keto|paleo|gluten[- ]free|lactose[- ]intolerant)\b"
-                   r"|\b(?:switched|changed|moved|went)\s+to\s+an?\s+(?P<value2>[\w-]+(?:\s+[\w-]+)?)\s+diet\b", re.I)
+                   r"|\b(?:switched|changed|moved|went)\s+to\s+an?\s+(?P<value2>[\w-]+(?:\s+[\w-]+)?)\s+diet\b"
+                   r"|\bI(?:['’]m|\s+am)\s+(?:now\s+)?on\s+(?:the|a)\s+(?P<value3>[\w-]+)\s+diet\b", re.I)
 _NAME = r"(?P<subj>\b[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)"
 _THEIR_WORK = re.compile(_NAME + r"\s+(?:now\s+)?(?:works|is\s+working)\s+(?:at|for)\s+" + _PLACE)
 _THEIR_HOME = re.compile(_NAME + r"\s+(?:now\s+)?lives\s+in\s+" + _PLACE)
 _THEIR_DIET = re.compile(_NAME + r"\s+is\s+(?:now\s+)?(?:a\s+)?(?P<value>vegan|vegetarian|pescatarian|flexitarian)\b")
 _COSTS = re.compile(r"^\s*(?:The\s+|Our\s+)?(?P<subj>[\w][\w.&-]*(?:\s+[\w][\w.&-]*){0,2}?)\s+(?:now\s+)?costs?\s+"
                     r"(?:now\s+)?(?P<value>(?:[$€£]|\d).*)")
-_SUBJECT = r"(?:(?P<det>The|Our|My|the|our|my)\s+)?(?P<subj>[\w][\w.&-]*(?:\s+[\w][\w.&-]*){0,3}?)"
+_SUBJECT = r"(?:(?P<det>The|Our|My|the|our|my)\s+)?(?P<subj>[\w][\w.&'’-]*(?:\s+[\w][\w.&-]*){0,3}?)"
 # When something happens: `The office closes at 6pm`, `Backups run every night at 1am`.
 _SCHEDULE = re.compile(r"^\s*" + _SUBJECT + r"\s+(?P<verb>opens|closes|runs?|goes\s+out|is\s+held|happens|starts|"
-                       r"ends|meets|is\s+due|are\s+due)\s+(?P<value>(?:at|on|every|each|daily|weekly|monthly|"
-                       r"within|from|until|before|after|by)\b.+)")
+                       r"ends|begins|renews|expires|meets|comes|visits|arrives|leaves|departs|is\s+due|are\s+due)\s+"
+                       r"(?P<value>(?:(?:at|on|in|every|each|daily|weekly|monthly|within|from|until|before|after|by)\b"
+                       r"|\d{1,2}(?:st|nd|rd|th)?\s+[A-Z]|(?:January|February|March|April|May|June|July|August|"
+                       r"September|October|November|December)\b).+)")
 _PREFERS = re.compile(r"^\s*(?P<subj>I|[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)(?:['’]d|\s+would)?\s+(?:prefers?|rather)\s+"
                       r"(?P<value>.+)")
 _ALLERGIC = re.compile(r"^\s*(?P<subj>I|[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)(?:['’]m|\s+am|\s+is)\s+allergic\s+to\s+"
@@ -103,12 +108,45 @@ _ALLERGIC = re.compile(r"^\s*(?P<subj>I|[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)(?:['�
 _USE = re.compile(r"^\s*(?P<subj>We|I)\s+(?:now\s+)?use\s+(?P<value>.+?)\s+for\s+(?P<attr>[\w\s-]+?)[.!]?\s*$")
 _RELATIVE_HOME = re.compile(r"\b(?P<subj>[Mm]y\s+[a-z]+)\s+(?:now\s+)?lives\s+in\s+" + _PLACE)
 _MOVED = re.compile(r"(?P<subj>\b[A-Z][\w.-]*(?:\s+[A-Z][\w.-]*)?)\s+(?:has\s+)?(?:moved|relocated)\s+to\s+" + _PLACE)
-_OWNED = re.compile(r"(?:\b[Tt]he\s+)?(?P<subj>\b[\w][\w.&-]*(?:\s+[\w][\w.&-]*)?)\s+is\s+now\s+"
+_OWNED = re.compile(r"(?:\b[Tt]he\s+)?(?!(?:[Tt]his|[Tt]hat|[Ii]t|[Ww]hich|[Ww]ho|[Ee]verything)\b)"
+                    r"(?P<subj>\b[\w][\w.&-]*(?:\s+[\w][\w.&-]*)?)\s+is\s+(?:now\s+)?"
                     r"(?:owned|maintained|run|led|managed)\s+by\s+(?P<value>.+)")
+# A condition of a thing in a sentence: `Production is frozen until the audit ends.`
+CONDITIONS = ("frozen|down|up|offline|online|paused|blocked|suspended|closed|open|locked|unlocked|disabled|enabled|"
+              "deprecated|retired|archived|degraded|broken|cancell?ed|canceled|delayed|postponed|deferred|overdue|"
+              "expired|unpaid|paid|approved|rejected|on\\s+hold|in\\s+progress|read-only|out\\s+of\\s+stock|sold\\s+out")
+_NOT_SUBJECT = r"(?!(?:I|He|She|It|They|We|You|This|That|There|Here|What|Who|Which|Where|Everything|Nothing|" \
+               r"Something|Everyone|Nobody|Someone)\b)"
+_IS_CONDITION = re.compile(r"^\s*" + _SUBJECT.replace("(?P<subj>", _NOT_SUBJECT + "(?P<subj>")
+                           + r"\s+(?:is|are)\s+(?:now\s+|still\s+|currently\s+)?(?P<value>(?:" + CONDITIONS + r")\b.*)")
+# Where someone is: `Mum is in hospital (Ward 7)`, `Leo is off school this week`, `Mia is in Year 4`.
+_IS_AT = re.compile(r"^\s*(?:(?P<det>My|Our)\s+(?P<rel>[a-z]+)|" + _NOT_SUBJECT
+                    + r"(?P<subj>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?))\s+is\s+(?:now\s+|still\s+|currently\s+)?"
+                    r"(?P<value>(?:in|at|off|away|back|out\s+of)\s+\S.*)")
+# Where a thing lives: `The homelab wiki now lives at wiki.lan:8080`.
+_LIVES_AT = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:now\s+)?(?:lives|is\s+hosted|is\s+kept)\s+(?:at|in|on)\s+"
+                       r"(?P<value>\S.+)")
+# What something was switched to: `Switched the lab DNS resolver to 9.9.9.9`, `I changed my email to ...`.
+_SWITCHED = re.compile(r"^\s*(?:(?P<who>I|We)\s+(?:have\s+)?)?(?:[Ss]witched|[Cc]hanged|[Uu]pdated|[Ss]et)\s+"
+                       r"(?:(?P<det>the|our|my)\s+)?(?P<subj>[a-zA-Z][\w-]*(?:\s+[\w-]+){0,3}?)\s+(?:over\s+)?to\s+"
+                       r"(?P<value>\S.+)")
+# A version something runs: `Home Assistant is on 2024.6.1`.
+_RUNS_VERSION = re.compile(r"^\s*" + _SUBJECT + r"\s+is\s+(?:now\s+)?(?:on|at|running)\s+(?:version\s+)?"
+                           r"(?P<value>v?\d+(?:\.\d+)+\b.*)")
+# Words that open a sentence without being part of it: `Actually the meeting room is now Lovelace`.
+_OPENER = re.compile(r"(?i)^\s*(?:actually|fyi|btw|update|heads\s+up|also|so|ok|okay|note|psa)\b[,:]?\s+")
+# A change and the value it led to: `Our rent went up, it's 1600 a month now.`
+_WENT = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:has\s+)?(?:went\s+(?:up|down)|moved|changed|increased|decreased|dropped|"
+                   r"rose|fell|was\s+(?:raised|lowered|moved|changed|increased|reduced))\s*[,;:–—-]\s*"
+                   r"(?:it['’]s|it\s+is|now)\s+(?:now\s+)?(?P<value>.+)")
 _CUE = re.compile(r"['’]s\s|(?:^|[.!?]\s+)[Tt]he\s|\bis\s+(?:now\s+)?(?:the|our)\s|"
                   r"\b(?:my|our|his|her|their|its|new|of|moved|relocated|work|working|joined|job|live|"
                   r"vegan|vegetarian|pescatarian|flexitarian|keto|paleo|diet|owned|maintained|managed|works|lives|"
-                  r"costs?|opens|closes|runs?|goes|held|happens|starts|ends|meets|due|prefers?|rather|allergic|use)\b",
+                  r"costs?|opens|closes|runs?|goes|held|happens|starts|ends|meets|due|prefers?|rather|allergic|use|begins|"
+                  r"renews|expires|went|rose|fell|increased|decreased|dropped|raised|lowered|changed|switched|comes|visits|"
+                  r"arrives|leaves|departs|hosted|set)\b|\bis\s+(?:now\s+|still\s+|currently\s+)?(?:in|at|off|away|back|out|"
+                  r"on|running)\s|"
+                  r"\b(?:is|are)\s+(?:now\s+|still\s+|currently\s+)?(?:" + CONDITIONS + r")\b",
                   re.I)
 # A full stop after a title or an initial does not end a sentence ("Dr. Alvarez").
 _TITLES = ("Dr", "Mr", "Ms", "St", "Mrs", "Prof", "Jr", "Sr", "[A-Z]")
@@ -122,7 +160,7 @@ _STARTERS = frozenset("yesterday today tomorrow also so and but actually now not
                       "this that it we they he she my our".split())
 _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|just|about|going|coming|getting|"
                           r"that|this|what|how|why|where|when|who|he|she|it|they|we|you|i|there|here|"
-                          r"[a-z]+ing|[a-z]+ed\s+by)\b")
+                          r"[a-z]+ing|[a-z]+ed\s+by)\b(?!/)")
 _PRONOUNS = frozenset("his her their its".split())
 
 
@@ -222,7 +260,7 @@ def _last_name_before(content: str, end: int) -> str | None:
 def statements(content: str, source: str | None = None) -> list[tuple[str, str]]:
     """(key label, value) for each attribute statement in CONTENT, in order; one per key (the
     last wins). A label is `subject.attribute`, or `my attribute` in the first person."""
-    if not _CUE.search(content):
+    if not _CUE.search(_OPENER.sub("", content, count=1)):
         return []
     speaker = _first_person(source)
     found: dict[str, tuple[str, str]] = {}
@@ -247,6 +285,7 @@ def statements(content: str, source: str | None = None) -> list[tuple[str, str]]
         found[label.casefold()] = (label, value)
 
     for sentence in _SENTENCES.split(content):
+        sentence = _OPENER.sub("", sentence, count=1)
         if not sentence or not _CUE.search(sentence):
             continue
         for m in _POSSESSIVE.finditer(sentence):
@@ -265,7 +304,8 @@ def statements(content: str, source: str | None = None) -> list[tuple[str, str]]
             add("", m.group("attr"), m.group("value"))
         if m := _HOLDS.match(sentence):
             if _proper(m.group("value")):
-                add("", m.group("attr"), m.group("value"))
+                det = m.group("det")
+                add(m.group("org") or ("my" if det == "my" else ""), m.group("attr"), m.group("value"))
         for m in _PRONOUN.finditer(sentence):
             add(_last_name_before(content, content.find(sentence) + m.start()), m.group("attr"), m.group("value"))
         if m := _WORK.search(sentence):
@@ -273,7 +313,7 @@ def statements(content: str, source: str | None = None) -> list[tuple[str, str]]
         if m := _LIVE.search(sentence):
             add("my", "home", m.group("value"))
         if m := _DIET.search(sentence):
-            add("my", "diet", m.group("value") or m.group("value2"))
+            add("my", "diet", m.group("value") or m.group("value2") or m.group("value3"))
         if m := _MOVED.search(sentence):
             add(_proper(m.group("subj")), "location", m.group("value"))
         for pattern, attr in ((_THEIR_WORK, "employer"), (_THEIR_HOME, "home"), (_THEIR_DIET, "diet")):
@@ -291,6 +331,20 @@ def statements(content: str, source: str | None = None) -> list[tuple[str, str]]
             add(m.group("subj").casefold(), "home", m.group("value"))
         if m := _COSTS.match(sentence):
             add(m.group("subj"), "price", m.group("value"))
+        if m := _IS_CONDITION.match(sentence):
+            add(_subject_of(m), "status", m.group("value"))
+        if m := _IS_AT.match(sentence):
+            add(f"{m.group('det').casefold()} {m.group('rel')}" if m.group("det") else m.group("subj"), "status",
+                m.group("value"))
+        if m := _LIVES_AT.match(sentence):
+            add(_subject_of(m), "location", m.group("value"))
+        if m := _SWITCHED.match(sentence):
+            det = (m.group("det") or {"I": "my", "We": "our"}.get(m.group("who") or "", "")).casefold()
+            add("", f"{det} {m.group('subj')}" if det in ("my", "our") else m.group("subj"), m.group("value"))
+        if m := _RUNS_VERSION.match(sentence):
+            add(_subject_of(m), "version", m.group("value"))
+        if m := _WENT.match(sentence):
+            add("", _subject_of(m), m.group("value"))
         if m := _OWNED.search(sentence):
             add(_proper(m.group("subj")) if m.group("subj")[:1].isupper() else m.group("subj"), "owner",
                 m.group("value"))
