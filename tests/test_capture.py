@@ -16,7 +16,8 @@ from daemon.errors import NotFound
 from daemon.facts.judge import judge
 from daemon.facts.keys import label_of, normalise_key
 from daemon.facts.rules import capture, compile_rules
-from daemon.facts.statements import canonical, statements
+from daemon.facts.attributes import canonical
+from daemon.facts.statements import statements
 from daemon.settings import KINDS
 
 RULES = compile_rules({}, KINDS)
@@ -133,10 +134,36 @@ def test_sentences_that_state_no_attribute_set_nothing(text):
     assert captured(text) == []
 
 
+@pytest.mark.parametrize("text, expected", [
+    ("Callum pays 950 GBP a month for Flat B.", [("callum.pay", "950 GBP a month for Flat B")]),
+    ("We rehearse on Tuesdays at 19:30.", [("our rehearse", "on Tuesdays at 19:30")]),
+    ("There are 5 appointment slots left tomorrow.", [("appointment slots", "5")]),
+    ("Mum's amlodipine was increased to 10 mg.", [("mum's amlodipine", "10 mg")]),
+    ("Kennel 4 is still occupied by the Wiltshire greyhound.", [("kennel 4.status",
+                                                                 "occupied by the Wiltshire greyhound")]),
+    ("Royal Mail collection time is 15:30 on weekdays.", [("royal mail collection time", "15:30 on weekdays")]),
+    ("I drive a 2014 Golf.", [("my drive", "a 2014 Golf")]),
+    # Relations that take many values, or clauses that are no state, are left alone.
+    ("I love painting.", []), ("Caroline loves hiking with her kids.", []), ("I went to the park yesterday.", []),
+    ("The router will run firmware 7.60 next week.", []), ("Does the router run firmware 7.57?", []),
+    ("load average on gw-01 is 6.85 (check 82062)", []), ("Jonas said the dinner on Friday is cancelled.", []),
+])
+def test_plain_clauses_of_one_valued_relations_are_statements(text, expected):
+    assert captured(text) == expected
+
+
+def test_a_later_clause_of_the_same_shape_updates_the_fact(memory):
+    memory.observe("Callum pays 950 GBP a month for Flat B.", at="40d ago")
+    new = memory.observe("Callum pays 990 GBP a month for Flat B.", at="2d ago")
+    assert memory.facts.get("Callum.pay")["value"] == "990 GBP a month for Flat B"
+    assert [f["status"] for f in new["facts"]] == ["changed"]
+
+
 def test_in_a_transcript_first_person_belongs_to_the_speaker():
     assert statements("My phone number is 555-0101.", source="Caroline") == [("Caroline.phone", "555-0101")]
     assert statements("My dog's name is Max.", source="Caroline") == []  # whose dog: not guessed
     assert statements("My phone number is 555-0101.", source="user") == [("my phone", "555-0101")]
+    assert statements("I drive a Skoda now.", source="Caroline") == [("Caroline.drive", "a Skoda")]
 
 
 def test_attributes_have_one_canonical_name():
@@ -156,14 +183,14 @@ def test_the_labelled_sets_are_well_formed_and_large_enough():
 
 def test_capture_on_the_development_set_meets_its_targets():
     r = score(labelled(SETS["dev"]))
-    assert r["precision"] >= 0.95 and r["recall"] >= 0.88, r["wrong"]
+    assert r["precision"] >= 0.95 and r["recall"] >= 0.90, r["wrong"]
 
 
 def test_capture_on_the_held_out_set_stays_where_it_was_measured():
     # Written apart from the code and never tuned on: the figure the README reports. A floor
     # below it catches a change that makes capture worse on lines it was not tuned on.
     r = score(held_out(SETS)["held_out"])
-    assert r["precision"] >= 0.95 and r["recall"] >= 0.85
+    assert r["precision"] >= 0.95 and r["recall"] >= 0.90
 
 
 def test_a_home_captures_statements_and_skips_events(memory):

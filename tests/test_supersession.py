@@ -124,7 +124,9 @@ def test_alike_memories_of_the_same_subject_order_older_below_newer():
     assert newer_alike(items, vectors, query, similarity=0.5, parallel=0.9) == {1: {2}}
     assert newer_alike(items, vectors, query, similarity=0.5, parallel=0.5) == {1: {2}, 2: {3}}
     assert newer_alike(items, vectors, query, similarity=0.9, parallel=0.9) == {}
-    assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5, parallel=0.5) == {}
+    # A question naming none of their words: only texts parallel to each other (here 2 and 4, 0.98).
+    assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5, parallel=1.0) == {}
+    assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5, parallel=0.95) == {2: {4}}
 
 
 @pytest.mark.parametrize("query, older, newer, same", [

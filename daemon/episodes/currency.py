@@ -20,10 +20,11 @@ import numpy as np
 from .fts import STOPWORDS
 
 # Past tense, or a question about a time or an order, asks for the history, not the state.
-_PAST = re.compile(r"(?i)\b(?:did|was|were|had|used\s+to|before|previous(?:ly)?|formerly|former|original(?:ly)?|"
+_PAST = re.compile(r"(?i)\b(?:did|was|were|had|used\s+to|previous(?:ly)?|formerly|former|original(?:ly)?|"
                    r"first|old|ago|last\s+(?:year|month|week|time)|history|earlier|back\s+then|until|since|"
-                   r"how\s+long)\b")
-_PRESENT = re.compile(r"(?i)^\s*(?:what|who|whom|whose|where|which|when|how|is|are|does|do)\b|"
+                   r"how\s+long\s+(?:ago|did|was|were|has|have|had))\b")
+_PRESENT = re.compile(r"(?i)^\s*(?:(?:in|at|on|for|from|to|with|by)\s+)?(?:what|who|whom|whose|where|which|when|how|"
+                      r"is|are|does|do)\b|"
                       r"\b(?:now|current(?:ly)?|these\s+days|latest|today|at\s+the\s+moment|nowadays)\b")
 _WORD = re.compile(r"[^\W_][\w'-]*")
 # Words that say a statement replaces an earlier one.
@@ -123,17 +124,20 @@ def _modifier(tokens: list[str], term: str) -> str | None:
 
 
 def same_subject(older: str, newer: str, asked: frozenset[str], names: list[frozenset[str]],
-                 wanted: set[str]) -> bool:
+                 wanted: set[str], parallel: bool = False) -> bool:
     """Whether two texts speak of the same thing the question asks about: a term of the question
-    in both; every name of the question that the older names, the newer names too (`Mateo` for
-    `Mateo Quiroga`); no shared term modified by a word of the question in the older and by
+    in both (or, PARALLEL texts, any content term); a name of the question that the older names
+    also in the newer (`Mateo` for `Mateo Quiroga`); no shared term modified by a word of the question in the older and by
     another word in the newer (`the analytics warehouse` is not `the billing warehouse`); and
     no attribute named in one but not the other, or other than the one WANTED (`Dana's email
     is ...` is not `Dana's mobile is now ...`)."""
     t_old, t_new = _tokens(older), _tokens(newer)
     w_old, w_new = set(t_old), set(t_new)
     shared = (w_old & w_new & asked) - STOPWORDS
-    if not shared or any(name & w_old and not name & w_new for name in names):
+    if not shared and not (parallel and (w_old & w_new) - STOPWORDS):
+        return False
+    named = [name for name in names if name & w_old]
+    if named and not any(name & w_new for name in named):
         return False
     a_old, a_new = _stated(older, w_old), _stated(newer, w_new)
     if (a_old and a_new and not a_old & a_new) or (wanted and a_new and not a_new & wanted) or (
@@ -174,6 +178,6 @@ def newer_alike(items: list[tuple[int, float, str]], vectors: dict[int, np.ndarr
             if at_i == at_j or cos < similarity:
                 continue
             (older, t_old), (newer, t_new) = ((i, text_i), (j, text_j)) if at_i < at_j else ((j, text_j), (i, text_i))
-            if restates(t_new, cos >= parallel) and same_subject(t_old, t_new, asked, names, wanted):
+            if restates(t_new, cos >= parallel) and same_subject(t_old, t_new, asked, names, wanted, cos >= parallel):
                 out.setdefault(older, set()).add(newer)
     return out

@@ -12,7 +12,7 @@ from . import ranking, store
 from .judge import judge
 from .keys import Source, clean_value, label_of, normalise_key, parse_duration
 from .rules import Capture, capture, compile_rules
-from .statements import key_of
+from .attributes import key_of
 
 _UNSET: Any = object()
 

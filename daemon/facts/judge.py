@@ -24,7 +24,7 @@ restricted allowed denied paid unpaid sold running stable unstable draining sync
 unknown missing full empty low high normal critical warning passing passed late due overdue live
 maintenance readonly read-only yes no true false none n/a good bad fine done todo out deferred postponed
 overdue expiring valid invalid stuck muted snoozed silenced charging docked away asleep armed standby sick ill
-vacant occupied available unavailable frozen
+vacant occupied available unavailable frozen back
 """.split())
 # What may follow a status word in a state: `failed at 03:00`, `down since Monday`, `paid in full`.
 QUALIFIERS = frozenset("""
@@ -63,11 +63,13 @@ opened closed locked unlocked armed disarmed triggered switched turned started s
 rang detected activated deactivated finished completed
 """.split())
 # What follows an -ing word that names an ongoing condition, not an act on something.
-_ONGOING = frozenset("off on out in at late slow low behind fine well again smoothly normally ok until since".split())
+_ONGOING = frozenset("off on out in at to late slow low behind fine well again smoothly normally ok until since".split())
 # Words that say when a value holds, not what was measured (`expires 2024-07-19`).
 _DUE = frozenset("expires expiring renews ends starts begins due until valid from".split())
 # Status words that take `to` and a verb as a state: `ready to lift`, `scheduled to run`.
 _TO_STATES = frozenset("ready scheduled due set able allowed required expected planned".split())
+# Things known by a number, whose state a later line replaces (`Order #10477: refunded in full`).
+ENTITIES = frozenset("order invoice ticket bug issue case incident pr claim policy account".split())
 # Keys ending in one of these introduce a message (`Customer call: ...`, `Retro notes: ...`) unless
 # the value is a contact (`Support email: help@example.com`).
 MESSAGE_TAILS = frozenset("call calls email mail notes message messages sms voicemail chat".split())
@@ -85,7 +87,7 @@ LEADS = frozenset("under over from until since at by net daily nightly weekly ev
 SCHEDULES = frozenset("daily nightly weekly monthly yearly hourly every each per".split())
 UNITS = frozenset("""
 s ms sec secs seconds min mins minutes h hrs hours day days weeks b kb mb gb tb kib mib gib tib mbps gbps kbps rpm bpm rps
-qps w kw kwh v a c f mm cm m km kg g l ml percent degrees eur usd gbp
+qps w kw kwh v a c f mm cm m km kg g l ml percent degrees eur usd gbp bar psi hpa mbar ppm lux db dbm
 """.split())
 _CLOCK = re.compile(r"^\d\d?:\d\d")
 _MOMENT = re.compile(r"\s(?:at|around)\s+\d\d?:\d\d\b")
@@ -94,6 +96,16 @@ _DAYS = frozenset("mon tue wed thu fri sat sun monday tuesday wednesday thursday
 _UNIT_NUMBER = re.compile(r"^[-+~]?\d[\d.,]*(?:%|°?[a-z]{1,4})$")
 _READ_WHEN = re.compile(r"(?i)\b(?:overnight|yesterday|today|tonight|this\s+(?:morning|afternoon|evening)|last\s+"
                         r"(?:night|hour)|in\s+the\s+last|at\s+\d\d?:\d\d)\b")
+# A value that talks rather than names: contractions, verbs of wanting and needing.
+_CHATTY = re.compile(r"(?i)\w(?:n['’]t|['’]ll|['’]re|['’]ve|['’]d)\b|\b(?:needs|wants|asks|says|thinks|seems|looks\s+like|"
+                     r"reads\s+like|owe|owes)\b")
+IMPERATIVES = frozenset("do check call send buy take bring ask remember try book email text pick get fix".split())
+_ALERT = re.compile(r"(?i)\b(?:alerts?|warning|error|chirp|aborted)\b")
+_ASIDE = re.compile(r"\s*\([^)]*\)")
+# Keys that say when a reading was taken (`Mum's BP this morning`); `today` and `tonight` name the present.
+_TAKEN = re.compile(r"(?i)\b(?:this\s+(?:morning|afternoon|evening)|last\s+night|yesterday)\b")
+# Last words of a key naming a value someone set, not a reading (`Incubator 2 CO2 setpoint: 5%`).
+SETTINGS = frozenset("setpoint target limit quota threshold budget price rate fee cost size capacity max min goal".split())
 _ERROR_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)\b|\bexit\s+(?:code\s+)?\d+")
 # A chat remark, not a value: `Bob: lol yes`, `Mia: thanks, will do`.
 INTERJECTIONS = frozenset("""
@@ -106,13 +118,13 @@ s sec secs second seconds m min mins minute minutes h hr hrs hour hours d day da
 ms times x
 """.split())
 # A key that opens with one of these is a record, not a property (`Journal 12 March: ...`).
-RECORD_LEADS = frozenset("diary journal note notes".split())
+RECORD_LEADS = frozenset("diary journal note notes lesson lessons idea ideas tip tips reminder todo".split())
 # A key naming where a message came from (`Amara on chat: please look at ...`).
 CHANNELS = frozenset("chat slack irc sms telegram whatsapp matrix discord".split())
 _REQUEST = re.compile(r"(?i)^(?:please|pls|plz|can\s+you|could\s+you|would\s+you|will\s+you|don['’]t|do\s+not|"
                       r"remember\s+to|make\s+sure)\b")
 _PERSONAL = frozenset("i i'm i've i'd i'll we we're we've you you're my our me us".split())
-_WORD = re.compile(r"[-+~]?\d{1,3}(?:,\d{3})+(?:\.\d+)?[\w%]*|[\w'’%.-]+")
+_WORD = re.compile(r"\d{1,2}:\d\d(?::\d\d)?|[-+~]?\d{1,3}(?:,\d{3})+(?:\.\d+)?[\w%]*|[\w'’%.-]+")
 _HOST = re.compile(r"^[a-z][a-z0-9.]*[-_.]?\d+[a-z0-9]*$|^[a-z0-9-]+(\.[a-z0-9-]+){2,}$")
 _NUMBER = re.compile(r"^[-+~]?\d[\d.,:/%]*\w{0,4}$")
 _CLAUSE = re.compile(r"(?i)\b(is|are|was|were|has|have|had|will|would|should|could)\b")
@@ -125,8 +137,14 @@ _NAME = re.compile(r"[a-z][a-z0-9]*-[a-z0-9-]+\s")
 _INFINITIVE = re.compile(r"(?!(?:next|the|end|early|late|mid|tomorrow|today|monday|tuesday|wednesday|thursday|friday|"
                          r"saturday|sunday)\b)[a-z]+$")
 _FINISHED = frozenset("done finished complete completed".split())
+# Changes that leave a value: `Renovation completion date: moved to 19 July`.
+_CHANGED = frozenset("moved rescheduled postponed pushed changed set increased reduced raised lowered extended "
+                     "updated".split())
+# What follows a verb that opens a key when the key is a sentence (`Weighed myself this morning:`).
+_OBJECTS = frozenset("myself yourself himself herself ourselves themselves the a an my our his her their it them "
+                     "him us me this that up out off".split())
 # `stuck under the sofa` says where a condition holds; `merged branch ...` what an act was done to.
-_WHERE = frozenset("under behind inside outside near between above below into onto beside among".split())
+_WHERE = frozenset("under behind inside outside near between above below into onto beside among with against".split())
 MAX_STATE_WORDS = 12
 
 
@@ -138,10 +156,13 @@ def _measured(value: str, words: list[str]) -> bool:
     at = next((i for i, w in enumerate(words) if _NUMBER.match(w)), None)
     if at is None or not 1 <= at <= 3 or len(tokens) <= at or words[0] in POSITIONS | LEADS:
         return False
-    if not all(t[:1].islower() for t in tokens[:at]) or _CLOCK.match(words[at]):
+    if _CLOCK.match(words[at]) or any(t.endswith(",") for t in tokens[:at]):
+        return False
+    if not all(t[:1].islower() or t[:1] == "/" or (t.isupper() and _READ_WHEN.search(value)) for t in tokens[:at]):
         return False
     tail = words[at + 1:]
-    unit = bool(_UNIT_NUMBER.match(words[at])) or (bool(tail) and tail[0] in UNITS)
+    unit = (bool(_UNIT_NUMBER.match(words[at])) or (bool(tail) and tail[0] in UNITS)
+            or (bool(tail) and all(_NUMBER.match(w) for w in tail)))
     return unit and len(tail) <= 3 and not SCHEDULES.intersection(tail)
 
 
@@ -163,7 +184,8 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
     words = [w for w in words if w]
     if not words:
         return None
-    key_words = key.replace(".", " ").split()
+    key_words = [w.strip("()\"'") for w in key.replace(".", " ").split()]
+    key_words = [w for w in key_words if w] or [key]
     if key in MESSAGE_KEYS or (key_words and key_words[0] in RECORD_LEADS):
         return "the key introduces a message"
     if len(key_words) == 1 and _is_verb(key_words[0]) and not key_words[0].endswith("ing"):
@@ -173,13 +195,15 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
             and (key_words[-1] not in STATUS_WORDS or len(key_words) > 2) and not _NUMBER.match(words[0])):
         return "the key is a sentence (it ends in a verb)"
     if (len(key_words) > 1 and (key_words[0] in IRREGULAR_PAST or (key_words[0].endswith("ed") and _is_verb(key_words[0])))
-            and key_words[0] not in KEY_QUALIFIERS):
+            and key_words[0] not in KEY_QUALIFIERS and key_words[1] in _OBJECTS):
         return "the key is a sentence (it starts with a verb)"
     if len(key_words) > 1 and "from" in key_words[1:]:
         return "a message (the key names who it is from)"
     if key_words[-1] in MESSAGE_TAILS and key_words[0] != "on" and not _CONTACT.search(v):
         return "a message (the key names a call, a mail or notes)"
-    if any(_ID.fullmatch(w) for w in key_words):
+    if key_words[0] == "new" and len(key_words) >= 3 and key_words[-1].isdigit():
+        return "a new one announced (`New task T-266: ...`)"
+    if any(_ID.fullmatch(w) for w in key_words) and not (key_words[0] in ENTITIES or "#" in key):
         return "the key names a one-off (it holds an id)"
     if v.endswith("?"):
         return "a question"
@@ -188,13 +212,14 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
     if _REQUEST.match(v):
         return "a request"
     first = words[0]
-    if stamped and (first in ACTS or first in _FINISHED):
-        return "a log record (a timestamped act: `[03:00] backup: started`)"
+    if stamped and (first in ACTS or first in _FINISHED or first not in STATUS_WORDS):
+        return "a log record (a timestamped line says what happened: `[03:00] backup: started`)"
     hosts = [a + "-" + b for a, b in zip(key_words[:1], key_words[1:2]) if b[:1].isdigit()] + key_words[:1]
     if key_words[0] in DEVICES and len(key_words) > 1:
         hosts.append(key_words[1] + ("-" + key_words[2] if len(key_words) > 2 and key_words[2][:1].isdigit() else ""))
-    host = any(_hostlike(h) for h in hosts) or (label is not None and "-" in label.split()[0] and " " not in label.strip())
-    if (host or key_words[-1] in DEVICES) and _NUMBER.match(first) and first not in _DUE:
+    host_label = label is not None and "-" in label.strip() and " " not in label.strip()
+    host = any(_hostlike(h) for h in hosts) or host_label
+    if (host or key_words[-1] in DEVICES) and _NUMBER.match(first) and key_words[-1] not in SETTINGS:
         return "a reading (a host's or device's measure with a number for a value)"
     if len(words) == 1 or STATUS_PHRASES.match(v):
         return None
@@ -206,7 +231,18 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
         return "prose (more than one sentence)"
     if len(words) >= 4 and _PERSONAL.intersection(words):
         return "a personal remark"
-    if first == "new" and len(words) >= 3:
+    said = _ASIDE.sub("", v)
+    if first not in STATUS_WORDS and _CHATTY.search(said.split(None, 1)[1] if " " in said else ""):
+        return "a remark (it talks: `we'll need`, `wants to`, `the steel needs`)"
+    if first in IMPERATIVES and len(words) >= 3:
+        return "an instruction (`do the exercise ...`)"
+    if (alert := _ALERT.search(said)) and (first not in STATUS_WORDS or alert.end() == len(said.rstrip(" .!"))):
+        return "an alert (`toner low warning`, `fault F22`)"
+    if _TAKEN.search(key.replace(".", " ")):
+        return "a reading (the key says when it was taken)"
+    if host_label and _MOMENT.search(v):
+        return "something a device reported at a moment (`Mochi out at 23:41`)"
+    if first == "new" and len(words) >= 3 and words[1] != "one":
         return "a notification (something new: `new login from ...`)"
     if _ERROR_NAME.search(v):
         return "an error report"
@@ -227,8 +263,8 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
             return "an act (it names who did it)"
         if first in ACTS and second == "at":
             return "an act (done to a thing at a moment)"
-        if first in STATUS_WORDS and second in QUALIFIERS:
-            return None
+        if (first in STATUS_WORDS or first in _CHANGED) and second in QUALIFIERS:
+            return None  # `failed at 03:00`, `moved to 19 July`
         if first in STATUS_WORDS and _NUMBER.match(second):
             # `down 3 days` says for how long; `blocked 34 connections` what was acted on.
             if len(words) == 2 or words[2] in _DURATIONS or not any(
@@ -239,7 +275,7 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
             return "an act (the value starts with a verb and names what it acted on)"
         return None
     done = next((i for i, w in enumerate(words) if w in _FINISHED), 0)
-    if done and not STATUS_WORDS.intersection(words[:done]):
+    if done and not STATUS_WORDS.intersection(words[:done]) and not words[done - 1].endswith("%"):
         return "a report (a job that finished: `vacuum done`, `cycle complete at 21:14`)"
     moment = _MOMENT.search(v)
     if (moment and v[:1].islower() and first not in SCHEDULES and first not in _DAYS
@@ -251,7 +287,7 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
         if key_words[-1] in DEVICES or _READ_WHEN.search(v):
             return "a reading (a device's measure, or one taken at a moment)"
         verb = next((w for w in words[1:3] if w in IRREGULAR_PAST or (w.endswith("ed") and _is_verb(w))), None)
-        if verb is not None and words[words.index(verb) + 1:][:1] not in ([q] for q in QUALIFIERS):
+        if verb is not None and not first.endswith("%") and words[words.index(verb) + 1:][:1] not in ([q] for q in QUALIFIERS):
             return "a report (a count of what happened: `1,204 passed`)"
     if _HOST.match(key.replace(" ", "-")) and not _NUMBER.match(first) and first not in _DUE:
         return "host chatter (a host's key with a message for a value)"
@@ -271,7 +307,8 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
                                and (clause[i + 1:i + 2] or [""])[0] not in ("until", "till", "since")
                                for i, w in enumerate(clause)):
         return "a sentence, not a value (it has a verb)"
-    if any(w in IRREGULAR_PAST and w not in STATUS_WORDS and w != "left" for w in _WORD.findall(rest.casefold())):
+    if any((w in IRREGULAR_PAST or (w.endswith("ed") and _is_verb(w))) and w not in STATUS_WORDS and w != "left"
+           for w in _WORD.findall(rest.casefold())):
         return "a report (a later clause says what was done)"
     if len(words) >= 5 and _CLAUSE.search(v):
         return "a sentence, not a value"

@@ -26,7 +26,7 @@ BUILTIN: dict[str, dict[str, Any]] = {
         # "10:30" and "https://..." do not match: the colon must be followed by a space.
         # A leading timestamp (`2024-03-02 09:14`, `[10:22]`) says when, not what.
         "pattern": r"^\s*(?:\[?\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d)?)?\]?\s+|\[\d\d?:\d\d(?::\d\d)?\]\s*|"
-                   r"\d\d?:\d\d(?::\d\d)?\s+)?(?P<key>[^\W\d_][\w./'’]*(?:[ _-][\w./#'’]+){0,4})\s*:[ \t]+(?P<value>\S.{0,119}?)\s*$",
+                   r"\d\d?:\d\d(?::\d\d)?\s+)?(?P<key>[^\W\d_][\w./'’]*(?:,?[ _-][\w./#'’()]+){0,4})\s*:[ \t]+(?P<value>\S.{0,119}?)\s*$",
         "kinds": ["observation", "event", "fact"],
         "confidence": 0.9,
         "judge": True,

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from ..errors import NotFound
 from ..timeutil import iso
 from .keys import Source, normalise_key
-from .statements import asked_attributes
+from .attributes import asked_attributes
 
 _VALUE_COLUMNS = ("v.id AS value_id, v.value, v.valid_from, v.valid_to, v.recorded_at, v.source_kind, v.source_ref, "
                   "v.confidence, v.rule, v.actor")
