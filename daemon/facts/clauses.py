@@ -17,9 +17,8 @@ import re
 
 # Verbs of relations that hold one value at a time (base forms).
 SINGLE = frozenset("""
-live work drive ride use run cost pay charge earn lead manage chair own host sing teach study attend bank park
-commute rent weigh stand point forward report belong supply handle cover maintain serve rehearse meet train
-sleep go shop play
+live drive run cost pay charge earn lead manage chair own host sing teach study attend bank park commute rent
+weigh stand point forward report belong supply handle cover maintain serve rehearse meet train sleep go shop
 """.split())
 # Changes that set a new value: `was moved to`, `has been increased to`.
 CHANGES = ("moved|changed|increased|reduced|raised|lowered|set|extended|pushed|postponed|rescheduled|switched|"
@@ -29,9 +28,17 @@ _SUBJECT = (r"(?P<subj>(?:(?:[Tt]he|[Oo]ur|[Mm]y)\s+)?(?:[A-Z][\w'’.&-]*|[a-z]
             r"[a-z][\w'’-]*|\d[\w.-]*)){0,4}?|We|I)")
 _ADVERB = r"(?:(?:now|still|currently|usually|only|always|normally|also)\s+)?"
 _SUBJECT_ONLY = re.compile(_SUBJECT + r"$")
+# Verbs that hold one value only with one preposition: `go to school`, `The thesis stands at 61,300 words`.
+_WITH = {"go": "to", "stand": "at"}
+_PARTICLES = frozenset("off out up down away over back but".split())  # `pays off`, `stands out`
 _ADVERBS = frozenset("now still currently usually only always normally also".split())
 _CHANGED = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:(?:was|were|has\s+been|have\s+been|is|are|got|has|have)\s+)?(?:now\s+)?"
-                      r"(?:" + CHANGES + r")\s+(?:to|until|till|back\s+to)\s+(?P<value>\S.*?)[.!]?\s*$")
+                      r"(?P<change>" + CHANGES + r")\s+(?:to|until|till|back\s+to)\s+(?P<value>\S.*?)[.!]?\s*$")
+# Changes of place: `The warehouse moved to ap-southeast-1` states its location, as `lives in` does;
+# `The trip was moved to 2-16 May` a date.
+_PLACES = frozenset("moved migrated relocated transferred".split())
+_DATE = re.compile(r"(?i)\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|next|"
+                   r"tomorrow|today)\w*\b")
 _COUNT = re.compile(r"^\s*(?:[Tt]here\s+(?:are|is)|(?P<who>We|I)(?:\s+have|['’]ve\s+got|\s+have\s+got|['’]re\s+down\s+to|"
                     r"\s+are\s+down\s+to)|[Oo]nly)\s+(?:now\s+|still\s+|only\s+)?(?P<value>\d[\d,.]*)\s+"
                     r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?(?:\s+of\s+[\w-]+)?)"
@@ -50,18 +57,27 @@ _GATE = frozenset("is are has have been was were got there only i'm we're i've w
     w for w in re.sub(r"\\s\+|\(\?:|\)", " ", CHANGES).replace("|", " ").split() if w.isalpha())
 
 
-# A condition stated with is/are or has been: `Kennel 4 is still occupied by the greyhound`, `The shop's
-# returns are handled by Ana now`, `My Trados licence has expired`, `Mum is staying with Aunt Rosa until Sunday`.
-_CONDITION = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:is|are|['’]s|['’]re|has\s+been|have\s+been|has|have)\s+"
-                        + _ADVERB + r"(?P<value>(?:[a-z]+(?:ed|en)|[a-z]+ing\s+(?:with|in|at|on|until|till|from))\b.*?)"
-                        r"[.!]?\s*$")
+# -ing words that judge rather than say what goes on (`amazing at`, `going on`).
+_JUDGING = (r"(?!(?:amazing|interesting|exciting|boring|inspiring|refreshing|annoying|frustrating|relaxing|charming|"
+            r"stunning|surprising|amusing|encouraging|rewarding|challenging|going)\b)")
+# A condition stated with is/are or has been: `Kennel 4 is still occupied by the greyhound`, `The
+# shop's returns are handled by Ana now`, `My Trados licence has expired`, `Mum is staying with Aunt
+# Rosa until Sunday`.
+_CONDITION = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:(?:is|are|['’]s|['’]re|has\s+been|have\s+been)\s+" + _ADVERB
+                        + r"(?P<value>(?:(?!been\b)[a-z]+(?:ed|en)|" + _JUDGING
+                        + r"[a-z]+ing\s+(?:with|in|at|on|until|till|from))\b.*?)"
+                        r"|(?:has|have)\s+" + _ADVERB + r"(?P<done>(?:expired|lapsed|ended|closed|stopped|gone|finished|"
+                        r"moved|changed)\b.*?))[.!]?\s*$")
 # A named thing and its value: `Royal Mail collection time is 15:30 on weekdays`.
 _NAMED_VALUE = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:is|are)\s+(?:now\s+|still\s+)?(?P<value>(?:[$€£]\s?)?\d.*?|"
                           r"[A-Z][\w.-]*(?:\s+[A-Z][\w.&-]*){0,3})[.!]?\s*$")
 # A measure of a host or device: `load average on gw-01`, `temperature of nas-2`.
 _READING = re.compile(r"\b(?:on|of|for|at)\s+[a-z][\w]*-[\w-]+$")
-_PRONOUNS = frozenset("he she it they you this that these those there here what who which everyone everything "
-                      "someone something nobody nothing".split())
+# Words that no subject holds: `When everyone works together`, `It's like the virtual world is ...`.
+_NO_SUBJECT = re.compile(r"(?i)\b(?:what|who|which|that|where|when|how|if|because|all|it['’]s|that['’]s|i['’]m|i|we|"
+                         r"you|bet|think|guess|like)\b|['’](?:re|ve|ll|d)\b")
+_PRONOUNS = frozenset("he she it they you his her their its your this that these those there here what who which "
+                      "everyone everything someone something nobody nothing".split())
 
 
 # Third-person forms of the SINGLE verbs: `pays`, `charges`, `studies`.
@@ -80,12 +96,16 @@ def _subject(raw: str) -> tuple[str, str] | None:
     """(determiner, subject) with `my`/`our` kept and `the` dropped; None for a pronoun."""
     words = raw.split()
     det = ""
-    if words[0] in ("I", "We"):
-        return ("my" if words[0] == "I" else "our"), ""
+    if raw in ("I", "We"):
+        return ("my" if raw == "I" else "our"), ""
+    if _NO_SUBJECT.search(raw):
+        return None  # `When everyone works together`, `It's like the virtual world is ...`
     if words[0].casefold() in ("the", "our", "my"):
         det, words = words[0].casefold(), words[1:]
     if not words or words[0].casefold() in _PRONOUNS or (det in ("my", "our") and re.search(r"['’]s\b", raw)):
         return None  # `my dog's name` is the possessive form's to read
+    if not det and words[0].islower() and not re.search(r"[\d-]", words[0]):
+        return None  # `busy with`, `taking risks`: no subject, a name or a host starts one
     return ("" if det == "the" else det), " ".join(words)
 
 
@@ -99,7 +119,11 @@ def clause_values(sentence: str, words: frozenset[str]) -> list[tuple[str, str, 
         return [({"We": "our", "I": "my"}.get(m.group("who") or "", ""), m.group("what"), m.group("value"))]
     if m := _CHANGED.match(sentence):  # `was moved to ...` sets a value however it is worded
         subject = _subject(m.group("subj"))
-        return [(subject[0], subject[1], m.group("value"))] if subject and subject[1] else []
+        if not subject or not subject[1]:
+            return []
+        if m.group("change") in _PLACES and not _DATE.match(m.group("value")):
+            return [(f"{subject[0]} {subject[1]}".strip(), "location", m.group("value"))]
+        return [(subject[0], subject[1], m.group("value"))]
     if not _NOT_A_STATE_WORDS.isdisjoint(words) or _NOT_A_STATE.search(sentence):
         return []
     for form, attribute in ((_CONDITION, "status"), (_NAMED_VALUE, "")):
@@ -107,8 +131,8 @@ def clause_values(sentence: str, words: frozenset[str]) -> list[tuple[str, str, 
             det, name = subject
             if not name or (form is _NAMED_VALUE and _READING.search(name) and m.group("value")[:1].isdigit()):
                 continue  # `load average on gw-01 is 6.85`: a host's reading
-            return [(det, name, m.group("value"))] if not attribute else [(f"{det} {name}".strip(), attribute,
-                                                                            m.group("value"))]
+            value = m.group("value") or m.group("done")
+            return [(det, name, value)] if not attribute else [(f"{det} {name}".strip(), attribute, value)]
     return _relation(sentence.strip().rstrip(".!").split())
 
 
@@ -123,7 +147,7 @@ def _relation(words: list[str]) -> list[tuple[str, str, str]]:
         if verb is None or not _SUBJECT_ONLY.match(raw):
             continue
         subject = _subject(raw) if verb else None
-        if subject is None or (verb == "go" and words[verb_at + 1] != "to"):
+        if subject is None or words[verb_at + 1] in _PARTICLES or (verb in _WITH and words[verb_at + 1] != _WITH[verb]):
             continue
         det, name = subject
         return [(f"{det} {name}".strip(), verb, " ".join(words[verb_at + 1:]))]

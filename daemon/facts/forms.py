@@ -100,7 +100,7 @@ _RUNS_VERSION = re.compile(r"^\s*" + _SUBJECT + r"\s+is\s+(?:now\s+)?(?:(?:on|at
                            r"(?P<value>v?\d+(?:\.\d+)+\b.*)")
 # Where I am: `I'm on holiday from 1 to 14 August`, `I'm booked until 25 March`, `I'm off caffeine`.
 _I_AM = re.compile(r"^\s*I(?:['’]m|\s+am)\s+(?:now\s+|still\s+|currently\s+)?(?P<value>(?:off|on|in|at|away|back|"
-                   r"out\s+of|booked|working\s+from|based\s+in)\s+(?!(?:it|that|this|them|him|her|my\s+way)\b)\S.*)")
+                   r"out\s+of|booked|working\s+from|based\s+in)\s+(?!(?:it|that|this|them|him|her|my\s+way|to)\b)\S.*)")
 # A role someone took over: `Lucia took over QA from Ben`.
 _TOOK_OVER = re.compile(r"^\s*(?P<value>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*)?)\s+(?:has\s+)?(?:took|taken|takes)\s+over\s+"
                         r"(?:the\s+)?(?P<attr>[\w-]+(?:\s+[\w-]+){0,2}?)(?:\s+from\s+.*|\s+(?:role|duties))?[.!]?\s*$")

@@ -35,9 +35,15 @@ _REPORTED = re.compile(r"\b(?:said|says|told|tells|mentioned|asked|asks|wonders?
                        r"reckons?|whether)\b")
 # Words that open a sentence without being part of it: `Actually the meeting room is now Lovelace`.
 _OPENER = re.compile(r"(?i)^\s*(?:actually|fyi|btw|update|heads\s+up|also|so|ok|okay|note|psa)\b[,:]?\s+")
+# No value but a judgement or a filler: `The graphics are awesome`, `Dance practice has been fun`.
 _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|just|about|going|coming|getting|"
-                          r"that|this|what|how|why|where|when|who|he|she|it|they|we|you|i|there|here|"
-                          r"[a-z]+ing(?![.\w-])|[a-z]+ed\s+by)\b(?!/)")
+                          r"that|this|what|how|why|where|when|who|he|she|it|they|we|you|i|there|here|been|"
+                          r"awesome|amazing|great|awful|sweet|cool|fun|crazy|wild|tough|nice|lovely|beautiful|"
+                          r"terrible|incredible|fantastic|wonderful|perfect|hard|easy|tricky|important|key|super|"
+                          r"kinda|pretty|happened|indeed|mine|yours|hers|ours|theirs|me|him|her|us|them|"
+                          r"the\s+best|the\s+worst|a\s+mix|a\s+lot|my\s+motivation|"
+                          r"an?\s+(?:smart|good|great|bad|nice|huge|big|real|perfect)\b|"
+                          r"[a-z]+ing(?![.\w-])|[a-z]+ed\s+by)\b(?![/-])")
 _PRONOUNS = frozenset("his her their its".split())
 _PARTICIPLE = re.compile(r"(?i)[a-z]+(?:ed|en)\s+by\b|[a-z]+ing\s+(?:with|in|at|on|until|till|from)\b")
 
