@@ -152,6 +152,38 @@ def test_plain_clauses_of_one_valued_relations_are_statements(text, expected):
     assert captured(text) == expected
 
 
+def test_capture_never_fails_on_odd_text():
+    # Capture runs inside every observation's transaction: whatever the text, it returns.
+    import random
+    rng = random.Random(7)
+    pieces = ["a", "A", "1", " ", ":", ": ", "(x) ", " (y)", "()", "(", ")", ".", ",", "'", "’", "-", "#", "/", "@",
+              "?", "!", "\t", "\n", "\u00e9", "\u4e2d", "12:30 ", "[03:00] "]
+    lines = [text for _, text in labelled(SETS["dev"])]
+    for _ in range(5000):
+        base = rng.choice(lines)
+        cut = rng.randrange(len(base) + 1)
+        noise = "".join(rng.choice(pieces) for _ in range(rng.randrange(6)))
+        key, colon, value = base.partition(": ")
+        text = rng.choice([base[:cut] + noise, noise + base[cut:], base[:cut] + " " * rng.randrange(3), noise,
+                           key + colon + noise + value])
+        for c in capture(RULES, text, "observation", sentences=True):
+            assert c.key and c.value
+    assert captured("Office line for Cobalt Legal: (312) 555-0170") == [("office line for cobalt legal",
+                                                                         "(312) 555-0170")]
+
+
+def test_a_fault_in_capture_costs_the_facts_not_the_observation(memory, monkeypatch, caplog):
+    import daemon.facts.api as facts_api
+
+    def broken(*args, **kwargs):
+        raise IndexError("a pattern's fault")
+    monkeypatch.setattr(facts_api, "capture", broken)  # fault injection: no pattern fails today
+    r = memory.observe("Bridge: DOWN")
+    assert r["status"] == "created" and r["facts"][0]["status"] == "skipped"
+    assert memory.get(r["id"])["content"] == "Bridge: DOWN"
+    assert "fact capture failed on episode" in caplog.text
+
+
 def test_a_later_clause_of_the_same_shape_updates_the_fact(memory):
     memory.observe("Callum pays 950 GBP a month for Flat B.", at="40d ago")
     new = memory.observe("Callum pays 990 GBP a month for Flat B.", at="2d ago")

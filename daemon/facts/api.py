@@ -3,6 +3,7 @@ database hop; writes are one short transaction."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Iterable
 
 from .. import timeutil
@@ -13,6 +14,8 @@ from .judge import judge
 from .keys import Source, clean_value, label_of, normalise_key, parse_duration
 from .rules import Capture, capture, compile_rules
 from .attributes import key_of
+
+log = logging.getLogger("strata.facts")
 
 _UNSET: Any = object()
 
@@ -184,9 +187,15 @@ class Facts:
         for row, result in zip(rows, results):
             if result["status"] == "duplicate":
                 continue
-            for c in capture(self.rules, row["content"], row["kind"], source=row.get("source"),
-                             sentences=self.sentences):
-                out.append(self._captured(conn, c, row, result["id"], now))
+            try:
+                found = capture(self.rules, row["content"], row["kind"], source=row.get("source"),
+                                sentences=self.sentences)
+            except Exception as e:  # a fault in a pattern must not cost the observation itself
+                log.exception("fact capture failed on episode %s; stored without facts", result["id"])
+                out.append({"key": None, "rule": None, "status": "skipped",
+                            "reason": f"capture failed: {type(e).__name__}", "episode_id": result["id"]})
+                continue
+            out.extend(self._captured(conn, c, row, result["id"], now) for c in found)
         return out
 
     def _captured(self, conn, c: Capture, row: dict, episode_id: int, now: float) -> dict:

@@ -232,7 +232,7 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
     if len(words) >= 4 and _PERSONAL.intersection(words):
         return "a personal remark"
     said = _ASIDE.sub("", v)
-    if first not in STATUS_WORDS and _CHATTY.search(said.split(None, 1)[1] if " " in said else ""):
+    if first not in STATUS_WORDS and _CHATTY.search(said.partition(" ")[2]):
         return "a remark (it talks: `we'll need`, `wants to`, `the steel needs`)"
     if first in IMPERATIVES and len(words) >= 3:
         return "an instruction (`do the exercise ...`)"
