@@ -146,6 +146,13 @@ def test_alike_memories_of_the_same_subject_order_older_below_newer():
      "Lorcan Whelan no longer uses his Gorsefield address, write to lorcan.whelan@fastmail.com", True),  # the value
     ("Who looks after the billing service?", "The billing-api service is owned by team Ledger",
      "Ownership of billing-api was transferred to team Quokka", True),  # an identifier's parts
+    ("What URL do I call for the payments service?", "Payments API base URL: https://pay.internal.example/v1",
+     "payments api endpoint is now https://payments-gw.internal.example/v2", True),  # URL is no name
+    ("Who's in charge of Project Aurora?", "Project Aurora is led by Sunita.",
+     "Sunita stepped back; Koen is now leading Aurora.", True),  # `leading` is a verb, not `billing`
+    ("What build of api-gateway is live?", "api-gateway: v2.3.1", "api-gateway v2.4.0 rolled out to prod", True),
+    ("Which city is Benedikt based in?", "Our cousin Benedikt lives in Graz.",
+     "Benedikt relocated; he's been in Leipzig since March.", True),
 ])
 def test_same_subject_reads_names_identifiers_and_attributes(query, older, newer, same):
     from daemon.episodes.currency import names_in, same_subject, wanted_attributes, words_of

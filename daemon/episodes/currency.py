@@ -46,8 +46,9 @@ _ATTRIBUTES = {**dict.fromkeys(("email", "e-mail", "mail"), "email"),
                **dict.fromkeys(("phone", "mobile", "cell", "telephone"), "phone"),
                **dict.fromkeys(("price", "cost", "fee"), "price"),
                **dict.fromkeys(("owner", "maintainer", "owned", "ownership"), "owner"),
-               **dict.fromkeys(("city", "live", "lives", "located", "location"), "location"),
-               **{w: w for w in ("version", "birthday", "diet", "salary", "budget", "deadline", "website", "username",
+               **dict.fromkeys(("city", "lives", "located", "location", "based", "relocated"), "location"),
+               **dict.fromkeys(("version", "release"), "version"),
+               **{w: w for w in ("birthday", "diet", "salary", "budget", "deadline", "website", "username",
                                  "timezone", "port", "status")}}
 # Values whose form names their attribute (`write to lorcan@fastmail.com` speaks of an email).
 _VALUES = (("email", re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")),
@@ -98,7 +99,7 @@ def names_in(query: str) -> list[frozenset[str]]:
     for i, word in enumerate(words):
         if _IDENTIFIER.fullmatch(word.strip(".")):
             runs.append({_term(word)})
-        if i > 0 and word[:1].isupper():
+        if i > 0 and word[:1].isupper() and not (word.isupper() and len(word) <= 4):  # not URL, API, DNS
             run.add(_term(word))
             continue
         if run:
@@ -118,9 +119,21 @@ def _stated(text: str, terms) -> set[str]:
     return _attributes(terms) | {name for name, form in _VALUES if form.search(text)}
 
 
-def _modifier(tokens: list[str], term: str) -> str | None:
-    at = tokens.index(term) if term in tokens else 0
-    return tokens[at - 1] if at > 0 else None
+_AUXILIARIES = frozenset("is are was were be been now still currently also".split())
+# A question about where (`Where does Oskar live?`), not about what is live.
+_WHERE = re.compile(r"(?i)^\s*(?:in\s+)?where\b|\b(?:do|does)\b.*\blive\b")
+
+
+def _modifier(text: str, term: str) -> str | None:
+    """The word before TERM in TEXT when it can qualify it (`analytics` in `analytics warehouse`),
+    not a verb before its object (`leading` in `leading Aurora`)."""
+    words = [_term(w) for w in _WORD.findall(text)]
+    at = next((i for i, w in enumerate(words) if w == term or term in re.split(r"[-.]", w)), 0)
+    if at == 0:
+        return None
+    before = words[at - 1]
+    verb = before.endswith(("ing", "ed")) and at > 1 and words[at - 2] in _AUXILIARIES
+    return None if verb else before
 
 
 def same_subject(older: str, newer: str, asked: frozenset[str], names: list[frozenset[str]],
@@ -144,7 +157,7 @@ def same_subject(older: str, newer: str, asked: frozenset[str], names: list[froz
             a_old & wanted and not a_new & wanted):
         return False
     for term in shared:
-        m_old, m_new = _modifier(t_old, term), _modifier(t_new, term)
+        m_old, m_new = _modifier(older, term), _modifier(newer, term)
         if (m_old in asked and m_old not in _NEUTRAL and m_new is not None and len(m_new) >= 3
                 and m_new not in _NEUTRAL and m_new not in w_old and m_new not in asked):
             return False
@@ -159,7 +172,7 @@ def restates(newer: str, parallel: bool) -> bool:
 
 def wanted_attributes(query: str) -> set[str]:
     """The attributes (of _ATTRIBUTES) a question names (`Where does Oskar live?`: location)."""
-    return _attributes(_tokens(query))
+    return _attributes(_tokens(query)) | ({"location"} if _WHERE.search(query) else set())
 
 
 def newer_alike(items: list[tuple[int, float, str]], vectors: dict[int, np.ndarray], query: str, *,
