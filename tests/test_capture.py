@@ -147,6 +147,9 @@ def test_sentences_that_state_no_attribute_set_nothing(text):
     ("I love painting.", []), ("Caroline loves hiking with her kids.", []), ("I went to the park yesterday.", []),
     ("The router will run firmware 7.60 next week.", []), ("Does the router run firmware 7.57?", []),
     ("load average on gw-01 is 6.85 (check 82062)", []), ("Jonas said the dinner on Friday is cancelled.", []),
+    ("the TLS certificate of web-01 has been renewed", []),  # what was done, not how it is
+    ("The bridge is closed.", [("bridge", "closed")]),  # one statement, one key
+    ("Dana's email is d@x.example and Dana's phone is 555-0101.", [("dana.email", "d@x.example")]),
 ])
 def test_plain_clauses_of_one_valued_relations_are_statements(text, expected):
     assert captured(text) == expected

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from .judge import STATUS_WORDS
+
 # Verbs of relations that hold one value at a time (base forms).
 SINGLE = frozenset("""
 live drive run cost pay charge earn lead manage chair own host sing teach study attend bank park commute rent
@@ -129,6 +131,9 @@ def clause_values(sentence: str, words: frozenset[str]) -> list[tuple[str, str, 
     for form, attribute in ((_CONDITION, "status"), (_NAMED_VALUE, "")):
         if (m := form.match(sentence)) and (subject := _subject(m.group("subj"))) is not None:
             det, name = subject
+            if m.groupdict().get("value") and " " not in m.group("value").strip(" .!") and \
+                    m.group("value").strip(" .!").casefold() not in STATUS_WORDS:
+                continue  # `has been renewed` says what was done; `is closed`, `is occupied by ...` how it is
             if not name or (form is _NAMED_VALUE and _READING.search(name) and m.group("value")[:1].isdigit()):
                 continue  # `load average on gw-01 is 6.85`: a host's reading
             value = m.group("value") or m.group("done")

@@ -279,12 +279,12 @@ def words_of(sentence: str) -> frozenset[str]:
     return frozenset(words)
 
 
-def read(sentence: str, content: str, words: frozenset[str]) -> Read:
-    """(subject, attribute, raw value) for each form SENTENCE (one of CONTENT's, holding WORDS)
-    matches."""
+def read(sentence: str, content: str, words: frozenset[str]) -> Iterable[Read]:
+    """For each form whose gate SENTENCE (one of CONTENT's, holding WORDS) passes, in order, the
+    (subject, attribute, raw value) it reads."""
     for gate, reader in FORMS:
         if not gate.isdisjoint(words):
-            yield from reader(sentence, content)
+            yield reader(sentence, content)
 
 
 def new_value(content: str) -> Read:

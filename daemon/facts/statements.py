@@ -29,7 +29,7 @@ _MAY_SPLIT = re.compile(r"[.!?]\s|\n")
 _SENTENCES = re.compile(_NOT_PAST + r"(?<=[.!?])\s+(?=[A-Z\"'“])|\n")
 _CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although|while)\b|;|\s+(?:but|because|which|"
                          r"so\s+that|while)\s|\s+-\s|\s+—\s|" + _NOT_AFTER
-                         + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it)\b")
+                         + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it|my|our|his|her|their|the|[A-Z][\w.-]*['’]s)\b")
 # Reported speech: `Jonas said the dinner on Friday is cancelled`.
 _REPORTED = re.compile(r"\b(?:said|says|told|tells|mentioned|asked|asks|wonders?|wondered|heard|claims?|claimed|"
                        r"reckons?|whether)\b")
@@ -106,8 +106,11 @@ def statements(content: str, source: str | None = None) -> list[tuple[str, str]]
         if not sentence or sentence.rstrip().endswith("?") or _REPORTED.search(sentence):
             continue
         before, words = len(found), words_of(sentence)
-        for subject, attribute, raw in read(sentence, content, words):
-            add(subject, attribute, raw)
+        for read_one in read(sentence, content, words):
+            for subject, attribute, raw in read_one:
+                add(subject, attribute, raw)
+            if len(found) > before:
+                break  # the first form that reads a sentence says what it states: one key, not two
         if len(found) == before:
             for subject, attribute, raw in clause_values(sentence, words):
                 add(subject, attribute, raw, participle=True)
