@@ -68,7 +68,8 @@ def test_overview_shows_daemon_phases_layers_and_errors(filled):
     async def body(app, pilot):
         layers = dict((r[0], r[1]) for r in rows(app, "#layers"))
         assert layers["memories"] == "3 (3 hot, 0 cold, 0 forgotten)"
-        assert layers["current facts"] == "2"  # user.drink, and Alice.preference from TEA
+        # user.drink, Alice.preference from TEA, and the schedule BACKUP states
+        assert layers["current facts"] == "3"
         assert layers["embedding backlog"] == "3"
         phases = {r[0]: r for r in rows(app, "#phases")}
         assert {"heartbeat", "fold", "embed", "decay", "consolidate", "dossiers", "capsule", "backup"} <= set(phases)
@@ -193,8 +194,9 @@ def test_facts_history_edit_new_retract(filled):
         await switch(pilot, "3")
         # TEA states a preference, which capture reads as a fact of its own.
         assert [r[:2] for r in rows(app, "#facts")] == [["Alice.preference", "tea over coffee in the morning"],
+                                                        ["backup job on the home server.runs", "at night"],
                                                         ["user.drink", "coffee"]]
-        app.screen.query_one("#facts").move_cursor(row=1)
+        app.screen.query_one("#facts").move_cursor(row=2)
         await settle(pilot)
         history = rows(app, "#history")
         assert [h[0] for h in history] == ["coffee", "tea"] or [h[0] for h in history] == ["tea", "coffee"]
@@ -223,7 +225,8 @@ def test_facts_history_edit_new_retract(filled):
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
-        assert [r[0] for r in rows(app, "#facts")] == ["Alice.preference", "user.city"]
+        assert [r[0] for r in rows(app, "#facts")] == ["Alice.preference", "backup job on the home server.runs",
+                                                      "user.city"]
         current = [h for h in (await app.memory.facts.history("user.drink"))["history"] if h["current"]]
         assert [h["value"] for h in current] == [None]
     drive(filled, body)

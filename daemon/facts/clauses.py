@@ -87,6 +87,10 @@ _FORMS = {**{v + "s": v for v in SINGLE}, **{v + "es": v for v in SINGLE}, **{v[
                                                                             v.endswith("y")}}
 
 
+_VERBS = frozenset(_FORMS) | SINGLE
+_DIGIT = re.compile(r"\d")
+
+
 def _base(verb: str, first_person: bool) -> str | None:
     """The base form of VERB when it is a SINGLE verb in the person the subject asks for."""
     if first_person:
@@ -115,9 +119,9 @@ def clause_values(sentence: str, words: frozenset[str]) -> list[tuple[str, str, 
     """(subject, attribute, value) for the state SENTENCE (of case-folded WORDS) states, at most
     one: the subject a name, `my`/`our` (`I`, `We`) or `my dog`, or empty when the attribute is
     the whole key."""
-    if "?" in sentence or (words.isdisjoint(_GATE) and not any(w in _FORMS or w in SINGLE for w in words)):
+    if "?" in sentence or (words.isdisjoint(_GATE) and words.isdisjoint(_VERBS)):
         return []
-    if any(c.isdigit() for c in sentence) and (m := _COUNT.match(sentence)):
+    if _DIGIT.search(sentence) and (m := _COUNT.match(sentence)):
         return [({"We": "our", "I": "my"}.get(m.group("who") or "", ""), m.group("what"), m.group("value"))]
     if m := _CHANGED.match(sentence):  # `was moved to ...` sets a value however it is worded
         subject = _subject(m.group("subj"))

@@ -267,6 +267,11 @@ FORMS: tuple[tuple[frozenset[str], Callable[[str, str], Read]], ...] = (
     (_words("by"), _matched(_OWNED, lambda m: [(_proper(m.group("subj")) if m.group("subj")[:1].isupper()
                                                 else m.group("subj"), "owner", m.group("value"))], True)),
 )
+# Gate word -> the forms it opens, by position in FORMS.
+_OPENS: dict[str, list[int]] = {}
+for _at, (_gate, _) in enumerate(FORMS):
+    for _word in _gate:
+        _OPENS.setdefault(_word, []).append(_at)
 _TOKEN = re.compile(r"[a-z0-9']+")
 
 
@@ -282,9 +287,9 @@ def words_of(sentence: str) -> frozenset[str]:
 def read(sentence: str, content: str, words: frozenset[str]) -> Iterable[Read]:
     """For each form whose gate SENTENCE (one of CONTENT's, holding WORDS) passes, in order, the
     (subject, attribute, raw value) it reads."""
-    for gate, reader in FORMS:
-        if not gate.isdisjoint(words):
-            yield reader(sentence, content)
+    opened = sorted({at for word in words if word in _OPENS for at in _OPENS[word]})
+    for at in opened:
+        yield FORMS[at][1](sentence, content)
 
 
 def new_value(content: str) -> Read:
