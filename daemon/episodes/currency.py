@@ -14,6 +14,8 @@ invoice-bot versions, a reading of nas-01) are not statements of it and never mo
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -124,15 +126,35 @@ _AUXILIARIES = frozenset("is are was were be been now still currently also".spli
 _WHERE = re.compile(r"(?i)^\s*(?:in\s+)?where\b|\b(?:do|does)\b.*\blive\b")
 
 
-def _modifier(text: str, term: str) -> str | None:
-    """The word before TERM in TEXT when it can qualify it (`analytics` in `analytics warehouse`),
-    not a verb before its object (`leading` in `leading Aurora`)."""
-    words = [_term(w) for w in _WORD.findall(text)]
-    at = next((i for i, w in enumerate(words) if w == term or term in re.split(r"[-.]", w)), 0)
+@dataclass(frozen=True)
+class _Said:
+    """What a text says, read once (texts recur across recalls): its terms in order and as a
+    set, its plain words (for modifiers), the attributes it states, whether it is a record of a
+    message or a note, and whether it words itself as an update."""
+    terms: tuple[str, ...]
+    words: frozenset[str]
+    plain: tuple[str, ...]
+    stated: frozenset[str]
+    record: bool
+    update: bool
+
+
+@lru_cache(maxsize=8192)
+def _said(text: str) -> _Said:
+    terms = tuple(_tokens(text))
+    words = frozenset(terms)
+    return _Said(terms, words, tuple(_term(w) for w in _WORD.findall(text)), frozenset(_stated(text, words)),
+                 bool(_RECORD.match(text)), bool(_UPDATE.search(text)))
+
+
+def _modifier(plain: tuple[str, ...], term: str) -> str | None:
+    """The word before TERM when it can qualify it (`analytics` in `analytics warehouse`), not
+    a verb before its object (`leading` in `leading Aurora`)."""
+    at = next((i for i, w in enumerate(plain) if w == term or term in re.split(r"[-.]", w)), 0)
     if at == 0:
         return None
-    before = words[at - 1]
-    verb = before.endswith(("ing", "ed")) and at > 1 and words[at - 2] in _AUXILIARIES
+    before = plain[at - 1]
+    verb = before.endswith(("ing", "ed")) and at > 1 and plain[at - 2] in _AUXILIARIES
     return None if verb else before
 
 
@@ -140,24 +162,24 @@ def same_subject(older: str, newer: str, asked: frozenset[str], names: list[froz
                  wanted: set[str], parallel: bool = False) -> bool:
     """Whether two texts speak of the same thing the question asks about: a term of the question
     in both (or, PARALLEL texts, any content term); a name of the question that the older names
-    also in the newer (`Mateo` for `Mateo Quiroga`); no shared term modified by a word of the question in the older and by
-    another word in the newer (`the analytics warehouse` is not `the billing warehouse`); and
-    no attribute named in one but not the other, or other than the one WANTED (`Dana's email
-    is ...` is not `Dana's mobile is now ...`)."""
-    t_old, t_new = _tokens(older), _tokens(newer)
-    w_old, w_new = set(t_old), set(t_new)
+    also in the newer (`Mateo` for `Mateo Quiroga`); no shared term modified by a word of the
+    question in the older and by another word in the newer (`the analytics warehouse` is not
+    `the billing warehouse`); and no attribute named in one but not the other, or other than
+    the one WANTED (`Dana's email is ...` is not `Dana's mobile is now ...`)."""
+    old, new = _said(older), _said(newer)
+    w_old, w_new = old.words, new.words
     shared = (w_old & w_new & asked) - STOPWORDS
     if not shared and not (parallel and (w_old & w_new) - STOPWORDS):
         return False
     named = [name for name in names if name & w_old]
     if named and not any(name & w_new for name in named):
         return False
-    a_old, a_new = _stated(older, w_old), _stated(newer, w_new)
+    a_old, a_new = old.stated, new.stated
     if (a_old and a_new and not a_old & a_new) or (wanted and a_new and not a_new & wanted) or (
             a_old & wanted and not a_new & wanted):
         return False
     for term in shared:
-        m_old, m_new = _modifier(older, term), _modifier(newer, term)
+        m_old, m_new = _modifier(old.plain, term), _modifier(new.plain, term)
         if (m_old in asked and m_old not in _NEUTRAL and m_new is not None and len(m_new) >= 3
                 and m_new not in _NEUTRAL and m_new not in w_old and m_new not in asked):
             return False
@@ -167,7 +189,8 @@ def same_subject(older: str, newer: str, asked: frozenset[str], names: list[froz
 def restates(newer: str, parallel: bool) -> bool:
     """Whether a text can replace an older statement: not a record of a message or a note, and
     worded as an update or PARALLEL to the older (the same sentence with other values)."""
-    return not _RECORD.match(newer) and (parallel or bool(_UPDATE.search(newer)))
+    said = _said(newer)
+    return not said.record and (parallel or said.update)
 
 
 def wanted_attributes(query: str) -> set[str]:
@@ -182,15 +205,17 @@ def newer_alike(items: list[tuple[int, float, str]], vectors: dict[int, np.ndarr
     newer restating it (restates; vectors at least `parallel` alike count as the same sentence)."""
     asked, names, wanted = words_of(query), names_in(query), wanted_attributes(query)
     known = [(i, at, text) for i, at, text in items if i in vectors]
+    if len(known) < 2:
+        return {}
+    matrix = np.stack([vectors[i] for i, _, _ in known])
+    alike = matrix @ matrix.T
     out: dict[int, set[int]] = {}
-    for a in range(len(known)):
-        i, at_i, text_i = known[a]
-        for b in range(a + 1, len(known)):
-            j, at_j, text_j = known[b]
-            cos = float(vectors[i] @ vectors[j])
-            if at_i == at_j or cos < similarity:
-                continue
-            (older, t_old), (newer, t_new) = ((i, text_i), (j, text_j)) if at_i < at_j else ((j, text_j), (i, text_i))
-            if restates(t_new, cos >= parallel) and same_subject(t_old, t_new, asked, names, wanted, cos >= parallel):
-                out.setdefault(older, set()).add(newer)
+    for a, b in zip(*np.nonzero(np.triu(alike >= similarity, 1))):
+        (i, at_i, text_i), (j, at_j, text_j) = known[a], known[b]
+        if at_i == at_j:
+            continue
+        (older, t_old), (newer, t_new) = ((i, text_i), (j, text_j)) if at_i < at_j else ((j, text_j), (i, text_i))
+        close = bool(alike[a, b] >= parallel)
+        if restates(t_new, close) and same_subject(t_old, t_new, asked, names, wanted, close):
+            out.setdefault(older, set()).add(newer)
     return out
