@@ -105,7 +105,8 @@ _ASIDE = re.compile(r"\s*\([^)]*\)")
 # Keys that say when a reading was taken (`Mum's BP this morning`); `today` and `tonight` name the present.
 _TAKEN = re.compile(r"(?i)\b(?:this\s+(?:morning|afternoon|evening)|last\s+night|yesterday)\b")
 # Last words of a key naming a value someone set, not a reading (`Incubator 2 CO2 setpoint: 5%`).
-SETTINGS = frozenset("setpoint target limit quota threshold budget price rate fee cost size capacity max min goal".split())
+SETTINGS = frozenset("setpoint target limit quota threshold budget price rate fee cost size capacity max min goal version "
+                    "release status port".split())
 _ERROR_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*(?:Error|Exception)\b|\bexit\s+(?:code\s+)?\d+")
 # A chat remark, not a value: `Bob: lol yes`, `Mia: thanks, will do`.
 INTERJECTIONS = frozenset("""
@@ -175,50 +176,100 @@ def _hostlike(word: str) -> bool:
     return bool(_HOST.match(word)) and (bool(re.search(r"[-_.]", word)) or len(re.match(r"[a-z]*", word).group()) >= 2)
 
 
-def judge(key: str, value: str, label: str | None = None, *, stamped: bool = False) -> str | None:
-    """None when KEY: VALUE reads as a state, else why it is an event (a short phrase).
-    KEY is normalised (facts/keys.py); LABEL, the key as written, tells `pi-attic memory` (a
-    host's name) from `disk usage`."""
-    v = value.strip()
-    words = [w.strip(".,;:!()'\"’").casefold() for w in _WORD.findall(v)]
-    words = [w for w in words if w]
-    if not words:
-        return None
-    key_words = [w.strip("()\"'") for w in key.replace(".", " ").split()]
-    key_words = [w for w in key_words if w] or [key]
-    if key in MESSAGE_KEYS or (key_words and key_words[0] in RECORD_LEADS):
+def _key_says(key: str, key_words: list[str], v: str) -> str | None:
+    """Why the key alone makes the line an event: a message or record label, an act, a
+    sentence, who it is from, a one-off."""
+    if key in MESSAGE_KEYS or key_words[0] in RECORD_LEADS:
         return "the key introduces a message"
     if len(key_words) == 1 and _is_verb(key_words[0]) and not key_words[0].endswith("ing"):
         return "the key is an act (`Fixed: ...`)"
-    if (len(key_words) > 1 and _is_verb(key_words[-1]) and not key_words[-1].endswith("ing")
-            and key_words[-1] not in KEY_QUALIFIERS
-            and (key_words[-1] not in STATUS_WORDS or len(key_words) > 2) and not _NUMBER.match(words[0])):
+    last = key_words[-1]
+    if (len(key_words) > 1 and _is_verb(last) and not last.endswith("ing") and last not in KEY_QUALIFIERS
+            and (last not in STATUS_WORDS or len(key_words) > 2) and not _NUMBER.match(v.split()[0])):
         return "the key is a sentence (it ends in a verb)"
-    if (len(key_words) > 1 and (key_words[0] in IRREGULAR_PAST or (key_words[0].endswith("ed") and _is_verb(key_words[0])))
-            and key_words[0] not in KEY_QUALIFIERS and key_words[1] in _OBJECTS):
+    lead = key_words[0]
+    if (len(key_words) > 1 and (lead in IRREGULAR_PAST or (lead.endswith("ed") and _is_verb(lead)))
+            and lead not in KEY_QUALIFIERS and key_words[1] in _OBJECTS):
         return "the key is a sentence (it starts with a verb)"
     if len(key_words) > 1 and "from" in key_words[1:]:
         return "a message (the key names who it is from)"
-    if key_words[-1] in MESSAGE_TAILS and key_words[0] != "on" and not _CONTACT.search(v):
+    if last in MESSAGE_TAILS and lead != "on" and not _CONTACT.search(v):
         return "a message (the key names a call, a mail or notes)"
-    if key_words[0] == "new" and len(key_words) >= 3 and key_words[-1].isdigit():
+    if lead == "new" and len(key_words) >= 3 and last.isdigit():
         return "a new one announced (`New task T-266: ...`)"
-    if any(_ID.fullmatch(w) for w in key_words) and not (key_words[0] in ENTITIES or "#" in key):
+    if any(_ID.fullmatch(w) for w in key_words) and not (lead in ENTITIES or "#" in key):
         return "the key names a one-off (it holds an id)"
+    if last in CHANNELS and len(key_words) > 1:
+        return "a message (the key names who wrote and where)"
+    if _TAKEN.search(key.replace(".", " ")):
+        return "a reading (the key says when it was taken)"
+    return None
+
+
+def _of_a_host(key_words: list[str], label: str | None) -> tuple[bool, bool]:
+    """(whether the key names a host or a device, whether its label is one hyphenated name)."""
+    hosts = [a + "-" + b for a, b in zip(key_words[:1], key_words[1:2]) if b[:1].isdigit()] + key_words[:1]
+    if key_words[0] in DEVICES and len(key_words) > 1:
+        hosts.append(key_words[1] + ("-" + key_words[2] if len(key_words) > 2 and key_words[2][:1].isdigit() else ""))
+    one_name = label is not None and "-" in label.strip() and " " not in label.strip()
+    named = label is not None and len(key_words) > 1 and bool(_NAME.match(label.strip()))  # `pi-attic memory`
+    return any(_hostlike(h) for h in hosts) or one_name or named, one_name
+
+
+def _act(v: str, words: list[str]) -> str | None:
+    """For a value that opens with a verb or a status word: why it reports an act, or None for
+    a condition (`failed at 03:00`, `retried, ok`, `down since Monday` qualify a condition;
+    `restarted nginx` names what was acted on)."""
+    first, second = words[0], words[1]
+    if v[len(words[0]):].lstrip()[:1] in "(-–—,;[":
+        return None
+    if first.endswith("ing") and first not in STATUS_WORDS and second in _ONGOING:
+        return None  # `hardening off on the balcony`, `running late`: an ongoing condition
+    if _is_verb(first) and second in ("until", "till", "since"):
+        return None  # `covered until 31 Dec`
+    if (first in STATUS_WORDS and first not in _TO_STATES and second == "to" and len(words) > 2
+            and _INFINITIVE.match(v.split()[2])):
+        return "an act (it failed or refused to do something)"
+    if _is_verb(first) and second == "by":
+        return "an act (it names who did it)"
+    if first in ACTS and second == "at":
+        return "an act (done to a thing at a moment)"
+    if (first in STATUS_WORDS or first in _CHANGED) and second in QUALIFIERS:
+        return None  # `failed at 03:00`, `moved to 19 July`
+    if first in STATUS_WORDS and _NUMBER.match(second):
+        # `down 3 days` says for how long; `blocked 34 connections` what was acted on.
+        if len(words) == 2 or words[2] in _DURATIONS or not any(
+                w.endswith("s") and w.isalpha() and w not in _DURATIONS for w in words[2:4]):
+            return None
+        return "an act (a count of what it acted on)"
+    if _is_verb(first) and (first not in STATUS_WORDS or second not in _WHERE):
+        return "an act (the value starts with a verb and names what it acted on)"
+    return None
+
+
+def _past(word: str) -> bool:
+    return word in IRREGULAR_PAST or (word.endswith("ed") and _is_verb(word))
+
+
+def judge(key: str, value: str, label: str | None = None, *, stamped: bool = False) -> str | None:
+    """None when KEY: VALUE reads as a state, else why it is an event (a short phrase).
+    KEY is normalised (facts/keys.py); LABEL, the key as written, tells `pi-attic memory` (a
+    host's name) from `disk usage`; STAMPED, that a timestamp opened the line."""
+    v = value.strip()
+    words = [w for w in (w.strip(".,;:!()'\"’").casefold() for w in _WORD.findall(v)) if w]
+    if not words:
+        return None
+    key_words = [w for w in (w.strip("()\"'") for w in key.replace(".", " ").split()) if w] or [key]
+    if (why := _key_says(key, key_words, v)) is not None:
+        return why
     if v.endswith("?"):
         return "a question"
-    if key_words and key_words[-1] in CHANNELS and len(key_words) > 1:
-        return "a message (the key names who wrote and where)"
     if _REQUEST.match(v):
         return "a request"
     first = words[0]
     if stamped and (first in ACTS or first in _FINISHED or first not in STATUS_WORDS):
         return "a log record (a timestamped line says what happened: `[03:00] backup: started`)"
-    hosts = [a + "-" + b for a, b in zip(key_words[:1], key_words[1:2]) if b[:1].isdigit()] + key_words[:1]
-    if key_words[0] in DEVICES and len(key_words) > 1:
-        hosts.append(key_words[1] + ("-" + key_words[2] if len(key_words) > 2 and key_words[2][:1].isdigit() else ""))
-    host_label = label is not None and "-" in label.strip() and " " not in label.strip()
-    host = any(_hostlike(h) for h in hosts) or host_label
+    host, one_name = _of_a_host(key_words, label)
     if (host or key_words[-1] in DEVICES) and _NUMBER.match(first) and key_words[-1] not in SETTINGS:
         return "a reading (a host's or device's measure with a number for a value)"
     if len(words) == 1 or STATUS_PHRASES.match(v):
@@ -238,42 +289,14 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
         return "an instruction (`do the exercise ...`)"
     if (alert := _ALERT.search(said)) and (first not in STATUS_WORDS or alert.end() == len(said.rstrip(" .!"))):
         return "an alert (`toner low warning`, `fault F22`)"
-    if _TAKEN.search(key.replace(".", " ")):
-        return "a reading (the key says when it was taken)"
-    if host_label and _MOMENT.search(v):
+    if one_name and _MOMENT.search(v):
         return "something a device reported at a moment (`Mochi out at 23:41`)"
     if first == "new" and len(words) >= 3 and words[1] != "one":
         return "a notification (something new: `new login from ...`)"
     if _ERROR_NAME.search(v):
         return "an error report"
     if _is_verb(first) or first in STATUS_WORDS:
-        # `failed at 03:00`, `retried, ok` and `down since Monday` qualify a condition;
-        # `restarted nginx` names what was acted on.
-        second = words[1]
-        if v[len(words[0]):].lstrip()[:1] in "(-–—,;[":
-            return None
-        if first.endswith("ing") and first not in STATUS_WORDS and second in _ONGOING:
-            return None  # `hardening off on the balcony`, `running late`: an ongoing condition
-        if _is_verb(first) and second in ("until", "till", "since"):
-            return None  # `covered until 31 Dec`
-        if (first in STATUS_WORDS and first not in _TO_STATES and second == "to" and len(words) > 2
-                and _INFINITIVE.match(v.split()[2])):
-            return "an act (it failed or refused to do something)"
-        if _is_verb(first) and second == "by":
-            return "an act (it names who did it)"
-        if first in ACTS and second == "at":
-            return "an act (done to a thing at a moment)"
-        if (first in STATUS_WORDS or first in _CHANGED) and second in QUALIFIERS:
-            return None  # `failed at 03:00`, `moved to 19 July`
-        if first in STATUS_WORDS and _NUMBER.match(second):
-            # `down 3 days` says for how long; `blocked 34 connections` what was acted on.
-            if len(words) == 2 or words[2] in _DURATIONS or not any(
-                    w.endswith("s") and w.isalpha() and w not in _DURATIONS for w in words[2:4]):
-                return None
-            return "an act (a count of what it acted on)"
-        if _is_verb(first) and (first not in STATUS_WORDS or second not in _WHERE):
-            return "an act (the value starts with a verb and names what it acted on)"
-        return None
+        return _act(v, words)
     done = next((i for i, w in enumerate(words) if w in _FINISHED), 0)
     if done and not STATUS_WORDS.intersection(words[:done]) and not words[done - 1].endswith("%"):
         return "a report (a job that finished: `vacuum done`, `cycle complete at 21:14`)"
@@ -286,29 +309,20 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
     if _UNIT_NUMBER.match(first) or (_NUMBER.match(first) and (key_words[-1] in DEVICES or words[1] in UNITS)):
         if key_words[-1] in DEVICES or _READ_WHEN.search(v):
             return "a reading (a device's measure, or one taken at a moment)"
-        verb = next((w for w in words[1:3] if w in IRREGULAR_PAST or (w.endswith("ed") and _is_verb(w))), None)
-        if verb is not None and not first.endswith("%") and words[words.index(verb) + 1:][:1] not in ([q] for q in QUALIFIERS):
+        verb = next((i for i, w in enumerate(words[1:3], 1) if _past(w)), None)
+        if verb is not None and not first.endswith("%") and words[verb + 1:verb + 2] not in ([q] for q in QUALIFIERS):
             return "a report (a count of what happened: `1,204 passed`)"
     if _HOST.match(key.replace(" ", "-")) and not _NUMBER.match(first) and first not in _DUE:
         return "host chatter (a host's key with a message for a value)"
-    named = label is not None and len(key_words) > 1 and bool(_NAME.match(label.strip()))
-    if (host or named) and _NUMBER.match(first):
-        return "a reading (a host's measure with a number for a value)"
-    device = label is not None and bool(_NAME.fullmatch(label.strip() + " "))
-    if device and 2 <= len(words) <= 4 and _NUMBER.match(words[-1]) and not any(_NUMBER.match(w) for w in words[:-1]):
-        # `esp-garden: soil moisture 31%`: the value names its own measure, so the key is a device.
-        return "a reading (a device's measure with a number for a value)"
     # `failover completed in 11s`, `client tomasz disconnected`: something that happened to a
-    # thing (in the first clause: `8am to 8pm, closed Sundays` lists conditions).
-    # A word in -ing is a noun as often as a verb (`billing`, `staging`): only a past form counts.
+    # thing (in the first clause: `8am to 8pm, closed Sundays` lists conditions). A word in
+    # -ing is a noun as often as a verb (`billing`, `staging`): only a past form counts.
     first_clause, _, rest = v.partition(", ")
     clause = _WORD.findall(first_clause.casefold())[1:]
-    if len(words) >= 3 and any((w in IRREGULAR_PAST or (w.endswith("ed") and _is_verb(w)))
-                               and (clause[i + 1:i + 2] or [""])[0] not in ("until", "till", "since")
+    if len(words) >= 3 and any(_past(w) and (clause[i + 1:i + 2] or [""])[0] not in ("until", "till", "since")
                                for i, w in enumerate(clause)):
         return "a sentence, not a value (it has a verb)"
-    if any((w in IRREGULAR_PAST or (w.endswith("ed") and _is_verb(w))) and w not in STATUS_WORDS and w != "left"
-           for w in _WORD.findall(rest.casefold())):
+    if any(_past(w) and w not in STATUS_WORDS and w != "left" for w in _WORD.findall(rest.casefold())):
         return "a report (a later clause says what was done)"
     if len(words) >= 5 and _CLAUSE.search(v):
         return "a sentence, not a value"
