@@ -30,6 +30,7 @@ from .capsule.api import Capsule
 from .consolidation.api import Consolidation
 from .dossier.api import Dossiers
 from .facts.api import Facts
+from .forgetting.api import Forgetting
 from .dossier import store as dossier_store
 from .facts import store as facts_store
 from .web import store as web_store
@@ -85,6 +86,7 @@ class Memory:
         self.dossiers = Dossiers(db, agent, config, actor, home, self._rank_for_dossier)
         self.capsule = Capsule(db, agent, config, actor, home, self.facts, self.dossiers)
         self.consolidation = Consolidation(db, agent, config, actor, self.web)
+        self.forgetting = Forgetting(db, agent, actor, home, self.capsule, self.dossiers)
         self.arena = Arena(db, agent, config, actor, self._rank_for_arena)
         self._arm_settings: dict[str, tuple] = {}
 
@@ -224,15 +226,45 @@ class Memory:
         return {**totals, "ids": ids, "facts_captured": captured}
 
     async def forget(self, episode_id: int, *, purge: bool = False, reason: str | None = None) -> dict:
+        """Archive a memory (undone by `restore`), or purge it: its words leave every layer and
+        the file, for good (daemon/forgetting/)."""
         episode_id = _id(episode_id, "memory", self.agent)
+        if purge:
+            return {"id": episode_id, "purged": True, **await self.forgetting.purge(ids=[episode_id])}
         now = timeutil.now()
         async with self.db.write() as w:
-            if purge:
-                await writes.purge(w, self.agent, episode_id, actor=self.actor, now=now)
-                return {"id": episode_id, "purged": True}
             before = await writes.set_state(w, self.agent, episode_id, "archived", actor=self.actor, now=now,
                                             reason=reason)
         return {"id": episode_id, "state": "archived", "previous_state": before}
+
+    async def forget_matching(self, text: str, *, purge: bool = False, apply: bool = False) -> dict:
+        """What holds TEXT (memories, facts) and what goes with it; with APPLY, the memories are
+        archived and the facts retracted (both undoable), or with PURGE all of it is purged."""
+        found = await self.forgetting.matching(text)
+        plan = await self.forgetting.plan(ids=found["ids"], keys=found["keys"], texts=[found["text"]])
+        out = {"text": found["text"], "purge": purge, "applied": apply, **plan}
+        if not apply:
+            return out
+        if purge:
+            out["result"] = await self.forgetting.purge(ids=found["ids"], keys=found["keys"], texts=[found["text"]])
+            return out
+        archived = [(await self.forget(i))["id"] for i in found["ids"]]
+        retracted = []
+        for key in found["keys"]:
+            try:
+                retracted.append((await self.facts.retract(key))["key"])
+            except NotFound:
+                pass  # retracted already: its history holds the text until a purge
+        out["result"] = {"archived": archived, "retracted": retracted}
+        return out
+
+    async def forget_fact(self, key: str, *, apply: bool = False) -> dict:
+        """A fact's values leave its history, the audit, dossiers and the capsule; the fact is
+        left retracted. Without APPLY, what would go."""
+        plan = await self.forgetting.plan(keys=[key])
+        if not apply:
+            return {"key": key, "applied": False, **plan}
+        return {"key": key, "applied": True, **plan, "result": await self.forgetting.purge(keys=[key])}
 
     async def restore(self, episode_id: int) -> dict:
         episode_id = _id(episode_id, "memory", self.agent)

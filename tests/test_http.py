@@ -72,7 +72,8 @@ def test_every_endpoint_and_its_errors(home):
         assert api("PATCH", "/v1/memories/{id}", {"state": "active", "factual": True}, id=third)[1]["changed"] \
             == {"factual": True}
         assert api("PATCH", "/v1/memories/{id}", {}, id=third)[0] == 400
-        assert api("DELETE", "/v1/memories/{id}?purge=true", id=third)[1] == {"id": third, "purged": True}
+        purged = api("DELETE", "/v1/memories/{id}?purge=true", id=third)[1]
+        assert purged["purged"] is True and purged["memories"] == [third] and purged["wal_cleared"] is True
 
         code, page1 = api("GET", "/v1/timeline?limit=1")
         code, page2 = api("GET", f"/v1/timeline?limit=1&offset={page1['next_offset']}")

@@ -14,6 +14,7 @@ import logging
 import re
 import time
 from pathlib import Path
+from typing import Callable
 
 from .. import templating, timeutil
 from ..dossier import extractive, salience
@@ -133,8 +134,31 @@ class Capsule:
         started = time.perf_counter()
         if dry_run:
             return await self._render(dry_run=True, now=now, started=started)
-        async with files.exclusive(self.versions_dir.parent / f"{self.agent}.lock"):
+        async with self.locked():
             return await self._render(dry_run=False, now=now, started=started)
+
+    def locked(self):
+        """This capsule's render lock, across processes."""
+        return files.exclusive(self.versions_dir.parent / f"{self.agent}.lock")
+
+    def redact_files(self, redact: Callable[[str], tuple[str, int]]) -> int:
+        """Rewrite the capsule file and the renders kept of it with REDACT (text -> (text,
+        lines changed)), under `locked()` and in step with the purge that redacted the stored
+        renders: the next render then finds no edit where a purged line was, and neither takes
+        the line back in as a fact nor pins it. Returns the lines changed."""
+        n = 0
+        for _ in range(MERGE_TRIES):
+            text = files.read(self.path)
+            new, changed = redact(text) if text is not None else (text, 0)
+            if not changed or files.replace_if_unchanged(self.path, text, new):
+                n += changed
+                break
+        for path in self._kept():
+            new, changed = redact(path.read_text(encoding="utf-8"))
+            if changed:
+                files.overwrite(path, new)
+                n += changed
+        return n
 
     async def _render(self, *, dry_run: bool, now: float | None, started: float) -> dict:
         for _ in range(MERGE_TRIES):

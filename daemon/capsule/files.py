@@ -96,6 +96,20 @@ def replace_if_unchanged(path: Path, expected: str | None, text: str) -> bool:
     return True
 
 
+def overwrite(path: Path, text: str) -> None:
+    """Write TEXT over the file in place (a kept render a purge redacts): the old bytes are
+    overwritten where they lie rather than left in blocks a new file's rename frees."""
+    with open(path, "r+b") as f:
+        old = len(f.read())
+        data = text.encode("utf-8")
+        f.seek(0)
+        f.write(data + b"\0" * max(0, old - len(data)))
+        f.flush()
+        os.fsync(f.fileno())
+        f.truncate(len(data))
+        os.fsync(f.fileno())
+
+
 def keep_version(folder: Path, text: str, keep: int) -> Path:
     """Save a copy of a render in `folder` and keep only the newest `keep`."""
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -34,6 +34,8 @@ async def cmd_backup(args) -> int:
 
     if args.restore:
         return _restore(args)
+    if args.prune_containing is not None:
+        return await _prune(args)
     if args.list:
         folder = resolve_home(args.home).state_dir / "backups"
         found = [{"path": str(p), "bytes": p.stat().st_size} for p in copies.newest_last(folder.glob("*.db"))] \
@@ -45,6 +47,16 @@ async def cmd_backup(args) -> int:
     emit(r, args.json, lambda r: f"backup: {r['result']['path']} ({r['result']['bytes']:,} bytes)"
          if r["status"] == "ok" else f"backup failed: {r['error']}")
     return 0 if r["status"] == "ok" else 1
+
+
+async def _prune(args) -> int:
+    async with opened(args, actor="cli") as mem:
+        r = await mem.forgetting.backups_holding(args.prune_containing, remove=args.yes)
+    emit(r, args.json, lambda r: "\n".join(
+        [f"{'removed' if r['removed'] else 'holds it'}: {p}" for p in r["backups"]]
+        + ([f"no backup holds memory {r['id']}"] if not r["backups"] else [] if r["removed"]
+           else ["run again with --yes to remove these backups"])))
+    return 0
 
 
 def _restore(args) -> int:
@@ -71,4 +83,8 @@ def register(sub, common) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--list", action="store_true", help="list the backups")
     what.add_argument("--restore", metavar="PATH", help="put this backup back as the database (daemon stopped)")
+    what.add_argument("--prune-containing", type=int, metavar="ID",
+                      help="the backups (and databases a restore replaced) that still hold purged memory ID; "
+                           "removed with --yes. A backup is a snapshot: it is removed, never rewritten")
+    p.add_argument("--yes", action="store_true", help="with --prune-containing: remove them (without, only list)")
     p.set_defaults(handler=cmd_backup)

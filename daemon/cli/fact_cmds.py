@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InvalidInput
-from .memory_cmds import opened
+from .memory_cmds import opened, plan_text, purge_text
 from .output import count, emit, inline, short_time, show_fact
 
 COMMANDS = ("fact",)
@@ -138,6 +138,14 @@ async def cmd_rejudge(args) -> int:
     return 0
 
 
+async def cmd_forget(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.forget_fact(args.key, apply=args.yes)
+    emit(r, args.json, lambda r: purge_text(r["result"]) if r["applied"] else
+         plan_text(r, "remove every value of this fact (it is left retracted)"))
+    return 0
+
+
 def register(sub, common) -> None:
     top = sub.add_parser("fact", parents=[common], help="Persistent facts: key -> value with history.",
                          description="Persistent facts: one current value per key, with bitemporal history. "
@@ -192,6 +200,12 @@ def register(sub, common) -> None:
 
     p = add("history", cmd_history, "Every value KEY has had: valid times, recorded times, sources.")
     p.add_argument("key")
+
+    p = add("forget", cmd_forget, "Remove every value KEY has had, for good: from its history, the audit trail, "
+                                  "dossiers and the capsule; the fact is left retracted. Lists what would go "
+                                  "unless --yes. Memories that state it stay: `strata forget --matching` finds them.")
+    p.add_argument("key")
+    p.add_argument("--yes", action="store_true", help="do it (without, only list)")
 
     p = add("rejudge", cmd_rejudge, "Judge again the facts the status-line rule captured: list those that read as "
                                     "events (a dry run), retract them with --apply, restore them with --undo.")

@@ -228,11 +228,56 @@ async def cmd_timeline(args) -> int:
     return 0
 
 
+def purge_text(r: dict) -> str:
+    """A purge's result as a person reads it: what went, and what still holds it."""
+    facts = [f"{f['key']} ({'retracted' if f['retracted'] else 'kept on its other sources'})" for f in r["facts"]]
+    lines = [f"purged memor{'y' if len(r['memories']) == 1 else 'ies'} {', '.join(map(str, r['memories']))}"
+             if r["memories"] else "purged"]
+    if facts:
+        lines.append(f"  facts: {', '.join(facts)}")
+    derived = [f"{r[k]} {what}" for k, what in (("audit_redacted", "audit entries redacted"),
+                                                ("dossier_lines_redacted", "dossier lines redacted"),
+                                                ("capsule_lines_redacted", "capsule lines redacted"),
+                                                ("recalls", "recall logs redacted")) if r[k]]
+    if derived:
+        lines.append("  " + ", ".join(derived))
+    lines.append("  the audit trail keeps that it happened (a hash), not the words")
+    if not r["wal_cleared"]:
+        lines.append("  another process was reading: the write-ahead log keeps part of it until the next checkpoint")
+    for path in r["backups_holding"]:
+        lines.append(f"  still held by the backup {path}")
+    if r["backups_holding"]:
+        lines.append(f"  `strata backup prune --containing {r['memories'][0]} --yes` removes those backups")
+    return "\n".join(lines)
+
+
+def plan_text(p: dict, action: str) -> str:
+    """What a forget would take (a dry run): memories, facts, derived lines."""
+    lines = [f"#{m['id']:<7} {one_line(m['text'], 90)}" + (f"  (merged into {m['merged_into']})" if m["merged_into"]
+                                                          else "") for m in p["memories"]]
+    lines += [f"fact {f['key']}: {len(f['values'])} value(s)" for f in p["facts"]]
+    lines += [f"dossier {d['topic']} v{d['version']}: {one_line(d['line'], 80)}" for d in p["dossier_lines"]]
+    lines += [f"capsule: {one_line(line, 90)}" for line in p["capsule_lines"]]
+    return "\n".join(lines + ["nothing matched" if not lines else f"to {action}, run again with --yes"])
+
+
 async def cmd_forget(args) -> int:
+    if (args.id is None) == (args.matching is None):
+        raise InvalidInput("name a memory id or --matching TEXT", hint="strata forget 12, or strata forget "
+                                                                       "--matching 'my phone number'")
     async with opened(args) as mem:
-        result = await mem.forget(args.id, purge=args.purge, reason=args.reason)
-    emit(result, args.json, lambda r: f"memory {r['id']} " + ("purged (recorded in the audit trail)"
-                                                              if r.get("purged") else "archived"))
+        if args.matching is not None:
+            r = await mem.forget_matching(args.matching, purge=args.purge, apply=args.yes)
+        else:
+            r = await mem.forget(args.id, purge=args.purge, reason=args.reason)
+    if args.matching is not None:
+        action = "purge all of the above" if args.purge else "archive these memories and retract these facts"
+        emit(r, args.json, lambda r: plan_text(r, action) if not r["applied"] else
+             purge_text(r["result"]) if r["purge"] else
+             f"archived {len(r['result']['archived'])} memories, retracted {len(r['result']['retracted'])} facts "
+             "(`strata restore ID` brings a memory back)")
+    else:
+        emit(r, args.json, lambda r: purge_text(r) if r.get("purged") else f"memory {r['id']} archived")
     return 0
 
 
@@ -307,9 +352,15 @@ def register(sub, common) -> None:
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--oldest-first", action="store_true")
 
-    p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good.")
-    p.add_argument("id", type=int)
-    p.add_argument("--purge", action="store_true", help="delete the text for good (the audit keeps that it happened)")
+    p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good, with "
+                                  "what was derived from it.")
+    p.add_argument("id", type=int, nargs="?", help="the memory (or --matching TEXT)")
+    p.add_argument("--matching", metavar="TEXT", help="every memory and fact holding TEXT (any case); lists them "
+                                                      "unless --yes")
+    p.add_argument("--purge", action="store_true", help="delete the words for good: from facts, dossiers, the "
+                                                        "capsule, the audit trail and the file (the audit keeps "
+                                                        "that it happened)")
+    p.add_argument("--yes", action="store_true", help="with --matching: do it (without, only list)")
     p.add_argument("--reason", help="why, kept in the audit trail")
 
     p = add("restore", cmd_restore, "Make an archived memory active again.")

@@ -5,11 +5,8 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from ..embedding.index import BUMP_EPOCH
-from ..embedding.index import TABLE as VECTORS
 from ..errors import Conflict, InvalidInput, NotFound
 from ..storage.db import Writer
-from ..web import store as web_store
 from .model import COLUMNS
 
 _INSERT = f"INSERT INTO episodes (id, {', '.join(COLUMNS)}) VALUES "
@@ -49,7 +46,8 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
     for part in _chunks(wanted_ids):
         taken.update(r[0] for r in await w.fetchall(
             f"SELECT id FROM episodes WHERE id IN ({', '.join('?' * len(part))})", part))
-    next_id = max([(await w.fetchone("SELECT coalesce(max(id), 0) FROM episodes"))[0],
+    next_id = max([(await w.fetchone("SELECT max(coalesce(max(id), 0), coalesce((SELECT CAST(value AS INTEGER) FROM "
+                                     "meta WHERE key = 'episode_id_floor'), 0)) FROM episodes"))[0],
                    *[i for i in wanted_ids if i not in taken]]) + 1
 
     inserts, repeats, results, audits = [], {}, [], []
@@ -149,19 +147,6 @@ async def set_flags(w: Writer, agent: str, episode_id: int, *, actor: str, now: 
                         (*changes.values(), now, episode_id))
         await w.audit(agent, "episode", episode_id, "flags", json.dumps(changes), actor, now)
     return changes
-
-
-async def purge(w: Writer, agent: str, episode_id: int, *, actor: str, now: float) -> None:
-    row = await _owned(w, agent, episode_id)
-    if await w.fetchone("SELECT 1 FROM meta WHERE key = 'embedding_model'"):
-        await w.execute(f"DELETE FROM {VECTORS} WHERE rowid = ?", (episode_id,))
-        await w.execute(BUMP_EPOCH)
-    await w.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))
-    # A purged memory leaves no trace in the spiderweb either.
-    await w.run(web_store.forget_node, agent, f"episode:{episode_id}")
-    await w.execute("UPDATE namespaces SET episode_count = max(0, episode_count - 1) WHERE agent = ?", (agent,))
-    # The audit keeps the hash, never the text: a purge is meant to remove the words.
-    await w.audit(agent, "episode", episode_id, "purge", json.dumps({"hash": row["content_hash"]}), actor, now)
 
 
 def record_recall(conn, agent: str, query: str, mode: str, k: int, context: str,

@@ -91,6 +91,9 @@ def connect(path: Path | str, *, check_same_thread: bool = False):
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
+        # Freed space is zeroed, so what a purge deletes (or an update replaces) leaves no copy
+        # of its words in the file's free pages.
+        conn.execute("PRAGMA secure_delete = ON")
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute("PRAGMA cache_size = -32000")
         conn.enable_load_extension(True)

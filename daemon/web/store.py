@@ -297,15 +297,16 @@ def links_of(conn, agent: str, node: str, limit: int) -> list[dict]:
         "ORDER BY created_at DESC LIMIT ?", (agent, node, agent, node, limit))]
 
 
-def forget_node(conn, agent: str, node: str) -> None:
+def forget_node(conn, agent: str, node: str) -> list[str]:
     """Remove a node from the web (a purged memory): its edges, links and working-set entry;
-    entities it alone mentioned go too."""
+    entities it alone mentioned go too. Returns the entity nodes removed with it."""
     mentioned = [r[0] for r in conn.execute(
         "SELECT dst FROM web_links WHERE agent = ? AND src = ? AND type = 'mentions' AND dst LIKE 'entity:%'",
         (agent, node))]
     conn.execute("DELETE FROM web_edges WHERE agent = ? AND (a = ? OR b = ?)", (agent, node, node))
     conn.execute("DELETE FROM web_links WHERE agent = ? AND (src = ? OR dst = ?)", (agent, node, node))
     conn.execute("DELETE FROM web_context WHERE agent = ? AND node = ?", (agent, node))
+    gone = []
     for ent in mentioned:
         etype, value = ent.split(":", 2)[1:]
         conn.execute("UPDATE entities SET mentions = mentions - 1 WHERE agent = ? AND type = ? AND value = ?",
@@ -313,7 +314,8 @@ def forget_node(conn, agent: str, node: str) -> None:
         if conn.execute("SELECT mentions FROM entities WHERE agent = ? AND type = ? AND value = ?",
                         (agent, etype, value)).fetchone()[0] <= 0:
             conn.execute("DELETE FROM entities WHERE agent = ? AND type = ? AND value = ?", (agent, etype, value))
-            forget_node(conn, agent, ent)
+            gone += [ent, *forget_node(conn, agent, ent)]
+    return gone
 
 
 def entity_list(conn, agent: str, kind: str | None, limit: int) -> list[dict]:

@@ -1,0 +1,1 @@
+"""Forgetting: purges that reach every layer a memory or fact left words in."""
