@@ -21,7 +21,7 @@ pytestmark = pytest.mark.slow
 
 READ_ONLY = {"recall", "memory_get", "fact_get", "fact_list", "fact_history", "dossier_list", "dossier_get",
              "capsule_get", "related", "spread", "status"}
-WRITING = {"observe", "feedback", "fact_set", "fact_cas", "fact_retract", "dossier_refresh"}
+WRITING = {"observe", "feedback", "fact_set", "fact_cas", "fact_retract", "dossier_refresh", "forget"}
 
 
 def test_the_tools_are_described_for_an_llm_and_marked_read_only_or_not(home):

@@ -32,7 +32,8 @@ from .output import Progress, emit
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
-            "bench http", "bench reliability", "bench arena", "bench scale", "bench capture", "bench updates")
+            "bench http", "bench reliability", "bench arena", "bench scale", "bench capture", "bench updates",
+            "bench forget", "bench purge")
 
 
 def _table(r: dict) -> str:
@@ -332,6 +333,26 @@ async def cmd_consolidate(args) -> int:
     return _report(result, args, bar)
 
 
+async def cmd_forget(args) -> int:
+    from ..bench.forgetting import CASES, bench_forget
+
+    bar = Progress(len(CASES), "forget requests", unit="cases")
+    result = await bench_forget(servers=not args.no_servers, progress=bar.advance)
+    return _report(result, args, bar)
+
+
+async def cmd_purge(args) -> int:
+    from ..bench.purge import bench_purge
+
+    if not 2 <= args.purges <= 1000:
+        raise InvalidInput("--purges is between 2 and 1000")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
+    bar = Progress(2 * args.purges, f"purges ({args.n} memories)", unit="purges")
+    result = await bench_purge(args.n, seed=args.seed, purges=args.purges, cache=_cache(args), progress=bar.advance,
+                               embed_progress=embed_bar.advance)
+    return _report(result, args, bar)
+
+
 def register(sub, common) -> None:
     p = sub.add_parser("bench", help="Benchmarks in a temporary home: a synthetic agent-operations corpus, "
                                      "or LoCoMo retrieval.")
@@ -476,6 +497,13 @@ def register(sub, common) -> None:
                                                    "what the pass reads; recall@10 of memories looked for by their "
                                                    "own words before and after the pass."))
     q.add_argument("--queries", type=int, default=300, help="memories looked for by their own words (default 300)")
+    q = add("forget", cmd_forget, "The deletion-compliance set: secrets planted the ways a home comes to hold them, "
+                                  "each forgotten as a person or agent asks, then looked for on every face (recall, "
+                                  "facts, dossiers, capsule, export, HTTP, MCP) and in every file's bytes.", n=None)
+    q.add_argument("--no-servers", action="store_true", help="skip the HTTP and MCP faces (no subprocesses)")
+    q = cached(add("purge", cmd_purge, "`forget ID --purge` end to end in a home that has lived a little (capsule, "
+                                       "dossiers, recalls with feedback), vs deleting the memory's row alone."))
+    q.add_argument("--purges", type=int, default=30, help="memories purged (half of them ones recalls used)")
     q = add("web", cmd_web, "Spiderweb: decay of a large graph and spreading on it, vs flat baselines; deep "
                             "recall vs balanced on the synthetic corpus (embedded first).", n=None)
     q.add_argument("--nodes", type=int, default=100_000, help="graph nodes (default 100000)")

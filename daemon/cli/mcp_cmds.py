@@ -8,7 +8,7 @@ COMMANDS = ("mcp",)
 async def cmd_mcp(args) -> int:
     from ..mcp.server import serve
 
-    await serve(args.home, args.agent)
+    await serve(args.home, args.agent, allow_purge=args.allow_purge)
     return 0
 
 
@@ -18,4 +18,7 @@ def register(sub, common) -> None:
                                    "agent.namespace): tools for observe, recall, feedback, facts, dossiers, the "
                                    "capsule, the spiderweb and status; the capsule and dossiers also as resources. "
                                    "Started by the MCP client; logs go to stderr. Safe beside the daemon.")
+    p.add_argument("--allow-purge", action="store_true",
+                   help="let the forget tool purge (final: the words leave every layer); without it, forget "
+                        "only archives, which a person can undo")
     p.set_defaults(handler=cmd_mcp)

@@ -247,7 +247,7 @@ def purge_text(r: dict) -> str:
     for path in r["backups_holding"]:
         lines.append(f"  still held by the backup {path}")
     if r["backups_holding"]:
-        lines.append(f"  `strata backup prune --containing {r['memories'][0]} --yes` removes those backups")
+        lines.append(f"  `strata backup --prune-containing {r['memories'][0]} --yes` removes those backups")
     return "\n".join(lines)
 
 

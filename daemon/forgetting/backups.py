@@ -1,6 +1,6 @@
 """Backups made before a purge still hold what it removed. A backup is a snapshot of a
-moment, so strata does not rewrite one into a state that never existed: `strata backup prune
---containing ID` removes the backups that hold a purged memory, known by the hash of its
+moment, so strata does not rewrite one into a state that never existed: `strata backup
+--prune-containing ID` removes the backups that hold a purged memory, known by the hash of its
 text that the purge's audit row keeps."""
 
 from __future__ import annotations

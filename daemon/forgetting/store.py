@@ -250,28 +250,31 @@ def _redact_capsule(conn, agent: str, purged: Purged, now: float) -> int:
 
 def _redact_logs(conn, agent: str, purged: Purged, ids: list[int]) -> dict:
     """Recall queries and contexts, arena episodes, phase results that quote or list what goes."""
-    recalls = 0
+    # A query that found a purged memory was most likely about it: its words go too.
+    found = {r[0] for r in conn.execute(f"SELECT DISTINCT recall_id FROM access_events WHERE episode_id IN "
+                                        f"({_in(ids)}) AND recall_id IS NOT NULL", ids)} if ids else set()
     for column in ("query", "context"):
-        for r in _touching(conn, f"SELECT id, {column} FROM recalls WHERE agent = ?", (agent,), column, purged):
-            conn.execute(f"UPDATE recalls SET {column} = ? WHERE id = ?",
-                         (REDACTED if column == "query" else "{}", r["id"]))
-            recalls += 1
+        found |= {r["id"] for r in _touching(conn, f"SELECT id, {column} FROM recalls WHERE agent = ?", (agent,),
+                                             column, purged)}
+    conn.executemany("UPDATE recalls SET query = ?, context = '{}' WHERE id = ?", [(REDACTED, i) for i in found])
     arena = 0
-    for r in conn.execute("SELECT id, query, useful FROM arena_episodes WHERE agent = ?", (agent,)).fetchall():
+    for r in conn.execute("SELECT id, query, useful, recall_id FROM arena_episodes WHERE agent = ?",
+                          (agent,)).fetchall():
         useful = json.loads(r["useful"])
         kept = [i for i in useful if i not in set(ids)]
+        quoted = r["recall_id"] in found or purged.touches(r["query"])
         if not kept:
             conn.execute("DELETE FROM arena_episodes WHERE id = ?", (r["id"],))
             arena += 1
-        elif kept != useful or purged.touches(r["query"]):
+        elif kept != useful or quoted:
             conn.execute("UPDATE arena_episodes SET useful = ?, query = ? WHERE id = ?",
-                         (json.dumps(kept), REDACTED if purged.touches(r["query"]) else r["query"], r["id"]))
+                         (json.dumps(kept), REDACTED if quoted else r["query"], r["id"]))
             arena += 1
     phases = 0
     for r in _touching(conn, "SELECT id, result FROM phase_runs WHERE result IS NOT NULL", (), "result", purged):
         conn.execute("UPDATE phase_runs SET result = ? WHERE id = ?", (json.dumps({"redacted": True}), r["id"]))
         phases += 1
-    return {"recalls": recalls, "arena_episodes": arena, "phase_runs": phases}
+    return {"recalls": len(found), "arena_episodes": arena, "phase_runs": phases}
 
 
 def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = (), actor: str,

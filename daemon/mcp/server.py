@@ -26,11 +26,12 @@ strata is your long-term memory on this machine. Read the capsule (capsule_get) 
 what you know about yourself. Store what happens with observe; look things up with recall,
 then say whether the recall helped with feedback (it teaches the ranking). Facts hold one
 current value per key with history (fact_get, fact_set, fact_cas). Dossiers are maintained
-summaries per topic. related and spread follow what was used together. Nothing leaves this
-machine."""
+summaries per topic. related and spread follow what was used together. When a person asks
+you to forget something, call forget. Nothing leaves this machine."""
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
 Scope = Annotated[str | None, Field(
     description="Read another namespace instead of your own; only namespaces this home shares "
@@ -58,7 +59,7 @@ async def guarded(call: Awaitable[T]) -> T:
 
 
 
-def build(mem: Memory) -> MCPServer:
+def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
     server = MCPServer("strata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     me = f"agent:{mem.agent}"  # facts the agent sets are its own assertions, not a person's
@@ -122,6 +123,29 @@ def build(mem: Memory) -> MCPServer:
     async def memory_get(id: Annotated[int, Field(description="A memory id.")], scope: Scope = None) -> dict[str, Any]:
         """Everything about one memory: text, kind, times, context, every score as of now and its history."""
         return await guarded((await reader(scope)).get(id))
+
+    @server.tool(annotations=FORGET)
+    async def forget(
+        id: Annotated[int | None, Field(description="The memory to forget (or give `matching`).")] = None,
+        matching: Annotated[str | None, Field(description="Forget every memory and fact holding this text (any "
+                                                          "case), e.g. 'my phone number'.")] = None,
+        purge: Annotated[bool, Field(description="Delete the words for good, with what was derived from them. "
+                                                 "Only when this server was started with --allow-purge.")] = False,
+        confirm: Annotated[bool, Field(description="With `matching`: do it. Without, the tool only lists what "
+                                                   "would go.")] = False,
+    ) -> dict[str, Any]:
+        """Honour a request to forget. By default a memory is archived (no longer recalled; a person
+        can restore it) and a matched fact retracted. With `matching`, call once to see what would
+        go, then again with confirm=true."""
+        if (id is None) == (matching is None):
+            raise ToolError("invalid_input: give either id or matching")
+        if purge and not allow_purge:
+            raise ToolError("not_permitted: this server does not purge (a purge is final); forget without purge "
+                            "archives the memory (hint: a person can start `strata mcp --allow-purge`, or run "
+                            "`strata forget ID --purge`)")
+        if matching is not None:
+            return await guarded(mem.forget_matching(matching, purge=purge, apply=confirm))
+        return await guarded(mem.forget(id, purge=purge))
 
     # -- facts --------------------------------------------------------------------------------
 
@@ -246,13 +270,13 @@ def build(mem: Memory) -> MCPServer:
     return server
 
 
-async def serve(home: str | None, agent: str | None) -> None:
+async def serve(home: str | None, agent: str | None, *, allow_purge: bool = False) -> None:
     from mcp.server.stdio import stdio_server
 
     from . import wire
 
     async with await Memory.open(home, agent=agent, actor="mcp") as mem:
-        low = build(mem)._lowlevel_server
+        low = build(mem, allow_purge=allow_purge)._lowlevel_server
         with wire.claimed() as (lines_in, out):
             async with stdio_server(lines_in, out) as (read_stream, write_stream):
                 await low.run(read_stream, write_stream, low.create_initialization_options())

@@ -1,0 +1,218 @@
+"""Forget means forget: a purge reaches every derived layer and the file's bytes; forget by text
+and by fact key; backups that still hold a purged memory; the MCP forget tool."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from daemon.bench.forgetting import CASES, bench_forget
+from daemon.errors import StorageError
+from daemon.forgetting.redaction import REDACTED, Purged, redact_line, redact_lines
+from mcp_helpers import mcp_client
+
+
+def raw_bytes(home) -> bytes:
+    state = home / "state"
+    return b"".join(p.read_bytes() for p in sorted(state.glob("memory.db*")) if p.is_file())
+
+
+# -- what a purge looks for (pure) -----------------------------------------------------------------
+
+def test_a_line_is_touched_by_a_cite_a_needle_or_a_fact_line_and_keeps_its_list_marker():
+    p = Purged()
+    p.add_memory(12, "Locker code: 7Q4417. The gym is on Elm Street.")
+    p.add_value(34, "locker code", "7Q4417")
+    assert p.touches("- 2026-01-02 (note) something [e12]") and not p.touches("- something [e121]")
+    assert p.touches("- a line [e3, f34]") and not p.touches("- a line [f341]")
+    assert p.touches("- Locker Code: 7q4417") and p.touches("saw: The gym is on Elm Street.")
+    assert not p.touches("- Bridge: UP") and not p.touches("the gym")  # shorter than a needle
+    p.add_text("gym")  # what a person names is looked for however short
+    assert p.touches("the gym")
+    assert redact_line("- [ ] call about it [e12]") == f"- [ ] {REDACTED}"
+    assert redact_line("  * a pin") == f"  * {REDACTED}"
+    text, n = redact_lines("# Title\n- kept\n- Locker code: 7Q4417\n", p)
+    assert n == 1 and text == f"# Title\n- kept\n- {REDACTED}\n"
+    assert p.touches_json(json.dumps({"value": "Locker code: 7Q4417. The gym is on Elm Street."}))
+
+
+# -- each derived layer ----------------------------------------------------------------------------
+
+def test_purge_takes_the_fact_its_audit_and_the_words_from_the_file(memory, home):
+    first = memory.observe("Dana Whitfield's email address is dana.w@oldmailbox.example")
+    assert memory.facts.get("dana whitfield.email")["value"] == "dana.w@oldmailbox.example"
+    assert b"oldmailbox" in raw_bytes(home)
+    r = memory.forget(first["id"], purge=True)
+    assert r["purged"] and r["facts"] == [{"key": "dana whitfield.email", "retracted": True, "values_removed": 1}]
+    assert r["audit_redacted"] >= 1 and r["wal_cleared"]
+    history = memory.facts.history("dana whitfield.email")["history"]
+    assert [h["value"] for h in history] == [None] and history[0]["rule"] == "purge"
+    audit = memory.sql("SELECT action, data FROM audit WHERE item_kind = 'fact'")
+    assert [a["action"] for a in audit] == ["created", "redact"]
+    assert json.loads(audit[0]["data"]) == {"redacted_by_purge": r["purge"]}
+    purge = memory.sql("SELECT data FROM audit WHERE action = 'purge'")
+    assert json.loads(purge[0]["data"])["hash"]  # that it happened, and a hash
+    assert b"oldmailbox" not in raw_bytes(home) and b"dana.w" not in raw_bytes(home)
+    assert memory.recall("Dana Whitfield email", mode="fast")["hits"] == []
+
+
+def test_the_audit_stays_append_only_outside_a_purge(memory):
+    memory.observe("Bridge: UP")
+    with pytest.raises(StorageError, match="append-only"):
+        memory.wait(memory.raw.db.transact(lambda c: c.execute("UPDATE audit SET data = '{}'")))
+    with pytest.raises(StorageError, match="append-only"):
+        memory.wait(memory.raw.db.transact(lambda c: c.execute("DELETE FROM audit")))
+    with pytest.raises(StorageError, match="never deleted"):
+        memory.wait(memory.raw.db.transact(lambda c: c.execute("DELETE FROM fact_values")))
+
+
+def test_a_fact_keeps_what_its_other_sources_say(memory):
+    old = memory.observe("Marek's phone number is 555-0111.", at="2d ago")
+    memory.observe("Marek's phone number is now 555-0122.", at="1d ago")
+    memory.forget(old["id"], purge=True)
+    assert [h["value"] for h in memory.facts.history("marek.phone")["history"]] == ["555-0122"]
+
+    memory.observe("Oskar's office is room B-12.", at="2d ago")
+    newer = memory.observe("Oskar's office is now room Z-99.", at="1d ago")
+    memory.forget(newer["id"], purge=True)
+    fact = memory.facts.get("oskar.office")
+    assert fact["value"] == "room B-12" and fact["valid_to"] is None  # the older value runs on again
+
+    said = memory.observe("Door code: 5512-KK", at="3d ago")
+    memory.observe("Door code: 5512-KK", at="1d ago")  # a confirmation: no value of its own
+    memory.forget(said["id"], purge=True)
+    assert memory.facts.get("door code")["value"] == "5512-KK"  # on the later memory's word
+    assert memory.facts.get("door code")["source"] != f"episode:{said['id']}"
+
+
+def test_purge_takes_what_consolidation_merged_into_it_and_never_gives_its_id_again(memory):
+    keep = memory.observe("The gate code for the Larch Street depot is 6620-VBQ.")["id"]
+    dup = memory.observe("Gate code, Larch Street depot: 6620-VBQ")["id"]
+    memory.wait(memory.raw.db.transact(lambda c: c.execute(
+        "UPDATE episodes SET state = 'superseded', superseded_by = ?, tier = 'cold' WHERE id = ?", (keep, dup))))
+    r = memory.forget(keep, purge=True)
+    assert sorted(r["memories"]) == sorted([keep, dup])
+    assert memory.sql("SELECT count(*) AS n FROM episodes")[0]["n"] == 0
+    assert memory.observe("a new memory")["id"] == max(keep, dup) + 1
+
+
+def test_dossier_versions_lose_the_line_and_the_current_one_is_written_again(memory):
+    secret = memory.observe("Project Falcon budget approved at 88k zorbles by the board.")["id"]
+    memory.observe("Project Falcon kickoff moved to Thursday.")
+    memory.dossiers.add("falcon", query="falcon")
+    first = memory.dossiers.refresh("falcon", force=True)
+    assert "zorbles" in memory.dossiers.show("falcon")["text"]
+    r = memory.forget(secret, purge=True)
+    assert r["dossier_lines_redacted"] >= 1 and r["dossiers_rewritten"] == ["falcon"]
+    old = memory.dossiers.show("falcon", version=first["version"])
+    assert "zorbles" not in old["text"] and REDACTED in old["text"]
+    assert all(s["id"] != f"e{secret}" for s in old["sources"])
+    current = memory.dossiers.show("falcon")
+    assert current["version"] > first["version"] and "zorbles" not in current["text"]
+    assert "kickoff" in current["text"]
+
+
+def test_the_capsule_loses_the_line_without_taking_it_back_as_an_edit(memory, home):
+    said = memory.observe("Wifi password: hunter-gx2")["id"]
+    memory.observe("TODO: call Dr. Okonkwo about the biopsy results", kind="task")
+    memory.capsule.render()
+    path = memory.capsule.path
+    assert "hunter-gx2" in path.read_text() and "biopsy" in path.read_text()
+    memory.forget(said, purge=True)
+    task = memory.sql("SELECT id FROM episodes WHERE kind = 'task'")[0]["id"]
+    memory.forget(task, purge=True)
+    text = path.read_text()
+    assert "hunter-gx2" not in text and "biopsy" not in text and REDACTED not in text  # rendered again
+    assert memory.capsule.overrides() == []  # neither pinned nor hidden
+    assert "wifi password" not in {f["key"] for f in memory.facts.list()}  # not absorbed back as a fact
+    for kept in (home / "state" / "capsule").rglob("CAPSULE-*.md"):
+        assert "hunter-gx2" not in kept.read_text() and "biopsy" not in kept.read_text()
+
+
+def test_recall_logs_and_arena_episodes_forget_the_memory(memory):
+    said = memory.observe("The vault PIN for the lab is 3141-PQZ.")["id"]
+    other = memory.observe("The lab opens at nine.")["id"]
+    found = memory.recall("vault PIN lab", mode="fast")
+    memory.feedback(found["recall_id"], "success", used=[said, other])
+    memory.forget(said, purge=True)
+    assert memory.sql("SELECT query FROM recalls")[0]["query"] == REDACTED  # it found the purged memory
+    assert memory.sql("SELECT count(*) AS n FROM access_events WHERE episode_id = ?", (said,))[0]["n"] == 0
+    assert [json.loads(r["useful"]) for r in memory.sql("SELECT useful FROM arena_episodes")] == [[other]]
+
+
+# -- forget by what --------------------------------------------------------------------------------
+
+def test_forget_matching_lists_first_then_archives_or_purges(cli, home):
+    a = cli.json("observe", "My phone number is 555-0199.")["id"]
+    cli.json("observe", "Lunch at noon.")
+    listed = cli("forget", "--matching", "555-0199", check=True)
+    assert f"#{a}" in listed.out and "fact my phone" in listed.out and "--yes" in listed.out
+    assert cli.json("show", str(a))["state"] == "active"  # a dry run changes nothing
+    archived = cli.json("forget", "--matching", "555-0199", "--yes")
+    assert archived["result"] == {"archived": [a], "retracted": ["my phone"]}
+    cli("restore", str(a), check=True)  # an archive is undoable
+    purged = cli.json("forget", "--matching", "555-0199", "--purge", "--yes")
+    assert purged["result"]["memories"] == [a]
+    assert b"555-0199" not in raw_bytes(home)
+    assert cli("forget", "--matching", "ab").returncode != 0  # too short to mean anything
+    assert cli("forget").returncode != 0
+
+
+def test_fact_forget_redacts_the_history_and_leaves_the_fact_retracted(cli, home):
+    cli("fact", "set", "bank pin", "8841-ZXW", check=True)
+    cli("fact", "set", "bank pin", "9902-ZXW", check=True)
+    listed = cli("fact", "forget", "bank pin", check=True)
+    assert "fact bank pin: 2 value(s)" in listed.out and b"8841-ZXW" in raw_bytes(home)
+    cli("fact", "forget", "bank pin", "--yes", check=True)
+    assert [h["value"] for h in cli.json("fact", "history", "bank pin")["history"]] == [None]
+    assert b"ZXW" not in raw_bytes(home)
+
+
+def test_backups_that_still_hold_a_purged_memory_are_named_and_pruned(cli, home):
+    a = cli.json("observe", "Our landlord is Mr. Brenwick-Hale.")["id"]
+    cli("backup", check=True)
+    r = cli.json("forget", str(a), "--purge")
+    assert len(r["backups_holding"]) == 1
+    listed = cli.json("backup", "--prune-containing", str(a))
+    assert listed["backups"] == r["backups_holding"] and not listed["removed"]
+    assert cli.json("backup", "--prune-containing", str(a), "--yes")["removed"]
+    assert cli.json("backup", "--list") == []
+    assert cli("backup", "--prune-containing", "999").returncode != 0  # never purged
+
+
+def test_purge_text_says_backups_still_hold_it(cli):
+    a = cli.json("observe", "Our landlord is Mr. Brenwick-Hale.")["id"]
+    cli("backup", check=True)
+    out = cli("forget", str(a), "--purge", check=True).out
+    assert "still held by the backup" in out and f"backup --prune-containing {a} --yes" in out
+
+
+# -- faces -----------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_mcp_forget_archives_and_purges_only_when_the_server_allows(home):
+    async def go():
+        async with mcp_client(home) as t:
+            a = (await t.call("observe", content="The spare key hides under the blue gnomeqx."))["id"]
+            assert (await t.call("forget", id=a))["state"] == "archived"
+            assert "not_permitted" in await t.error("forget", id=a, purge=True)
+            listed = await t.call("forget", matching="gnomeqx")
+            assert not listed["applied"] and [m["id"] for m in listed["memories"]] == [a]
+            assert "invalid_input" in await t.error("forget")
+        async with mcp_client(home, flags=("--allow-purge",)) as t:
+            done = await t.call("forget", matching="gnomeqx", purge=True, confirm=True)
+            assert done["result"]["memories"] == [a]
+            assert "not_found" in await t.error("memory_get", id=a)  # (a recall would log its own query)
+    asyncio.run(go())
+    assert b"gnomeqx" not in raw_bytes(home)
+
+
+@pytest.mark.slow
+def test_the_deletion_compliance_set_leaves_nothing_on_any_face_or_in_any_file():
+    r = asyncio.run(bench_forget(servers=True))
+    assert r["cases"] == len(CASES) >= 20
+    assert r["unseen_before"] == [] and r["in_database_file_before"] == len(CASES)  # the probes can see
+    assert set(r["faces"]) >= {"recall", "facts", "dossiers", "capsule", "export", "file", "http", "mcp"}
+    assert r["leaked"] == [] and r["leaks"] == 0 and r["raw_bytes_clean"]
