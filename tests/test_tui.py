@@ -173,6 +173,31 @@ def test_memories_search_explain_and_actions(filled):
 
 
 @pytest.mark.slow
+def test_purge_asks_and_shows_what_goes_with_the_memory(filled):
+    on(filled, lambda mem: mem.observe("Locker code: 7Q4417"))
+
+    async def body(app, pilot):
+        await switch(pilot, "2")
+        app.screen.query_one("#mode").value = "fast"
+        await type_in(pilot, "#query", "locker")
+        lid = int(rows(app, "#hits")[0][2])
+        await pilot.press("P")
+        await settle(pilot)
+        question = str(app.screen.query_one("#question").render())
+        assert "nothing can undo it" in question and "Fact locker code" in question
+        await pilot.press("n")
+        await settle(pilot)
+        assert (await app.memory.get(lid))["content"] == "Locker code: 7Q4417"
+        await pilot.press("P")
+        await settle(pilot)
+        await pilot.press("y")
+        await settle(pilot)
+        assert (await app.memory.db.fetchone("SELECT count(*) FROM episodes WHERE id = ?", (lid,)))[0] == 0
+        assert any("purged" in n for n in notes(app))
+    drive(filled, body)
+
+
+@pytest.mark.slow
 def test_balanced_search_shows_each_retriever(filled):
     on(filled, lambda mem: mem.embed_pending())
 

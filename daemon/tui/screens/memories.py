@@ -23,6 +23,18 @@ def summary(result: dict) -> str:
     return text + "".join(f"\n⚠ {w}" for w in result["warnings"])
 
 
+def purge_question(episode_id: int, plan: dict) -> str:
+    """The confirmation of a purge: it is final, and what goes with the memory."""
+    lines = [f"Purge memory {episode_id} for good? Its words leave every layer and the file; nothing can undo it."]
+    merged = [m["id"] for m in plan["memories"] if m["id"] != episode_id]
+    if merged:
+        lines.append(f"Merged into it, purged too: {', '.join(map(str, merged))}")
+    lines += [f"Fact {f['key']}: its value{'s' if len(f['values']) > 1 else ''} from it go" for f in plan["facts"]]
+    lines += [f"Dossier {d['topic']} v{d['version']}: {one_line(d['line'], 70)}" for d in plan["dossier_lines"][:5]]
+    lines += [f"Capsule: {one_line(line, 70)}" for line in plan["capsule_lines"][:5]]
+    return "\n".join(lines)
+
+
 class MemoriesScreen(LayerScreen):
     TITLE = "Memories"
     AUTO_FOCUS = "#hits"
@@ -33,6 +45,7 @@ class MemoriesScreen(LayerScreen):
         Binding("plus", "feedback('success')", "Recall helped"),
         Binding("minus", "feedback('failure')", "Recall failed"),
         Binding("a", "archive", "Archive/restore"),
+        Binding("P", "purge", "Purge for good"),
         Binding("d", "details", "Details"),
         Binding("w", "web", "In spiderweb"),
     ]
@@ -187,6 +200,19 @@ class MemoriesScreen(LayerScreen):
                              f"memory {row['id']} archived")
             self.app.push_screen(Confirm(f"Archive memory {row['id']}? It leaves recall until restored."),
                                  answered)
+        self._with_selected(go)
+
+    def action_purge(self) -> None:
+        def go(row):
+            async def ask() -> None:
+                plan = await self.memory.forgetting.plan(ids=[row["id"]])
+
+                def answered(yes: bool | None) -> None:
+                    if yes:
+                        self.act(lambda: self.memory.forget(row["id"], purge=True),
+                                 lambda r: f"memory {row['id']} purged with what was derived from it")
+                self.app.push_screen(Confirm(purge_question(row["id"], plan)), answered)
+            self.run_worker(ask, group="purge")
         self._with_selected(go)
 
     def action_details(self) -> None:
