@@ -28,6 +28,7 @@ class Purged:
     values: set[int] = field(default_factory=set)
     fact_lines: set[tuple[str, str]] = field(default_factory=set)  # (label, value), case-folded
     needles: set[str] = field(default_factory=set)  # case-folded
+    originals: set[str] = field(default_factory=set)  # as written: SQLite's lower() folds ASCII alone
 
     def add_memory(self, episode_id: int, content: str) -> None:
         self.episodes.add(episode_id)
@@ -44,9 +45,10 @@ class Purged:
     def add_text(self, text: str, *, whole: bool = True) -> None:
         """A text to look for: WHOLE (what a person named) however short, else only when long
         enough to be this memory's words rather than anyone's."""
-        text = " ".join(text.split()).casefold()
+        text = " ".join(text.split())
         if text and (whole or len(text) >= MIN_NEEDLE):
-            self.needles.add(text)
+            self.needles.add(text.casefold())
+            self.originals.add(text)
 
     def json_needles(self) -> list[str]:
         """The needles as they appear inside stored JSON (escaped, with or without ASCII escapes)."""
@@ -55,6 +57,10 @@ class Purged:
             out.add(json.dumps(n)[1:-1])
             out.add(json.dumps(n, ensure_ascii=False)[1:-1])
         return sorted(out)
+
+    def raw_needles(self) -> list[str]:
+        """The needles as written, for SQLite to find where its lower() does not fold a letter."""
+        return sorted(self.originals | {json.dumps(n)[1:-1] for n in self.originals})
 
     def cites(self, text: str) -> bool:
         return any((self.episodes if kind == "e" else self.values).__contains__(int(n))

@@ -87,23 +87,24 @@ def _purged(memories, values, texts: list[str]) -> Purged:
     return p
 
 
-def _touching(conn, sql: str, params: tuple, column: str, purged: Purged) -> list:
-    """Rows of SQL (which selects `id` and COLUMN) whose COLUMN the purge touches: narrowed in
-    SQLite by the needles and cites, then tested line by line here."""
-    needles = purged.json_needles()
-    cites = [f"e{i}" for i in purged.episodes] + [f"f{i}" for i in purged.values]
-    terms = needles + cites
-    rows = []
+def _candidates(conn, sql: str, params: tuple, expr: str, purged: Purged) -> list:
+    """Rows of SQL whose EXPR may hold what is purged: its needles (as stored in JSON too), its
+    cites, the values of its facts. Narrowed in SQLite; the caller tests each line."""
+    terms = purged.json_needles() + purged.raw_needles() + [f"e{i}" for i in purged.episodes] + \
+        [f"f{i}" for i in purged.values] + sorted({json.dumps(v)[1:-1] for _, v in purged.fact_lines if v})
+    rows: dict = {}
     for start in range(0, len(terms), 200):
         part = terms[start:start + 200]
-        rows += conn.execute(f"{sql} AND ({' OR '.join(f'instr(lower({column}), ?)' for _ in part)})",
-                             (*params, *part)).fetchall()
-    seen, out = set(), []
-    for r in rows:
-        if r["id"] not in seen and r[column] is not None and purged.touches_json(r[column]):
-            seen.add(r["id"])
-            out.append(r)
-    return out
+        for r in conn.execute(f"{sql} AND ({' OR '.join(f'instr(lower({expr}), lower(?))' for _ in part)})",
+                              (*params, *part)):
+            rows[r["id"]] = r
+    return list(rows.values())
+
+
+def _touching(conn, sql: str, params: tuple, column: str, purged: Purged) -> list:
+    """Rows of SQL (which selects `id` and COLUMN) whose COLUMN the purge touches."""
+    return [r for r in _candidates(conn, sql, params, column, purged)
+            if r[column] is not None and purged.touches_json(r[column])]
 
 
 def plan(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
@@ -212,8 +213,8 @@ def _redact_dossiers(conn, agent: str, purged: Purged) -> tuple[int, set[str]]:
     prompt or raw output a model version kept. Returns (lines redacted, topics whose current
     version changed)."""
     n, topics = 0, set()
-    for r in conn.execute("SELECT id, topic, version, text, sources, notes FROM dossier_versions WHERE agent = ?",
-                          (agent,)).fetchall():
+    for r in _candidates(conn, "SELECT id, topic, version, text, sources, notes FROM dossier_versions WHERE agent = ?",
+                         (agent,), "text || sources || notes", purged):
         text, lines = redact_lines(r["text"], purged)
         sources = [s for s in json.loads(r["sources"]) if not purged.cites(str(s.get("id", "")))]
         notes = json.loads(r["notes"])
@@ -233,14 +234,14 @@ def _redact_dossiers(conn, agent: str, purged: Purged) -> tuple[int, set[str]]:
 
 def _redact_capsule(conn, agent: str, purged: Purged, now: float) -> int:
     n = 0
-    for r in conn.execute("SELECT id, blocks FROM capsule_renders WHERE agent = ?", (agent,)).fetchall():
+    for r in _candidates(conn, "SELECT id, blocks FROM capsule_renders WHERE agent = ?", (agent,), "blocks", purged):
         blocks = json.loads(r["blocks"])
         changed = {name: [redact_line(line) if purged.touches(line) else line for line in lines]
                    for name, lines in blocks.items()}
         if changed != blocks:
             n += sum(a != b for name in blocks for a, b in zip(blocks[name], changed[name]))
             conn.execute("UPDATE capsule_renders SET blocks = ? WHERE id = ?", (json.dumps(changed), r["id"]))
-    for r in conn.execute("SELECT id, line FROM capsule_overrides WHERE agent = ?", (agent,)).fetchall():
+    for r in _candidates(conn, "SELECT id, line FROM capsule_overrides WHERE agent = ?", (agent,), "line", purged):
         if purged.touches(r["line"]):
             conn.execute("UPDATE capsule_overrides SET line = ?, cleared_at = coalesce(cleared_at, ?) WHERE id = ?",
                          (REDACTED, now, r["id"]))
@@ -307,7 +308,7 @@ def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts:
             entities += web_store.forget_node(conn, agent, f"episode:{i}")
         for ent in entities:
             purged.add_text(ent.split(":", 2)[2], whole=False)
-            purged.needles.add(ent.casefold())
+            purged.add_text(ent)
         audit = _redact_audit(conn, agent, purged, set(by_fact), sources, purge_id)
         dossier_lines, topics = _redact_dossiers(conn, agent, purged)
         capsule_lines = _redact_capsule(conn, agent, purged, now)
