@@ -22,6 +22,9 @@ from .redaction import REDACTED, Purged, redact_line, redact_lines
 
 PURGE_RULE = "purge"  # the rule a retraction left by a purge is recorded under
 MAX_IDS = 10_000
+# Audit actions whose data holds ids, counts, hashes and kinds, never words: a purge's scan of
+# the trail (one row a memory stored, and more) skips them.
+_WORDLESS = ("create", "repeat", "flags", "purge", "feedback", "decay", "redact")
 
 
 def _in(ids) -> str:
@@ -189,8 +192,15 @@ def _drop_values(conn, agent: str, fact_id: int, dropped: set[int], sources: set
 def _redact_audit(conn, agent: str, purged: Purged, fact_ids: set[int], sources: set[str], purge_id: int) -> int:
     """Audit rows that hold purged words keep their when, who and what; their data becomes a
     pointer to the purge. A fact's rows are matched by source and value as well as by text."""
-    hit = {r["id"] for r in _touching(conn, "SELECT id, data FROM audit WHERE agent = ? AND action <> 'purge'",
-                                      (agent,), "data", purged)}
+    hit = {r["id"] for r in _touching(conn, f"SELECT id, data FROM audit WHERE agent = ? AND action NOT IN "
+                                            f"({_in(_WORDLESS)}) AND action NOT LIKE 'consolidate:%'",
+                                      (agent, *_WORDLESS), "data", purged)}
+    # A purged memory's own entries (its creation's source, a reason given when it was archived)
+    # speak of it whatever their words: they keep only that they happened.
+    if purged.episodes:
+        ids = sorted(purged.episodes)
+        hit |= {r[0] for r in conn.execute(f"SELECT id FROM audit WHERE item_kind = 'episode' AND item_id IN "
+                                           f"({_in(ids)}) AND action <> 'purge'", ids)}
     if fact_ids:
         left = {(r[0], r[1]) for r in conn.execute(
             f"SELECT fact_id, value FROM fact_values WHERE fact_id IN ({_in(fact_ids)}) AND value IS NOT NULL",
