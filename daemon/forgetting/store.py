@@ -23,7 +23,8 @@ from .redaction import REDACTED, Purged, redact_line, redact_lines
 PURGE_RULE = "purge"  # the rule a retraction left by a purge is recorded under
 MAX_IDS = 10_000
 # Audit actions whose data holds ids, counts, hashes and kinds, never words: a purge's scan of
-# the trail (one row a memory stored, and more) skips them.
+# the trail (one row a memory stored, and more) skips them. Consolidation's reasons quote fact
+# values ("changed from 'room B-12' to ..."), so its entries are read.
 _WORDLESS = ("create", "repeat", "flags", "purge", "feedback", "decay", "redact")
 
 
@@ -193,7 +194,7 @@ def _redact_audit(conn, agent: str, purged: Purged, fact_ids: set[int], sources:
     """Audit rows that hold purged words keep their when, who and what; their data becomes a
     pointer to the purge. A fact's rows are matched by source and value as well as by text."""
     hit = {r["id"] for r in _touching(conn, f"SELECT id, data FROM audit WHERE agent = ? AND action NOT IN "
-                                            f"({_in(_WORDLESS)}) AND action NOT LIKE 'consolidate:%'",
+                                            f"({_in(_WORDLESS)})",
                                       (agent, *_WORDLESS), "data", purged)}
     # A purged memory's own entries (its creation's source, a reason given when it was archived)
     # speak of it whatever their words: they keep only that they happened.
