@@ -48,11 +48,12 @@ async def bench_purge(n: int, *, seed: int = 0, purges: int = 30, recalls: int =
                 "SELECT DISTINCT episode_id FROM access_events ORDER BY episode_id")]
             chosen = rng.sample(ids, purges - purges // 2) + rng.sample(cited, min(len(cited), purges // 2))
             chosen = list(dict.fromkeys(chosen))
-            timed, bare, redacted = [], [], 0
+            timed, removed, bare, redacted = [], [], [], 0
             for i in chosen:
                 t = time.perf_counter()
                 r = await mem.forget(i, purge=True)
                 timed.append(time.perf_counter() - t)
+                removed.append(r["elapsed_ms"]["removed"] / 1000)
                 redacted += r["audit_redacted"] + r["dossier_lines_redacted"] + r["capsule_lines_redacted"]
                 if progress:
                     progress(1)
@@ -65,7 +66,7 @@ async def bench_purge(n: int, *, seed: int = 0, purges: int = 30, recalls: int =
                     progress(1)
     purge_ms, bare_ms = summary_ms(timed), summary_ms(bare)
     return {"benchmark": "purge", "n": n, "seed": seed, "purges": len(timed), "lines_redacted": redacted,
-            **purge_ms, "baseline": {"what": "DELETE of the memory's row and vector only", **bare_ms},
+            **purge_ms, "removed": summary_ms(removed), "baseline": {"what": "DELETE of the memory's row and vector only", **bare_ms},
             "ratio_p50": ratio(purge_ms["p50_ms"], bare_ms["p50_ms"]),
             "ratio_p95": ratio(purge_ms["p95_ms"], bare_ms["p95_ms"])}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 
 from .. import timeutil
 from ..errors import InvalidInput, StrataError
@@ -68,7 +69,10 @@ class Forgetting:
         return {"text": text, "ids": ids, "keys": keys}
 
     async def purge(self, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
-        """Remove these memories, facts and texts from every layer, for good."""
+        """Remove these memories, facts and texts from every layer, for good. `elapsed_ms` has
+        `removed` (until the words are out of the database, its WAL and the capsule files) and
+        `regenerated` (dossiers and the capsule written again from what is left)."""
+        started = time.perf_counter()
         now = timeutil.now()
         async with self.capsule.locked():
             result = await self.db.transact(lambda c: store.purge(c, self.agent, ids=list(ids), keys=list(keys),
@@ -76,11 +80,13 @@ class Forgetting:
             purged = result.pop("_purged")
             result["capsule_lines_redacted"] += await asyncio.to_thread(self.capsule.redact_files,
                                                                         lambda t: redact_lines(t, purged))
-        topics = result.pop("_topics")
-        result["dossiers_rewritten"] = await self._after(topics)
         result["wal_cleared"] = await self._fold_wal()
+        removed = time.perf_counter()
+        result["dossiers_rewritten"] = await self._after(result.pop("_topics"))
         hashes = {m["hash"] for m in (await self._purge_row(result["purge"])).get("memories", ())}
         result["backups_holding"] = [str(p) for p in backups.holding(self.backups_dir, hashes)]
+        result["elapsed_ms"] = {"removed": round(1000 * (removed - started), 1),
+                                "regenerated": round(1000 * (time.perf_counter() - removed), 1)}
         return result
 
     async def backups_holding(self, episode_id: int, *, remove: bool = False) -> dict:
