@@ -216,3 +216,23 @@ def test_the_deletion_compliance_set_leaves_nothing_on_any_face_or_in_any_file()
     assert r["unseen_before"] == [] and r["in_database_file_before"] == len(CASES)  # the probes can see
     assert set(r["faces"]) >= {"recall", "facts", "dossiers", "capsule", "export", "file", "http", "mcp"}
     assert r["leaked"] == [] and r["leaks"] == 0 and r["raw_bytes_clean"]
+
+
+def test_a_purge_stays_in_its_namespace(home):
+    from daemon import Memory
+
+    async def go():
+        async with await Memory.open(home, agent="alpha") as a, await Memory.open(home, agent="beta") as b:
+            mine = (await a.observe("Locker code: 7Q4417"))["id"]
+            theirs = (await b.observe("Locker code: 7Q4417"))["id"]
+            await a.capsule.render()
+            await b.capsule.render()
+            with pytest.raises(Exception, match="no memory"):
+                await a.forget(theirs, purge=True)
+            await a.forget(mine, purge=True)
+            assert (await b.get(theirs))["content"] == "Locker code: 7Q4417"
+            assert (await b.facts.get("locker code"))["value"] == "7Q4417"
+            assert "7Q4417" in b.capsule.path.read_text() and "7Q4417" not in a.capsule.path.read_text()
+            audit = await b.db.fetchall("SELECT data FROM audit WHERE agent = 'beta' AND item_kind = 'fact'")
+            assert "7Q4417" in audit[0][0]
+    asyncio.run(go())
