@@ -74,6 +74,12 @@ def test_every_endpoint_and_its_errors(home):
         assert api("PATCH", "/v1/memories/{id}", {}, id=third)[0] == 400
         purged = api("DELETE", "/v1/memories/{id}?purge=true", id=third)[1]
         assert purged["purged"] is True and purged["memories"] == [third] and purged["wal_cleared"] is True
+        kept = api("POST", "/v1/memories", {"content": "The spare key hides under the blue gnomeqx."})[1]["id"]
+        listed = api("POST", "/v1/forget", {"matching": "gnomeqx"})[1]
+        assert [m["id"] for m in listed["memories"]] == [kept] and not listed["applied"]
+        assert api("POST", "/v1/forget", {"matching": "gnomeqx", "purge": True, "confirm": True})[1]["result"][
+            "memories"] == [kept]
+        assert api("POST", "/v1/forget", {"matching": "ab"})[0] == 400
 
         code, page1 = api("GET", "/v1/timeline?limit=1")
         code, page2 = api("GET", f"/v1/timeline?limit=1&offset={page1['next_offset']}")
@@ -102,6 +108,10 @@ def test_every_endpoint_and_its_errors(home):
         assert [f["key"] for f in api("GET", "/v1/facts?prefix=bridge")[1]["items"]] == ["bridge"]
         assert [c["key"] for c in api("GET", "/v1/facts/conflicts?flagged=true")[1]] == ["bridge"]  # DOWN, UP at once
         assert api("DELETE", "/v1/facts/{key}", key="bridge")[1]["status"] == "retracted"
+        assert api("POST", "/v1/facts/{key}/forget", {}, key="bridge")[1]["facts"][0]["values"] == ["DOWN", "UP"]
+        assert api("POST", "/v1/facts/{key}/forget", {"confirm": True}, key="bridge")[1]["applied"] is True
+        assert [h["value"] for h in api("GET", "/v1/facts/{key}/history", key="bridge")[1]["history"]] == [None]
+        assert api("POST", "/v1/facts/{key}/forget", {}, key="nothing")[0] == 404
         assert api("GET", "/v1/facts/{key}", key="nothing")[0] == 404
 
         assert "bridge" in [t["topic"] for t in api("GET", "/v1/dossiers")[1]["topics"]]

@@ -129,7 +129,8 @@ def plan(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: 
     facts: dict[str, dict] = {}
     for v in values:
         f = facts.setdefault(v["key"], {"key": v["key"], "label": v["label"], "values": []})
-        f["values"].append(v["value"])
+        if v["value"] is not None:  # a retraction holds no words
+            f["values"].append(v["value"])
     return {
         "memories": [{"id": m["id"], "text": m["content"], "merged_into": m["superseded_by"]} for m in memories],
         "facts": list(facts.values()),

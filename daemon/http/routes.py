@@ -143,6 +143,12 @@ OPS: tuple[Op, ...] = (
     Op("DELETE", "/v1/memories/{id}", "forgetMemory", "Archive a memory; with purge=true delete its text for good",
        tag="memories", writes=True, query=(Param("purge", {"type": "boolean", "default": False}, "delete the text"),),
        run=lambda c: c.memory.forget(c.path["id"], purge=c.query.get("purge", False))),
+    Op("POST", "/v1/forget", "forgetMatching",
+       "Every memory and fact holding a text: listed, or with confirm archived (purge: purged for good)",
+       tag="memories", writes=True,
+       body=obj(("matching",), matching=TEXT, purge={"type": "boolean"}, confirm={"type": "boolean"}),
+       run=lambda c: c.memory.forget_matching(c.body["matching"], purge=c.body.get("purge", False),
+                                              apply=c.body.get("confirm", False))),
     Op("GET", "/v1/timeline", "timeline", "Memories in time order, newest first (paged)", tag="memories",
        query=(Param("since", {"type": "string"}, "from this time"), Param("until", {"type": "string"}, "to this time"),
               Param("kind", {"type": "array", "items": KIND}, "only these kinds"),
@@ -202,6 +208,10 @@ OPS: tuple[Op, ...] = (
        run=lambda c: c.memory.facts.cas(c.path["key"], c.body["expected"], c.body["new"], source=c.body.get("source"))),
     Op("DELETE", "/v1/facts/{key}", "retractFact", "The fact has no value from now (or `at`) on", tag="facts",
        writes=True, query=(AT,), run=lambda c: c.memory.facts.retract(c.path["key"], at=c.query.get("at"))),
+    Op("POST", "/v1/facts/{key}/forget", "forgetFact",
+       "Every value of the fact out of its history, the audit, dossiers and the capsule (with confirm); "
+       "the fact is left retracted", tag="facts", writes=True, body=obj(confirm={"type": "boolean"}),
+       run=lambda c: c.memory.forget_fact(c.path["key"], apply=c.body.get("confirm", False))),
     Op("GET", "/v1/facts/{key}/history", "factHistory", "Every value the fact has had", tag="facts",
        run=lambda c: c.memory.facts.history(c.path["key"])),
     # dossiers, capsule
