@@ -49,6 +49,7 @@ def test_purge_takes_the_fact_its_audit_and_the_words_from_the_file(memory, home
     assert r["audit_redacted"] >= 1 and r["wal_cleared"]
     history = memory.facts.history("dana whitfield.email")["history"]
     assert [h["value"] for h in history] == [None] and history[0]["rule"] == "purge"
+    assert history[0]["value_id"] > 1  # the purged value's id (1) is never given again: dossiers cite it
     audit = memory.sql("SELECT action, data FROM audit WHERE item_kind = 'fact'")
     assert [a["action"] for a in audit] == ["created", "redact"]
     assert json.loads(audit[0]["data"]) == {"redacted_by_purge": r["purge"]}

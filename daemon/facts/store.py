@@ -81,6 +81,12 @@ def shaped(fact, value, now: float) -> dict:
     return out
 
 
+def next_value_id(conn) -> int:
+    """The id of the next value: never one a purge removed (dossiers cite values by id)."""
+    return conn.execute("SELECT max(coalesce((SELECT max(id) FROM fact_values), 0), coalesce((SELECT CAST(value AS "
+                        "INTEGER) FROM meta WHERE key = 'fact_value_id_floor'), 0)) + 1").fetchone()[0]
+
+
 def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: float) -> dict:
     """Record an assertion. Returns what happened: `created` (a new key), `changed` (a new current
     value), `confirmed` (the value it already had then: no new history, only a fresher
@@ -118,10 +124,10 @@ def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: flo
     if a.value is None and before is None:
         raise NotFound(f"the fact {key!r} has no value to retract", hint="`strata fact list` shows the current facts")
     cur = conn.execute(
-        "INSERT INTO fact_values (fact_id, agent, value, valid_from, valid_to, recorded_at, source_kind, source_ref, "
-        "confidence, rule, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (fid, agent, a.value, a.valid_from, None if after is None else after["valid_from"], now, a.source.kind,
-         a.source.ref, a.confidence, a.rule, actor))
+        "INSERT INTO fact_values (id, fact_id, agent, value, valid_from, valid_to, recorded_at, source_kind, source_ref, "
+        "confidence, rule, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (next_value_id(conn), fid, agent, a.value, a.valid_from, None if after is None else after["valid_from"], now,
+         a.source.kind, a.source.ref, a.confidence, a.rule, actor))
     value_id = cur.lastrowid
     if before is not None:
         conn.execute("UPDATE fact_values SET valid_to = ? WHERE id = ?", (a.valid_from, before["value_id"]))

@@ -17,6 +17,7 @@ from ..embedding.index import BUMP_EPOCH
 from ..embedding.index import TABLE as VECTORS
 from ..errors import InvalidInput, NotFound
 from ..facts.keys import normalise_key
+from ..facts.store import next_value_id
 from ..web import store as web_store
 from .redaction import REDACTED, Purged, redact_line, redact_lines
 
@@ -152,6 +153,8 @@ def _drop_values(conn, agent: str, fact_id: int, dropped: set[int], sources: set
     gone = conn.execute(f"SELECT value, valid_from FROM fact_values WHERE id IN ({_in(dropped)})",
                         tuple(dropped)).fetchall()
     conn.execute(f"DELETE FROM fact_values WHERE id IN ({_in(dropped)})", tuple(dropped))
+    conn.execute("INSERT INTO meta (key, value) VALUES ('fact_value_id_floor', ?) ON CONFLICT (key) DO UPDATE "
+                 "SET value = max(CAST(value AS INTEGER), excluded.value)", (max(dropped),))
     kept = 0
     # A confirmation records no value of its own: when the memory that set a value goes, a
     # memory that said the same later still supports it.
@@ -165,9 +168,10 @@ def _drop_values(conn, agent: str, fact_id: int, dropped: set[int], sources: set
             if c["source"] in sources or c["at"] is None or c["at"] < valid_from:
                 continue
             kind, _, ref = c["source"].partition(":")
-            conn.execute("INSERT INTO fact_values (fact_id, agent, value, valid_from, valid_to, recorded_at, "
-                         "source_kind, source_ref, confidence, rule, actor) VALUES (?, ?, ?, ?, NULL, ?, ?, ?, 1.0, ?, ?)",
-                         (fact_id, agent, value, c["at"], now, kind, ref or None, c["rule"], actor))
+            conn.execute("INSERT INTO fact_values (id, fact_id, agent, value, valid_from, valid_to, recorded_at, "
+                         "source_kind, source_ref, confidence, rule, actor) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?, 1.0, ?, "
+                         "?)", (next_value_id(conn), fact_id, agent, value, c["at"], now, kind, ref or None, c["rule"],
+                                actor))
             kept += 1
             break
     rows = conn.execute("SELECT id, valid_from FROM fact_values WHERE fact_id = ? ORDER BY valid_from, id",
@@ -177,9 +181,10 @@ def _drop_values(conn, agent: str, fact_id: int, dropped: set[int], sources: set
                                                                          this["id"]))
     retracted = not rows
     if retracted:
-        conn.execute("INSERT INTO fact_values (fact_id, agent, value, valid_from, valid_to, recorded_at, source_kind, "
-                     "source_ref, confidence, rule, actor) VALUES (?, ?, NULL, ?, NULL, ?, 'rule', ?, 1.0, ?, ?)",
-                     (fact_id, agent, min(r["valid_from"] for r in gone), now, PURGE_RULE, PURGE_RULE, actor))
+        conn.execute("INSERT INTO fact_values (id, fact_id, agent, value, valid_from, valid_to, recorded_at, "
+                     "source_kind, source_ref, confidence, rule, actor) VALUES (?, ?, ?, NULL, ?, NULL, ?, 'rule', ?, 1.0, "
+                     "?, ?)", (next_value_id(conn), fact_id, agent, min(r["valid_from"] for r in gone), now, PURGE_RULE,
+                               PURGE_RULE, actor))
     current = conn.execute("SELECT value, valid_from FROM fact_values WHERE fact_id = ? AND valid_from <= ? "
                            "ORDER BY valid_from DESC, id DESC LIMIT 1", (fact_id, now)).fetchone()
     conn.execute("UPDATE facts SET confirmed_at = ?, updated_at = ? WHERE id = ?",
