@@ -245,7 +245,7 @@ class Capsule:
         if pinned or hidden:
             await self.db.transact(write)
         for a in absorbed:
-            log.info("capsule: fact %s = %r taken from a hand edit", a["key"], a["value"])
+            log.info("capsule: fact %s taken from a hand edit", a["key"])  # the value stays out of the journal
         return {"absorbed": [{"key": a["key"], "value": a["value"], "status": a["status"]} for a in absorbed],
                 "pinned": pinned, "hidden": hidden}
 
