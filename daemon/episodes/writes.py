@@ -6,6 +6,7 @@ import json
 from typing import Sequence
 
 from ..errors import Conflict, InvalidInput, NotFound
+from ..storage import floors
 from ..storage.db import Writer
 from .model import COLUMNS
 
@@ -46,8 +47,7 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
     for part in _chunks(wanted_ids):
         taken.update(r[0] for r in await w.fetchall(
             f"SELECT id FROM episodes WHERE id IN ({', '.join('?' * len(part))})", part))
-    next_id = max([(await w.fetchone("SELECT max(coalesce(max(id), 0), coalesce((SELECT CAST(value AS INTEGER) FROM "
-                                     "meta WHERE key = 'episode_id_floor'), 0)) FROM episodes"))[0],
+    next_id = max([(await w.fetchone(floors.highest_sql(floors.EPISODES)))[0],
                    *[i for i in wanted_ids if i not in taken]]) + 1
 
     inserts, repeats, results, audits = [], {}, [], []

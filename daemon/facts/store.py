@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, replace
 
 from ..errors import NotFound
+from ..storage import floors
 from ..timeutil import iso
 from .keys import Source, normalise_key
 from .attributes import asked_attributes
@@ -83,8 +84,7 @@ def shaped(fact, value, now: float) -> dict:
 
 def next_value_id(conn) -> int:
     """The id of the next value: never one a purge removed (dossiers cite values by id)."""
-    return conn.execute("SELECT max(coalesce((SELECT max(id) FROM fact_values), 0), coalesce((SELECT CAST(value AS "
-                        "INTEGER) FROM meta WHERE key = 'fact_value_id_floor'), 0)) + 1").fetchone()[0]
+    return conn.execute(floors.highest_sql(floors.FACT_VALUES)).fetchone()[0] + 1
 
 
 def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: float) -> dict:

@@ -10,7 +10,6 @@ written again from what is left, and the capsule is rendered again.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 
@@ -26,10 +25,6 @@ MIN_MATCH_CHARS = 3
 MAX_MATCHES = 1000
 
 
-def _public(p: dict) -> dict:
-    return {k: v for k, v in p.items() if not k.startswith("_")}
-
-
 class Forgetting:
     def __init__(self, db: Database, agent: str, actor: str, home, capsule, dossiers):
         self.db, self.agent, self.actor, self.home = db, agent, actor, home
@@ -41,8 +36,7 @@ class Forgetting:
 
     async def plan(self, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
         """What a purge of these would take with it; changes nothing."""
-        return _public(await self.db.run(lambda c: store.plan(c, self.agent, ids=list(ids), keys=list(keys),
-                                                             texts=list(texts))))
+        return await self.db.run(lambda c: store.plan(c, self.agent, ids=list(ids), keys=list(keys), texts=list(texts)))
 
     async def matching(self, text: str) -> dict:
         """The memories whose text holds TEXT (any case) and the facts whose key or a value of
@@ -83,8 +77,8 @@ class Forgetting:
         result["wal_cleared"] = await self._fold_wal()
         removed = time.perf_counter()
         result["dossiers_rewritten"] = await self._after(result.pop("_topics"))
-        hashes = {m["hash"] for m in (await self._purge_row(result["purge"])).get("memories", ())}
-        result["backups_holding"] = [str(p) for p in backups.holding(self.backups_dir, hashes)]
+        held = await asyncio.to_thread(backups.holding, self.backups_dir, result.pop("_hashes"))
+        result["backups_holding"] = [str(p) for p in held]
         result["elapsed_ms"] = {"removed": round(1000 * (removed - started), 1),
                                 "regenerated": round(1000 * (time.perf_counter() - removed), 1)}
         return result
@@ -100,10 +94,6 @@ class Forgetting:
             for path in found:
                 path.unlink(missing_ok=True)
         return {"id": int(episode_id), "backups": [str(p) for p in found], "removed": remove}
-
-    async def _purge_row(self, purge_id: int) -> dict:
-        raw = await self.db.scalar("SELECT data FROM audit WHERE id = ?", (purge_id,))
-        return json.loads(raw) if raw else {}
 
     async def _after(self, topics: list[str]) -> list[str]:
         """Dossiers written again and the capsule rendered again from what is left. Both are

@@ -18,6 +18,7 @@ from ..embedding.index import TABLE as VECTORS
 from ..errors import InvalidInput, NotFound
 from ..facts.keys import normalise_key
 from ..facts.store import next_value_id
+from ..storage import floors
 from ..web import store as web_store
 from .redaction import REDACTED, Purged, redact_line, redact_lines
 
@@ -112,15 +113,19 @@ def _touching(conn, sql: str, params: tuple, column: str, purged: Purged) -> lis
             if r[column] is not None and purged.touches_json(r[column])]
 
 
-def plan(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
-    """What a purge of these memories, facts (by key) and named texts takes with it."""
+def _gather(conn, agent: str, ids: list[int], keys: list[str], texts: list[str]):
+    """(memories with what was merged into them, fact values, fact keys, what to look for)."""
     if len(ids) > MAX_IDS:
         raise InvalidInput(f"a purge takes at most {MAX_IDS} memories at once")
-    all_ids = _with_merged(conn, agent, list(ids))
-    memories = _memories(conn, agent, all_ids)
+    memories = _memories(conn, agent, _with_merged(conn, agent, list(ids)))
     fact_keys = _facts_named(conn, agent, list(keys))
-    values = _values(conn, agent, all_ids, fact_keys)
-    purged = _purged(memories, values, list(texts))
+    values = _values(conn, agent, [m["id"] for m in memories], fact_keys)
+    return memories, values, fact_keys, _purged(memories, values, list(texts))
+
+
+def plan(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
+    """What a purge of these memories, facts (by key) and named texts takes with it."""
+    memories, values, _, purged = _gather(conn, agent, ids, keys, texts)
     dossier = _touching(conn, "SELECT id, topic, version, text FROM dossier_versions WHERE agent = ?", (agent,),
                         "text", purged)
     render = conn.execute("SELECT id, blocks FROM capsule_renders WHERE agent = ? ORDER BY id DESC LIMIT 1",
@@ -138,7 +143,6 @@ def plan(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: 
         "dossier_lines": [{"topic": d["topic"], "version": d["version"], "line": line}
                           for d in dossier for line in d["text"].split("\n") if line.strip() and purged.touches(line)],
         "capsule_lines": capsule_lines,
-        "_purged": purged, "_memories": memories, "_values": values, "_keys": fact_keys,
     }
 
 
@@ -153,8 +157,7 @@ def _drop_values(conn, agent: str, fact_id: int, dropped: set[int], sources: set
     gone = conn.execute(f"SELECT value, valid_from FROM fact_values WHERE id IN ({_in(dropped)})",
                         tuple(dropped)).fetchall()
     conn.execute(f"DELETE FROM fact_values WHERE id IN ({_in(dropped)})", tuple(dropped))
-    conn.execute("INSERT INTO meta (key, value) VALUES ('fact_value_id_floor', ?) ON CONFLICT (key) DO UPDATE "
-                 "SET value = max(CAST(value AS INTEGER), excluded.value)", (max(dropped),))
+    floors.raise_floor(conn, floors.FACT_VALUES, max(dropped))
     kept = 0
     # A confirmation records no value of its own: when the memory that set a value goes, a
     # memory that said the same later still supports it.
@@ -233,12 +236,13 @@ def _redact_dossiers(conn, agent: str, purged: Purged) -> tuple[int, set[str]]:
     for r in _candidates(conn, "SELECT id, topic, version, text, sources, notes FROM dossier_versions WHERE agent = ?",
                          (agent,), "text || sources || notes", purged):
         text, lines = redact_lines(r["text"], purged)
-        sources = [s for s in json.loads(r["sources"]) if not purged.cites(str(s.get("id", "")))]
+        were = json.loads(r["sources"])
+        sources = [s for s in were if not purged.cites(str(s.get("id", "")))]
         notes = json.loads(r["notes"])
-        for k in ("prompt", "raw"):
-            if k in notes and purged.touches_json(json.dumps(notes[k], ensure_ascii=False)):
-                notes[k] = REDACTED
-        if lines or len(sources) != len(json.loads(r["sources"])) or notes != json.loads(r["notes"]):
+        quoted = [k for k in ("prompt", "raw") if k in notes and
+                  purged.touches_json(json.dumps(notes[k], ensure_ascii=False))]
+        notes.update({k: REDACTED for k in quoted})
+        if lines or len(sources) != len(were) or quoted:
             conn.execute("UPDATE dossier_versions SET text = ?, sources = ?, notes = ? WHERE id = ?",
                          (text, json.dumps(sources), json.dumps(notes, sort_keys=True), r["id"]))
             n += lines
@@ -299,8 +303,7 @@ def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts:
           now: float) -> dict:
     """Take these memories (and what was merged into them), these facts' values, and the named
     texts out of every layer. Final: nothing here can be undone."""
-    p = plan(conn, agent, ids=list(ids), keys=list(keys), texts=list(texts))
-    purged, memories, values = p["_purged"], p["_memories"], p["_values"]
+    memories, values, fact_keys, purged = _gather(conn, agent, ids, keys, texts)
     all_ids = [m["id"] for m in memories]
     conn.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
     # The purge's own row first: what it redacts points at it. Hashes, never words.
@@ -309,7 +312,7 @@ def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts:
         (now, agent, "episode" if len(all_ids) == 1 and not keys else "purge", all_ids[0] if len(all_ids) == 1
          and not keys else None,
          json.dumps({"memories": [{"id": m["id"], "hash": m["content_hash"]} for m in memories],
-                     "facts": [hashlib.sha256(k.encode()).hexdigest() for k in p["_keys"]],
+                     "facts": [hashlib.sha256(k.encode()).hexdigest() for k in fact_keys],
                      "texts": [hashlib.sha256(t.encode()).hexdigest() for t in texts],
                      "hash": memories[0]["content_hash"] if len(memories) == 1 else None}), actor)).lastrowid
     conn.execute("INSERT INTO redacting (purge) VALUES (?)", (purge_id,))
@@ -339,9 +342,7 @@ def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts:
             # Merged memories point at their survivor; both go, so the pointer is cleared first.
             conn.execute(f"UPDATE episodes SET superseded_by = NULL WHERE superseded_by IN ({_in(all_ids)})", all_ids)
             conn.execute(f"DELETE FROM episodes WHERE agent = ? AND id IN ({_in(all_ids)})", (agent, *all_ids))
-            # A purged id is never given again: the audit, links and citations name it.
-            conn.execute("INSERT INTO meta (key, value) VALUES ('episode_id_floor', ?) ON CONFLICT (key) DO UPDATE "
-                         "SET value = max(CAST(value AS INTEGER), excluded.value)", (max(all_ids),))
+            floors.raise_floor(conn, floors.EPISODES, max(all_ids))
             conn.execute("UPDATE namespaces SET episode_count = max(0, episode_count - ?) WHERE agent = ?",
                          (len(all_ids), agent))
     finally:
@@ -349,4 +350,5 @@ def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts:
     return {"purge": purge_id, "memories": all_ids, "facts": [
         {"key": v["key"], **facts[v["fact_id"]]} for v in {v["fact_id"]: v for v in values}.values()],
             "entities": len(entities), "audit_redacted": audit, "dossier_lines_redacted": dossier_lines,
-            "capsule_lines_redacted": capsule_lines, **logs, "_topics": sorted(topics), "_purged": purged}
+            "capsule_lines_redacted": capsule_lines, **logs, "_topics": sorted(topics), "_purged": purged,
+            "_hashes": {m["content_hash"] for m in memories}}
