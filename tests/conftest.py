@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from daemon import Memory
-from daemon.home import init_home
+from strata_daemon import Memory
+from strata_daemon.home import init_home
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -86,7 +86,7 @@ class CLI:
         full_env = {**os.environ, "STRATA_HOME": str(self.home), **(env or {})}
         if isinstance(input, str):
             input = input.encode()
-        proc = subprocess.run([sys.executable, "-m", "daemon", *args], input=input, capture_output=True,
+        proc = subprocess.run([sys.executable, "-m", "strata_daemon", *args], input=input, capture_output=True,
                               env=full_env, cwd=REPO, timeout=timeout)
         proc.out = proc.stdout.decode("utf-8", "replace")
         proc.err = proc.stderr.decode("utf-8", "replace")

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Iterator
 
 from conftest import REPO
-from daemon.http.client import UnixConnection
+from strata_daemon.http.client import UnixConnection
 
 
 class Api:
@@ -62,7 +62,7 @@ def serving(home: Path, *args: str, agent: str | None = None, command: str = "se
     socket_path = home / "state" / "strata.sock"
     port = int(args[args.index("--port") + 1]) if "--port" in args else None
     env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
-    proc = subprocess.Popen([sys.executable, "-m", "daemon", "--home", str(home),
+    proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home),
                              *(["--agent", agent] if agent else []), command, *args],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:

@@ -14,7 +14,7 @@ from mcp import Client, StdioServerParameters
 
 @contextlib.asynccontextmanager
 async def mcp_client(home: Path, agent: str | None = None, *, flags: tuple[str, ...] = ()) -> AsyncIterator["Tools"]:
-    args = ["-m", "daemon", "--home", str(home)] + (["--agent", agent] if agent else []) + ["mcp", *flags]
+    args = ["-m", "strata_daemon", "--home", str(home)] + (["--agent", agent] if agent else []) + ["mcp", *flags]
     env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
     params = StdioServerParameters(command=sys.executable, args=args, env=env,
                                    cwd=str(Path(__file__).resolve().parent.parent))

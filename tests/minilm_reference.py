@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from daemon.embedding.convert import read_safetensors
+from strata_daemon.embedding.convert import read_safetensors
 
 
 def _basic_tokens(text: str) -> list[str]:

@@ -6,12 +6,12 @@ import math
 
 import pytest
 
-from daemon import Memory
-from daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
-from daemon.arena.bandit import ArmStats, choose, leader, ucb
-from daemon.arena.reward import RewardWeights, episode_reward
-from daemon.config import load_config
-from daemon.errors import ConfigError, InvalidInput, NotFound
+from strata_daemon import Memory
+from strata_daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
+from strata_daemon.arena.bandit import ArmStats, choose, leader, ucb
+from strata_daemon.arena.reward import RewardWeights, episode_reward
+from strata_daemon.config import load_config
+from strata_daemon.errors import ConfigError, InvalidInput, NotFound
 from conftest import write_config
 from test_balanced import CONVERSATION
 
@@ -363,7 +363,7 @@ def test_cli_arena_commands(cli, home):
 # -- the benchmark --------------------------------------------------------------------------
 
 def test_bench_split_alternates_questions():
-    from daemon.bench.arena import split
+    from strata_daemon.bench.arena import split
     train, held = split(list("abcde"))
     assert (train, held) == (["a", "c", "e"], ["b", "d"])
 

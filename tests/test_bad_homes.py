@@ -12,10 +12,10 @@ import sys
 import pytest
 
 from conftest import CLI, REPO, write_config
-from daemon import Memory
-from daemon.bench.damage import device, folder
-from daemon.errors import StrataError
-from daemon.home import init_home
+from strata_daemon import Memory
+from strata_daemon.bench.damage import device, folder
+from strata_daemon.errors import StrataError
+from strata_daemon.home import init_home
 from mcp_helpers import mcp_client
 
 pytestmark = [pytest.mark.slow, pytest.mark.reliability]
@@ -117,7 +117,7 @@ def test_cli(damaged):
 def test_mcp(damaged):
     home, expected = damaged
     if expected != "ok":  # the server cannot start: it says why and exits with the code
-        proc = subprocess.run([sys.executable, "-m", "daemon", "--home", str(home), "mcp"], input="",
+        proc = subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "mcp"], input="",
                               capture_output=True, text=True, timeout=60, cwd=REPO)
         assert proc.returncode == EXIT[expected] and proc.stderr.startswith("strata:"), proc.stderr
         assert proc.stdout == "" and "Traceback" not in proc.stderr

@@ -1,4 +1,4 @@
-"""The bad-input corpus (daemon/bench/bad_input.py), through the Python API, the CLI
+"""The bad-input corpus (strata_daemon/bench/bad_input.py), through the Python API, the CLI
 and the MCP server: each case gets a clear error of the documented kind (or, for odd but
 harmless input, a normal answer), no face crashes, and nothing stored before is lost or changed."""
 
@@ -9,9 +9,9 @@ import json
 
 import pytest
 
-from daemon import Memory
-from daemon.bench.bad_input import CASES, EXIT, cli_call, mcp_args, python_call
-from daemon.errors import StrataError
+from strata_daemon import Memory
+from strata_daemon.bench.bad_input import CASES, EXIT, cli_call, mcp_args, python_call
+from strata_daemon.errors import StrataError
 from mcp_helpers import mcp_client
 
 pytestmark = [pytest.mark.slow, pytest.mark.reliability]
@@ -21,7 +21,7 @@ IDS = [c[0] for c in CASES]
 
 @pytest.fixture(scope="module")
 def corpus_home(tmp_path_factory):
-    from daemon.home import init_home
+    from strata_daemon.home import init_home
 
     home = init_home(tmp_path_factory.mktemp("bad-input") / "home")[0].root
 

@@ -5,8 +5,8 @@ import contextlib
 
 import pytest
 
-from daemon import Memory
-from daemon.episodes.fusion import Candidate, fuse, normalised, session_boost, spread
+from strata_daemon import Memory
+from strata_daemon.episodes.fusion import Candidate, fuse, normalised, session_boost, spread
 from conftest import write_config
 
 

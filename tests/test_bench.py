@@ -18,7 +18,7 @@ def is_number(value) -> bool:
 @pytest.mark.parametrize("n, q, rank", [(300, 95, 285), (300, 99, 297), (200, 95, 190), (100, 99, 99),
                                          (20, 95, 19), (7, 50, 4), (1, 95, 1), (10, 0, 1)])
 def test_percentile_is_the_nearest_rank(n, q, rank):
-    from daemon.bench.stats import percentile
+    from strata_daemon.bench.stats import percentile
 
     assert percentile([float(i) for i in range(n, 0, -1)], q) == rank
 
@@ -116,8 +116,8 @@ class _Stop(Exception):
 def test_a_corpus_build_that_stops_resumes_where_it_stopped(tmp_path):
     import asyncio
 
-    from daemon.bench.kept import filled_home
-    from daemon.memory import Memory
+    from strata_daemon.bench.kept import filled_home
+    from strata_daemon.memory import Memory
 
     cache, done = tmp_path / "cache", []
 
@@ -179,7 +179,7 @@ def test_bench_web_reports_decay_spread_and_deep_recall_against_baselines(cli, t
 
 @pytest.mark.slow
 def test_bench_daemon_times_every_phase_and_measures_the_idle_daemon(cli):
-    from daemon.phases.registry import PHASES
+    from strata_daemon.phases.registry import PHASES
 
     r = cli.json("bench", "daemon", "--n", "300", "--seconds", "3", "--repeat", "1")
     assert set(r["phases"]) == {p.name for p in PHASES}

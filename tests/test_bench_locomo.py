@@ -11,15 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from daemon.bench.locomo import (
+from strata_daemon.bench.locomo import (
     Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all, embedded_documents, episode_turns,
     evidence_recall, fts_tokenize, home_toml, load_locomo, nearest_by_cosine, parse_evidence, parse_locomo,
     parse_session_date, question_scores, rrf, session_of, session_recall, store_turns, summarise, turn_text,
 )
 from conftest import write_config
-from daemon import Memory
-from daemon.config import load_config
-from daemon.errors import InvalidInput, NotFound
+from strata_daemon import Memory
+from strata_daemon.config import load_config
+from strata_daemon.errors import InvalidInput, NotFound
 
 TINY = Path(__file__).resolve().parent / "data" / "locomo_tiny.json"
 
@@ -335,7 +335,7 @@ def test_cli_locomo_fast_mode_one_conversation_and_the_table(cli, home):
 
 
 def test_split_alternates_questions_for_the_lived_copy():
-    from daemon.bench.lived import split
+    from strata_daemon.bench.lived import split
 
     conv = load_locomo(TINY)[0]
     first, measured = split(conv.questions)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import re
 
-from daemon.bench import corpus
-from daemon.bench.corpus import Label, labelled, observations
-from daemon.bench.truth import capsule_blocks, dossier_lines, topic_precision
-from daemon.capsule.api import EXAMPLE
+from strata_daemon.bench import corpus
+from strata_daemon.bench.corpus import Label, labelled, observations
+from strata_daemon.bench.truth import capsule_blocks, dossier_lines, topic_precision
+from strata_daemon.capsule.api import EXAMPLE
 
 _TASK = re.compile(r"T-(\d+)")
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from daemon import Memory
-from daemon.capsule import document, merge
-from daemon.capsule.api import CapsuleInvalid
+from strata_daemon import Memory
+from strata_daemon.capsule import document, merge
+from strata_daemon.capsule.api import CapsuleInvalid
 
 EXAMPLE = (REPO / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
 GOLDEN = Path(__file__).parent / "data" / "capsule_golden.md"
@@ -194,7 +194,7 @@ def test_a_removed_capsule_comes_back_from_the_last_good_render(memory, home):
 
 
 def test_a_render_never_writes_over_an_edit_saved_while_it_ran(memory, home, monkeypatch):
-    from daemon.capsule import api, files
+    from strata_daemon.capsule import api, files
 
     path = home / "capsule" / "CAPSULE.md"
     memory.capsule.render(now=T0)
@@ -214,7 +214,7 @@ def test_a_render_never_writes_over_an_edit_saved_while_it_ran(memory, home, mon
 
 
 def test_an_edit_saved_in_place_as_strata_renames_is_put_back_and_merged(memory, home, monkeypatch):
-    from daemon.capsule import files
+    from strata_daemon.capsule import files
 
     path = home / "capsule" / "CAPSULE.md"
     memory.capsule.render(now=T0)
@@ -239,7 +239,7 @@ def test_an_edit_saved_in_place_as_strata_renames_is_put_back_and_merged(memory,
 
 
 def test_the_watcher_knows_its_own_write_before_the_render_is_recorded(home):
-    from daemon.capsule.watch import handle_change
+    from strata_daemon.capsule.watch import handle_change
 
     path = home / "capsule" / "CAPSULE.md"
 
@@ -287,7 +287,7 @@ class Watching:
         self.thread.start()
         self.mem = self.call(Memory.open(home))
         self.stop = self.call(self._event())
-        from daemon.capsule.watch import watch
+        from strata_daemon.capsule.watch import watch
         self.task = asyncio.run_coroutine_threadsafe(watch(self.mem, self.stop, on_handled=self.results.append),
                                                      self.loop)
         self._until_watching(home / "capsule" / "CAPSULE.md")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from daemon.capsule import document
+from strata_daemon.capsule import document
 
 T0 = 1_790_000_000.0
 H, DAY = 3600.0, 86400.0

@@ -10,15 +10,15 @@ import time
 import pytest
 
 from conftest import write_config
-from daemon import Memory
-from daemon.bench.capture import SETS, held_out, labelled, score
-from daemon.errors import NotFound
-from daemon.facts.judge import judge
-from daemon.facts.keys import label_of, normalise_key
-from daemon.facts.rules import capture, compile_rules
-from daemon.facts.attributes import canonical
-from daemon.facts.statements import statements
-from daemon.settings import KINDS
+from strata_daemon import Memory
+from strata_daemon.bench.capture import SETS, held_out, labelled, score
+from strata_daemon.errors import NotFound
+from strata_daemon.facts.judge import judge
+from strata_daemon.facts.keys import label_of, normalise_key
+from strata_daemon.facts.rules import capture, compile_rules
+from strata_daemon.facts.attributes import canonical
+from strata_daemon.facts.statements import statements
+from strata_daemon.settings import KINDS
 
 RULES = compile_rules({}, KINDS)
 
@@ -176,7 +176,7 @@ def test_capture_never_fails_on_odd_text():
 
 
 def test_a_fault_in_capture_costs_the_facts_not_the_observation(memory, monkeypatch, caplog):
-    import daemon.facts.api as facts_api
+    import strata_daemon.facts.api as facts_api
 
     def broken(*args, **kwargs):
         raise IndexError("a pattern's fault")
@@ -246,8 +246,8 @@ def test_statements_can_be_switched_off(home):
 
 
 def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_judge(cli, memory):
-    from daemon.facts import store
-    from daemon.facts.keys import Source
+    from strata_daemon.facts import store
+    from strata_daemon.facts.keys import Source
 
     memory.observe("Bridge: DOWN")
     events = {"relay 2": "restarted nginx", "nas 1": "cpu temp 54C"}

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from conftest import REPO, write_config
-from daemon.errors import EXIT_DOCTOR
+from strata_daemon.errors import EXIT_DOCTOR
 
 pytestmark = pytest.mark.reliability
 
@@ -40,7 +40,7 @@ def test_a_healthy_home(cli):
 
 
 def test_the_llm_model_check_names_a_missing_unreadable_or_wrong_file(tmp_path):
-    from daemon.doctor import _llm
+    from strata_daemon.doctor import _llm
 
     gguf, text = tmp_path / "m.gguf", tmp_path / "notes.txt"
     gguf.write_bytes(b"GGUF" + bytes(60))
@@ -112,7 +112,7 @@ def test_backup_and_restore_round_trip(cli, home):
 @pytest.mark.slow
 def test_restore_is_refused_while_the_daemon_runs(cli, home):
     made = cli.json("backup")["result"]["path"]
-    daemon = subprocess.Popen([sys.executable, "-m", "daemon", "--home", str(home), "run"], cwd=REPO,
+    daemon = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), "run"], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60

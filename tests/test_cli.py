@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from conftest import write_config
-from daemon.errors import EXIT_CODES
+from strata_daemon.errors import EXIT_CODES
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -150,7 +150,7 @@ def test_an_import_killed_and_run_again_stores_each_line_once(cli, home, tmp_pat
     killed = 0
     for _ in range(3):
         before = stored()
-        proc = subprocess.Popen([sys.executable, "-m", "daemon", "import", path, "--no-embed"],
+        proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "import", path, "--no-embed"],
                                 env={**os.environ, "STRATA_HOME": str(home)}, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
@@ -176,7 +176,7 @@ def test_import_from_stdin(cli):
 @pytest.mark.parametrize("args", [("observe",), ("import", "-"), ("import", "/dev/zero")])
 def test_an_endless_input_is_refused_before_it_fills_memory(home, args):
     with open("/dev/zero", "rb") as endless:
-        proc = subprocess.run([sys.executable, "-m", "daemon", *args], stdin=endless, capture_output=True,
+        proc = subprocess.run([sys.executable, "-m", "strata_daemon", *args], stdin=endless, capture_output=True,
                               text=True, env={**os.environ, "STRATA_HOME": str(home)}, timeout=120)
     proc.err = proc.stderr
     assert_fails(proc, 4)

@@ -1,9 +1,9 @@
 import pytest
 
-from daemon.config import load_config, parse_assignment, render_default_toml, settings_toml
-from daemon.errors import ConfigError
-from daemon.home import init_home, resolve_home
-from daemon.settings import SETTINGS
+from strata_daemon.config import load_config, parse_assignment, render_default_toml, settings_toml
+from strata_daemon.errors import ConfigError
+from strata_daemon.home import Home, init_home, resolve_home, shipped
+from strata_daemon.settings import SETTINGS
 from conftest import write_config
 
 
@@ -71,7 +71,20 @@ def test_home_resolution_order(tmp_path, monkeypatch):
     assert resolve_home(tmp_path / "flag").root == (tmp_path / "flag").resolve()
     assert resolve_home().root == (tmp_path / "env").resolve()
     monkeypatch.delenv("STRATA_HOME")
-    assert (resolve_home().root / "daemon").is_dir()  # the checkout is a home
+    # Never the install checkout: the per-user data folder, which may be made on first use.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert resolve_home() == Home((tmp_path / "data" / "strata").resolve())
+    assert not resolve_home().named
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", "")
+    with pytest.raises(ConfigError, match="no home folder"):
+        resolve_home()
+
+
+def test_init_copies_the_pristine_capsule(tmp_path):
+    home, _ = init_home(tmp_path / "h")
+    assert (home.capsule_dir / "CAPSULE.md").read_bytes() == shipped("capsule", "CAPSULE.md").read_bytes()
+    assert "strata:begin facts" in (home.capsule_dir / "CAPSULE.md").read_text()
 
 
 def test_init_is_idempotent_and_private(tmp_path):

@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from daemon.consolidation import rules as R, similar
-from daemon.memory import Memory
+from strata_daemon.consolidation import rules as R, similar
+from strata_daemon.memory import Memory
 
 NOW = 1_780_000_000.0
 DAY = 86400.0
@@ -159,7 +159,7 @@ def test_close_pairs_per_row_bounds_the_pairs_of_identical_memories_and_keeps_th
 
 
 def test_merge_candidates_share_kind_and_key_tokens_and_a_later_pass_compares_only_new_ones():
-    from daemon.consolidation.api import _merge_groups, _merge_sets
+    from strata_daemon.consolidation.api import _merge_groups, _merge_sets
 
     texts = {1: "disk usage on nas-01 at 91%", 2: "Disk usage on nas-01 at 91%.", 3: "disk usage on nas-01 at 83%",
              4: "disk usage on nas-01 at 91%", 5: "backup done on nas-02", 6: "backup finished on nas-02",
@@ -279,8 +279,8 @@ def test_consolidation_audits_each_change_with_its_reason(home, cli):
 
 
 def test_unknown_rule_is_refused(cli, tmp_path):
-    from daemon.config import load_config
-    from daemon.errors import ConfigError
+    from strata_daemon.config import load_config
+    from strata_daemon.errors import ConfigError
 
     bad = cli("consolidate", "--rule", "nap")
     assert bad.returncode == 2 and "invalid choice" in bad.err

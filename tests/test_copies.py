@@ -9,11 +9,11 @@ import subprocess
 import time
 from pathlib import Path
 
-from daemon import Memory
-from daemon.home import resolve_home
-from daemon.phases.jobs import _backup
-from daemon.restore import restore
-from daemon.storage import driver
+from strata_daemon import Memory
+from strata_daemon.home import resolve_home
+from strata_daemon.phases.jobs import _backup
+from strata_daemon.restore import restore
+from strata_daemon.storage import driver
 
 
 def bridge(home, value: str | None = None) -> str:

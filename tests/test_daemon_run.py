@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, write_config
-from daemon.bench.reliability import routine_file
+from strata_daemon.bench.reliability import routine_file
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +30,7 @@ class Daemon:
 
     def __init__(self, home, extra_env: dict | None = None, args: tuple[str, ...] = ()):
         env = {**os.environ, "STRATA_HOME": str(home), **(extra_env or {})}
-        self.proc = subprocess.Popen([sys.executable, "-m", "daemon", "run", *args], cwd=REPO, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "run", *args], cwd=REPO, env=env,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      text=True, encoding="utf-8", errors="replace")
         self.lines: list[str] = []

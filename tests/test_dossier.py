@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from conftest import write_config
-from daemon.errors import ConfigError, InvalidInput, NotFound
-from daemon.dossier import grounding, salience, topics
-from daemon.dossier.extractive import Patterns, closes, is_open
-from daemon.cpu import others_busy, threads_for
-from daemon.dossier.llm import LlmFailed, LocalLlm, lines_schema, parse_lines
-from daemon.settings import BY_KEY
+from strata_daemon.errors import ConfigError, InvalidInput, NotFound
+from strata_daemon.dossier import grounding, salience, topics
+from strata_daemon.dossier.extractive import Patterns, closes, is_open
+from strata_daemon.cpu import others_busy, threads_for
+from strata_daemon.dossier.llm import LlmFailed, LocalLlm, lines_schema, parse_lines
+from strata_daemon.settings import BY_KEY
 
 T0 = 1_790_000_000.0  # 2026-09-21 14:13:20Z
 H, DAY = 3600.0, 86400.0
@@ -251,7 +251,7 @@ def test_unchanged_input_skips_and_a_change_makes_a_new_version(bridge):
 
 
 def test_versions_cannot_be_rewritten_or_deleted(bridge, home):
-    from daemon.storage import driver
+    from strata_daemon.storage import driver
 
     bridge.dossiers.refresh("bridge", now=T0)
     conn = driver.connect(home / "state" / "memory.db")
@@ -311,7 +311,7 @@ def test_refresh_due_takes_each_due_topic_once(fast_home, memory):
 
 def test_dossiers_are_private_to_their_namespace(home, memory):
     import asyncio
-    from daemon import Memory
+    from strata_daemon import Memory
 
     write_config(home, '[dossier]\nrecall_mode = "fast"\n')
     _bridge_history(memory)
@@ -334,7 +334,7 @@ def test_dossiers_are_private_to_their_namespace(home, memory):
 
 def test_capsule_topics_come_from_the_namespaces_own_capsule(home, memory):
     import asyncio
-    from daemon import Memory
+    from strata_daemon import Memory
 
     (home / "capsule" / "CAPSULE.md").write_text("# Capsule\nTopics: revenue\n", encoding="utf-8")
     (home / "capsule" / "other.md").write_text("# Capsule\nTopics: gardening\n", encoding="utf-8")
@@ -394,7 +394,7 @@ def test_llm_dossier_is_generated_checked_and_recorded(home, memory, small_llm):
 
 def test_the_llm_prompt_offers_only_recalled_memories(fast_home, memory):
     """A fact change cites the memory its value came from, which recall need not return."""
-    from daemon.dossier.extractive import Line, Material, Section
+    from strata_daemon.dossier.extractive import Line, Material, Section
 
     t = topics.Topic("bridge", "bridge", ("bridge",), "config", True)
     source = {"id": 5, "kind": "task", "content": "TODO T-1: fix the bridge", "event_at": T0, "importance": 0.5,
@@ -411,7 +411,7 @@ def _refresh_bridge(home):
     """Store the bridge rows in a Memory opened on the home's config, refresh the dossier once:
     (refresh result, stored version)."""
     import asyncio
-    from daemon import Memory
+    from strata_daemon import Memory
 
     async def go():
         async with await Memory.open(home) as mem:

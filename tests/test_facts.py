@@ -10,13 +10,13 @@ import time
 import pytest
 
 from conftest import write_config
-from daemon import Memory
-from daemon.config import load_config
-from daemon.errors import CasMismatch, ConfigError, InvalidInput, NotFound
-from daemon.facts import ranking
-from daemon.facts.keys import Source, clean_value, normalise_key, parse_duration
-from daemon.facts.rules import capture, compile_rules
-from daemon.settings import KINDS
+from strata_daemon import Memory
+from strata_daemon.config import load_config
+from strata_daemon.errors import CasMismatch, ConfigError, InvalidInput, NotFound
+from strata_daemon.facts import ranking
+from strata_daemon.facts.keys import Source, clean_value, normalise_key, parse_duration
+from strata_daemon.facts.rules import capture, compile_rules
+from strata_daemon.settings import KINDS
 
 T0 = 1_790_000_000.0  # a fixed past time: 2026-09-21
 

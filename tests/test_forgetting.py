@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from daemon.bench.forgetting import CASES, bench_forget
-from daemon.errors import StorageError
-from daemon.forgetting.redaction import REDACTED, Purged, redact_line, redact_lines
+from strata_daemon.bench.forgetting import CASES, bench_forget
+from strata_daemon.errors import StorageError
+from strata_daemon.forgetting.redaction import REDACTED, Purged, redact_line, redact_lines
 from mcp_helpers import mcp_client
 
 
@@ -220,7 +220,7 @@ def test_the_deletion_compliance_set_leaves_nothing_on_any_face_or_in_any_file()
 
 
 def test_a_purge_stays_in_its_namespace(home):
-    from daemon import Memory
+    from strata_daemon import Memory
 
     async def go():
         async with await Memory.open(home, agent="alpha") as a, await Memory.open(home, agent="beta") as b:

@@ -11,9 +11,9 @@ import stat
 import pytest
 
 from conftest import REPO, write_config
-from daemon import Memory
-from daemon.http.openapi import document
-from daemon.http.routes import OPS
+from strata_daemon import Memory
+from strata_daemon.http.openapi import document
+from strata_daemon.http.routes import OPS
 from http_helpers import free_port, listening_tcp_sockets, serving
 
 pytestmark = pytest.mark.slow
@@ -231,8 +231,8 @@ def test_the_openapi_document_is_served_kept_in_the_repository_and_valid(home):
 
     doc = document()
     validate(doc)
-    assert json.loads((REPO / "daemon" / "http" / "openapi.json").read_text()) == doc, \
-        "run `strata serve --openapi > daemon/http/openapi.json`"
+    assert json.loads((REPO / "daemon" / "strata_daemon" / "http" / "openapi.json").read_text()) == doc, \
+        "run `strata serve --openapi > strata_daemon/http/openapi.json`"
     with serving(home) as api:
         assert api("GET", "/openapi.json") == (200, doc)
 

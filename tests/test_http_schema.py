@@ -13,9 +13,9 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,
                                                status_code_conformance)
 
-from daemon import Memory
-from daemon.home import init_home
-from daemon.http.openapi import document
+from strata_daemon import Memory
+from strata_daemon.home import init_home
+from strata_daemon.http.openapi import document
 from http_helpers import free_port, serving
 
 pytestmark = pytest.mark.slow

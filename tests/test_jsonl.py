@@ -5,10 +5,10 @@ import json
 
 import pytest
 
-from daemon.config import load_config
-from daemon.episodes.jsonl import MAX_LINE_BYTES, parse_jsonl, stored_rows
-from daemon.episodes.model import Limits
-from daemon.errors import InvalidInput
+from strata_daemon.config import load_config
+from strata_daemon.episodes.jsonl import MAX_LINE_BYTES, parse_jsonl, stored_rows
+from strata_daemon.episodes.model import Limits
+from strata_daemon.errors import InvalidInput
 
 LIMITS = Limits.from_config(load_config(None))
 NOW = 1_780_000_000.0

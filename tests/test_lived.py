@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from daemon import timeutil
-from daemon.home import Home
+from strata_daemon import timeutil
+from strata_daemon.home import Home
 from tests.conftest import write_config
 
 DAY = 86400.0
@@ -147,7 +147,7 @@ def test_consolidation_moves_to_the_cold_tier_only_what_is_redundant_contradicte
 
 
 def test_use_as_it_stood_before_a_recall_is_read_back_from_the_events(memory):
-    from daemon.episodes import reads
+    from strata_daemon.episodes import reads
 
     a = memory.observe("the relay on gw-01 restarted")["id"]
     b = memory.observe("the relay on gw-02 restarted")["id"]
@@ -171,7 +171,7 @@ def test_the_arena_scores_an_episode_with_the_use_before_its_question(home, memo
     target = r["hits"][-1]["id"]
     memory.feedback(r["recall_id"], "success", used=[target])
     memory.fold()
-    from daemon.arena.arms import parse_arm, presets_of
+    from strata_daemon.arena.arms import parse_arm, presets_of
 
     recent = parse_arm("fast+recent", presets_of({}))
     episode = memory.sql("SELECT r.at FROM arena_episodes e JOIN recalls r ON r.id = e.recall_id")[0]

@@ -14,7 +14,7 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
 from conftest import REPO
-from daemon import Memory
+from strata_daemon import Memory
 from mcp_helpers import mcp_client
 
 pytestmark = pytest.mark.slow
@@ -140,7 +140,7 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving(home):
 
 def test_a_bad_configuration_stops_the_server_with_the_documented_exit_code(tmp_path):
     (tmp_path / "strata.toml").write_text("[recall]\nk = 'many'\n")
-    proc = subprocess.run([sys.executable, "-m", "daemon", "--home", str(tmp_path), "mcp"], input="",
+    proc = subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(tmp_path), "mcp"], input="",
                           capture_output=True, text=True, timeout=60, cwd=REPO)
     assert proc.returncode == 7, proc.stderr
     assert proc.stderr.startswith("strata:") and "recall.k" in proc.stderr and "Traceback" not in proc.stderr
@@ -184,7 +184,7 @@ BAD_LINES = [  # (line, the id answered, the JSON-RPC error code)
 def test_every_line_is_answered_and_nothing_malformed_is_stored(home):
     import select
 
-    proc = subprocess.Popen([sys.executable, "-m", "daemon", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env={**os.environ, "STRATA_HOME": str(home)}, cwd=REPO)
 
     def ask(line: bytes) -> dict:

@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from conftest import CLI, write_config
-from daemon import Memory
-from daemon.errors import StrataError
+from strata_daemon import Memory
+from strata_daemon.errors import StrataError
 from mcp_helpers import mcp_client
 
 pytestmark = [pytest.mark.slow, pytest.mark.reliability]

@@ -8,10 +8,10 @@ import json
 import time
 
 from conftest import write_config
-from daemon.memory import Memory
-from daemon.phases.clock import ManualClock
-from daemon.phases.runs import run_phase
-from daemon.phases.scheduler import PhaseLoop
+from strata_daemon.memory import Memory
+from strata_daemon.phases.clock import ManualClock
+from strata_daemon.phases.runs import run_phase
+from strata_daemon.phases.scheduler import PhaseLoop
 
 
 async def _settle(loop: PhaseLoop) -> list[str]:
@@ -87,7 +87,7 @@ def test_a_failing_phase_backs_off_and_the_others_carry_on(home):
 
 
 def test_the_embed_phase_runs_again_at_once_while_memories_wait(home, monkeypatch):
-    from daemon.phases import jobs
+    from strata_daemon.phases import jobs
 
     monkeypatch.setattr(jobs, "EMBED_PER_RUN", 2)
     loads = []
@@ -116,7 +116,7 @@ def test_the_embed_phase_runs_again_at_once_while_memories_wait(home, monkeypatc
 
 
 def test_an_embed_run_that_embeds_nothing_waits_for_the_next_interval():
-    from daemon.phases.jobs import more_to_embed
+    from strata_daemon.phases.jobs import more_to_embed
 
     assert more_to_embed({"embedded": 512, "backlog": 10})
     assert not more_to_embed({"embedded": 512, "backlog": 0})

@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from daemon.errors import EXIT_CODES
-from daemon.settings import SETTINGS
+from strata_daemon.errors import EXIT_CODES
+from strata_daemon.settings import SETTINGS
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 

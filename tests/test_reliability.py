@@ -50,7 +50,7 @@ def test_sigterm_mid_phase_and_consolidation_memory_on_near_identical_lines(cli)
 
 @pytest.mark.parametrize("command", [["run"], ["mcp"], ["tui"]])
 def test_no_face_listens_on_a_network_port(home, command):
-    proc = subprocess.Popen([sys.executable, "-m", "daemon", "--home", str(home), *command], cwd=REPO,
+    proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), *command], cwd=REPO,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         time.sleep(4)  # started and idle

@@ -1,4 +1,4 @@
-"""Unit tests for daemon.scoring. Expected values are worked out by hand in the
+"""Unit tests for strata_daemon.scoring. Expected values are worked out by hand in the
 comment beside each one; the code under test is never used to produce them."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from daemon.scoring import (
+from strata_daemon.scoring import (
     PRESETS,
     EpisodeFeatures,
     ScoringParams,
@@ -342,7 +342,7 @@ def test_breakdown_as_dict() -> None:
 
 
 def test_strength_summary_spreads_and_counts():
-    from daemon.scoring import strength_summary
+    from strata_daemon.scoring import strength_summary
 
     empty = strength_summary([])
     assert empty["episodes"] == 0 and empty["mean"] is None and empty["p50"] is None

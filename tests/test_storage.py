@@ -3,10 +3,10 @@ import stat
 
 import pytest
 
-from daemon.errors import StorageError
-from daemon.storage import Database
-from daemon.storage import driver
-from daemon.storage.migrations import MIGRATIONS, migrate
+from strata_daemon.errors import StorageError
+from strata_daemon.storage import Database
+from strata_daemon.storage import driver
+from strata_daemon.storage.migrations import MIGRATIONS, migrate
 
 
 def test_driver_loads_sqlite_vec_and_fts5(tmp_path):
@@ -43,7 +43,7 @@ def test_migrations_recorded_once_and_rerun_is_noop(tmp_path):
 
 
 def test_later_migrations_carry_existing_memories_over(tmp_path, monkeypatch):
-    import daemon.storage.migrations as m
+    import strata_daemon.storage.migrations as m
 
     conn = driver.connect(tmp_path / "old.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:2])  # a database from before migration 3
@@ -136,14 +136,14 @@ def test_run_and_transact_use_the_connection_thread_and_roll_back(home):
 def test_an_unclosed_database_does_not_hang_process_exit(home):
     import subprocess
     import sys
-    script = ("import asyncio; from daemon.storage import Database\n"
+    script = ("import asyncio; from strata_daemon.storage import Database\n"
               f"asyncio.run(Database.open({str(home / 'state' / 'memory.db')!r}))\nprint('exiting')\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0 and "exiting" in proc.stdout
 
 
 def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_cold(tmp_path, monkeypatch):
-    import daemon.storage.migrations as m
+    import strata_daemon.storage.migrations as m
 
     conn = driver.connect(tmp_path / "old.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:14])  # a database from before tiers

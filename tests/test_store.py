@@ -1,8 +1,8 @@
 import pytest
 
-from daemon import Memory
-from daemon.home import init_home
-from daemon.errors import Conflict, InvalidInput, NotFound
+from strata_daemon import Memory
+from strata_daemon.home import init_home
+from strata_daemon.errors import Conflict, InvalidInput, NotFound
 from conftest import write_config
 
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from daemon.errors import InvalidInput
-from daemon.timeutil import parse_time
+from strata_daemon.errors import InvalidInput
+from strata_daemon.timeutil import parse_time
 
 
 @pytest.mark.parametrize("given, expected", [

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from daemon import Memory
-from daemon.phases import runs
-from daemon.tui.format import age, explain
+from strata_daemon import Memory
+from strata_daemon.phases import runs
+from strata_daemon.tui.format import age, explain
 from tests.tui_helpers import drive, notes, rows, settle, switch, type_in
 
 NGINX = "deployed web-01 with nginx 1.25 after error E502"
@@ -21,7 +21,7 @@ BACKUP = "the backup job on the home server runs at night"
 
 async def cli(home, *args: str) -> None:
     """Another process writing, as the daemon or the CLI would."""
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "daemon", "--home", str(home), *args,
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "strata_daemon", "--home", str(home), *args,
                                                 stdout=asyncio.subprocess.DEVNULL)
     assert await proc.wait() == 0
 
@@ -80,7 +80,7 @@ def test_overview_shows_daemon_phases_layers_and_errors(filled):
 
 
 def test_the_other_screens_are_built_while_the_first_is_read(filled):
-    from daemon.tui.app import SCREENS
+    from strata_daemon.tui.app import SCREENS
 
     async def body(app, pilot):
         titles = {cls.TITLE for cls in SCREENS.values()}

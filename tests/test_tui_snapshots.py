@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from daemon import Memory, timeutil
-from daemon.tui.app import StrataApp
+from strata_daemon import Memory, timeutil
+from strata_daemon.tui.app import StrataApp
 from tests.tui_helpers import settle, switch, type_in
 
 pytestmark = pytest.mark.slow

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from daemon import Memory
-from daemon.embedding import index as vectors
-from daemon.embedding.cache import VectorCache, cutoff
-from daemon.errors import EmbeddingUnavailable
+from strata_daemon import Memory
+from strata_daemon.embedding import index as vectors
+from strata_daemon.embedding.cache import VectorCache, cutoff
+from strata_daemon.errors import EmbeddingUnavailable
 from conftest import write_config
 
 NOTES = ["The bridge went down on gw-02", "Connectivity to gateway two was lost",
@@ -162,9 +162,9 @@ def test_each_stored_batch_gets_the_next_sequence_number(home):
 
 
 def test_pending_memories_are_read_a_window_at_a_time_and_embedded_shortest_first(home, monkeypatch):
-    import daemon.memory
+    import strata_daemon.memory
 
-    monkeypatch.setattr(daemon.memory, "EMBED_WINDOW", 3)
+    monkeypatch.setattr(strata_daemon.memory, "EMBED_WINDOW", 3)
     texts = ["a much longer note about the backup job on nas-01 failing twice", "short", "medium sized note",
              "tiny", "the longest of them all: gw-02 lost its uplink during the storm last night", "mid note x"]
 

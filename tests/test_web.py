@@ -13,13 +13,13 @@ import sys
 import pytest
 
 from conftest import REPO
-from daemon import timeutil
-from daemon.errors import InvalidInput, NotFound
-from daemon.web import hebbian
-from daemon.web.hebbian import Rules
-from daemon.web.entities import extract
-from daemon.web.nodes import parse
-from daemon.web.spread import spread
+from strata_daemon import timeutil
+from strata_daemon.errors import InvalidInput, NotFound
+from strata_daemon.web import hebbian
+from strata_daemon.web.hebbian import Rules
+from strata_daemon.web.entities import extract
+from strata_daemon.web.nodes import parse
+from strata_daemon.web.spread import spread
 
 RULES = Rules()
 
@@ -223,7 +223,7 @@ def test_bad_web_input_is_refused_and_changes_nothing(memory, call, error):
 
 def test_namespaces_cannot_touch_each_others_web(home):
     import asyncio
-    from daemon import Memory
+    from strata_daemon import Memory
 
     async def go():
         async with await Memory.open(home, agent="alice") as a, await Memory.open(home, agent="bob") as b:
@@ -294,7 +294,7 @@ def test_typed_links_are_directed_refuse_self_links_and_can_be_removed(memory):
 
 ACTIVATE_AND_HANG = """
 import asyncio, sys, time
-from daemon import Memory
+from strata_daemon import Memory
 async def go():
     mem = await Memory.open(sys.argv[1])
     await mem.web.activate([int(i) for i in sys.argv[2:]])
@@ -342,8 +342,8 @@ def test_strata_web_commands(cli):
 # -- deep recall -------------------------------------------------------------------------------
 
 def test_deep_relevance_weighs_retrieval_graph_and_association_then_scales_to_the_best():
-    from daemon.episodes.deep import DeepWeights, combine, seeds_of
-    from daemon.episodes.fusion import Candidate
+    from strata_daemon.episodes.deep import DeepWeights, combine, seeds_of
+    from strata_daemon.episodes.fusion import Candidate
 
     a, b = Candidate({"id": 1}, relevance=1.0), Candidate({"id": 2}, relevance=0.4)
     assert seeds_of([b, a], 1) == [1]
