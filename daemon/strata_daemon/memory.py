@@ -284,7 +284,7 @@ class Memory:
     async def feedback(self, recall_id: int, outcome: str, *, used: Iterable[int] | None = None) -> dict:
         """Feedback on a recall. `used` names the memories the agent actually used (found by the
         recall or not): a success goes to them alone, a failure to the hits offered in their
-        place; without it, every memory the recall returned shares the outcome (seed 000). With
+        place; without it, every memory the recall returned shares the outcome. With
         `used`, or with memories the agent put in the working set since the recall, or
         (arena.shared_feedback) with a success alone, the recall becomes an evaluation episode
         for the arena."""
@@ -337,10 +337,11 @@ class Memory:
         """What of a memory is embedded: one of `vectors.TEXTS` (`embedding.with_source`)."""
         return vectors.TEXTS[1] if self.config["embedding.with_source"] else vectors.TEXTS[0]
 
-    async def embed_pending(self, *, batch: int = EMBED_BATCH, limit: int | None = None,
+    async def embed_pending(self, *, batch: int = EMBED_BATCH, limit: int | None = None, own: bool = False,
                             progress: Callable[[int], None] | None = None) -> dict:
-        """Embed memories that have no vector yet, in short transactions; safe to interrupt.
-        A batch is stored on the database thread while the next one is embedded."""
+        """Embed memories that have no vector yet (this namespace's only, with `own`), in short
+        transactions; safe to interrupt. A batch is stored on the database thread while the next
+        one is embedded."""
         if limit is not None and not await self.db.run(vectors.backlog):
             # Nothing waits: don't load the model just to find that out (the daemon asks every minute).
             return {"embedded": 0, "backlog": 0}
@@ -349,7 +350,7 @@ class Memory:
 
         async def next_window(after: int, done: int) -> list:
             size = EMBED_WINDOW if limit is None else min(EMBED_WINDOW, limit - done)
-            rows = await self.db.run(vectors.pending, size, after) if size > 0 else []
+            rows = await self.db.run(vectors.pending, size, after, self.agent if own else None) if size > 0 else []
             return sorted(((r[0], r[1], vectors.document(r[2], r[3], spec.text)) for r in rows),
                           key=lambda r: len(r[2]))
 
@@ -397,6 +398,23 @@ class Memory:
 
     async def embedding_backlog(self) -> int:
         return await self.db.run(vectors.backlog, self.agent)
+
+    async def _catch_up(self, mode: str, warnings: list[str]) -> None:
+        """Recall by meaning finds what was just observed even with no daemon running: a small
+        backlog of the namespace is embedded first; a large one is left to the daemon and said."""
+        if mode == "fast":
+            return
+        waiting = await self.embedding_backlog()
+        if not waiting:
+            return
+        if self.read_only or waiting > int(self.config["recall.embed_waiting"]):
+            warnings.append(f"{waiting} memories wait for a vector and are found by their words only; the "
+                            "daemon embeds them (`strata run`), or run `strata embed`")
+            return
+        try:
+            await self.embed_pending(limit=waiting, own=True)
+        except EmbeddingUnavailable:
+            pass  # the query cannot be embedded either: the fallback to fast says why
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -474,9 +492,12 @@ class Memory:
         now = timeutil.now()
         started = time.perf_counter()
         arm, strategy = (None, {"arm": mode, "chosen_by": "mode"}) if mode else await self.arena.strategy()
+        caught_up: list[str] = []
+        await self._catch_up(mode or arm.mode, caught_up)
         r = await self._ranked(query, k=k, mode=mode or arm.mode, context=context, kinds=kinds,
                                include_archived=include_archived, now=now, arm=arm)
         hits, query_context = r["hits"], r.pop("query_context")
+        r["warnings"][:0] = caught_up
         if "warning" in strategy:
             r["warnings"].append(strategy.pop("warning"))
 

@@ -1,7 +1,8 @@
 """Every setting strata reads, with its default and meaning: one documented table.
 
 `strata config show` prints it with the effective values, `strata init` writes it
-as a commented strata.toml, and the README's settings table is generated from it.
+as a commented strata.toml, and docs/reference/config.md is generated from it
+(`python -m strata_daemon.reference docs/reference`).
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ def _optional(check: Callable[[Any], str | None]) -> Callable[[Any], str | None]
 SETTINGS: tuple[Setting, ...] = (
     Setting("agent.namespace", "default", "Agent namespace used when --agent is not given.", _namespace),
     Setting("agent.shared", [],
-            "Namespaces every agent of this home may read but not change (seed 000's multi-agent scope): "
+            "Namespaces every agent of this home may read but not change: "
             "--scope NAME in the CLI, scope in MCP tools, Memory.shared(NAME) in Python. Empty: each agent "
             "reaches only its own namespace.", _namespaces),
     Setting("store.max_content_bytes", 65536, "Largest accepted observation, in UTF-8 bytes.", _positive),
@@ -149,6 +150,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.mode", "balanced", "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph).",
             _one_of(*MODES)),
     Setting("recall.k", 10, "Results returned when --k is not given.", _between(1, 1000)),
+    Setting("recall.embed_waiting", 32,
+            "Balanced and deep: when at most this many of the namespace's memories wait for a vector (none "
+            "embeds them without the daemon), recall embeds them first so that what was just observed is found "
+            "by meaning; more than this are left to the daemon or `strata embed`, and the recall says so in "
+            "its warnings. 0: never embed during a recall.", _between(0, 10000)),
     Setting("recall.candidates", 50, "Candidates fetched per retriever before composite scoring.", _between(1, 10000)),
     Setting("recall.fts_budget", 500,
             "Most full-text matches ranked per expression; a query matching more ranks on its rare terms "
@@ -196,12 +202,12 @@ SETTINGS: tuple[Setting, ...] = (
             "shortlist 2% (at least 2,000) and those are scored exactly.", _between(0, 10**9)),
     Setting("recall.deep_seeds", 5, "How many of the best balanced candidates seed deep recall's spread.",
             _between(1, 100)),
-    Setting("recall.deep_retrieval_weight", 0.5, "Deep recall: weight of the balanced relevance (seed 001's alpha).",
+    Setting("recall.deep_retrieval_weight", 0.5, "Deep recall: weight of the balanced relevance.",
             _non_negative),
-    Setting("recall.deep_graph_weight", 0.2, "Deep recall: weight of the spread's activation (seed 001's gamma).",
+    Setting("recall.deep_graph_weight", 0.2, "Deep recall: weight of the spread's activation.",
             _non_negative),
-    Setting("recall.deep_hebbian_weight", 0.1, "Deep recall: weight of the strongest direct Hebbian edge to a seed "
-            "(seed 001's delta).", _non_negative),
+    Setting("recall.deep_hebbian_weight", 0.1, "Deep recall: weight of the strongest direct Hebbian edge to one of "
+            "the memories the spread started from.", _non_negative),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),
@@ -221,7 +227,7 @@ SETTINGS: tuple[Setting, ...] = (
             "How the active phase's thresholds act. penalty: a memory below the stability threshold, or with a "
             "record clearly below the success threshold, ranks lower (its composite times "
             "scoring.stability_penalty or scoring.success_penalty, with the reason in --explain) and is still "
-            "recalled. filter: seed 000's rule as printed, such memories are left out of recall.",
+            "recalled. filter: the thresholds are strict cut-offs, such memories are left out of recall.",
             _one_of("penalty", "filter")),
     Setting("scoring.stability_penalty", 0.98, "Penalty mode: the composite of a stale memory (recency below "
             "the stability threshold) is multiplied by this.", _factor),
@@ -358,7 +364,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("llm.min_lines", 2, "Fewest lines that must pass the grounding check, else the extractive "
             "dossier is used.", _between(1, 1000)),
     Setting("capsule.recent_days", 3.0, "Memories from this many days feed the capsule's recent work.", _positive),
-    Setting("capsule.recent_lines", 20, "Most recent-work lines (seed 004 budgets 20-80).", _between(0, 300)),
+    Setting("capsule.recent_lines", 20, "Most recent-work lines (20 to 80 leave room in the capsule's 300-line "
+            "budget).", _between(0, 300)),
     Setting("capsule.task_days", 60.0, "Open tasks from this many days are pending tasks.", _positive),
     Setting("capsule.task_lines", 20, "Most pending-task lines.", _between(0, 300)),
     Setting("capsule.task_scan", 2000, "Most memories a render reads for recent work and for open tasks.",
@@ -369,7 +376,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("capsule.watch_debounce_ms", 300, "The watcher waits this long for an editor to finish saving.",
             _between(10, 60000)),
     Setting("daemon.heartbeat_seconds", 300, "Heartbeat phase: state/heartbeat, loop count, database and disk "
-            "checks, idle working set (seed 004: every 5 minutes).", _between(1, 86400)),
+            "checks, idle working set.", _between(1, 86400)),
     Setting("daemon.fold_interval_seconds", 60, "How often the daemon folds access events into features.",
             _between(1, 86400)),
     Setting("daemon.embed_interval_seconds", 60, "How often the daemon embeds waiting memories.", _between(1, 86400)),
@@ -391,34 +398,35 @@ SETTINGS: tuple[Setting, ...] = (
             "The consolidation rules that run, in this order whatever the list's order (remove one to turn it off).",
             _rule_names),
     Setting("consolidation.merge_threshold", 0.92, "Cosine similarity above which two memories of the same kind "
-            "are near-duplicates and merge (seed 003).", _between(0.5, 1)),
+            "are near-duplicates and merge.", _between(0.5, 1)),
     Setting("consolidation.replay_importance", 0.7, "Memories at least this important get an implicit access each "
-            "night (seed 001's replay).", _between(0, 1)),
+            "night (replay, as sleep replays the day).", _between(0, 1)),
     Setting("consolidation.replay_limit", 100, "Most memories replayed a night.", _between(0, 10**6)),
-    Setting("consolidation.promote_accesses", 5, "Accesses a memory needs to be promoted to quality good (seed 003), "
+    Setting("consolidation.promote_accesses", 5, "Accesses a memory needs to be promoted to quality good, "
             "besides more successes than failures.",
             _between(1, 10**9)),
     Setting("consolidation.promote_confidence", 0.7, "...and the confidence.", _between(0, 1)),
-    Setting("consolidation.stale_days", 60.0, "A never-accessed memory older than this goes stale (seed 003) when it "
+    Setting("consolidation.stale_days", 60.0, "A never-accessed memory older than this goes stale when it "
             "is also redundant (a newer memory of its kind and source says the same with other numbers), "
             "contradicted by a newer one, or clearly unhelpful by its feedback; age alone never makes it stale.",
             _positive),
     Setting("consolidation.stale_step", 0.15, "Confidence a stale memory loses a night.", _between(0, 1)),
     Setting("consolidation.stale_floor", 0.1, "Confidence never falls below this.", _between(0, 1)),
     Setting("consolidation.archive_strength", 0.05, "Memories weaker than this with fewer than "
-            "consolidation.archive_max_accesses accesses move to the cold tier (seed 001's archive) when they are "
+            "consolidation.archive_max_accesses accesses move to the cold tier (the archive rule) when they are "
             "also redundant, contradicted or unhelpful (as for stale); never factual ones. Cold memories are still "
             "recalled (ranked x scoring.cold_factor); the capsule, dossiers and working set draw on the hot tier.",
             _between(0, 1)),
     Setting("consolidation.archive_max_accesses", 3, "See consolidation.archive_strength.", _between(0, 10**9)),
-    Setting("consolidation.archive_min_days", 90.0, "...and older than this: seed 001's strength is below 0.05 three "
-            "days after a memory is made.",
+    Setting("consolidation.archive_min_days", 90.0, "...and older than this: the hybrid strength of a memory "
+            "never recalled falls below 0.05 three days after it is made.",
             _non_negative),
     Setting("consolidation.interference_factor", 0.5, "A memory contradicted by a newer one (a contradicts link, "
             "or a fact value it gave replaced by another memory's) has its strength multiplied by this, once per "
-            "contradiction (seed 001).", _between(0.01, 1)),
+            "contradiction.", _between(0.01, 1)),
     Setting("consolidation.interference_floor", 0.1, "The strength factor never falls below this.", _between(0.01, 1)),
-    Setting("consolidation.associate_days", 7.0, "Memories this recent are clustered by meaning (seed 001).",
+    Setting("consolidation.associate_days", 7.0, "Memories this recent are clustered by meaning and linked in the "
+            "spiderweb.",
             _positive),
     Setting("consolidation.associate_threshold", 0.8, "Cosine similarity above which two recent memories get a "
             "spiderweb edge.", _between(0, 1)),
@@ -447,8 +455,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("arena.presets", {}, "Presets of your own ([arena.presets.NAME], a table of recall.* and scoring.* "
             "settings laid over the configuration), beside the built-in relevance, recent, proven, semantic, "
             "lexical and lasting.", _presets_table),
-    Setting("arena.exploration", 0.35, "UCB1 exploration constant c in mean + c * sqrt(ln(pulls + 1) / arm pulls) "
-            "(seed 003).", _between(0, 10)),
+    Setting("arena.exploration", 0.35, "UCB1 exploration constant c in mean + c * sqrt(ln(pulls + 1) / arm pulls).",
+            _between(0, 10)),
     Setting("arena.pulls", 24, "Arms pulled per run; each pull scores one arm on a sample of episodes.",
             _between(1, 10000)),
     Setting("arena.sample", 25, "Episodes scored per pull (drawn at random).", _between(1, 100000)),
@@ -465,11 +473,11 @@ SETTINGS: tuple[Setting, ...] = (
             _positive),
     Setting("arena.shared_feedback", True, "A success given without naming the memories used makes an episode of "
             "all the recall's hits (weaker evidence, and it favours the strategy that served the recall).", None),
-    Setting("arena.weights.recall", 0.55, "Arena reward weight: share of the used memories found (seed 003).",
+    Setting("arena.weights.recall", 0.55, "Arena reward weight: share of the used memories found.",
             _between(0, 100)),
     Setting("arena.weights.precision", 0.15, "Arena reward weight: share of hits that were used.", _between(0, 100)),
     Setting("arena.weights.session_recall", 0.20, "Arena reward weight: share of the used memories' sessions "
-            "reached (seed 003's document recall).", _between(0, 100)),
+            "reached (document recall).", _between(0, 100)),
     Setting("arena.weights.latency", 0.07, "Arena reward weight: speed within arena.latency_budget_ms.",
             _between(0, 100)),
     Setting("arena.weights.diversity", 0.03, "Arena reward weight: share of distinct sessions among the hits.",

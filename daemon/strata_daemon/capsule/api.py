@@ -81,9 +81,11 @@ class Capsule:
         return {"path": str(self.path), "exists": True, "ok": doc.ok, "lines": len(doc.lines),
                 "problems": [p.as_dict() for p in doc.problems]}
 
-    async def show(self, *, last_good: bool = False) -> dict:
+    async def show(self, *, last_good: bool = False, render_missing: bool = False) -> dict:
         """The capsule as it is, or (`last_good`) strata's newest kept render: what an agent
-        should read while the file has errors."""
+        should read while the file has errors. A namespace with no capsule file yet is rendered
+        first (`render_missing`, for a namespace the caller may write), or shown as the shipped
+        example, so that reading the capsule first never fails on a new home or agent."""
         if last_good:
             kept = await asyncio.to_thread(self._kept)
             if not kept:
@@ -91,8 +93,12 @@ class Capsule:
             text = await asyncio.to_thread(kept[-1].read_text, encoding="utf-8")
             return {"path": str(kept[-1]), "text": text, "ok": True, "problems": []}
         text = await self._read()
+        if text is None and render_missing:
+            await self.render()
+            text = await self._read()
         if text is None:
-            raise InvalidInput(f"there is no capsule at {self.path} yet", hint="`strata capsule render` writes one")
+            example = await asyncio.to_thread(EXAMPLE.read_text, encoding="utf-8")
+            return {"path": str(self.path), "text": example, "ok": True, "problems": [], "example": True}
         doc = document.parse(text)
         return {"path": str(self.path), "text": text, "ok": doc.ok, "problems": [p.as_dict() for p in doc.problems]}
 

@@ -44,7 +44,7 @@ async def cmd_render(args) -> int:
 
 async def cmd_show(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.capsule.show(last_good=args.last_good), args.json, lambda r: r["text"])
+        emit(await mem.capsule.show(last_good=args.last_good, render_missing=not args.last_good), args.json, lambda r: r["text"])
     return 0
 
 

@@ -79,10 +79,14 @@ def reset(conn) -> int:
     return conn.execute("UPDATE episodes SET embedded = 0").rowcount
 
 
-def pending(conn, limit: int, after: int = 0) -> list[tuple[int, str, str, str | None]]:
-    """(id, namespace, content, source) of memories waiting for a vector, oldest first, above id `after`."""
-    return conn.execute("SELECT id, agent, content, source FROM episodes WHERE embedded = 0 AND id > ? "
-                        "ORDER BY id LIMIT ?", (after, limit)).fetchall()
+def pending(conn, limit: int, after: int = 0, agent: str | None = None) -> list[tuple[int, str, str, str | None]]:
+    """(id, namespace, content, source) of memories waiting for a vector, oldest first, above id
+    `after`; of one namespace when `agent` is given."""
+    if agent is None:
+        return conn.execute("SELECT id, agent, content, source FROM episodes WHERE embedded = 0 AND id > ? "
+                            "ORDER BY id LIMIT ?", (after, limit)).fetchall()
+    return conn.execute("SELECT id, agent, content, source FROM episodes WHERE embedded = 0 AND id > ? AND agent = ? "
+                        "ORDER BY id LIMIT ?", (after, agent, limit)).fetchall()
 
 
 def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:

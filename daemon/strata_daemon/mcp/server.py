@@ -221,7 +221,7 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
             scope: Scope = None) -> dict[str, Any]:
         """The capsule: the short document of who you are, what you are doing and what you must
         remember, which a person may also edit. Read it at the start of a session."""
-        return await guarded((await reader(scope)).capsule.show(last_good=last_good))
+        return await guarded((await reader(scope)).capsule.show(last_good=last_good, render_missing=scope is None))
 
     # -- spiderweb ----------------------------------------------------------------------------
 
@@ -260,7 +260,7 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
     @server.resource("strata://capsule", name="capsule", mime_type="text/markdown",
                      description="The capsule: what the agent knows about itself (read it first).")
     async def capsule_resource() -> str:
-        return await read(mem.capsule.show())
+        return await read(mem.capsule.show(render_missing=True))
 
     @server.resource("strata://dossier/{topic}", name="dossier", mime_type="text/markdown",
                      description="The current dossier on a topic; every line cites its sources.")
