@@ -30,7 +30,7 @@ DAY = 86400.0
 NOW = 1_700_000_000.0
 
 
-# --- recency (seed 000) ---------------------------------------------------
+# --- recency -------------------------------------------------------------
 
 @pytest.mark.parametrize(
     ("hours", "count", "expected"),
@@ -74,7 +74,7 @@ def test_recency_factual_bypasses_decay() -> None:
     assert recency_score(8760.0, 0, factual=True) == 100.0
 
 
-# --- hybrid decay and potentiation (seed 001) -----------------------------
+# --- hybrid decay and potentiation ----------------------------------------
 
 @pytest.mark.parametrize(
     ("age", "count", "expected"),
@@ -112,7 +112,7 @@ def test_potentiation_threshold() -> None:
     assert hybrid_strength(1.0, 10) == pytest.approx(math.exp(-0.1))
 
 
-# --- RFM priority (seed 002) ----------------------------------------------
+# --- RFM priority --------------------------------------------------------
 
 def test_rfm_hand_values() -> None:
     # R = 1, F = ln1/ln101 = 0, I = 0.5: 0.3*1 + 0.2*0 + 0.5*0.5 = 0.55
@@ -138,7 +138,7 @@ def test_rfm_weights_are_normalised_and_validated() -> None:
         rfm_priority(0.0, 0, 0.5, weights=(-0.1, 0.6, 0.5))
 
 
-# --- Wilson lower bound (seed 000) ----------------------------------------
+# --- Wilson lower bound --------------------------------------------------
 
 def test_z_for_confidence() -> None:
     assert z_for_confidence(0.95) == pytest.approx(1.959964, abs=1e-6)  # two-sided 97.5th pct
@@ -317,12 +317,12 @@ def test_success_threshold_needs_enough_trials_and_judges_the_record() -> None:
     # 3 of 3 is the best record three trials can show: never judged down (its lower bound is 0.439)
     proven = score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
     assert proven.penalty == 1.0 and proven.wilson == pytest.approx(0.4385, abs=1e-4)
-    # Seed 000's filter judges the lower bound, which hides 1 in 5 and even 3 of 3
-    seed = ScoringParams(thresholds="filter")
-    assert not score_episode(_features(successes=1, failures=4, **fresh), 0.9, {}, NOW, seed, "active").eligible
-    assert not score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, seed, "active").eligible
+    # The filter mode judges the lower bound, which hides 1 in 5 and even 3 of 3
+    strict = ScoringParams(thresholds="filter")
+    assert not score_episode(_features(successes=1, failures=4, **fresh), 0.9, {}, NOW, strict, "active").eligible
+    assert not score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, strict, "active").eligible
     # 0 of 2 is too few trials to judge
-    early = score_episode(_features(failures=2, **fresh), 0.9, {}, NOW, seed, "active")
+    early = score_episode(_features(failures=2, **fresh), 0.9, {}, NOW, strict, "active")
     assert early.eligible
 
 

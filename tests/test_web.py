@@ -1,4 +1,4 @@
-"""The spiderweb: seed 004's edge arithmetic, spreading on hand-built graphs, the persisted
+"""The spiderweb: the Hebbian edge arithmetic, spreading on hand-built graphs, the persisted
 working set (across a killed process), namespaces, bad input, and `strata web` itself."""
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ BUILTIN_PRESETS: dict[str, dict[str, Any]] = {
     # The vector list counts more (paraphrase-heavy questions) or less (identifiers, codes).
     "semantic": {"recall.vector_weight": 1.2},
     "lexical": {"recall.vector_weight": 0.35},
-    # Seed 000's long-term thresholds (30-day half-life, stale after 90 days): for agents that
+    # The long-term preset's thresholds (30-day half-life, stale after 90 days): for agents that
     # need old memories the default thresholds would already hide in the active phase.
     "lasting": {"scoring.preset": "long-term"},
 }

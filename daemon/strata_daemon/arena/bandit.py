@@ -1,4 +1,4 @@
-"""UCB1 over the arms (seed 003): mean reward plus an exploration bonus that shrinks as an arm
+"""UCB1 over the arms: mean reward plus an exploration bonus that shrinks as an arm
 is pulled, c x sqrt(ln(total pulls + 1) / pulls). Pure: no I/O."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""How well one recall served one evaluation episode (seed 003's arena score). Pure: no I/O.
+"""How well one recall served one evaluation episode (the arena's score). Pure: no I/O.
 
 reward = recall x 0.55 (did it find what the agent used?) + precision x 0.15 + session recall
-x 0.20 (seed 003's document recall: did it reach the right conversations?) + latency x 0.07
+x 0.20 (document recall: did it reach the right conversations?) + latency x 0.07
 + diversity x 0.03, each part on 0..1.
 """
 

@@ -126,7 +126,7 @@ def current(conn, agent: str) -> tuple[dict | None, dict | None]:
 def votes(conn) -> list[tuple[str | None, int]]:
     """Each namespace's current own decision (its arm, or None for the default) weighted by the
     episodes of its last run: anonymous aggregates, the only thing one namespace's arena learns
-    from another's (seed 003's cross-tenant rule)."""
+    from another's (the rule that one agent's episodes never score another's)."""
     return [(r[0], r[1]) for r in conn.execute(
         "SELECT c.arm, (SELECT r.episodes FROM arena_runs r WHERE r.agent = c.agent ORDER BY r.id DESC LIMIT 1) "
         "FROM arena_choices c WHERE c.agent <> ? AND c.kind <> 'clear' AND c.id IN "

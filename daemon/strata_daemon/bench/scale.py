@@ -1,5 +1,5 @@
 """`strata bench scale`: every layer measured at one corpus size, on the synthetic
-agent-operations history, against the flat memory the seeds argue against, in the same run:
+agent-operations history, against the flat memory a layered one must beat, in the same run:
 a numpy cosine top-k over the same embeddings and a bare FTS5 BM25 query.
 
 One size is measured in one process, in this order: import throughput into a fresh home;

@@ -1,6 +1,6 @@
 """The capsule as a document: sections, rendered blocks, validation, splicing. Pure: no I/O.
 
-A capsule is markdown. `## ` headings open its sections; the nine of seed 004 are required,
+A capsule is markdown. `## ` headings open its sections; the nine of the capsule spec are required,
 in order (the header is the `# ` title and the block under it). Rendered content lives only
 between markers, `<!-- strata:begin NAME -->` and `<!-- strata:end NAME -->`, each on its
 own line; everything outside the markers belongs to the person and is never rewritten.

@@ -77,7 +77,7 @@ def _merge_groups(sets: list[list[int]], pos: dict[int, int], matrix: np.ndarray
 
 def _associations(ids: list[int], matrix: np.ndarray, mems: dict[int, dict], done: set[tuple[int, int]],
                   now: float, s: R.Settings) -> list[R.Action]:
-    """Seed 001 step 4: recent memories close in meaning get a spiderweb edge (each at most
+    """Association: recent memories close in meaning get a spiderweb edge (each at most
     `associate_max_cluster - 1` of its strongest), once per pair."""
     recent = [p for p, i in enumerate(ids) if i in mems and mems[i]["event_at"] >= now - s.associate_days * DAY]
     if len(recent) < 2:

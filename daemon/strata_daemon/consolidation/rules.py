@@ -135,7 +135,7 @@ def cold_reason(m, newer: dict[int, int], s: Settings) -> str | None:
 
 
 def replay(memories: list[dict], now: float, s: Settings, replayed: list[float | None] | None = None) -> list[Action]:
-    """Seed 001: the most important memories get an implicit access, as the hippocampus replays
+    """Replay: the most important memories get an implicit access, as the hippocampus replays
     them in sleep. At most `replay_limit` a night, most important first; `replayed` holds when
     every memory (archived ones too) was last replayed, default those of `memories`."""
     times = [m["replayed_at"] for m in memories] if replayed is None else replayed
@@ -149,15 +149,15 @@ def replay(memories: list[dict], now: float, s: Settings, replayed: list[float |
 
 
 def potentiate(memories: list[dict], now: float, s: Settings) -> list[Action]:
-    """Seed 001: after N accesses a memory decays ten times slower for good. Scoring reads the
-    access count; the mark records when it happened."""
+    """Long-term potentiation: after N accesses a memory decays ten times slower for good.
+    Scoring reads the access count; the mark records when it happened."""
     return [Action("potentiate", m["id"], {"potentiated_at": now},
                    f"{m['access_count']} accesses >= {s.potentiation_accesses}: decays ten times slower from now on")
             for m in memories if m["potentiated_at"] is None and m["access_count"] >= s.potentiation_accesses]
 
 
 def promote(memories: list[dict], now: float, s: Settings) -> list[Action]:
-    """Seed 003: used often, trusted and proven -> quality good, which lifts its rank. Proven
+    """Promotion: used often, trusted and proven -> quality good, which lifts its rank. Proven
     means more successes than failures: how often a memory was returned says little on its own."""
     return [Action("promote", m["id"], {"quality": "good"},
                    f"{m['access_count']} accesses >= {s.promote_accesses}, confidence {m['confidence']:g} >= "
@@ -167,7 +167,7 @@ def promote(memories: list[dict], now: float, s: Settings) -> list[Action]:
 
 
 def stale(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) -> list[Action]:
-    """Seed 003: never accessed, older than `stale_days`, and redundant, superseded or unhelpful
+    """Stale decay: never accessed, older than `stale_days`, and redundant, superseded or unhelpful
     (`cold_reason`) loses `stale_step` confidence a night, down to the floor. Age alone does
     not make a memory stale: recency already ranks it, and its words may be the only answer."""
     out = []
@@ -188,7 +188,7 @@ def stale(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) 
 
 def interference(memories: dict[int, dict], contradicted: list[tuple[int, int, str]], now: float,
                  s: Settings) -> list[Action]:
-    """Seed 001: a newer memory that contradicts an older one weakens it. `contradicted` holds
+    """Interference: a newer memory that contradicts an older one weakens it. `contradicted` holds
     (older id, newer id, how it was found) pairs not applied before; each weakens once."""
     out, factor = [], {}
     for older, newer, how in contradicted:
@@ -205,9 +205,9 @@ def interference(memories: dict[int, dict], contradicted: list[tuple[int, int, s
 
 
 def archive(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) -> list[Action]:
-    """Seed 001's archive, as a move to the cold tier (still recalled, ranked lower; out of what
+    """The archive rule, as a move to the cold tier (still recalled, ranked lower; out of what
     the capsule, dossiers and working set draw on): weak, hardly used, not factual, old, and
-    redundant, superseded or unhelpful (`cold_reason`). Seed 001's strength falls below 0.05
+    redundant, superseded or unhelpful (`cold_reason`). Hybrid strength falls below 0.05
     three days after a memory is made, so the rule also waits `archive_min_days`."""
     out = []
     for m in memories:
@@ -226,7 +226,7 @@ def archive(memories: list[dict], now: float, s: Settings, newer: dict[int, int]
 
 def merge(groups: list[list[int]], memories: dict[int, dict], similarity: dict[tuple[int, int], float],
           now: float, s: Settings) -> list[Action]:
-    """Seed 003: near-duplicates (cosine above `merge_threshold`, same kind) become one. The
+    """Merge: near-duplicates (cosine above `merge_threshold`, same kind) become one. The
     survivor is the most used (then the oldest); it takes the others' accesses and feedback,
     and they are superseded by it: kept, readable, restorable."""
     out = []

@@ -95,7 +95,8 @@ class Dossiers:
         return {"topics": out, "warnings": warnings, **self.schedule()}
 
     def schedule(self) -> dict:
-        """The refresh cadence the daemon follows (seed 004: all topics every 4 h, one at most every 2 h)."""
+        """The refresh cadence the daemon follows (by default: every topic every 4 h, any one
+        at most every 2 h)."""
         return {"refresh_interval_hours": float(self.config["dossier.refresh_interval_hours"]),
                 "min_interval_hours": float(self.config["dossier.min_interval_hours"])}
 

@@ -6,7 +6,7 @@ relevance. Pure: no I/O.
 - importance: the memory's own, 0..1;
 - relevance: what recall found, 0..1 (the same code path as a user's recall).
 
-A product rather than Park et al.'s weighted sum, as seed 004 writes it: a memory must be all
+A product rather than Park et al.'s weighted sum: a memory must be all
 three to lead. Old memories that matter are still shown, in the context section, ranked by
 importance x relevance alone.
 """

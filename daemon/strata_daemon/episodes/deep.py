@@ -1,11 +1,11 @@
 """`deep` recall: the balanced candidates seed a spread over the spiderweb, and each memory's
-relevance combines what the retrievers found with what the graph adds (seed 001's hybrid
+relevance combines what the retrievers found with what the graph adds (hybrid
 retrieval). Pure: no I/O.
 
 relevance = alpha x retrieval + gamma x graph activation + delta x Hebbian association,
 then relative to the best. Retrieval is the balanced (fused) relevance; graph activation is
 what a spread from the seeds reached (edges and typed links); Hebbian association is the
-strongest direct edge to a seed, over the edge cap. Seed 001's beta (temporal) is the
+strongest direct edge to a seed, over the edge cap. The temporal part is the
 composite's strength and recency, which every mode applies after this.
 """
 

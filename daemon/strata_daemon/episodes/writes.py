@@ -31,7 +31,7 @@ async def _ensure_namespace(w: Writer, agent: str, now: float) -> None:
 async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: float, actor: str,
                           now: float) -> list[dict]:
     """Insert validated rows. An identical active episode whose last sighting is within `window`
-    seconds absorbs the row as a repeat (seed 001's attention filter); the same content at the
+    seconds absorbs the row as a repeat (the attention filter); the same content at the
     same event time is a duplicate (so re-running an import changes nothing). Rows that carry
     their own id come from an export and are restored as they were, never folded together."""
     await _ensure_namespace(w, agent, now)
@@ -164,7 +164,7 @@ def record_recall(conn, agent: str, query: str, mode: str, k: int, context: str,
 async def feedback(w: Writer, agent: str, recall_id: int, outcome: str, *, actor: str, now: float,
                    used: list[int] | None = None) -> list[int]:
     """The outcome of a recall, on the memories it concerns; returns their ids. Without `used`,
-    seed 000's shared feedback: every memory the recall returned shares it. With `used` (what
+    shared feedback: every memory the recall returned shares it. With `used` (what
     the agent used, found by this recall or not), a success goes to those alone and a failure to
     the hits offered in their place. `used` is also what was accessed: a hit it leaves out was
     passed over and its access is not counted, or else every memory a recall shows would gain

@@ -123,7 +123,7 @@ SCOPE = Param("scope", {"type": "string"}, "read this shared namespace (agent.sh
 
 OPS: tuple[Op, ...] = (
     # memories
-    Op("POST", "/v1/memories", "createMemory", "Store an observation (seed 001: store)", tag="memories",
+    Op("POST", "/v1/memories", "createMemory", "Store an observation", tag="memories",
        body=OBSERVATION, status=201, writes=True,
        run=lambda c: c.memory.observe(**c.body)),
     Op("POST", "/v1/memories/batch", "createMemories", "Store up to 10,000 observations in one request",
@@ -158,7 +158,7 @@ OPS: tuple[Op, ...] = (
               LIMIT, OFFSET),
        run=_timeline, list_of="memory"),
     # recall
-    Op("POST", "/v1/recall", "recall", "Memories for a query, ranked by the composite score (seed 001: retrieve)",
+    Op("POST", "/v1/recall", "recall", "Memories for a query, ranked by the composite score",
        tag="recall", body=obj(("query",), query=TEXT, k={"type": "integer", "minimum": 1, "maximum": 1000},
                               mode={"type": "string", "enum": list(MODES)}, explain={"type": "boolean"},
                               context=CONTEXT, kinds={"type": "array", "items": KIND},
@@ -173,7 +173,7 @@ OPS: tuple[Op, ...] = (
     Op("GET", "/v1/arena", "arenaStatus", "The retrieval arena: the strategy in force and why, each arm's pulls and "
        "mean reward, the evaluation episodes", tag="recall", run=lambda c: c.memory.arena.status()),
     # spiderweb
-    Op("GET", "/v1/memories/{id}/related", "relatedMemories", "Memories associated with this one (seed 001)",
+    Op("GET", "/v1/memories/{id}/related", "relatedMemories", "Memories associated with this one in the spiderweb",
        tag="spiderweb", query=(Param("limit", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10},
                                      "most to return"),),
        run=lambda c: c.memory.web.related(f"episode:{c.path['id']}", limit=c.query.get("limit", 10))),
@@ -227,7 +227,7 @@ OPS: tuple[Op, ...] = (
        query=(Param("last_good", {"type": "boolean"}, "the newest render strata kept"),),
        run=lambda c: c.memory.capsule.show(last_good=c.query.get("last_good", False))),
     # maintenance
-    Op("POST", "/v1/consolidate", "consolidate", "Consolidate now (seed 001: consolidate); dry_run shows the plan",
+    Op("POST", "/v1/consolidate", "consolidate", "Consolidate now; dry_run shows the plan",
        tag="lifecycle", writes=True, body=obj(dry_run={"type": "boolean"},
                                               rules={"type": "array", "items": STR, "minItems": 1}),
        run=_consolidate),

@@ -1,6 +1,7 @@
-"""Loop steps (seed 004's loop protocol): commands a person configures, run once per loop,
-whose output becomes observations. A step that fails, times out or cannot start is an
-observation too, so the agent learns that its mail check has been broken since Tuesday.
+"""Loop steps (the agent's loop: check mail, check health, ...): commands a person
+configures, run once per loop, whose output becomes observations. A step that fails, times
+out or cannot start is an observation too, so the agent learns that its mail check has been
+broken since Tuesday.
 
 A step is `[loop.steps.NAME]` with `command` (a string run by /bin/sh, or a list run as
 is), and optionally `timeout_seconds`, `cwd`, `env` (a table added to the daemon's

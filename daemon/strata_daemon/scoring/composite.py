@@ -5,7 +5,7 @@ thresholds, presets and passive learning phase.
 
 Forgetting demotes, it never hides: by default a memory below a threshold, or in
 the cold tier, ranks lower by a documented factor and says why; only the opt-in
-"filter" mode (seed 000's rule as printed) makes thresholds exclude. The breakdown
+"filter" mode (the thresholds as strict cut-offs) makes thresholds exclude. The breakdown
 keeps every signal so a result can explain itself.
 """
 
@@ -59,7 +59,7 @@ class Weights:
 # Each stability threshold is where a never-accessed memory lands after a whole
 # number of half-lives (time_weight * 0.5**k), so "stale" has a plain meaning.
 PRESETS: dict[str, dict[str, Any]] = {
-    # Seed default. 0.6 * 0.5**2 = 0.15: stale after two half-lives (14 days).
+    # The default. 0.6 * 0.5**2 = 0.15: stale after two half-lives (14 days).
     # Wilson >= 0.5: the memory has helped more often than not.
     "balanced": {"half_life_hours": 168.0, "time_weight": 0.6, "frequency_weight": 0.4,
                  "stability_threshold": 0.15, "success_threshold": 0.5},
@@ -90,7 +90,7 @@ class ScoringParams:
     confidence_weight: float = 0.5     # how far a memory at confidence 0 falls (consolidation's stale decay)
     quality_boost: float = 0.1         # how far a promoted ("good") memory rises
     # How the active phase's thresholds act: "penalty" multiplies the composite of a memory
-    # below one by that threshold's penalty; "filter" leaves it out (seed 000).
+    # below one by that threshold's penalty; "filter" leaves it out.
     thresholds: str = "penalty"
     stability_penalty: float = 0.98    # stale: a tie-breaker, since age alone says little
     success_penalty: float = 0.8       # a record clearly below the bar: the evidence is the agent's
@@ -222,8 +222,8 @@ def missed_thresholds(recency: float, successes: int, failures: int,
     """The active phase's thresholds a memory is below, as a person reads them, each with its
     penalty. The success threshold judges a memory only after `min_feedback_trials` rated
     recalls; in penalty mode it judges the record (the Wilson upper bound: bad beyond doubt), in
-    filter mode the evidence (the lower bound, as seed 000 prints it, which also catches a short
-    perfect record)."""
+    filter mode the evidence (the lower bound, as a strict cut-off reads it, which also catches
+    a short perfect record)."""
     out = []
     if recency < params.stability_threshold:
         out.append((f"below stability threshold ({recency:.3g} < {params.stability_threshold:.3g})",

@@ -1,4 +1,4 @@
-"""Context match (seed 000, contextual features): how well a memory's situation
+"""Context match (contextual features): how well a memory's situation
 (environment, task type, goal, custom keys) fits the situation of the query."""
 
 from __future__ import annotations

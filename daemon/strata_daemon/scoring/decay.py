@@ -1,4 +1,4 @@
-"""Hybrid memory strength (seed 001): exponential, then a power-law tail.
+"""Hybrid memory strength: exponential, then a power-law tail.
 
 For the first ``boundary_days`` a memory consolidates and fades exponentially;
 after that it fades by a power law, whose heavy tail means an old memory grows
@@ -12,9 +12,8 @@ the exponential at the boundary, so the curve is continuous there::
 ``m`` is 1, or ``potentiation_factor`` (0.1: ten times slower) once a memory
 has been accessed ``potentiation_accesses`` times: long-term potentiation.
 
-The seed names ``tau`` an "exp_half_life" yet uses it as an e-folding time
-constant (``exp(-age/tau)`` drops to 37 %, not 50 %, after one ``tau``). Its
-curve is kept as written, with ``tau`` = 1 day, because the 3-day boundary and
+``tau`` is an e-folding time constant, not a half-life (``exp(-age/tau)`` drops
+to 37 %, not 50 %, after one ``tau``). It is 1 day because the 3-day boundary and
 the shape of the tail were tuned against that curve; the parameter is therefore
 called ``time_constant_days`` here. A negative age counts as zero.
 """
@@ -31,7 +30,7 @@ def is_potentiated(access_count: int, potentiation_accesses: int = 10) -> bool:
     return access_count >= potentiation_accesses
 
 
-# The seed's curve (see above); batch.py reads the same constants.
+# The curve above; batch.py reads the same constants.
 TIME_CONSTANT_DAYS, POWER_EXPONENT, BOUNDARY_DAYS, POTENTIATION_FACTOR, FLOOR = 1.0, 0.3, 3.0, 0.1, 0.01
 
 

@@ -1,17 +1,16 @@
-"""Recency with a frequency boost (seed 000), on a 0..100 scale.
+"""Recency with a frequency boost, on a 0..100 scale.
 
-How the seed's formula is read here:
+The formula, and why each part reads as it does:
 
     S = clamp(S0 * wt * 0.5 ** (t / h)  +  S0 * wf * min(1, log10(f + 1) / 4),  0, 100)
 
-* The seed prints the frequency term as ``wf * log10(f+1) / 4`` without ``S0``.
-  On a 0..100 scale that term could never add more than about one point, which
-  defeats the stated purpose of letting frequently used memories resist decay,
-  so it is scaled by ``S0`` like the time term. ``log10(f+1)/4`` reaches 1 at
-  f = 9999 accesses; it is capped there so the weights keep their meaning.
-* The seed calls ``h`` a half-life ("168 h, 7-day half-life") but prints
-  ``e^(-t/h)``, which would halve at 0.69 h. The documented intent wins:
-  the time term is a true half-life, ``0.5 ** (t/h)``.
+* The frequency term is scaled by ``S0`` like the time term: without it, on a
+  0..100 scale it could never add more than about one point, which would defeat
+  its purpose of letting frequently used memories resist decay. ``log10(f+1)/4``
+  reaches 1 at f = 9999 accesses; it is capped there so the weights keep their
+  meaning.
+* ``h`` is a true half-life (168 h: 7 days), so the time term is
+  ``0.5 ** (t/h)``, not ``e^(-t/h)``, which would halve at 0.69 h.
 * Elapsed time below zero (clock skew, future timestamps) counts as zero, and a
   negative access count as zero. Factual memories bypass decay and score 100.
 """

@@ -1,11 +1,11 @@
-"""RFM priority (seed 002): recency, frequency and importance in 0..1.
+"""RFM priority: recency, frequency and importance in 0..1.
 
 * R = exp(-ln2 / h * t): t is the age since creation, h a true half-life.
 * F = min(1, ln(n + 1) / ln(N + 1)): logarithmic in the access count n, so the
-  first recalls matter most; it saturates at the cap N (100 in the seed).
+  first recalls matter most; it saturates at the cap N (100).
 * I = the importance given when the memory was stored, clamped to 0..1.
 
-The priority is the weighted mean of the three. The seed's weights
+The priority is the weighted mean of the three. The weights
 (0.3, 0.2, 0.5) already sum to 1; dividing by their sum keeps the result in
 0..1 when a caller passes weights that do not.
 """
@@ -17,7 +17,7 @@ import math
 __all__ = ["rfm_priority", "rfm_components"]
 
 _LN2 = math.log(2.0)
-FREQUENCY_CAP, WEIGHTS = 100, (0.3, 0.2, 0.5)  # the seed's
+FREQUENCY_CAP, WEIGHTS = 100, (0.3, 0.2, 0.5)  # N; weights of R, F, I
 
 
 def rfm_components(

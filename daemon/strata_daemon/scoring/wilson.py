@@ -1,12 +1,11 @@
-"""Wilson score lower bound on success/failure feedback (seed 000).
+"""Wilson score lower bound on success/failure feedback.
 
 With n = s + f rated recalls and p = s / n::
 
     lower = (p + z²/2n - z * sqrt(p(1-p)/n + z²/4n²)) / (1 + z²/n)
 
-The seed prints ``(1-p)/n`` under the square root; that drops a factor of p
-and is a typo of the standard interval (it would penalise a memory with a
-perfect record as if it had none), so the textbook form is used. With no
+This is the textbook interval: ``(1-p)/n`` under the square root, without the
+factor p, would penalise a memory with a perfect record as if it had none. With no
 feedback at all the bound is 0, and it never goes below 0: sparse good news
 earns little, sparse bad news cannot push a score negative.
 """

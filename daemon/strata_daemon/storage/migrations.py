@@ -99,7 +99,7 @@ CREATE TABLE recalls (
 );
 CREATE INDEX recalls_by_agent ON recalls(agent, at);
 
--- The queue of seed 000's queued updates, kept in SQLite so a crash loses nothing:
+-- The queue of deferred access updates, kept in SQLite so a crash loses nothing:
 -- a recall appends here; the fold phase turns pending rows into episode features.
 CREATE TABLE access_events (
     id INTEGER PRIMARY KEY,

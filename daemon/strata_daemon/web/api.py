@@ -161,7 +161,7 @@ class Web:
                 "warnings": warnings}
 
     async def related(self, item, *, limit: int = 10) -> dict:
-        """Seed 001's associated memories: the episodes a spread from the item reaches."""
+        """Associated memories: the episodes a spread from the item reaches."""
         result = await self.spread(item, limit=10_000)
         result["reached"] = [r for r in result["reached"] if episode_id(r["node"]) is not None][:limit]
         return result

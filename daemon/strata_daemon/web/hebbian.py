@@ -1,6 +1,6 @@
 """Edge arithmetic of the spiderweb, pure functions (no I/O).
 
-Seed 004's rules: a new edge starts at `start` (1.0), each co-activation adds `increment`
+The Hebbian rules: a new edge starts at `start` (1.0), each co-activation adds `increment`
 (1.0) up to `cap` (10.0), a decay run multiplies every weight by `factor` (0.95) and edges
 that fall below `prune_below` (0.01) go.
 
