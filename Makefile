@@ -24,4 +24,4 @@ test: $(BIN)/.installed
 	$(BIN)/python -m pytest
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist daemon/*.egg-info
