@@ -67,6 +67,13 @@ def test_bench_recall_measures_the_home_with_the_settings_given(cli):
         assert proc.returncode == 7 and says in proc.err and "Traceback" not in proc.err, proc.err
 
 
+def test_bench_recall_times_recalls_that_catch_up_fresh_memories(cli):
+    r = cli.json("bench", "recall", "--n", "300", "--queries", "5", "--fresh", "3")
+    assert r["fresh_per_query"] == 3 and r["mode_used"] == "balanced" and r["hits_per_query"] > 0
+    proc = cli("bench", "recall", "--n", "300", "--fresh", "-1")
+    assert proc.returncode == 4 and "--fresh" in proc.err  # invalid input
+
+
 def test_bench_recall_with_half_the_home_cold_still_returns_cold_memories(cli):
     plain = cli.json("bench", "recall", "--n", "300", "--mode", "fast", "--queries", "20")
     cold = cli.json("bench", "recall", "--n", "300", "--mode", "fast", "--queries", "20", "--cold", "0.5")

@@ -77,7 +77,9 @@ async def cool(mem: Memory, share: float, seed: int) -> int:
 async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k: int = 10, seed: int = 0,
                        progress: Callable[[int], None] | None = None,
                        embed_progress: Callable[[int], None] | None = None, cache: Path | None = None,
-                       settings: dict | None = None, cold: float = 0.0) -> dict:
+                       settings: dict | None = None, cold: float = 0.0, fresh: int = 0) -> dict:
+    """With `fresh`, that many memories are observed before each recall and none embeds them
+    in between (no daemon): the recall catches them up (`recall.embed_waiting`) while timed."""
     texts = corpus.queries(queries + WARMUP, seed=seed)
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, embed_s, cached = await filled_home(Path(tmp) / "home", n, seed, mode, embed_progress, cache, settings)
@@ -85,6 +87,8 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
             cooled = await cool(mem, cold, seed) if cold else 0
             times, hits, cold_hits, used, first_ms = [], 0, 0, mode, None
             for i, q in enumerate(texts):
+                for j in range(fresh):
+                    await mem.observe(f"just noted ({i}.{j}): {texts[(i + j + 1) % len(texts)]}")
                 started = time.perf_counter()
                 result = await mem.recall(q, k=k, mode=mode)
                 elapsed = time.perf_counter() - started
@@ -101,7 +105,7 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
     ours, base = summary_ms(times), summary_ms(baseline)
     return {
         "benchmark": "recall", "n": n, "mode": mode, "mode_used": used, "queries": len(times), "k": k,
-        "seed": seed, "settings": settings or {}, **ours, "hits_per_query": round(hits / len(times), 2),
+        "seed": seed, "settings": settings or {}, "fresh_per_query": fresh, **ours, "hits_per_query": round(hits / len(times), 2),
         "cold_memories": cooled, "cold_hit_share": round(cold_hits / hits, 4) if hits else 0.0,
         "embed_seconds": embed_s, "corpus_cached": cached,
         "first_recall_ms": first_ms,

@@ -68,13 +68,13 @@ async def cmd_ingest(args) -> int:
 
 async def cmd_recall(args) -> int:
     settings = dict(parse_assignment(a) for a in args.set)
-    if not 0.0 <= args.cold <= 1.0:
-        raise InvalidInput("--cold is a share of the memories, between 0 and 1")
+    if not 0.0 <= args.cold <= 1.0 or not 0 <= args.fresh <= 10_000:
+        raise InvalidInput("--cold is a share of the memories, between 0 and 1; --fresh a count, 0 to 10,000")
     bar = Progress(args.queries + 20, f"recall ({args.n} memories)", unit="queries")
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     result = await bench_recall(args.n, mode=args.mode, queries=args.queries, k=args.k, seed=args.seed,
                                 progress=bar.advance, embed_progress=embed_bar.advance, cache=_cache(args),
-                                settings=settings, cold=args.cold)
+                                settings=settings, cold=args.cold, fresh=args.fresh)
     return _report(result, args, bar)
 
 
@@ -383,6 +383,9 @@ def register(sub, common) -> None:
     q.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a setting of the benchmark's home, e.g. recall.overlap_embedding=true (repeatable): "
                         "measures what a setting costs")
+    q.add_argument("--fresh", type=int, default=0, metavar="N",
+                   help="observe N memories before each recall, left unembedded as with no daemon: what a "
+                        "recall costs that catches them up (default 0)")
     q.add_argument("--cold", type=float, default=0.0, metavar="SHARE",
                    help="first move this share of the memories (seeded, at random) to the cold tier: what recall "
                         "costs when much of a home is cold (default 0)")
