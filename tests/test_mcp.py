@@ -148,9 +148,12 @@ def test_a_bad_configuration_stops_the_server_with_the_documented_exit_code(tmp_
 
 
 def test_the_readme_client_configuration_starts_a_working_server(home):
-    """The README's mcpServers entry, with its paths filled in, is what a client would launch."""
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    block = readme.split("### MCP server", 1)[1].split("```json", 1)[1].split("```", 1)[0]
+    """The README's mcpServers entry, pasted with its paths filled in, is what a client would launch,
+    and what the agent stores is the home's own memory: what `strata` commands on that home see."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    heading = next(i for i, line in enumerate(readme) if line.startswith("#") and "MCP" in line)
+    start = readme.index("```json", heading) + 1
+    block = "\n".join(readme[start:readme.index("```", start)])
     entry = json.loads(block)["mcpServers"]["strata"]
     command = entry["command"].replace("/path/to/strata/.venv/bin/strata", str(Path(sys.executable).parent / "strata"))
     args = [str(home) if a == "/path/to/home" else a for a in entry["args"]]
@@ -161,7 +164,7 @@ def test_the_readme_client_configuration_starts_a_working_server(home):
             assert not observed.is_error
     asyncio.run(go())
     async def read():
-        async with await Memory.open(home, agent="meridian") as mem:
+        async with await Memory.open(home) as mem:
             return [e["content"] for e in await mem.timeline()]
 
     assert asyncio.run(read()) == ["configured from the README"]
