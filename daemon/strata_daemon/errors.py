@@ -81,7 +81,7 @@ class NotPermitted(StrataError):
 EXIT_DOCTOR = 12
 
 
-# Exit codes, documented in the README; 2 is argparse's usage error.
+# Exit codes, documented in docs/operations.md; 2 is argparse's usage error.
 EXIT_CODES = {
     0: "success",
     1: "unexpected error (a bug: please report it with the message)",

@@ -279,7 +279,7 @@ SETTINGS: tuple[Setting, ...] = (
             _rules_table),
     Setting("facts.statements", True,
             "Capture attribute statements in sentences as facts (\"Dana's email address is now d@x.example\" "
-            "sets `dana.email`); the forms covered are listed in the README."),
+            "sets `dana.email`); the forms covered are listed in docs/concepts.md."),
     Setting("facts.in_recall", True, "A recall whose words name a fact's key returns the current fact first."),
     Setting("facts.capsule_limit", 30, "Most facts the capsule shows, ranked by importance and recency of change.",
             _between(0, 10000)),

@@ -32,7 +32,7 @@ GROUPS = (
 
 def _common_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
     unset = argparse.SUPPRESS if suppress else None
-    parser.add_argument("--home", default=unset, help="home folder (default: $STRATA_HOME, else this checkout)")
+    parser.add_argument("--home", default=unset, help="home folder (default: $STRATA_HOME, else ~/.local/share/strata)")
     parser.add_argument("--agent", default=unset, help="agent namespace (default: agent.namespace in strata.toml)")
     parser.add_argument("--scope", default=unset, metavar="NAMESPACE",
                         help="read a namespace that strata.toml shares (agent.shared); writes are refused")

@@ -1,7 +1,7 @@
 """The forms of attribute statements in plain sentences, each a pattern behind a gate of words
 it needs (most sentences pass no gate and cost a set lookup). Pure: no I/O, no model.
 
-Covered, with examples in the README: possessives (`Dana Whitfield's email address is [now]
+Covered, with examples in docs/concepts.md: possessives (`Dana Whitfield's email address is [now]
 X`), a pronoun after a named subject (`Dana moved: her email address is now X`), `the price of
 the pro plan is X`, the first person (`my phone number is X`, `I work at X`, `I live in X`,
 `I'm vegan`, `I'm on holiday until ...`), `Tom moved to X`, `X is now owned by Y`, roles (`Jenna

@@ -1,6 +1,6 @@
 """Fact keys, values and sources: validation and normalisation. Pure: no I/O.
 
-Key rules (documented in the README): Unicode NFKC, case-folded, surrounding space and one
+Key rules (documented in docs/concepts.md): Unicode NFKC, case-folded, surrounding space and one
 trailing colon removed, every run of whitespace, `_` or `-` between words made one space.
 So `Bridge`, ` BRIDGE:` and `bridge` are one key, and `backup_job`, `Backup-Job` and
 `backup  job` are another. The key as first written is kept as its label.
