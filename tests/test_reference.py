@@ -92,7 +92,7 @@ def test_every_http_operation_and_mcp_tool_is_documented(generated):
 
 
 def test_no_internal_design_document_is_cited(generated):
-    """Users do not have the design documents ("seed 001"): what they read names mechanisms."""
+    """Users do not have the internal design documents: what they read names mechanisms, not them."""
     texts = {**generated, "strata.toml": render_default_toml(),
              "openapi.json": (ROOT / "daemon" / "strata_daemon" / "http" / "openapi.json").read_text()}
     for name, text in texts.items():
