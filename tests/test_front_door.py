@@ -75,3 +75,15 @@ def test_init_says_how_to_select_the_new_home(tmp_path):
                           capture_output=True, text=True, cwd=REPO, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert f"export STRATA_HOME={tmp_path / 'agent'}" in proc.stdout
+
+
+def test_a_query_about_nothing_stored_gets_no_hits_instead_of_the_least_unlike(home):
+    async def go(min_similarity):
+        write_config(home, f"[recall]\nmin_similarity = {min_similarity}\n")
+        async with await Memory.open(home) as mem:
+            if not await mem.timeline():
+                await mem.observe("Deploy of api v2 finished")
+            return [h["content"] for h in (await mem.recall("zebra", mode="balanced"))["hits"]]
+
+    assert asyncio.run(go(0.1)) == []  # the default
+    assert asyncio.run(go(-1)) == ["Deploy of api v2 finished"]  # cosine -0.02: only by meaning, and barely

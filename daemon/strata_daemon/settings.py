@@ -190,6 +190,10 @@ SETTINGS: tuple[Setting, ...] = (
             "With recall.present_similarity: two hits at least this alike (cosine) say the same thing in other "
             "values (`Ezra lives in Denver`, `Ezra lives in Portland`), so the newer moves up without an update "
             "word; 1 asks for an update word always.", _between(0, 1)),
+    Setting("recall.min_similarity", 0.1,
+            "Balanced and deep: a memory found only by meaning must be at least this alike to the query "
+            "(cosine) to be a candidate, so that a query about nothing stored gets no hits instead of the least "
+            "unlike memories. Memories the full-text search finds are kept whatever their cosine.", _between(-1, 1)),
     Setting("recall.overlap_embedding", False,
             "Balanced and deep: embed the query while the full-text search runs (true) or before it (false). "
             "On two cores the two compete: measured at 100,000 memories, the same median and a 3 ms lower p95 "

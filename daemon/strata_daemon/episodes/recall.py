@@ -41,6 +41,7 @@ class Tuning:
     superseded_factor: float = 0.9
     present_similarity: float = 0.0
     present_parallel: float = 0.5
+    min_similarity: float = 0.1
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":
@@ -49,7 +50,7 @@ class Tuning:
                    float(cfg["recall.vector_weight"]), float(cfg["recall.spread_to_next"]),
                    float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]),
                    float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]),
-                   float(cfg["recall.present_parallel"]))
+                   float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]))
 
 
 @dataclass
@@ -360,10 +361,12 @@ def _session_neighbours(conn, agent: str, ids: list[int]) -> dict[int, tuple[int
         "AND e.session IS NOT NULL", (*ids, agent))}
 
 
-def vector_list(rows: dict[int, dict], near: list[tuple[int, float]]) -> list[Candidate]:
-    """The nearest memories within the recall's scope (those in `rows`), in vector rank order."""
+def vector_list(rows: dict[int, dict], near: list[tuple[int, float]], min_similarity: float = 0.0) -> list[Candidate]:
+    """The nearest memories within the recall's scope (those in `rows`), in vector rank order;
+    those less alike than `min_similarity` are no match at all, only the least far of strangers."""
     out = []
-    for rank, (i, distance) in enumerate(((i, d) for i, d in near if i in rows), 1):
+    kept = ((i, d) for i, d in near if i in rows and 1.0 - d >= min_similarity)
+    for rank, (i, distance) in enumerate(kept, 1):
         c = Candidate(rows[i], raw={"vector": 1.0 - distance})
         c.retrievers["vector"] = {"rank": rank, "cosine": 1.0 - distance}
         out.append(c)
@@ -387,6 +390,6 @@ def balanced_candidates(lexical: Lexical, near: list[tuple[int, float]], rows: d
     if lexical.around:
         fts = spread(fts, lexical.around, lexical.rows, to_next=tuning.spread_to_next,
                      to_previous=tuning.spread_to_previous)
-    fused = fuse({"fts": fts, "vector": vector_list({**lexical.rows, **rows}, near)},
+    fused = fuse({"fts": fts, "vector": vector_list({**lexical.rows, **rows}, near, tuning.min_similarity)},
                  {"fts": tuning.fts_weight, "vector": tuning.vector_weight}, method=tuning.fusion, k=tuning.rrf_k)
     return session_boost(fused, tuning.session_weight)
