@@ -25,7 +25,9 @@ def unit_text(home: Path, *, user: bool) -> str:
 
 
 def cmd_print_unit(args) -> int:
-    sys.stdout.write(unit_text(resolve_home(args.home).root, user=args.user))
+    home = resolve_home(args.home)
+    home.require()  # a unit for a mistyped path would start a daemon on an empty home
+    sys.stdout.write(unit_text(home.root, user=args.user))
     return 0
 
 
