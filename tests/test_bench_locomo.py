@@ -14,7 +14,7 @@ import pytest
 from strata_daemon.bench.locomo import (
     Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all, embedded_documents, episode_turns,
     evidence_recall, fts_tokenize, home_toml, load_locomo, nearest_by_cosine, parse_evidence, parse_locomo,
-    parse_session_date, question_scores, rrf, session_of, session_recall, store_turns, summarise, turn_text,
+    budget_recall, parse_session_date, question_scores, token_counter, rrf, session_of, session_recall, store_turns, summarise, turn_text,
 )
 from conftest import write_config
 from strata_daemon import Memory
@@ -85,6 +85,19 @@ def test_question_scores():
     ranked = ["D1:1"] + [f"D5:{i}" for i in range(1, 6)] + ["D2:2"]
     assert question_scores(["D1:1", "D2:2"], ranked) == {
         "recall_at_5": 0.5, "recall_at_10": 1.0, "session_recall_at_5": 0.5, "session_recall_at_10": 1.0}
+
+
+def test_budget_recall_counts_only_hits_that_fit_whole():
+    ranked = [(["D1:1"], 200), (["D1:2", "D1:3"], 50), (["D2:1"], 10), (["D3:1"], 1000)]
+    assert budget_recall(["D1:1", "D2:1"], ranked, 256) == 0.5  # 200 + 50 + 10 > 256: D2:1 is cut
+    assert budget_recall(["D1:1", "D2:1"], ranked, 512) == 1.0
+    assert budget_recall(["D1:3"], ranked, 250) == 1.0 and budget_recall(["D1:3"], ranked, 249) == 0.0
+    assert budget_recall(["D3:1"], ranked, 1024) == 0.0 and budget_recall([], ranked, 1024) == 0.0
+    assert question_scores(["D2:1"], ["D2:1"], ranked)["evidence_within_512"] == 1.0
+
+
+def test_the_token_ruler_counts_wordpieces_without_special_tokens():
+    assert token_counter()(["", "hello world", "hello world, unbelievably"]) == [0, 2, 8]  # hello world , un ##bel ##ie ##va ##bly
 
 
 def test_summarise_means_over_questions_and_per_category():
@@ -278,7 +291,8 @@ def test_cli_wrong_shape_is_invalid_input(cli, tmp_path):
     assert proc.returncode == 4 and "non-empty list of conversations" in proc.err
 
 
-METRICS = ("recall_at_5", "recall_at_10", "session_recall_at_5", "session_recall_at_10")
+METRICS = ("recall_at_5", "recall_at_10", "session_recall_at_5", "session_recall_at_10",
+           "evidence_within_256", "evidence_within_512", "evidence_within_1024")
 
 
 def _check_figures(block: dict, questions: int) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import re
 import statistics
@@ -24,6 +25,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..arena.arms import Arm
 from ..config import Config
 from ..embedding import index as vectors
 from ..episodes.fts import match_expression
@@ -35,7 +37,11 @@ from .stats import ratio, summary_ms
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10)
+# What an agent's model receives: the hits' texts in rank order, cut at a context budget (tokens).
+BUDGETS = (256, 512, 1024)
+BUDGET_K = 60  # hits asked for to fill the largest budget (LoCoMo turns are ~25 tokens)
 METRICS = tuple(f"recall_at_{k}" for k in KS) + tuple(f"session_recall_at_{k}" for k in KS)
+BUDGET_METRICS = tuple(f"evidence_within_{b}" for b in BUDGETS)
 BASELINES = ("bm25", "cosine", "rrf")
 CANDIDATES = 50  # per-retriever list length fed to the RRF baseline (strata's recall.candidates default)
 RRF_K = 60
@@ -227,13 +233,34 @@ def session_recall(evidence: Sequence[str], ranked: Sequence[str], k: int) -> fl
     return len(wanted & {session_of(d) for d in ranked[:k]}) / len(wanted)
 
 
-def question_scores(evidence: Sequence[str], ranked: Sequence[str]) -> dict[str, float]:
-    return {**{f"recall_at_{k}": evidence_recall(evidence, ranked, k) for k in KS},
-            **{f"session_recall_at_{k}": session_recall(evidence, ranked, k) for k in KS}}
+def budget_recall(evidence: Sequence[str], ranked: Sequence[tuple[Sequence[str], int]], budget: int) -> float:
+    """The share of evidence ids inside the first `budget` tokens of the hits' texts laid end to
+    end in rank order; `ranked` holds each hit's dia ids and its token count. A hit the cut goes
+    through is not counted: the model would get only part of it."""
+    if not evidence:
+        return 0.0
+    seen, used = set(), 0
+    for ids, tokens in ranked:
+        used += tokens
+        if used > budget:
+            break
+        seen.update(ids)
+    return sum(e in seen for e in evidence) / len(evidence)
+
+
+def question_scores(evidence: Sequence[str], ranked: Sequence[str],
+                    budgeted: Sequence[tuple[Sequence[str], int]] | None = None) -> dict[str, float]:
+    """Recall and session recall at each k; with `budgeted` (hits as dia ids and token counts),
+    the evidence within each context budget too."""
+    scores = {**{f"recall_at_{k}": evidence_recall(evidence, ranked, k) for k in KS},
+              **{f"session_recall_at_{k}": session_recall(evidence, ranked, k) for k in KS}}
+    if budgeted is not None:
+        scores.update({f"evidence_within_{b}": budget_recall(evidence, budgeted, b) for b in BUDGETS})
+    return scores
 
 
 def mean_scores(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    return {m: round(statistics.fmean(r[m] for r in rows), 4) for m in METRICS}
+    return {m: round(statistics.fmean(r[m] for r in rows), 4) for m in (*METRICS, *BUDGET_METRICS) if m in rows[0]}
 
 
 def summarise(scored: Sequence[tuple[int, Mapping[str, float]]]) -> dict:
@@ -258,6 +285,26 @@ def dia_ranking(episodes: Iterable[int], dia_ids: Mapping[int, Sequence[str]], k
     """Ranked episodes as ranked dia ids, cut at k; an episode that absorbed identical turns stands for all."""
     out = [d for e in episodes for d in dia_ids.get(e, ())]
     return out[:k]
+
+
+def budget_ranking(episodes: Iterable[int], dia_ids: Mapping[int, Sequence[str]],
+                   tokens: Mapping[int, int]) -> list[tuple[Sequence[str], int]]:
+    return [(dia_ids.get(e, ()), tokens[e]) for e in episodes]
+
+
+@functools.cache
+def token_counter() -> Callable[[Sequence[str]], list[int]]:
+    """Tokens per text, by the packaged MiniLM's WordPiece tokenizer without truncation: one
+    ruler for every system (an LLM's own tokenizer counts within about a tenth of it on English)."""
+    from tokenizers import Tokenizer
+
+    from ..embedding.model import packaged_source
+    from ..embedding.onnx import TOKENIZER_SHA256
+
+    tokenizer = Tokenizer.from_file(str(packaged_source({"tokenizer.json": TOKENIZER_SHA256}) / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return lambda texts: [len(e.ids) for e in tokenizer.encode_batch(list(texts), add_special_tokens=False)]
 
 
 def episode_turns(ids: Sequence[int], turns: Sequence[Turn]) -> dict[int, list[Turn]]:
@@ -358,6 +405,7 @@ class Stored:
     texts: list[str]  # each episode's text
     speakers: list[str]  # each episode's source
     dia_ids: dict[int, list[str]]
+    tokens: dict[int, int] = field(default_factory=dict)  # each episode's text in tokens: its cost in a context
 
 
 async def store_turns(mem: Memory, conv: Conversation, texts: Sequence[str], mode: str,
@@ -369,9 +417,10 @@ async def store_turns(mem: Memory, conv: Conversation, texts: Sequence[str], mod
     if mode != "fast":
         await mem.embed_pending(progress=progress)
     text_of = {t.dia_id: text for t, text in zip(conv.turns, texts)}
-    return Stored(list(by_episode), [text_of[ts[0].dia_id] for ts in by_episode.values()],
-                  [ts[0].speaker for ts in by_episode.values()],
-                  {e: [t.dia_id for t in ts] for e, ts in by_episode.items()})
+    kept = [text_of[ts[0].dia_id] for ts in by_episode.values()]
+    return Stored(list(by_episode), kept, [ts[0].speaker for ts in by_episode.values()],
+                  {e: [t.dia_id for t in ts] for e, ts in by_episode.items()},
+                  dict(zip(by_episode, token_counter()(kept))))
 
 
 def embedded_documents(stored: Stored, text: str) -> list[str]:
@@ -405,10 +454,15 @@ class Run:
     modes_used: set[str] = field(default_factory=set)
     warnings: set[str] = field(default_factory=set)
 
-    def add(self, question: Question, rankings: Mapping[str, Sequence[int]], dia_ids: Mapping[int, list[str]]):
+    def add(self, question: Question, rankings: Mapping[str, Sequence[int]], stored: Stored,
+            longer: Mapping[str, Sequence[int]] | None = None):
+        """Score each system's ranking; `longer` holds a longer list for the budget figures
+        (strata is asked again for more hits; a baseline's list is already long)."""
         for name, ranking in rankings.items():
-            self.scored[name].append((question.category, question_scores(question.evidence,
-                                                                          dia_ranking(ranking, dia_ids))))
+            full = (longer or {}).get(name, ranking)
+            self.scored[name].append((question.category, question_scores(
+                question.evidence, dia_ranking(ranking, stored.dia_ids),
+                budget_ranking(full, stored.dia_ids, stored.tokens))))
 
 
 async def ask_all(mem: Memory, conv: Conversation, stored: Stored, mode: str, run: "Run",
@@ -424,9 +478,10 @@ async def ask_all(mem: Memory, conv: Conversation, stored: Stored, mode: str, ru
             run.latencies.append(time.perf_counter() - started)
             run.modes_used.add(result["mode_used"])
             run.warnings.update(result["warnings"])
+            longer, _ = await mem._rank_for_arena(q.text, BUDGET_K, Arm(mode, mode, None), {})
             lexical = bm25.search(q.text, CANDIDATES)
             run.add(q, {"strata": [h["id"] for h in result["hits"]], "bm25": lexical, "cosine": cosine,
-                        "rrf": rrf([lexical, cosine])}, stored.dia_ids)
+                        "rrf": rrf([lexical, cosine])}, stored, {"strata": [h["id"] for h in longer]})
             if progress:
                 progress(1)
 
@@ -509,6 +564,10 @@ def format_table(result: Mapping[str, Any]) -> str:
              f"{result['seconds']:.0f} s",
              "evidence recall (share of evidence turns in the top k)", head, ks, *_rows(result, ""),
              "session recall (share of evidence sessions in the top k)", head, ks, *_rows(result, "session_"),
+             "evidence within a context budget (the hits' texts in rank order, cut at N tokens)",
+             *(f"  {b:>4} tokens  " + "".join(f"  {name} {s[f'evidence_within_{b}']:.4f}" for name, s in
+                                            (("strata", result), *result["baselines"].items()))
+               for b in BUDGETS),
              f"strata recall latency: p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms"]
     lines += [f"warning: {w}" for w in result["warnings"]]
     return "\n".join(lines)
