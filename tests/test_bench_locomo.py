@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from strata_daemon.bench.folds import GRID, choose, deal, grid_points
 from strata_daemon.bench.locomo import (
     Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all, embedded_documents, episode_turns,
     evidence_recall, fts_tokenize, home_toml, load_locomo, nearest_by_cosine, parse_evidence, parse_locomo,
@@ -379,3 +380,28 @@ def test_cli_locomo_lived_on_the_tiny_fixture(cli, home):
     text = cli("bench", "locomo", "--data", str(TINY), "--lived", "--conversations", "1", check=True,
                timeout=300).out
     assert "lived vs fresh on the measured half (3 questions" in text and "night: median" in text
+
+
+def test_folds_deal_every_conversation_once_and_choose_by_training_questions():
+    assert deal(["a", "b", "c", "d", "e", "f", "g"], 2) == [["a", "c", "e", "g"], ["b", "d", "f"]]
+    assert len(grid_points({"x": (1, 2), "y": (3, 4, 5)})) == 6
+    good, bad = {"recall_at_5": 1.0, "recall_at_10": 1.0}, {"recall_at_5": 0.0, "recall_at_10": 0.0}
+    scores = {0: {"a": [(1, bad)], "b": [(1, good)]}, 1: {"a": [(1, good)], "b": [(1, bad)]}}
+    assert choose(scores, ["a"]) == 1 and choose(scores, ["b"]) == 0
+    assert choose({0: {"a": [(1, good)]}, 1: {"a": [(1, good)]}}, ["a"]) == 0  # the first of equals
+
+
+@pytest.mark.slow
+def test_cli_locomo_folds_scores_each_question_with_settings_chosen_without_it(cli, tmp_path):
+    r = cli.json("bench", "locomo", "--data", str(TINY), "--folds", "2")
+    assert (r["benchmark"], r["folds"], r["conversations"], r["questions"]) == ("locomo_folds", 2, 2, 11)
+    assert sorted(n for f in r["per_fold"] for n in f["held_out"]) == ["tiny-1", "tiny-2"]
+    assert sum(f["questions"] for f in r["per_fold"]) == 11
+    _check_figures(r["held_out"], 11)
+    _check_figures(r["home_settings"], 11)
+    for f in r["per_fold"]:
+        assert all(f["chosen"][k] in r["grid"][k] for k in r["grid"])
+    assert r["gap"]["recall_at_5"] == round(r["tuned_on"]["recall_at_5"] - r["held_out"]["recall_at_5"], 4)
+    assert r["points"] == len(grid_points(GRID)) and r["protocol_choice"]["settings"].keys() == GRID.keys()
+    proc = cli("bench", "locomo", "--data", str(TINY), "--folds", "3")
+    assert proc.returncode == 4 and "--folds takes 2 to 2" in proc.err

@@ -16,6 +16,7 @@ from ..bench.daemon import bench_daemon
 from ..bench.dossier import WARMUP as DOSSIER_WARMUP, bench_dossier, small_llm
 from ..bench.embed import bench_embed
 from ..bench.facts import bench_facts
+from ..bench.folds import GRID, bench_folds, format_folds, grid_points
 from ..bench.ingest import bench_ingest
 from ..bench.lived import bench_locomo_lived, format_lived, lived_steps
 from ..bench.months import bench_lived, days_of, format_months
@@ -133,6 +134,18 @@ async def cmd_locomo(args) -> int:
 
     conversations = load_locomo(args.data, args.conversations)  # bad data fails before any work
     settings = home_settings(resolve_home(args.home).config())
+    if args.folds is not None:
+        if args.lived or not 2 <= args.folds <= len(conversations):
+            raise InvalidInput(f"--folds takes 2 to {len(conversations)} (the conversations), without --lived")
+        questions = sum(len(c.questions) for c in conversations)
+        bar = Progress(store_steps(conversations, args.mode) + questions * len(grid_points(GRID)),
+                       "locomo folds (store, embed, every grid point)", unit="steps")
+        result = await bench_folds(args.data, conversations, folds=args.folds, mode=args.mode, settings=settings,
+                                   progress=bar.advance, store_progress=bar.advance)
+        bar.close()
+        _save(result, args.out)
+        emit(result, args.json, format_folds)
+        return 0
     # One bar: storing and asking alternate per conversation, and two bars would overwrite each other's line.
     steps = store_steps(conversations, args.mode) + sum(len(c.questions) for c in conversations)
     if args.lived:
@@ -399,6 +412,10 @@ def register(sub, common) -> None:
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", type=int, help="use only the first N conversations")
     q.add_argument("--mode", choices=MODES, default="balanced")
+    q.add_argument("--folds", type=int, metavar="K",
+                   help="leave conversations out: deal them into K folds, choose recall settings from a small grid "
+                        "on the other folds and score each fold with its choice (the figure to expect on unseen "
+                        "conversations), beside the tuned-on figure and this home's settings")
     q.add_argument("--lived", action="store_true",
                    help="also measure a lived copy of each home: every other question asked first with feedback "
                         "naming the evidence, one night of every daemon phase, then the other half, against the "

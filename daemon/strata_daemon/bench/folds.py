@@ -1,0 +1,161 @@
+"""`strata bench locomo --folds K`: recall settings chosen on some conversations and scored on
+the others, so that a figure says what to expect on conversations nobody tuned on.
+
+Each conversation is stored once, in its own temporary home. Every point of a small grid of
+recall settings then ranks every question of every home, through the ranking `recall` uses
+(nothing is recorded, so no point sees another's traces). The conversations are dealt into K
+folds; for each fold, the point best on the other folds' questions (the mean of recall@5 and
+@10) is scored on the fold's own. Each question is scored once, by the fold that holds its
+conversation: the held-out figure. Beside it: the chosen points on the questions they were
+chosen on (tuned-on), the settings the home has now on every question, and the point the
+protocol chooses on all conversations, which is what the project ships.
+"""
+
+from __future__ import annotations
+
+import itertools
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+from ..arena.arms import Arm
+from ..memory import Memory
+from .locomo import (BUDGET_K, Conversation, Stored, budget_ranking, dia_ranking, question_scores, stored_home,
+                     summarise, turn_text)
+
+# Around the shipped values of the settings that shape fusion and the session structure.
+GRID: dict[str, tuple[Any, ...]] = {
+    "recall.vector_weight": (0.5, 0.7, 0.9),
+    "recall.spread_to_next": (0.5, 0.7),
+    "recall.spread_to_previous": (0.15, 0.3),
+    "recall.session_weight": (0.15, 0.3, 0.45),
+}
+K_RANKED = 10
+
+
+def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
+    keys = list(grid)
+    return [dict(zip(keys, values)) for values in itertools.product(*(grid[k] for k in keys))]
+
+
+def deal(names: Sequence[str], folds: int) -> list[list[str]]:
+    """Conversations dealt round-robin into `folds` groups (every group non-empty)."""
+    return [list(names[i::folds]) for i in range(folds)]
+
+
+def objective(rows: Sequence[Mapping[str, float]]) -> float:
+    """What a point is chosen by: the mean of recall@5 and recall@10 over the questions."""
+    return statistics.fmean((r["recall_at_5"] + r["recall_at_10"]) / 2 for r in rows) if rows else 0.0
+
+
+def choose(scores: Mapping[int, Mapping[str, list]], train: Sequence[str]) -> int:
+    """The point best on the training conversations; the first of equals (grid order)."""
+    def on_train(point: int) -> float:
+        return objective([s for name in train for _, s in scores[point][name]])
+    return max(sorted(scores), key=on_train)
+
+
+async def _ranked_ids(mem: Memory, question: str, k: int, arm: Arm) -> list[int]:
+    hits, _ = await mem._rank_for_arena(question, k, arm, {})
+    return [h["id"] for h in hits]
+
+
+async def _score(mem: Memory, conv: Conversation, stored: Stored, arm: Arm, *, budget: bool) -> list[tuple[int, dict]]:
+    rows = []
+    for q in conv.questions:
+        ranked = dia_ranking(await _ranked_ids(mem, q.text, K_RANKED, arm), stored.dia_ids)
+        longer = budget_ranking(await _ranked_ids(mem, q.text, BUDGET_K, arm), stored.dia_ids, stored.tokens) \
+            if budget else None
+        rows.append((q.category, question_scores(q.evidence, ranked, longer)))
+    return rows
+
+
+def _arm(mode: str, point: Mapping[str, Any] | None, name: str) -> Arm:
+    return Arm(name, mode, None, tuple(sorted((point or {}).items())))
+
+
+async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *, folds: int, mode: str = "balanced",
+                      settings: Mapping[str, Any] | None = None, grid: Mapping[str, Sequence[Any]] = GRID,
+                      progress: Callable[[int], None] | None = None,
+                      store_progress: Callable[[int], None] | None = None) -> dict:
+    started = time.perf_counter()
+    names = [c.name for c in conversations]
+    groups = deal(names, folds)
+    points = grid_points(grid)
+    settings = {**(settings or {}), "store.attention_window_seconds": 0}
+    scores: dict[int, dict[str, list]] = {i: {} for i in range(len(points))}
+    defaults: list = []
+    chosen_rows: dict[str, list] = {}
+    with tempfile.TemporaryDirectory(prefix="strata-folds-") as tmp:
+        homes = []
+        for i, conv in enumerate(conversations):
+            texts = [turn_text(t.raw) for t in conv.turns]
+            homes.append(await stored_home(Path(tmp) / f"c{i}", conv, texts, mode, settings, store_progress))
+        mems = [await Memory.open(home, actor="bench") for home, _ in homes]
+        try:
+            for i, point in enumerate(points):
+                for conv, mem, (_, stored) in zip(conversations, mems, homes):
+                    scores[i][conv.name] = await _score(mem, conv, stored, _arm(mode, point, f"p{i}"), budget=False)
+                    if progress:
+                        progress(len(conv.questions))
+            per_fold = []
+            for held in groups:
+                train = [n for n in names if n not in held]
+                best = choose(scores, train)
+                for conv, mem, (_, stored) in zip(conversations, mems, homes):
+                    if conv.name in held:  # again, with the longer list the budget figures need
+                        chosen_rows[conv.name] = await _score(mem, conv, stored, _arm(mode, points[best], f"p{best}"),
+                                                              budget=True)
+                tuned = [s for n in train for _, s in scores[best][n]]
+                held_rows = [s for n in held for _, s in chosen_rows[n]]
+                per_fold.append({"held_out": held, "chosen": points[best], "questions": len(held_rows),
+                                 "tuned_on": {m: round(statistics.fmean(r[m] for r in tuned), 4)
+                                              for m in ("recall_at_5", "recall_at_10")},
+                                 "held_out_scores": {m: round(statistics.fmean(r[m] for r in held_rows), 4)
+                                                     for m in ("recall_at_5", "recall_at_10")}})
+            for conv, mem, (_, stored) in zip(conversations, mems, homes):
+                defaults += await _score(mem, conv, stored, _arm(mode, None, "defaults"), budget=True)
+        finally:
+            for mem in mems:
+                await mem.close()
+    held_out = summarise([row for n in names for row in chosen_rows[n]])
+    tuned = {m: round(statistics.fmean(f["tuned_on"][m] for f in per_fold), 4) for m in ("recall_at_5", "recall_at_10")}
+    best_all = choose(scores, names)
+    all_rows = [s for n in names for _, s in scores[best_all][n]]
+    return {
+        "benchmark": "locomo_folds", "data": str(data), "conversations": len(conversations), "folds": folds,
+        "mode": mode, "questions": sum(len(c.questions) for c in conversations),
+        "grid": {k: list(v) for k, v in grid.items()}, "points": len(points),
+        "held_out": held_out, "tuned_on": tuned,
+        "gap": {m: round(tuned[m] - held_out[m], 4) for m in ("recall_at_5", "recall_at_10")},
+        "per_fold": per_fold,
+        "home_settings": summarise(defaults),
+        "protocol_choice": {"settings": points[best_all],
+                            **{m: round(statistics.fmean(r[m] for r in all_rows), 4)
+                               for m in ("recall_at_5", "recall_at_10")}},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def format_folds(r: Mapping[str, Any]) -> str:
+    h, t, d = r["held_out"], r["tuned_on"], r["home_settings"]
+    lines = [f"LoCoMo, {r['conversations']} conversations in {r['folds']} folds, {r['points']} grid points, "
+             f"mode {r['mode']}, {r['seconds']:.0f} s",
+             f"held out (each question scored by settings chosen without its conversation): "
+             f"@5 {h['recall_at_5']:.4f}  @10 {h['recall_at_10']:.4f}  "
+             f"within 256/512/1024 tokens {h['evidence_within_256']:.4f} / {h['evidence_within_512']:.4f} / "
+             f"{h['evidence_within_1024']:.4f}",
+             f"tuned on (the chosen settings on the conversations they were chosen on): @5 {t['recall_at_5']:.4f}  "
+             f"@10 {t['recall_at_10']:.4f}  gap {r['gap']['recall_at_5']:+.4f} / {r['gap']['recall_at_10']:+.4f}",
+             "  held out by category: " + ", ".join(f"{c['name']} {c['recall_at_5']:.3f}/{c['recall_at_10']:.3f}"
+                                                   for c in h["categories"].values()),
+             f"this home's settings on every question: @5 {d['recall_at_5']:.4f}  @10 {d['recall_at_10']:.4f}  "
+             f"within 256 tokens {d['evidence_within_256']:.4f}",
+             f"the protocol's choice on all conversations: {r['protocol_choice']['settings']} "
+             f"(@5 {r['protocol_choice']['recall_at_5']:.4f}, @10 {r['protocol_choice']['recall_at_10']:.4f}, tuned on all)"]
+    for f in r["per_fold"]:
+        lines.append(f"  fold {', '.join(f['held_out'])}: chose {f['chosen']}; tuned on @5 {f['tuned_on']['recall_at_5']:.4f}, "
+                     f"held out @5 {f['held_out_scores']['recall_at_5']:.4f}")
+    return "\n".join(lines)
