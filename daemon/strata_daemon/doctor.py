@@ -84,7 +84,7 @@ def database(home: Home) -> list[dict]:
 
 
 def models(home: Home) -> list[dict]:
-    from .embedding.loader import load_embedder
+    from .embedding.loader import is_packaged, load_embedder
     from .embedding.model import GGUF_MAGIC
 
     try:
@@ -95,8 +95,8 @@ def models(home: Home) -> list[dict]:
     try:
         emb = load_embedder(cfg["embedding.model"], cfg["embedding.runtime"], home.state_dir / "models", threads=1)
         emb.embed(["strata doctor"])
-        # Only the packaged model has a known checksum; a configured one is checked for its format.
-        checked = "format checked" if cfg["embedding.model"] else "checksum verified"
+        # Only the packaged models have known checksums; a configured GGUF is checked for its format.
+        checked = "checksum verified" if is_packaged(cfg["embedding.model"]) else "format checked"
         out.append(finding("embedding model", OK, f"{emb.name} ({emb.dim} dimensions) loads, {checked}"))
     except StrataError as e:
         out.append(finding("embedding model", ERROR, e.message + "; recall falls back to fast",

@@ -394,7 +394,7 @@ class Memory:
         except EmbeddingUnavailable as e:
             warnings.append(_fallback(e))
             return None
-        return emb, asyncio.get_running_loop().run_in_executor(None, emb.embed, [query])
+        return emb, asyncio.get_running_loop().run_in_executor(None, emb.embed_queries, [query])
 
     async def embedding_backlog(self) -> int:
         return await self.db.run(vectors.backlog, self.agent)

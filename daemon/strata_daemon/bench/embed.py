@@ -1,5 +1,6 @@
 """`strata bench embed`: embedding throughput on corpus texts and single-query latency, for the
-configured embedder and, in the same run, the packaged MiniLM in the other runtime."""
+configured embedder and, in the same run, the packaged MiniLM: in the other runtime when
+MiniLM is the one configured, else in onnxruntime as by default."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..embedding.loader import Embedder, load_embedder
+from ..embedding.loader import DEFAULT, Embedder, load_embedder
 from ..memory import EMBED_BATCH, EMBED_WINDOW
 from . import corpus
 from .stats import ratio, summary_ms
@@ -26,6 +27,10 @@ def _throughput(embedder: Embedder, texts: list[str], progress: Callable[[int], 
     return len(texts) / (time.perf_counter() - started)
 
 
+def is_default(model: str | None) -> bool:
+    return model in (None, DEFAULT)
+
+
 def bench_embed(n: int, *, seed: int = 0, queries: int = 100, model: str | None = None, runtime: str = "auto",
                 threads: int = 2, baseline: bool = True, progress: Callable[[int], None] | None = None) -> dict:
     texts = [o["content"] for o in corpus.observations(n, seed=seed)]
@@ -36,11 +41,12 @@ def bench_embed(n: int, *, seed: int = 0, queries: int = 100, model: str | None 
         times = []
         for q in corpus.queries(queries, seed=seed):
             t = time.perf_counter()
-            embedder.embed([q])
+            embedder.embed_queries([q])
             times.append(time.perf_counter() - t)
         other = None
         if baseline:
-            other_runtime = "llama" if embedder.runtime == "onnx" else "onnx"
+            # The default model: in the other runtime when it is the one measured, else as it runs by default.
+            other_runtime = ("llama" if embedder.runtime == "onnx" else "onnx") if is_default(model) else "onnx"
             reference = load_embedder(None, other_runtime, models, threads=threads)
             other = {"runtime": other_runtime, "model": reference.name,
                      "texts_per_s": round(_throughput(reference, texts, progress), 1)}

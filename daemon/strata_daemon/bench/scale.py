@@ -119,7 +119,7 @@ async def _vector_part(mem: Memory, texts: list[str], progress) -> dict:
     flat, stage, recalls = [], [], []
     for i, q in enumerate(texts):
         t = time.perf_counter()
-        vector = (await asyncio.to_thread(emb.embed, [q]))[0]
+        vector = (await asyncio.to_thread(emb.embed_queries, [q]))[0]
         exact = flat_top(matrix, vector, K)
         if i >= WARMUP:
             flat.append(time.perf_counter() - t)

@@ -23,7 +23,11 @@ class ConversionError(Exception):
 
 def read_safetensors(path: Path) -> dict[str, np.ndarray]:
     """The tensors of a .safetensors file (8-byte header length, JSON header, raw little-endian data)."""
-    raw = path.read_bytes()
+    return parse_safetensors(path.read_bytes(), path)
+
+
+def parse_safetensors(raw: bytes, path: Path | str) -> dict[str, np.ndarray]:
+    """The tensors of safetensors bytes read already; `path` names them in errors."""
     if len(raw) < 8:
         raise ConversionError(f"{path} is too short to be a safetensors file")
     (size,) = struct.unpack("<Q", raw[:8])

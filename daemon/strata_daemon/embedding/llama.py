@@ -57,3 +57,7 @@ class LlamaEmbedder:
             vectors = np.asarray([self._llm.embed(self._fit(t), normalize=False) for t in texts], dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms == 0, 1, norms)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """A GGUF model is taken to embed queries and memories alike."""
+        return self.embed(texts)

@@ -1,5 +1,5 @@
-"""Embeddings from the packaged int8 ONNX all-MiniLM-L6-v2, run by onnxruntime. Blocking:
-call it from a thread.
+"""Embeddings from an ONNX encoder run by onnxruntime: the packaged int8 all-MiniLM-L6-v2 by
+default, or another `OnnxModel` (all-mpnet-base-v2, see mpnet.py). Blocking: call it from a thread.
 
 On two cores this is the fastest way we measured to run MiniLM (about 250 texts/s against
 about 100 for the same network as Q8_0 GGUF in llama.cpp), at cosine >= 0.999 to the
@@ -9,6 +9,7 @@ original float weights.
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -45,35 +46,48 @@ def verified(path: Path, expected: str) -> Path:
     return path
 
 
+@dataclass(frozen=True)
+class OnnxModel:
+    """An encoder whose output is the last hidden state, mean-pooled here; both files already checked."""
+    name: str  # recorded in the database with each vector
+    path: Path
+    tokenizer: Path
+    context: int  # longest input, in tokens
+
+
 class OnnxEmbedder:
     """Mean-pooled, L2-normalised sentence embeddings. Texts longer than the context are truncated."""
 
-    name = NAME
     runtime = "onnx"
 
-    def __init__(self, *, threads: int = 2, context: int = 512, model: Path | None = None):
+    def __init__(self, *, threads: int = 2, context: int = 512, model: Path | None = None,
+                 spec: OnnxModel | None = None):
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
         except ImportError:
             raise EmbeddingUnavailable("onnxruntime or tokenizers is not installed",
                                        hint="run `make run` to install strata's dependencies") from None
-        path = model or packaged_model()
-        tokenizer_path = packaged_source({"tokenizer.json": TOKENIZER_SHA256}) / "tokenizer.json"
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
-        # The packaged tokenizer pads and cuts everything to 128 tokens; we pad per group instead
-        # and keep as much of a memory as the network's 512 positions allow.
+        if spec is None:
+            spec = OnnxModel(NAME, model or packaged_model(),
+                             packaged_source({"tokenizer.json": TOKENIZER_SHA256}) / "tokenizer.json", context)
+        path, context = spec.path, spec.context
+        self.name = spec.name
+        self._tokenizer = Tokenizer.from_file(str(spec.tokenizer))
+        # The packaged tokenizers pad and cut everything to 128 tokens; we pad per group instead
+        # and keep as much of a memory as the model's context allows.
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(context)
         self.path = path
         self.context = context
-        self._session = self._open(ort, path, threads)
+        self._session = self._open(ort, path, threads, _REINSTALL if spec.name == NAME else
+                                   f"remove {path} to have it prepared again")
         self._lock = threading.Lock()  # the threads are sized for one caller at a time
         self._token_types = any(i.name == "token_type_ids" for i in self._session.get_inputs())
         self.dim = int(self._session.get_outputs()[0].shape[-1])
 
     @staticmethod
-    def _open(ort, path: Path, threads: int):
+    def _open(ort, path: Path, threads: int, hint: str):
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -88,7 +102,7 @@ class OnnxEmbedder:
             return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as e:  # onnxruntime raises its own exception types for unreadable graphs
             raise EmbeddingUnavailable(f"onnxruntime could not load the embedding model {path}: {e}",
-                                       hint=_REINSTALL) from None
+                                       hint=hint) from None
 
     def _run(self, encodings) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
@@ -116,3 +130,7 @@ class OnnxEmbedder:
                 out[rows] = self._run([encodings[i] for i in rows])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms == 0, 1, norms)
+
+    def embed_queries(self, texts: list[str]) -> np.ndarray:
+        """Queries and memories are embedded alike by these symmetric models."""
+        return self.embed(texts)
