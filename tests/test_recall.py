@@ -54,11 +54,18 @@ def test_weird_queries_return_cleanly_and_change_nothing(memory):
         memory.recall("x", mode="psychic")
 
 
-def test_balanced_without_vectors_still_answers_from_full_text(memory):
-    memory.observe("the bridge went down")
-    r = memory.recall("bridge", mode="balanced")  # nothing embedded yet: fusion of FTS alone
+def test_balanced_without_vectors_still_answers_from_full_text(home):
+    write_config(home, "[recall]\nembed_waiting = 0\n")  # nothing is embedded: fusion of FTS alone
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            await mem.observe("the bridge went down")
+            return await mem.recall("bridge", mode="balanced")
+
+    r = asyncio.run(go())
     assert r["mode_used"] == "balanced" and len(r["hits"]) == 1
     assert "vector" not in r["hits"][0]["explain"]["retrievers"]
+    assert any("1 memory waits for a vector" in w for w in r["warnings"])
 
 def test_context_match_raises_a_memory(memory):
     prod = memory.observe("restart the web proxy", context={"environment": "prod"})["id"]

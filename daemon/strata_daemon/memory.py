@@ -20,12 +20,11 @@ from .embedding import index as vectors
 from .embedding.cache import VectorCache
 from .embedding.loader import load_embedder
 from .episodes import reads, writes
-from .episodes.deep import DeepWeights, combine, seeds_of
+from .episodes import pipeline
+from .episodes.deep import DeepWeights
 from .episodes.model import Limits, clean_context, normalize
 from .episodes.fts_plan import Scope
-from .episodes.recall import (Tuning, balanced_candidates, features_of, fts_candidates, graph_reach,
-                              namespace_phase, nearest, rank_candidates, with_fact_sources, with_superseders,
-                              alike_newer)
+from .episodes.recall import Tuning, features_of, namespace_phase
 from .capsule.api import Capsule
 from .consolidation.api import Consolidation
 from .dossier.api import Dossiers
@@ -61,10 +60,6 @@ def _id(value: Any, what: str, agent: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
         raise NotFound(f"no {what} {value!r} in namespace {agent!r}")
     return value
-
-
-def _fallback(e: EmbeddingUnavailable) -> str:
-    return f"semantic recall unavailable, used fast: {e.message}" + (f" ({e.hint})" if e.hint else "")
 
 
 class Memory:
@@ -392,7 +387,7 @@ class Memory:
         try:
             emb = await self.embedder()
         except EmbeddingUnavailable as e:
-            warnings.append(_fallback(e))
+            warnings.append(pipeline.fallback(e))
             return None
         return emb, asyncio.get_running_loop().run_in_executor(None, emb.embed_queries, [query])
 
@@ -408,8 +403,9 @@ class Memory:
         if not waiting:
             return
         if self.read_only or waiting > int(self.config["recall.embed_waiting"]):
-            warnings.append(f"{waiting} memories wait for a vector and are found by their words only; the "
-                            "daemon embeds them (`strata run`), or run `strata embed`")
+            many = "memory waits" if waiting == 1 else "memories wait"
+            warnings.append(f"{waiting} {many} for a vector, found by words only until the daemon embeds them "
+                            "(`strata run`) or `strata embed` does")
             return
         try:
             await self.embed_pending(limit=waiting, own=True)
@@ -441,47 +437,14 @@ class Memory:
         query_context = {str(a): str(b) for a, b in clean_context(context).items()}
         warnings: list[str] = []
         states = (*RECALLED, "archived") if include_archived else RECALLED
-        scope = Scope(self.agent, states, kinds, hot_only)
         params, tuning, deep = self._tuned(arm)
+        request = pipeline.Request(query, mode, k, Scope(self.agent, states, kinds, hot_only), query_context, now,
+                                   params, tuning, deep, bool(self.config["facts.in_recall"]),
+                                   bool(self.config["recall.overlap_embedding"]), as_of)
         embedding = await self._embed_query(query, warnings) if mode != "fast" else None
-        if embedding is not None and not self.config["recall.overlap_embedding"]:
-            await asyncio.wait([embedding[1]])  # a failure is raised below, where it becomes a fallback
-        try:
-            lexical = await fts_candidates(self.db, scope, query, tuning, params, neighbours=embedding is not None,
-                                           facts_at=now if self.config["facts.in_recall"] else None)
-        except BaseException:
-            if embedding is not None:
-                embedding[1].cancel()
-            raise
-        candidates, used = lexical.candidates, "fast"
-        if embedding is not None:
-            emb, future = embedding
-            try:
-                near, rows = await nearest(self.db, scope, (await future)[0], tuning.candidates, self._spec_of(emb),
-                                           self._vectors, lexical.rows)
-            except EmbeddingUnavailable as e:
-                warnings.append(_fallback(e))
-            else:
-                candidates, used = balanced_candidates(lexical, near, rows, tuning), "balanced"
-        if mode == "deep":
-            reached, hebb, rows = await graph_reach(self.db, scope, self.web, seeds_of(candidates, deep.seeds),
-                                                    {c.row["id"]: c.row for c in candidates})
-            candidates, used = combine(candidates, reached, hebb, rows, deep), "deep"
-        candidates, first = with_fact_sources(candidates, lexical)
-        candidates, superseded = await with_superseders(self.db, scope, candidates)
-        alike = (alike_newer(candidates, self._vectors, query, k, tuning.present_similarity, tuning.present_parallel)
-                 if used != "fast" else {})
-        if as_of:
-            usage = await self.db.run(reads.usage_before, [c.row["id"] for c in candidates], now)
-            for c in candidates:
-                c.row = {**c.row, **usage.get(c.row["id"], reads.NO_USE)}
-        hits, filtered = rank_candidates(candidates, query_context=query_context, now=now, params=params,
-                                         phase=lexical.phase, k=k, first=first, superseded=superseded,
-                                         alike=alike, superseded_factor=tuning.superseded_factor)
-        return {"query": query, "mode": mode, "mode_used": used, "k": k, "phase": lexical.phase,
-                "candidates": len(candidates), "cold_matched": sum(c.row["tier"] == "cold" for c in candidates),
-                "cold_factor": params.cold_factor, "fts_plan": lexical.plan, "filtered": filtered,
-                "warnings": warnings, "facts": lexical.facts, "query_context": query_context, "hits": hits}
+        r = await pipeline.run(request, pipeline.Sources(self.db, embedding, self._spec_of, self._vectors, self.web))
+        r["warnings"][:0] = warnings
+        return r
 
     async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
                      context: Mapping | None = None, kinds: Iterable[str] = (),
@@ -509,6 +472,7 @@ class Memory:
 
         recall_id, fed = (None, None) if self.read_only else await self.db.transact(record)
         if not explain:
+            r.pop("stages")
             for hit in hits:
                 hit.pop("explain", None)
         return {"recall_id": recall_id, "agent": self.agent, **r, "strategy": strategy, "hits": hits,

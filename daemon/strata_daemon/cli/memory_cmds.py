@@ -169,9 +169,19 @@ def _show_recall(r: dict, explain: bool) -> str:
             if "superseded_by" in h["explain"]:
                 newer = ", ".join(f"#{i}" for i in h["explain"]["superseded_by"])
                 lines.append(f"        superseded by {newer}: a newer memory states another value of the same fact")
+    if explain and r.get("stages"):
+        lines.append("stages: " + " → ".join(_stage(st) for st in r["stages"]))
     if not r["hits"]:
         lines.append("no memories matched")
     return "\n".join(lines)
+
+
+def _stage(st: dict) -> str:
+    """One pipeline stage as `name n (±change, what it says) ms`."""
+    said = ", ".join(f"{k} {v}" for k, v in st.items() if k not in ("stage", "candidates", "change", "ms"))
+    change = f"{st['change']:+d}" if st["stage"] != "full_text" else ""
+    inner = ", ".join(x for x in (change, said) if x)
+    return f"{st['stage']} {st['candidates']}" + (f" ({inner})" if inner else "") + f" {st['ms']:g} ms"
 
 
 async def cmd_recall(args) -> int:

@@ -1,0 +1,169 @@
+"""Recall's reading half as a pipeline: one function per stage, run in order over one list of
+candidates. Each stage says what it did in the trace (`stages` in a recall's result, shown by
+`--explain`): how many candidates it found or left, and how long it took.
+
+    full text ─┐
+    meaning ───┴─ fusion ─ graph (deep) ─ fact sources ─ supersession ─ alike newer ─ (use as of) ─ rank
+
+The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
+so that a new stage is one function here and one line in `run`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, Awaitable, Callable
+
+from ..embedding.cache import VectorCache
+from ..errors import EmbeddingUnavailable
+from ..scoring import ScoringParams
+from ..storage import Database
+from . import reads
+from .deep import DeepWeights, combine, seeds_of
+from .fts_plan import Scope
+from .recall import (Candidate, Lexical, Tuning, alike_newer, balanced_candidates, fts_candidates, graph_reach,
+                     nearest, rank_candidates, with_fact_sources, with_superseders)
+
+
+@dataclass
+class Request:
+    """A recall, checked: what to look for and with which settings."""
+    query: str
+    mode: str
+    k: int
+    scope: Scope
+    query_context: dict[str, str]
+    now: float
+    params: ScoringParams
+    tuning: Tuning
+    deep: DeepWeights
+    facts_in_recall: bool
+    overlap_embedding: bool
+    as_of: bool = False
+
+
+@dataclass
+class Sources:
+    """What the stages read besides the database: the query's embedding (started by the caller
+    on its own thread, or None for full text only), the in-memory vectors and the spiderweb."""
+    db: Database
+    embedding: tuple[Any, asyncio.Future] | None  # (embedder, future vector)
+    spec_of: Callable[[Any], Any]
+    vectors: VectorCache | None
+    web: Any
+
+
+@dataclass
+class State:
+    candidates: list[Candidate] = field(default_factory=list)
+    lexical: Lexical | None = None
+    used: str = "fast"
+    first: dict[int, int] = field(default_factory=dict)
+    superseded: dict = field(default_factory=dict)
+    alike: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    stages: list[dict] = field(default_factory=list)
+
+
+async def _timed(state: State, name: str, step: Awaitable[dict | None]) -> None:
+    started = time.perf_counter()
+    before = len(state.candidates)
+    said = await step
+    if said is None:
+        return
+    state.stages.append({"stage": name, "candidates": len(state.candidates), "change": len(state.candidates) - before,
+                         **said, "ms": round((time.perf_counter() - started) * 1000, 2)})
+
+
+async def full_text(req: Request, src: Sources, st: State) -> dict:
+    st.lexical = await fts_candidates(src.db, req.scope, req.query, req.tuning, req.params,
+                                      neighbours=src.embedding is not None,
+                                      facts_at=req.now if req.facts_in_recall else None)
+    st.candidates = st.lexical.candidates
+    return {"plan": st.lexical.plan.get("strategy")}
+
+
+async def meaning(req: Request, src: Sources, st: State) -> dict | None:
+    """The nearest memories by meaning, fused with the full-text list (spreading within sessions
+    and session aggregation included); a model that fails leaves full text alone, and says why."""
+    if src.embedding is None:
+        return None
+    emb, future = src.embedding
+    try:
+        near, rows = await nearest(src.db, req.scope, (await future)[0], req.tuning.candidates, src.spec_of(emb),
+                                   src.vectors, st.lexical.rows)
+    except EmbeddingUnavailable as e:
+        st.warnings.append(fallback(e))
+        return {"skipped": "the model failed"}
+    st.candidates, st.used = balanced_candidates(st.lexical, near, rows, req.tuning), "balanced"
+    return {"nearest": len(near)}
+
+
+async def graph(req: Request, src: Sources, st: State) -> dict | None:
+    if req.mode != "deep":
+        return None
+    reached, hebb, rows = await graph_reach(src.db, req.scope, src.web, seeds_of(st.candidates, req.deep.seeds),
+                                            {c.row["id"]: c.row for c in st.candidates})
+    st.candidates, st.used = combine(st.candidates, reached, hebb, rows, req.deep), "deep"
+    return {"reached": len(reached)}
+
+
+async def fact_sources(req: Request, src: Sources, st: State) -> dict | None:
+    st.candidates, st.first = with_fact_sources(st.candidates, st.lexical)
+    return {"facts": len(st.lexical.facts)} if st.lexical.facts else None
+
+
+async def supersession(req: Request, src: Sources, st: State) -> dict:
+    st.candidates, st.superseded = await with_superseders(src.db, req.scope, st.candidates)
+    return {"superseded": len(st.superseded)}
+
+
+async def alike(req: Request, src: Sources, st: State) -> dict | None:
+    if st.used == "fast":
+        return None
+    st.alike = alike_newer(st.candidates, src.vectors, req.query, req.k, req.tuning.present_similarity,
+                           req.tuning.present_parallel)
+    return {"moved_up": len(st.alike)}
+
+
+async def use_as_of(req: Request, src: Sources, st: State) -> dict | None:
+    """For a replay at a past time: each candidate's use (accesses, feedback) as it stood then."""
+    if not req.as_of:
+        return None
+    usage = await src.db.run(reads.usage_before, [c.row["id"] for c in st.candidates], req.now)
+    for c in st.candidates:
+        c.row = {**c.row, **usage.get(c.row["id"], reads.NO_USE)}
+    return {}
+
+
+def fallback(e: EmbeddingUnavailable) -> str:
+    return f"semantic recall unavailable, used fast: {e.message}" + (f" ({e.hint})" if e.hint else "")
+
+
+async def run(req: Request, src: Sources) -> dict:
+    st = State()
+    if src.embedding is not None and not req.overlap_embedding:
+        await asyncio.wait([src.embedding[1]])  # a failure is raised in `meaning`, where it becomes a fallback
+    try:
+        await _timed(st, "full_text", full_text(req, src, st))
+    except BaseException:
+        if src.embedding is not None:
+            src.embedding[1].cancel()
+        raise
+    for name, stage in (("meaning", meaning), ("graph", graph), ("fact_sources", fact_sources),
+                        ("supersession", supersession), ("alike_newer", alike), ("use_as_of", use_as_of)):
+        await _timed(st, name, stage(req, src, st))
+    started = time.perf_counter()
+    hits, filtered = rank_candidates(st.candidates, query_context=req.query_context, now=req.now, params=req.params,
+                                     phase=st.lexical.phase, k=req.k, first=st.first, superseded=st.superseded,
+                                     alike=st.alike, superseded_factor=req.tuning.superseded_factor)
+    st.stages.append({"stage": "rank", "candidates": len(hits), "change": len(hits) - len(st.candidates),
+                      "filtered": filtered, "ms": round((time.perf_counter() - started) * 1000, 2)})
+    lexical = st.lexical
+    return {"query": req.query, "mode": req.mode, "mode_used": st.used, "k": req.k, "phase": lexical.phase,
+            "candidates": len(st.candidates), "cold_matched": sum(c.row["tier"] == "cold" for c in st.candidates),
+            "cold_factor": req.params.cold_factor, "fts_plan": lexical.plan, "filtered": filtered,
+            "warnings": st.warnings, "facts": lexical.facts, "query_context": req.query_context, "hits": hits,
+            "stages": st.stages}
