@@ -197,3 +197,16 @@ def test_balanced_is_the_default_mode(memory):
     memory.observe("the bridge on gw-02 is down")
     r = memory.recall("bridge")
     assert r["mode"] == "balanced" and r["hits"]
+
+
+def test_explain_traces_each_stage_of_the_pipeline(memory):
+    memory.observe("the bridge went down at noon")
+    memory.observe("Bridge: DOWN")
+    memory.observe("lunch was late")
+    r = memory.recall("bridge", mode="deep")
+    names = [s["stage"] for s in r["stages"]]
+    assert names[0] == "full_text" and names[-1] == "rank"
+    assert names.index("meaning") < names.index("graph") < names.index("supersession") < names.index("rank")
+    assert r["stages"][0]["candidates"] == 2  # the two with the word
+    assert r["stages"][-1]["candidates"] == len(r["hits"]) and all(s["ms"] >= 0 for s in r["stages"])
+    assert "stages" not in memory.recall("bridge", explain=False)
