@@ -3,7 +3,8 @@ candidates. Each stage says what it did in the trace (`stages` in a recall's res
 `--explain`): how many candidates it found or left, and how long it took.
 
     full text ─┐
-    meaning ───┴─ fusion ─ graph (deep) ─ fact sources ─ supersession ─ alike newer ─ (use as of) ─ rank
+    meaning ───┴─ fusion ─ graph (deep) ─ time asked ─ fact sources ─ supersession ─ alike newer
+    ─ (use as of) ─ rank
 
 The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
 so that a new stage is one function here and one line in `run`.
@@ -23,6 +24,7 @@ from ..storage import Database
 from . import reads
 from .deep import DeepWeights, combine, seeds_of
 from .fts_plan import Scope
+from .when import asks_when, says_when
 from .recall import (Candidate, Lexical, Tuning, alike_newer, balanced_candidates, fts_candidates, graph_reach,
                      nearest, rank_candidates, with_fact_sources, with_superseders)
 
@@ -110,6 +112,24 @@ async def graph(req: Request, src: Sources, st: State) -> dict | None:
     return {"reached": len(reached)}
 
 
+async def time_asked(req: Request, src: Sources, st: State) -> dict | None:
+    """A question that asks when lifts the memories that say a time (when.py says which)."""
+    lift = req.tuning.when_weight
+    if lift <= 0 or not st.candidates or not asks_when(req.query):
+        return None
+    lifted = 0
+    for c in st.candidates:
+        if says_when(c.row["content"]):
+            c.relevance *= 1.0 + lift
+            c.retrievers["when"] = {"lift": lift}
+            lifted += 1
+    top = max(c.relevance for c in st.candidates)
+    if top > 1.0:  # relevance stays within 0..1, as the composite expects
+        for c in st.candidates:
+            c.relevance /= top
+    return {"lifted": lifted}
+
+
 async def fact_sources(req: Request, src: Sources, st: State) -> dict | None:
     st.candidates, st.first = with_fact_sources(st.candidates, st.lexical)
     return {"facts": len(st.lexical.facts)} if st.lexical.facts else None
@@ -152,7 +172,8 @@ async def run(req: Request, src: Sources) -> dict:
         if src.embedding is not None:
             src.embedding[1].cancel()
         raise
-    for name, stage in (("meaning", meaning), ("graph", graph), ("fact_sources", fact_sources),
+    for name, stage in (("meaning", meaning), ("graph", graph), ("time_asked", time_asked),
+                        ("fact_sources", fact_sources),
                         ("supersession", supersession), ("alike_newer", alike), ("use_as_of", use_as_of)):
         await _timed(st, name, stage(req, src, st))
     started = time.perf_counter()

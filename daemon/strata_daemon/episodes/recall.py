@@ -42,6 +42,7 @@ class Tuning:
     present_similarity: float = 0.0
     present_parallel: float = 0.5
     min_similarity: float = 0.1
+    when_weight: float = 0.0
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":
@@ -50,7 +51,8 @@ class Tuning:
                    float(cfg["recall.vector_weight"]), float(cfg["recall.spread_to_next"]),
                    float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]),
                    float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]),
-                   float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]))
+                   float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]),
+                   float(cfg["recall.when_weight"]))
 
 
 @dataclass
