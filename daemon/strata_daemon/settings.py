@@ -198,6 +198,10 @@ SETTINGS: tuple[Setting, ...] = (
             "A question that asks when (or how long ago, what year) lifts the relevance of memories that say a "
             "time (`yesterday`, `last May`, `in 2023`, `3 weeks ago`) by this share. 0 turns it off.",
             _between(0, 5)),
+    Setting("recall.date_weight", 0.0,
+            "A question that names a time (`on 13 October 2023`, `in July 2023`, `in June`, `in 2022`, `last "
+            "week`, `3 months ago`) lifts the relevance of memories from then (their event time) by this share. "
+            "0 turns it off.", _between(0, 5)),
     Setting("recall.overlap_embedding", False,
             "Balanced and deep: embed the query while the full-text search runs (true) or before it (false). "
             "On two cores the two compete: measured at 100,000 memories, the same median and a 3 ms lower p95 "

@@ -3,7 +3,7 @@ candidates. Each stage says what it did in the trace (`stages` in a recall's res
 `--explain`): how many candidates it found or left, and how long it took.
 
     full text ─┐
-    meaning ───┴─ fusion ─ graph (deep) ─ time asked ─ fact sources ─ supersession ─ alike newer
+    meaning ───┴─ fusion ─ graph (deep) ─ time asked ─ time named ─ fact sources ─ supersession ─ alike newer
     ─ (use as of) ─ rank
 
 The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
@@ -24,7 +24,7 @@ from ..storage import Database
 from . import reads
 from .deep import DeepWeights, combine, seeds_of
 from .fts_plan import Scope
-from .when import asks_when, says_when
+from .when import asks_when, named_time, says_when
 from .recall import (Candidate, Lexical, Tuning, alike_newer, balanced_candidates, fts_candidates, graph_reach,
                      nearest, rank_candidates, with_fact_sources, with_superseders)
 
@@ -112,22 +112,38 @@ async def graph(req: Request, src: Sources, st: State) -> dict | None:
     return {"reached": len(reached)}
 
 
+def _lift(candidates: list[Candidate], chosen: Callable[[Candidate], bool], lift: float, name: str,
+          **shown: Any) -> int:
+    """Raise the relevance of the chosen candidates by `lift`, keeping relevance within 0..1 as
+    the composite expects; returns how many were lifted."""
+    lifted = 0
+    for c in candidates:
+        if chosen(c):
+            c.relevance *= 1.0 + lift
+            c.retrievers[name] = {"lift": lift, **shown}
+            lifted += 1
+    top = max((c.relevance for c in candidates), default=0.0)
+    if top > 1.0:
+        for c in candidates:
+            c.relevance /= top
+    return lifted
+
+
 async def time_asked(req: Request, src: Sources, st: State) -> dict | None:
     """A question that asks when lifts the memories that say a time (when.py says which)."""
-    lift = req.tuning.when_weight
-    if lift <= 0 or not st.candidates or not asks_when(req.query):
+    if req.tuning.when_weight <= 0 or not st.candidates or not asks_when(req.query):
         return None
-    lifted = 0
-    for c in st.candidates:
-        if says_when(c.row["content"]):
-            c.relevance *= 1.0 + lift
-            c.retrievers["when"] = {"lift": lift}
-            lifted += 1
-    top = max(c.relevance for c in st.candidates)
-    if top > 1.0:  # relevance stays within 0..1, as the composite expects
-        for c in st.candidates:
-            c.relevance /= top
-    return {"lifted": lifted}
+    return {"lifted": _lift(st.candidates, lambda c: says_when(c.row["content"]), req.tuning.when_weight, "when")}
+
+
+async def time_named(req: Request, src: Sources, st: State) -> dict | None:
+    """A question that names a time lifts the memories from then."""
+    if req.tuning.date_weight <= 0 or not st.candidates:
+        return None
+    within = named_time(req.query, req.now)
+    if within is None:
+        return None
+    return {"lifted": _lift(st.candidates, lambda c: within(c.row["event_at"]), req.tuning.date_weight, "date")}
 
 
 async def fact_sources(req: Request, src: Sources, st: State) -> dict | None:
@@ -173,8 +189,8 @@ async def run(req: Request, src: Sources) -> dict:
             src.embedding[1].cancel()
         raise
     for name, stage in (("meaning", meaning), ("graph", graph), ("time_asked", time_asked),
-                        ("fact_sources", fact_sources),
-                        ("supersession", supersession), ("alike_newer", alike), ("use_as_of", use_as_of)):
+                        ("time_named", time_named), ("fact_sources", fact_sources), ("supersession", supersession),
+                        ("alike_newer", alike), ("use_as_of", use_as_of)):
         await _timed(st, name, stage(req, src, st))
     started = time.perf_counter()
     hits, filtered = rank_candidates(st.candidates, query_context=req.query_context, now=req.now, params=req.params,

@@ -43,6 +43,7 @@ class Tuning:
     present_parallel: float = 0.5
     min_similarity: float = 0.1
     when_weight: float = 0.0
+    date_weight: float = 0.0
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":
@@ -52,7 +53,7 @@ class Tuning:
                    float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]),
                    float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]),
                    float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]),
-                   float(cfg["recall.when_weight"]))
+                   float(cfg["recall.when_weight"]), float(cfg["recall.date_weight"]))
 
 
 @dataclass

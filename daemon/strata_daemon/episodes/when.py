@@ -4,12 +4,15 @@ A question that asks when something happened ("When did Ines move?", "How long a
 year…") is best answered by a memory that carries a time: "I moved to Lisbon last May",
 "the deploy ran yesterday". On LoCoMo, 71% of the evidence turns of such questions say a
 time, against 12% of all turns; recall lifts those memories for those questions
-(`recall.when_weight`).
+(`recall.when_weight`). A question that names a time ("in July 2023", "on 13 October 2023",
+"last week") lifts the memories from then (`recall.date_weight`).
 """
 
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
+from typing import Callable
 
 _MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
           r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
@@ -43,3 +46,72 @@ def asks_when(query: str) -> bool:
 
 def says_when(text: str) -> bool:
     return bool(_TIME.search(text))
+
+
+# -- a time the question names ---------------------------------------------------------------
+
+_MONTHS = {m: i for i, ms in enumerate((
+    ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
+    ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+    ("december", "dec")), 1) for m in ms}
+_M = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|" \
+     r"jun|jul|aug|sept|sep|oct|nov|dec)"
+_DAY_FIRST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_M},? ((?:19|20)\d\d)\b", re.IGNORECASE)
+_MONTH_FIRST = re.compile(rf"\b{_M} (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d\d)\b", re.IGNORECASE)
+_ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+_MONTH_YEAR = re.compile(rf"\b{_M},? ((?:19|20)\d\d)\b", re.IGNORECASE)
+_MONTH_ALONE = re.compile(rf"\b(?:in|during|of|since|early|late|mid-?) {_M}\b", re.IGNORECASE)
+_YEAR = re.compile(r"\b(?:in|during|of|since) ((?:19|20)\d\d)\b", re.IGNORECASE)
+_RELATIVE = re.compile(r"\b(?:(yesterday)|last (week|month|year)|(\d+|a|one|two|three) (day|week|month|year)s? ago)\b",
+                       re.IGNORECASE)
+_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3}
+_DAY_S = 86400.0
+
+
+def _utc(year: int, month: int, day: int = 1) -> float:
+    return datetime(year, month, day, tzinfo=timezone.utc).timestamp()
+
+
+def _month_span(year: int, month: int) -> tuple[float, float]:
+    return _utc(year, month), _utc(year + month // 12, month % 12 + 1)
+
+
+def named_time(query: str, now: float) -> Callable[[float], bool] | None:
+    """Whether a time falls within the time the question names, or None when it names none: a
+    day ("on 13 October 2023"), a month ("in July 2023"; "in June" of any year), a year ("in
+    2022"), or a time back from now ("yesterday", "last week", "3 months ago", a day or a
+    week either side). The first the question names counts."""
+    for pattern, day_of in ((_DAY_FIRST, lambda m: (int(m[3]), _MONTHS[m[2].lower()], int(m[1]))),
+                            (_MONTH_FIRST, lambda m: (int(m[3]), _MONTHS[m[1].lower()], int(m[2]))),
+                            (_ISO, lambda m: (int(m[1]), int(m[2]), int(m[3])))):
+        m = pattern.search(query)
+        if m:
+            try:
+                start = _utc(*day_of(m))
+            except ValueError:  # 31 February: no such day
+                return None
+            return lambda t, a=start - _DAY_S, b=start + 2 * _DAY_S: a <= t < b
+    m = _MONTH_YEAR.search(query)
+    if m:
+        a, b = _month_span(int(m[2]), _MONTHS[m[1].lower()])
+        return lambda t: a <= t < b
+    m = _MONTH_ALONE.search(query)
+    if m:
+        month = _MONTHS[m[1].lower()]
+        return lambda t: datetime.fromtimestamp(t, timezone.utc).month == month
+    m = _YEAR.search(query)
+    if m:
+        a, b = _utc(int(m[1]), 1), _utc(int(m[1]) + 1, 1)
+        return lambda t: a <= t < b
+    m = _RELATIVE.search(query)
+    if m:
+        if m[1]:
+            back, width = 1, 1.0
+        elif m[2]:
+            back, width = {"week": 7, "month": 30, "year": 365}[m[2].lower()], {"week": 7, "month": 30, "year": 365}[m[2].lower()]
+        else:
+            unit = {"day": 1, "week": 7, "month": 30, "year": 365}[m[4].lower()]
+            back, width = (_WORDS.get(m[3].lower()) or int(m[3])) * unit, unit
+        centre = now - back * _DAY_S
+        return lambda t, a=centre - width * _DAY_S, b=centre + width * _DAY_S: a <= t <= b
+    return None
