@@ -202,6 +202,12 @@ SETTINGS: tuple[Setting, ...] = (
             "A question that names a time (`on 13 October 2023`, `in July 2023`, `in June`, `in 2022`, `last "
             "week`, `3 months ago`) lifts the relevance of memories from then (their event time) by this share. "
             "0 turns it off.", _between(0, 5)),
+    Setting("recall.hop_weight", 0.0,
+            "A second hop: the words the best first hits share that the question lacks are searched again, and "
+            "what they find gains this share of its full-text relevance (new memories come in, found ones rise). "
+            "For questions whose answer sits apart from what they name. 0 turns it off.", _between(0, 5)),
+    Setting("recall.hop_seeds", 3, "Second hop: how many of the best first hits give their words.", _between(1, 20)),
+    Setting("recall.hop_words", 8, "Second hop: how many of their words are searched.", _between(1, 32)),
     Setting("recall.overlap_embedding", False,
             "Balanced and deep: embed the query while the full-text search runs (true) or before it (false). "
             "On two cores the two compete: measured at 100,000 memories, the same median and a 3 ms lower p95 "

@@ -3,7 +3,7 @@ candidates. Each stage says what it did in the trace (`stages` in a recall's res
 `--explain`): how many candidates it found or left, and how long it took.
 
     full text ─┐
-    meaning ───┴─ fusion ─ graph (deep) ─ time asked ─ time named ─ fact sources ─ supersession ─ alike newer
+    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ fact sources ─ supersession ─ alike newer
     ─ (use as of) ─ rank
 
 The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
@@ -23,10 +23,11 @@ from ..scoring import ScoringParams
 from ..storage import Database
 from . import reads
 from .deep import DeepWeights, combine, seeds_of
-from .fts_plan import Scope
+from .fts_plan import Scope, search
+from .hop import expansion
+from .recall import (CANDIDATE_COLUMNS, Candidate, Lexical, Tuning, alike_newer, balanced_candidates,
+                     fts_candidates, graph_reach, nearest, rank_candidates, with_fact_sources, with_superseders)
 from .when import asks_when, named_time, says_when
-from .recall import (Candidate, Lexical, Tuning, alike_newer, balanced_candidates, fts_candidates, graph_reach,
-                     nearest, rank_candidates, with_fact_sources, with_superseders)
 
 
 @dataclass
@@ -114,19 +115,23 @@ async def graph(req: Request, src: Sources, st: State) -> dict | None:
 
 def _lift(candidates: list[Candidate], chosen: Callable[[Candidate], bool], lift: float, name: str,
           **shown: Any) -> int:
-    """Raise the relevance of the chosen candidates by `lift`, keeping relevance within 0..1 as
-    the composite expects; returns how many were lifted."""
+    """Raise the relevance of the chosen candidates by `lift`; returns how many were lifted."""
     lifted = 0
     for c in candidates:
         if chosen(c):
             c.relevance *= 1.0 + lift
             c.retrievers[name] = {"lift": lift, **shown}
             lifted += 1
+    _within_one(candidates)
+    return lifted
+
+
+def _within_one(candidates: list[Candidate]) -> None:
+    """Relevance back within 0..1, as the composite expects, after a stage raised some."""
     top = max((c.relevance for c in candidates), default=0.0)
     if top > 1.0:
         for c in candidates:
             c.relevance /= top
-    return lifted
 
 
 async def time_asked(req: Request, src: Sources, st: State) -> dict | None:
@@ -144,6 +149,34 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
     if within is None:
         return None
     return {"lifted": _lift(st.candidates, lambda c: within(c.row["event_at"]), req.tuning.date_weight, "date")}
+
+
+async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
+    """Search again with what the best first hits say that the question does not (hop.py);
+    what that finds gains `hop_weight` of its relevance there."""
+    t = req.tuning
+    if t.hop_weight <= 0 or not st.candidates:
+        return None
+    seeds = sorted(st.candidates, key=lambda c: -c.relevance)[:t.hop_seeds]
+    words = expansion(req.query, [c.row["content"] for c in seeds], t.hop_words)
+    if not words:
+        return None
+    found, _ = await src.db.run(lambda conn: search(conn, " ".join(words), req.scope, CANDIDATE_COLUMNS,
+                                                    limit=t.candidates, budget=t.fts_budget,
+                                                    source_weight=t.source_weight))
+    best = found[0][1] if found else 0.0
+    known = {c.row["id"]: c for c in st.candidates}
+    added = 0
+    for rank, (row, score) in enumerate(found, 1):
+        c = known.get(row["id"])
+        if c is None:
+            c = known[row["id"]] = Candidate(row)
+            st.candidates.append(c)
+            added += 1
+        c.relevance += t.hop_weight * (score / best if best > 1e-6 else 1.0)
+        c.retrievers["second_hop"] = {"rank": rank}
+    _within_one(st.candidates)
+    return {"words": " ".join(words), "found": len(found), "added": added}
 
 
 async def fact_sources(req: Request, src: Sources, st: State) -> dict | None:
@@ -188,9 +221,9 @@ async def run(req: Request, src: Sources) -> dict:
         if src.embedding is not None:
             src.embedding[1].cancel()
         raise
-    for name, stage in (("meaning", meaning), ("graph", graph), ("time_asked", time_asked),
-                        ("time_named", time_named), ("fact_sources", fact_sources), ("supersession", supersession),
-                        ("alike_newer", alike), ("use_as_of", use_as_of)):
+    for name, stage in (("meaning", meaning), ("second_hop", second_hop), ("graph", graph),
+                        ("time_asked", time_asked), ("time_named", time_named), ("fact_sources", fact_sources),
+                        ("supersession", supersession), ("alike_newer", alike), ("use_as_of", use_as_of)):
         await _timed(st, name, stage(req, src, st))
     started = time.perf_counter()
     hits, filtered = rank_candidates(st.candidates, query_context=req.query_context, now=req.now, params=req.params,

@@ -20,7 +20,7 @@ from .fts_plan import Scope, search
 from .currency import asks_present, newer_alike
 from .fusion import Candidate, fuse, normalised, session_boost, spread
 
-_CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
+CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
                       "e.success_count, e.failure_count, e.factual, e.context, e.state, e.source, e.session, "
                       "e.confidence, e.quality, e.strength_factor, e.tier")
 
@@ -44,6 +44,9 @@ class Tuning:
     min_similarity: float = 0.1
     when_weight: float = 0.0
     date_weight: float = 0.0
+    hop_weight: float = 0.0
+    hop_seeds: int = 3
+    hop_words: int = 8
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":
@@ -53,7 +56,8 @@ class Tuning:
                    float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]),
                    float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]),
                    float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]),
-                   float(cfg["recall.when_weight"]), float(cfg["recall.date_weight"]))
+                   float(cfg["recall.when_weight"]), float(cfg["recall.date_weight"]),
+                   float(cfg["recall.hop_weight"]), int(cfg["recall.hop_seeds"]), int(cfg["recall.hop_words"]))
 
 
 @dataclass
@@ -80,7 +84,7 @@ async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning,
     spreading = neighbours and (tuning.spread_to_next > 0 or tuning.spread_to_previous > 0)
 
     def read(conn):
-        found, plan = search(conn, query, scope, _CANDIDATE_COLUMNS, limit=tuning.candidates,
+        found, plan = search(conn, query, scope, CANDIDATE_COLUMNS, limit=tuning.candidates,
                              budget=tuning.fts_budget, source_weight=tuning.source_weight)
         counts = conn.execute("SELECT episode_count, feedback_count FROM namespaces WHERE agent = ?",
                               (scope.agent,)).fetchone()
@@ -349,7 +353,7 @@ def _rows_by_id(conn, scope: Scope, ids) -> dict[int, dict]:
         return {}
     where, params = scope.where(by_id=True)
     return {r["id"]: dict(r) for r in conn.execute(
-        f"SELECT {_CANDIDATE_COLUMNS} FROM episodes e WHERE e.id IN ({', '.join('?' * len(ids))}) AND {where}",
+        f"SELECT {CANDIDATE_COLUMNS} FROM episodes e WHERE e.id IN ({', '.join('?' * len(ids))}) AND {where}",
         (*ids, *params))}
 
 

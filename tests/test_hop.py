@@ -1,0 +1,38 @@
+"""The second hop (episodes/hop.py and its recall stage): the words the best first hits share
+that the question lacks find what the question does not name."""
+
+import asyncio
+
+from conftest import write_config
+from strata_daemon import Memory
+from strata_daemon.episodes.hop import expansion
+
+
+def test_expansion_prefers_words_several_hits_share_and_never_the_questions():
+    seeds = ["I want to work in counseling and mental health", "The mental health workshop on counseling was great",
+             "Caroline loves painting"]
+    words = expansion("What might Caroline study?", seeds, 3)
+    assert words[:2] in (["counseling", "health"], ["health", "counseling"]) and "mental" in words
+    assert "caroline" not in expansion("What might Caroline study?", seeds, 20)  # the question's own word
+    assert not {"great", "want", "and", "the", "in", "on"} & set(expansion("x", seeds, 20))  # filler, stopwords, short
+    assert expansion("anything", [], 5) == [] and expansion("q", ["a b c"], 5) == []
+
+
+def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
+    async def go(weight):
+        write_config(home, f"[recall]\nhop_weight = {weight}\nmin_similarity = 1.0\n")  # full text only
+        async with await Memory.open(home) as mem:
+            if not await mem.timeline():
+                await mem.observe("Caroline told me she wants a career in counseling and mental health")
+                await mem.observe("Counseling programs with a mental health focus open applications in May")
+                await mem.observe("The printer on floor two jams")
+            r = await mem.recall("What career does Caroline want?", explain=True)
+            return [h["content"] for h in r["hits"]], r["stages"]
+
+    found, stages = asyncio.run(go(0))
+    assert found == ["Caroline told me she wants a career in counseling and mental health"]
+    found, stages = asyncio.run(go(0.5))
+    assert found[:2] == ["Caroline told me she wants a career in counseling and mental health",
+                         "Counseling programs with a mental health focus open applications in May"]
+    hop = next(s for s in stages if s["stage"] == "second_hop")
+    assert hop["added"] == 1 and "counseling" in hop["words"]
