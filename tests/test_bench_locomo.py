@@ -405,3 +405,7 @@ def test_cli_locomo_folds_scores_each_question_with_settings_chosen_without_it(c
     assert r["points"] == len(grid_points(GRID)) and r["protocol_choice"]["settings"].keys() == GRID.keys()
     proc = cli("bench", "locomo", "--data", str(TINY), "--folds", "3")
     assert proc.returncode == 4 and "--folds takes 2 to 2" in proc.err
+    small = cli.json("bench", "locomo", "--data", str(TINY), "--folds", "2", "--grid", "recall.when_weight=0,0.5")
+    assert small["points"] == 2 and small["grid"] == {"recall.when_weight": [0.0, 0.5]}
+    proc = cli("bench", "locomo", "--data", str(TINY), "--folds", "2", "--grid", "recall.when_weight=0,x")
+    assert proc.returncode == 7 and "must be a number" in proc.err

@@ -137,11 +137,12 @@ async def cmd_locomo(args) -> int:
     if args.folds is not None:
         if args.lived or not 2 <= args.folds <= len(conversations):
             raise InvalidInput(f"--folds takes 2 to {len(conversations)} (the conversations), without --lived")
+        grid = _grid(args.grid) if args.grid else GRID
         questions = sum(len(c.questions) for c in conversations)
-        bar = Progress(store_steps(conversations, args.mode) + questions * len(grid_points(GRID)),
+        bar = Progress(store_steps(conversations, args.mode) + questions * len(grid_points(grid)),
                        "locomo folds (store, embed, every grid point)", unit="steps")
         result = await bench_folds(args.data, conversations, folds=args.folds, mode=args.mode, settings=settings,
-                                   progress=bar.advance, store_progress=bar.advance)
+                                   grid=grid, progress=bar.advance, store_progress=bar.advance)
         bar.close()
         _save(result, args.out)
         emit(result, args.json, format_folds)
@@ -161,6 +162,17 @@ async def cmd_locomo(args) -> int:
     _save(result, args.out)
     emit(result, args.json, (lambda r: format_table(r) + "\n" + format_lived(r)) if args.lived else format_table)
     return 0
+
+
+def _grid(assignments: list[str]) -> dict:
+    """`--grid KEY=V1,V2,...` (repeatable) as {key: values}, each value checked as the setting's."""
+    grid = {}
+    for a in assignments:
+        key, _, values = a.partition("=")
+        if not values:
+            raise InvalidInput(f"--grid takes KEY=V1,V2,..., not {a!r}")
+        grid[key.strip()] = tuple(parse_assignment(f"{key}={v}")[1] for v in values.split(","))
+    return grid
 
 
 async def cmd_lived(args) -> int:
@@ -416,6 +428,9 @@ def register(sub, common) -> None:
                    help="leave conversations out: deal them into K folds, choose recall settings from a small grid "
                         "on the other folds and score each fold with its choice (the figure to expect on unseen "
                         "conversations), beside the tuned-on figure and this home's settings")
+    q.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
+                   help="with --folds: the values of a recall setting the protocol chooses among (repeatable; the "
+                        "grid is every combination); default: the fusion settings around their shipped values")
     q.add_argument("--lived", action="store_true",
                    help="also measure a lived copy of each home: every other question asked first with feedback "
                         "naming the evidence, one night of every daemon phase, then the other half, against the "
