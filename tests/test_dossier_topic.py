@@ -109,7 +109,7 @@ def _lines(text):
 
 
 def test_a_topic_with_three_relevant_memories_shows_those_three_lines(home, memory):
-    """Balanced recall hands the refresh its 40 nearest memories; only three are about revenue:
+    """Balanced recall hands the refresh its nearest memories; only three are about revenue:
     two name it, one is linked to one of those by a person."""
     memory.dossiers.add("revenue")
     a = memory.observe("Revenue for October was 12,400 dollars", at=T0 - 20 * DAY, importance=0.6)["id"]
@@ -120,7 +120,8 @@ def test_a_topic_with_three_relevant_memories_shows_those_three_lines(home, memo
     memory.embed_pending()
     r = memory.dossiers.refresh("revenue", now=T0)
     text = memory.dossiers.show("revenue")["text"]
-    assert r["notes"]["off_topic"] >= 30  # recall did hand it the routine lines
+    # Recall did hand it routine lines (fewer since it leaves out the least alike, recall.min_similarity).
+    assert r["notes"]["off_topic"] >= 5
     assert sorted(int(i) for i in re.findall(r"\be(\d+)\b", text)) == sorted([a, b, c])
     assert len(_lines(text)) == 3 and "Backup" not in text and "Vpn" not in text and "nginx" not in text
     assert r["lines"] == 3
@@ -142,7 +143,7 @@ def test_the_spiderweb_brings_in_what_names_the_topic_only_through_an_entity(hom
     r = memory.dossiers.refresh("amara_okafor", now=T0)
     text = memory.dossiers.show("amara_okafor")["text"]
     cited = {int(i) for i in re.findall(r"\be(\d+)\b", text)}
-    assert r["notes"]["off_topic"] >= 10
+    assert r["notes"]["off_topic"] >= 2  # recall handed it unrelated lines, and they were left out
     assert {said, chat, filed} <= cited and len(cited) == 4 and "Lopez" not in text and "hosting" not in text
 
 
