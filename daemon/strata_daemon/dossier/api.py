@@ -164,12 +164,15 @@ class Dossiers:
         hits, _, said = await self._rank(t.query, k, self.config["dossier.recall_mode"])
         warnings.extend(said)
         recent_after = now - float(self.config["dossier.recent_days"]) * 86400.0
-        sources = salience.ranked(
-            [{"id": h["id"], "kind": h["kind"], "content": h["content"], "event_at": h["event_at"],
-              "importance": h["explain"]["features"]["importance"],
-              "relevance": h["explain"]["signals"]["relevance"]} for h in hits],
-            now, float(self.config["dossier.half_life_hours"]))
         terms = relevance.terms_of(t)
+        found = [{"id": h["id"], "kind": h["kind"], "content": h["content"], "event_at": h["event_at"],
+                  "importance": h["explain"]["features"]["importance"],
+                  "relevance": h["explain"]["signals"]["relevance"]} for h in hits]
+        # Memories linked to the topic's entities join with the weakest relevance recall gave.
+        weakest = min((f["relevance"] for f in found), default=1.0)
+        linked = await self.db.run(store.linked_to_topic, self.agent, terms, {f["id"] for f in found}, k)
+        found += [{**row, "relevance": weakest} for row in linked]
+        sources = salience.ranked(found, now, float(self.config["dossier.half_life_hours"]))
 
         def read(conn):
             facts = store.topic_facts(conn, self.agent, t.fact_prefixes, now)

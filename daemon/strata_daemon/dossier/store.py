@@ -187,6 +187,26 @@ def topic_entities(conn, agent: str, terms: relevance.Terms) -> list[tuple[str, 
     return [(r[0], r[1]) for r in rows if relevance.entity_matches(r[1], terms)]
 
 
+def linked_to_topic(conn, agent: str, terms: relevance.Terms, known: set[int], limit: int) -> list[dict]:
+    """Active memories a person or a phase linked to one of the topic's entities (not a mere
+    mention), newest first, that recall did not hand over: they belong to the topic whatever
+    their words, so they are read from the spiderweb rather than hoped for from recall."""
+    nodes = [f"entity:{k}:{v}" for k, v in topic_entities(conn, agent, terms)]
+    if not nodes:
+        return []
+    ids = {int(r[0][8:]) for r in conn.execute(
+        f"SELECT src FROM web_links WHERE agent = ? AND dst IN ({_marks(nodes)}) AND type <> 'mentions' "
+        "AND src LIKE 'episode:%' UNION "
+        f"SELECT dst FROM web_links WHERE agent = ? AND src IN ({_marks(nodes)}) AND type <> 'mentions' "
+        "AND dst LIKE 'episode:%'", (agent, *nodes, agent, *nodes))} - known
+    if not ids:
+        return []
+    rows = conn.execute(f"SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND "
+                        f"state = 'active' AND id IN ({_marks(ids)}) ORDER BY event_at DESC LIMIT ?",
+                        (agent, *ids, limit)).fetchall()
+    return [dict(r) for r in rows]
+
+
 def _linked(conn, agent: str, ids: set[int], nodes: list[str]) -> set[int]:
     """Of these memories, those with a link to one of the nodes (a mention, or a link a person
     or a phase made) or an explicit link from one."""
