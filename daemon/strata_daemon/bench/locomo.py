@@ -380,13 +380,16 @@ class Bm25:
         self.conn.close()
 
 
-async def embed_all(embedder, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
-    """Every text's vector, in order; embedded shortest first, as `embed_pending` does (less padding)."""
+async def embed_all(embedder, texts: Sequence[str], progress: Callable[[int], None] | None = None, *,
+                    queries: bool = False) -> np.ndarray:
+    """Every text's vector, in order; embedded shortest first, as `embed_pending` does (less padding).
+    `queries` embeds them as recall embeds a query (E5 marks queries apart from memories)."""
+    embed = embedder.embed_queries if queries else embedder.embed
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     out = np.zeros((len(texts), embedder.dim), dtype=np.float32)
     for i in range(0, len(order), EMBED_BATCH):
         rows = order[i:i + EMBED_BATCH]
-        out[rows] = await asyncio.to_thread(embedder.embed, [texts[j] for j in rows])
+        out[rows] = await asyncio.to_thread(embed, [texts[j] for j in rows])
         if progress:
             progress(len(rows))
     return out
@@ -434,7 +437,7 @@ async def nearest_by_cosine(embedder, stored: Stored, questions: Sequence[Questi
     """Each question's top CANDIDATES episodes by flat cosine over the vectors the store holds;
     every text is embedded once."""
     docs = await embed_all(embedder, embedded_documents(stored, text), progress)
-    asked = await embed_all(embedder, [q.text for q in questions])
+    asked = await embed_all(embedder, [q.text for q in questions], queries=True)
     return cosine_rankings(asked, docs, stored.episodes, CANDIDATES)
 
 
