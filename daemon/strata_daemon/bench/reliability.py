@@ -153,7 +153,7 @@ def concurrency(home: Path, writers: int, readers: int, seconds: float,
     daemon = _daemon(home)
     started = time.perf_counter()
     procs = [_writer(home, f"c{i}", seconds) for i in range(writers)]
-    reader_code = ("import asyncio, json, sys, time\nfrom daemon import Memory\nfrom strata_daemon.errors import StrataError\n"
+    reader_code = ("import asyncio, json, sys, time\nfrom strata_daemon import Memory\nfrom strata_daemon.errors import StrataError\n"
                    "async def main(mode, seconds):\n"
                    "    end, n, errors = time.monotonic() + seconds, 0, []\n"
                    "    async with await Memory.open(actor='reader') as mem:\n"
