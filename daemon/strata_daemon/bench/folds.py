@@ -33,6 +33,7 @@ GRID: dict[str, tuple[Any, ...]] = {
     "recall.session_weight": (0.15, 0.3, 0.45),
 }
 K_RANKED = 10
+AT_K = ("recall_at_5", "recall_at_10")
 
 
 def grid_points(grid: Mapping[str, Sequence[Any]]) -> list[dict[str, Any]]:
@@ -48,6 +49,10 @@ def deal(names: Sequence[str], folds: int) -> list[list[str]]:
 def objective(rows: Sequence[Mapping[str, float]]) -> float:
     """What a point is chosen by: the mean of recall@5 and recall@10 over the questions."""
     return statistics.fmean((r["recall_at_5"] + r["recall_at_10"]) / 2 for r in rows) if rows else 0.0
+
+
+def means(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    return {m: round(statistics.fmean(r[m] for r in rows), 4) for m in AT_K}
 
 
 def choose(scores: Mapping[int, Mapping[str, list]], train: Sequence[str]) -> int:
@@ -111,30 +116,25 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
                 tuned = [s for n in train for _, s in scores[best][n]]
                 held_rows = [s for n in held for _, s in chosen_rows[n]]
                 per_fold.append({"held_out": held, "chosen": points[best], "questions": len(held_rows),
-                                 "tuned_on": {m: round(statistics.fmean(r[m] for r in tuned), 4)
-                                              for m in ("recall_at_5", "recall_at_10")},
-                                 "held_out_scores": {m: round(statistics.fmean(r[m] for r in held_rows), 4)
-                                                     for m in ("recall_at_5", "recall_at_10")}})
+                                 "tuned_on": means(tuned), "held_out_scores": means(held_rows)})
             for conv, mem, (_, stored) in zip(conversations, mems, homes):
                 defaults += await _score(mem, conv, stored, _arm(mode, None, "defaults"), budget=True)
         finally:
             for mem in mems:
                 await mem.close()
     held_out = summarise([row for n in names for row in chosen_rows[n]])
-    tuned = {m: round(statistics.fmean(f["tuned_on"][m] for f in per_fold), 4) for m in ("recall_at_5", "recall_at_10")}
+    tuned = means([f["tuned_on"] for f in per_fold])
     best_all = choose(scores, names)
-    all_rows = [s for n in names for _, s in scores[best_all][n]]
     return {
         "benchmark": "locomo_folds", "data": str(data), "conversations": len(conversations), "folds": folds,
         "mode": mode, "questions": sum(len(c.questions) for c in conversations),
         "grid": {k: list(v) for k, v in grid.items()}, "points": len(points),
         "held_out": held_out, "tuned_on": tuned,
-        "gap": {m: round(tuned[m] - held_out[m], 4) for m in ("recall_at_5", "recall_at_10")},
+        "gap": {m: round(tuned[m] - held_out[m], 4) for m in AT_K},
         "per_fold": per_fold,
         "home_settings": summarise(defaults),
         "protocol_choice": {"settings": points[best_all],
-                            **{m: round(statistics.fmean(r[m] for r in all_rows), 4)
-                               for m in ("recall_at_5", "recall_at_10")}},
+                            **means([s for n in names for _, s in scores[best_all][n]])},
         "seconds": round(time.perf_counter() - started, 1),
     }
 

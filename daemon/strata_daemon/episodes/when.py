@@ -65,6 +65,7 @@ _YEAR = re.compile(r"\b(?:in|during|of|since) ((?:19|20)\d\d)\b", re.IGNORECASE)
 _RELATIVE = re.compile(r"\b(?:(yesterday)|last (week|month|year)|(\d+|a|one|two|three) (day|week|month|year)s? ago)\b",
                        re.IGNORECASE)
 _WORDS = {"a": 1, "one": 1, "two": 2, "three": 3}
+_UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _DAY_S = 86400.0
 
 
@@ -106,12 +107,12 @@ def named_time(query: str, now: float) -> Callable[[float], bool] | None:
     m = _RELATIVE.search(query)
     if m:
         if m[1]:
-            back, width = 1, 1.0
+            back, width = 1, 1
         elif m[2]:
-            back, width = {"week": 7, "month": 30, "year": 365}[m[2].lower()], {"week": 7, "month": 30, "year": 365}[m[2].lower()]
+            back = width = _UNIT_DAYS[m[2].lower()]
         else:
-            unit = {"day": 1, "week": 7, "month": 30, "year": 365}[m[4].lower()]
-            back, width = (_WORDS.get(m[3].lower()) or int(m[3])) * unit, unit
+            width = _UNIT_DAYS[m[4].lower()]
+            back = (_WORDS.get(m[3].lower()) or int(m[3])) * width
         centre = now - back * _DAY_S
         return lambda t, a=centre - width * _DAY_S, b=centre + width * _DAY_S: a <= t <= b
     return None
