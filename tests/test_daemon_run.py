@@ -342,9 +342,9 @@ def test_cli_observations_are_folded_embedded_and_reach_the_capsule(home, cli):
     try:
         d.wait_for("phase capsule: status rendered", START_TIMEOUT)
         eid = int(cli("observe", "Bridge: DOWN since the storm", check=True).out)
-        cli.json("recall", "bridge storm")
         d.wait_for("phase embed: embedded 1", START_TIMEOUT)
-        d.wait_for("phase fold: events 1", START_TIMEOUT)
+        cli.json("recall", "bridge storm")  # after the daemon's embed: a recall would embed a small backlog itself
+        d.wait_for("phase fold: events 1", START_TIMEOUT)  # the recall's access event
         capsule = home / "capsule" / "CAPSULE.md"
         wait_until(lambda: "- Bridge: DOWN since the storm" in capsule.read_text(encoding="utf-8"), START_TIMEOUT,
                    "the captured fact reaching the capsule")
