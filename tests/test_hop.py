@@ -16,6 +16,9 @@ def test_expansion_prefers_words_several_hits_share_and_never_the_questions():
     assert "caroline" not in expansion("What might Caroline study?", seeds, 20)  # the question's own word
     assert not {"great", "want", "and", "the", "in", "on"} & set(expansion("x", seeds, 20))  # filler, stopwords, short
     assert expansion("anything", [], 5) == [] and expansion("q", ["a b c"], 5) == []
+    found = seeds + ["a mental health day", "mental notes", "Caroline went out"]
+    assert "mental" not in expansion("What might Caroline study?", seeds, 20, found)  # in half of what was found
+    assert "counseling" in expansion("What might Caroline study?", seeds, 20, found)
 
 
 def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
@@ -27,11 +30,12 @@ def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
                 await mem.observe("Counseling programs with a mental health focus open applications in May")
                 await mem.observe("The printer on floor two jams")
             r = await mem.recall("What career does Caroline want?", explain=True)
-            return [h["content"] for h in r["hits"]], r["stages"]
+            return [h["content"] for h in r["hits"]], r["stages"], r["hits"]
 
-    found, stages = asyncio.run(go(0))
+    found, stages, _ = asyncio.run(go(0))
     assert found == ["Caroline told me she wants a career in counseling and mental health"]
-    found, stages = asyncio.run(go(0.5))
+    found, stages, hits = asyncio.run(go(0.5))
+    assert "second_hop" not in hits[0]["explain"]["retrievers"]  # a seed is not lifted by its own words
     assert found[:2] == ["Caroline told me she wants a career in counseling and mental health",
                          "Counseling programs with a mental health focus open applications in May"]
     hop = next(s for s in stages if s["stage"] == "second_hop")

@@ -8,6 +8,8 @@ import re
 
 import pytest
 
+from strata_daemon.config import overlay
+
 OLD_AT, NEW_AT = "2026-03-01T10:00:00Z", "2026-04-01T10:00:00Z"
 CASES = {
     "email": ("Dana Whitfield's email address is dana.whitfield@oldmail.example",
@@ -84,6 +86,7 @@ def test_a_memory_superseded_twice_ranks_below_the_newest(memory):
 
 
 def test_a_superseder_outside_the_hits_is_brought_in(memory):
+    memory.reconfigure(overlay(memory.config, {"recall.hop_weight": 0}))  # the second hop would find it first
     old_id, new_id = _stored(memory, "location", False)
     r = memory.recall("Lisbon", mode="fast", k=5)  # the newer memory does not say Lisbon
     ids = [h["id"] for h in r["hits"]]

@@ -194,18 +194,19 @@ SETTINGS: tuple[Setting, ...] = (
             "Balanced and deep: a memory found only by meaning must be at least this alike to the query "
             "(cosine) to be a candidate, so that a query about nothing stored gets no hits instead of the least "
             "unlike memories. Memories the full-text search finds are kept whatever their cosine.", _between(-1, 1)),
-    Setting("recall.when_weight", 0.0,
+    Setting("recall.when_weight", 0.3,
             "A question that asks when (or how long ago, what year) lifts the relevance of memories that say a "
             "time (`yesterday`, `last May`, `in 2023`, `3 weeks ago`) by this share. 0 turns it off.",
             _between(0, 5)),
-    Setting("recall.date_weight", 0.0,
+    Setting("recall.date_weight", 0.5,
             "A question that names a time (`on 13 October 2023`, `in July 2023`, `in June`, `in 2022`, `last "
-            "week`, `3 months ago`) lifts the relevance of memories from then (their event time) by this share. "
-            "0 turns it off.", _between(0, 5)),
-    Setting("recall.hop_weight", 0.0,
+            "week`, `3 months ago`) lifts the relevance of memories from then (said then, or stating a time "
+            "then) by this share. 0 turns it off.", _between(0, 5)),
+    Setting("recall.hop_weight", 0.2,
             "A second hop: the words the best first hits share that the question lacks are searched again, and "
-            "what they find gains this share of its full-text relevance (new memories come in, found ones rise). "
-            "For questions whose answer sits apart from what they name. 0 turns it off.", _between(0, 5)),
+            "what they find, those hits aside, gains this share of its full-text relevance (new memories come "
+            "in, found ones rise). For questions whose answer sits apart from what they name. 0 turns it off.",
+            _between(0, 5)),
     Setting("recall.hop_seeds", 3, "Second hop: how many of the best first hits give their words.", _between(1, 20)),
     Setting("recall.hop_words", 8, "Second hop: how many of their words are searched.", _between(1, 32)),
     Setting("recall.overlap_embedding", False,

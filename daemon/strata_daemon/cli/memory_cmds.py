@@ -159,6 +159,8 @@ def _show_recall(r: dict, explain: bool) -> str:
         cold = " cold" if h.get("tier") == "cold" else ""
         lines.append(f"{h['rank']:>3}. #{h['id']:<7} {h['score']:.3f}  {h['kind']:<11} "
                      f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}{cold}")
+        if h.get("times"):
+            lines.append(f"        times: {_times(h['times'])}")
         if explain:
             sig = " · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items())
             ret = " · ".join(f"{name} " + ", ".join(f"{k} {v}" for k, v in info.items())
@@ -174,6 +176,10 @@ def _show_recall(r: dict, explain: bool) -> str:
     if not r["hits"]:
         lines.append("no memories matched")
     return "\n".join(lines)
+
+
+def _times(times: list[dict]) -> str:
+    return "; ".join(f"{t['phrase']} = {t['date']}" for t in times)
 
 
 def _stage(st: dict) -> str:
@@ -208,6 +214,8 @@ def _show_episode(ep: dict) -> str:
                 "importance", "factual", "irrelevant", "context", "access_count", "last_access_at_iso",
                 "pending_access_events", "success_count", "failure_count", "content_hash", "superseded_by"):
         lines.append(f"  {key.removesuffix('_iso'):<22} {ep[key]}")
+    if ep.get("times"):
+        lines.append(f"  {'times':<22} {_times(ep['times'])}")
     for name, ids in ep["supersession"].items():
         if ids:
             lines.append(f"  {name.replace('_', ' '):<22} {', '.join(f'#{i}' for i in ids)}")

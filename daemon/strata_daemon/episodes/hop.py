@@ -28,10 +28,14 @@ def words_of(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
-def expansion(query: str, seeds: Sequence[str], limit: int) -> list[str]:
+def expansion(query: str, seeds: Sequence[str], limit: int, found: Sequence[str] = ()) -> list[str]:
     """Up to `limit` words the seed texts share most, that the query does not hold: those in
-    more seeds first, then the more frequent; stopwords, filler and short words never."""
+    more seeds first, then the more frequent; stopwords, filler and short words never, nor a
+    word at least half of what the first hop `found` holds (it would tell nothing apart)."""
     asked = set(words_of(query))
+    if len(found) >= 2:
+        held = Counter(w for text in found for w in set(words_of(text)))
+        asked |= {w for w, n in held.items() if 2 * n >= len(found)}
     in_seeds: Counter = Counter()
     total: Counter = Counter()
     for text in seeds:

@@ -142,28 +142,39 @@ async def time_asked(req: Request, src: Sources, st: State) -> dict | None:
 
 
 async def time_named(req: Request, src: Sources, st: State) -> dict | None:
-    """A question that names a time lifts the memories from then."""
+    """A question that names a time lifts the memories from then: said then, or saying a time
+    that falls then ("yesterday" said the day after)."""
     if req.tuning.date_weight <= 0 or not st.candidates:
         return None
-    within = named_time(req.query, req.now)
-    if within is None:
+    window = named_time(req.query, req.now)
+    if window is None:
         return None
-    return {"lifted": _lift(st.candidates, lambda c: within(c.row["event_at"]), req.tuning.date_weight, "date")}
+    stated = await src.db.run(reads.stated_times_of, [c.row["id"] for c in st.candidates])
+
+    def then(c: Candidate) -> bool:
+        return window.holds(c.row["event_at"]) or any(window.overlaps(a, b)
+                                                      for _, _, a, b in stated.get(c.row["id"], ()))
+    return {"window": str(window), "lifted": _lift(st.candidates, then, req.tuning.date_weight, "date")}
 
 
 async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
     """Search again with what the best first hits say that the question does not (hop.py);
-    what that finds gains `hop_weight` of its relevance there."""
+    what that finds, the seeds aside, gains `hop_weight` of its relevance there. A seed found
+    again by its own words would only rise for being a seed, above memories that feedback
+    raised."""
     t = req.tuning
     if t.hop_weight <= 0 or not st.candidates:
         return None
     seeds = sorted(st.candidates, key=lambda c: -c.relevance)[:t.hop_seeds]
-    words = expansion(req.query, [c.row["content"] for c in seeds], t.hop_words)
+    words = expansion(req.query, [c.row["content"] for c in seeds], t.hop_words,
+                      [c.row["content"] for c in st.candidates])
     if not words:
         return None
     found, _ = await src.db.run(lambda conn: search(conn, " ".join(words), req.scope, CANDIDATE_COLUMNS,
                                                     limit=t.candidates, budget=t.fts_budget,
                                                     source_weight=t.source_weight))
+    seed_ids = {c.row["id"] for c in seeds}
+    found = [(row, score) for row, score in found if row["id"] not in seed_ids]
     best = found[0][1] if found else 0.0
     known = {c.row["id"]: c for c in st.candidates}
     added = 0
@@ -229,6 +240,8 @@ async def run(req: Request, src: Sources) -> dict:
     hits, filtered = rank_candidates(st.candidates, query_context=req.query_context, now=req.now, params=req.params,
                                      phase=st.lexical.phase, k=req.k, first=st.first, superseded=st.superseded,
                                      alike=st.alike, superseded_factor=req.tuning.superseded_factor)
+    if hits:
+        await src.db.run(reads.with_times, hits)
     st.stages.append({"stage": "rank", "candidates": len(hits), "change": len(hits) - len(st.candidates),
                       "filtered": filtered, "ms": round((time.perf_counter() - started) * 1000, 2)})
     lexical = st.lexical

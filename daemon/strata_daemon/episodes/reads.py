@@ -8,6 +8,7 @@ from ..errors import InvalidInput, NotFound
 from ..storage.db import Database
 from ..web.nodes import episode_id
 from .model import episode_dict
+from .stated import label
 
 
 async def get_episode(db: Database, agent: str, episode_id: int) -> dict:
@@ -15,7 +16,7 @@ async def get_episode(db: Database, agent: str, episode_id: int) -> dict:
     if row is None:
         raise NotFound(f"no memory {episode_id} in namespace {agent!r}",
                        hint="`strata timeline` lists what this namespace holds")
-    return episode_dict(row)
+    return (await db.run(with_times, [episode_dict(row)]))[0]
 
 
 async def get_episodes(db: Database, agent: str, ids: list[int]) -> dict[int, dict]:
@@ -143,3 +144,27 @@ def import_progress(conn, agent: str, input_sha256: str) -> int:
     row = conn.execute("SELECT rows_stored FROM imports WHERE agent = ? AND input_sha256 = ?",
                        (agent, input_sha256)).fetchone()
     return 0 if row is None else int(row[0])
+
+
+def stated_times_of(conn, ids: list[int]) -> dict[int, list[tuple[int, int, float, float]]]:
+    """The times these memories state (episodes/stated.py), by memory: (at, length, start, end)
+    in the order they appear."""
+    found: dict[int, list[tuple[int, int, float, float]]] = {}
+    for part in range(0, len(ids), 500):
+        chunk = ids[part:part + 500]
+        for eid, *row in conn.execute(f"SELECT episode_id, at, length, start_at, end_at FROM stated_times "
+                                      f"WHERE episode_id IN ({', '.join('?' * len(chunk))}) ORDER BY episode_id, at",
+                                      chunk):
+            found.setdefault(eid, []).append(tuple(row))
+    return found
+
+
+def with_times(conn, items: list[dict]) -> list[dict]:
+    """Give each memory (a hit, a shown memory) that states a time its times resolved:
+    "yesterday" said on 8 May 2023 is `{"phrase": "yesterday", "date": "2023-05-07"}`, so an
+    agent need not work it out."""
+    stated = stated_times_of(conn, [m["id"] for m in items])
+    for m in items:
+        if m["id"] in stated:
+            m["times"] = [{"phrase": m["content"][at:at + n], "date": label(a, b)} for at, n, a, b in stated[m["id"]]]
+    return items

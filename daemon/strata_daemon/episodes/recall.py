@@ -38,15 +38,15 @@ class Tuning:
     spread_to_next: float
     spread_to_previous: float
     session_weight: float
-    superseded_factor: float = 0.9
-    present_similarity: float = 0.0
-    present_parallel: float = 0.5
-    min_similarity: float = 0.1
-    when_weight: float = 0.0
-    date_weight: float = 0.0
-    hop_weight: float = 0.0
-    hop_seeds: int = 3
-    hop_words: int = 8
+    superseded_factor: float
+    present_similarity: float
+    present_parallel: float
+    min_similarity: float
+    when_weight: float
+    date_weight: float
+    hop_weight: float
+    hop_seeds: int
+    hop_words: int
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":

@@ -11,8 +11,8 @@ time, against 12% of all turns; recall lifts those memories for those questions
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Callable
 
 _MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
           r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
@@ -50,7 +50,7 @@ def says_when(text: str) -> bool:
 
 # -- a time the question names ---------------------------------------------------------------
 
-_MONTHS = {m: i for i, ms in enumerate((
+MONTHS = {m: i for i, ms in enumerate((
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
     ("december", "dec")), 1) for m in ms}
@@ -77,13 +77,39 @@ def _month_span(year: int, month: int) -> tuple[float, float]:
     return _utc(year, month), _utc(year + month // 12, month % 12 + 1)
 
 
-def named_time(query: str, now: float) -> Callable[[float], bool] | None:
-    """Whether a time falls within the time the question names, or None when it names none: a
-    day ("on 13 October 2023"), a month ("in July 2023"; "in June" of any year), a year ("in
-    2022"), or a time back from now ("yesterday", "last week", "3 months ago", a day or a
-    week either side). The first the question names counts."""
-    for pattern, day_of in ((_DAY_FIRST, lambda m: (int(m[3]), _MONTHS[m[2].lower()], int(m[1]))),
-                            (_MONTH_FIRST, lambda m: (int(m[3]), _MONTHS[m[1].lower()], int(m[2]))),
+@dataclass(frozen=True)
+class Window:
+    """The time a question names: from `start` to `end` (UTC), or any year's `month`."""
+    start: float | None = None
+    end: float | None = None
+    month: int | None = None
+
+    def holds(self, t: float) -> bool:
+        if self.month is not None:
+            return datetime.fromtimestamp(t, timezone.utc).month == self.month
+        return self.start <= t < self.end
+
+    def overlaps(self, start: float, end: float) -> bool:
+        """Whether a span a memory states meets this window."""
+        if self.month is not None:
+            return any(datetime.fromtimestamp(t, timezone.utc).month == self.month
+                       for t in (start, max(start, end - 1)))
+        return start < self.end and end > self.start
+
+    def __str__(self) -> str:
+        if self.month is not None:
+            return f"any {datetime(2000, self.month, 1).strftime('%B')}"
+        return " .. ".join(datetime.fromtimestamp(t, timezone.utc).strftime("%Y-%m-%d %H:%M").removesuffix(" 00:00")
+                           for t in (self.start, self.end))
+
+
+def named_time(query: str, now: float) -> Window | None:
+    """The time the question names, or None when it names none: a day ("on 13 October 2023",
+    a day either side), a month ("in July 2023"; "in June" of any year), a year ("in 2022"),
+    or a time back from now ("yesterday", "last week", "3 months ago", a day or a week either
+    side). The first the question names counts."""
+    for pattern, day_of in ((_DAY_FIRST, lambda m: (int(m[3]), MONTHS[m[2].lower()], int(m[1]))),
+                            (_MONTH_FIRST, lambda m: (int(m[3]), MONTHS[m[1].lower()], int(m[2]))),
                             (_ISO, lambda m: (int(m[1]), int(m[2]), int(m[3])))):
         m = pattern.search(query)
         if m:
@@ -91,19 +117,16 @@ def named_time(query: str, now: float) -> Callable[[float], bool] | None:
                 start = _utc(*day_of(m))
             except ValueError:  # 31 February: no such day
                 return None
-            return lambda t, a=start - _DAY_S, b=start + 2 * _DAY_S: a <= t < b
+            return Window(start - _DAY_S, start + 2 * _DAY_S)
     m = _MONTH_YEAR.search(query)
     if m:
-        a, b = _month_span(int(m[2]), _MONTHS[m[1].lower()])
-        return lambda t: a <= t < b
+        return Window(*_month_span(int(m[2]), MONTHS[m[1].lower()]))
     m = _MONTH_ALONE.search(query)
     if m:
-        month = _MONTHS[m[1].lower()]
-        return lambda t: datetime.fromtimestamp(t, timezone.utc).month == month
+        return Window(month=MONTHS[m[1].lower()])
     m = _YEAR.search(query)
     if m:
-        a, b = _utc(int(m[1]), 1), _utc(int(m[1]) + 1, 1)
-        return lambda t: a <= t < b
+        return Window(_utc(int(m[1]), 1), _utc(int(m[1]) + 1, 1))
     m = _RELATIVE.search(query)
     if m:
         if m[1]:
@@ -114,5 +137,6 @@ def named_time(query: str, now: float) -> Callable[[float], bool] | None:
             width = _UNIT_DAYS[m[4].lower()]
             back = (_WORDS.get(m[3].lower()) or int(m[3])) * width
         centre = now - back * _DAY_S
-        return lambda t, a=centre - width * _DAY_S, b=centre + width * _DAY_S: a <= t <= b
+        # inclusive of its far end before: a half-open window one second wider says the same
+        return Window(centre - width * _DAY_S, centre + width * _DAY_S + 1)
     return None

@@ -9,6 +9,7 @@ from ..errors import Conflict, InvalidInput, NotFound
 from ..storage import floors
 from ..storage.db import Writer
 from .model import COLUMNS
+from .stated import stated_rows
 
 _INSERT = f"INSERT INTO episodes (id, {', '.join(COLUMNS)}) VALUES "
 _ROW = f"({', '.join('?' for _ in range(len(COLUMNS) + 1))})"
@@ -81,6 +82,11 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
 
     for part in _chunks(inserts, _ROWS_PER_INSERT):
         await w.execute(_INSERT + ", ".join([_ROW] * len(part)), [v for row in part for v in row])
+    content, event_at = 1 + COLUMNS.index("content"), 1 + COLUMNS.index("event_at")
+    stated = list(stated_rows((row[0], row[content], row[event_at]) for row in inserts))
+    if stated:
+        await w.executemany("INSERT INTO stated_times (episode_id, at, length, start_at, end_at) "
+                            "VALUES (?, ?, ?, ?, ?)", stated)
     if repeats:
         await w.executemany("UPDATE episodes SET occurrences = ?, last_seen_at = ?, updated_at = ? WHERE id = ?",
                             [(e["occurrences"], e["last_seen_at"], now, e["id"]) for e in repeats.values()])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Callable
 
+from ..episodes.stated import stated_rows
 from ..errors import StorageError
 from .driver import sqlite_module
 
@@ -644,6 +645,26 @@ INSERT INTO episodes_fts(episodes_fts, rank) VALUES ('secure-delete', 1);
 """)
 
 
+def m021_stated_times(conn) -> None:
+    _run(conn, """
+-- The times a memory states ("yesterday", "last May"), resolved when it is stored
+-- (strata_daemon/episodes/stated.py). Offsets into the text, never its words: a purge deletes
+-- the memory and these go with it.
+CREATE TABLE stated_times (
+    episode_id INTEGER NOT NULL REFERENCES episodes(id) ON DELETE CASCADE,
+    at INTEGER NOT NULL,        -- where the phrase starts in the text (characters)
+    length INTEGER NOT NULL,
+    start_at REAL NOT NULL,     -- the span it means, UTC, end exclusive
+    end_at REAL NOT NULL
+);
+CREATE INDEX stated_times_by_episode ON stated_times(episode_id);
+CREATE INDEX stated_times_by_start ON stated_times(start_at);
+""")
+    rows = conn.execute("SELECT id, content, event_at FROM episodes").fetchall()
+    conn.executemany("INSERT INTO stated_times (episode_id, at, length, start_at, end_at) VALUES (?, ?, ?, ?, ?)",
+                     stated_rows((r[0], r[1], r[2]) for r in rows))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -665,6 +686,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (18, "imports", m018_imports),
     (19, "phase runs interrupted", m019_phase_runs_interrupted),
     (20, "redaction", m020_redaction),
+    (21, "stated times", m021_stated_times),
 )
 
 
