@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Iterable, Iterator
 
-from .when import MONTHS
+from .when import MONTH_WORDS, MONTHS
 
-_M = "|".join(sorted(MONTHS, key=len, reverse=True))
+_M = MONTH_WORDS
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
            "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "few": 3, "several": 4}

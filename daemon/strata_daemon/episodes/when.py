@@ -14,8 +14,9 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-_MONTH = (r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
-          r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)")
+MONTH_WORDS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
+               "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")  # "sept" before "sep": the longer first
+_MONTH = f"(?:{MONTH_WORDS})"
 _DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _UNIT = r"(?:minutes?|hours?|days?|weeks?|weekends?|months?|years?|decades?)"
 _COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|few|several)"
@@ -54,8 +55,7 @@ MONTHS = {m: i for i, ms in enumerate((
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
     ("december", "dec")), 1) for m in ms}
-_M = r"(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|" \
-     r"jun|jul|aug|sept|sep|oct|nov|dec)"
+_M = f"({MONTH_WORDS})"
 _DAY_FIRST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_M},? ((?:19|20)\d\d)\b", re.IGNORECASE)
 _MONTH_FIRST = re.compile(rf"\b{_M} (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d\d)\b", re.IGNORECASE)
 _ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
