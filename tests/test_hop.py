@@ -29,6 +29,9 @@ def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
                 await mem.observe("Caroline told me she wants a career in counseling and mental health")
                 await mem.observe("Counseling programs with a mental health focus open applications in May")
                 await mem.observe("The printer on floor two jams")
+                for other in ("Dana fixed the billing bug", "web-3 rotated its logs", "Tom sent the quarterly report",
+                              "We talked about pricing for the launch", "The bridge on gw-02 went down overnight"):
+                    await mem.observe(other)  # a home large enough that rarer words weigh more
             r = await mem.recall("What career does Caroline want?", explain=True)
             return [h["content"] for h in r["hits"]], r["stages"], r["hits"]
 

@@ -360,8 +360,8 @@ def test_deep_relevance_weighs_retrieval_graph_and_association_then_scales_to_th
 
 
 def test_deep_recall_reaches_memories_through_entities_and_edges_and_explains_the_path(memory):
-    # Full text and the graph only: a memory found by meaning would be a seed, not reached.
-    memory.reconfigure(overlay(memory.config, {"recall.embed_waiting": 0}))
+    # Full text and the graph only: a memory found by meaning or a second hop would be a seed, not reached.
+    memory.reconfigure(overlay(memory.config, {"recall.embed_waiting": 0, "recall.hop_weight": 0}))
     a, b, c, _ = observe(memory, "the bridge on gw-02 went down during the night",
                          "rebooted gw-02 at noon", "ordered new fans for the rack", "lunch order for friday")
     for _ in range(6):

@@ -157,6 +157,9 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
     return {"window": str(window), "lifted": _lift(st.candidates, then, req.tuning.date_weight, "date")}
 
 
+HOP_JOINS = 0.1  # a memory the second hop alone finds joins when its words weigh this share of the question's
+
+
 async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
     """Search again with what the best first hits say that the question does not (hop.py);
     what that finds, the seeds aside, gains `hop_weight` of its relevance there. A seed found
@@ -175,17 +178,24 @@ async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
                                                     source_weight=t.source_weight))
     seed_ids = {c.row["id"] for c in seeds}
     found = [(row, score) for row, score in found if row["id"] not in seed_ids]
-    best = found[0][1] if found else 0.0
+    # Weighed against the question's own best match, so that words every memory holds (a tiny
+    # IDF) lift nothing; in a home so small that the question's words weigh nothing either,
+    # against the hop's best.
+    first = max((c.raw.get("fts", 0.0) for c in st.lexical.candidates), default=0.0)
+    best = first if first > 1e-6 else (found[0][1] if found else 0.0)
     known = {c.row["id"]: c for c in st.candidates}
     added = 0
     for rank, (row, score) in enumerate(found, 1):
+        share = min(1.0, score / best) if best > 1e-6 else 1.0
         c = known.get(row["id"])
         if c is None:
+            if share < HOP_JOINS:
+                continue
             c = known[row["id"]] = Candidate(row)
             st.candidates.append(c)
             added += 1
-        c.relevance += t.hop_weight * (score / best if best > 1e-6 else 1.0)
-        c.retrievers["second_hop"] = {"rank": rank}
+        c.relevance += t.hop_weight * share
+        c.retrievers["second_hop"] = {"rank": rank, "share": round(share, 3)}
     _within_one(st.candidates)
     return {"words": " ".join(words), "found": len(found), "added": added}
 
