@@ -660,9 +660,12 @@ CREATE TABLE stated_times (
 CREATE INDEX stated_times_by_episode ON stated_times(episode_id);
 CREATE INDEX stated_times_by_start ON stated_times(start_at);
 """)
-    rows = conn.execute("SELECT id, content, event_at FROM episodes").fetchall()
-    conn.executemany("INSERT INTO stated_times (episode_id, at, length, start_at, end_at) VALUES (?, ?, ?, ?, ?)",
-                     stated_rows((r[0], r[1], r[2]) for r in rows))
+    last = 0
+    while rows := conn.execute("SELECT id, content, event_at FROM episodes WHERE id > ? ORDER BY id LIMIT 5000",
+                               (last,)).fetchall():  # a batch at a time: a home of a million stays small here
+        conn.executemany("INSERT INTO stated_times (episode_id, at, length, start_at, end_at) VALUES (?, ?, ?, ?, ?)",
+                         stated_rows((r[0], r[1], r[2]) for r in rows))
+        last = rows[-1][0]
 
 
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
