@@ -116,6 +116,24 @@ def _doc_freqs(conn, pieces: list[list[str]]) -> tuple[list[int], int]:
     return [min((df.get(s, 0) for s in ss), default=0) for ss in stems], total
 
 
+def rarest_within(conn, words: list[str], budget: int) -> list[str]:
+    """The rarest of `words` whose memories together stay within `budget`, rarest first: what a
+    search of them can rank exactly. Words in no memory, or too common to fit, are left out."""
+    words = [w for w in words if terms(w)]
+    if not words:
+        return []
+    dfs, _ = _doc_freqs(conn, [terms(w)[0] for w in words])  # "gw-02" is one phrase of two pieces
+    kept, held = [], 0
+    for df, word in sorted(zip(dfs, words)):
+        if df == 0:
+            continue
+        if held + df > budget:
+            break
+        kept.append(word)
+        held += df
+    return kept
+
+
 def idf(df: int, total: int) -> float:
     return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
 

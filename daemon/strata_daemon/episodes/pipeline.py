@@ -23,7 +23,7 @@ from ..scoring import ScoringParams
 from ..storage import Database
 from . import reads
 from .deep import DeepWeights, combine, seeds_of
-from .fts_plan import Scope, search
+from .fts_plan import Scope, rarest_within, search
 from .hop import expansion
 from .recall import (CANDIDATE_COLUMNS, Candidate, Lexical, Tuning, alike_newer, balanced_candidates,
                      fts_candidates, graph_reach, nearest, rank_candidates, with_fact_sources, with_superseders)
@@ -173,9 +173,17 @@ async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
                       [c.row["content"] for c in st.candidates])
     if not words:
         return None
-    found, _ = await src.db.run(lambda conn: search(conn, " ".join(words), req.scope, CANDIDATE_COLUMNS,
-                                                    limit=t.candidates, budget=t.fts_budget,
-                                                    source_weight=t.source_weight))
+
+    def read(conn):
+        # Only words rare enough to rank exactly: a common word would weigh next to nothing
+        # against the question's best match, and reading its memories costs the most.
+        rare = rarest_within(conn, words, t.fts_budget)
+        return rare, search(conn, " ".join(rare), req.scope, CANDIDATE_COLUMNS, limit=t.candidates,
+                            budget=t.fts_budget, source_weight=t.source_weight)[0] if rare else []
+
+    words, found = await src.db.run(read)
+    if not words:
+        return {"words": "", "found": 0, "added": 0}
     seed_ids = {c.row["id"] for c in seeds}
     found = [(row, score) for row, score in found if row["id"] not in seed_ids]
     # Weighed against the question's own best match, so that words every memory holds (a tiny
