@@ -43,3 +43,14 @@ def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
                          "Counseling programs with a mental health focus open applications in May"]
     hop = next(s for s in stages if s["stage"] == "second_hop")
     assert hop["added"] == 1 and "counseling" in hop["words"]
+
+
+def test_the_hop_searches_only_words_rare_enough_to_rank_exactly(memory):
+    from strata_daemon.episodes.fts_plan import rarest_within
+    memory.observe_many([{"content": f"probe {i} reported from gw-0{i % 2}"} for i in range(6)]
+                        + [{"content": "the kestrel nests on gw-02"}])
+    found = memory.wait(memory.raw.db.run(lambda conn: rarest_within(conn, ["probe", "kestrel", "gw-02",
+                                                                            "albatross", "reported"], 4)))
+    # kestrel (1) then gw-02 (1): "probe" and "reported" (6 each) would overflow 4; no memory holds albatross
+    assert found == ["gw-02", "kestrel"]  # rarest first, ties by the word
+    assert memory.wait(memory.raw.db.run(lambda conn: rarest_within(conn, ["probe"], 4))) == []
