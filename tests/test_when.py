@@ -95,3 +95,16 @@ def test_a_question_naming_a_day_lifts_the_memories_of_that_day(home):
     assert order[0] == _ts(2023, 8, 1, 10)
     order, hits = asyncio.run(go(1.0))
     assert order[0] == _ts(2023, 10, 13, 15) and hits[0]["explain"]["retrievers"]["date"] == {"lift": 1.0}
+
+
+def test_the_cheap_first_test_never_turns_away_what_the_full_pattern_finds():
+    import json
+    from pathlib import Path
+
+    from strata_daemon.episodes import when
+    data = json.loads((Path(__file__).parent / "data" / "locomo_tiny.json").read_text(encoding="utf-8"))
+    texts = [t["text"] for c in data for k, v in c["conversation"].items() if k.startswith("session_")
+             and isinstance(v, list) for t in v] + [q["question"] for c in data for q in c["qa"]]
+    texts += ["see you on Mondays", "it was back in the nineties", "a fortnight ago", "at 5pm", "in '99"]
+    assert sum(when.says_when(x) for x in texts) > 5
+    assert [when.says_when(x) for x in texts] == [bool(when._TIME.search(x)) for x in texts]
