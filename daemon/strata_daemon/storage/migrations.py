@@ -658,7 +658,6 @@ CREATE TABLE stated_times (
     end_at REAL NOT NULL
 );
 CREATE INDEX stated_times_by_episode ON stated_times(episode_id);
-CREATE INDEX stated_times_by_start ON stated_times(start_at);
 """)
     last = 0
     while rows := conn.execute("SELECT id, content, event_at FROM episodes WHERE id > ? ORDER BY id LIMIT 5000",
