@@ -100,7 +100,8 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
         scope: Scope = None,
     ) -> dict[str, Any]:
         """Find memories for a query, best first, ranked by relevance, recency, strength,
-        importance, past usefulness and context. Current facts the query names come with it.
+        importance, past usefulness and context. Current facts the query names come with it; a
+        memory that says "yesterday" or "last May" carries the date meant in `times`.
         Keep the returned recall_id and call feedback once you know whether the memories helped."""
         target = await reader(scope)
         return await guarded(target.recall(query, k=k, mode=mode, context=context, kinds=kinds or (),
