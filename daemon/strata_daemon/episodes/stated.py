@@ -19,12 +19,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Iterable, Iterator
 
-from .when import MONTH_WORDS, MONTHS
+from .when import COUNTS as _COUNTS, MONTH_WORDS as _M, MONTHS, WEEKDAYS as _WEEKDAYS
 
-_M = MONTH_WORDS
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-           "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "few": 3, "several": 4}
 _VAGUE = {"a couple of", "a few", "few", "several"}
 _COUNT = "|".join(sorted(_COUNTS, key=len, reverse=True))
 

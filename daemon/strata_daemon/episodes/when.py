@@ -18,9 +18,12 @@ from functools import lru_cache
 MONTH_WORDS = ("january|february|march|april|may|june|july|august|september|october|november|december|"
                "jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec")  # "sept" before "sep": the longer first
 _MONTH = f"(?:{MONTH_WORDS})"
-_DAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")  # in date.weekday() order
+_DAY = f"(?:{'|'.join(WEEKDAYS)})"
 _UNIT = r"(?:minutes?|hours?|days?|weeks?|weekends?|months?|years?|decades?)"
-_COUNT = r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of|few|several)"
+COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+          "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "few": 3, "several": 4}
+_COUNT = f"(?:\\d+|{'|'.join(sorted(COUNTS, key=len, reverse=True))})"  # longest first: "a few" before "a"
 
 # A time a memory states: relative to when it was said, or absolute.
 _TIME = re.compile(
@@ -79,7 +82,6 @@ _MONTH_ALONE = re.compile(rf"\b(?:in|during|of|since|early|late|mid-?) {_M}\b", 
 _YEAR = re.compile(r"\b(?:in|during|of|since) ((?:19|20)\d\d)\b", re.IGNORECASE)
 _RELATIVE = re.compile(r"\b(?:(yesterday)|last (week|month|year)|(\d+|a|one|two|three) (day|week|month|year)s? ago)\b",
                        re.IGNORECASE)
-_WORDS = {"a": 1, "one": 1, "two": 2, "three": 3}
 _UNIT_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 _DAY_S = 86400.0
 
@@ -150,7 +152,7 @@ def named_time(query: str, now: float) -> Window | None:
             back = width = _UNIT_DAYS[m[2].lower()]
         else:
             width = _UNIT_DAYS[m[4].lower()]
-            back = (_WORDS.get(m[3].lower()) or int(m[3])) * width
+            back = (COUNTS.get(m[3].lower()) or int(m[3])) * width
         centre = now - back * _DAY_S
         # inclusive of its far end before: a half-open window one second wider says the same
         return Window(centre - width * _DAY_S, centre + width * _DAY_S + 1)
