@@ -39,6 +39,11 @@ def terms(query: str) -> list[list[str]]:
     return out
 
 
+def pieces(text: str) -> list[str]:
+    """Every word piece of a text, lower-cased, stopwords included: what the index holds of it."""
+    return [p.lower() for p in _PIECE.findall(text)]
+
+
 MAX_TERMS = 32
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .fts import MAX_TERMS, all_of, any_of, phrase, terms
+from .fts import MAX_TERMS, all_of, any_of, phrase, pieces, terms
 
 # CROSS JOIN pins the FTS table as the outer loop; left to itself the planner may walk the
 # namespace index and run the match once per episode.
@@ -136,6 +136,26 @@ def rarest_within(conn, words: list[str], budget: int) -> list[str]:
 
 def idf(df: int, total: int) -> float:
     return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
+
+
+def word_shares(conn, query: str, texts: list[str]) -> list[float]:
+    """For each text, the share of the question's phrases it holds, each weighed by its IDF as
+    the index stems and counts it: an absolute measure of the words it has in common with the
+    question (1: every phrase; the rare ones weigh most), unlike bm25, which is only comparable
+    within one question."""
+    phrases = terms(query)[:MAX_TERMS]
+    if not phrases or not texts:
+        return [0.0] * len(texts)
+    dfs, total = _doc_freqs(conn, phrases)
+    weights = [idf(d, max(total, d)) for d in dfs]
+    whole = sum(weights)
+    question = _stems(conn, phrases)
+    shares = []
+    for text in texts:
+        held = set(_stems(conn, [pieces(text)])[0])
+        shares.append(sum(w for w, ss in zip(weights, question) if all(s in held for s in ss)) / whole
+                      if whole > 0 else 0.0)
+    return shares
 
 
 def _rowids(conn, expr: str, limit: int) -> list[int]:

@@ -23,11 +23,12 @@ from ..scoring import ScoringParams
 from ..storage import Database
 from . import reads
 from .deep import DeepWeights, combine, seeds_of
-from .fts_plan import Scope, rarest_within, search
+from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
 from .recall import (CANDIDATE_COLUMNS, Candidate, Lexical, Tuning, alike_newer, balanced_candidates,
                      fts_candidates, graph_reach, nearest, rank_candidates, with_fact_sources, with_superseders)
 from .when import asks_when, named_time, says_when
+from .why import why_line
 
 
 @dataclass
@@ -236,6 +237,31 @@ async def use_as_of(req: Request, src: Sources, st: State) -> dict | None:
     return {}
 
 
+async def measured(req: Request, src: Sources, hits: list[dict]) -> None:
+    """Each hit's `match` to the question as measured, not relative to the best candidate (which
+    is what ranking weighs): the larger of its cosine to the question and the share of the
+    question's words it holds. Also the hit's reasons in a line (`why`)."""
+    shares = await src.db.run(word_shares, req.query, [h["content"] for h in hits])
+    cosines: dict[int, float] = {}
+    for h in hits:
+        if "vector" in h["explain"]["retrievers"]:
+            cosines[h["id"]] = h["explain"]["retrievers"]["vector"]["cosine"]
+    missing = [h["id"] for h in hits if h["id"] not in cosines]
+    if src.embedding is not None and src.vectors is not None and missing:
+        try:
+            query = (await src.embedding[1])[0]
+        except EmbeddingUnavailable:
+            query = None
+        if query is not None:
+            for i, v in src.vectors.vectors(missing).items():
+                cosines[i] = float(v @ query)  # both normalised
+    for h, share in zip(hits, shares):
+        cosine = cosines.get(h["id"])
+        h["match"] = round(max(share, cosine or 0.0), 3)
+        h["explain"]["match"] = {"cosine": None if cosine is None else round(cosine, 4), "words": round(share, 4)}
+        h["why"] = why_line(h["explain"], age=req.now - h["event_at"], tier=h["tier"])
+
+
 def fallback(e: EmbeddingUnavailable) -> str:
     return f"semantic recall unavailable, used fast: {e.message}" + (f" ({e.hint})" if e.hint else "")
 
@@ -260,6 +286,7 @@ async def run(req: Request, src: Sources) -> dict:
                                      alike=st.alike, superseded_factor=req.tuning.superseded_factor)
     if hits:
         await src.db.run(reads.with_times, hits)
+        await measured(req, src, hits)
     st.stages.append({"stage": "rank", "candidates": len(hits), "change": len(hits) - len(st.candidates),
                       "filtered": filtered, "ms": round((time.perf_counter() - started) * 1000, 2)})
     lexical = st.lexical

@@ -1,0 +1,46 @@
+"""What a hit says about itself besides its rank: `match`, measured against the question (not
+relative to the best candidate), and `why`, its reasons in a line (episodes/why.py)."""
+
+from strata_daemon.episodes.fts_plan import word_shares
+from strata_daemon.episodes.why import RECENT, why_line
+
+
+def test_why_line_says_what_found_and_raised_a_memory():
+    explain = {"retrievers": {"fts": {"rank": 1}, "vector": {"rank": 2}, "neighbours": {"from": [3]}},
+               "features": {"access_count": 3, "successes": 2, "failures": 1}}
+    assert why_line(explain, age=3600) == "found by words and meaning; next to a match; recent; used 3×, 2 helped, 1 did not"
+    old = {"retrievers": {"vector": {}, "supersedes": {"memory": 4}}, "features": {"access_count": 2, "successes": 2},
+           "superseded_by": [9], "penalised": "low quality"}
+    assert why_line(old, age=RECENT + 1, tier="cold") == ("found by meaning; newer than #4; used 2×, 2 helped; "
+                                                          "superseded by #9; marked down: low quality; from the cold tier")
+    assert why_line({"retrievers": {"session": {}}, "features": {}}, age=RECENT * 2) == \
+        "brought in by what matched; in a session that matches"
+
+
+def test_word_shares_weigh_the_questions_words_by_rarity(memory):
+    memory.observe_many([{"content": f"the nightly backup {i} finished"} for i in range(8)]
+                        + [{"content": "the kestrel nests on the bridge"}])
+    shares = memory.wait(memory.raw.db.run(word_shares, "kestrel backup", [
+        "a kestrel and a backup", "the kestrels nested", "the backups ran", "nothing alike", ""]))
+    assert shares[0] == 1.0 and shares[3] == shares[4] == 0.0
+    # the stemmer's words count ("kestrels" holds "kestrel"); the rare word weighs more than the common one
+    assert 0.5 < shares[1] < 1.0 and 0 < shares[2] < 0.5 and abs(shares[1] + shares[2] - 1.0) < 1e-9
+    # a question of stopwords only keeps them, and a memory holding them all matches it whole
+    assert memory.wait(memory.raw.db.run(word_shares, "the of and", ["and the cat of mine"])) == [1.0]
+    assert memory.wait(memory.raw.db.run(word_shares, "?!", ["anything"])) == [0.0]
+
+
+def test_hits_carry_their_measured_match_and_a_why_line(memory):
+    memory.observe("the bridge went down on Tuesday and I restarted it")
+    memory.observe("Caroline likes hiking in the mountains")
+    r = memory.recall("bridge restart", explain=True)
+    top = r["hits"][0]
+    assert top["content"].startswith("the bridge") and top["match"] == 1.0  # both words, stemmed
+    assert top["why"].startswith("found by words and meaning") and "recent" in top["why"]
+    assert 0 < top["explain"]["match"]["cosine"] < 1 and top["explain"]["match"]["words"] == 1.0
+    # Not rescaled: a question that only half matches its best hit says so.
+    half = memory.recall("bridge albatross", explain=True)["hits"][0]
+    assert half["content"].startswith("the bridge") and half["match"] < 1.0
+    assert abs(half["match"] - max(half["explain"]["match"]["words"], half["explain"]["match"]["cosine"])) < 1e-3
+    lean = memory.recall("bridge restart", explain=False)["hits"][0]
+    assert "explain" not in lean and lean["why"].startswith("found by words and meaning") and lean["match"] == 1.0
