@@ -82,10 +82,10 @@ def test_mcp(corpus_home, before):
     async def go():
         async with mcp_client(corpus_home) as t:
             for name, op, args, expected in CASES:
-                arguments = mcp_args(op, args)
-                if arguments is None:
+                call = mcp_args(op, args)
+                if call is None:
                     continue
-                r = await t.client.call_tool(op, arguments)
+                r = await t.client.call_tool(*call)
                 text = r.content[0].text if r.content else ""
                 if expected == "ok":
                     assert not r.is_error, (name, text)

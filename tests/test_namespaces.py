@@ -96,12 +96,12 @@ def test_mcp(home, two_agents):
         async with mcp_client(home, agent="a") as t:
             assert (await t.call("recall", query="vault-07 unseal keys Friday"))["hits"] == []
             for tool, args in (("memory_get", {"id": eid}), ("fact_get", {"key": "vault"}),
-                               ("fact_history", {"key": "vault"}), ("dossier_get", {"topic": "vault"}),
-                               ("related", {"item": str(eid)}), ("spread", {"items": [f"episode:{eid}"]}),
+                               ("fact_get", {"key": "vault", "history": True}), ("dossier", {"topic": "vault"}),
+                               ("related", {"item": str(eid)}), ("related", {"item": f"episode:{eid}", "depth": 2}),
                                ("feedback", {"recall_id": rid, "outcome": "failure"})):
                 assert "not_found" in await t.error(tool, **args), tool
-            assert "cas_mismatch" in await t.error("fact_cas", key="vault", expected="sealed", new="open")
-            assert "not_permitted" in await t.error("fact_list", scope="b")
+            assert "cas_mismatch" in await t.error("fact_set", key="vault", expected="sealed", value="open")
+            assert "not_permitted" in await t.error("fact_get", scope="b")
             await t.call("fact_set", key="vault", value="open")
             assert (await t.call("status"))["agent"] == "a"
     asyncio.run(probe())
@@ -137,11 +137,11 @@ def test_a_shared_namespace_is_readable_by_every_face_and_writable_by_none(home,
 
     async def mcp_face():
         async with mcp_client(home, agent="a") as t:
-            assert (await t.call("dossier_get", topic="vault", scope="b"))["version"] == before["dossier"]
             assert (await t.call("recall", query="unseal keys Friday", scope="b", mode="fast"))["hits"][0]["id"] == eid
             schemas = {tool.name: tool.input_schema["properties"] for tool in (await t.client.list_tools()).tools}
-            assert not any("scope" in schemas[name] for name in ("observe", "feedback", "fact_set", "fact_cas",
-                                                                 "fact_retract", "dossier_refresh"))
+            assert not any("scope" in schemas[name] for name in ("observe", "feedback", "fact_set", "dossier", "forget"))
+            assert (await t.call("fact_get", key="vault", scope="b"))["value"] == "sealed"
+            assert eid in [m["id"] for m in (await t.call("timeline", scope="b"))["memories"]]
     asyncio.run(mcp_face())
     assert two_agents["snapshot"]() == before
 

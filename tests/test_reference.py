@@ -86,7 +86,7 @@ def test_every_http_operation_and_mcp_tool_is_documented(generated):
         for method, op in item.items():
             assert f"### {op['operationId']}\n\n`{method.upper()} {path}`" in generated["http.md"]
     tools = re.findall(r"^### (\w+)$", generated["mcp.md"], re.M)
-    for expected in ("observe", "recall", "feedback", "forget", "fact_get", "fact_set", "capsule_get", "spread"):
+    for expected in ("observe", "recall", "feedback", "forget", "fact_get", "fact_set", "capsule_get", "timeline"):
         assert expected in tools
     assert "strata://capsule" in generated["mcp.md"] and "strata://dossier/{topic}" in generated["mcp.md"]
 

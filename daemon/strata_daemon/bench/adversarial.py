@@ -265,12 +265,12 @@ def _mcp_face(home: Path, tally: Tally, progress) -> None:
         send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
         ident = 1000
         for name, op, args, expected in CASES:
-            arguments = mcp_args(op, args)
-            if arguments is None:
+            call = mcp_args(op, args)
+            if call is None:
                 continue
             ident += 1
             send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
-                             "params": {"name": op, "arguments": arguments}}).encode())
+                             "params": {"name": call[0], "arguments": call[1]}}).encode())
             got = answer(ident)
             text = json.dumps(got or {})
             failed = got is not None and ("error" in got or got.get("result", {}).get("isError"))

@@ -142,13 +142,16 @@ def cli_call(op: str, a: dict) -> tuple[list[str], bytes | None] | None:
     return ["related", a["item"]], None
 
 
-def mcp_args(op: str, a: dict) -> dict | None:
-    """A case's MCP tool arguments; None when the face cannot carry it (no timeline tool; the
-    client's JSON carries no raw bytes, NaN or lone surrogate)."""
-    if op == "timeline" or any(isinstance(v, bytes) or (isinstance(v, float) and v != v) or _lone_surrogate(v)
-                               for v in a.values()):
+def mcp_args(op: str, a: dict) -> tuple[str, dict] | None:
+    """A case's MCP tool and arguments; None when the face cannot carry it (the client's JSON
+    carries no raw bytes, NaN or lone surrogate)."""
+    if any(isinstance(v, bytes) or (isinstance(v, float) and v != v) or _lone_surrogate(v) for v in a.values()):
         return None
-    return a
+    if op == "fact_cas":
+        return "fact_set", {"key": a["key"], "expected": a["expected"], "value": a["new"]}
+    if op == "dossier_get":
+        return "dossier", a
+    return op, a
 
 
 def _json_bytes(value) -> bytes:

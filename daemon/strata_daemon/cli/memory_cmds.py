@@ -159,9 +159,13 @@ def _show_recall(r: dict, explain: bool) -> str:
         cold = " cold" if h.get("tier") == "cold" else ""
         lines.append(f"{h['rank']:>3}. #{h['id']:<7} {h['score']:.3f}  {h['kind']:<11} "
                      f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}{cold}")
+        lines.append(f"        match {h['match']:.2f} · {h['why']}")
         if h.get("times"):
             lines.append(f"        times: {_times(h['times'])}")
         if explain:
+            m = h["explain"]["match"]
+            lines.append("        match: " + " · ".join(f"{k} {v:.3f}" for k, v in m.items() if v is not None)
+                         + "; relevance below is relative to the best candidate, as ranking weighs it")
             sig = " · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items())
             ret = " · ".join(f"{name} " + ", ".join(f"{k} {v}" for k, v in info.items())
                              for name, info in h["explain"]["retrievers"].items())

@@ -12,39 +12,40 @@ from typing import Annotated, Any, Awaitable, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import Tool as MCPTool
 from mcp.types import ToolAnnotations
 from pydantic import Field
 
-from .. import __version__
+from .. import __version__, timeutil
 from ..errors import StrataError
 from ..memory import Memory
+from ..timeutil import iso
 
 T = TypeVar("T")
 
 INSTRUCTIONS = """\
-strata is your long-term memory on this machine. Read the capsule (capsule_get) first: it is
-what you know about yourself. Store what happens with observe; look things up with recall,
-then say whether the recall helped with feedback (it teaches the ranking). Facts hold one
-current value per key with history (fact_get, fact_set, fact_cas). Dossiers are maintained
-summaries per topic. related and spread follow what was used together. When a person asks
-you to forget something, call forget. Nothing leaves this machine."""
+strata is your long-term memory on this machine; nothing leaves it. Read the capsule
+(capsule_get) first: what you know about yourself. Store what happens with observe; look
+things up with recall, then tell feedback whether it helped (that teaches the ranking). Facts
+hold one current value per key, with history. Dossiers are kept summaries per topic. related
+follows what was used together. When a person asks you to forget, call forget.
+Kinds of memory: observation (default), event, decision, lesson, task, note, message, fact.
+Recall modes: fast (words only: identifiers, error codes), balanced (default: words and
+meaning), deep (also what was used together). `scope` reads another namespace this home
+shares (agent.shared), read-only; leave it out for your own memory. Times (`at`, `since`,
+`until`) are ISO 8601, unix seconds or relative ('2h ago', '3d ago'). Every tool returns
+JSON; an error says what to do."""
 
-READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-WRITE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
-FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+READ = ToolAnnotations(read_only_hint=True)
+WRITE = ToolAnnotations(destructive_hint=False)
+FORGET = ToolAnnotations(destructive_hint=True)
 
-Scope = Annotated[str | None, Field(
-    description="Read another namespace instead of your own; only namespaces this home shares "
-                "(agent.shared) are allowed, and only for reading. Leave empty for your own memory.")]
-Mode = Annotated[Literal["fast", "balanced", "deep"] | None, Field(
-    description="fast: full-text only, best for exact identifiers (hostnames, error codes). balanced "
-                "(default): full text + meaning. deep: also follows associations between memories.")]
-When = Annotated[str | None, Field(
-    description="A time: ISO 8601 ('2026-03-01T10:00:00Z'), unix seconds, or relative ('2h ago', '3d ago').")]
-Key = Annotated[str, Field(description="The fact's key, e.g. 'bridge' or 'deploy window'.")]
-Topic = Annotated[str, Field(description="The dossier's topic, as dossier_list shows it.")]
-Item = Annotated[str, Field(description="A memory id ('42' or 'episode:42'), a fact ('fact:KEY') or an entity "
-                                        "('entity:host:web-01').")]
+Scope = Annotated[str | None, Field(description="Shared namespace to read.")]
+Mode = Annotated[Literal["fast", "balanced", "deep"] | None, Field(description="How to search.")]
+When = Annotated[str | None, Field(description="A time.")]
+Key = Annotated[str, Field(description="Fact key, e.g. 'bridge'.")]
+Limit = Annotated[int, Field(ge=1, le=1000, description="Most results.")]
+Context = Annotated[dict[str, str] | None, Field(description="Situation keys, as observed.")]
 
 
 def error_text(e: StrataError) -> str:
@@ -59,8 +60,60 @@ async def guarded(call: Awaitable[T]) -> T:
 
 
 
+def lean_memory(m: dict) -> dict:
+    """A memory as an agent reads it: what it says, when (ISO), what kind."""
+    return {"id": m["id"], "text": m["content"], "at": iso(m["event_at"]), "kind": m["kind"],
+            **({"session": m["session"]} if m.get("session") else {})}
+
+
+def for_agents(r: dict) -> dict:
+    """A recall as an agent needs it: per hit id, text, ISO time, kind, score and why (with the
+    dates its relative times meant); the ranking's inner workings stay behind explain."""
+    hits = [{**lean_memory(h), "score": h["score"], "why": h["why"], **({"times": h["times"]} if h.get("times") else {})}
+            for h in r["hits"]]
+    return {"recall_id": r["recall_id"], "hits": hits, **({"facts": r["facts"]} if r["facts"] else {}),
+            **({"warnings": r["warnings"]} if r["warnings"] else {})}
+
+
+async def _time(value: str | None) -> float | None:
+    return None if value is None else timeutil.parse_time(value)
+
+
+def lean(schema: Any) -> Any:
+    """A parameter schema as an agent needs it, every token of which it pays for on every turn:
+    no titles (the names say it), an optional value as its own type rather than anyOf with null
+    (not being required says it may be left out), no null or false defaults."""
+    if isinstance(schema, list):
+        return [lean(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str) or key == "default" and value in (None, False) \
+                or key in ("minimum", "maximum", "exclusiveMinimum"):  # the description says the range; the server checks it
+            continue
+        if key == "anyOf" and isinstance(value, list):
+            kept = [v for v in value if v != {"type": "null"}]
+            if len(kept) == 1 and len(kept) < len(value):
+                out.update(lean(kept[0]))
+                continue
+        out[key] = lean(value) if key != "properties" else {name: lean(v) for name, v in value.items()}
+    return out
+
+
+class LeanServer(MCPServer):
+    """The tool list without what costs an agent tokens and tells it nothing: lean parameter
+    schemas, and no output schemas (every tool returns an open JSON object, which its
+    description spells out)."""
+
+    async def list_tools(self) -> list[MCPTool]:
+        return [t.model_copy(update={"description": " ".join(t.description.split()),
+                                     "input_schema": lean(t.input_schema), "output_schema": None})
+                for t in await super().list_tools()]
+
+
 def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
-    server = MCPServer("strata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = LeanServer("strata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     me = f"agent:{mem.agent}"  # facts the agent sets are its own assertions, not a person's
 
@@ -71,73 +124,69 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
 
     @server.tool(annotations=WRITE)
     async def observe(
-        content: Annotated[str, Field(description="What happened, in plain words (up to store.max_content_bytes).")],
-        kind: Annotated[str | None, Field(description="observation (default), event, decision, lesson, task, "
-                                                      "note, message or fact.")] = None,
-        importance: Annotated[float | None, Field(ge=0, le=1, description="0-1; default 0.5.")] = None,
-        context: Annotated[dict[str, str] | None, Field(description="Situation keys, e.g. {'environment': "
-                                                                    "'prod'}; recall favours matching context.")] = None,
-        at: When = None,
-        source: Annotated[str | None, Field(description="Who or what said it, e.g. 'person:ines' or 'shell'.")] = None,
-        session: Annotated[str | None, Field(description="A conversation or run id grouping memories.")] = None,
+        content: Annotated[str, Field(description="What happened.")],
+        kind: Annotated[str | None, Field(description="Kind of memory.")] = None,
+        importance: Annotated[float | None, Field(ge=0, le=1, description="0-1, default 0.5.")] = None,
+        context: Context = None,
+        at: Annotated[str | None, Field(description="When it happened (default now).")] = None,
+        source: Annotated[str | None, Field(description="Who said it.")] = None,
+        session: Annotated[str | None, Field(description="Conversation or run id.")] = None,
     ) -> dict[str, Any]:
-        """Store one observation in long-term memory. Identical text repeated within a few minutes
-        counts as one memory with more occurrences. Capture rules may turn it into facts. Returns
-        {id, status: created|repeat|duplicate, occurrences, facts}."""
+        """Store a memory; returns its id and facts captured from it."""
         return await guarded(mem.observe(content, kind=kind, importance=importance, context=context, at=at,
                                          source=source, session=session))
 
     @server.tool(annotations=READ)
     async def recall(
-        query: Annotated[str, Field(description="What you are looking for, in words.")],
-        k: Annotated[int | None, Field(ge=1, le=1000, description="How many memories (default 10).")] = None,
+        query: Annotated[str, Field(description="What to look for.")],
+        k: Annotated[int | None, Field(ge=1, le=1000, description="Most memories (default 10).")] = None,
         mode: Mode = None,
-        explain: Annotated[bool, Field(description="Add why each memory ranked: every signal, each "
-                                                   "retriever's rank and score.")] = False,
-        context: Annotated[dict[str, str] | None, Field(description="The current situation, e.g. "
-                                                                    "{'environment': 'prod'}.")] = None,
+        explain: Annotated[bool, Field(description="Add every ranking signal.")] = False,
+        context: Context = None,
         kinds: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
         scope: Scope = None,
     ) -> dict[str, Any]:
-        """Find memories for a query, best first, ranked by relevance, recency, strength,
-        importance, past usefulness and context. Current facts the query names come with it; a
-        memory that says "yesterday" or "last May" carries the date meant in `times`.
-        Keep the returned recall_id and call feedback once you know whether the memories helped."""
+        """Memories for a query, best first, with why, and facts it names. Then call feedback."""
         target = await reader(scope)
-        return await guarded(target.recall(query, k=k, mode=mode, context=context, kinds=kinds or (),
-                                           explain=explain))
+        r = await guarded(target.recall(query, k=k, mode=mode, context=context, kinds=kinds or (), explain=explain))
+        return r if explain else for_agents(r)
 
     @server.tool(annotations=WRITE)
     async def feedback(
-        recall_id: Annotated[int, Field(description="The recall_id a recall returned.")],
-        outcome: Annotated[Literal["success", "failure"], Field(description="Did the recalled memories help?")],
-        used: Annotated[list[int] | None, Field(description="Ids of the memories you actually used, whether this "
-                                                            "recall returned them or not.")] = None,
+        recall_id: Annotated[int, Field(description="From recall.")],
+        outcome: Annotated[Literal["success", "failure"], Field(description="Did it help?")],
+        used: Annotated[list[int] | None, Field(description="Memory ids you used.")] = None,
     ) -> dict[str, Any]:
-        """Say whether a recall helped, once per recall. Name the memories you used: a success then
-        raises them alone and a failure lowers the ones offered in their place (without `used`,
-        every memory the recall returned shares the outcome). It also teaches strata which recall
-        strategy serves you best."""
+        """Say whether a recall helped, naming what you used."""
         return await guarded(mem.feedback(recall_id, outcome, used=used))
 
     @server.tool(annotations=READ)
-    async def memory_get(id: Annotated[int, Field(description="A memory id.")], scope: Scope = None) -> dict[str, Any]:
-        """Everything about one memory: text, kind, times, context, every score as of now and its history."""
+    async def timeline(
+        since: Annotated[str | None, Field(description="From this time.")] = None,
+        until: Annotated[str | None, Field(description="Up to this time.")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
+        limit: Limit = 20,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
+        """Memories in time order, newest first."""
+        rows = await guarded((await reader(scope)).timeline(
+            since=await guarded(_time(since)), until=await guarded(_time(until)), kinds=tuple(kinds or ()),
+            limit=limit))
+        return {"memories": [lean_memory(r) for r in rows]}
+
+    @server.tool(annotations=READ)
+    async def memory_get(id: Annotated[int, Field(description="Memory id.")], scope: Scope = None) -> dict[str, Any]:
+        """One memory in full, with scores and history."""
         return await guarded((await reader(scope)).get(id))
 
     @server.tool(annotations=FORGET)
     async def forget(
-        id: Annotated[int | None, Field(description="The memory to forget (or give `matching`).")] = None,
-        matching: Annotated[str | None, Field(description="Forget every memory and fact holding this text (any "
-                                                          "case), e.g. 'my phone number'.")] = None,
-        purge: Annotated[bool, Field(description="Delete the words for good, with what was derived from them. "
-                                                 "Only when this server was started with --allow-purge.")] = False,
-        confirm: Annotated[bool, Field(description="With `matching`: do it. Without, the tool only lists what "
-                                                   "would go.")] = False,
+        id: Annotated[int | None, Field(description="Memory id (or give matching).")] = None,
+        matching: Annotated[str | None, Field(description="Every memory and fact holding this text.")] = None,
+        purge: Annotated[bool, Field(description="Delete for good (if the server allows).")] = False,
+        confirm: Annotated[bool, Field(description="With matching: do it (else only list).")] = False,
     ) -> dict[str, Any]:
-        """Honour a request to forget. By default a memory is archived (no longer recalled; a person
-        can restore it) and a matched fact retracted. With `matching`, call once to see what would
-        go, then again with confirm=true."""
+        """Forget on request: archive (restorable) or purge."""
         if (id is None) == (matching is None):
             raise ToolError("invalid_input: give either id or matching")
         if purge and not allow_purge:
@@ -151,104 +200,81 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
     # -- facts --------------------------------------------------------------------------------
 
     @server.tool(annotations=READ)
-    async def fact_get(key: Key, at: When = None, scope: Scope = None) -> dict[str, Any]:
-        """A fact's current value (or its value at a past time), with source, confidence and staleness."""
-        return await guarded((await reader(scope)).facts.get(key, at=at))
+    async def fact_get(
+        key: Annotated[str | None, Field(description="Fact key (none: list).")] = None,
+        at: Annotated[str | None, Field(description="Value at this past time.")] = None,
+        history: Annotated[bool, Field(description="Every value it had.")] = False,
+        prefix: Annotated[str | None, Field(description="List keys starting so.")] = None,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
+        """A fact's value (now, then, or history), or all facts."""
+        target = await reader(scope)
+        if key is None:
+            return {"facts": await guarded(target.facts.list(prefix=prefix))}
+        return await guarded(target.facts.history(key) if history else target.facts.get(key, at=at))
 
     @server.tool(annotations=WRITE)
     async def fact_set(
-        key: Key, value: Annotated[str, Field(description="The new value.")], at: When = None,
-        source: Annotated[str | None, Field(description="Where it comes from, e.g. 'person:alice' "
-                                                        "(default: agent:NAMESPACE).")] = None,
-        confidence: Annotated[float | None, Field(ge=0, le=1)] = None,
-    ) -> dict[str, Any]:
-        """Set a fact: one current value per key, the old one kept in history. A value set with an
-        older time than the current one is recorded in history without replacing it."""
-        return await guarded(mem.facts.set(key, value, at=at, source=source or me, confidence=confidence))
-
-    @server.tool(annotations=WRITE)
-    async def fact_cas(
         key: Key,
-        expected: Annotated[str | None, Field(description="The value you believe it holds (null: none).")],
-        new: Annotated[str, Field(description="The value to set if it does.")],
-        source: Annotated[str | None, Field(description="Where the new value comes from.")] = None,
+        value: Annotated[str | None, Field(description="New value (leave out with retract).")] = None,
+        retract: Annotated[bool, Field(description="Clear the value instead.")] = False,
+        expected: Annotated[str | None, Field(description="Only if it holds this ('': none).")] = None,
+        at: Annotated[str | None, Field(description="Since when (default now).")] = None,
+        source: Annotated[str | None, Field(description="Where it comes from (default you).")] = None,
     ) -> dict[str, Any]:
-        """Compare-and-set: change a fact only if it still holds `expected`. When another value is
-        there, nothing changes and the error says which value it holds; read it and decide again."""
-        return await guarded(mem.facts.cas(key, expected, new, source=source or me))
-
-    @server.tool(annotations=WRITE)
-    async def fact_retract(key: Key, at: When = None) -> dict[str, Any]:
-        """A fact stops having a value (from now, or from `at`); its history stays."""
-        return await guarded(mem.facts.retract(key, at=at, source=me))
-
-    @server.tool(annotations=READ)
-    async def fact_list(
-        prefix: Annotated[str | None, Field(
-            description="Only keys whose first words are these ('deploy' matches 'deploy window').")] = None,
-        stale: Annotated[bool, Field(description="Only facts not confirmed for longer than their TTL.")] = False,
-        scope: Scope = None,
-    ) -> dict[str, Any]:
-        """Every current fact, by key: {facts: [...]}."""
-        return {"facts": await guarded((await reader(scope)).facts.list(stale=stale, prefix=prefix))}
-
-    @server.tool(annotations=READ)
-    async def fact_history(key: Key, scope: Scope = None) -> dict[str, Any]:
-        """Every value a fact has had: when it was true, when it was recorded, and its source."""
-        return await guarded((await reader(scope)).facts.history(key))
+        """Set or retract a fact; the old value stays in history."""
+        if retract == (value is not None):
+            raise ToolError("invalid_input: give either value or retract=true")
+        if expected is not None:
+            if retract or at is not None:
+                raise ToolError("invalid_input: expected (compare-and-set) takes only key, value and source")
+            return await guarded(mem.facts.cas(key, expected or None, value, source=source or me))
+        if retract:
+            return await guarded(mem.facts.retract(key, at=at, source=source or me))
+        return await guarded(mem.facts.set(key, value, at=at, source=source or me))
 
     # -- dossiers and capsule -----------------------------------------------------------------
 
-    @server.tool(annotations=READ)
-    async def dossier_list(scope: Scope = None) -> dict[str, Any]:
-        """The topics strata keeps a dossier on, with version, refresh time and whether one is due."""
-        return await guarded((await reader(scope)).dossiers.list())
-
-    @server.tool(annotations=READ)
-    async def dossier_get(topic: Topic, version: Annotated[int | None, Field(ge=1)] = None,
-                          scope: Scope = None) -> dict[str, Any]:
-        """A dossier: a markdown summary of one topic in which every line cites its source memories."""
-        return await guarded((await reader(scope)).dossiers.show(topic, version=version))
-
     @server.tool(annotations=WRITE)
-    async def dossier_refresh(topic: Topic, force: Annotated[bool, Field(
-            description="Write a new version even if nothing it draws on changed.")] = False) -> dict[str, Any]:
-        """Bring a dossier up to date now (it is skipped when nothing it draws on changed)."""
-        return await guarded(mem.dossiers.refresh(topic, force=force))
+    async def dossier(
+        topic: Annotated[str | None, Field(description="Topic (none: list).")] = None,
+        version: Annotated[int | None, Field(ge=1, description="An older version.")] = None,
+        refresh: Annotated[bool, Field(description="Bring it up to date first.")] = False,
+    ) -> dict[str, Any]:
+        """A topic's summary citing its memories, or all topics."""
+        if topic is None:
+            return await guarded(mem.dossiers.list())
+        if refresh:
+            if version is not None:
+                raise ToolError("invalid_input: refresh writes a new version; leave out version")
+            await guarded(mem.dossiers.refresh(topic))
+        return await guarded(mem.dossiers.show(topic, version=version))
 
     @server.tool(annotations=READ)
-    async def capsule_get(last_good: Annotated[bool, Field(
-            description="The newest render strata kept, for when the file has errors.")] = False,
-            scope: Scope = None) -> dict[str, Any]:
-        """The capsule: the short document of who you are, what you are doing and what you must
-        remember, which a person may also edit. Read it at the start of a session."""
-        return await guarded((await reader(scope)).capsule.show(last_good=last_good, render_missing=scope is None))
+    async def capsule_get(
+        last_good: Annotated[bool, Field(description="Last good render (file has errors).")] = False,
+    ) -> dict[str, Any]:
+        """Who you are and what you must remember. Read it first."""
+        return await guarded(mem.capsule.show(last_good=last_good, render_missing=True))
 
     # -- spiderweb ----------------------------------------------------------------------------
 
     @server.tool(annotations=READ)
-    async def related(item: Item, limit: Annotated[int, Field(ge=1, le=1000)] = 10,
-                      scope: Scope = None) -> dict[str, Any]:
-        """Memories associated with an item: those used together with it, with the path that links them."""
-        return await guarded((await reader(scope)).web.related(item, limit=limit))
-
-    @server.tool(annotations=READ)
-    async def spread(
-        items: Annotated[list[Item], Field(min_length=1, description="Where activation starts.")],
-        depth: Annotated[int | None, Field(ge=1, le=5, description="Hops (default web.spread_depth).")] = None,
-        threshold: Annotated[float | None, Field(gt=0, le=1, description="Weakest activation kept.")] = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
-        scope: Scope = None,
+    async def related(
+        item: Annotated[str, Field(description="Memory id ('42'), 'fact:KEY' or 'entity:host:web-01'.")],
+        depth: Annotated[int | None, Field(ge=1, le=5, description="Hops to spread.")]
+        = None,
+        limit: Annotated[int, Field(ge=1, le=1000, description="Most results.")] = 10,
     ) -> dict[str, Any]:
-        """Spreading activation: memories, facts and entities reached from the items over weighted
-        associations, most activated first, each with its path."""
-        return await guarded((await reader(scope)).web.spread(items, depth=depth,
-                                                              threshold=threshold, limit=limit))
+        """What was used with an item; with depth, all it reaches."""
+        if depth is None:
+            return await guarded(mem.web.related(item, limit=limit))
+        return await guarded(mem.web.spread([item], depth=depth, limit=limit))
 
     @server.tool(annotations=READ)
-    async def status(scope: Scope = None) -> dict[str, Any]:
-        """Counts per layer, embedding backlog, learning phase, database size, and whether the daemon runs."""
-        return await guarded((await reader(scope)).status())
+    async def status() -> dict[str, Any]:
+        """Counts, backlog, phase, size, daemon."""
+        return await guarded(mem.status())
 
     # -- resources ----------------------------------------------------------------------------
 
