@@ -47,8 +47,15 @@ BEARER = {"type": "http", "scheme": "bearer",
                          "is not checked: the socket file's mode (0600) is the access control there."}
 
 
+PATH_WORDS = {"id": "the memory's id",
+              "key": "the fact's key; case and separators do not matter (`DB-01 status` is `db 01 status`)",
+              "topic": "the dossier's topic; likewise (`Memory Systems` is `memory_systems`)",
+              "node": "episode:ID, fact:KEY or entity:TYPE:VALUE"}
+
+
 def _parameters(op: Op) -> list[dict]:
-    out = [{"name": name, "in": "path", "required": True, "schema": PATH_TYPES[name]}
+    out = [{"name": name, "in": "path", "required": True, "schema": PATH_TYPES[name],
+            "description": "the recall's id" if op.path.startswith("/v1/recalls/") else PATH_WORDS[name]}
            for name in re.findall(r"{(\w+)}", op.path)]
     for p in scoped(op):
         param = {"name": p.name, "in": "query", "required": p.required, "description": p.description,

@@ -12,7 +12,7 @@ from ..episodes.model import STATES
 from ..errors import InvalidInput
 from ..memory import Memory
 from ..settings import KINDS, MODES
-from .responses import array, ref
+from .responses import about, array, ref
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,14 @@ AT = Param("at", {"type": "string"}, "as of this time (ISO 8601, unix seconds, o
 # Kinds are not an enum: store.kinds may add to the defaults, and the memory layer checks them.
 KIND = {"type": "string", "minLength": 1, "description": f"one of store.kinds (default: {', '.join(KINDS)})"}
 
-OBSERVATION = obj(("content",), content=TEXT, kind=KIND, importance=UNIT,
-                  context=CONTEXT, at=WHEN, source=STR, session=STR, factual={"type": "boolean"})
+OBSERVATION = obj(("content",), content=about(TEXT, "what happened, in words"), kind=KIND,
+                  importance=about(UNIT, "how much it matters, 0 to 1 (default store.default_importance)"),
+                  context=about(CONTEXT, "KEY: VALUE pairs of the situation it was observed in; recall favours "
+                                         "memories from a like context"),
+                  at=about(WHEN, "when it happened (default now): ISO 8601, unix seconds, or relative ('2h ago')"),
+                  source=about(STR, "who or what said it"),
+                  session=about(STR, "the conversation or task it belongs to"),
+                  factual=about({"type": "boolean"}, "pin it as factual: it does not fade"))
 
 
 def page(items: list, call: Call, more: bool) -> dict:
@@ -151,8 +157,10 @@ OPS: tuple[Op, ...] = (
        description="`state` archives the memory (recall no longer returns it) or restores it; `factual` pins it "
                    "so that it does not fade; `irrelevant` marks it as noise. Send at least one.",
        writes=True, errors=(404,), answer=ref("LifecycleChange"),
-       body=obj(state={"type": "string", "enum": ["active", "archived"]}, reason=STR,
-                factual={"type": "boolean"}, irrelevant={"type": "boolean"}),
+       body=obj(state=about({"type": "string", "enum": ["active", "archived"]}, "archived: out of recall; active: "
+                                                                               "restored"),
+                reason=about(STR, "why, for the audit trail"), factual=about({"type": "boolean"}, "pinned or not"),
+                irrelevant=about({"type": "boolean"}, "marked as noise or not")),
        run=_lifecycle),
     Op("DELETE", "/v1/memories/{id}", "forgetMemory", "Archive a memory, or purge it", tag="memories",
        description="Archives the memory, which restoring undoes. With purge=true its text leaves every layer for "
@@ -167,7 +175,9 @@ OPS: tuple[Op, ...] = (
                    "lines that quote them. With confirm, the memories are archived and the facts retracted (both "
                    "can be undone); with purge and confirm, all of it is purged for good.",
        writes=True, answer=ref("TextForgetting"),
-       body=obj(("matching",), matching=TEXT, purge={"type": "boolean"}, confirm={"type": "boolean"}),
+       body=obj(("matching",), matching=about(TEXT, "the text, in any case (at least 3 characters)"),
+                purge=about({"type": "boolean"}, "purge for good rather than archive"),
+                confirm=about({"type": "boolean"}, "do it; without, only list")),
        run=lambda c: c.memory.forget_matching(c.body["matching"], purge=c.body.get("purge", False),
                                               apply=c.body.get("confirm", False))),
     Op("GET", "/v1/timeline", "timeline", "List memories in time order", tag="memories",
@@ -185,17 +195,25 @@ OPS: tuple[Op, ...] = (
        description="Memories ranked by the composite score (relevance, recency, strength, priority, feedback, "
                    "context), with the current facts the query names. The recall is logged: its `recall_id` "
                    "takes feedback. With `explain`, each hit says why it ranked where it did.",
-       body=obj(("query",), query=TEXT, k={"type": "integer", "minimum": 1, "maximum": 1000},
-                mode={"type": "string", "enum": list(MODES)}, explain={"type": "boolean"},
-                context=CONTEXT, kinds={"type": "array", "items": KIND}, include_archived={"type": "boolean"}),
+       body=obj(("query",), query=about(TEXT, "what to look for, in words"),
+                k=about({"type": "integer", "minimum": 1, "maximum": 1000}, "how many hits (default recall.k)"),
+                mode=about({"type": "string", "enum": list(MODES)},
+                           "fast: words only; balanced: words and meaning; deep: also the spiderweb (default: "
+                           "the arena's choice, or recall.mode)"),
+                explain=about({"type": "boolean"}, "say why each hit ranked where it did, and each step's work"),
+                context=about(CONTEXT, "the situation now, as KEY: VALUE pairs: memories from a like one rank "
+                                       "higher"),
+                kinds=about({"type": "array", "items": KIND}, "only these kinds"),
+                include_archived=about({"type": "boolean"}, "archived memories too")),
        answer=ref("RecallResult"), run=_recall),
     Op("POST", "/v1/recalls/{id}/feedback", "feedback", "Say whether a recall helped", tag="recall",
        description="`used` names the memories the agent used: a success goes to them, a failure to the hits "
                    "offered in their place, and the recall becomes an evaluation episode for the arena. Without "
                    "`used`, every memory the recall returned shares the outcome. A recall takes feedback once.",
        writes=True, errors=(404, 409), answer=ref("FeedbackResult"),
-       body=obj(("outcome",), outcome={"type": "string", "enum": ["success", "failure"]},
-                used={"type": "array", "items": INT_ID, "maxItems": 1000}),
+       body=obj(("outcome",), outcome=about({"type": "string", "enum": ["success", "failure"]}, "whether it helped"),
+                used=about({"type": "array", "items": INT_ID, "maxItems": 1000},
+                           "the memories the agent used, found by the recall or not")),
        run=lambda c: c.memory.feedback(c.path["id"], c.body["outcome"], used=c.body.get("used"))),
     Op("GET", "/v1/arena", "arenaStatus", "Show the retrieval arena", tag="recall",
        description="The recall strategy in force and why, each strategy's trials and mean reward, and the "
@@ -219,10 +237,13 @@ OPS: tuple[Op, ...] = (
        description="Activation flows from the items over weighted edges, weakening at each step; the nodes it "
                    "reaches come back most activated first, each with the path that reached it.",
        errors=(404,), answer=ref("SpreadResult"),
-       body=obj(("items",), items={"type": "array", "minItems": 1, "maxItems": 100, "items": TEXT},
-                depth={"type": "integer", "minimum": 1, "maximum": 5},
-                threshold={"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                limit={"type": "integer", "minimum": 1, "maximum": 1000}),
+       body=obj(("items",), items=about({"type": "array", "minItems": 1, "maxItems": 100, "items": TEXT},
+                                        "where to start: episode:ID (or a bare memory id), fact:KEY, "
+                                        "entity:TYPE:VALUE"),
+                depth=about({"type": "integer", "minimum": 1, "maximum": 5}, "steps to go (default web.spread_depth)"),
+                threshold=about({"type": "number", "exclusiveMinimum": 0, "maximum": 1},
+                                "the least activation worth following (default web.spread_threshold)"),
+                limit=about({"type": "integer", "minimum": 1, "maximum": 1000}, "most nodes to return (default 50)")),
        run=lambda c: c.memory.web.spread(c.body["items"], depth=c.body.get("depth"),
                                          threshold=c.body.get("threshold"), limit=c.body.get("limit", 50))),
     # facts
@@ -245,14 +266,20 @@ OPS: tuple[Op, ...] = (
        description="The fact holds the value from now (or from `at`). Its old value stays in its history; the "
                    "value it already holds only confirms it.",
        writes=True, answer=ref("FactChange"),
-       body=obj(("value",), value=TEXT, at=WHEN, source=STR, confidence=UNIT, importance=UNIT),
+       body=obj(("value",), value=about(TEXT, "the value"),
+                at=about(WHEN, "true from when (default now): ISO 8601, unix seconds, or relative ('2h ago')"),
+                source=about(STR, "who says so: KIND:REF, e.g. person:ines (default person:http)"),
+                confidence=about(UNIT, "0 to 1 (default 1)"),
+                importance=about(UNIT, "0 to 1 (a new fact's default: 0.5; otherwise it keeps its own)")),
        run=lambda c: c.memory.facts.set(c.path["key"], **c.body)),
     Op("POST", "/v1/facts/{key}/cas", "casFact", "Change a fact only if it holds a given value", tag="facts",
        description="Compare-and-set: the fact becomes `new` only if it holds `expected` now (null: only if it has "
                    "no value). The check and the change are one step, so of two callers racing one wins, and the "
                    "other gets 409 with the value the fact holds.",
        writes=True, errors=(409,), answer=ref("FactChange"),
-       body=obj(("expected", "new"), expected={"type": ["string", "null"]}, new=TEXT, source=STR),
+       body=obj(("expected", "new"), expected=about({"type": ["string", "null"]}, "the value it must hold now "
+                                                                                    "(null: none)"),
+                new=about(TEXT, "the value to set"), source=about(STR, "who says so (default person:http)")),
        run=lambda c: c.memory.facts.cas(c.path["key"], c.body["expected"], c.body["new"], source=c.body.get("source"))),
     Op("DELETE", "/v1/facts/{key}", "retractFact", "Retract a fact", tag="facts",
        description="The fact has no value from now (or from `at`) on; its history stays.",
@@ -261,7 +288,8 @@ OPS: tuple[Op, ...] = (
     Op("POST", "/v1/facts/{key}/forget", "forgetFact", "Forget a fact's values for good", tag="facts",
        description="Lists every value the fact has had and where each appears (its history, the audit, dossiers, "
                    "the capsule); with confirm, purges them all. The fact is left retracted.",
-       writes=True, errors=(404,), body=obj(confirm={"type": "boolean"}), answer=ref("FactForgetting"),
+       writes=True, errors=(404,), body=obj(confirm=about({"type": "boolean"}, "purge them; without, only list")),
+       answer=ref("FactForgetting"),
        run=lambda c: c.memory.forget_fact(c.path["key"], apply=c.body.get("confirm", False))),
     Op("GET", "/v1/facts/{key}/history", "factHistory", "Read a fact's history", tag="facts",
        description="Every value the fact has had, oldest first, and when each held.",
@@ -279,7 +307,9 @@ OPS: tuple[Op, ...] = (
     Op("POST", "/v1/dossiers/{topic}/refresh", "refreshDossier", "Refresh a dossier now", tag="dossiers",
        description="Writes a new version when what the dossier is written from has changed (with force, in any "
                    "case).",
-       writes=True, errors=(404,), body=obj(force={"type": "boolean"}), answer=ref("DossierRefresh"),
+       writes=True, errors=(404,), body=obj(force=about({"type": "boolean"}, "write a version even if nothing "
+                                                                            "changed")),
+       answer=ref("DossierRefresh"),
        run=lambda c: c.memory.dossiers.refresh(c.path["topic"], force=c.body.get("force", False))),
     Op("GET", "/v1/capsule", "getCapsule", "Read the capsule", tag="capsule",
        description="The capsule file the agent reads first after a reset, with its validation problems. "
@@ -291,7 +321,9 @@ OPS: tuple[Op, ...] = (
        description="One consolidation pass: near-duplicates merged, replay, potentiation, stale decay, "
                    "interference, archiving to the cold tier, associations. dry_run shows what it would change.",
        writes=True, answer=ref("ConsolidationRun"),
-       body=obj(dry_run={"type": "boolean"}, rules={"type": "array", "items": STR, "minItems": 1}),
+       body=obj(dry_run=about({"type": "boolean"}, "only show what it would change"),
+                rules=about({"type": "array", "items": STR, "minItems": 1},
+                            "only these rules (default consolidation.rules)")),
        run=_consolidate),
     Op("GET", "/v1/status", "status", "Show the namespace's status", tag="lifecycle",
        description="Counts per layer, backlogs, the learning phase, the recall strategy, the capsule and the "
