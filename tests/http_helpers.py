@@ -1,7 +1,9 @@
-"""A real `strata serve` in a subprocess, and a small HTTP client over its Unix socket (stdlib)."""
+"""A real `strata serve` in a subprocess (or its server on a thread of the test), a small HTTP
+client over its Unix socket (stdlib), and the check of an answer against the OpenAPI document."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.client
 import json
@@ -11,16 +13,21 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Iterator
 
+from jsonschema import Draft202012Validator
+
 from conftest import REPO
+from strata_daemon import Memory
 from strata_daemon.http.client import UnixConnection
+from strata_daemon.http.serve import serve
 
 
 class Api:
-    def __init__(self, proc: subprocess.Popen, socket_path: Path, port: int | None):
+    def __init__(self, proc: subprocess.Popen | None, socket_path: Path, port: int | None):
         self.proc, self.socket_path, self.port = proc, socket_path, port
         self.stderr = ""
 
@@ -79,6 +86,69 @@ def serving(home: Path, *args: str, agent: str | None = None, command: str = "se
         out, err = proc.communicate(timeout=30)
         if "api" in locals():
             api.stderr = err  # what the server logged, for tests to read once it stopped
+
+
+@contextlib.contextmanager
+def served_here(home: Path, *, port: int | None = None) -> Iterator[Api]:
+    """The server `strata serve` runs (http/serve.py: the app, its sockets, uvicorn) on a thread
+    of this process: real requests over a real socket, without a second interpreter to start."""
+    socket_path = home / "state" / "strata.sock"
+    held: dict = {}
+
+    async def main() -> None:
+        async with await Memory.open(home, actor="http") as mem:
+            held["loop"], held["stop"] = asyncio.get_running_loop(), asyncio.Event()
+            await serve(mem, held["stop"], port=port)
+
+    def run() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as e:  # handed to the test, which raises it
+            held["error"] = e
+
+    thread = threading.Thread(target=run, name="strata-serve", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not _accepts(socket_path, port):
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise AssertionError(f"the server did not start: {held.get('error')!r}")
+        time.sleep(0.02)
+    try:
+        yield Api(None, socket_path, port)
+    finally:
+        held["loop"].call_soon_threadsafe(held["stop"].set)
+        thread.join(30)
+    if "error" in held:
+        raise held["error"]
+
+
+def answer_check(doc: dict, method: str, path: str, status: int) -> Draft202012Validator:
+    """A validator of the body the document gives for this answer: the first path template that
+    matches, as the app's router picks it, and the status or its range (4XX)."""
+    bare = path.split("?", 1)[0]
+    for template, item in doc["paths"].items():
+        pattern = "".join("[^/]+" if part.startswith("{") else re.escape(part)
+                          for part in re.split(r"({\w+})", template))
+        if method.lower() in item and re.fullmatch(pattern, bare):
+            responses = item[method.lower()]["responses"]
+            break
+    else:
+        raise AssertionError(f"the document has no operation {method} {bare}")
+    response = responses.get(str(status)) or responses.get(f"{str(status)[0]}XX")
+    assert response is not None, f"{method} {bare} answered {status}, which the document does not list"
+    if "$ref" in response:
+        response = doc["components"]["responses"][response["$ref"].rsplit("/", 1)[-1]]
+    schema = response["content"]["application/json"]["schema"]
+    # The components beside the schema, so that its "#/components/..." references resolve.
+    return Draft202012Validator({**schema, "components": doc["components"]},
+                                format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def check_answer(doc: dict, method: str, path: str, status: int, body) -> None:
+    """Fail, naming each place, unless the body is what the document says this answer holds."""
+    problems = [f"{'/'.join(map(str, e.absolute_path)) or '(body)'}: {e.message}"
+                for e in answer_check(doc, method, path, status).iter_errors(body)]
+    assert not problems, f"{method} {path} -> {status} breaks the OpenAPI document:\n" + "\n".join(problems[:10])
 
 
 def listening_tcp_sockets(pid: int) -> set[str]:

@@ -59,15 +59,17 @@ def _finish(lines: list[str]) -> str:
     return text.strip("\n") + "\n"
 
 
-def _schema_text(schema: dict, *, top: bool = True) -> str:
-    """A JSON schema in a few words: type, allowed values, bounds."""
+def _schema_text(schema: dict, *, top: bool = True, link: bool = False) -> str:
+    """A JSON schema in a few words: type, allowed values, bounds. With `link`, a schema named in
+    the OpenAPI document's components is a link to its section."""
     if not schema:
         return "any"
     if "$ref" in schema:
-        return schema["$ref"].rsplit("/", 1)[-1]
+        name = schema["$ref"].rsplit("/", 1)[-1]
+        return f"[{name}](#{_anchor(name)})" if link else name
     if "anyOf" in schema or "oneOf" in schema:
         options = schema.get("anyOf") or schema.get("oneOf")
-        text = " or ".join(_schema_text(o, top=False) for o in options)
+        text = " or ".join(_schema_text(o, top=False, link=link) for o in options)
     elif "enum" in schema:
         text = "one of " + ", ".join(json.dumps(v) for v in schema["enum"])
     elif "const" in schema:
@@ -79,9 +81,10 @@ def _schema_text(schema: dict, *, top: bool = True) -> str:
         for k in kinds:
             if k == "array":
                 items = schema.get("items")
-                words.append("array of " + _schema_text(items, top=False) if items else "array")
+                words.append("array of " + _schema_text(items, top=False, link=link) if items else "array")
             elif k == "object" and isinstance(schema.get("additionalProperties"), dict):
-                words.append("object of " + _schema_text(schema["additionalProperties"], top=False) + " values")
+                words.append("object of " + _schema_text(schema["additionalProperties"], top=False, link=link)
+                             + " values")
             else:
                 words.append(k)
         text = " or ".join(words)
@@ -398,23 +401,55 @@ def config_markdown() -> str:
 # --- http.md ----------------------------------------------------------------------------------
 
 
-def _body_rows(schema: dict, prefix: str = "") -> list[tuple[str, str, str, str]]:
+def _unwrapped(schema: dict) -> dict:
+    """What a schema that may also be null stands for (`X or null` is documented as X)."""
+    options = [o for o in schema.get("anyOf") or schema.get("oneOf") or () if o.get("type") != "null"]
+    return options[0] if len(options) == 1 else schema
+
+
+def _body_rows(schema: dict, prefix: str = "", *, link: bool = False) -> list[tuple[str, str, str, str]]:
+    """A row per field, with the fields of nested objects (`a.b`) and of arrays of objects (`a[].b`)."""
     rows = []
     required = set(schema.get("required", ()))
     for name, prop in schema.get("properties", {}).items():
-        nested = prop.get("items", {}) if prop.get("type") == "array" else {}
-        rows.append((_code(prefix + name), _schema_text(prop), "yes" if name in required else "",
+        rows.append((_code(prefix + name), _schema_text(prop, link=link), "yes" if name in required else "",
                      prop.get("description", "")))
-        if nested.get("properties"):
-            rows += _body_rows(nested, f"{prefix}{name}[].")
+        inner = _unwrapped(prop)
+        kinds = inner.get("type") if isinstance(inner.get("type"), list) else [inner.get("type")]
+        if "array" in kinds and inner.get("items", {}).get("properties"):
+            rows += _body_rows(inner["items"], f"{prefix}{name}[].", link=link)
+        elif "object" in kinds and inner.get("properties"):
+            rows += _body_rows(inner, f"{prefix}{name}.", link=link)
     return rows
+
+
+def _base_of(name: str, schemas: dict) -> str | None:
+    """The largest other schema whose every field this one has, alike and as required: its
+    table need not be repeated."""
+    schema = schemas[name]
+    props, required = schema.get("properties", {}), set(schema.get("required", ()))
+
+    def within(other: dict) -> bool:
+        theirs = other.get("properties", {})
+        return bool(theirs) and all(props.get(k) == v and (k in required) == (k in other.get("required", ()))
+                                    for k, v in theirs.items())
+
+    found = [(len(s.get("properties", {})), n) for n, s in schemas.items() if n != name and within(s)]
+    return max(found)[1] if found else None
+
+
+def _status_names(ops: list) -> dict[str, str]:
+    """Each named error response of the document with the status it stands for."""
+    return {r["$ref"].rsplit("/", 1)[-1]: code for _, _, op in ops for code, r in op["responses"].items()
+            if "$ref" in r}
 
 
 def http_markdown() -> str:
     from .http.openapi import document
 
     doc = document()
-    schemas = doc.get("components", {}).get("schemas", {})
+    components = doc.get("components", {})
+    schemas = components.get("schemas", {})
     lines = ["# HTTP API reference", "", NOTE, "",
              f"From the OpenAPI {doc['openapi']} document that `strata serve --openapi` prints and "
              "`GET /openapi.json` serves.", "",
@@ -426,6 +461,12 @@ def http_markdown() -> str:
     lines += ["Read operations take `scope`, to read a namespace strata.toml shares (`agent.shared`); writing "
               "operations do not. The socket, the port and the limits are settings: see "
               "[`[http]` in the configuration reference](config.md#http).", ""]
+    schemes = components.get("securitySchemes", {})
+    if schemes:
+        lines += ["## Authentication", ""]
+        for name, scheme in schemes.items():
+            kind = f"HTTP {scheme['scheme']}" if scheme.get("type") == "http" else scheme.get("type", "")
+            lines += [f"`{name}` ({kind}): {scheme.get('description', '')}", ""]
     ops = [(path, method.upper(), op) for path, item in doc["paths"].items() for method, op in item.items()]
     tags: dict[str, list] = {}
     for path, method, op in ops:
@@ -435,18 +476,21 @@ def http_markdown() -> str:
                     [(method, f"[{_code(path)}](#{_anchor(op['operationId'])})", op.get("summary", ""))
                      for path, method, op in ops])
     lines.append("")
-    errors = {code: r for _, _, op in ops for code, r in op["responses"].items() if not code.startswith("2")}
-    if schemas:
-        lines += ["## Errors", ""]
-        for code, r in errors.items():
-            lines += [f"`{code}`: {r.get('description', '')}", ""]
-        for name, schema in schemas.items():
-            lines += [f"`{name}` object:", ""]
-            lines += _table(("Field", "Type", "Required", "Description"), _body_rows(schema)) + [""]
+    statuses = _status_names(ops)
+    named = components.get("responses", {})
+    if named:
+        lines += ["## Errors", "", "Every error has the body " + _schema_text({"$ref": "#/components/schemas/Error"},
+                                                                             link=True) + ".", ""]
+        lines += _table(("Status", "When"), [(_code(statuses.get(name, "")), r.get("description", ""))
+                                             for name, r in sorted(named.items(),
+                                                                   key=lambda item: statuses.get(item[0], ""))])
+        lines.append("")
+    descriptions = {t["name"]: t.get("description", "") for t in doc.get("tags", ())}
     for tag, items in tags.items():
-        lines += [f"## {tag}", ""]
+        lines += [f"## {tag}", "", descriptions.get(tag, ""), ""]
         for path, method, op in items:
-            lines += [f"### {op['operationId']}", "", f"`{method} {path}`", "", op.get("summary", ""), ""]
+            lines += [f"### {op['operationId']}", "", f"`{method} {path}`", "", op.get("summary", ""), "",
+                      op.get("description", ""), ""]
             params = op.get("parameters", [])
             if params:
                 lines += ["Parameters:", ""]
@@ -466,16 +510,30 @@ def http_markdown() -> str:
                 lines += (_table(("Field", "Type", "Required", "Description"), rows) if rows
                           else [_schema_text(schema)]) + [""]
             lines += ["Responses:", ""]
+            errors = [code for code, r in op["responses"].items() if "$ref" in r]
             for code, r in op["responses"].items():
-                schema = r.get("content", {}).get("application/json", {}).get("schema", {})
-                if code in errors:
-                    lines.append(f"- `{code}`: an {_schema_text(schema)} object (see [Errors](#errors))")
-                    continue
-                shape = _schema_text(schema)
-                if "properties" in schema:
-                    shape = "{" + ", ".join(schema["properties"]) + "}"
-                lines.append(f"- `{code}`: {r.get('description', '')} ({shape})")
+                if "$ref" not in r:
+                    schema = r.get("content", {}).get("application/json", {}).get("schema", {})
+                    lines.append(f"- `{code}`: {_schema_text(schema, link=True)}: {r.get('description', '')}")
+            if errors:
+                lines.append("- " + ", ".join(_code(c) for c in errors) + ": an "
+                             + _schema_text({"$ref": "#/components/schemas/Error"}, link=True)
+                             + " (see [Errors](#errors))")
             lines.append("")
+    if schemas:
+        lines += ["## Schemas", "", "The bodies the operations answer with, and the shapes they share. A field "
+                  "not marked required is there only when it applies.", ""]
+        for name, schema in schemas.items():
+            lines += [f"### {name}", "", schema.get("description", ""), ""]
+            base = _base_of(name, schemas)
+            shown = schema
+            if base is not None:
+                lines += [f"The fields of {_schema_text({'$ref': base}, link=True)}, and:", ""]
+                mine = {k: v for k, v in schema["properties"].items() if k not in schemas[base]["properties"]}
+                shown = {**schema, "properties": mine}
+            rows = _body_rows(shown, link=True)
+            lines += (_table(("Field", "Type", "Required", "Description"), rows) if rows
+                      else [_schema_text(schema, link=True)]) + [""]
     return _finish(lines)
 
 
