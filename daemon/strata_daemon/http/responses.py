@@ -202,10 +202,14 @@ RECALL_HIT = fields(
     {"rank": POSITIVE, "id": ID, "score": about(NUM, "the composite score"), "kind": STR, "content": STR,
      "event_at": TIME, "source": nullable(STR), "session": nullable(STR), "factual": BOOL,
      "context": about(OPEN, "the context it was observed in"),
-     "tier": {"type": "string", "enum": list(TIERS)}, "state": STATE},
+     "tier": {"type": "string", "enum": list(TIERS)}, "state": STATE,
+     "match": about(NUM, "how well it matches the query as measured (0..1): the larger of its cosine and the "
+                         "share of the query's words it holds, not relative to the best hit"),
+     "why": about(STR, "why it was recalled, in a line")},
     {"times": TIMES,
      "explain": fields(
          {"signals": fields({s: NUM for s in _SIGNALS}, text="each signal of the composite, and its factors"),
+          "match": fields({"cosine": nullable(NUM), "words": NUM}, text="the parts of `match`"),
           "retrievers": about(map_of(OPEN), "what found it and what each step added (fts, vector, fused, ...)"),
           "features": fields({"access_count": COUNT, "successes": COUNT, "failures": COUNT, "importance": NUM})},
          {"penalised": about(STR, "the thresholds it missed, and by how much it was lowered"),
