@@ -407,5 +407,10 @@ def test_cli_locomo_folds_scores_each_question_with_settings_chosen_without_it(c
     assert proc.returncode == 4 and "--folds takes 2 to 2" in proc.err
     small = cli.json("bench", "locomo", "--data", str(TINY), "--folds", "2", "--grid", "recall.when_weight=0,0.5")
     assert small["points"] == 2 and small["grid"] == {"recall.when_weight": [0.0, 0.5]}
+    # every point's score on all conversations, the protocol's choice the best of them
+    assert [p["settings"] for p in small["point_scores"]] == [{"recall.when_weight": 0.0}, {"recall.when_weight": 0.5}]
+    best = max(small["point_scores"], key=lambda p: p["recall_at_5"] + p["recall_at_10"])
+    assert best["recall_at_5"] + best["recall_at_10"] == small["protocol_choice"]["recall_at_5"] + \
+        small["protocol_choice"]["recall_at_10"]
     proc = cli("bench", "locomo", "--data", str(TINY), "--folds", "2", "--grid", "recall.when_weight=0,x")
     assert proc.returncode == 7 and "must be a number" in proc.err

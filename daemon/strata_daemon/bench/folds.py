@@ -133,6 +133,8 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
         "gap": {m: round(tuned[m] - held_out[m], 4) for m in AT_K},
         "per_fold": per_fold,
         "home_settings": summarise(defaults),
+        "point_scores": [{"settings": p, **means([s for n in names for _, s in scores[i][n]])}
+                         for i, p in enumerate(points)],
         "protocol_choice": {"settings": points[best_all],
                             **means([s for n in names for _, s in scores[best_all][n]])},
         "seconds": round(time.perf_counter() - started, 1),
