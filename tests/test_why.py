@@ -44,3 +44,12 @@ def test_hits_carry_their_measured_match_and_a_why_line(memory):
     assert abs(half["match"] - max(half["explain"]["match"]["words"], half["explain"]["match"]["cosine"])) < 1e-3
     lean = memory.recall("bridge restart", explain=False)["hits"][0]
     assert "explain" not in lean and lean["why"].startswith("found by words and meaning") and lean["match"] == 1.0
+
+
+def test_words_the_tokenizer_splits_otherwise_than_python_do_not_break_recall(memory):
+    # 'ᦶ' is one word to Python's \w and none to FTS5's unicode61; '乑۹' is one to each only as a pair
+    odd = "乑۹ ᦶ 丅 the kestrel"
+    memory.observe(f"a note in many scripts: {odd}")
+    r = memory.recall(odd, explain=True)
+    assert r["hits"] and r["hits"][0]["content"].endswith(odd) and r["hits"][0]["match"] > 0.5
+    assert memory.wait(memory.raw.db.run(word_shares, "ᦶ", ["ᦶ and more"])) in ([0.0], [1.0])

@@ -67,8 +67,9 @@ def _stems(conn, pieces: list[list[str]]) -> list[list[str]]:
     words = {w for p in pieces for w in p}
     missing = sorted(w for w in words if w not in _STEM_CACHE)
     if missing:
-        if len(_STEM_CACHE) > _STEM_CACHE_MAX:
+        if len(_STEM_CACHE) + len(missing) > _STEM_CACHE_MAX:
             _STEM_CACHE.clear()
+            missing = sorted(words)
         for word, stem in zip(missing, _stem_words(conn, missing)):
             _STEM_CACHE[word] = stem
     return [[_STEM_CACHE[w] for w in p] for p in pieces]
@@ -78,13 +79,18 @@ def _stem_words(conn, words: list[str]) -> list[str]:
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems USING fts5(x, tokenize='{_TOKENIZER}')")
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems_v "
                  "USING fts5vocab(temp, query_stems, 'instance')")
-    conn.execute("DELETE FROM temp.query_stems")
-    conn.execute("INSERT INTO temp.query_stems(rowid, x) VALUES (1, ?)", (" ".join(words),))
-    stems = [r[0] for r in _all(conn, "SELECT term FROM temp.query_stems_v ORDER BY offset")]
-    # Each word is letters or digits only, so it is exactly one token; anything else is a bug.
+    stems = _tokens(conn, " ".join(words))
     if len(stems) != len(words):
-        raise AssertionError(f"stemmer returned {len(stems)} tokens for {len(words)} words")
+        # Some scripts and marks split where Python's \w does not (or not at all): each word on
+        # its own then, its tokens joined, the same on both sides of any comparison.
+        return [" ".join(_tokens(conn, w)) for w in words]
     return stems
+
+
+def _tokens(conn, text: str) -> list[str]:
+    conn.execute("DELETE FROM temp.query_stems")
+    conn.execute("INSERT INTO temp.query_stems(rowid, x) VALUES (1, ?)", (text,))
+    return [r[0] for r in _all(conn, "SELECT term FROM temp.query_stems_v ORDER BY offset")]
 
 
 def _counted(conn, terms: list[str], total: int) -> dict[str, int]:
@@ -138,6 +144,9 @@ def idf(df: int, total: int) -> float:
     return math.log((total - df + 0.5) / (df + 0.5) + 1.0)
 
 
+SHARE_WORDS = 1000  # a memory's first words that count for word_shares: a long one costs no more than this
+
+
 def word_shares(conn, query: str, texts: list[str]) -> list[float]:
     """For each text, the share of the question's phrases it holds, each weighed by its IDF as
     the index stems and counts it: an absolute measure of the words it has in common with the
@@ -150,12 +159,10 @@ def word_shares(conn, query: str, texts: list[str]) -> list[float]:
     weights = [idf(d, max(total, d)) for d in dfs]
     whole = sum(weights)
     question = _stems(conn, phrases)
-    shares = []
-    for text in texts:
-        held = set(_stems(conn, [pieces(text)])[0])
-        shares.append(sum(w for w, ss in zip(weights, question) if all(s in held for s in ss)) / whole
-                      if whole > 0 else 0.0)
-    return shares
+    # All the texts' words stemmed at once: one pass through the scratch table, not one per text.
+    held = [set(ss) for ss in _stems(conn, [pieces(text)[:SHARE_WORDS] for text in texts])]
+    return [sum(w for w, ss in zip(weights, question) if all(s in h for s in ss)) / whole if whole > 0 else 0.0
+            for h in held]
 
 
 def _rowids(conn, expr: str, limit: int) -> list[int]:
