@@ -97,3 +97,16 @@ def listening_tcp_sockets(pid: int) -> set[str]:
             if m:
                 held.add(m.group(1))
     return held & listening
+
+
+def doctor_on_http(cli, home: Path, timeout: float = 60) -> tuple[int, list[dict]]:
+    """`strata doctor`'s exit code and its http findings, once the daemon serving `home` has
+    recorded its listeners (it does so just after its socket starts answering)."""
+    record = home / "state" / "http-listeners.json"
+    deadline = time.monotonic() + timeout
+    while not record.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the daemon wrote no {record} within {timeout} s")
+        time.sleep(0.05)
+    proc = cli("doctor", "--json")
+    return proc.returncode, [f for f in json.loads(proc.out)["findings"] if f["check"] == "http"]
