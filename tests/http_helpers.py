@@ -58,11 +58,14 @@ def _accepts(socket_path: Path, port: int | None) -> bool:
 
 
 @contextlib.contextmanager
-def serving(home: Path, *args: str, agent: str | None = None, command: str = "serve") -> Iterator[Api]:
+def serving(home: Path, *args: str, agent: str | None = None, command: str = "serve",
+            prefix: list[str] | tuple[str, ...] = ()) -> Iterator[Api]:
+    """The server (or with command "run", the daemon) until the block ends; `prefix` runs
+    before the command (a launcher that sandboxes it)."""
     socket_path = home / "state" / "strata.sock"
     port = int(args[args.index("--port") + 1]) if "--port" in args else None
     env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
-    proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home),
+    proc = subprocess.Popen([*prefix, sys.executable, "-m", "strata_daemon", "--home", str(home),
                              *(["--agent", agent] if agent else []), command, *args],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
