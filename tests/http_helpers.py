@@ -65,11 +65,14 @@ def _accepts(socket_path: Path, port: int | None) -> bool:
 
 
 @contextlib.contextmanager
-def serving(home: Path, *args: str, agent: str | None = None, command: str = "serve") -> Iterator[Api]:
+def serving(home: Path, *args: str, agent: str | None = None, command: str = "serve",
+            prefix: list[str] | tuple[str, ...] = ()) -> Iterator[Api]:
+    """The server (or with command "run", the daemon) until the block ends; `prefix` runs
+    before the command (a launcher that sandboxes it)."""
     socket_path = home / "state" / "strata.sock"
     port = int(args[args.index("--port") + 1]) if "--port" in args else None
     env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
-    proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home),
+    proc = subprocess.Popen([*prefix, sys.executable, "-m", "strata_daemon", "--home", str(home),
                              *(["--agent", agent] if agent else []), command, *args],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -167,3 +170,16 @@ def listening_tcp_sockets(pid: int) -> set[str]:
             if m:
                 held.add(m.group(1))
     return held & listening
+
+
+def doctor_on_http(cli, home: Path, timeout: float = 60) -> tuple[int, list[dict]]:
+    """`strata doctor`'s exit code and its http findings, once the daemon serving `home` has
+    recorded its listeners (it does so just after its socket starts answering)."""
+    record = home / "state" / "http-listeners.json"
+    deadline = time.monotonic() + timeout
+    while not record.exists():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the daemon wrote no {record} within {timeout} s")
+        time.sleep(0.05)
+    proc = cli("doctor", "--json")
+    return proc.returncode, [f for f in json.loads(proc.out)["findings"] if f["check"] == "http"]

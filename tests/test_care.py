@@ -52,6 +52,23 @@ def test_the_llm_model_check_names_a_missing_unreadable_or_wrong_file(tmp_path):
     assert _llm(gguf, b"GGUF")["status"] == "ok"
 
 
+def test_the_listener_record_round_trips_private_and_a_damaged_one_reads_as_none(tmp_path):
+    from strata_daemon import listeners
+    from strata_daemon.errors import StorageError
+
+    up = listeners.listener("/home/x/state/strata.sock")
+    down = listeners.listener("127.0.0.1:8080", StorageError("cannot listen", hint="choose another http.port"))
+    listeners.write(tmp_path, up, down)
+    record = listeners.read(tmp_path)
+    assert record["pid"] == os.getpid() and (record["unix"], record["tcp"]) == (up, down)
+    assert (tmp_path / listeners.FILE).stat().st_mode & 0o777 == 0o600 and len(list(tmp_path.iterdir())) == 1
+    assert listeners.stopped(up, None)["error"] == "stopped" and listeners.stopped(down, None) == down
+    assert listeners.stopped(None, None) is None
+    for damaged in ("{", "[]", '{"pid": 1}'):
+        (tmp_path / listeners.FILE).write_text(damaged)
+        assert listeners.read(tmp_path) is None
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("damage, check, words", [
     ("mode", "permissions", "chmod 600"),

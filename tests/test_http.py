@@ -11,9 +11,10 @@ import pytest
 
 from conftest import write_config
 from strata_daemon import Memory
+from strata_daemon.errors import EXIT_DOCTOR
 from strata_daemon.http.openapi import document
 from strata_daemon.http.routes import OPS
-from http_helpers import check_answer, free_port, listening_tcp_sockets, serving
+from http_helpers import check_answer, doctor_on_http, free_port, listening_tcp_sockets, serving
 
 pytestmark = pytest.mark.slow
 
@@ -246,6 +247,34 @@ def test_the_daemon_serves_it_when_enabled(home):
             return [(e["content"], e["history"][0]["actor"]) for e in
                     [await mem.get(m["id"]) for m in await mem.timeline()]]
     assert asyncio.run(read()) == [("stored through the daemon's API", "http")]
+
+
+def test_the_daemon_serves_its_socket_when_its_tcp_port_is_taken_and_the_doctor_says_so(home, cli):
+    with socket.socket() as taken:  # another program holds the port
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        write_config(home, f"[http]\nenabled = true\nport = {port}\n")
+        with serving(home, command="run") as api:
+            assert api("POST", "/v1/memories", {"content": "stored while the port was taken"})[0] == 201
+            assert not listening_tcp_sockets(api.proc.pid)
+            code, found = doctor_on_http(cli, home)
+            assert api.proc.poll() is None  # the daemon runs on
+    assert code == EXIT_DOCTOR and [f["status"] for f in found] == ["error", "ok"]
+    down, up = found
+    assert f"TCP listener 127.0.0.1:{port} is configured but down" in down["message"]
+    assert "Address already in use" in down["message"]
+    assert f"sport = :{port}" in down["fix"] and "restart the daemon" in down["fix"]
+    assert up["message"] == f"serving on unix {home / 'state' / 'strata.sock'}"
+    assert f"serving {home / 'state' / 'strata.sock'} only" in api.stderr and "Traceback" not in api.stderr
+
+    port = free_port()
+    write_config(home, f"[http]\nenabled = true\nport = {port}\n")
+    (home / "state" / "http-listeners.json").unlink()  # the stopped daemon's record: wait for the new one
+    with serving(home, command="run") as api:
+        code, found = doctor_on_http(cli, home)
+    assert [(f["status"], f["message"]) for f in found] == [
+        ("ok", f"serving on unix {home / 'state' / 'strata.sock'} and tcp 127.0.0.1:{port}")]
 
 
 def test_clients_that_go_away_or_dawdle_cost_one_quiet_line_and_a_closed_connection(home):

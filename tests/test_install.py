@@ -84,7 +84,7 @@ def test_the_first_commands_work_from_the_installed_package(installed):
     rendered = json.loads(run(f"{strata} --json capsule render", root, env).stdout)
     capsule = (root / "agent" / "capsule" / "CAPSULE.md").read_text()
     assert rendered["path"].endswith("CAPSULE.md") and "tea" in capsule and "## Identity" in capsule
-    unit = run(f"{strata} systemd print-unit", root, env).stdout
+    unit = run(f"{strata} systemd print-unit --user", root, env).stdout  # --user: run as root, the system unit is refused
     assert f"ExecStart={strata} --home {root / 'agent'} run" in unit
 
 

@@ -17,7 +17,8 @@ from .storage import driver
 from .storage.migrations import MIGRATIONS
 
 OK, WARN, ERROR = "ok", "warn", "error"
-PRIVATE_FILES = ("memory.db", "memory.db-wal", "memory.db-shm", "http-token", "strata.sock")
+PRIVATE_FILES = ("memory.db", "memory.db-wal", "memory.db-shm", "http-token", "strata.sock",
+                 "http-listeners.json")
 
 
 def finding(check: str, status: str, message: str, fix: str | None = None) -> dict:
@@ -152,6 +153,47 @@ def daemon(home: Home) -> list[dict]:
     return [finding("daemon", OK, f"running (pid {pid}), heartbeat {age:.0f} s ago")]
 
 
+def http(home: Home) -> list[dict]:
+    """The running daemon's API listeners (http.enabled), as it recorded them: one that is
+    configured but down says why and what to do."""
+    from . import listeners
+    from .phases.lock import holder
+
+    try:
+        cfg = home.config()
+    except StrataError:
+        return []  # said under config
+    pid = holder(home.state_dir / "daemon.lock")
+    if not cfg["http.enabled"] or pid is None:
+        return []  # no API to check; the daemon check says whether one runs
+    record = listeners.read(home.state_dir)
+    if record is None or record.get("pid") != pid:
+        return [finding("http", WARN, f"the daemon (pid {pid}) has not recorded its API listeners yet",
+                        "it does once serving starts; if this lasts, look at its log for lines starting with "
+                        "'http:' (journalctl -u strata, or --user -u strata)")]
+    restart = "then restart the daemon (systemctl [--user] restart strata)"
+    out, up = [], []
+    for name, what in (("unix", "the Unix socket"), ("tcp", "the TCP listener")):
+        state = record.get(name)
+        if not isinstance(state, dict):
+            continue
+        if state.get("up"):
+            up.append(f"{name} {state.get('address')}")
+        else:
+            hint = state.get("hint") or "look at the daemon's log"
+            out.append(finding("http", ERROR, f"{what} {state.get('address')} is configured but down: "
+                                              f"{state.get('error')}", f"{hint}; {restart}"))
+    wanted = f"{cfg['http.host']}:{cfg['http.port']}" if cfg["http.port"] else None
+    if wanted and wanted != (record.get("tcp") or {}).get("address"):
+        out.append(finding("http", WARN, f"strata.toml asks for TCP on {wanted}, which the running daemon "
+                                         "did not start with",
+                           f"print the systemd unit again (strata systemd print-unit): it allows network sockets "
+                           f"only when http.port is set; {restart}"))
+    if up:
+        out.append(finding("http", OK, "serving on " + " and ".join(up)))
+    return out
+
+
 def capsule(home: Home) -> list[dict]:
     from .capsule import document, files
 
@@ -197,7 +239,7 @@ def facts(home: Home) -> list[dict]:
 
 
 CHECKS: tuple[Callable[[Home], list[dict]], ...] = (permissions, configuration, database, models, disk, daemon,
-                                                    capsule, facts)
+                                                    http, capsule, facts)
 
 
 async def examine(home: Home) -> dict:

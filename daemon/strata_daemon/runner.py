@@ -10,7 +10,7 @@ import asyncio
 import logging
 import signal
 
-from . import logs, stopping, timeutil
+from . import listeners, logs, stopping, timeutil
 from .capsule.watch import watch
 from .errors import StrataError
 from .memory import Memory
@@ -42,13 +42,20 @@ def _cadence(phase, cfg) -> str:
 
 
 async def _http(mem: Memory, stop: asyncio.Event) -> None:
-    """The HTTP API (http.enabled) in the daemon, on its own connection with actor `http`. A
-    server that cannot start is logged and the daemon goes on without it."""
+    """The HTTP API (http.enabled) in the daemon, on its own connection with actor `http`. The
+    Unix socket is served whatever TCP does; a server that cannot start is logged and the daemon
+    goes on without it. Each listener's state goes to state/http-listeners.json for the doctor."""
     from .http.serve import serve
+
+    def report(unix: dict, tcp: dict | None) -> None:
+        try:
+            listeners.write(mem.home.state_dir, unix, tcp)
+        except OSError as e:
+            log.warning("http: cannot record the listeners' state in %s: %s", mem.home.state_dir, e.strerror or e)
 
     try:
         async with await Memory.open(mem.home, agent=mem.agent, actor="http") as api:
-            await serve(api, stop)
+            await serve(api, stop, tcp_optional=True, report=report)
     except StrataError as e:
         log.error("http: not serving: %s%s", e.message, f" ({e.hint})" if e.hint else "")
 

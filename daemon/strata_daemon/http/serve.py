@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import logging
 import os
@@ -12,8 +13,10 @@ import secrets
 import socket
 import stat
 from pathlib import Path
+from typing import Callable
 
-from ..errors import ConfigError, StorageError
+from ..errors import ConfigError, StorageError, StrataError
+from ..listeners import listener, stopped
 from ..memory import Memory
 
 log = logging.getLogger("strata")
@@ -92,26 +95,48 @@ def _remove_own(path: Path, inode: int) -> None:
             path.unlink()
 
 
-def tcp_socket(host: str, port: int, allow_remote: bool) -> socket.socket:
+def is_loopback(host: str) -> bool:
     try:
-        loopback = ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
-        loopback = host == "localhost"
-    if not loopback:
+        return host == "localhost"
+
+
+def _tcp_hint(errno_: int | None, port: int) -> str:
+    """What to do about a TCP listener that could not start, by the reason."""
+    if errno_ == errno.EADDRINUSE:
+        return (f"another program listens on port {port} (`ss -ltnp 'sport = :{port}'` names it): stop it, "
+                "or choose another http.port")
+    if errno_ == errno.EAFNOSUPPORT:
+        return ("this address family is not allowed here: under systemd, a unit printed while http.port was unset "
+                "forbids network sockets, so print it again (strata systemd print-unit), install it and restart; "
+                "elsewhere, set http.host to 127.0.0.1")
+    if errno_ == errno.EACCES:
+        return "ports below 1024 need privileges strata does not have: choose an http.port above 1023"
+    if errno_ == errno.EADDRNOTAVAIL:
+        return "http.host is not an address of this machine: use 127.0.0.1"
+    return "choose another http.port"
+
+
+def tcp_socket(host: str, port: int, allow_remote: bool) -> socket.socket:
+    if not is_loopback(host):
         if not allow_remote:
             raise ConfigError(f"http.host {host!r} is not a loopback address",
                               hint="set http.allow_remote = true to listen beyond this machine (not advised)")
         log.warning("http: listening on %s:%d, reachable from other machines; the bearer token is all that "
                     "protects it", host, port)
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock = None
     try:
+        sock = socket.socket(family, socket.SOCK_STREAM)  # refused where the address family is not allowed
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+        sock.listen(128)
     except OSError as e:
-        sock.close()
-        raise StorageError(f"cannot listen on {host}:{port} ({e.strerror})", hint="choose another http.port") from None
-    sock.listen(128)
+        if sock is not None:
+            sock.close()
+        raise StorageError(f"cannot listen on {host}:{port} ({e.strerror or e})", hint=_tcp_hint(e.errno, port)) \
+            from None
     return sock
 
 
@@ -146,9 +171,12 @@ def _protocol(seconds: float):
 
 
 async def serve(mem: Memory, stop: asyncio.Event, *, socket_file: str | None = None,
-                port: int | None = None) -> None:
+                port: int | None = None, tcp_optional: bool = False,
+                report: Callable[[dict, dict | None], None] | None = None) -> None:
     """Serve until `stop` is set: the Unix socket always, TCP too when a port is given or
-    http.port is set."""
+    http.port is set. With `tcp_optional` (the daemon), a TCP listener that cannot start is
+    logged and the Unix socket served alone. `report(unix, tcp)` hears each listener's state
+    (listeners.listener) once serving starts, and again when it ends."""
     import uvicorn
 
     from .app import build
@@ -158,12 +186,21 @@ async def serve(mem: Memory, stop: asyncio.Event, *, socket_file: str | None = N
     port = int(cfg["http.port"] if port is None else port)
     if not 0 <= port <= 65535:
         raise ConfigError(f"port {port} is not between 0 and 65535")
+    where = f"{cfg['http.host']}:{port}"
+    unix, tcp = listener(str(path)), listener(where) if port else None
     sockets: list[socket.socket] = []
     bearer = None
+    ended: BaseException | None = None
     try:
         if port:  # checked first: a refused address must not leave a socket file behind
-            bearer = token(mem.home.state_dir)
-            sockets.append(tcp_socket(cfg["http.host"], port, bool(cfg["http.allow_remote"])))
+            try:
+                bearer = token(mem.home.state_dir)
+                sockets.append(tcp_socket(cfg["http.host"], port, bool(cfg["http.allow_remote"])))
+            except StrataError as e:
+                if not tcp_optional:
+                    raise
+                bearer, tcp = None, listener(where, e)
+                log.error("http: %s; serving %s only%s", e.message, path, f" ({e.hint})" if e.hint else "")
         sockets.insert(0, unix_socket(path))
         inode = path.lstat().st_ino
         app = build(mem, token=bearer, max_body_bytes=int(cfg["http.max_body_bytes"]),
@@ -175,15 +212,21 @@ async def serve(mem: Memory, stop: asyncio.Event, *, socket_file: str | None = N
         server.lifespan = config.lifespan_class(config)
         await server.startup(sockets=sockets)
         log.info("http: serving namespace %s on %s%s", mem.agent, path,
-                 f" and http://{cfg['http.host']}:{port} (bearer token in "
-                 f"{mem.home.state_dir / TOKEN_FILE})" if bearer else "")
+                 f" and http://{where} (bearer token in {mem.home.state_dir / TOKEN_FILE})" if bearer else "")
+        if report:
+            report(unix, tcp)
         ticking = asyncio.create_task(server.main_loop())
         await stop.wait()
         server.should_exit = True
         await ticking
         await server.shutdown(sockets=sockets)
+    except BaseException as e:
+        ended = e
+        raise
     finally:
         for s in sockets:
             s.close()
         if sockets and sockets[0].family == socket.AF_UNIX:
             _remove_own(path, inode)
+        if report:
+            report(stopped(unix, ended), stopped(tcp, ended))

@@ -1,0 +1,54 @@
+"""The state of the daemon's API listeners (the Unix socket, the TCP port), kept in
+state/http-listeners.json for `strata doctor`: a listener that failed shows nowhere else but
+the log, and probing a port cannot tell strata's listener from another program's."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from . import timeutil
+from .errors import StrataError
+
+FILE = "http-listeners.json"
+
+
+def listener(address: str, error: BaseException | None = None) -> dict:
+    """One listener: its address, whether it is up, and if not why and what to do."""
+    if error is None:
+        return {"address": address, "up": True, "error": None, "hint": None}
+    if isinstance(error, StrataError):
+        return {"address": address, "up": False, "error": error.message, "hint": error.hint}
+    return {"address": address, "up": False, "error": str(error) or type(error).__name__, "hint": None}
+
+
+def stopped(state: dict | None, why: BaseException | None) -> dict | None:
+    """A listener once serving has ended: down, for `why` (None: a clean stop)."""
+    if state is None or not state["up"]:
+        return state
+    return listener(state["address"], why or StrataError("stopped"))
+
+
+def write(state_dir: Path, unix: dict, tcp: dict | None) -> None:
+    """Replace the record (0600) in one rename, so a reader never sees half of it."""
+    path = state_dir / FILE
+    tmp = path.with_name(f".{FILE}.{os.getpid()}.tmp")
+    record = {"pid": os.getpid(), "written_at": timeutil.iso(timeutil.now()), "unix": unix, "tcp": tcp}
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(record, f)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def read(state_dir: Path) -> dict | None:
+    """The record, or None when there is none or it cannot be read."""
+    try:
+        record = json.loads((state_dir / FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and "unix" in record else None
