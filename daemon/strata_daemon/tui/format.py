@@ -82,3 +82,44 @@ def explain(hit: dict, weights: dict[str, float]) -> list[tuple[str, str, str]]:
 
 def fact_value(value: str | None) -> str:
     return "(retracted)" if value is None else value
+
+
+def node_text(node: str, text: str | None) -> str:
+    """A spiderweb node as a person reads it: `#12 what the memory says`, `key = value`,
+    `web-01 (host)`; the bare name when its text is unknown."""
+    kind, _, ident = node.partition(":")
+    if text is None:
+        return node
+    if kind == "episode":
+        return f"#{ident} {one_line(text, 10_000)}"
+    if kind == "entity":
+        return f"{text} ({ident.split(':', 1)[0]})"
+    return one_line(text, 10_000)
+
+
+def node_short(node: str) -> str:
+    """A node in a path: `#12`, a fact's key, an entity's value."""
+    kind, _, ident = node.partition(":")
+    return {"episode": f"#{ident}", "entity": ident.split(":", 1)[-1]}.get(kind, ident)
+
+
+def nothing_reached(weights: list[float], links: int, *, threshold: float, cap: float, fan_out: bool,
+                    link_weight: float) -> str:
+    """Why a spread from a node reached nothing, given its edges' weights and how many typed
+    links it has. A first hop passes weight ÷ cap (÷ √edges with fan-out) and must reach the
+    threshold (see web/spread.py)."""
+    followed = weights + ([link_weight] * links if link_weight > 0 else [])
+    if not followed:
+        unfollowed = f"; its {links} typed link(s) are not followed (web.link_weight is 0)" if links else ""
+        return "it has no edges yet: nothing has been used together with it" + unfollowed
+    need = threshold * cap
+    strongest = max(followed)
+    if strongest < need:
+        return (f"every edge is below the threshold: the strongest weighs {strongest:.3f}, and a spread keeps "
+                f"activation ≥ {threshold:g} (web.spread_threshold), which needs a weight of {need:g} "
+                f"(threshold × web.edge_cap {cap:g})")
+    heavy = sum(w >= need for w in followed)
+    if fan_out and strongest / cap / heavy ** 0.5 < threshold:
+        return (f"fan-out normalisation shares the strongest edge ({strongest:.3f}) among {heavy} edges: "
+                f"{strongest / cap / heavy ** 0.5:.3f} is below the threshold {threshold:g} (web.spread_threshold)")
+    return "everything it reaches is archived (strata web spread --include-archived shows it)"
