@@ -258,7 +258,7 @@ def test_facts_history_edit_new_retract(filled):
 
 
 @pytest.mark.slow
-def test_spiderweb_tree_jump_and_spread(filled):
+def test_spiderweb_tree_picture_jump_and_spread(filled):
     async def link(mem):
         for _ in range(3):  # used together often enough that a spread passes web.spread_threshold
             await mem.web.activate(["episode:1", "episode:2"])
@@ -269,20 +269,52 @@ def test_spiderweb_tree_jump_and_spread(filled):
         await switch(pilot, "4")
         await type_in(pilot, "#node", "episode:1")
         tree = app.screen.query_one("#web")
-        assert str(tree.root.label).startswith("episode:1")
+        assert str(tree.root.label).startswith(f"#1 {NGINX}")  # what it says, not a bare id
         children = [c.data for c in tree.root.children]
-        assert "episode:2" in children
-        assert " w " in str(tree.root.children[children.index("episode:2")].label)
+        assert "episode:2" in children and "entity:host:web-01" in children
+        tea = str(tree.root.children[children.index("episode:2")].label)
+        assert tea.startswith(f"#2 {TEA}") and "w 3.000 · 3×" in tea
+        assert str(tree.root.children[children.index("entity:host:web-01")].label).startswith("web-01 (host)")
+        picture = "\n".join(app.screen.query_one("#picture").lines)
+        assert "#1 deployed web-01" in picture and "─3.000─" in picture and "─mentions─" in picture
+        assert "┤" in picture and "╭" in picture
         tree.focus()
         tree.move_cursor(tree.root.children[children.index("episode:2")])
+        await settle(pilot)
+        picture = "\n".join(app.screen.query_one("#picture").lines)
+        assert "#2 Alice prefers" in picture.split("─3.000─")[-1] or "│ #2 Alice" in picture  # now in the middle
         await pilot.press("space")  # open the next hop
         await settle(pilot)
         assert "episode:1" in [c.data for c in tree.root.children[children.index("episode:2")].children]
         await pilot.press("s")
         await settle(pilot)
-        assert "episode:1" in [r[0] for r in rows(app, "#reached")]
+        reached = rows(app, "#reached")
+        assert any(r[0].startswith(f"#1 {NGINX[:30]}") and r[3] == "#2 → #1" for r in reached)
         await type_in(pilot, "#node", "episode:999")
         assert any("999" in n for n in notes(app))  # a missing node is said, not a crash
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_a_spread_that_reaches_nothing_says_why(filled):
+    async def link(mem):  # used together once: weight 1, under the 1.5 a spread needs
+        quiet = [(await mem.observe(text))["id"] for text in ("a quiet note", "another quiet note")]
+        assert (await mem.web.neighbours(quiet[0]))["links"] == []  # names nothing a link could go to
+        await mem.web.activate(quiet)
+        await mem.web.commit()
+        return quiet[0]
+    quiet = on(filled, link)
+
+    async def body(app, pilot):
+        await switch(pilot, "4")
+        await type_in(pilot, "#node", f"episode:{quiet}")
+        app.screen.query_one("#web").focus()
+        await pilot.press("s")
+        await settle(pilot)
+        assert rows(app, "#reached") == []
+        note = str(app.screen.query_one("#spread-note").render())
+        assert "every edge is below the threshold: the strongest weighs 1.000" in note and "0.15" in note
+        assert any(n.startswith("nothing reached: every edge") for n in notes(app))
     drive(filled, body)
 
 

@@ -28,7 +28,8 @@ SCREENS = {"overview": OverviewScreen, "memories": MemoriesScreen, "facts": Fact
 
 CSS = """
 .section { text-style: bold; color: $accent; margin: 1 0 0 1; }
-#daemon, #summary, #capsule-state { padding: 0 1; color: $text-muted; }
+#daemon, #summary, #capsule-state, #spread-note { padding: 0 1; color: $text-muted; }
+#spread-note { height: auto; }
 #summary { height: auto; max-height: 4; }
 #searchbar { height: auto; }
 #searchbar Input { width: 1fr; }
