@@ -38,6 +38,8 @@ CSS = """
 #left { width: 3fr; }
 #hits { width: 1fr; }
 #side { width: 50; }
+#fulltext { height: auto; max-height: 10; padding: 0 1; }
+#why { height: auto; padding: 0 1; color: $text-muted; }
 #right { width: 2fr; }
 #errors { height: 8; }
 DataTable { height: 1fr; }
