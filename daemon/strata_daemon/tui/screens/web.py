@@ -57,7 +57,7 @@ class WebScreen(LayerScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#reached", DataTable).add_columns("node", "activation", "state", "path")
+        self.query_one("#reached", DataTable).add_columns("activation", "path", "state", "node")
         self.query_one("#web", Tree).root.expand()
 
     def show(self, node: str) -> None:
@@ -103,9 +103,10 @@ class WebScreen(LayerScreen):
     def _fill(self, branch, r: dict, texts: dict) -> None:
         edges = len(r["neighbours"])
         for n, (other, text, weight) in enumerate(around(r, texts)):
+            # The weight first: a narrow pane cuts the end of the line.
             detail = f"w {weight} · {r['neighbours'][n]['activations']}×" if n < edges else f"{weight} link"
             # Text, not a string: Textual would read brackets in a memory as markup.
-            branch.add(Text(f"{one_line(text, LABEL_CHARS)}  {detail}"), data=other, allow_expand=True)
+            branch.add(Text(f"{detail}  {one_line(text, LABEL_CHARS)}"), data=other, allow_expand=True)
         if not r["neighbours"] and not r["links"]:
             branch.add_leaf("(no edges yet)")
 
@@ -179,9 +180,8 @@ class WebScreen(LayerScreen):
             table = self.query_one("#reached", DataTable)
             table.clear()
             for x in r["reached"]:
-                table.add_row(one_line(node_text(x["node"], texts.get(x["node"])), LABEL_CHARS),
-                              f"{x['activation']:.3f}", x["state"], " → ".join(map(node_short, x["path"])),
-                              key=x["node"])
+                table.add_row(f"{x['activation']:.3f}", " → ".join(map(node_short, x["path"])), x["state"],
+                              one_line(node_text(x["node"], texts.get(x["node"])), LABEL_CHARS), key=x["node"])
             self.query_one("#spread-note", Static).update(f"Nothing reached: {why}." if why else "")
             said = f"{len(r['reached'])} nodes reached" if r["reached"] else f"nothing reached: {why}"
             return said + "".join(f"; {w}" for w in r["warnings"])
