@@ -54,7 +54,7 @@ def test_format_helpers():
                        "retrievers": {"fts": {"rank": 2, "bm25": 1.5}, "graph": {"path": ["a", "b"]}},
                        "features": {"access_count": 3}}}
     out = explain(hit, {"relevance": 0.5, "recency": 0.1})
-    assert ("signal", "relevance", "1.000 × 0.5 = 0.500") in out
+    assert ("signal", "relevance (vs best)", "1.000 × 0.5 = 0.500") in out
     assert ("signal", "trust", "× 0.900") in out
     assert ("retriever", "fts", "rank 2, bm25 1.5") in out
     assert ("retriever", "graph", "path a → b") in out
@@ -126,7 +126,10 @@ def test_memories_search_explain_and_actions(filled):
         assert len(hits) == 1 and hits[0][-1] == NGINX
         why = {(r[0], r[1]): r[2] for r in rows(app, "#explain")}
         assert why[("retriever", "fts")].startswith("rank 1")
-        assert "× 0.55 =" in why[("signal", "relevance")]
+        assert "× 0.55 =" in why[("signal", "relevance (vs best)")]
+        assert why[("score", "match")] == "1.000 (words 1.000)"  # every word of the question: as measured
+        assert hits[0][1] == "1.00"
+        assert str(app.screen.query_one("#why").render()).startswith("why: found by words")
         nid = int(hits[0][2])
         rid = app.screen.result["recall_id"]
 
@@ -163,12 +166,31 @@ def test_memories_search_explain_and_actions(filled):
 
         await pilot.press("d")
         await settle(pilot)
-        assert NGINX in str(app.screen.query_one("#document").render())
+        details = dict(app.screen.rows)
+        assert details["content"] == NGINX and details["factual"] == "yes" and details["superseded by"] == "—"
+        assert details["event at"].endswith(" ago)") and "T" not in details["event at"]
         await pilot.press("escape")
         await settle(pilot)
         await pilot.press("w")
         await settle(pilot)
         assert app.screen.node == f"episode:{nid}"
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_the_selected_memory_is_shown_whole(filled):
+    long = "the runbook for web-01: " + " ".join(f"step {i} check the nginx upstream and the error log" for i in range(8))
+    on(filled, lambda mem: mem.observe(long))
+
+    async def body(app, pilot):
+        await switch(pilot, "2")
+        assert rows(app, "#hits")[0][-1].endswith("…")  # the list cuts it to a line
+        assert str(app.screen.query_one("#text").render()) == long
+        assert str(app.screen.query_one("#why").render()) == ""  # listed, not recalled
+        app.screen.query_one("#mode").value = "fast"
+        await type_in(pilot, "#query", "upstream error log")
+        assert str(app.screen.query_one("#text").render()) == long
+        assert "found by words" in str(app.screen.query_one("#why").render())
     drive(filled, body)
 
 
@@ -226,6 +248,13 @@ def test_facts_history_edit_new_retract(filled):
         history = rows(app, "#history")
         assert [h[0] for h in history] == ["coffee", "tea"] or [h[0] for h in history] == ["tea", "coffee"]
         assert any(r[1] == "user.drink" for r in rows(app, "#conflicts"))
+        await pilot.press("d")
+        await settle(pilot)
+        details = app.screen.rows
+        assert details[:2] == [("label", "user.drink"), ("value", "coffee")]
+        assert dict(details)["stale"] == "no" and dict(details)["valid to"] == "—"
+        await pilot.press("escape")
+        await settle(pilot)
 
         await pilot.press("e")
         await settle(pilot)
@@ -258,7 +287,7 @@ def test_facts_history_edit_new_retract(filled):
 
 
 @pytest.mark.slow
-def test_spiderweb_tree_jump_and_spread(filled):
+def test_spiderweb_tree_picture_jump_and_spread(filled):
     async def link(mem):
         for _ in range(3):  # used together often enough that a spread passes web.spread_threshold
             await mem.web.activate(["episode:1", "episode:2"])
@@ -269,20 +298,52 @@ def test_spiderweb_tree_jump_and_spread(filled):
         await switch(pilot, "4")
         await type_in(pilot, "#node", "episode:1")
         tree = app.screen.query_one("#web")
-        assert str(tree.root.label).startswith("episode:1")
+        assert str(tree.root.label).startswith(f"#1 {NGINX}")  # what it says, not a bare id
         children = [c.data for c in tree.root.children]
-        assert "episode:2" in children
-        assert " w " in str(tree.root.children[children.index("episode:2")].label)
+        assert "episode:2" in children and "entity:host:web-01" in children
+        tea = str(tree.root.children[children.index("episode:2")].label)
+        assert tea == f"w 3.000 · 3×  #2 {TEA}"
+        assert str(tree.root.children[children.index("entity:host:web-01")].label) == "mentions link  web-01 (host)"
+        picture = "\n".join(app.screen.query_one("#picture").lines)
+        assert "#1 deployed web-01" in picture and "─3.000─" in picture and "─mentions─" in picture
+        assert "┤" in picture and "╭" in picture
         tree.focus()
         tree.move_cursor(tree.root.children[children.index("episode:2")])
+        await settle(pilot)
+        picture = "\n".join(app.screen.query_one("#picture").lines)
+        assert "#2 Alice prefers" in picture.split("─3.000─")[-1] or "│ #2 Alice" in picture  # now in the middle
         await pilot.press("space")  # open the next hop
         await settle(pilot)
         assert "episode:1" in [c.data for c in tree.root.children[children.index("episode:2")].children]
         await pilot.press("s")
         await settle(pilot)
-        assert "episode:1" in [r[0] for r in rows(app, "#reached")]
+        reached = rows(app, "#reached")
+        assert any(r[3] == f"#1 {NGINX}" and r[1] == "#2 → #1" for r in reached)
         await type_in(pilot, "#node", "episode:999")
         assert any("999" in n for n in notes(app))  # a missing node is said, not a crash
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_a_spread_that_reaches_nothing_says_why(filled):
+    async def link(mem):  # used together once: weight 1, under the 1.5 a spread needs
+        quiet = [(await mem.observe(text))["id"] for text in ("a quiet note", "another quiet note")]
+        assert (await mem.web.neighbours(quiet[0]))["links"] == []  # names nothing a link could go to
+        await mem.web.activate(quiet)
+        await mem.web.commit()
+        return quiet[0]
+    quiet = on(filled, link)
+
+    async def body(app, pilot):
+        await switch(pilot, "4")
+        await type_in(pilot, "#node", f"episode:{quiet}")
+        app.screen.query_one("#web").focus()
+        await pilot.press("s")
+        await settle(pilot)
+        assert rows(app, "#reached") == []
+        note = str(app.screen.query_one("#spread-note").render())
+        assert "every edge is below the threshold: the strongest weighs 1.000" in note and "0.15" in note
+        assert any(n.startswith("nothing reached: every edge") for n in notes(app))
     drive(filled, body)
 
 
@@ -298,6 +359,13 @@ def test_dossiers_show_sources_versions_and_refresh(filled):
         assert rows(app, "#topics")[0][:2] == ["alice", "1"]
         assert app.screen.document.startswith("# Alice")
         assert any(TEA[:40] in r[2] for r in rows(app, "#sources"))
+        await pilot.press("d")
+        await settle(pilot)
+        details = dict(app.screen.rows)
+        assert details["topic"] == "alice" and details["enabled"] == "yes" and details["version"] == "1"
+        assert details["refreshed at"].endswith(" ago)")
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("r")
         await settle(pilot, 0.2)
         versions = await app.memory.dossiers.history("alice")

@@ -68,3 +68,23 @@ def test_help_screen(still, snap_compare):
         await pilot.press("question_mark")
         await settle(pilot)
     assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
+
+
+def test_spiderweb_screen(still, snap_compare):
+    async def link():
+        async with await Memory.open(still) as mem:
+            for _ in range(3):
+                await mem.web.activate(["episode:1", "episode:4"])
+                await mem.web.commit()
+            await mem.web.activate(["episode:1", "episode:3"])
+            await mem.web.commit()
+    asyncio.run(link())
+
+    async def go(pilot):
+        await settle(pilot)
+        await switch(pilot, "4")
+        await type_in(pilot, "#node", "episode:1")
+        pilot.app.screen.query_one("#web").focus()
+        await pilot.press("s")
+        await settle(pilot)
+    assert snap_compare(app(still), run_before=go, terminal_size=SIZE)

@@ -209,6 +209,16 @@ def test_facts_are_nodes(memory):
     assert memory.web.neighbours("fact:BRIDGE")["neighbours"][0]["node"] == f"episode:{a}"
 
 
+def test_texts_say_what_each_node_holds(memory):
+    memory.facts.set("Bridge", "DOWN")
+    (a,) = observe(memory, "paged Ines about gw-02")
+    ent = next(link["dst"] for link in memory.web.neighbours(a)["links"] if link["dst"].startswith("entity:"))
+    memory.facts.retract("bridge")
+    texts = memory.web.texts([a, "fact:BRIDGE", ent, "episode:999"])
+    assert texts == {f"episode:{a}": "paged Ines about gw-02", "fact:bridge": "Bridge = (retracted)",
+                     ent: ent.split(":", 2)[2], "episode:999": None}
+
+
 @pytest.mark.parametrize("call, error", [
     (lambda m: m.web.activate([999]), NotFound), (lambda m: m.web.activate(["fact:nothing"]), NotFound),
     (lambda m: m.web.activate([]), InvalidInput), (lambda m: m.web.spread(1, depth=0), InvalidInput),

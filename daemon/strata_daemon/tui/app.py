@@ -28,7 +28,8 @@ SCREENS = {"overview": OverviewScreen, "memories": MemoriesScreen, "facts": Fact
 
 CSS = """
 .section { text-style: bold; color: $accent; margin: 1 0 0 1; }
-#daemon, #summary, #capsule-state { padding: 0 1; color: $text-muted; }
+#daemon, #summary, #capsule-state, #spread-note { padding: 0 1; color: $text-muted; }
+#spread-note { height: auto; }
 #summary { height: auto; max-height: 4; }
 #searchbar { height: auto; }
 #searchbar Input { width: 1fr; }
@@ -37,6 +38,8 @@ CSS = """
 #left { width: 3fr; }
 #hits { width: 1fr; }
 #side { width: 50; }
+#fulltext { height: auto; max-height: 10; padding: 0 1; }
+#why { height: auto; padding: 0 1; color: $text-muted; }
 #right { width: 2fr; }
 #errors { height: 8; }
 DataTable { height: 1fr; }

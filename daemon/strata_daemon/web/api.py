@@ -136,6 +136,12 @@ class Web:
                     "links": store.links_of(conn, self.agent, node, int(limit))}
         return await self.db.run(read)
 
+    async def texts(self, items) -> dict[str, str | None]:
+        """What each item says (a memory's text, a fact's `label = value`, an entity's value),
+        None for one the namespace does not hold."""
+        nodes = _nodes(items)
+        return await self.db.run(lambda c: store.texts(c, self.agent, nodes))
+
     async def spread(self, items, *, depth: int | None = None, threshold: float | None = None,
                      fan_out: bool | None = None, include_archived: bool = False, limit: int = 50) -> dict:
         """Nodes reached from the items over weighted edges, most activated first, each with the

@@ -56,6 +56,29 @@ def states(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
     return out
 
 
+def texts(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
+    """What each node says, for a person reading the web: a memory's text, a fact's `label =
+    value` (`(retracted)` for a retracted one), an entity's value; None when it is not held."""
+    out: dict[str, str | None] = {n: None for n in nodes}
+    ids = {episode_id(n): n for n in nodes if kind_of(n) == "episode"}
+    if ids:
+        marks = ", ".join("?" * len(ids))
+        for i, content in conn.execute(f"SELECT id, content FROM episodes WHERE agent = ? AND id IN ({marks})",
+                                       (agent, *ids)):
+            out[ids[i]] = content
+    keys = {n[5:]: n for n in nodes if kind_of(n) == "fact"}
+    if keys:
+        marks = ", ".join("?" * len(keys))
+        for key, label, value in conn.execute(
+                f"SELECT f.key, f.label, (SELECT v.value FROM fact_values v WHERE v.fact_id = f.id "
+                f"ORDER BY v.valid_from DESC, v.id DESC LIMIT 1) FROM facts f WHERE f.agent = ? AND f.key IN ({marks})",
+                (agent, *keys)):
+            out[keys[key]] = f"{label} = {'(retracted)' if value is None else value}"
+    for n, state in states(conn, agent, [n for n in nodes if kind_of(n) == "entity"]).items():
+        out[n] = None if state is None else n.split(":", 2)[2]
+    return out
+
+
 def require(conn, agent: str, nodes: list[str]) -> dict[str, str]:
     """The nodes' states; NotFound naming the first that the namespace does not hold."""
     found = states(conn, agent, nodes)

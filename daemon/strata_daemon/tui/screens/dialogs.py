@@ -1,7 +1,9 @@
-"""Small modal dialogs: confirm a change, ask for a value, show a document."""
+"""Small modal dialogs: confirm a change, ask for a value, show a record's details."""
 
 from __future__ import annotations
 
+from rich.table import Table
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -59,20 +61,30 @@ class Ask(ModalScreen[dict | None]):
         self.dismiss(None)
 
 
-class Document(ModalScreen[None]):
-    """Read-only text (a memory's details, a diff); Escape closes it."""
+def table(rows: list[tuple[str, str]]) -> Table:
+    """Two columns, field and value; a long value wraps in its column."""
+    out = Table(show_header=False, box=None, padding=(0, 1), expand=True)
+    out.add_column("field", style="bold", no_wrap=True)
+    out.add_column("value", ratio=1, overflow="fold")
+    for field, value in rows:
+        out.add_row(field, Text(value))  # Text: a memory's brackets are not markup
+    return out
+
+
+class Details(ModalScreen[None]):
+    """A record as a table of fields and values (tui/fields.py); Escape closes it."""
     BINDINGS = [Binding("escape,q", "close", "Close")]
 
-    def __init__(self, title: str, text: str) -> None:
+    def __init__(self, title: str, rows: list[tuple[str, str]]) -> None:
         super().__init__()
         self.title_text = title
-        self.text = text
+        self.rows = rows
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog wide"):
             yield Label(self.title_text, classes="dialog-title")
             with VerticalScroll():
-                yield Static(self.text, markup=False, id="document")
+                yield Static(table(self.rows), id="details")
 
     def action_close(self) -> None:
         self.dismiss(None)

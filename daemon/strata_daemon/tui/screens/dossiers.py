@@ -11,10 +11,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
+from ... import timeutil
+from ..fields import rows as field_rows
 from ..format import one_line, when
 from ..widgets.bars import KeyBar, TitleBar
 from .base import LayerScreen, cursor_key, refill
-from .dialogs import Ask
+from .dialogs import Ask, Details
 
 
 class DossiersScreen(LayerScreen):
@@ -24,11 +26,13 @@ class DossiersScreen(LayerScreen):
     BINDINGS = [
         Binding("r", "refresh_topic", "Refresh now"),
         Binding("n", "add_topic", "New topic"),
+        Binding("d", "details", "Details"),
     ]
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.topic: str | None = None
+        self.topics: dict[str, dict] = {}  # topic -> its line in the listing
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -56,6 +60,7 @@ class DossiersScreen(LayerScreen):
 
     async def load(self) -> None:
         listing = await self.memory.dossiers.list()
+        self.topics = {t["topic"]: t for t in listing["topics"]}
         table = self.query_one("#topics", DataTable)
         refill(table, [(t["topic"], (t["topic"], str(t["version"] or "-"), when(t["refreshed_at"]),
                                      "due" if t["due"] else "", t["origin"] + ("" if t["enabled"] else " (off)")))
@@ -108,6 +113,12 @@ class DossiersScreen(LayerScreen):
         self.act(lambda: self.memory.dossiers.refresh(topic, force=True),
                  lambda r: f"{topic}: {r['status']}" + (f" (version {r['version']}, {r['generator']})"
                                                         if r.get("version") else ""))
+
+    def action_details(self) -> None:
+        if self.topic not in self.topics:
+            self.notify("no topic selected", severity="warning")
+            return
+        self.app.push_screen(Details(f"dossier {self.topic}", field_rows(self.topics[self.topic], timeutil.now())))
 
     def action_add_topic(self) -> None:
         def answered(values: dict | None) -> None:

@@ -11,10 +11,11 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Checkbox, DataTable, Input, Label
 
 from ... import timeutil
+from ..fields import rows as field_rows
 from ..format import age, fact_value, one_line, when
 from ..widgets.bars import KeyBar, TitleBar
 from .base import LayerScreen, cursor_key, refill
-from .dialogs import Ask, Confirm
+from .dialogs import Ask, Confirm, Details
 
 SOURCE = "person:tui"
 
@@ -27,6 +28,7 @@ class FactsScreen(LayerScreen):
         Binding("n", "new", "New fact"),
         Binding("r", "retract", "Retract"),
         Binding("k", "acknowledge", "Acknowledge conflict"),
+        Binding("d", "details", "Details"),
         Binding("slash", "focus_filter", "Filter"),
     ]
 
@@ -134,6 +136,14 @@ class FactsScreen(LayerScreen):
                          f"{fact['label']} retracted")
         self.app.push_screen(Confirm(f"Retract {fact['label']} (now {fact['value']!r})? "
                                      "Its history is kept."), confirmed)
+
+    def action_details(self) -> None:
+        fact = self.selected
+        if fact is None:
+            self.notify("no fact selected", severity="warning")
+            return
+        self.app.push_screen(Details(f"fact {fact['label']}",
+                                     field_rows(fact, timeutil.now(), first=("label", "value", "source"))))
 
     def action_acknowledge(self) -> None:
         key = cursor_key(self.query_one("#conflicts", DataTable))

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-import json
-
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, DataTable, Input, Label, Select, Static
 
+from ... import timeutil
 from ...settings import MODES
+from ..fields import rows as field_rows
 from ..format import one_line, when
 from ..widgets.explain import ExplainPanel
 from ..widgets.bars import KeyBar, TitleBar
 from .base import LayerScreen, cursor_key, refill
-from .dialogs import Confirm, Document
+from .dialogs import Confirm, Details
 
 
 def summary(result: dict) -> str:
@@ -33,6 +33,9 @@ def purge_question(episode_id: int, plan: dict) -> str:
     lines += [f"Dossier {d['topic']} v{d['version']}: {one_line(d['line'], 70)}" for d in plan["dossier_lines"][:5]]
     lines += [f"Capsule: {one_line(line, 70)}" for line in plan["capsule_lines"][:5]]
     return "\n".join(lines)
+
+
+FIRST = ("content", "kind", "state", "tier", "event_at", "recorded_at", "source", "session", "context")  # details
 
 
 class MemoriesScreen(LayerScreen):
@@ -64,13 +67,17 @@ class MemoriesScreen(LayerScreen):
         with Horizontal():
             yield DataTable(id="hits", cursor_type="row", zebra_stripes=True)
             with Vertical(id="side"):
+                # The list cuts a memory to one line; the one selected is shown whole here.
+                with VerticalScroll(id="fulltext"):
+                    yield Static(id="text", markup=False)
+                yield Static(id="why", markup=False)
                 yield Label("Why", classes="section")
                 yield ExplainPanel(id="explain")
         yield Static(id="summary")
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#hits", DataTable).add_columns("#", "score", "id", "when", "state", "content")
+        self.query_one("#hits", DataTable).add_columns("#", "match", "id", "when", "state", "content")
         self.query_one("#mode", Select).value = self.memory.config["recall.mode"]
 
     @property
@@ -86,7 +93,7 @@ class MemoriesScreen(LayerScreen):
         if self.result is None:
             states = ("active", "archived") if self.query_one("#archived", Checkbox).value else ("active",)
             rows = await self.memory.timeline(limit=100, states=states)
-            self._show([(None, r) for r in rows])
+            self._show(rows)
             self.query_one("#summary", Static).update(f"the {len(rows)} newest memories; / to search")
             return
         current = await self.memory.get_many(h["id"] for h in self.result["hits"])
@@ -94,18 +101,21 @@ class MemoriesScreen(LayerScreen):
             if hit["id"] in current:  # a purged memory keeps what was shown
                 now = current[hit["id"]]
                 hit.update(state=now["state"], factual=now["factual"], irrelevant=now["irrelevant"])
-        self._show([(h["score"], h) for h in self.result["hits"]])
+        self._show(self.result["hits"])
 
-    def _show(self, scored: list[tuple[float | None, dict]]) -> None:
-        self.rows = {r["id"]: r for _, r in scored}
+    def _show(self, memories: list[dict]) -> None:
+        """Memories or recall hits; a hit's `match` is as measured, not relative to the best."""
+        self.rows = {r["id"]: r for r in memories}
         table = self.query_one("#hits", DataTable)
         refill(table, [(str(r["id"]), (
-            str(n), "-" if score is None else f"{score:.3f}", str(r["id"]), when(r["event_at"]),
+            str(n), f"{r['match']:.2f}" if "match" in r else "-", str(r["id"]), when(r["event_at"]),
             r.get("state", "active") + (" factual" if r.get("factual") else "")
             + (" irrelevant" if r.get("irrelevant") else ""), one_line(r["content"], 90)))
-            for n, (score, r) in enumerate(scored, 1)])
+            for n, r in enumerate(memories, 1)])
         if not table.row_count:
             self.query_one("#explain", ExplainPanel).clear()
+            self.query_one("#text", Static).update("")
+            self.query_one("#why", Static).update("")
 
     def search(self, query: str) -> None:
         if not query.strip():
@@ -120,7 +130,7 @@ class MemoriesScreen(LayerScreen):
 
         def shown(result: dict) -> str:
             self.result = result
-            self._show([(h["score"], h) for h in result["hits"]])
+            self._show(result["hits"])
             self.query_one("#summary", Static).update(summary(result))
             self.query_one("#hits", DataTable).focus()
             return f"{len(result['hits'])} hits"
@@ -145,6 +155,8 @@ class MemoriesScreen(LayerScreen):
         row = self.rows.get(int(event.row_key.value))
         if row is None:
             return
+        self.query_one("#text", Static).update(row["content"])
+        self.query_one("#why", Static).update(f"why: {row['why']}" if "why" in row else "")
         if self.result is not None and "explain" in row:
             panel.show_hit(row, self.result["weights"])
             return
@@ -219,8 +231,7 @@ class MemoriesScreen(LayerScreen):
         def go(row):
             async def show() -> None:
                 full = await self.memory.get(row["id"])
-                self.app.push_screen(Document(f"memory {row['id']}", json.dumps(full, indent=2, ensure_ascii=False,
-                                                                                default=str)))
+                self.app.push_screen(Details(f"memory {row['id']}", field_rows(full, timeutil.now(), first=FIRST)))
             self.run_worker(show, group="details")
         self._with_selected(go)
 

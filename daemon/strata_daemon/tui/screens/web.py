@@ -1,16 +1,32 @@
 """Spiderweb: the selected item's neighbours as a tree with edge weights (each branch opens
-the next hop), a spread from any node, and a jump to any node by name."""
+the next hop), a picture of the highlighted node's neighbourhood, a spread from any node (and
+why one reached nothing), and a jump to any node by name. Nodes show what they say, not ids."""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Label, Tree
+from textual.widgets import DataTable, Input, Label, Static, Tree
 
-from ..format import one_line
+from ..format import node_short, node_text, nothing_reached, one_line
 from ..widgets.bars import KeyBar, TitleBar
-from .base import LayerScreen
+from ..widgets.webpicture import WebPicture
+from ...errors import StrataError
+from .base import LayerScreen, problem
+
+LABEL_CHARS = 70  # of a node's text in the tree and the spread table
+
+
+def around(r: dict, texts: dict[str, str | None]) -> list[tuple[str, str, str]]:
+    """A node's neighbours as (node, its text, the weight or link type), edges heaviest first."""
+    out = [(e["node"], node_text(e["node"], texts.get(e["node"])), f"{e['weight']:.3f}") for e in r["neighbours"]]
+    for link in r["links"]:
+        other = link["dst"] if link["src"] == r["node"] else link["src"]
+        out.append((other, node_text(other, texts.get(other)), link["type"]))
+    return out
+
 
 class WebScreen(LayerScreen):
     TITLE = "Spiderweb"
@@ -24,21 +40,24 @@ class WebScreen(LayerScreen):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.node: str | None = None
+        self.seen: dict[str, tuple[dict, dict]] = {}  # node -> (its neighbours, their texts), this load's
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
         with Horizontal(id="searchbar"):
             yield Input(placeholder="node: episode:12, fact:user.timezone, entity:host:web-01 (Enter)", id="node")
+        yield WebPicture(id="picture")
         with Horizontal():
             with Vertical(id="left"):
                 yield Tree("(no node)", id="web")
             with Vertical(id="right"):
                 yield Label("Spread", classes="section", id="spread-title")
                 yield DataTable(id="reached", cursor_type="row", zebra_stripes=True)
+                yield Static(id="spread-note")
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#reached", DataTable).add_columns("node", "activation", "state", "path")
+        self.query_one("#reached", DataTable).add_columns("activation", "path", "state", "node")
         self.query_one("#web", Tree).root.expand()
 
     def show(self, node: str) -> None:
@@ -59,21 +78,35 @@ class WebScreen(LayerScreen):
                 return
             self.node = entities[0]["node"] if entities else f"episode:{newest[0]['id']}"
             self.query_one("#node", Input).value = self.node
-        r = await self.memory.web.neighbours(self.node)
+        self.seen = {}
+        r, texts = await self._around(self.node)
         tree = self.query_one("#web", Tree)
         tree.clear()
-        tree.root.set_label(f"{r['node']} ({r['state']})")
+        tree.root.set_label(Text(f"{one_line(node_text(r['node'], texts.get(r['node'])), LABEL_CHARS)} ({r['state']})"))
         tree.root.data = r["node"]
-        self._fill(tree.root, r)
+        self._fill(tree.root, r, texts)
         tree.root.expand()
+        self._picture(r["node"])
 
-    def _fill(self, branch, r: dict) -> None:
-        for e in r["neighbours"]:
-            branch.add(f"{e['node']}  w {e['weight']:.3f} · {e['activations']}×", data=e["node"],
-                       allow_expand=True)
-        for link in r["links"]:
-            other = link["dst"] if link["src"] == r["node"] else link["src"]
-            branch.add(f"{other}  ({link['type']} link)", data=other, allow_expand=True)
+    async def _around(self, node: str) -> tuple[dict, dict]:
+        """The node's neighbours and what each of them (and it) says: two database hops."""
+        if node not in self.seen:
+            r = await self.memory.web.neighbours(node)
+            self.seen[node] = r, await self.memory.web.texts([node, *(n for n, _, _ in around(r, {}))])
+        return self.seen[node]
+
+    def _picture(self, node: str) -> None:
+        r, texts = self.seen[node]
+        self.query_one("#picture", WebPicture).show(
+            node_text(node, texts.get(node)), [(text, weight) for _, text, weight in around(r, texts)])
+
+    def _fill(self, branch, r: dict, texts: dict) -> None:
+        edges = len(r["neighbours"])
+        for n, (other, text, weight) in enumerate(around(r, texts)):
+            # The weight first: a narrow pane cuts the end of the line.
+            detail = f"w {weight} · {r['neighbours'][n]['activations']}×" if n < edges else f"{weight} link"
+            # Text, not a string: Textual would read brackets in a memory as markup.
+            branch.add(Text(f"{detail}  {one_line(text, LABEL_CHARS)}"), data=other, allow_expand=True)
         if not r["neighbours"] and not r["links"]:
             branch.add_leaf("(no edges yet)")
 
@@ -84,9 +117,27 @@ class WebScreen(LayerScreen):
         node = branch.data
 
         async def hop() -> None:
-            self._fill(branch, await self.memory.web.neighbours(node))
+            try:
+                self._fill(branch, *await self._around(node))
+            except StrataError as e:  # gone since the tree was drawn
+                self.notify(problem(e), title="could not open", severity="error")
 
         self.run_worker(hop, group="hop")
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        node = event.node.data
+        if node is None:
+            return
+
+        async def draw() -> None:
+            try:
+                await self._around(node)
+            except StrataError as e:
+                self.notify(problem(e), title="could not draw", severity="error")
+                return
+            self._picture(node)
+
+        self.run_worker(draw, group="picture", exclusive=True)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.value.strip():
@@ -109,15 +160,30 @@ class WebScreen(LayerScreen):
         if node is None:
             return
 
-        async def run() -> dict:
-            return await self.memory.web.spread([node])
+        web = self.memory.web
 
-        def shown(r: dict) -> str:
-            self.query_one("#spread-title", Label).update(f"Spread from {node} (depth {r['depth']})")
+        async def run() -> tuple[dict, dict, str]:
+            r = await web.spread([node])
+            texts = await web.texts([x["node"] for x in r["reached"]]) if r["reached"] else {}
+            why = ""
+            if not r["reached"]:
+                n = await web.neighbours(node)
+                why = nothing_reached([e["weight"] for e in n["neighbours"]], len(n["links"]),
+                                      threshold=r["threshold"], cap=web.rules.cap, fan_out=r["fan_out"],
+                                      link_weight=web.link_weight)
+            return r, texts, why
+
+        def shown(result: tuple[dict, dict, str]) -> str:
+            r, texts, why = result
+            self.query_one("#spread-title", Label).update(
+                f"Spread from {node_short(node)} (depth {r['depth']}, threshold {r['threshold']:g})")
             table = self.query_one("#reached", DataTable)
             table.clear()
             for x in r["reached"]:
-                table.add_row(x["node"], f"{x['activation']:.3f}", x["state"], one_line(" → ".join(x["path"]), 80))
-            return f"{len(r['reached'])} nodes reached" + "".join(f"; {w}" for w in r["warnings"])
+                table.add_row(f"{x['activation']:.3f}", " → ".join(map(node_short, x["path"])), x["state"],
+                              one_line(node_text(x["node"], texts.get(x["node"])), LABEL_CHARS), key=x["node"])
+            self.query_one("#spread-note", Static).update(f"Nothing reached: {why}." if why else "")
+            said = f"{len(r['reached'])} nodes reached" if r["reached"] else f"nothing reached: {why}"
+            return said + "".join(f"; {w}" for w in r["warnings"])
 
         self.act(run, shown, reload=False)
