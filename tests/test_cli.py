@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -731,6 +732,22 @@ def test_human_output_of_read_commands(cli):
     assert "no memories in that range" in cli("timeline", "--since", "2027-01-01", check=True).out
     assert "pending_access_events  1" in cli("status", check=True).out
     assert cli("fold", check=True).out.strip() == "folded 1 access events into 1 memories"
+
+
+def test_intervals_are_said_as_people_read_them_and_kept_in_seconds_in_json(cli, home):
+    write_config(home, "[daemon]\nheartbeat_seconds = 5400\n")
+    listing = cli("phase", "list", check=True).out
+    assert re.search(r"^  heartbeat +every +90 min ", listing, re.M), listing
+    assert re.search(r"^  decay +every +1 day ", listing, re.M), listing
+    assert re.search(r"^  dossiers +every +4 h ", listing, re.M), listing
+    assert " s " not in listing and "86400" not in listing
+    assert "every  90 min" in cli("status", check=True).out
+    phases = {p["phase"]: p for p in cli.json("phase", "list")["phases"]}
+    assert phases["heartbeat"]["every_seconds"] == 5400 and phases["decay"]["every_seconds"] == 86400
+    shown = cli("config", "show", check=True).out
+    assert re.search(r"^daemon\.heartbeat_seconds +5400 \(90 min\) ", shown, re.M), shown
+    assert re.search(r"^daemon\.decay_interval_hours +24\.0 \(1 day\) ", shown, re.M), shown
+    assert re.search(r"^recall\.k +10 +default$", shown, re.M), shown  # not a length of time
 
 
 # -- storage failures ------------------------------------------------------------------------

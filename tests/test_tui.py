@@ -48,7 +48,8 @@ def filled(home):
 
 
 def test_format_helpers():
-    assert age(None) == "never" and age(5) == "5 s" and age(90) == "1.5 min" and age(7200) == "2.0 h"
+    assert age(None) == "never" and age(5) == "5 s" and age(150) == "2.5 min" and age(7200) == "2 h"
+    assert age(86400) == "1 day" and age(-3) == "0 s"  # a clock a little ahead is not a negative age
     hit = {"score": 0.5, "kind": "lesson", "factual": False, "context": {},
            "explain": {"signals": {"relevance": 1.0, "recency": 0.5, "trust": 0.9},
                        "retrievers": {"fts": {"rank": 2, "bm25": 1.5}, "graph": {"path": ["a", "b"]}},

@@ -35,6 +35,15 @@ class Setting:
     def name(self) -> str:
         return self.key.rsplit(".", 1)[1]
 
+    @property
+    def unit_seconds(self) -> float | None:
+        """Seconds in one unit of a length of time (a setting named ..._seconds, _hours, _days
+        or _ms); None for any other setting."""
+        return next((size for suffix, size in _TIME_UNITS.items() if self.key.endswith(suffix)), None)
+
+
+_TIME_UNITS = {"_seconds": 1.0, "_hours": 3600.0, "_days": 86400.0, "_ms": 0.001}
+
 
 def _between(lo: float, hi: float) -> Callable[[Any], str | None]:
     return lambda v: None if lo <= v <= hi else f"must be between {lo} and {hi}"
