@@ -750,6 +750,28 @@ def test_intervals_are_said_as_people_read_them_and_kept_in_seconds_in_json(cli,
     assert re.search(r"^recall\.k +10 +default$", shown, re.M), shown  # not a length of time
 
 
+PYTHON_WORDS = re.compile(r"\b(None|True|False)\b|\[\]|\{\}")
+
+
+def test_human_output_says_yes_no_and_a_dash_not_python_values(cli):
+    eid = observe(cli, "Deploy of api v2 finished", "--context", "environment=prod", "--context", "goal=ship")
+    shown = cli("show", str(eid), check=True).out
+    assert not PYTHON_WORDS.search(shown), shown
+    for field, value in (("source", "—"), ("session", "—"), ("factual", "no"), ("last_access_at", "—"),
+                         ("context", "environment=prod, goal=ship"), ("eligible", "yes"), ("reason", "—")):
+        assert re.search(rf"^ +{field} +{value}$", shown, re.M), (field, shown)
+    assert cli("mark", str(eid), "--factual", check=True).out.strip() == f"memory {eid}: factual = yes"
+    ep = cli.json("show", str(eid))
+    assert ep["factual"] is True and ep["source"] is None and ep["scores"]["reason"] is None
+
+    settings = cli("config", "show", check=True).out
+    assert not PYTHON_WORDS.search(settings), settings
+    for key, value in (("recall.vector_cache", "yes"), ("recall.overlap_embedding", "no"), ("agent.shared", "—"),
+                       ("embedding.model", "unset \\(minilm\\)"), ("store.kinds", "observation, event, decision")):
+        assert re.search(rf"^{re.escape(key)} +{value}", settings, re.M), (key, settings)
+    assert not PYTHON_WORDS.search(cli("status", check=True).out)
+
+
 # -- storage failures ------------------------------------------------------------------------
 
 def test_corrupt_database(cli, home):

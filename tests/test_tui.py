@@ -199,6 +199,17 @@ def test_purge_asks_and_shows_what_goes_with_the_memory(filled):
 
 
 @pytest.mark.slow
+def test_a_memory_outside_a_recall_shows_its_standing_in_words(filled):
+    async def body(app, pilot):
+        await switch(pilot, "2")  # no query yet: the newest memories, each with its standing scores
+        why = {(r[0], r[1]): r[2] for r in rows(app, "#explain")}
+        assert why[("standing", "eligible")] == "yes" and why[("standing", "reason")] == "—"
+        assert why[("memory", "factual")] == "no" and why[("memory", "state")] == "active"
+        assert "None" not in str(why) and "True" not in str(why) and "False" not in str(why)
+    drive(filled, body)
+
+
+@pytest.mark.slow
 def test_balanced_search_shows_each_retriever(filled):
     on(filled, lambda mem: mem.embed_pending())
 

@@ -339,14 +339,6 @@ def _allowed(check: Callable | None) -> str:
             "_presets_table": "one table per preset"}.get(name, "")
 
 
-def _unset_meaning(doc: str, key: str) -> str:
-    found = re.search(r"unset: ([^)]*)\)", doc)
-    if not found:
-        raise ValueError(f"setting {key} defaults to unset but its description does not say what unset "
-                         "means: add '(unset: ...)' to it")
-    return found.group(1).strip()
-
-
 def config_markdown() -> str:
     from .config import _TYPE_WORDS, _toml_value
     from .errors import ConfigError
@@ -386,7 +378,7 @@ def config_markdown() -> str:
         for s in items:
             lines += [f"### {s.key}", "", re.sub(r"\s+", " ", s.doc).strip(), ""]
             if s.default is None:
-                default = f"unset ({_unset_meaning(s.doc, s.key)})"
+                default = f"unset ({s.unset_meaning})"
             else:
                 default = _code(f"{s.name} = {_toml_value(s.default)}")
             kind = _TYPE_WORDS.get(s.value_type, s.value_type.__name__)

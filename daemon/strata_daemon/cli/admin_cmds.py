@@ -8,6 +8,7 @@ from .. import logs, runner
 from ..home import init_home, resolve_home
 from ..settings import BY_KEY
 from ..timeutil import duration
+from ..wording import plain
 from .memory_cmds import opened
 from .output import Progress, emit, short_time
 
@@ -40,9 +41,9 @@ def cmd_config_show(args) -> int:
 
 def _setting_value(setting, value) -> str:
     if value is None:
-        return "(from preset)"
+        return f"unset ({setting.unset_meaning})"
     unit = setting.unit_seconds
-    return f"{value} ({duration(value * unit)})" if unit else str(value)
+    return f"{value} ({duration(value * unit)})" if unit else plain(value)
 
 
 async def cmd_status(args) -> int:
@@ -54,7 +55,7 @@ async def cmd_status(args) -> int:
 
 def _show_status(s: dict) -> str:
     nested = ("daemon", "strength", "capsule", "by_state", "by_tier", "embedding_model", "recall_strategy")
-    lines = [f"{k:<22} {v}" for k, v in s.items() if k not in nested]
+    lines = [f"{k:<22} {plain(v)}" for k, v in s.items() if k not in nested]
     lines.insert(1, f"{'by_state':<22} " + ", ".join(f"{k} {v}" for k, v in s["by_state"].items()))
     tiers = s["by_tier"]
     lines.insert(2, f"{'by_tier':<22} hot {tiers['hot']}, cold {tiers['cold']} (recall reaches both; the cold "
