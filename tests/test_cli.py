@@ -6,6 +6,7 @@ stderr that starts with "strata:", no Python traceback, and nothing stored.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
@@ -16,6 +17,7 @@ import sys
 import pytest
 
 from conftest import write_config
+from strata_daemon.cli import build_parser
 from strata_daemon.errors import EXIT_CODES
 
 
@@ -683,6 +685,28 @@ def test_every_subcommand_has_help(cli, command):
     assert proc.returncode == 0, proc.err
     assert proc.out.startswith(f"usage: strata {command}")
     assert "Traceback" not in proc.err
+
+
+def _parsers(parser, name="strata"):
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child_name, child in action.choices.items():
+                yield from _parsers(child, f"{name} {child_name}")
+
+
+def test_no_help_says_a_python_value_is_the_default():
+    """argparse's "(default: None)" tells a person nothing: a help says what leaving it out does."""
+    for name, parser in _parsers(build_parser()):
+        text = " ".join(parser.format_help().split())
+        assert not re.search(r"\(default: (None|False|True|\[\])\)", text), name
+
+
+def test_help_says_what_leaving_an_option_out_does(cli):
+    text = " ".join(cli("fact", "get", "--help", check=True).out.split())
+    assert "value as of this world time (default: now)" in text
+    assert "ignoring what it learned later (default: everything it knows)" in text
+    assert "(default: False)" not in text and "(default: None)" not in text  # --value-only, --at
 
 
 def test_top_level_help_lists_commands_and_exit_codes(cli):
