@@ -642,7 +642,7 @@ def test_init_lays_out_a_private_home(cli, tmp_path):
         assert (target / d).is_dir()
     assert stat.S_IMODE((target / "strata.toml").stat().st_mode) == 0o600
     assert stat.S_IMODE((target / "state").stat().st_mode) == 0o700
-    assert "[recall]" in (target / "strata.toml").read_text()
+    assert "# recall.k = 10" in (target / "strata.toml").read_text()
 
     cli("observe", "first memory", check=True, env={"STRATA_HOME": str(target)})
     db = target / "state" / "memory.db"
@@ -663,6 +663,15 @@ def test_a_mistyped_home_is_refused_not_made(cli, home, tmp_path, how):
     assert not typo.exists()
     assert f"STRATA_HOME={typo}" in cli("init", str(typo), check=True).out  # init says how to use it
     assert cli.json(*args, "status", env=env)["episodes"] == 0
+
+
+def test_a_table_appended_to_the_file_init_writes_is_read(cli, tmp_path):
+    target = tmp_path / "fresh"
+    cli("init", str(target), check=True)
+    with open(target / "strata.toml", "a", encoding="utf-8") as f:
+        f.write("[http]\nport = 8765\n")
+    settings = {r["key"]: r for r in cli.json("config", "show", env={"STRATA_HOME": str(target)})["settings"]}
+    assert settings["http.port"]["value"] == 8765 and settings["http.port"]["source"] == str(target / "strata.toml")
 
 
 def test_init_keeps_an_existing_config(cli, home):
