@@ -39,6 +39,23 @@ def test_a_healthy_home(cli):
     assert "no daemon" in checks["daemon"]["message"] and "strata run" in checks["daemon"]["fix"]
 
 
+def test_the_daemon_check_says_how_long_ago_the_heartbeat_was(home):
+    from strata_daemon.doctor import daemon
+    from strata_daemon.home import Home
+    from strata_daemon.phases.lock import DaemonLock
+
+    lock, beat = DaemonLock(home / "state" / "daemon.lock"), home / "state" / "heartbeat"
+    lock.acquire()
+    try:
+        beat.touch()
+        for ago, status, said in ((300, "ok", "heartbeat 5 min ago"), (7200, "error", "last beat 2 h ago")):
+            os.utime(beat, (time.time() - ago,) * 2)
+            [found] = daemon(Home(home))
+            assert found["status"] == status and said in found["message"], found
+    finally:
+        lock.release()
+
+
 def test_the_llm_model_check_names_a_missing_unreadable_or_wrong_file(tmp_path):
     from strata_daemon.doctor import _llm
 

@@ -6,8 +6,10 @@ stderr that starts with "strata:", no Python traceback, and nothing stored.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -15,6 +17,7 @@ import sys
 import pytest
 
 from conftest import write_config
+from strata_daemon.cli import build_parser
 from strata_daemon.errors import EXIT_CODES
 
 
@@ -639,7 +642,7 @@ def test_init_lays_out_a_private_home(cli, tmp_path):
         assert (target / d).is_dir()
     assert stat.S_IMODE((target / "strata.toml").stat().st_mode) == 0o600
     assert stat.S_IMODE((target / "state").stat().st_mode) == 0o700
-    assert "[recall]" in (target / "strata.toml").read_text()
+    assert "# recall.k = 10" in (target / "strata.toml").read_text()
 
     cli("observe", "first memory", check=True, env={"STRATA_HOME": str(target)})
     db = target / "state" / "memory.db"
@@ -662,6 +665,15 @@ def test_a_mistyped_home_is_refused_not_made(cli, home, tmp_path, how):
     assert cli.json(*args, "status", env=env)["episodes"] == 0
 
 
+def test_a_table_appended_to_the_file_init_writes_is_read(cli, tmp_path):
+    target = tmp_path / "fresh"
+    cli("init", str(target), check=True)
+    with open(target / "strata.toml", "a", encoding="utf-8") as f:
+        f.write("[http]\nport = 8765\n")
+    settings = {r["key"]: r for r in cli.json("config", "show", env={"STRATA_HOME": str(target)})["settings"]}
+    assert settings["http.port"]["value"] == 8765 and settings["http.port"]["source"] == str(target / "strata.toml")
+
+
 def test_init_keeps_an_existing_config(cli, home):
     write_config(home, "[recall]\nk = 3\n")
     result = cli.json("init", str(home))
@@ -682,6 +694,28 @@ def test_every_subcommand_has_help(cli, command):
     assert proc.returncode == 0, proc.err
     assert proc.out.startswith(f"usage: strata {command}")
     assert "Traceback" not in proc.err
+
+
+def _parsers(parser, name="strata"):
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child_name, child in action.choices.items():
+                yield from _parsers(child, f"{name} {child_name}")
+
+
+def test_no_help_says_a_python_value_is_the_default():
+    """argparse's "(default: None)" tells a person nothing: a help says what leaving it out does."""
+    for name, parser in _parsers(build_parser()):
+        text = " ".join(parser.format_help().split())
+        assert not re.search(r"\(default: (None|False|True|\[\])\)", text), name
+
+
+def test_help_says_what_leaving_an_option_out_does(cli):
+    text = " ".join(cli("fact", "get", "--help", check=True).out.split())
+    assert "value as of this world time (default: now)" in text
+    assert "ignoring what it learned later (default: everything it knows)" in text
+    assert "(default: False)" not in text and "(default: None)" not in text  # --value-only, --at
 
 
 def test_top_level_help_lists_commands_and_exit_codes(cli):
@@ -731,6 +765,44 @@ def test_human_output_of_read_commands(cli):
     assert "no memories in that range" in cli("timeline", "--since", "2027-01-01", check=True).out
     assert "pending_access_events  1" in cli("status", check=True).out
     assert cli("fold", check=True).out.strip() == "folded 1 access events into 1 memories"
+
+
+def test_intervals_are_said_as_people_read_them_and_kept_in_seconds_in_json(cli, home):
+    write_config(home, "[daemon]\nheartbeat_seconds = 5400\n")
+    listing = cli("phase", "list", check=True).out
+    assert re.search(r"^  heartbeat +every +90 min ", listing, re.M), listing
+    assert re.search(r"^  decay +every +1 day ", listing, re.M), listing
+    assert re.search(r"^  dossiers +every +4 h ", listing, re.M), listing
+    assert " s " not in listing and "86400" not in listing
+    assert "every  90 min" in cli("status", check=True).out
+    phases = {p["phase"]: p for p in cli.json("phase", "list")["phases"]}
+    assert phases["heartbeat"]["every_seconds"] == 5400 and phases["decay"]["every_seconds"] == 86400
+    shown = cli("config", "show", check=True).out
+    assert re.search(r"^daemon\.heartbeat_seconds +5400 \(90 min\) ", shown, re.M), shown
+    assert re.search(r"^daemon\.decay_interval_hours +24\.0 \(1 day\) ", shown, re.M), shown
+    assert re.search(r"^recall\.k +10 +default$", shown, re.M), shown  # not a length of time
+
+
+PYTHON_WORDS = re.compile(r"\b(None|True|False)\b|\[\]|\{\}")
+
+
+def test_human_output_says_yes_no_and_a_dash_not_python_values(cli):
+    eid = observe(cli, "Deploy of api v2 finished", "--context", "environment=prod", "--context", "goal=ship")
+    shown = cli("show", str(eid), check=True).out
+    assert not PYTHON_WORDS.search(shown), shown
+    for field, value in (("source", "—"), ("session", "—"), ("factual", "no"), ("last_access_at", "—"),
+                         ("context", "environment=prod, goal=ship"), ("eligible", "yes"), ("reason", "—")):
+        assert re.search(rf"^ +{field} +{value}$", shown, re.M), (field, shown)
+    assert cli("mark", str(eid), "--factual", check=True).out.strip() == f"memory {eid}: factual = yes"
+    ep = cli.json("show", str(eid))
+    assert ep["factual"] is True and ep["source"] is None and ep["scores"]["reason"] is None
+
+    settings = cli("config", "show", check=True).out
+    assert not PYTHON_WORDS.search(settings), settings
+    for key, value in (("recall.vector_cache", "yes"), ("recall.overlap_embedding", "no"), ("agent.shared", "—"),
+                       ("embedding.model", "unset \\(minilm\\)"), ("store.kinds", "observation, event, decision")):
+        assert re.search(rf"^{re.escape(key)} +{value}", settings, re.M), (key, settings)
+    assert not PYTHON_WORDS.search(cli("status", check=True).out)
 
 
 # -- storage failures ------------------------------------------------------------------------

@@ -66,6 +66,37 @@ def test_rendered_default_toml_parses_to_defaults(tmp_path):
             assert cfg[s.key] == s.default, s.key
 
 
+def test_the_file_init_writes_takes_lines_uncommented_and_tables_appended(tmp_path):
+    home, _ = init_home(tmp_path / "h")
+    path = home.config_path
+    text = path.read_text(encoding="utf-8")
+    assert "\n[" not in text  # no table header of its own for an appended one to clash with
+    uncommented = text.replace("# recall.k = 10\n", "recall.k = 3\n").replace(
+        "# scoring.weights.recency = 0.1\n", "scoring.weights.recency = 0.2\n")
+    assert uncommented.count("\nrecall.k = 3\n") == 1 and "\nscoring.weights.recency = 0.2\n" in uncommented
+    path.write_text(uncommented + '\n[http]\nport = 8765\n\n[loop.steps.uptime]\ncommand = "uptime"\n',
+                    encoding="utf-8")
+    cfg = load_config(path)
+    assert cfg["http.port"] == 8765 and cfg.sources["http.port"] == str(path)
+    assert cfg["recall.k"] == 3 and cfg["scoring.weights.recency"] == 0.2
+    assert cfg["loop.steps"] == {"uptime": {"command": "uptime"}}
+    assert cfg["http.enabled"] is False and cfg.sources["http.enabled"] == "default"
+
+
+@pytest.mark.parametrize("edit, said", [
+    (lambda t: t.replace("# http.enabled = false", "http.enabled = true") + "\n[http]\nport = 8765\n",
+     "[http] is given twice"),
+    (lambda t: t + "\n[http]\nport = 8765\nrecall.k = 3\n", "sits below the table [http]"),
+    (lambda t: "k = 3\n" + t, "recall.k = ..."),
+], ids=["a line and a table of one section", "a line below a table", "a name without its section"])
+def test_a_misplaced_line_in_the_file_init_writes_is_explained(tmp_path, edit, said):
+    home, _ = init_home(tmp_path / "h")
+    home.config_path.write_text(edit(home.config_path.read_text(encoding="utf-8")), encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        load_config(home.config_path)
+    assert said in info.value.hint, info.value.hint
+
+
 def test_home_resolution_order(tmp_path, monkeypatch):
     monkeypatch.setenv("STRATA_HOME", str(tmp_path / "env"))
     assert resolve_home(tmp_path / "flag").root == (tmp_path / "flag").resolve()

@@ -278,6 +278,19 @@ def test_consolidation_audits_each_change_with_its_reason(home, cli):
     assert entry["before"] == {"tier": "hot", "tier_at": None} and entry["run"] == 1
 
 
+def test_a_dry_run_lists_each_memory_with_the_start_of_its_text(cli):
+    long = "Rotate the API keys of the billing service before the auditors arrive " * 3
+    eid = int(cli("observe", long, "--importance", "0.9", check=True).out)
+    shown = cli("consolidate", "--dry-run", "--rule", "replay", check=True).out.splitlines()
+    line = next(n for n, text in enumerate(shown) if text.startswith(f"  #{eid} "))
+    assert shown[line].split()[:2] == [f"#{eid}", "replay"]
+    assert "Rotate the API keys of the billing service" in shown[line] and shown[line].endswith("…")
+    assert "replayed as an implicit access" in shown[line + 1]
+    assert cli.json("show", str(eid))["access_count"] == 0  # a dry run changes nothing
+    planned = cli.json("consolidate", "--dry-run", "--rule", "replay")["actions"]
+    assert [(a["episode"], a["rule"]) for a in planned] == [(eid, "replay")] and "content" not in planned[0]
+
+
 def test_unknown_rule_is_refused(cli, tmp_path):
     from strata_daemon.config import load_config
     from strata_daemon.errors import ConfigError

@@ -1,9 +1,10 @@
-"""Reading times: every accepted form, and the ones refused with a clear message."""
+"""Reading times: every accepted form, and the ones refused with a clear message; saying a
+length of time the way a person reads it."""
 
 import pytest
 
 from strata_daemon.errors import InvalidInput
-from strata_daemon.timeutil import parse_time
+from strata_daemon.timeutil import duration, parse_time
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -19,3 +20,12 @@ def test_accepted_forms(given, expected):
 def test_times_outside_years_1_to_9999_or_empty_are_refused(given):
     with pytest.raises(InvalidInput):
         parse_time(given, reference=1000.0)
+
+
+@pytest.mark.parametrize("seconds, said", [
+    (86400, "1 day"), (21600, "6 h"), (900, "15 min"), (90, "90 s"), (172800, "2 days"), (5400, "90 min"),
+    (129600, "36 h"), (60, "1 min"), (0, "0 s"), (0.25, "0.25 s"), (12.3, "12 s"), (145.6, "2.4 min"),
+    (100000, "1.2 days"), (360000, "4.2 days"), (8640000, "100 days"), (-300, "-5 min"),
+])
+def test_a_length_of_time_is_said_in_the_unit_a_person_reads(seconds, said):
+    assert duration(seconds) == said

@@ -48,7 +48,8 @@ def filled(home):
 
 
 def test_format_helpers():
-    assert age(None) == "never" and age(5) == "5 s" and age(90) == "1.5 min" and age(7200) == "2.0 h"
+    assert age(None) == "never" and age(5) == "5 s" and age(150) == "2.5 min" and age(7200) == "2 h"
+    assert age(86400) == "1 day" and age(-3) == "0 s"  # a clock a little ahead is not a negative age
     hit = {"score": 0.5, "kind": "lesson", "factual": False, "context": {},
            "explain": {"signals": {"relevance": 1.0, "recency": 0.5, "trust": 0.9},
                        "retrievers": {"fts": {"rank": 2, "bm25": 1.5}, "graph": {"path": ["a", "b"]}},
@@ -216,6 +217,17 @@ def test_purge_asks_and_shows_what_goes_with_the_memory(filled):
         await settle(pilot)
         assert (await app.memory.db.fetchone("SELECT count(*) FROM episodes WHERE id = ?", (lid,)))[0] == 0
         assert any("purged" in n for n in notes(app))
+    drive(filled, body)
+
+
+@pytest.mark.slow
+def test_a_memory_outside_a_recall_shows_its_standing_in_words(filled):
+    async def body(app, pilot):
+        await switch(pilot, "2")  # no query yet: the newest memories, each with its standing scores
+        why = {(r[0], r[1]): r[2] for r in rows(app, "#explain")}
+        assert why[("standing", "eligible")] == "yes" and why[("standing", "reason")] == "—"
+        assert why[("memory", "factual")] == "no" and why[("memory", "state")] == "active"
+        assert "None" not in str(why) and "True" not in str(why) and "False" not in str(why)
     drive(filled, body)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,7 +68,7 @@ def _flatten(table: dict, prefix: str = "") -> dict[str, Any]:
     return flat
 
 
-LIMIT = bounded.MIB  # the fully commented file strata init writes is about 40 KiB
+LIMIT = bounded.MIB  # the fully commented file strata init writes is about 25 KiB
 _TYPE_WORDS = {float: "a number", int: "a whole number", str: "a string", list: "a list", bool: "true or false",
                dict: "a table"}
 
@@ -86,6 +87,31 @@ def _coerce(setting: Setting, value: Any, where: str) -> Any:
     return value
 
 
+def _toml_hint(message: str) -> str:
+    twice = re.match(r"Cannot declare \(([^)]*)\) twice", message)
+    if twice:
+        table = ".".join(re.findall(r"'([^']*)'", twice.group(1)))
+        return (f"[{table}] is given twice: by two [{table}] lines, or by a {table}.NAME = line above a [{table}] "
+                f"line; keep one (settings under one [{table}], or each as {table}.NAME = value above the first "
+                "table)")
+    if message.startswith("Cannot overwrite a value"):
+        return "a setting is given twice: keep one of the two lines"
+    return "fix the line named, or move the file away"
+
+
+def _unknown_hint(key: str) -> str:
+    """What a person probably meant by a key no setting has."""
+    meant = next((s.key for s in SETTINGS if key.endswith("." + s.key)), None)
+    if meant:  # `recall.k = 3` added below a table: TOML reads it as part of that table
+        return (f"the line {meant} = ... sits below the table [{key.removesuffix('.' + meant)}], so it belongs "
+                "to it; move it above the file's first [table] line")
+    meant = next((s.key for s in SETTINGS if s.name == key), None)
+    if meant:
+        return (f"outside a table a setting is named whole: {meant} = ..., or {key} = ... below "
+                f"[{BY_KEY[meant].section}]")
+    return "`strata config show` lists every setting"
+
+
 def load_config(path: Path | None) -> Config:
     cfg = Config(values={s.key: s.default for s in SETTINGS}, sources={s.key: "default" for s in SETTINGS},
                  path=path)
@@ -98,15 +124,14 @@ def load_config(path: Path | None) -> Config:
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path} is not valid TOML: {e}", hint="fix the line named, or move the file away") from None
+        raise ConfigError(f"{path} is not valid TOML: {e}", hint=_toml_hint(str(e))) from None
     except RecursionError:
         raise ConfigError(f"{path} nests its tables or arrays too deeply to read",
                           hint="strata's settings are at most two levels deep; fix the file") from None
     for key, value in _flatten(raw).items():
         setting = BY_KEY.get(key)
         if setting is None:
-            raise ConfigError(f"{path}: unknown setting {key!r}",
-                              hint="`strata config show` lists every setting")
+            raise ConfigError(f"{path}: unknown setting {key!r}", hint=_unknown_hint(key))
         cfg.values[key] = _coerce(setting, value, str(path))
         cfg.sources[key] = str(path)
     if cfg.values["store.default_kind"] not in cfg.values["store.kinds"]:
@@ -175,17 +200,18 @@ def settings_toml(values: dict[str, Any]) -> str:
 
 
 def render_default_toml() -> str:
-    """A strata.toml with every setting commented out at its default."""
+    """A strata.toml with every setting commented out at its default, each as a whole
+    `section.name = value` line and no table header: uncommenting a line changes that setting,
+    and a table added at the end ([http], [loop.steps.NAME]) is the file's only one of its name."""
     lines = ["# strata configuration. Every setting is shown at its default, commented out.",
-             "# Uncomment a line to change it; `strata config show` prints the effective values.", ""]
+             "# Uncomment a line to change it; `strata config show` prints the effective values.",
+             "# Tables of your own ([http], [loop.steps.NAME], [dossier.topics.NAME]) go at the end of the",
+             "# file: every line below a [table] line belongs to that table."]
     section = None
     for s in SETTINGS:
         if s.section != section:
             section = s.section
-            lines += ["", f"[{section}]"]
+            lines += ["", f"# --- {section} ---"]
         lines.append(f"# {s.doc}")
-        if s.default is None:
-            lines.append(f"# {s.name} =")
-        else:
-            lines.append(f"# {s.name} = {_toml_value(s.default)}")
-    return "\n".join(lines).lstrip("\n") + "\n"
+        lines.append(f"# {s.key} =" if s.default is None else f"# {s.key} = {_toml_value(s.default)}")
+    return "\n".join(lines) + "\n"

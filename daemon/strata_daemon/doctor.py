@@ -147,10 +147,10 @@ def daemon(home: Home) -> list[dict]:
         every = 300.0
     age = time.time() - beat.stat().st_mtime if beat.exists() else None
     if age is None or age > 2 * every + 60:
-        shown = "never" if age is None else f"{age:.0f} s ago"
+        shown = "never" if age is None else f"{timeutil.duration(age)} ago"
         return [finding("daemon", ERROR, f"the daemon (pid {pid}) last beat {shown}", "look at its log "
                         "(journalctl --user -u strata) and restart it")]
-    return [finding("daemon", OK, f"running (pid {pid}), heartbeat {age:.0f} s ago")]
+    return [finding("daemon", OK, f"running (pid {pid}), heartbeat {timeutil.duration(age)} ago")]
 
 
 def http(home: Home) -> list[dict]:

@@ -342,14 +342,6 @@ def _allowed(check: Callable | None) -> str:
             "_presets_table": "one table per preset"}.get(name, "")
 
 
-def _unset_meaning(doc: str, key: str) -> str:
-    found = re.search(r"unset: ([^)]*)\)", doc)
-    if not found:
-        raise ValueError(f"setting {key} defaults to unset but its description does not say what unset "
-                         "means: add '(unset: ...)' to it")
-    return found.group(1).strip()
-
-
 def config_markdown() -> str:
     from .config import _TYPE_WORDS, _toml_value
     from .errors import ConfigError
@@ -364,9 +356,11 @@ def config_markdown() -> str:
              "at all.", "",
              "## How settings are set", "",
              "- **strata.toml in the home.** The home folder (`--home`, else the `" + ENV_VAR + "` environment "
-             "variable, else the per-user data folder) holds `strata.toml`. Each setting `section.name` is the "
-             "key `name` of the table `[section]`; a setting that is left out keeps its default. `strata init` "
-             "writes the file with every setting commented out at its default, its description above it.",
+             "variable, else the per-user data folder) holds `strata.toml`. A setting `section.name` is the line "
+             "`section.name = value` above the file's first table, or `name = value` below a `[section]` line; a "
+             "setting that is left out keeps its default. `strata init` writes the file with every setting "
+             "commented out at its default in the first form, its description above it: uncomment a line to "
+             "change a setting, and add tables (`[http]`, `[loop.steps.NAME]`) at the end of the file.",
              "- **Checked when read.** An unknown key, a value of the wrong type or one out of range stops the "
              f"command with exit code {ConfigError.exit_code}, naming the file and the key; the hint repeats the "
              "setting's description and default.",
@@ -378,7 +372,8 @@ def config_markdown() -> str:
              "over the file for recalls that name no mode; `strata arena status` says which.",
              "- **`--set KEY=VALUE`** exists only on `strata bench recall`, for the benchmark's temporary home. "
              "No environment variable sets a setting (`" + ENV_VAR + "` only chooses the home).", "",
-             "A default below is written as the line strata.toml would hold. A setting whose default is *unset* "
+             "A default below is written as the line strata.toml would hold below its `[section]` line. A "
+             "setting whose default is *unset* "
              "has no line at all (TOML has no null): leave it out and strata uses what its description says.",
              "", "## Sections", ""]
     lines += [f"- [`[{section}]`](#{_anchor(section)}): " + ", ".join(f"`{s.name}`" for s in items)
@@ -389,7 +384,7 @@ def config_markdown() -> str:
         for s in items:
             lines += [f"### {s.key}", "", re.sub(r"\s+", " ", s.doc).strip(), ""]
             if s.default is None:
-                default = f"unset ({_unset_meaning(s.doc, s.key)})"
+                default = f"unset ({s.unset_meaning})"
             else:
                 default = _code(f"{s.name} = {_toml_value(s.default)}")
             kind = _TYPE_WORDS.get(s.value_type, s.value_type.__name__)

@@ -38,7 +38,7 @@ def _cadence(phase, cfg) -> str:
     every = phase.interval(cfg)
     if every is None:
         return f"{phase.name} after {phase.after}"
-    return f"{phase.name} every {every:g} s" + (f" and after {phase.after}" if phase.after else "")
+    return f"{phase.name} every {timeutil.duration(every)}" + (f" and after {phase.after}" if phase.after else "")
 
 
 async def _http(mem: Memory, stop: asyncio.Event) -> None:

@@ -7,6 +7,7 @@ as a commented strata.toml, and docs/reference/config.md is generated from it
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -34,6 +35,25 @@ class Setting:
     @property
     def name(self) -> str:
         return self.key.rsplit(".", 1)[1]
+
+    @property
+    def unset_meaning(self) -> str:
+        """What strata does when a setting that defaults to unset is left out: the "(unset: ...)"
+        its description must hold."""
+        found = re.search(r"unset: ([^)]*)\)", self.doc)
+        if not found:
+            raise ValueError(f"setting {self.key} defaults to unset but its description does not say what unset "
+                             "means: add '(unset: ...)' to it")
+        return found.group(1).strip()
+
+    @property
+    def unit_seconds(self) -> float | None:
+        """Seconds in one unit of a length of time (a setting named ..._seconds, _hours, _days
+        or _ms); None for any other setting."""
+        return next((size for suffix, size in _TIME_UNITS.items() if self.key.endswith(suffix)), None)
+
+
+_TIME_UNITS = {"_seconds": 1.0, "_hours": 3600.0, "_days": 86400.0, "_ms": 0.001}
 
 
 def _between(lo: float, hi: float) -> Callable[[Any], str | None]:
@@ -117,8 +137,6 @@ def _presets_table(v: Any) -> str | None:
 
 
 def _regex(v: Any) -> str | None:
-    import re
-
     try:
         re.compile(v)
     except (re.error, TypeError) as e:

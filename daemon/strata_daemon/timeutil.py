@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import re
 import time
 from datetime import datetime, timezone
@@ -38,6 +39,35 @@ def iso(ts: float | None) -> str | None:
     if ts is None:
         return None
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+_SPANS = ((86400, "day"), (3600, "h"), (60, "min"), (1, "s"))
+
+
+def duration(seconds: float) -> str:
+    """A length of time as a person reads it: "1 day", "6 h", "15 min", "90 s", "2.4 min".
+
+    A whole number of a unit is said in that unit, the largest one that keeps it under a
+    hundred (5400 s is "90 min", not "1.5 h"); any other length is rounded in the largest unit
+    it reaches ("2.4 min", "12 s", "0.25 s"). Lengths in `--json` stay in seconds."""
+    if not math.isfinite(seconds):
+        return f"{seconds} s"
+    if seconds < 0:
+        return "-" + duration(-seconds)
+    reached = next(((size, unit) for size, unit in _SPANS if seconds >= size), _SPANS[-1])
+    for size, unit in _SPANS:
+        count = seconds / size
+        if count >= 1 and count == int(count) and (count < 100 or size == reached[0]):
+            return _count(int(count), unit)
+    size, unit = reached
+    count = seconds / size
+    if count < 1:  # under a second: two digits, so 0.25 s is not 0.2 s
+        return _count(f"{count:.2g}", unit)
+    return _count(f"{count:.0f}" if count >= 10 else f"{count:.1f}".removesuffix(".0"), unit)
+
+
+def _count(n: int | str, unit: str) -> str:
+    return f"{n} {unit}" + ("s" if unit == "day" and str(n) != "1" else "")
 
 
 # Years 1 to 9999: what a timestamp can be shown as (and what anyone means by a time).

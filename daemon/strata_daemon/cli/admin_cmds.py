@@ -6,6 +6,9 @@ import shlex
 
 from .. import logs, runner
 from ..home import init_home, resolve_home
+from ..settings import BY_KEY
+from ..timeutil import duration
+from ..wording import plain
 from .memory_cmds import opened
 from .output import Progress, emit, short_time
 
@@ -32,9 +35,15 @@ def cmd_config_show(args) -> int:
     width = max(len(r["key"]) for r in rows)
     print(f"# home {home.root}; file {home.config_path}" + ("" if home.config_path.exists() else " (absent)"))
     for r in rows:
-        value = "(from preset)" if r["value"] is None else r["value"]
-        print(f"{r['key']:<{width}}  {value!s:<14} {r['source']}")
+        print(f"{r['key']:<{width}}  {_setting_value(BY_KEY[r['key']], r['value']):<14} {r['source']}")
     return 0
+
+
+def _setting_value(setting, value) -> str:
+    if value is None:
+        return f"unset ({setting.unset_meaning})"
+    unit = setting.unit_seconds
+    return f"{value} ({duration(value * unit)})" if unit else plain(value)
 
 
 async def cmd_status(args) -> int:
@@ -46,7 +55,7 @@ async def cmd_status(args) -> int:
 
 def _show_status(s: dict) -> str:
     nested = ("daemon", "strength", "capsule", "by_state", "by_tier", "embedding_model", "recall_strategy")
-    lines = [f"{k:<22} {v}" for k, v in s.items() if k not in nested]
+    lines = [f"{k:<22} {plain(v)}" for k, v in s.items() if k not in nested]
     lines.insert(1, f"{'by_state':<22} " + ", ".join(f"{k} {v}" for k, v in s["by_state"].items()))
     tiers = s["by_tier"]
     lines.insert(2, f"{'by_tier':<22} hot {tiers['hot']}, cold {tiers['cold']} (recall reaches both; the cold "
@@ -69,7 +78,7 @@ def _show_phases(d: dict) -> str:
     running = f"running (pid {d['running']})" if d["running"] else "not running"
     age = d["heartbeat_age_seconds"]
     lines = [f"daemon {running}; loop {d['loop_count']}; heartbeat "
-             + ("never" if age is None else f"{age:g} s ago")]
+             + ("never" if age is None else f"{duration(age)} ago")]
     for p in d["phases"]:
         last = p["last"]
         state = "never run" if last is None else f"{last['status']} at {short_time(last['started_at'])}"
@@ -79,7 +88,7 @@ def _show_phases(d: dict) -> str:
             due = short_time(p["next_at"])
         else:
             due = "at start" if p["at_start"] else f"after {p['after']}" if p["after"] else "one interval after start"
-        lines.append(f"  {p['phase']:<10} every {p['every_seconds']:>8g} s   last {state}   next {due}")
+        lines.append(f"  {p['phase']:<11} every {duration(p['every_seconds']):>7}   last {state}   next {due}")
     return "\n".join(lines)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import signal
 
@@ -89,8 +88,7 @@ def register(sub, common) -> None:
     cs = top.add_subparsers(dest="capsule_command", metavar="ACTION", required=True)
 
     def add(name, handler, help_):
-        p = cs.add_parser(name, parents=[common], help=help_, description=help_,
-                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        p = cs.add_parser(name, parents=[common], help=help_, description=help_)
         p.set_defaults(handler=handler)
         return p
 

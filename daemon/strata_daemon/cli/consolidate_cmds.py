@@ -3,19 +3,21 @@
 from __future__ import annotations
 
 from .memory_cmds import opened
-from .output import emit
+from .output import emit, one_line
 
 COMMANDS = ("consolidate",)
+SHOWN = 200  # changes a dry run lists; --json has them all
 
 
-def _show(r: dict) -> str:
+def _show(r: dict, texts: dict[int, str]) -> str:
     head = ("would change" if r["dry_run"] else f"run {r['run']} changed") + f" ({r['memories']} memories, " \
            f"{r['seconds']:g} s): " + ", ".join(f"{k} {v}" for k, v in r["counts"].items())
     lines = [head]
-    for a in r["actions"][:200] if r["dry_run"] else []:
-        lines.append(f"  {a['episode']:>8}  {a['rule']:<12} {a['reason']}")
-    if r["dry_run"] and len(r["actions"]) > 200:
-        lines.append(f"  ... and {len(r['actions']) - 200} more (--json lists them all)")
+    for a in r["actions"][:SHOWN] if r["dry_run"] else []:
+        lines.append(f"  #{a['episode']:<7} {a['rule']:<12} {one_line(texts.get(a['episode'], ''), 80)}")
+        lines.append(f"  {'':<21} {a['reason']}")
+    if r["dry_run"] and len(r["actions"]) > SHOWN:
+        lines.append(f"  ... and {len(r['actions']) - SHOWN} more (--json lists them all)")
     return "\n".join(lines)
 
 
@@ -26,7 +28,8 @@ async def cmd_consolidate(args) -> int:
             emit(r, args.json, lambda r: f"run {r['run']}: {r['undone']} changes undone")
             return 0
         r = await mem.consolidation.run(dry_run=args.dry_run, rules=args.rule)
-    emit(r, args.json, _show)
+        shown = {} if args.json or not args.dry_run else await mem.get_many(a["episode"] for a in r["actions"][:SHOWN])
+    emit(r, args.json, lambda r: _show(r, {i: ep["content"] for i, ep in shown.items()}))
     return 0
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from .memory_cmds import opened
 from .output import Progress, emit, note, short_time
 
@@ -121,15 +119,14 @@ def register(sub, common) -> None:
     ds = top.add_subparsers(dest="dossier_command", metavar="ACTION", required=True)
 
     def add(name, handler, help_):
-        p = ds.add_parser(name, parents=[common], help=help_, description=help_,
-                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        p = ds.add_parser(name, parents=[common], help=help_, description=help_)
         p.set_defaults(handler=handler)
         return p
 
     add("list", cmd_list, "Topics (from the config, the capsule, people, and proposed ones) and their state.")
     p = add("show", cmd_show, "A topic's current dossier (or --version N).")
     p.add_argument("topic")
-    p.add_argument("--version", type=int, help="an older version")
+    p.add_argument("--version", type=int, help="an older version (default: the current one)")
     p = add("refresh", cmd_refresh, "Bring a topic's dossier up to date; an unchanged input is skipped.")
     p.add_argument("topic", nargs="?")
     p.add_argument("--force", action="store_true", help="write a new version even if the input is unchanged")
@@ -145,5 +142,5 @@ def register(sub, common) -> None:
     p.add_argument("topic")
     p = add("diff", cmd_diff, "What changed between two versions (default: the last two).")
     p.add_argument("topic")
-    p.add_argument("--from", dest="old", type=int, help="older version")
+    p.add_argument("--from", dest="old", type=int, help="older version (default: the one before --to)")
     p.add_argument("--to", dest="new", type=int, help="newer version (default: current)")

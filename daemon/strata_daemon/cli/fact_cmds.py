@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
-
 from ..errors import InvalidInput
 from .memory_cmds import opened, plan_text, purge_text
 from .output import count, emit, inline, short_time, show_fact
@@ -153,8 +151,7 @@ def register(sub, common) -> None:
     fs = top.add_subparsers(dest="fact_command", metavar="ACTION", required=True)
 
     def add(name, handler, help_):
-        p = fs.add_parser(name, parents=[common], help=help_, description=help_,
-                          formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+        p = fs.add_parser(name, parents=[common], help=help_, description=help_)
         p.set_defaults(handler=handler)
         return p
 
@@ -171,12 +168,14 @@ def register(sub, common) -> None:
     provenance(p)
     p.add_argument("--confidence", type=float, help="0-1 (default 1)")
     p.add_argument("--importance", type=float, help="0-1, ranks facts for the capsule (default 0.5)")
-    p.add_argument("--ttl", help="re-confirm within this (e.g. 30m, 12h, 7d) or show as stale; 'none' clears")
+    p.add_argument("--ttl", help="re-confirm within this (e.g. 30m, 12h, 7d) or show as stale; 'none' clears "
+                                 "(default: the fact keeps its TTL; a new fact has none)")
 
     p = add("get", cmd_get, "KEY's current value, or its value at a time.")
     p.add_argument("key")
-    p.add_argument("--at", help="value as of this world time")
-    p.add_argument("--known-at", help="as strata knew it at this time (ignores what it learned later)")
+    p.add_argument("--at", help="value as of this world time (default: now)")
+    p.add_argument("--known-at", help="as strata knew it at this time, ignoring what it learned later "
+                                      "(default: everything it knows)")
     p.add_argument("--value-only", action="store_true", help="print only the value")
 
     p = add("retract", cmd_retract, "KEY has no value from now (or --at) on; history stays.")
@@ -215,6 +214,6 @@ def register(sub, common) -> None:
 
     p = add("conflicts", cmd_conflicts, "Recent changes of value, newest first; --flagged: those needing attention.")
     p.add_argument("--flagged", action="store_true", help="only unacknowledged near-simultaneous opposite values")
-    p.add_argument("--since", help="only changes recorded since this time")
+    p.add_argument("--since", help="only changes recorded since this time (default: any time)")
     p.add_argument("--limit", type=count, default=50)
     p.add_argument("--ack", type=int, metavar="ID", help="acknowledge a flagged conflict")

@@ -15,6 +15,7 @@ from ..embedding import index as vectors
 from ..errors import EmbeddingUnavailable, InvalidInput
 from ..memory import Memory
 from ..settings import KINDS, MODES
+from ..wording import plain
 from .output import Progress, count, emit, note, one_line, short_time, show_fact
 
 COMMANDS = ("observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore", "mark")
@@ -167,7 +168,7 @@ def _show_recall(r: dict, explain: bool) -> str:
             lines.append("        match: " + " · ".join(f"{k} {v:.3f}" for k, v in m.items() if v is not None)
                          + "; relevance below is relative to the best candidate, as ranking weighs it")
             sig = " · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items())
-            ret = " · ".join(f"{name} " + ", ".join(f"{k} {v}" for k, v in info.items())
+            ret = " · ".join(f"{name} " + ", ".join(f"{k} {plain(v)}" for k, v in info.items())
                              for name, info in h["explain"]["retrievers"].items())
             lines.append(f"        {sig}\n        {ret}")
             if "penalised" in h["explain"]:
@@ -188,7 +189,7 @@ def _times(times: list[dict]) -> str:
 
 def _stage(st: dict) -> str:
     """One pipeline stage as `name n (±change, what it says) ms`."""
-    said = ", ".join(f"{k} {v}" for k, v in st.items() if k not in ("stage", "candidates", "change", "ms"))
+    said = ", ".join(f"{k} {plain(v)}" for k, v in st.items() if k not in ("stage", "candidates", "change", "ms"))
     change = f"{st['change']:+d}" if st["stage"] != "full_text" else ""
     inner = ", ".join(x for x in (change, said) if x)
     return f"{st['stage']} {st['candidates']}" + (f" ({inner})" if inner else "") + f" {st['ms']:g} ms"
@@ -217,14 +218,14 @@ def _show_episode(ep: dict) -> str:
     for key in ("event_at_iso", "recorded_at_iso", "last_seen_at_iso", "occurrences", "source", "session",
                 "importance", "factual", "irrelevant", "context", "access_count", "last_access_at_iso",
                 "pending_access_events", "success_count", "failure_count", "content_hash", "superseded_by"):
-        lines.append(f"  {key.removesuffix('_iso'):<22} {ep[key]}")
+        lines.append(f"  {key.removesuffix('_iso'):<22} {plain(ep[key])}")
     if ep.get("times"):
         lines.append(f"  {'times':<22} {_times(ep['times'])}")
     for name, ids in ep["supersession"].items():
         if ids:
             lines.append(f"  {name.replace('_', ' '):<22} {', '.join(f'#{i}' for i in ids)}")
     lines.append("  scores (now):")
-    lines += [f"    {k:<20} {v}" for k, v in ep["scores"].items()]
+    lines += [f"    {k:<20} {plain(v)}" for k, v in ep["scores"].items()]
     lines.append("  history:")
     lines += [f"    {short_time(h['at'])}  {h['action']:<8} {h['actor']:<7} {h['data']}" for h in ep["history"]]
     return "\n".join(lines)
@@ -316,7 +317,7 @@ async def cmd_mark(args) -> int:
     async with opened(args) as mem:
         result = await mem.mark(args.id, factual=args.factual, irrelevant=args.irrelevant)
     emit(result, args.json, lambda r: f"memory {r['id']}: " + (", ".join(
-        f"{k} = {v}" for k, v in r["changed"].items()) or "unchanged"))
+        f"{k} = {plain(v)}" for k, v in r["changed"].items()) or "unchanged"))
     return 0
 
 

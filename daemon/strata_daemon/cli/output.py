@@ -8,7 +8,7 @@ import time
 from typing import Any, Callable
 
 from ..errors import StrataError
-from ..timeutil import iso
+from ..timeutil import duration, iso
 
 
 def emit(value: Any, as_json: bool, human: Callable[[Any], str] | None = None) -> None:
@@ -43,12 +43,7 @@ def one_line(text: str, width: int = 100) -> str:
 
 
 def age(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if abs(seconds) >= size:
-            return f"{seconds / size:.1f}{unit}"
-    return f"{seconds:.0f}s"
+    return "-" if seconds is None else duration(seconds)
 
 
 def inline(value: str | None) -> str:

@@ -122,8 +122,7 @@ def register(sub, common) -> None:
     ws = top.add_subparsers(dest="web_command", metavar="ACTION", required=True)
 
     def add(name, handler, help_, **kw):
-        p = ws.add_parser(name, parents=[common], help=help_, description=help_,
-                          formatter_class=argparse.ArgumentDefaultsHelpFormatter, **kw)
+        p = ws.add_parser(name, parents=[common], help=help_, description=help_, **kw)
         p.set_defaults(handler=handler)
         return p
 
@@ -148,7 +147,7 @@ def register(sub, common) -> None:
     p.add_argument("--include-archived", action="store_true", help="report archived memories too")
 
     p = add("entities", cmd_entities, "Entities memories mention, most mentioned first.")
-    p.add_argument("--type", help="only this type: person, handle, email, url, host, path")
+    p.add_argument("--type", help="only this type: person, handle, email, url, host, path (default: every type)")
     p.add_argument("--limit", type=count, default=100)
 
     p = sub.add_parser("link", parents=[common], help="A typed link between two items.",

@@ -5,19 +5,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..timeutil import iso
+from ..timeutil import duration, iso
 
 SIGNALS = ("relevance", "recency", "strength", "priority", "wilson", "context")
 
 
 def age(seconds: float | None) -> str:
-    if seconds is None:
-        return "never"
-    seconds = max(0.0, float(seconds))
-    for size, unit in ((86400, "d"), (3600, "h"), (60, "min")):
-        if seconds >= size:
-            return f"{seconds / size:.0f} {unit}" if seconds >= 10 * size else f"{seconds / size:.1f} {unit}"
-    return f"{seconds:.0f} s"
+    return "never" if seconds is None else duration(max(0.0, float(seconds)))
 
 
 def when(ts: float | None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable
 
+from ...wording import plain
 from ..format import explain
 
 
@@ -22,7 +23,7 @@ class ExplainPanel(DataTable):
         """A memory outside a recall: its standing scores as of now (no query, so no relevance)."""
         self.clear()
         for name, value in memory["scores"].items():
-            self.add_row("standing", name, f"{value:.4g}" if isinstance(value, float) else str(value))
+            self.add_row("standing", name, f"{value:.4g}" if isinstance(value, float) else plain(value))
         for name in ("access_count", "success_count", "failure_count", "importance", "factual", "irrelevant",
                      "state"):
-            self.add_row("memory", name, str(memory.get(name)))
+            self.add_row("memory", name, plain(memory.get(name)))
