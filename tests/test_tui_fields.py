@@ -23,8 +23,8 @@ def lisbon_winter(monkeypatch):
 
 
 def test_times_are_local_with_their_age(lisbon_winter):
-    assert local_time(NOW - 3 * 3600, NOW) == "2026-11-18 09:06 (3.0 h ago)"
-    assert local_time(NOW + 90, NOW) == "2026-11-18 12:08 (in 1.5 min)"
+    assert local_time(NOW - 3 * 3600, NOW) == "2026-11-18 09:06 (3 h ago)"
+    assert local_time(NOW + 90, NOW) == "2026-11-18 12:08 (in 90 s)"
 
 
 def test_a_record_reads_as_fields_and_values(lisbon_winter):
@@ -36,12 +36,12 @@ def test_a_record_reads_as_fields_and_values(lisbon_winter):
     out = rows(record, NOW, first=("content",))
     assert out[0] == ("content", "the [bold] backup\nruns at night")  # whole, as written
     got = dict(out)
-    assert got["event at"] == "2026-11-06 12:06 (12 d ago)" and "event at iso" not in got
+    assert got["event at"] == "2026-11-06 12:06 (12 days ago)" and "event at iso" not in got
     assert got["factual"] == "yes" and got["irrelevant"] == "no"
     assert got["source"] == "—" and got["valid to"] == "—" and got["tags"] == "—"
     assert got["context"] == "host=web-01, env=prod"
-    assert got["importance"] == "0.1235" and got["ttl seconds"] == "2.0 h" and got["id"] == "7"
-    assert got["history"] == "at=2026-11-18 12:05 (1.0 min ago), action=create, data=kind=note, actor=cli"
+    assert got["importance"] == "0.1235" and got["ttl seconds"] == "2 h" and got["id"] == "7"
+    assert got["history"] == "at=2026-11-18 12:05 (1 min ago), action=create, data=kind=note, actor=cli"
 
 
 def test_a_hits_match_is_measured_and_relevance_is_labelled_relative_to_the_best():
