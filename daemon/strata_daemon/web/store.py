@@ -29,43 +29,17 @@ def edge_count(conn, agent: str) -> int:
     return conn.execute("SELECT count(*) FROM web_edges WHERE agent = ?", (agent,)).fetchone()[0]
 
 
-def states(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
-    """Each node's state: an episode's ('active', 'archived', ...), 'current' or 'retracted' for a
-    fact; None when the namespace has no such item."""
-    out: dict[str, str | None] = {n: None for n in nodes}
+def held(conn, agent: str, nodes: list[str]) -> dict[str, tuple[str, str] | None]:
+    """Each node's (state, text), None when the namespace has no such item. State: an episode's
+    own ('active', 'archived', ...), 'current' or 'retracted' for a fact, 'entity'. Text, for a
+    person reading the web: a memory's, a fact's `label = value` (`(retracted)`), an entity's value."""
+    out: dict[str, tuple[str, str] | None] = {n: None for n in nodes}
     ids = {episode_id(n): n for n in nodes if kind_of(n) == "episode"}
     if ids:
         marks = ", ".join("?" * len(ids))
-        for i, state in conn.execute(f"SELECT id, state FROM episodes WHERE agent = ? AND id IN ({marks})",
-                                     (agent, *ids)):
-            out[ids[i]] = state
-    keys = {n[5:]: n for n in nodes if kind_of(n) == "fact"}
-    if keys:
-        marks = ", ".join("?" * len(keys))
-        for key, value in conn.execute(
-                f"SELECT f.key, (SELECT v.value FROM fact_values v WHERE v.fact_id = f.id ORDER BY v.valid_from DESC, "
-                f"v.id DESC LIMIT 1) FROM facts f WHERE f.agent = ? AND f.key IN ({marks})", (agent, *keys)):
-            out[keys[key]] = "retracted" if value is None else "current"
-    ents = {tuple(n.split(":", 2)[1:]): n for n in nodes if kind_of(n) == "entity"}
-    if ents:
-        pairs = ", ".join("(?, ?)" for _ in ents)
-        for etype, value in conn.execute(
-                f"SELECT type, value FROM entities WHERE agent = ? AND (type, value) IN (VALUES {pairs})",
-                (agent, *(x for pair in ents for x in pair))):
-            out[ents[(etype, value)]] = "entity"
-    return out
-
-
-def texts(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
-    """What each node says, for a person reading the web: a memory's text, a fact's `label =
-    value` (`(retracted)` for a retracted one), an entity's value; None when it is not held."""
-    out: dict[str, str | None] = {n: None for n in nodes}
-    ids = {episode_id(n): n for n in nodes if kind_of(n) == "episode"}
-    if ids:
-        marks = ", ".join("?" * len(ids))
-        for i, content in conn.execute(f"SELECT id, content FROM episodes WHERE agent = ? AND id IN ({marks})",
-                                       (agent, *ids)):
-            out[ids[i]] = content
+        for i, state, content in conn.execute(
+                f"SELECT id, state, content FROM episodes WHERE agent = ? AND id IN ({marks})", (agent, *ids)):
+            out[ids[i]] = (state, content)
     keys = {n[5:]: n for n in nodes if kind_of(n) == "fact"}
     if keys:
         marks = ", ".join("?" * len(keys))
@@ -73,10 +47,24 @@ def texts(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
                 f"SELECT f.key, f.label, (SELECT v.value FROM fact_values v WHERE v.fact_id = f.id "
                 f"ORDER BY v.valid_from DESC, v.id DESC LIMIT 1) FROM facts f WHERE f.agent = ? AND f.key IN ({marks})",
                 (agent, *keys)):
-            out[keys[key]] = f"{label} = {'(retracted)' if value is None else value}"
-    for n, state in states(conn, agent, [n for n in nodes if kind_of(n) == "entity"]).items():
-        out[n] = None if state is None else n.split(":", 2)[2]
+            out[keys[key]] = ("retracted", f"{label} = (retracted)") if value is None else \
+                ("current", f"{label} = {value}")
+    ents = {tuple(n.split(":", 2)[1:]): n for n in nodes if kind_of(n) == "entity"}
+    if ents:
+        pairs = ", ".join("(?, ?)" for _ in ents)
+        for etype, value in conn.execute(
+                f"SELECT type, value FROM entities WHERE agent = ? AND (type, value) IN (VALUES {pairs})",
+                (agent, *(x for pair in ents for x in pair))):
+            out[ents[(etype, value)]] = ("entity", value)
     return out
+
+
+def states(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
+    return {n: None if h is None else h[0] for n, h in held(conn, agent, nodes).items()}
+
+
+def texts(conn, agent: str, nodes: list[str]) -> dict[str, str | None]:
+    return {n: None if h is None else h[1] for n, h in held(conn, agent, nodes).items()}
 
 
 def require(conn, agent: str, nodes: list[str]) -> dict[str, str]:
