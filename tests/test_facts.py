@@ -197,6 +197,32 @@ def test_retract_then_set_again(mem):
         mem.retract("never set")
 
 
+def test_a_preview_says_what_the_write_then_does_and_writes_nothing(mem):
+    from strata_daemon.facts import store
+
+    db, agent, now = mem.raw.db, mem.raw.agent, T0 + 1000
+    steps = [("Bridge", "DOWN", T0, "created"), ("bridge", "DOWN", T0 + 60, "confirmed"),
+             ("BRIDGE", "UP", T0 + 120, "changed"), ("bridge", "FLAPPING", T0 + 30, "recorded"),
+             ("bridge", "SOON", T0 + 5000, "recorded"), ("bridge", None, T0 + 180, "retracted"),
+             ("bridge", None, T0 + 190, "unchanged"), ("kettle", "on", None, "created")]
+    for label, value, at, status in steps:
+        a = store.Assertion(label=label, value=value, valid_from=at, source=Source("person"), importance=None)
+        count = mem.run(db.scalar("SELECT count(*) FROM fact_values"))
+        seen = mem.run(db.run(lambda c: store.preview(c, agent, a, now=now)))
+        assert mem.run(db.scalar("SELECT count(*) FROM fact_values")) == count
+        done = mem.run(db.transact(lambda c: store.write(c, agent, a, actor="test", now=now, window=600)))
+        assert seen["status"] == done["status"] == status
+        assert {k: seen[k] for k in ("key", "previous", "current", "valid_from")} == \
+               {k: done[k] for k in ("key", "previous", "current", "valid_from")}
+        listed = {f["key"]: f for f in mem.run(db.run(lambda c: store.listing(c, agent, now=now)))}
+        if seen["current"] and status in ("created", "changed"):  # the listing shows the new value as previewed
+            assert {k: listed[seen["key"]][k] for k in ("label", "value", "importance", "valid_from")} == \
+                   {k: seen[k] for k in ("label", "value", "importance", "valid_from")}
+    with pytest.raises(NotFound, match="no value to retract"):
+        mem.run(db.run(lambda c: store.preview(c, agent, store.Assertion("never set", None, None, Source("person")),
+                                               now=now)))
+
+
 def test_every_change_is_a_conflict_event_and_close_ones_are_flagged(mem):
     mem.set("bridge", "DOWN", at=T0)
     near = mem.set("bridge", "UP", at=T0 + 300)  # five minutes later: inside the 600 s window

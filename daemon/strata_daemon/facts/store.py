@@ -27,6 +27,7 @@ _FACT_COLUMNS = "f.id AS fact_id, f.key, f.label, f.importance, f.ttl_seconds, f
 _AT = "SELECT id FROM fact_values WHERE fact_id = f.id AND valid_from <= ? ORDER BY valid_from DESC, id DESC LIMIT 1"
 _WORDS = re.compile(r"[^\W_][\w./]*")
 MAX_KEY_WORDS = 6
+DEFAULT_IMPORTANCE = 0.5  # a new key's, until someone says otherwise
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,38 @@ def next_value_id(conn) -> int:
     return conn.execute(floors.highest_sql(floors.FACT_VALUES)).fetchone()[0] + 1
 
 
+def _outcome(key: str, a: Assertion, before, after, now: float) -> tuple[str, bool]:
+    """(status, current) of asserting A (valid_from set) between the values BEFORE and AFTER
+    it: what write() does and preview() says it would do."""
+    # Whether this assertion is the value now (a future valid time becomes current later).
+    current = a.valid_from <= now and (after is None or after["valid_from"] > now)
+    if before is not None and before["value"] == a.value:
+        return ("unchanged" if a.value is None else "confirmed"), current
+    if a.value is None and before is None:
+        raise NotFound(f"the fact {key!r} has no value to retract", hint="`strata fact list` shows the current facts")
+    if a.value is None:
+        return "retracted", current
+    if before is None and after is None:
+        return "created", current
+    return ("changed" if current else "recorded"), current
+
+
+def preview(conn, agent: str, a: Assertion, *, now: float) -> dict:
+    """What write() would do with A now, reading only: its status, and the key as a listing
+    would show it afterwards (label, value, importance, valid_from)."""
+    key = normalise_key(a.label)
+    if a.valid_from is None:
+        a = replace(a, valid_from=now)
+    fact = _fact(conn, agent, key)
+    before = None if fact is None else _value_at(conn, fact["fact_id"], a.valid_from)
+    after = None if fact is None else _next_after(conn, fact["fact_id"], a.valid_from)
+    status, current = _outcome(key, a, before, after, now)
+    importance = a.importance if a.importance is not None or fact is None else fact["importance"]
+    return {"status": status, "key": key, "label": a.label if fact is None else fact["label"], "value": a.value,
+            "previous": None if before is None else before["value"], "current": current,
+            "valid_from": a.valid_from, "importance": DEFAULT_IMPORTANCE if importance is None else importance}
+
+
 def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: float) -> dict:
     """Record an assertion. Returns what happened: `created` (a new key), `changed` (a new current
     value), `confirmed` (the value it already had then: no new history, only a fresher
@@ -102,7 +135,8 @@ def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: flo
     if fact is None:
         conn.execute("INSERT INTO facts (agent, key, label, importance, ttl_seconds, confirmed_at, created_at, "
                      "updated_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)",
-                     (agent, key, a.label, 0.5 if a.importance is None else a.importance, a.ttl_seconds, now, now))
+                     (agent, key, a.label, DEFAULT_IMPORTANCE if a.importance is None else a.importance,
+                      a.ttl_seconds, now, now))
         fact = _fact(conn, agent, key)
     elif a.importance is not None or a.set_ttl:
         conn.execute("UPDATE facts SET importance = coalesce(?, importance), ttl_seconds = "
@@ -111,18 +145,14 @@ def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: flo
     fid = fact["fact_id"]
     before = _value_at(conn, fid, a.valid_from)
     after = _next_after(conn, fid, a.valid_from)
-    # Whether this assertion is the value now (a future valid time becomes current later).
-    current = a.valid_from <= now and (after is None or after["valid_from"] > now)
-    if before is not None and before["value"] == a.value:
-        status = "unchanged" if a.value is None else "confirmed"
+    status, current = _outcome(key, a, before, after, now)
+    if status in ("unchanged", "confirmed"):
         if current and a.value is not None:
             conn.execute("UPDATE facts SET confirmed_at = max(coalesce(confirmed_at, 0), ?), updated_at = ? "
                          "WHERE id = ?", (min(a.valid_from, now), now, fid))
         _audit(conn, agent, fid, status, key, a, before["value"], actor, now)
         return {"status": status, "key": key, "previous": before["value"], "value_id": before["value_id"],
                 "conflict": None, "current": current, "valid_from": a.valid_from, "recorded_at": now}
-    if a.value is None and before is None:
-        raise NotFound(f"the fact {key!r} has no value to retract", hint="`strata fact list` shows the current facts")
     cur = conn.execute(
         "INSERT INTO fact_values (id, fact_id, agent, value, valid_from, valid_to, recorded_at, source_kind, source_ref, "
         "confidence, rule, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -145,12 +175,6 @@ def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: flo
             (agent, fid, None if before is None else before["value_id"], value_id,
              None if after is None else after["value_id"], int(bool(close)), int(after is not None), now))
         conflict = {"id": cur.lastrowid, "flagged": bool(close), "late": after is not None}
-    if a.value is None:
-        status = "retracted"
-    elif before is None and after is None:
-        status = "created"
-    else:
-        status = "changed" if current else "recorded"
     _audit(conn, agent, fid, status, key, a, None if before is None else before["value"], actor, now)
     return {"status": status, "key": key, "previous": None if before is None else before["value"],
             "value_id": value_id, "conflict": conflict, "current": current, "valid_from": a.valid_from,
