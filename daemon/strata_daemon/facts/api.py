@@ -152,11 +152,13 @@ class Facts:
         return await self.db.run(lambda c: store.history(c, self.agent, key, now=now))
 
     async def conflicts(self, *, flagged: bool = False, since: str | float | None = None, limit: int = 50) -> list[dict]:
+        """The changes of value that are conflicts (store.CONFLICT_REASON), newest first;
+        `flagged`: only those nobody has acknowledged yet."""
         if not 1 <= int(limit) <= 10000:
             raise InvalidInput("limit must be between 1 and 10000")
         start = None if since is None else timeutil.parse_time(since)
-        return await self.db.run(lambda c: store.conflicts(c, self.agent, flagged_only=flagged, since=start,
-                                                           limit=int(limit)))
+        return await self.db.run(lambda c: store.conflicts(c, self.agent, window=self.window, open_only=flagged,
+                                                           since=start, limit=int(limit)))
 
     async def acknowledge(self, conflict_id: int) -> dict:
         now = timeutil.now()

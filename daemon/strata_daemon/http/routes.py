@@ -194,8 +194,9 @@ OPS: tuple[Op, ...] = (
        query=(Param("prefix", {"type": "string"}, "keys whose first words are these"),
               Param("stale", {"type": "boolean"}, "only facts past their TTL"), LIMIT, OFFSET),
        run=_facts, list_of="fact"),
-    Op("GET", "/v1/facts/conflicts", "factConflicts", "Opposite values close together", tag="facts",
-       query=(Param("flagged", {"type": "boolean"}, "only flagged ones"), LIMIT),
+    Op("GET", "/v1/facts/conflicts", "factConflicts", "Conflicts: different values of a key from different "
+       "sources close together, or a value that arrived late", tag="facts",
+       query=(Param("flagged", {"type": "boolean"}, "only those nobody has acknowledged yet"), LIMIT),
        run=lambda c: c.memory.facts.conflicts(flagged=c.query.get("flagged", False), limit=c.query["limit"])),
     Op("GET", "/v1/facts/{key}", "getFact", "A fact's value now, or as of a time", tag="facts", query=(AT,),
        run=lambda c: c.memory.facts.get(c.path["key"], at=c.query.get("at"))),
