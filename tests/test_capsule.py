@@ -5,6 +5,7 @@ watcher events; `strata capsule` in subprocesses."""
 from __future__ import annotations
 
 import asyncio
+import difflib
 import os
 import random
 import re
@@ -18,6 +19,7 @@ from conftest import REPO
 from strata_daemon import Memory
 from strata_daemon.capsule import document, merge
 from strata_daemon.capsule.api import CapsuleInvalid
+from strata_daemon.errors import InvalidInput
 
 EXAMPLE = (REPO / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
 GOLDEN = Path(__file__).parent / "data" / "capsule_golden.md"
@@ -103,6 +105,21 @@ def test_edits_against_the_last_render():
     assert merge.apply(["- x", "- y", "- pinned"], ["- pinned"], {"- y"}) == ["- pinned", "- x"]
 
 
+def test_what_a_render_takes_in_and_the_overrides_it_leaves():
+    t = merge.taken({"facts": ["- bridge: UP", "- lock: held"], "recent": ["- a", "- b"], "header": ["x"]},
+                    {"facts": ["- bridge: DOWN", "- a note"], "recent": ["- a", "- c"], "header": ["y"]})
+    assert t.facts == [("bridge", "DOWN")]
+    assert t.pinned == [{"block": "facts", "line": "- a note"}, {"block": "recent", "line": "- c"}]
+    assert t.hidden == [{"block": "facts", "line": "- lock: held"}, {"block": "recent", "line": "- b"}]
+    had = [{"block": "recent", "kind": "hide", "line": "- c"}, {"block": "recent", "kind": "pin", "line": "- b"},
+           {"block": "tasks", "kind": "pin", "line": "- keep"}]
+    assert merge.overridden(had, t.pinned, t.hidden) == [
+        {"block": "tasks", "kind": "pin", "line": "- keep"}, {"block": "facts", "kind": "pin", "line": "- a note"},
+        {"block": "recent", "kind": "pin", "line": "- c"}, {"block": "facts", "kind": "hide", "line": "- lock: held"},
+        {"block": "recent", "kind": "hide", "line": "- b"}]
+    assert merge.overridden(had, [], []) == had
+
+
 # -- rendering through the layers ----------------------------------------------------------------
 
 def _history(memory):
@@ -157,6 +174,153 @@ def test_hand_edits_become_facts_pins_and_hides_and_survive_renders(memory, home
     memory.capsule.clear_override(pin["id"])
     memory.capsule.render(now=T0 + 180)
     assert "- Ship the watcher" not in path.read_text(encoding="utf-8")
+
+
+def _in_block(name: str, line: str):
+    return lambda t: t.replace(f"<!-- strata:begin {name} -->\n", f"<!-- strata:begin {name} -->\n{line}\n", 1)
+
+
+def _dropped(line: str):
+    return lambda t: t.replace(f"{line}\n", "", 1)
+
+
+RECENT_BILL = "- 2026-09-21 09:13Z (observation) Paid the hosting bill for September [e7]"
+# Each kind of hand edit: (an edit rendered first, or None; the edit the dry run and the render then see).
+HAND_EDITS = {
+    "changed value": (None, lambda t: t.replace("- Bridge: UP (latency 40 ms)\n", "- Bridge: DEGRADED (gw-02 down)\n")),
+    "added fact": (None, _in_block("facts", "- kettle: on")),
+    "added line": (None, _in_block("priorities", "- Ship the watcher")),
+    "pinned line in the facts block": (None, _in_block("facts", "- call Ines about the lease, not a fact")),
+    "removed line": (None, _dropped(RECENT_BILL)),
+    "removed fact line": (None, _dropped("- backup window: 03:00-04:00")),
+    "a pinned line removed again": (_in_block("recent", "- pinned for now"), _dropped("- pinned for now")),
+    "a hidden line typed back": (_dropped(RECENT_BILL), _in_block("recent", RECENT_BILL)),
+    "lines reordered": (None, lambda t: t.replace("- backup window: 03:00-04:00\n- Bridge: UP (latency 40 ms)\n",
+                                                  "- Bridge: UP (latency 40 ms)\n- backup window: 03:00-04:00\n")),
+    "the header, which strata owns": (None, lambda t: re.sub(r"_Rendered .*_", "_my own header line_", t)),
+    "a rendered section outside its block": (None, lambda t: t.replace(
+        "*(rendered: the most salient memories of the last days)*\n",
+        "*(rendered: the most salient memories of the last days)*\nmy note under Recent work\n")),
+    "everything at once": (None, lambda t: HAND_EDITS["changed value"][1](HAND_EDITS["added line"][1](
+        HAND_EDITS["removed line"][1](HAND_EDITS["added fact"][1](t))))),
+    "the file deleted": (None, lambda t: None),
+}
+
+
+def _stored(memory) -> dict:
+    """Every table a render writes, whole."""
+    return {t: memory.sql(f"SELECT * FROM {t} ORDER BY rowid") for t in
+            ("facts", "fact_values", "fact_conflicts", "capsule_overrides", "capsule_renders", "audit")}
+
+
+@pytest.mark.parametrize("kind", list(HAND_EDITS))
+def test_a_dry_run_shows_exactly_what_the_render_then_writes_and_takes_in(memory, home, kind):
+    setup, edit = HAND_EDITS[kind]
+    _history(memory)
+    path = home / "capsule" / "CAPSULE.md"
+    memory.capsule.render(now=T0)
+    if setup is not None:
+        path.write_text(setup(path.read_text(encoding="utf-8")), encoding="utf-8")
+        memory.capsule.render(now=T0 + 30)
+    edited = edit(path.read_text(encoding="utf-8"))
+    if edited is None:
+        path.unlink()
+    else:
+        path.write_text(edited, encoding="utf-8")
+    stored = _stored(memory)
+
+    dry = memory.capsule.render(dry_run=True, now=T0 + 60)
+    assert dry["status"] == "dry-run"
+    assert (path.read_text(encoding="utf-8") if path.exists() else None) == edited
+    assert _stored(memory) == stored  # a dry run writes nothing
+
+    real = memory.capsule.render(now=T0 + 60)
+    written = path.read_text(encoding="utf-8")
+    start = edited if edited is not None else sorted((home / "state" / "capsule" / "default").glob("CAPSULE-*.md"))[
+        -2].read_text(encoding="utf-8")
+    assert dry["diff"] == "\n".join(difflib.unified_diff(start.splitlines(), written.splitlines(), "capsule (now)",
+                                                         "capsule (rendered)", lineterm=""))
+    for key in ("absorbed", "pinned", "hidden", "lines", "cut", "created"):
+        assert dry[key] == real[key], key
+    for a in real["absorbed"]:
+        fact = memory.facts.get(a["key"])
+        assert (fact["value"], fact["source"]) == (a["value"], "capsule")
+    overrides = {(o["block"], o["kind"], o["line"]) for o in memory.capsule.overrides()}
+    assert {(p["block"], "pin", p["line"]) for p in dry["pinned"]} <= overrides
+    assert {(h["block"], "hide", h["line"]) for h in dry["hidden"]} <= overrides
+    # what was rendered is what the next render starts from: nothing more to take in or change
+    again = memory.capsule.render(dry_run=True, now=T0 + 60)
+    assert (again["diff"], again["absorbed"], again["pinned"], again["hidden"]) == ("", [], [], [])
+
+
+def test_the_hand_edits_a_dry_run_reports(memory, home):
+    """The dry run of the issue: a fact line changed, a line added, a line removed, all reported."""
+    _history(memory)
+    path = home / "capsule" / "CAPSULE.md"
+    memory.capsule.render(now=T0)
+    path.write_text(HAND_EDITS["everything at once"][1](path.read_text(encoding="utf-8")), encoding="utf-8")
+    dry = memory.capsule.render(dry_run=True, now=T0 + 60)
+    assert dry["absorbed"] == [{"key": "kettle", "value": "on", "status": "created"},
+                               {"key": "bridge", "value": "DEGRADED (gw-02 down)", "status": "changed"}]
+    assert dry["pinned"] == [{"block": "priorities", "line": "- Ship the watcher"}]
+    assert dry["hidden"] == [{"block": "recent", "line": RECENT_BILL}]
+    assert "+- Bridge: UP" not in dry["diff"] and "+- 2026-09-21 09:13Z" not in dry["diff"]  # no edit undone
+    assert memory.facts.get("bridge")["value"] == "UP (latency 40 ms)"
+
+
+def test_one_key_changed_on_two_lines_takes_the_last(memory, home):
+    _history(memory)
+    path = home / "capsule" / "CAPSULE.md"
+    memory.capsule.render(now=T0)
+    path.write_text(path.read_text(encoding="utf-8").replace("- Bridge: UP (latency 40 ms)\n",
+                                                             "- Bridge: DOWN\n- bridge: DEGRADED\n"), encoding="utf-8")
+    dry = memory.capsule.render(dry_run=True, now=T0 + 60)
+    real = memory.capsule.render(now=T0 + 60)
+    assert dry["absorbed"] == real["absorbed"] == [{"key": "bridge", "value": "DEGRADED", "status": "changed"}]
+    assert [h["value"] for h in memory.facts.history("bridge")["history"]][-2:] == ["UP (latency 40 ms)", "DEGRADED"]
+    assert "- Bridge: DEGRADED\n" in path.read_text(encoding="utf-8") and "DOWN\n" not in path.read_text(encoding="utf-8")
+
+
+def test_a_dry_run_never_writes_even_where_it_could_not(memory, home):
+    """On a database that refuses every change (a namespace shared read-only), a dry run still
+    reports the edits it would take in."""
+    from strata_daemon.storage.db import Database
+
+    _history(memory)
+    path = home / "capsule" / "CAPSULE.md"
+    memory.capsule.render(now=T0)
+    path.write_text(HAND_EDITS["everything at once"][1](path.read_text(encoding="utf-8")), encoding="utf-8")
+    mem = memory.raw
+
+    async def dry():
+        db = await Database.open(mem.db.path, read_only="this test only reads")
+        try:
+            return await Memory(db, mem.home, mem.config, mem.agent, "test").capsule.render(dry_run=True, now=T0 + 60)
+        finally:
+            await db.close()
+
+    r = memory.wait(dry())
+    assert [a["key"] for a in r["absorbed"]] == ["kettle", "bridge"] and len(r["pinned"]) == len(r["hidden"]) == 1
+
+
+@pytest.mark.parametrize("damage,error", [
+    (lambda t: t.replace("<!-- strata:end facts -->\n", ""), CapsuleInvalid),
+    (_in_block("facts", "- kettle: " + "x" * 5000), InvalidInput),
+])
+def test_a_capsule_a_render_refuses_is_refused_by_the_dry_run_too(memory, home, damage, error):
+    _history(memory)
+    path = home / "capsule" / "CAPSULE.md"
+    memory.capsule.render(now=T0)
+    broken = damage(path.read_text(encoding="utf-8"))
+    path.write_text(broken, encoding="utf-8")
+    stored = _stored(memory)
+    for dry_run in (True, False):
+        with pytest.raises(error) as raised:
+            memory.capsule.render(dry_run=dry_run, now=T0 + 60)
+        assert path.read_text(encoding="utf-8") == broken and _stored(memory) == stored
+    if error is InvalidInput:
+        assert "facts block" in raised.value.message and "'kettle'" in raised.value.message
+        assert "4096 (facts.max_value_bytes)" in raised.value.message and "nothing was written" in raised.value.hint
 
 
 def test_a_broken_capsule_is_reported_and_left_as_it_is(memory, home):
@@ -401,6 +565,12 @@ def test_the_capsule_command(cli, home):
     assert "+- bridge: UP" in dry.out and path.read_text(encoding="utf-8") == before
     r = cli.json("capsule", "render")
     assert r["status"] == "rendered" and "- bridge: UP" in path.read_text(encoding="utf-8")
+    path.write_text(path.read_text(encoding="utf-8").replace("- bridge: UP\n", "- bridge: DEGRADED\n"),
+                    encoding="utf-8")
+    dry = cli("capsule", "render", "--dry-run", check=True).out
+    assert "fact bridge = 'DEGRADED' would be taken from your edit (changed)" in dry and "+- bridge: UP" not in dry
+    assert "fact bridge = 'DEGRADED' taken from your edit (changed)" in cli("capsule", "render", check=True).out
+    before = path.read_text(encoding="utf-8")
     assert cli("capsule", "show", check=True).out.startswith("# Capsule")
     stats = cli.json("capsule", "stats")
     assert stats["lines"] == r["lines"] and stats["budget_lines"] == 300 and stats["episodes"] == 0
@@ -412,7 +582,7 @@ def test_the_capsule_command(cli, home):
     assert failed.returncode == 4 and "capsule check" in failed.err
     status = cli.json("status")["capsule"]
     assert status["ok"] is False and status["errors"] == 1
-    assert "- bridge: UP" in cli("capsule", "show", "--last-good", check=True).out
+    assert "- bridge: DEGRADED" in cli("capsule", "show", "--last-good", check=True).out
     assert cli.json("capsule", "overrides") == []
 
 

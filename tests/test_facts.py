@@ -197,19 +197,98 @@ def test_retract_then_set_again(mem):
         mem.retract("never set")
 
 
-def test_every_change_is_a_conflict_event_and_close_ones_are_flagged(mem):
-    mem.set("bridge", "DOWN", at=T0)
-    near = mem.set("bridge", "UP", at=T0 + 300)  # five minutes later: inside the 600 s window
-    far = mem.set("bridge", "DOWN", at=T0 + 7200)
-    assert near["conflict"]["flagged"] is True and far["conflict"]["flagged"] is False
-    flagged = mem.conflicts(flagged=True)
-    assert [(c["old"]["value"], c["new"]["value"]) for c in flagged] == [("DOWN", "UP")]
-    assert flagged[0]["old"]["valid_from"] == T0 and flagged[0]["new"]["valid_from"] == T0 + 300
-    assert len(mem.conflicts()) == 2
-    mem.acknowledge(flagged[0]["id"])
-    assert mem.conflicts(flagged=True) == []
+def test_a_preview_says_what_the_write_then_does_and_writes_nothing(mem):
+    from strata_daemon.facts import store
+
+    db, agent, now = mem.raw.db, mem.raw.agent, T0 + 1000
+    steps = [("Bridge", "DOWN", T0, "created"), ("bridge", "DOWN", T0 + 60, "confirmed"),
+             ("BRIDGE", "UP", T0 + 120, "changed"), ("bridge", "FLAPPING", T0 + 30, "recorded"),
+             ("bridge", "SOON", T0 + 5000, "recorded"), ("bridge", None, T0 + 180, "retracted"),
+             ("bridge", None, T0 + 190, "unchanged"), ("kettle", "on", None, "created")]
+    for label, value, at, status in steps:
+        a = store.Assertion(label=label, value=value, valid_from=at, source=Source("person"), importance=None)
+        count = mem.run(db.scalar("SELECT count(*) FROM fact_values"))
+        seen = mem.run(db.run(lambda c: store.preview(c, agent, a, now=now)))
+        assert mem.run(db.scalar("SELECT count(*) FROM fact_values")) == count
+        done = mem.run(db.transact(lambda c: store.write(c, agent, a, actor="test", now=now, window=600)))
+        assert seen["status"] == done["status"] == status
+        assert {k: seen[k] for k in ("key", "previous", "current", "valid_from")} == \
+               {k: done[k] for k in ("key", "previous", "current", "valid_from")}
+        listed = {f["key"]: f for f in mem.run(db.run(lambda c: store.listing(c, agent, now=now)))}
+        if seen["current"] and status in ("created", "changed"):  # the listing shows the new value as previewed
+            assert {k: listed[seen["key"]][k] for k in ("label", "value", "importance", "valid_from")} == \
+                   {k: seen[k] for k in ("label", "value", "importance", "valid_from")}
+    with pytest.raises(NotFound, match="no value to retract"):
+        mem.run(db.run(lambda c: store.preview(c, agent, store.Assertion("never set", None, None, Source("person")),
+                                               now=now)))
+
+
+def test_a_status_going_up_and_down_over_days_is_history_not_a_conflict(mem):
+    for day, value in enumerate(("UP", "DOWN", "UP", "DOWN")):
+        mem.run(mem.raw.observe(f"Bridge: {value}", at=T0 + day * 86400))  # each memory a source of its own
+    assert [r["value"] for r in mem.history("bridge")["history"]] == ["UP", "DOWN", "UP", "DOWN"]
+    assert mem.conflicts() == [] and mem.conflicts(flagged=True) == []
+    changes = mem.run(mem.raw.db.fetchall("SELECT flagged FROM fact_conflicts"))
+    assert [c["flagged"] for c in changes] == [0, 0, 0]  # every change is still recorded, as history
+
+
+def test_one_source_changing_its_value_within_minutes_is_a_correction_not_a_conflict(mem):
+    first = mem.set("bridge", "UP", at=T0, source="agent:monitor")
+    fixed = mem.set("bridge", "DOWN", at=T0 + 60, source="agent:monitor")
+    assert first["conflict"] is None and fixed["conflict"]["flagged"] is False and mem.conflicts() == []
+
+
+def test_two_sources_disagreeing_within_minutes_are_a_conflict(mem):
+    mem.set("bridge", "UP", at=T0, source="person:ines")
+    near = mem.set("bridge", "DOWN", at=T0 + 300, source="agent:monitor")  # inside the 600 s window
+    far = mem.set("bridge", "UP", at=T0 + 7200, source="person:ines")
+    assert near["conflict"] == {"id": near["conflict"]["id"], "flagged": True, "reason": "disagree", "late": False}
+    assert far["conflict"]["flagged"] is False
+    (c,) = mem.conflicts()
+    assert (c["reason"], c["old"]["value"], c["new"]["value"]) == ("disagree", "UP", "DOWN")
+    assert (c["old"]["source"], c["new"]["source"]) == ("person:ines", "agent:monitor")
+    assert (c["old"]["valid_from"], c["new"]["valid_from"]) == (T0, T0 + 300)
+    mem.acknowledge(c["id"])
+    assert mem.conflicts(flagged=True) == [] and mem.conflicts()[0]["acknowledged_at"] is not None
     with pytest.raises(NotFound):
         mem.acknowledge(999)
+
+
+def test_two_memories_disagreeing_within_minutes_are_a_conflict(mem):
+    mem.run(mem.raw.observe("Bridge: DOWN (ETIMEDOUT from gw-01)", at=T0))
+    mem.run(mem.raw.observe("Bridge: UP (latency 40 ms)", at=T0 + 240))
+    (c,) = mem.conflicts()
+    assert c["reason"] == "disagree" and c["old"]["source"] != c["new"]["source"]
+
+
+def test_a_late_arriving_older_value_is_a_conflict_and_one_that_agrees_is_not(mem):
+    mem.set("bridge", "DOWN", at=T0 - 86400, source="agent:monitor")
+    mem.set("bridge", "UP", at=T0, source="agent:monitor")
+    agrees = mem.set("bridge", "UP", at=T0 - 3600, source="agent:monitor")  # late, but says what followed
+    late = mem.set("bridge", "FLAPPING", at=T0 - 7200, source="agent:monitor")  # late, and says otherwise
+    assert agrees["conflict"]["late"] is True and agrees["conflict"]["flagged"] is False
+    assert late["status"] == "recorded" and late["conflict"]["reason"] == "late"
+    (c,) = mem.conflicts()
+    assert (c["reason"], c["old"]["value"], c["new"]["value"], c["next"]["value"]) == ("late", "DOWN", "FLAPPING", "UP")
+    assert mem.get("bridge")["value"] == "UP"
+
+
+def test_a_value_set_ahead_of_time_does_not_make_the_present_one_late(mem):
+    mem.set("maintenance", "scheduled", at=time.time() + 86400, source="person:ines")
+    now = mem.set("maintenance", "none", source="agent:planner")
+    assert now["conflict"]["late"] is True and now["conflict"]["flagged"] is False and mem.conflicts() == []
+
+
+def test_the_window_is_a_setting_and_applies_to_changes_already_recorded(home, mem):
+    mem.set("bridge", "UP", at=T0, source="person:ines")
+    mem.set("bridge", "DOWN", at=T0 + 900, source="agent:monitor")  # 15 min: outside the default 600 s
+    assert mem.conflicts() == []
+    write_config(home, "[facts]\nconflict_window_seconds = 1800\n")
+
+    async def wider():
+        async with await Memory.open(home) as m:
+            return await m.facts.conflicts()
+    assert [c["reason"] for c in asyncio.run(wider())] == ["disagree"]
 
 
 def test_cas_sets_only_over_the_expected_value(mem):
@@ -341,7 +420,12 @@ def test_fact_commands_end_to_end(cli):
     assert {f["key"] for f in cli.json("fact", "list")} == {"bridge", "lock"}
     assert cli.json("fact", "retract", "lock")["status"] == "retracted"
     assert cli("fact", "get", "lock").returncode == 3
-    assert len(cli.json("fact", "conflicts")) == 3
+    assert cli.json("fact", "conflicts") == [] and cli("fact", "conflicts", check=True).out == "no conflicts\n"
+    flagged = cli("fact", "set", "bridge", "DOWN", "--source", "agent:monitor", check=True).out
+    assert "conflict 4: another source set a different value within facts.conflict_window_seconds" in flagged
+    listed = cli("fact", "conflicts", check=True).out
+    assert listed.startswith("#4     bridge: DEGRADED @ ") and " from person:cli -> DOWN @ " in listed
+    assert listed.endswith(" from agent:monitor   [sources disagree]\n")
     assert cli("fact", "set", "k", "").returncode == 4
     assert cli("fact", "set", "bad", "v", "--source", "oracle").returncode == 4
     assert "Compare-and-set" in cli("fact", "--help", check=True).out

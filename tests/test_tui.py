@@ -35,12 +35,12 @@ def on(home, body) -> object:
 
 @pytest.fixture
 def filled(home):
-    """Three memories, a fact with a history, and a failed phase run."""
+    """Three memories, a fact with a history and a conflict, and a failed phase run."""
     async def fill(mem):
         for text in (NGINX, TEA, BACKUP):
             await mem.observe(text)
-        await mem.facts.set("user.drink", "tea")
-        await mem.facts.set("user.drink", "coffee")
+        await mem.facts.set("user.drink", "tea", source="person:alice")
+        await mem.facts.set("user.drink", "coffee")  # another source, at once: a conflict
         rid = await mem.db.transact(runs._start, "embed", 1_790_000_000.0, "daemon")
         await mem.db.transact(runs._end, rid, 1_790_000_001.0, "failed", None, "model file is damaged")
     on(home, fill)

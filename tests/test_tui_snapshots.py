@@ -30,8 +30,8 @@ def still(home, monkeypatch):
                                       "the backup job on the home server runs at night",
                                       "nginx on web-02 restarted cleanly after the config change")):
                 await mem.observe(text, at=NOW - 3600 * (4 - i))
-            await mem.facts.set("user.drink", "tea", at=NOW - 7200)
-            await mem.facts.set("user.drink", "coffee")
+            await mem.facts.set("user.drink", "tea", at=NOW - 300, source="person:alice")
+            await mem.facts.set("user.drink", "coffee")  # another source, 5 min later: a conflict
             await mem.facts.set("host.web-01.role", "reverse proxy")
             await mem.dossiers.add("nginx")
             await mem.dossiers.refresh("nginx", force=True)

@@ -20,7 +20,7 @@ from strata_daemon.web import hebbian
 from strata_daemon.web.hebbian import Rules
 from strata_daemon.web.entities import extract
 from strata_daemon.web.nodes import parse
-from strata_daemon.web.spread import spread
+from strata_daemon.web.spread import spread, strength
 
 RULES = Rules()
 
@@ -83,6 +83,15 @@ def test_spread_multiplies_normalised_weights_along_paths_and_honours_threshold_
 def test_fan_out_normalisation_divides_by_the_root_of_a_nodes_degree():
     got = {r.node: r.activation for r in spread(["A"], lookup, depth=1, threshold=0.01, cap=10.0, fan_out=True)}
     assert got == pytest.approx({"B": 1 / math.sqrt(2), "D": 0.1 / math.sqrt(2)})
+
+
+def test_a_spread_follows_an_edge_exactly_when_its_strength_reaches_the_threshold():
+    assert strength(1.0, 10.0) == 0.1 and strength(25.0, 10.0) == 1.0
+    graph = {"S": [("once", 1.0), ("twice", 2.0), ("at", 1.5), ("full", 10.0)]}
+    for threshold in (0.1, 0.15, 0.2, 0.5):
+        got = {r.node for r in spread(["S"], lambda ns, floors: lookup(ns, floors, graph), depth=1,
+                                      threshold=threshold, cap=10.0, fan_out=False)}
+        assert got == {o for o, w in graph["S"] if strength(w, 10.0) >= threshold}, threshold
 
 
 def test_a_node_keeps_its_best_activation_and_seeds_are_not_reported():
@@ -199,6 +208,39 @@ def test_spread_over_stored_edges_leaves_out_archived_memories_unless_asked(memo
     assert memory.web.spread(a, include_archived=True)["reached"][1]["state"] == "archived"
     assert memory.web.spread(c)["warnings"] == [f"episode:{c} is archived; spreading from it anyway"]
     assert [n["node"] for n in memory.web.related(c)["reached"]] == [f"episode:{b}", f"episode:{a}"]
+
+
+def test_neighbours_and_related_agree_on_which_edges_count(memory):
+    """`web neighbors` marks each edge with the strength a spread reads it by and whether a
+    spread follows it; `related` reaches exactly the followed ones in one hop and counts the
+    others as left out, with the strongest of them."""
+    hub, *others = observe(memory, "hub", "once-1", "once-2", "twice", "thrice", "linked", "both")
+    once_1, once_2, twice, thrice, linked, both = others
+    for group in ([hub, once_1, once_2, twice, thrice, both], [hub, twice, thrice], [hub, thrice]):
+        memory.web.activate(group)
+        memory.web.commit()
+    memory.web.link(hub, linked, "supports")
+    memory.web.link(both, hub, "related")  # an edge of 1.0 and a link: the link carries it
+    for threshold in (None, 0.1, 0.25, 0.6):
+        n = memory.web.neighbours(hub, threshold=threshold)
+        r = memory.web.related(hub, depth=1, threshold=threshold, limit=100)
+        assert n["threshold"] == r["threshold"]
+        edges = {e["node"]: e for e in n["neighbours"]}
+        links = {(k["dst"] if k["src"] == f"episode:{hub}" else k["src"]): k for k in n["links"]}
+        for e in (*edges.values(), *links.values()):
+            assert e["followed"] is (e["strength"] >= n["threshold"])
+        followed = {o for o, e in (*edges.items(), *links.items()) if e["followed"]}
+        assert {x["node"] for x in r["reached"]} == followed, threshold
+        weak = [e["strength"] for e in (*edges.values(), *links.values()) if not e["followed"]]
+        assert r["left_out"] == {"below_threshold": len(weak), "strongest": max(weak) if weak else None}, threshold
+    n = memory.web.neighbours(hub)
+    assert {e["node"]: (e["weight"], e["strength"], e["followed"]) for e in n["neighbours"]} == {
+        f"episode:{once_1}": (1.0, 0.1, False), f"episode:{once_2}": (1.0, 0.1, False),
+        f"episode:{both}": (1.0, 0.1, False), f"episode:{twice}": (2.0, 0.2, True),
+        f"episode:{thrice}": (3.0, 0.3, True)}
+    assert [(k["strength"], k["followed"]) for k in n["links"]] == [(0.5, True), (0.5, True)]
+    reached = {x["node"] for x in memory.web.related(hub)["reached"]}
+    assert f"episode:{both}" in reached and f"episode:{once_1}" not in reached  # the link carries `both`
 
 
 def test_facts_are_nodes(memory):
@@ -338,7 +380,7 @@ def test_strata_web_commands(cli):
     out = json.loads(cli("web", "spread", str(ids[0]), "--threshold", "0.05", "--json", check=True).out)
     assert [(n["node"], n["activation"]) for n in out["reached"]] == [(f"episode:{ids[1]}", 0.2),
                                                                      (f"episode:{ids[2]}", 0.1)]
-    assert "2.000  episode:" in cli("web", "neighbors", str(ids[0]), check=True).out
+    assert "2.000     0.200  episode:" in cli("web", "neighbors", str(ids[0]), check=True).out
     assert "created" in cli("link", str(ids[0]), str(ids[2]), "--type", "supports", check=True).out
     assert json.loads(cli("link", str(ids[0]), str(ids[2]), "--type", "supports", "--json", check=True).out)[
         "status"] == "exists"
@@ -348,6 +390,30 @@ def test_strata_web_commands(cli):
     assert missing.returncode == 3 and "no episode '999'" in missing.err
     bad = cli("web", "spread", str(ids[0]), "--depth", "9")
     assert bad.returncode == 4 and "depth must be" in bad.err
+
+
+def test_related_says_what_it_left_out_where_neighbors_shows_the_edges(cli):
+    """The issue's case on a real home: memories used together once are neighbours at weight
+    1.0, strength 0.1, below the threshold; `related` says so instead of only "nothing"."""
+    ids = [json.loads(cli("observe", f"note {i} on the bridge", "--json", check=True).out)["id"] for i in range(7)]
+    cli("web", "activate", *map(str, ids), check=True)
+    cli("web", "commit", check=True)
+    seed = f"episode:{ids[0]}"
+    related = cli("related", str(ids[0]), check=True).out
+    assert "nothing above the threshold" in related
+    assert f"left out: 6 edges of {seed} weaker than the threshold" in related and "the strongest 0.100" in related
+    assert f"`strata web neighbors {seed}` lists them; --threshold 0.1 follows them" in related
+    neighbors = cli("web", "neighbors", seed, check=True).out
+    assert "follow a strength of 0.15 or more (6 below)" in neighbors
+    assert neighbors.count("1.000     0.100  episode:") == neighbors.count("below the threshold") == 6
+    assert len(cli.json("related", str(ids[0]), "--threshold", "0.1")["reached"]) == 6
+    cli("web", "activate", str(ids[0]), str(ids[1]), check=True)
+    cli("web", "commit", check=True)
+    again = cli.json("related", str(ids[0]))
+    assert [n["node"] for n in again["reached"]] == [f"episode:{ids[1]}"]
+    assert again["left_out"] == {"below_threshold": 5, "strongest": 0.1}
+    marked = {e["node"]: e["followed"] for e in cli.json("web", "neighbors", seed)["neighbours"]}
+    assert [n for n, followed in marked.items() if followed] == [f"episode:{ids[1]}"]
 
 
 # -- deep recall -------------------------------------------------------------------------------

@@ -311,8 +311,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("embedding.threads", 2, "CPU threads used for embeddings.", _between(1, 256)),
     Setting("facts.max_value_bytes", 4096, "Longest fact value, in UTF-8 bytes.", _between(1, 1_000_000)),
     Setting("facts.conflict_window_seconds", 600,
-            "Two different values of a key whose valid times are this close are flagged for attention "
-            "(`strata fact conflicts --flagged`) rather than silently ordered.", _between(0, 10**9)),
+            "Two different values of a key from different sources whose valid times are this close are a "
+            "conflict (`strata fact conflicts`), for a person to look at; further apart, or from one source, "
+            "a change is history. Judged when listed, so a new window applies to past changes too.",
+            _between(0, 10**9)),
     Setting("facts.capture", True, "Apply the capture rules to each new observation, in the same transaction."),
     Setting("facts.rules", {},
             "Capture rules by name, as tables ([facts.rules.NAME]: pattern with groups key and value, or a "

@@ -1,9 +1,11 @@
 """The capsule layer of a Memory: `mem.capsule.check()`, `render()`, `show()`, `stats()`.
 
-A render reads the file, takes in what a person changed inside the rendered blocks since the
-last render (a fact line becomes a fact; other added lines are pinned, removed ones hidden),
-renders the blocks from the layers, cuts rendered lines by salience when over budget, and
-replaces the file only if nobody changed it meanwhile (else it reads and merges again).
+A render reads the file and works out, reading only, what a person changed inside the
+rendered blocks since the last render (a fact line becomes a fact; other added lines are
+pinned, removed ones hidden) and the blocks rendered from the layers with those edits in,
+cut by salience when over budget: a plan, which a dry run returns as it is. The render then
+replaces the file only if nobody changed it meanwhile (else it reads and plans again), and
+records the plan's facts, pins, hides and blocks in one transaction.
 """
 
 from __future__ import annotations
@@ -169,33 +171,68 @@ class Capsule:
     async def _render(self, *, dry_run: bool, now: float | None, started: float) -> dict:
         for _ in range(MERGE_TRIES):
             before = await self._read()
-            created = before is None
-            text = before if before is not None else await asyncio.to_thread(self._last_good)
-            doc = document.parse(text)
-            if not doc.ok:
-                self.last_problems = [p.as_dict() for p in doc.problems]
-                raise CapsuleInvalid(self.path, doc.problems)
             when = timeutil.now() if now is None else now
-            taken = {"absorbed": [], "pinned": [], "hidden": []} if dry_run else await self._take_edits(doc, when)
-            blocks, cut = await self._blocks(doc, when)
-            new_text = document.splice(doc, blocks)
-            diff = "\n".join(difflib.unified_diff(text.splitlines(), new_text.splitlines(), "capsule (now)",
-                                                  "capsule (rendered)", lineterm=""))
-            result = {"path": str(self.path), "lines": len(new_text.splitlines()), "cut": cut, **taken,
-                      "diff": diff, "created": created}
-            if dry_run:
-                return {**result, "status": "dry-run", "elapsed_ms": _ms(started)}
-            if new_text == before:
-                await self.db.transact(store.record_render, self.agent, blocks, files.sha256(new_text),
-                                       len(new_text.splitlines()), when)
-                return {**result, "status": "unchanged", "elapsed_ms": _ms(started)}
-            if await asyncio.to_thread(self._write, before, new_text):
-                await self.db.transact(store.record_render, self.agent, blocks, files.sha256(new_text),
-                                       len(new_text.splitlines()), when)
-                return {**result, "status": "rendered", "elapsed_ms": _ms(started)}
-            log.info("capsule changed while rendering; reading it again")
+            plan = await self._plan(before, when)
+            result = {k: v for k, v in plan.items() if k in ("path", "lines", "cut", "diff", "created")}
+            if dry_run:  # everything a render would write is in the plan: stop before writing it
+                return {**result, **_taken(plan, plan["absorb"]), "status": "dry-run", "elapsed_ms": _ms(started)}
+            if plan["text"] == before:
+                status = "unchanged"
+            elif await asyncio.to_thread(self._write, before, plan["text"]):
+                status = "rendered"
+            else:
+                log.info("capsule changed while rendering; reading it again")
+                continue
+            absorbed = await self.db.transact(self._commit, plan, when)
+            for a in absorbed:
+                log.info("capsule: fact %s taken from a hand edit", a["key"])  # the value stays out of the journal
+            return {**result, **_taken(plan, absorbed), "status": status, "elapsed_ms": _ms(started)}
         raise StorageError(f"{self.path} kept changing while strata rendered it ({MERGE_TRIES} tries)",
                            hint="render again once the edits settle")
+
+    async def _plan(self, before: str | None, now: float) -> dict:
+        """Everything a render of the file holding BEFORE would write, as values, reading only:
+        the new text and its diff, the facts to absorb (previewed), the lines to pin and hide,
+        the blocks to record. A dry run returns it; a render writes the text and commits the rest."""
+        text = before if before is not None else await asyncio.to_thread(self._last_good)
+        doc = document.parse(text)
+        if not doc.ok:
+            self.last_problems = [p.as_dict() for p in doc.problems]
+            raise CapsuleInvalid(self.path, doc.problems)
+        found = {n: doc.block_lines(n) for n in doc.blocks}
+        # An editor may save a copy opened before strata's latest render: compare with the
+        # render the file is closest to, so strata's newer lines are not taken for deletions.
+        renders = await self.db.run(store.recent_renders, self.agent, BASE_CANDIDATES)
+        base = min((r["blocks"] for r in renders), default={},
+                   key=lambda blocks: sum(merge.edits(blocks.get(n, []), found[n]).size for n in found))
+        taken = merge.taken(base, found)
+        try:
+            absorb = await self.facts.preview(taken.facts, source="capsule")
+        except InvalidInput as e:
+            raise InvalidInput(f"{self.path}: the facts block holds a line strata cannot take in as a fact: "
+                               f"{e.message}", hint=(f"{e.hint}; " if e.hint else "") + "change or remove the "
+                               "line and save again; nothing was written") from None
+        overrides = merge.overridden(await self.db.run(store.overrides, self.agent), taken.pinned, taken.hidden)
+        blocks, cut = await self._blocks(doc, now, overrides, absorb)
+        new_text = document.splice(doc, blocks)
+        diff = "\n".join(difflib.unified_diff(text.splitlines(), new_text.splitlines(), "capsule (now)",
+                                              "capsule (rendered)", lineterm=""))
+        return {"path": str(self.path), "lines": len(new_text.splitlines()), "cut": cut, "diff": diff,
+                "created": before is None, "text": new_text, "blocks": blocks, "absorb": absorb,
+                "pinned": taken.pinned, "hidden": taken.hidden}
+
+    def _commit(self, conn, plan: dict, now: float) -> list[dict]:
+        """A render's plan into the database, once its text is in the file: the absorbed facts,
+        the pins and hides, the render's record. One transaction, on the database thread."""
+        absorbed = self.facts.set_in(conn, plan["absorb"])
+        for p in plan["pinned"]:
+            store.drop_override(conn, self.agent, p["block"], "hide", p["line"], now)
+            store.add_override(conn, self.agent, p["block"], "pin", p["line"], now)
+        for h in plan["hidden"]:
+            store.drop_override(conn, self.agent, h["block"], "pin", h["line"], now)
+            store.add_override(conn, self.agent, h["block"], "hide", h["line"], now)
+        store.record_render(conn, self.agent, plan["blocks"], files.sha256(plan["text"]), plan["lines"], now)
+        return absorbed
 
     def _kept(self) -> list[Path]:
         return sorted(self.versions_dir.glob("CAPSULE-*.md")) if self.versions_dir.is_dir() else []
@@ -214,52 +251,12 @@ class Capsule:
         files.keep_version(self.versions_dir, text, int(self.config["capsule.keep_versions"]))
         return True
 
-    async def _take_edits(self, doc: document.Document, now: float) -> dict:
-        """A person's edits inside blocks since the last render, into the layers: fact lines as
-        facts (source capsule), other added lines pinned, removed lines hidden."""
-        # An editor may save a copy opened before strata's latest render: compare with the
-        # render the file is closest to, so strata's newer lines are not taken for deletions.
-        renders = await self.db.run(store.recent_renders, self.agent, BASE_CANDIDATES)
-        base = min((r["blocks"] for r in renders), default={},
-                   key=lambda blocks: sum(merge.edits(blocks.get(n, []), doc.block_lines(n)).size for n in doc.blocks))
-        absorbed, pinned, hidden = [], [], []
-        for name in doc.blocks:
-            if name == "header":
-                continue  # regenerated on every render: a timestamp and counts
-            e = merge.edits(base.get(name, []), doc.block_lines(name))
-            changed = set()  # facts given a new value: their old line is replaced, not hidden
-            for line in e.added:
-                fact = merge.fact_of(line) if name == "facts" else None
-                if fact is not None:
-                    absorbed.append(await self.facts.set(fact[0], fact[1], source="capsule"))
-                    changed.add(fact[0].casefold())
-                else:
-                    pinned.append({"block": name, "line": line})
-            for line in e.removed:
-                fact = merge.fact_of(line) if name == "facts" else None
-                if fact is None or fact[0].casefold() not in changed:  # a changed fact is not a hidden one
-                    hidden.append({"block": name, "line": line})
-
-        def write(conn):
-            for p in pinned:
-                store.drop_override(conn, self.agent, p["block"], "hide", p["line"], now)
-                store.add_override(conn, self.agent, p["block"], "pin", p["line"], now)
-            for h in hidden:
-                store.drop_override(conn, self.agent, h["block"], "pin", h["line"], now)
-                store.add_override(conn, self.agent, h["block"], "hide", h["line"], now)
-
-        if pinned or hidden:
-            await self.db.transact(write)
-        for a in absorbed:
-            log.info("capsule: fact %s taken from a hand edit", a["key"])  # the value stays out of the journal
-        return {"absorbed": [{"key": a["key"], "value": a["value"], "status": a["status"]} for a in absorbed],
-                "pinned": pinned, "hidden": hidden}
-
-    async def _blocks(self, doc: document.Document, now: float) -> tuple[dict[str, list[str]], dict[str, int]]:
-        """Every block's lines, cut to the budget. Returns (block -> lines, block -> lines cut)."""
+    async def _blocks(self, doc: document.Document, now: float, overrides: list[dict], pending: list[dict]
+                      ) -> tuple[dict[str, list[str]], dict[str, int]]:
+        """Every block's lines, cut to the budget, with these OVERRIDES and the PENDING facts
+        (previewed, not yet written). Returns (block -> lines, block -> lines cut)."""
         template, _ = self.templates.load(TEMPLATE)
-        items = await self._items(now)
-        overrides = await self.db.run(store.overrides, self.agent)
+        items = await self._items(now, pending)
         pins = {n: [o["line"] for o in overrides if o["block"] == n and o["kind"] == "pin"] for n in doc.blocks}
         hides = {n: {o["line"] for o in overrides if o["block"] == n and o["kind"] == "hide"} for n in doc.blocks}
         outside = len(doc.lines) - sum(b.end - b.begin - 1 for b in doc.blocks.values())
@@ -289,7 +286,7 @@ class Capsule:
                 blocks = build()
         return blocks, {k: v for k, v in cut.items() if v}
 
-    async def _items(self, now: float) -> dict:
+    async def _items(self, now: float, pending: list[dict]) -> dict:
         """What the blocks show, each list best first."""
         recent_after = now - float(self.config["capsule.recent_days"]) * 86400.0
         task_after = now - float(self.config["capsule.task_days"]) * 86400.0
@@ -312,7 +309,7 @@ class Capsule:
         window, versions, loops, episodes = await self.db.run(read)
         recent = [m for m in window if m["event_at"] >= recent_after]
         opened = [m for m in window if m["event_at"] >= task_after and extractive.is_open(m, patterns)]
-        facts = await self.facts.for_capsule()
+        facts = await self.facts.for_capsule(pending=pending)
         listing = await self.dossiers.list()
         limit = int(self.config["dossier.line_chars"])
         ranked = salience.ranked([{**m, "relevance": 1.0} for m in recent], now, half_life)
@@ -344,6 +341,11 @@ class Capsule:
         }
 
 
+
+def _taken(plan: dict, absorbed: list[dict]) -> dict:
+    """What a render took in (or a dry run would): the same shape for both."""
+    return {"absorbed": [{"key": a["key"], "value": a["value"], "status": a["status"]} for a in absorbed],
+            "pinned": plan["pinned"], "hidden": plan["hidden"]}
 
 
 def _ms(started: float) -> float:

@@ -18,13 +18,16 @@ def _show_check(r: dict) -> str:
 
 
 def _show_render(r: dict) -> str:
-    if r["status"] == "dry-run":
-        return r["diff"] or "no change"
-    lines = [f"{r['path']}: {r['status']}, {r['lines']} lines, {r['elapsed_ms']:.0f} ms"]
-    lines += [f"  fact {a['key']} = {a['value']!r} taken from your edit" for a in r["absorbed"]]
-    lines += [f"  pinned in {p['block']}: {p['line']}" for p in r["pinned"]]
-    lines += [f"  hidden from {h['block']}: {h['line']}" for h in r["hidden"]]
-    lines += [f"  over the line budget: cut {n} lines of {block}" for block, n in r["cut"].items()]
+    dry = r["status"] == "dry-run"
+    # A dry run reports what the render it previews would do, in the same words.
+    would = "would be " if dry else ""
+    lines = [r["diff"] or "no change"] if dry else \
+        [f"{r['path']}: {r['status']}, {r['lines']} lines, {r['elapsed_ms']:.0f} ms"]
+    lines += [f"  fact {a['key']} = {a['value']!r} {would}taken from your edit ({a['status']})" for a in r["absorbed"]]
+    lines += [f"  {would}pinned in {p['block']}: {p['line']}" for p in r["pinned"]]
+    lines += [f"  {would}hidden from {h['block']}: {h['line']}" for h in r["hidden"]]
+    lines += [f"  over the line budget: {'would cut' if dry else 'cut'} {n} lines of {block}"
+              for block, n in r["cut"].items()]
     return "\n".join(lines)
 
 
@@ -94,7 +97,8 @@ def register(sub, common) -> None:
 
     add("check", cmd_check, "Validate the capsule: sections, markers, blocks, the 300-line budget (exit 4 on error).")
     p = add("render", cmd_render, "Take in your edits and render the blocks from the layers.")
-    p.add_argument("--dry-run", action="store_true", help="print the diff; change nothing")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the diff and the edits a render would take in; change nothing")
     p = add("show", cmd_show, "Print the capsule.")
     p.add_argument("--last-good", action="store_true", help="strata's newest kept render (while the file has errors)")
     add("stats", cmd_stats, "Lines, bytes, and how much smaller it is than the memories behind it.")

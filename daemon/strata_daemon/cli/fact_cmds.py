@@ -9,6 +9,10 @@ from .output import count, emit, inline, short_time, show_fact
 COMMANDS = ("fact",)
 
 
+REASONS = {"disagree": "another source set a different value within facts.conflict_window_seconds",
+           "late": "it arrived late: a different, newer value was already known"}
+
+
 def _show_write(r: dict) -> str:
     words = {"created": "set", "changed": "changed", "confirmed": "confirmed", "recorded": "recorded in history",
              "retracted": "retracted", "unchanged": "already retracted"}
@@ -21,7 +25,7 @@ def _show_write(r: dict) -> str:
         line += "; a newer value stays current"
     conflict = r.get("conflict")
     if conflict and conflict["flagged"]:
-        line += f"\nflagged: another value within facts.conflict_window_seconds (conflict {conflict['id']})"
+        line += f"\nconflict {conflict['id']}: {REASONS[conflict['reason']]} (`strata fact conflicts`)"
     return line
 
 
@@ -38,13 +42,12 @@ def _show_history(h: dict) -> str:
 
 def _show_conflict(c: dict) -> str:
     def side(s):
-        return "(none)" if s is None else f"{inline(s['value'])} @ {short_time(s['valid_from'])}"
-    tags = [t for t, on in (("FLAGGED", c["flagged"] and not c["acknowledged_at"]), ("late", c["late"]),
-                            ("acknowledged", c["acknowledged_at"])) if on]
+        return "(none)" if s is None else f"{inline(s['value'])} @ {short_time(s['valid_from'])} from {s['source']}"
     line = f"#{c['id']:<5} {c['key']}: {side(c['old'])} -> {side(c['new'])}"
     if c["next"]:
         line += f" (then {side(c['next'])})"
-    return line + (f"   [{', '.join(tags)}]" if tags else "") + f"  from {c['new']['source']}"
+    return line + f"   [{'late' if c['reason'] == 'late' else 'sources disagree'}" + \
+        (", acknowledged]" if c["acknowledged_at"] else "]")
 
 
 async def cmd_set(args) -> int:
@@ -212,8 +215,11 @@ def register(sub, common) -> None:
     what.add_argument("--apply", action="store_true", help="retract them (history keeps every value)")
     what.add_argument("--undo", action="store_true", help="restore the values a re-judge retracted")
 
-    p = add("conflicts", cmd_conflicts, "Recent changes of value, newest first; --flagged: those needing attention.")
-    p.add_argument("--flagged", action="store_true", help="only unacknowledged near-simultaneous opposite values")
-    p.add_argument("--since", help="only changes recorded since this time (default: any time)")
+    p = add("conflicts", cmd_conflicts, "Conflicts, newest first: a key given different values within "
+                                        "facts.conflict_window_seconds by different sources, or a value that arrived "
+                                        "late, older than a different one already known. Other changes are history "
+                                        "(`strata fact history KEY`).")
+    p.add_argument("--flagged", action="store_true", help="only those nobody has acknowledged yet")
+    p.add_argument("--since", help="only changes recorded since this time")
     p.add_argument("--limit", type=count, default=50)
-    p.add_argument("--ack", type=int, metavar="ID", help="acknowledge a flagged conflict")
+    p.add_argument("--ack", type=int, metavar="ID", help="acknowledge a conflict: looked at")

@@ -22,6 +22,12 @@ def _show_reached(r: dict) -> str:
         lines.append(f"  {n['activation']:.3f}  {n['node']}{state}   via {path}")
     if not r["reached"]:
         lines.append("  nothing above the threshold")
+    left = r.get("left_out") or {}
+    if left.get("below_threshold"):
+        seed = r["seeds"][0]
+        lines += [f"  left out: {_edges(left['below_threshold'])} of {seed} weaker than the threshold (strength = "
+                  f"weight / web.edge_cap; the strongest {left['strongest']:.3f})",
+                  f"  `strata web neighbors {seed}` lists them; --threshold {left['strongest']:g} follows them"]
     return "\n".join(lines + [f"warning: {w}" for w in r["warnings"]])
 
 
@@ -44,11 +50,19 @@ def _show_activated(r: dict) -> str:
     return "\n".join(lines + [f"working set: {', '.join(i['node'] for i in r['context'])}"])
 
 
+def _below(edge: dict) -> str:
+    return "" if edge["followed"] else "   below the threshold"
+
+
 def _show_neighbours(r: dict) -> str:
-    lines = [f"{r['node']}: {_edges(len(r['neighbours']))}, {len(r['links'])} links"]
-    lines += [f"  {n['weight']:7.3f}  {n['node']}   x{n['activations']}, last {short_time(n['last_activated_at'])}"
-              for n in r["neighbours"]]
-    lines += [f"  {'link':>7}  {k['src']} -{k['type']}-> {k['dst']}" for k in r["links"]]
+    weak = sum(not n["followed"] for n in (*r["neighbours"], *r["links"]))
+    lines = [f"{r['node']}: {_edges(len(r['neighbours']))}, {len(r['links'])} links; `related` and `web spread` "
+             f"follow a strength of {r['threshold']:g} or more" + (f" ({weak} below)" if weak else ""),
+             f"  {'weight':>7}  {'strength':>8}"]
+    lines += [f"  {n['weight']:7.3f}  {n['strength']:8.3f}  {n['node']}   x{n['activations']}, "
+              f"last {short_time(n['last_activated_at'])}{_below(n)}" for n in r["neighbours"]]
+    lines += [f"  {'link':>7}  {k['strength']:8.3f}  {k['src']} -{k['type']}-> {k['dst']}{_below(k)}"
+              for k in r["links"]]
     return "\n".join(lines)
 
 
@@ -82,7 +96,8 @@ async def cmd_decay(args) -> int:
 
 async def cmd_neighbours(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.web.neighbours(args.item, limit=args.limit), args.json, _show_neighbours)
+        emit(await mem.web.neighbours(args.item, limit=args.limit, threshold=args.threshold), args.json,
+             _show_neighbours)
     return 0
 
 
@@ -96,7 +111,8 @@ async def cmd_spread(args) -> int:
 
 async def cmd_related(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.web.related(args.item, limit=args.limit), args.json, _show_reached)
+        emit(await mem.web.related(args.item, limit=args.limit, depth=args.depth, threshold=args.threshold),
+             args.json, _show_reached)
     return 0
 
 
@@ -126,19 +142,21 @@ def register(sub, common) -> None:
         p.set_defaults(handler=handler)
         return p
 
-    def spreading(p):
+    def spreading(p, limit: int = 50):
         p.add_argument("--depth", type=int, help="edges to follow (1-5; default web.spread_depth)")
         p.add_argument("--threshold", type=float, help="least activation kept (0-1; default web.spread_threshold)")
-        p.add_argument("--limit", type=count, default=50)
+        p.add_argument("--limit", type=count, default=limit)
 
     p = add("activate", cmd_activate, "Put items in the working set (used together).")
     p.add_argument("items", nargs="+", metavar="ITEM", help=items_help)
     add("commit", cmd_commit, "Co-activate everything in the working set now, and empty it.")
     add("context", cmd_context, "Show the working set.")
     add("decay", cmd_decay, "One decay run now: weights x web.decay_factor, prune below web.prune_below.")
-    p = add("neighbors", cmd_neighbours, "An item's edges, heaviest first.", aliases=["neighbours"])
+    p = add("neighbors", cmd_neighbours, "An item's edges, heaviest first, each with its strength (weight / "
+                                         "web.edge_cap) and whether `related` follows it.", aliases=["neighbours"])
     p.add_argument("item", help=items_help)
     p.add_argument("--limit", type=count, default=50)
+    p.add_argument("--threshold", type=float, help="mark edges weaker than this (0-1; default web.spread_threshold)")
     p = add("spread", cmd_spread, "Spreading activation from items over the weighted edges.")
     p.add_argument("items", nargs="+", metavar="ITEM", help=items_help)
     spreading(p)
@@ -160,7 +178,8 @@ def register(sub, common) -> None:
     p.add_argument("--remove", action="store_true", help="remove the link instead")
 
     p = sub.add_parser("related", parents=[common], help="Memories associated with an item in the spiderweb.",
-                       description="Memories associated with an item: the episodes a spread from it reaches.")
+                       description="Memories associated with an item: the episodes a spread from it reaches. "
+                                   "It says how many of the item's edges were too weak for the threshold.")
     p.set_defaults(handler=cmd_related)
     p.add_argument("item", help=items_help)
-    p.add_argument("--limit", type=count, default=10)
+    spreading(p, limit=10)

@@ -177,7 +177,8 @@ class Dossiers:
         def read(conn):
             facts = store.topic_facts(conn, self.agent, t.fact_prefixes, now)
             changes = store.topic_changes(conn, self.agent, [f["fact_id"] for f in facts], recent_after,
-                                          limit=4 * int(self.config["dossier.max_lines"]))
+                                          limit=4 * int(self.config["dossier.max_lines"]),
+                                          window=float(self.config["facts.conflict_window_seconds"]))
             # Recall hands the nearest memories, not only those about the topic: the others
             # may still close one of its tasks, but never fill a line.
             about = store.about_topic(conn, self.agent, sources, terms, [f["key"] for f in facts])

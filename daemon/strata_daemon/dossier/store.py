@@ -129,23 +129,24 @@ def _side(r, p: str) -> dict | None:
             "source": f"{r[f'{p}_kind']}:{ref}" if ref is not None else r[f"{p}_kind"]}
 
 
-def topic_changes(conn, agent: str, fact_ids: list[int], since: float, limit: int) -> list[dict]:
-    """Value changes of these facts: every flagged, unacknowledged one, and the others whose
-    new value holds from `since` on; newest first."""
+def topic_changes(conn, agent: str, fact_ids: list[int], since: float, limit: int, *, window: float) -> list[dict]:
+    """Value changes of these facts: every conflict nobody acknowledged (`flagged`: the rule of
+    `strata fact conflicts`, with WINDOW), and the others whose new value holds from `since`
+    on; newest first."""
     if not fact_ids:
         return []
     marks = ", ".join("?" * len(fact_ids))
     rows = conn.execute(
-        "SELECT c.id, c.flagged, c.late, f.key, f.label, "
+        f"SELECT * FROM (SELECT c.id, c.late, c.acknowledged_at, f.key, f.label, "
+        f"{facts_store.CONFLICT_REASON} AS reason, "
         "o.id AS old_id, o.value AS old_value, o.valid_from AS old_from, o.source_kind AS old_kind, "
         "o.source_ref AS old_ref, n.id AS new_id, n.value AS new_value, n.valid_from AS new_from, "
         "n.source_kind AS new_kind, n.source_ref AS new_ref "
-        "FROM fact_conflicts c JOIN facts f ON f.id = c.fact_id JOIN fact_values n ON n.id = c.new_value_id "
-        "LEFT JOIN fact_values o ON o.id = c.old_value_id "
-        f"WHERE c.agent = ? AND c.fact_id IN ({marks}) "
-        "AND (c.flagged = 1 AND c.acknowledged_at IS NULL OR n.valid_from >= ?) "
-        "ORDER BY n.valid_from DESC, c.id DESC LIMIT ?", (agent, *fact_ids, since, limit)).fetchall()
-    return [{"id": r["id"], "key": r["key"], "label": r["label"], "flagged": bool(r["flagged"]), "late": bool(r["late"]),
+        f"FROM {facts_store.CHANGES} JOIN facts f ON f.id = c.fact_id WHERE c.agent = ? AND c.fact_id IN ({marks})) "
+        "WHERE reason IS NOT NULL AND acknowledged_at IS NULL OR new_from >= ? "
+        "ORDER BY new_from DESC, id DESC LIMIT ?", (window, agent, *fact_ids, since, limit)).fetchall()
+    return [{"id": r["id"], "key": r["key"], "label": r["label"],
+             "flagged": r["reason"] is not None and r["acknowledged_at"] is None, "late": bool(r["late"]),
              "old": _side(r, "old"), "new": _side(r, "new")} for r in rows]
 
 

@@ -14,7 +14,7 @@ from ..embedding.cache import VectorCache
 from ..facts import store as facts_store
 from ..web import store as web_store
 from ..web.nodes import episode_id
-from ..web.spread import spread as spread_activation
+from ..web.spread import spread as spread_activation, strength
 from ..storage.db import Database
 from .fts_plan import Scope, search
 from .currency import asks_present, newer_alike
@@ -339,7 +339,7 @@ async def graph_reach(db: Database, scope: Scope, web, seeds: list[int], known: 
         for seed, edges in web_store.neighbours(conn, scope.agent, nodes).items():
             for other, weight, _ in edges:
                 i = episode_id(other)
-                share = min(weight / web.rules.cap, 1.0)
+                share = strength(weight, web.rules.cap)
                 if i is not None and share > hebb.get(i, (0.0, 0))[0]:
                     hebb[i] = (share, episode_id(seed))
         return reached, hebb, _rows_by_id(conn, scope, (set(reached) | set(hebb)) - known.keys())

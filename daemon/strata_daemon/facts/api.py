@@ -74,6 +74,28 @@ class Facts:
         return await self._write(self._assertion(key, value, at=at, source=source, confidence=confidence,
                                                  importance=importance, ttl=ttl, now=timeutil.now()))
 
+    async def preview(self, changes: list[tuple[str, str]], *, source: str) -> list[dict]:
+        """What set(key, value, source=SOURCE) of each change would do now, reading only: each
+        as store.preview() shapes it, with the assertion that set_in() writes. A key named twice
+        counts once, with its last value. Bad keys and values raise here, before any write."""
+        now = timeutil.now()
+        assertions: dict[str, store.Assertion] = {}
+        for key, value in changes:
+            try:
+                a = self._assertion(key, value, at=None, source=source, confidence=None, now=now)
+            except InvalidInput as e:
+                raise InvalidInput(f"{key!r}: {e.message}", hint=e.hint) from None
+            assertions[normalise_key(a.label)] = a
+        return await self.db.run(lambda c: [{**store.preview(c, self.agent, a, now=now), "assertion": a}
+                                            for a in assertions.values()])
+
+    def set_in(self, conn, previews: list[dict]) -> list[dict]:
+        """Write what preview() planned, inside the caller's write transaction (on the database
+        thread). Returns what set() returns for each."""
+        now = timeutil.now()
+        return [self._shaped(store.write(conn, self.agent, p["assertion"], actor=self.actor, now=now,
+                                         window=self.window), p["assertion"]) for p in previews]
+
     async def retract(self, key: str, *, at: str | float | None = None, source: str | None = None) -> dict:
         """KEY has no value from `at` on; its history stays."""
         return await self._write(self._assertion(key, None, at=at, source=source, confidence=None,
@@ -130,20 +152,31 @@ class Facts:
         return await self.db.run(lambda c: store.history(c, self.agent, key, now=now))
 
     async def conflicts(self, *, flagged: bool = False, since: str | float | None = None, limit: int = 50) -> list[dict]:
+        """The changes of value that are conflicts (store.CONFLICT_REASON), newest first;
+        `flagged`: only those nobody has acknowledged yet."""
         if not 1 <= int(limit) <= 10000:
             raise InvalidInput("limit must be between 1 and 10000")
         start = None if since is None else timeutil.parse_time(since)
-        return await self.db.run(lambda c: store.conflicts(c, self.agent, flagged_only=flagged, since=start,
-                                                           limit=int(limit)))
+        return await self.db.run(lambda c: store.conflicts(c, self.agent, window=self.window, open_only=flagged,
+                                                           since=start, limit=int(limit)))
 
     async def acknowledge(self, conflict_id: int) -> dict:
         now = timeutil.now()
         return await self.db.transact(store.acknowledge, self.agent, int(conflict_id), now)
 
-    async def for_capsule(self, limit: int | None = None) -> list[dict]:
-        """The facts a capsule shows within its budget (facts.capsule_limit), best first."""
+    async def for_capsule(self, limit: int | None = None, *, pending: Iterable[dict] = ()) -> list[dict]:
+        """The facts a capsule shows within its budget (facts.capsule_limit), best first; with
+        `pending` (from preview()), as they will be once those are written."""
         now = timeutil.now()
-        return ranking.for_capsule(await self.list(), now, limit=self.capsule_limit if limit is None else limit,
+        listed = {f["key"]: f for f in await self.list()}
+        for p in pending:
+            if not p["current"] or p["status"] not in ("created", "changed", "retracted"):
+                continue  # no new current value
+            if p["value"] is None:
+                listed.pop(p["key"], None)
+            else:
+                listed[p["key"]] = {k: p[k] for k in ("key", "label", "value", "importance", "valid_from")}
+        return ranking.for_capsule(listed.values(), now, limit=self.capsule_limit if limit is None else limit,
                                    half_life_hours=self.capsule_half_life)
 
     async def rejudge(self, *, apply: bool = False, undo: bool = False) -> dict:

@@ -27,6 +27,7 @@ _FACT_COLUMNS = "f.id AS fact_id, f.key, f.label, f.importance, f.ttl_seconds, f
 _AT = "SELECT id FROM fact_values WHERE fact_id = f.id AND valid_from <= ? ORDER BY valid_from DESC, id DESC LIMIT 1"
 _WORDS = re.compile(r"[^\W_][\w./]*")
 MAX_KEY_WORDS = 6
+DEFAULT_IMPORTANCE = 0.5  # a new key's, until someone says otherwise
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,23 @@ class Assertion:
     importance: float | None = None
     ttl_seconds: float | None = None
     set_ttl: bool = False  # ttl_seconds given explicitly (None then clears it)
+
+
+# A change of a key's value (a row of fact_conflicts: the new value n, the value o before it and
+# the value x after it in world time, as they stood when n was written) is a conflict when
+# - the new value arrived late: a different value after it had already begun when it was
+#   recorded (`late`); or
+# - it and the value before it differ, hold from within the window (the one "?") of each
+#   other, and came from different sources (`disagree`: each memory is a source of its own).
+# Any other change (a status that goes UP, DOWN, UP over days; one source correcting itself)
+# is history, not a conflict. The reason is NULL then. docs/concepts.md says the same.
+CONFLICT_REASON = (
+    "CASE WHEN n.value IS NULL THEN NULL "
+    "WHEN x.value IS NOT NULL AND x.value <> n.value AND x.valid_from <= n.recorded_at THEN 'late' "
+    "WHEN o.value IS NOT NULL AND o.value <> n.value AND abs(n.valid_from - o.valid_from) <= ? "
+    "AND (o.source_kind IS NOT n.source_kind OR o.source_ref IS NOT n.source_ref) THEN 'disagree' END")
+CHANGES = ("fact_conflicts c JOIN fact_values n ON n.id = c.new_value_id LEFT JOIN fact_values o ON "
+           "o.id = c.old_value_id LEFT JOIN fact_values x ON x.id = c.next_value_id")
 
 
 def _fact(conn, agent: str, key: str):
@@ -87,6 +105,38 @@ def next_value_id(conn) -> int:
     return conn.execute(floors.highest_sql(floors.FACT_VALUES)).fetchone()[0] + 1
 
 
+def _outcome(key: str, a: Assertion, before, after, now: float) -> tuple[str, bool]:
+    """(status, current) of asserting A (valid_from set) between the values BEFORE and AFTER
+    it: what write() does and preview() says it would do."""
+    # Whether this assertion is the value now (a future valid time becomes current later).
+    current = a.valid_from <= now and (after is None or after["valid_from"] > now)
+    if before is not None and before["value"] == a.value:
+        return ("unchanged" if a.value is None else "confirmed"), current
+    if a.value is None and before is None:
+        raise NotFound(f"the fact {key!r} has no value to retract", hint="`strata fact list` shows the current facts")
+    if a.value is None:
+        return "retracted", current
+    if before is None and after is None:
+        return "created", current
+    return ("changed" if current else "recorded"), current
+
+
+def preview(conn, agent: str, a: Assertion, *, now: float) -> dict:
+    """What write() would do with A now, reading only: its status, and the key as a listing
+    would show it afterwards (label, value, importance, valid_from)."""
+    key = normalise_key(a.label)
+    if a.valid_from is None:
+        a = replace(a, valid_from=now)
+    fact = _fact(conn, agent, key)
+    before = None if fact is None else _value_at(conn, fact["fact_id"], a.valid_from)
+    after = None if fact is None else _next_after(conn, fact["fact_id"], a.valid_from)
+    status, current = _outcome(key, a, before, after, now)
+    importance = a.importance if a.importance is not None or fact is None else fact["importance"]
+    return {"status": status, "key": key, "label": a.label if fact is None else fact["label"], "value": a.value,
+            "previous": None if before is None else before["value"], "current": current,
+            "valid_from": a.valid_from, "importance": DEFAULT_IMPORTANCE if importance is None else importance}
+
+
 def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: float) -> dict:
     """Record an assertion. Returns what happened: `created` (a new key), `changed` (a new current
     value), `confirmed` (the value it already had then: no new history, only a fresher
@@ -102,7 +152,8 @@ def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: flo
     if fact is None:
         conn.execute("INSERT INTO facts (agent, key, label, importance, ttl_seconds, confirmed_at, created_at, "
                      "updated_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)",
-                     (agent, key, a.label, 0.5 if a.importance is None else a.importance, a.ttl_seconds, now, now))
+                     (agent, key, a.label, DEFAULT_IMPORTANCE if a.importance is None else a.importance,
+                      a.ttl_seconds, now, now))
         fact = _fact(conn, agent, key)
     elif a.importance is not None or a.set_ttl:
         conn.execute("UPDATE facts SET importance = coalesce(?, importance), ttl_seconds = "
@@ -111,18 +162,14 @@ def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: flo
     fid = fact["fact_id"]
     before = _value_at(conn, fid, a.valid_from)
     after = _next_after(conn, fid, a.valid_from)
-    # Whether this assertion is the value now (a future valid time becomes current later).
-    current = a.valid_from <= now and (after is None or after["valid_from"] > now)
-    if before is not None and before["value"] == a.value:
-        status = "unchanged" if a.value is None else "confirmed"
+    status, current = _outcome(key, a, before, after, now)
+    if status in ("unchanged", "confirmed"):
         if current and a.value is not None:
             conn.execute("UPDATE facts SET confirmed_at = max(coalesce(confirmed_at, 0), ?), updated_at = ? "
                          "WHERE id = ?", (min(a.valid_from, now), now, fid))
         _audit(conn, agent, fid, status, key, a, before["value"], actor, now)
         return {"status": status, "key": key, "previous": before["value"], "value_id": before["value_id"],
                 "conflict": None, "current": current, "valid_from": a.valid_from, "recorded_at": now}
-    if a.value is None and before is None:
-        raise NotFound(f"the fact {key!r} has no value to retract", hint="`strata fact list` shows the current facts")
     cur = conn.execute(
         "INSERT INTO fact_values (id, fact_id, agent, value, valid_from, valid_to, recorded_at, source_kind, source_ref, "
         "confidence, rule, actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -135,22 +182,17 @@ def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: flo
         conn.execute("UPDATE facts SET confirmed_at = ?, updated_at = ? WHERE id = ?", (min(a.valid_from, now), now, fid))
     conflict = None
     if any(r is not None and r["value"] != a.value for r in (before, after)):
-        # Every change of value is an event; opposite values close together in world time are
-        # flagged for a person to look at rather than silently ordered.
-        close = [r for r in (before, after) if r is not None and r["value"] is not None and a.value is not None
-                 and abs(r["valid_from"] - a.valid_from) <= window]
-        cur = conn.execute(
+        # Every change of value is an event (what changed, for dossiers); the conflicts among
+        # them are flagged for a person to look at rather than silently ordered.
+        old, nxt = (None if r is None else r["value_id"] for r in (before, after))
+        reason = conn.execute(f"SELECT {CONFLICT_REASON} FROM fact_values n LEFT JOIN fact_values o ON o.id = ? "
+                              "LEFT JOIN fact_values x ON x.id = ? WHERE n.id = ?",
+                              (window, old, nxt, value_id)).fetchone()[0]
+        cid = conn.execute(
             "INSERT INTO fact_conflicts (agent, fact_id, old_value_id, new_value_id, next_value_id, flagged, late, at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (agent, fid, None if before is None else before["value_id"], value_id,
-             None if after is None else after["value_id"], int(bool(close)), int(after is not None), now))
-        conflict = {"id": cur.lastrowid, "flagged": bool(close), "late": after is not None}
-    if a.value is None:
-        status = "retracted"
-    elif before is None and after is None:
-        status = "created"
-    else:
-        status = "changed" if current else "recorded"
+            (agent, fid, old, value_id, nxt, int(reason is not None), int(after is not None), now)).lastrowid
+        conflict = {"id": cid, "flagged": reason is not None, "reason": reason, "late": after is not None}
     _audit(conn, agent, fid, status, key, a, None if before is None else before["value"], actor, now)
     return {"status": status, "key": key, "previous": None if before is None else before["value"],
             "value_id": value_id, "conflict": conflict, "current": current, "valid_from": a.valid_from,
@@ -225,21 +267,23 @@ def history(conn, agent: str, label: str, *, now: float) -> dict:
         for r in rows]}
 
 
-def conflicts(conn, agent: str, *, flagged_only: bool, since: float | None, limit: int) -> list[dict]:
-    sql = ("SELECT c.id, c.flagged, c.late, c.at, c.acknowledged_at, f.key, "
+def conflicts(conn, agent: str, *, window: float, open_only: bool, since: float | None, limit: int) -> list[dict]:
+    """The changes of value that are conflicts (CONFLICT_REASON, judged now, so a new window
+    applies to past changes too), newest first; `open_only`: those not acknowledged yet."""
+    sql = (f"SELECT c.id, c.fact_id, c.late, c.at, c.acknowledged_at, {CONFLICT_REASON} AS reason, "
            "o.value AS old_value, o.valid_from AS old_from, o.source_kind AS old_kind, o.source_ref AS old_ref, "
            "n.value AS new_value, n.valid_from AS new_from, n.source_kind AS new_kind, n.source_ref AS new_ref, "
-           "x.value AS next_value, x.valid_from AS next_from "
-           "FROM fact_conflicts c JOIN facts f ON f.id = c.fact_id JOIN fact_values n ON n.id = c.new_value_id "
-           "LEFT JOIN fact_values o ON o.id = c.old_value_id LEFT JOIN fact_values x ON x.id = c.next_value_id "
-           "WHERE c.agent = ?")
-    params: list = [agent]
-    if flagged_only:
-        sql += " AND c.flagged = 1 AND c.acknowledged_at IS NULL"
+           "x.value AS next_value, x.valid_from AS next_from, x.source_kind AS next_kind, x.source_ref AS next_ref "
+           f"FROM {CHANGES} WHERE c.agent = ?")
+    params: list = [window, agent]
+    if open_only:
+        sql += " AND c.acknowledged_at IS NULL"
     if since is not None:
         sql += " AND c.at >= ?"
         params.append(since)
-    rows = conn.execute(sql + " ORDER BY c.id DESC LIMIT ?", (*params, limit)).fetchall()
+    # The key is looked up for the conflicts found only: most changes are not conflicts.
+    rows = conn.execute(f"SELECT k.*, f.key FROM (SELECT * FROM ({sql}) WHERE reason IS NOT NULL ORDER BY id DESC "
+                        "LIMIT ?) k JOIN facts f ON f.id = k.fact_id ORDER BY k.id DESC", (*params, limit)).fetchall()
 
     def side(r, p: str) -> dict | None:
         if r[f"{p}_from"] is None:
@@ -247,18 +291,13 @@ def conflicts(conn, agent: str, *, flagged_only: bool, since: float | None, limi
         return {"value": r[f"{p}_value"], "valid_from": r[f"{p}_from"], "valid_from_iso": iso(r[f"{p}_from"]),
                 "source": str(Source(r[f"{p}_kind"], r[f"{p}_ref"]))}
 
-    out = []
-    for r in rows:
-        nxt = None if r["next_from"] is None else {"value": r["next_value"], "valid_from": r["next_from"],
-                                                   "valid_from_iso": iso(r["next_from"])}
-        out.append({"id": r["id"], "key": r["key"], "flagged": bool(r["flagged"]), "late": bool(r["late"]),
-                    "at": r["at"], "at_iso": iso(r["at"]), "acknowledged_at": r["acknowledged_at"],
-                    "old": side(r, "old"), "new": side(r, "new"), "next": nxt})
-    return out
+    return [{"id": r["id"], "key": r["key"], "reason": r["reason"], "late": bool(r["late"]), "at": r["at"],
+             "at_iso": iso(r["at"]), "acknowledged_at": r["acknowledged_at"], "old": side(r, "old"),
+             "new": side(r, "new"), "next": side(r, "next")} for r in rows]
 
 
 def acknowledge(conn, agent: str, conflict_id: int, now: float) -> dict:
-    row = conn.execute("SELECT id, flagged, acknowledged_at FROM fact_conflicts WHERE id = ? AND agent = ?",
+    row = conn.execute("SELECT id, acknowledged_at FROM fact_conflicts WHERE id = ? AND agent = ?",
                        (conflict_id, agent)).fetchone()
     if row is None:
         raise NotFound(f"no fact conflict {conflict_id} in this namespace",

@@ -319,9 +319,12 @@ FACT_HISTORY = fields({**_FACT_ALWAYS, "value": about(nullable(STR), "null: none
                        "history": about(array(ref("FactValue")), "oldest first")}, _FACT_VALUE,
                       text="A fact now (the value fields only when it has a value now) and every value it had.")
 FACT_SIDE = fields({"value": nullable(STR), "source": SOURCE}, text="A value next to another, and its source.")
-FACT_CONFLICT_FLAG = fields({"id": ID, "flagged": about(BOOL, "opposite values close together: for a person "
-                                                                "to look at"),
-                             "late": about(BOOL, "a newer value was already known")},
+REASON = about(nullable({"type": "string", "enum": ["disagree", "late"]}),
+               "disagree: another source gave a different value within facts.conflict_window_seconds; late: a "
+               "different, newer value was already known; null: an ordinary change")
+FACT_CONFLICT_FLAG = fields({"id": ID, "flagged": about(BOOL, "a conflict (reason is not null): for a person to "
+                                                                "look at"),
+                             "reason": REASON, "late": about(BOOL, "a newer value was already known")},
                             text="The change of value this write recorded.")
 FACT_CHANGE = fields(
     {"status": about({"type": "string", "enum": ["created", "changed", "confirmed", "unchanged", "recorded",
@@ -336,10 +339,10 @@ FACT_CHANGE = fields(
     text="What a write to a fact did.")
 _CONFLICT_SIDE = fields({"value": nullable(STR), **_timed(("valid_from",)), "source": SOURCE})
 FACT_CONFLICT = fields(
-    {"id": ID, "key": STR, "flagged": BOOL, "late": BOOL, **_timed(("at",)),
+    {"id": ID, "key": STR, "reason": REASON, "late": BOOL, **_timed(("at",)),
      "acknowledged_at": nullable(TIME), "old": nullable(_CONFLICT_SIDE), "new": _CONFLICT_SIDE,
      "next": nullable(fields({"value": nullable(STR), **_timed(("valid_from",))}))},
-    text="A change of a fact's value; flagged when opposite values came close together.")
+    text="A conflict between values of a fact: sources disagreeing close together, or a late older value.")
 
 # -- dossiers, capsule -------------------------------------------------------------------------
 

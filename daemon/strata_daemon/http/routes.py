@@ -253,11 +253,12 @@ OPS: tuple[Op, ...] = (
        query=(Param("prefix", {"type": "string"}, "keys whose first words are these"),
               Param("stale", {"type": "boolean"}, "only facts past their TTL"), LIMIT, OFFSET),
        answer=ref("FactPage"), run=_facts),
-    Op("GET", "/v1/facts/conflicts", "factConflicts", "List the changes of fact values", tag="facts",
-       description="Each change of a fact's value, newest first. flagged=true keeps those flagged for a person "
-                   "(opposite values close together in time) and not yet acknowledged.",
-       query=(Param("flagged", {"type": "boolean"}, "only flagged ones"), LIMIT),
-       answer={**array(ref("FactConflict")), "description": "The changes, newest first."},
+    Op("GET", "/v1/facts/conflicts", "factConflicts", "List the conflicts between fact values", tag="facts",
+       description="Conflicts, newest first: a key given different values by different sources within "
+                   "facts.conflict_window_seconds, or a value that arrived late, older than a different one already "
+                   "known. Other changes are history. flagged=true keeps those nobody has acknowledged yet.",
+       query=(Param("flagged", {"type": "boolean"}, "only those nobody has acknowledged yet"), LIMIT),
+       answer={**array(ref("FactConflict")), "description": "The conflicts, newest first."},
        run=lambda c: c.memory.facts.conflicts(flagged=c.query.get("flagged", False), limit=c.query["limit"])),
     Op("GET", "/v1/facts/{key}", "getFact", "Read a fact", tag="facts",
        description="A fact's value now, or as it was at a time (`at`).", query=(AT,), errors=(404,),

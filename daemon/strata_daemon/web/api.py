@@ -11,7 +11,7 @@ from ..storage.db import Database
 from . import entities, store
 from .hebbian import Rules
 from .nodes import episode_id, parse
-from .spread import spread
+from .spread import spread, strength
 
 
 def supersessions(facts: list[dict]) -> list[tuple[str, str]]:
@@ -125,15 +125,27 @@ class Web:
         return await self.db.transact(lambda c: store.decay(c, self.agent, self.rules, timeutil.now(),
                                                             actor=self.actor))
 
-    async def neighbours(self, item, *, limit: int = 50) -> dict:
+    def _rated(self, weight: float, threshold: float) -> dict:
+        """An edge's strength, and whether a spread from its node follows it (`related` too)."""
+        s = strength(weight, self.rules.cap)
+        return {"strength": round(s, 6), "followed": s >= threshold}
+
+    async def neighbours(self, item, *, limit: int = 50, threshold: float | None = None) -> dict:
+        """An item's edges, heaviest first, and its typed links; each with its strength and
+        whether a spread (`related`) at THRESHOLD (default web.spread_threshold) follows it."""
         node = _nodes([item])[0]
         if not 1 <= int(limit) <= 10000:
             raise InvalidInput("limit must be between 1 and 10000")
+        threshold = self.threshold if threshold is None else threshold
+        store.check_range(self.depth, threshold)
 
         def read(conn):
             state = store.require(conn, self.agent, [node])[node]
-            return {"node": node, "state": state, "neighbours": store.edges_of(conn, self.agent, node, int(limit)),
-                    "links": store.links_of(conn, self.agent, node, int(limit))}
+            return {"node": node, "state": state, "threshold": threshold,
+                    "neighbours": [{**e, **self._rated(e["weight"], threshold)}
+                                   for e in store.edges_of(conn, self.agent, node, int(limit))],
+                    "links": [{**k, **self._rated(self.link_weight, threshold)}
+                              for k in store.links_of(conn, self.agent, node, int(limit))]}
         return await self.db.run(read)
 
     async def texts(self, items) -> dict[str, str | None]:
@@ -166,8 +178,25 @@ class Web:
         return {"seeds": seeds, "depth": depth, "threshold": threshold, "fan_out": fan, "reached": out,
                 "warnings": warnings}
 
-    async def related(self, item, *, limit: int = 10) -> dict:
-        """Associated memories: the episodes a spread from the item reaches."""
-        result = await self.spread(item, limit=10_000)
+    async def related(self, item, *, limit: int = 10, depth: int | None = None,
+                      threshold: float | None = None) -> dict:
+        """Associated memories: the episodes a spread from the item reaches. `left_out` counts
+        the item's edges and links too weak to pass the threshold, which the spread did not
+        follow, with the strength of the strongest of them."""
+        node = _nodes([item])[0]
+        result = await self.spread(node, limit=10_000, depth=depth, threshold=threshold)
         result["reached"] = [r for r in result["reached"] if episode_id(r["node"]) is not None][:limit]
+        cap, least = self.rules.cap, result["threshold"]
+
+        def weak(conn) -> list[float]:
+            # What the spread's lookup leaves out for a seed: edges lighter than threshold x cap,
+            # and typed links when they weigh less (web.link_weight 0: links are not followed).
+            out = store.lighter(conn, self.agent, node, least * cap)
+            if strength(self.link_weight, cap) < least:
+                out += [self.link_weight] * store.link_count(conn, self.agent, node)
+            return out
+
+        weights = await self.db.run(weak)
+        result["left_out"] = {"below_threshold": len(weights),
+                              "strongest": round(max(strength(w, cap) for w in weights), 6) if weights else None}
         return result

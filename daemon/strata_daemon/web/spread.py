@@ -21,6 +21,13 @@ from typing import Callable, Iterable
 Neighbours = Callable[[list[str], dict[str, float]], dict[str, list[tuple[str, float, str]]]]
 
 
+def strength(weight: float, cap: float) -> float:
+    """An edge's strength: the share of a node's activation one hop along it passes on (weight /
+    cap, at most 1). A spread, `related`, `web neighbors` and deep recall all read edges by it;
+    a spread follows an edge only where what it passes reaches the threshold."""
+    return min(weight / cap, 1.0)
+
+
 @dataclass
 class Reached:
     node: str
@@ -53,7 +60,7 @@ def spread(seeds: Iterable[str], neighbours: Neighbours, *, depth: int, threshol
             here = best[node]
             share = 1.0 / math.sqrt(len(edges)) if fan_out else 1.0
             for other, weight, via in edges:
-                activation = here.activation * min(weight / cap, 1.0) * share
+                activation = here.activation * strength(weight, cap) * share
                 if activation < threshold:
                     continue
                 known = best.get(other)

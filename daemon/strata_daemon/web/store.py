@@ -348,6 +348,22 @@ def edges_of(conn, agent: str, node: str, limit: int) -> list[dict]:
              "created_at": r[3], "last_activated_at": r[4]} for r in rows]
 
 
+def lighter(conn, agent: str, node: str, weight: float) -> list[float]:
+    """The weights of a node's edges lighter than WEIGHT, heaviest first: those a spread from
+    the node leaves out when its lookup asks for WEIGHT at least."""
+    t = clock(conn, agent)
+    least = hebbian.level_of(weight, t)
+    return [hebbian.weight_of(r[0], t) for r in conn.execute(
+        "SELECT level FROM web_edges WHERE agent = ? AND a = ? AND level < ? UNION ALL "
+        "SELECT level FROM web_edges WHERE agent = ? AND b = ? AND level < ? ORDER BY 1 DESC",
+        (agent, node, least, agent, node, least))]
+
+
+def link_count(conn, agent: str, node: str) -> int:
+    return conn.execute("SELECT count(*) FROM web_links WHERE agent = ? AND (src = ? OR dst = ?)",
+                        (agent, node, node)).fetchone()[0]
+
+
 def check_range(depth: int, threshold: float, max_depth: int = 5) -> None:
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= max_depth:
         raise InvalidInput(f"depth must be a whole number from 1 to {max_depth}, not {depth!r}")

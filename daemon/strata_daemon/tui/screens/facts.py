@@ -73,7 +73,7 @@ class FactsScreen(LayerScreen):
         await self._history(cursor_key(self.query_one("#facts", DataTable)))
         refill(self.query_one("#conflicts", DataTable), [(str(c["id"]), (
             str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")), fact_value(c["new"]["value"]),
-            when(c["at"]), "acknowledged" if c["acknowledged_at"] else "flagged" if c["flagged"] else "resolved"))
+            when(c["at"]), "acknowledged" if c["acknowledged_at"] else c["reason"]))
             for c in conflicts])
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
