@@ -287,14 +287,19 @@ REACHED_NODE = fields(
 SPREAD_RESULT = fields(
     {"seeds": array(NODE), "depth": POSITIVE, "threshold": NUM, "fan_out": BOOL,
      "reached": about(array(ref("ReachedNode")), "most activated first"), "warnings": WARNINGS},
+    {"left_out": fields({"below_threshold": COUNT, "strongest": nullable(NUM)},
+                        text="related: the item's edges and links too weak for the threshold, which the spread did "
+                             "not follow, and the strength of the strongest")},
     text="What a spread of activation reached.")
+RATED = {"strength": about(NUM, "weight / web.edge_cap: what a spread passes on"),
+         "followed": about(BOOL, "whether a spread (related) at the threshold follows it")}
 NEIGHBOURHOOD = fields(
-    {"node": NODE, "state": NODE_STATE,
+    {"node": NODE, "state": NODE_STATE, "threshold": NUM,
      "neighbours": about(array(fields({"node": NODE, "weight": NUM, "activations": COUNT, "created_at": TIME,
-                                       "last_activated_at": TIME})), "learned edges, heaviest first"),
+                                       "last_activated_at": TIME, **RATED})), "learned edges, heaviest first"),
      "links": about(array(fields({"src": NODE, "dst": NODE,
                                   "type": {"type": "string", "enum": ["mentions", *LINK_TYPES]},
-                                  "created_at": TIME, "actor": STR})), "typed links, newest first")},
+                                  "created_at": TIME, "actor": STR, **RATED})), "typed links, newest first")},
     text="A node's edges and links.")
 
 # -- facts -------------------------------------------------------------------------------------
