@@ -190,9 +190,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.spread_to_next", 0.7,
             "Balanced: share of a memory's full-text relevance passed to the next memory of its session (often "
             "the reply to what matched); 0 turns it off.", _between(0, 10)),
-    Setting("recall.spread_to_previous", 0.3,
+    Setting("recall.spread_to_previous", 0.15,
             "Balanced: share passed to the previous memory of its session; 0 turns it off.", _between(0, 10)),
-    Setting("recall.session_weight", 0.3,
+    Setting("recall.session_weight", 0.45,
             "Balanced: share of the relevance of its session's best memory that each memory gains; 0 turns it off.",
             _between(0, 10)),
     Setting("recall.superseded_factor", 0.9,
