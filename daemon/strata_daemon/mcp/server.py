@@ -42,7 +42,6 @@ FORGET = ToolAnnotations(destructive_hint=True)
 
 Scope = Annotated[str | None, Field(description="Shared namespace to read.")]
 Mode = Annotated[Literal["fast", "balanced", "deep"] | None, Field(description="How to search.")]
-When = Annotated[str | None, Field(description="A time.")]
 Key = Annotated[str, Field(description="Fact key, e.g. 'bridge'.")]
 Limit = Annotated[int, Field(ge=1, le=1000, description="Most results.")]
 Context = Annotated[dict[str, str] | None, Field(description="Situation keys, as observed.")]
@@ -262,9 +261,8 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
     @server.tool(annotations=READ)
     async def related(
         item: Annotated[str, Field(description="Memory id ('42'), 'fact:KEY' or 'entity:host:web-01'.")],
-        depth: Annotated[int | None, Field(ge=1, le=5, description="Hops to spread.")]
-        = None,
-        limit: Annotated[int, Field(ge=1, le=1000, description="Most results.")] = 10,
+        depth: Annotated[int | None, Field(ge=1, le=5, description="Hops to spread.")] = None,
+        limit: Limit = 10,
     ) -> dict[str, Any]:
         """What was used with an item; with depth, all it reaches."""
         if depth is None:
