@@ -126,7 +126,7 @@ def test_mcp(damaged):
     async def go():
         async with mcp_client(home) as t:
             found = await t.call("recall", query="bridge relay gw-02")
-            assert found["hits"][0]["content"] == KEPT and found["warnings"]
+            assert found["hits"][0]["text"] == KEPT and found["warnings"]
     asyncio.run(go())
 
 

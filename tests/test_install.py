@@ -108,4 +108,4 @@ def test_an_agent_recalls_over_mcp_with_the_readme_configuration(installed):
     capsule, recalled = asyncio.run(agent())
     assert not capsule.is_error and "## Identity" in capsule.structured_content["text"]
     assert not recalled.is_error
-    assert [h["content"] for h in recalled.structured_content["hits"]] == ["Ines likes green tea in the morning"]
+    assert [h["text"] for h in recalled.structured_content["hits"]] == ["Ines likes green tea in the morning"]

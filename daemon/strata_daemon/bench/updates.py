@@ -75,10 +75,12 @@ async def _home(path: Path, pairs: list[dict], background: int, seed: int, state
                 progress: Callable[[int], None] | None) -> tuple[Memory, list[tuple[int, int]]]:
     init_home(path)
     if not statements:
-        config = path / "strata.toml"
-        text = config.read_text(encoding="utf-8").replace("[facts]\n", "[facts]\nstatements = false\n", 1)
-        config.write_text(text, encoding="utf-8")
+        with (path / "strata.toml").open("a", encoding="utf-8") as config:
+            config.write("facts.statements = false\n")
     mem = await Memory.open(path)
+    if bool(mem.config["facts.statements"]) != statements:  # the baseline would silently be strata itself
+        await mem.close()
+        raise AssertionError(f"facts.statements did not take in the benchmark home {path}")
     await mem.observe_many(list(observations(background, seed=seed)))
     rng = random.Random(seed)
     ids = []
