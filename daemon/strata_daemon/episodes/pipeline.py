@@ -238,10 +238,14 @@ async def use_as_of(req: Request, src: Sources, st: State) -> dict | None:
 
 
 async def measured(req: Request, src: Sources, hits: list[dict]) -> None:
-    """Each hit's `match` to the question as measured, not relative to the best candidate (which
-    is what ranking weighs): the larger of its cosine to the question and the share of the
-    question's words it holds. Also the hit's reasons in a line (`why`)."""
-    shares = await src.db.run(word_shares, req.query, [h["content"] for h in hits])
+    """The times each hit states, and its `match` to the question as measured, not relative to
+    the best candidate (which is what ranking weighs): the larger of its cosine to the question
+    and the share of the question's words it holds. Also the hit's reasons in a line (`why`)."""
+    def read(conn):  # one trip to the database thread for both
+        reads.with_times(conn, hits)
+        return word_shares(conn, req.query, [h["content"] for h in hits])
+
+    shares = await src.db.run(read)
     cosines: dict[int, float] = {}
     for h in hits:
         if "vector" in h["explain"]["retrievers"]:
@@ -285,7 +289,6 @@ async def run(req: Request, src: Sources) -> dict:
                                      phase=st.lexical.phase, k=req.k, first=st.first, superseded=st.superseded,
                                      alike=st.alike, superseded_factor=req.tuning.superseded_factor)
     if hits:
-        await src.db.run(reads.with_times, hits)
         await measured(req, src, hits)
     st.stages.append({"stage": "rank", "candidates": len(hits), "change": len(hits) - len(st.candidates),
                       "filtered": filtered, "ms": round((time.perf_counter() - started) * 1000, 2)})

@@ -74,8 +74,11 @@ def for_agents(r: dict) -> dict:
             **({"warnings": r["warnings"]} if r["warnings"] else {})}
 
 
-async def _time(value: str | None) -> float | None:
-    return None if value is None else timeutil.parse_time(value)
+def _time(value: str | None) -> float | None:
+    try:
+        return None if value is None else timeutil.parse_time(value)
+    except StrataError as e:
+        raise ToolError(error_text(e)) from None
 
 
 def lean(schema: Any) -> Any:
@@ -169,7 +172,7 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
     ) -> dict[str, Any]:
         """Memories in time order, newest first."""
         rows = await guarded((await reader(scope)).timeline(
-            since=await guarded(_time(since)), until=await guarded(_time(until)), kinds=tuple(kinds or ()),
+            since=_time(since), until=_time(until), kinds=tuple(kinds or ()),
             limit=limit))
         return {"memories": [lean_memory(r) for r in rows]}
 
