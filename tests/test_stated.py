@@ -77,7 +77,7 @@ def test_stored_times_reach_the_hits_and_a_question_about_the_day_then(home):
     assert top["id"] == said["id"] and top["times"] == [{"phrase": "yesterday", "date": "2023-05-07"}]
     assert "times" not in r["hits"][1]
     stage = next(s for s in r["stages"] if s["stage"] == "time_named")
-    assert stage["lifted"] == 1 and stage["window"] == "2023-05-06 .. 2023-05-09"
+    assert stage["members"] == 1 and stage["window"] == "2023-05-06 .. 2023-05-09"
     # offsets, never words, beside the text: a purge that deletes the memory takes them along
     conn = sqlite3.connect(home / "state" / "memory.db")
     assert conn.execute("SELECT at, length FROM stated_times WHERE episode_id = ?", (said["id"],)).fetchall() == \

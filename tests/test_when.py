@@ -94,7 +94,57 @@ def test_a_question_naming_a_day_lifts_the_memories_of_that_day(home):
     order, _ = asyncio.run(go(0))
     assert order[0] == _ts(2023, 8, 1, 10)
     order, hits = asyncio.run(go(1.0))
-    assert order[0] == _ts(2023, 10, 13, 15) and hits[0]["explain"]["retrievers"]["date"] == {"lift": 1.0}
+    assert order[0] == _ts(2023, 10, 13, 15)
+    assert hits[0]["explain"]["retrievers"]["date"]["window"] == "2023-10-12 .. 2023-10-15"
+
+
+@pytest.mark.parametrize("question, inside, outside", [
+    ("Where was John between August 11 and August 15 2023?", [(2023, 8, 11), (2023, 8, 15, 20)], [(2023, 8, 18)]),
+    ("between 28 December 2022 and 2 January 2023", [(2022, 12, 28), (2023, 1, 2)], [(2022, 12, 20)]),
+    ("What did John do the week before August 3, 2023?", [(2023, 7, 27), (2023, 8, 3)], [(2023, 7, 20)]),
+    ("the puppy she got two weeks before August 11, 2023", [(2023, 7, 28), (2023, 8, 11)], [(2023, 7, 20)]),
+    ("What did Joanna watch on the Sunday before October 25, 2022?", [(2022, 10, 23)], [(2022, 10, 10)]),
+    ("What happened three days after 1 May 2023?", [(2023, 5, 4)], [(2023, 5, 8)]),
+    ("Where was the picture John shared on December 1,2023 taken?", [(2023, 12, 1)], [(2023, 12, 5)]),
+    ("What state did Joanna visit in summer 2021?", [(2021, 6, 1), (2021, 8, 31)], [(2021, 9, 2), (2022, 7, 1)]),
+    ("in the winter of 2022", [(2023, 1, 15)], [(2022, 3, 1)]),
+    ("What did they give him when they met on Aug 15th?", [(2020, 8, 15)], [(2023, 9, 15)]),
+])
+def test_ranges_and_spans_counted_from_a_day(question, inside, outside):
+    window = named_time(question, _ts(2026, 11, 26))
+    assert all(window.holds(_ts(*t)) for t in inside), window
+    assert not any(window.holds(_ts(*t)) for t in outside), window
+
+
+def test_last_summer_is_the_latest_whole_one():
+    assert str(named_time("what we saw last summer", _ts(2026, 11, 26))) == "2026-06-01 .. 2026-09-01"
+    assert str(named_time("what we saw last summer", _ts(2026, 7, 1))) == "2025-06-01 .. 2025-09-01"
+    assert named_time("I love summer", 0) is None
+
+
+def test_a_memory_of_the_named_day_joins_though_no_retriever_found_it(home):
+    """It shares no word with the question and is no nearer in meaning than the rest: only
+    the day it was said brings it (with the day's other memory)."""
+    async def go(weight):
+        write_config(home, f"[recall]\ndate_weight = {weight}\nhop_weight = 0\ncandidates = 5\n")
+        async with await Memory.open(home) as mem:
+            if not await mem.timeline():
+                for day in range(1, 21):
+                    await mem.observe(f"Nate kept practising the new level for the tournament, day {day}",
+                                      at=f"2022-05-{day:02d}T09:00:00Z", source="Nate")
+                await mem.observe("Looky here, I got this new pup for you!", at="2022-05-25T15:00:00Z", source="Nate")
+                await mem.observe("the weather was grey all afternoon", at="2022-05-25T16:00:00Z", source="Nate")
+                await mem.embed_pending()
+            r = await mem.recall("What did Nate do for Joanna on 25 May, 2022?", k=8)
+            return [h["content"] for h in r["hits"]], r
+
+    contents, _ = asyncio.run(go(0))
+    assert "Looky here, I got this new pup for you!" not in contents
+    contents, r = asyncio.run(go(1.0))
+    assert "Looky here, I got this new pup for you!" in contents
+    stage = next(s for s in r["stages"] if s["stage"] == "time_named")
+    assert stage["window"] == "2022-05-24 .. 2022-05-27" and stage["members"] == 2 and stage["added"] == 2
+    assert "the weather was grey all afternoon" in contents
 
 
 def test_the_cheap_first_test_never_turns_away_what_the_full_pattern_finds():
@@ -108,3 +158,25 @@ def test_the_cheap_first_test_never_turns_away_what_the_full_pattern_finds():
     texts += ["see you on Mondays", "it was back in the nineties", "a fortnight ago", "at 5pm", "in '99"]
     assert sum(when.says_when(x) for x in texts) > 5
     assert [when.says_when(x) for x in texts] == [bool(when._TIME.search(x)) for x in texts]
+
+
+def test_the_memories_of_any_june_latest_first_and_no_more_than_asked(home):
+    from strata_daemon.episodes.fts_plan import Scope
+    from strata_daemon.episodes.recall import window_members
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            for at in ("2021-06-03", "2022-06-20", "2022-07-01", "2022-06-02"):
+                await mem.observe(f"a walk by the river on {at}", at=f"{at}T10:00:00Z")
+            said = await mem.observe("we went camping last June", at="2022-09-01T10:00:00Z")
+            june = named_time("When did we go camping in June?", 0)
+            scope = Scope("default", ("active",))
+            every = await mem.db.run(window_members, scope, june, 100)
+            two = await mem.db.run(window_members, scope, june, 2)
+            return said["id"], every, two
+
+    said, every, two = asyncio.run(go())
+    days = sorted(datetime.fromtimestamp(r["event_at"], timezone.utc).strftime("%Y-%m-%d") for r in every.values())
+    assert days == ["2021-06-03", "2022-06-02", "2022-06-20", "2022-09-01"] and said in every
+    assert sorted(datetime.fromtimestamp(r["event_at"], timezone.utc).strftime("%Y-%m-%d") for r in two.values()
+                  if r["id"] != said) == ["2022-06-02", "2022-06-20"]

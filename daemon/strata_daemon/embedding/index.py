@@ -108,6 +108,20 @@ def backlog(conn, agent: str | None = None) -> int:
     return conn.execute("SELECT count(*) FROM episodes WHERE embedded = 0 AND agent = ?", (agent,)).fetchone()[0]
 
 
+def vectors_of(conn, ids) -> dict[int, np.ndarray]:
+    """The stored vectors of these episode ids (those embedded)."""
+    ids = list(ids)
+    if not ids or indexed(conn) is None:
+        return {}
+    found = {}
+    for part in range(0, len(ids), 500):
+        chunk = ids[part:part + 500]
+        for rowid, blob in conn.execute(f"SELECT rowid, embedding FROM {TABLE} WHERE rowid IN "
+                                        f"({', '.join('?' * len(chunk))})", chunk):
+            found[rowid] = np.frombuffer(blob, dtype=np.float32)
+    return found
+
+
 def nearest(conn, agent: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
     """The k nearest vectors of one namespace: (episode id, cosine distance)."""
     if indexed(conn) is None:

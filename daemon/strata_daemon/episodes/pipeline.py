@@ -17,6 +17,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
+from ..embedding import index as vector_index
 from ..embedding.cache import VectorCache
 from ..errors import EmbeddingUnavailable
 from ..scoring import ScoringParams
@@ -26,7 +27,7 @@ from .deep import DeepWeights, combine, seeds_of
 from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
 from .recall import (CANDIDATE_COLUMNS, Candidate, Lexical, Tuning, alike_newer, balanced_candidates,
-                     fts_candidates, graph_reach, nearest, rank_candidates, with_fact_sources, with_superseders)
+                     fts_candidates, window_members, graph_reach, nearest, rank_candidates, with_fact_sources, with_superseders)
 from .when import asks_when, named_time, says_when
 from .why import why_line
 
@@ -142,20 +143,60 @@ async def time_asked(req: Request, src: Sources, st: State) -> dict | None:
     return {"lifted": _lift(st.candidates, lambda c: says_when(c.row["content"]), req.tuning.when_weight, "when")}
 
 
+WINDOW_MOST = 2000  # memories of a named time that recall weighs, the newest
+
+
 async def time_named(req: Request, src: Sources, st: State) -> dict | None:
-    """A question that names a time lifts the memories from then: said then, or saying a time
-    that falls then ("yesterday" said the day after)."""
+    """A question that names a time ("on 3 May 2023", "the week before ...", "last summer"):
+    the memories from then, said then or saying a time that falls then ("yesterday" said the
+    day after), gain up to `date_weight` of relevance, by how close each is to the question
+    among them (cosine; the share of its words where it has no vector). A memory from then
+    that no retriever found joins: "What did Nate do on 25 May 2022?" shares no word and
+    little meaning with "I got this new pup for you!", said that day."""
     if req.tuning.date_weight <= 0 or not st.candidates:
         return None
     window = named_time(req.query, req.now)
     if window is None:
         return None
-    stated = await src.db.run(reads.stated_times_of, [c.row["id"] for c in st.candidates])
+    query = await _query_vector(src)
 
-    def then(c: Candidate) -> bool:
-        return window.holds(c.row["event_at"]) or any(window.overlaps(a, b)
-                                                      for _, _, a, b in stated.get(c.row["id"], ()))
-    return {"window": str(window), "lifted": _lift(st.candidates, then, req.tuning.date_weight, "date")}
+    def read(conn):
+        members = window_members(conn, req.scope, window, WINDOW_MOST)
+        close: dict[int, float] = {}
+        if query is not None and members:
+            held = src.vectors.vectors(members) if src.vectors is not None else vector_index.vectors_of(conn, members)
+            close = {i: float(v @ query) for i, v in held.items()}  # both normalised
+        rest = [i for i in members if i not in close]
+        close.update(zip(rest, word_shares(conn, req.query, [members[i]["content"] for i in rest])))
+        return members, close
+
+    members, close = await src.db.run(read)
+    if not members:
+        return {"window": str(window), "members": 0, "added": 0}
+    high = max(close.values())
+    known = {c.row["id"]: c for c in st.candidates}
+    added = 0
+    for i, row in members.items():
+        share = max(close[i], 0.0) / high if high > 0 else 1.0
+        c = known.get(i)
+        if c is None:
+            c = known[i] = Candidate(row)
+            st.candidates.append(c)
+            added += 1
+        c.relevance += req.tuning.date_weight * share
+        c.retrievers["date"] = {"window": str(window), "closeness": round(close[i], 4), "share": round(share, 3)}
+    _within_one(st.candidates)
+    return {"window": str(window), "members": len(members), "added": added}
+
+
+async def _query_vector(src: Sources):
+    """The question's embedding, or None (full text only, or the model failed: `meaning` said so)."""
+    if src.embedding is None:
+        return None
+    try:
+        return (await src.embedding[1])[0]
+    except EmbeddingUnavailable:
+        return None
 
 
 HOP_JOINS = 0.1  # a memory the second hop alone finds joins when its words weigh this share of the question's
@@ -251,11 +292,8 @@ async def measured(req: Request, src: Sources, hits: list[dict]) -> None:
         if "vector" in h["explain"]["retrievers"]:
             cosines[h["id"]] = h["explain"]["retrievers"]["vector"]["cosine"]
     missing = [h["id"] for h in hits if h["id"] not in cosines]
-    if src.embedding is not None and src.vectors is not None and missing:
-        try:
-            query = (await src.embedding[1])[0]
-        except EmbeddingUnavailable:
-            query = None
+    if src.vectors is not None and missing:
+        query = await _query_vector(src)
         if query is not None:
             for i, v in src.vectors.vectors(missing).items():
                 cosines[i] = float(v @ query)  # both normalised

@@ -19,6 +19,11 @@ from ..storage.db import Database
 from .fts_plan import Scope, search
 from .currency import asks_present, newer_alike
 from .fusion import Candidate, fuse, normalised, session_boost, spread
+from .when import Window
+
+# A stated span starts at most this long before a window it meets: the longest a phrase
+# states is a year ("last year", "in 2022"), so the index on its start bounds the search.
+STATED_SPAN_MOST = 366 * 86400.0
 
 CANDIDATE_COLUMNS = ("e.id, e.kind, e.content, e.event_at, e.last_access_at, e.access_count, e.importance, "
                       "e.success_count, e.failure_count, e.factual, e.context, e.state, e.source, e.session, "
@@ -355,6 +360,31 @@ def _rows_by_id(conn, scope: Scope, ids) -> dict[int, dict]:
     return {r["id"]: dict(r) for r in conn.execute(
         f"SELECT {CANDIDATE_COLUMNS} FROM episodes e WHERE e.id IN ({', '.join('?' * len(ids))}) AND {where}",
         (*ids, *params))}
+
+
+def window_members(conn, scope: Scope, window: Window, limit: int) -> dict[int, dict]:
+    """The memories in scope said within the window or stating a time within it, at most
+    `limit` of each (the latest first; for "in June", the latest Junes first): id -> row."""
+    if window.month is None:
+        spans = [(window.start, window.end)]
+    else:
+        first, last = conn.execute("SELECT min(event_at), max(event_at) FROM episodes WHERE agent = ?",
+                                   (scope.agent,)).fetchone()
+        spans = window.spans(first, last)[::-1] if first is not None else []
+    where, params = scope.where()
+    said: dict[int, dict] = {}
+    stating: set[int] = set()
+    for start, end in spans:
+        if len(said) < limit:
+            for r in conn.execute(f"SELECT {CANDIDATE_COLUMNS} FROM episodes e WHERE {where} AND e.event_at >= ? "
+                                  "AND e.event_at < ? ORDER BY e.event_at DESC LIMIT ?",
+                                  (*params, start, end, limit - len(said))):
+                said[r["id"]] = dict(r)
+        if len(stating) < limit:
+            stating.update(r[0] for r in conn.execute(
+                "SELECT DISTINCT episode_id FROM stated_times WHERE start_at >= ? AND start_at < ? AND end_at > ? "
+                "ORDER BY episode_id DESC LIMIT ?", (start - STATED_SPAN_MOST, end, start, limit - len(stating))))
+    return {**said, **_rows_by_id(conn, scope, stating - said.keys())}
 
 
 def _session_neighbours(conn, agent: str, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:

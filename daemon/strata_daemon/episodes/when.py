@@ -74,11 +74,23 @@ MONTHS = {m: i for i, ms in enumerate((
     ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
     ("december", "dec")), 1) for m in ms}
 _M = f"({MONTH_WORDS})"
-_DAY_FIRST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_M},? ((?:19|20)\d\d)\b", re.IGNORECASE)
-_MONTH_FIRST = re.compile(rf"\b{_M} (\d{{1,2}})(?:st|nd|rd|th)?,? ((?:19|20)\d\d)\b", re.IGNORECASE)
+_DAY_FIRST = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_M},?\s*((?:19|20)\d\d)\b", re.IGNORECASE)
+_MONTH_FIRST = re.compile(rf"\b{_M} (\d{{1,2}})(?:st|nd|rd|th)?,?\s*((?:19|20)\d\d)\b", re.IGNORECASE)
 _ISO = re.compile(r"\b((?:19|20)\d\d)-(\d\d)-(\d\d)\b")
+# "between August 11 and August 15 2023", "from 3 to 9 May 2023": the year said once, at the end.
+_DAY_MONTH = rf"(?:(\d{{1,2}})(?:st|nd|rd|th)?(?: of)? {_M}|{_M} (\d{{1,2}})(?:st|nd|rd|th)?)"
+_RANGE = re.compile(rf"\b(?:between|from) {_DAY_MONTH}(?:,?\s*((?:19|20)\d\d))? (?:and|to|until) {_DAY_MONTH},?\s*"
+                    rf"((?:19|20)\d\d)\b", re.IGNORECASE)
+# What comes just before a date and moves the window from it: "the week before", "two weeks
+# after", "the Sunday before", "last weekend before".
+_OFFSET = re.compile(rf"\b(?:(?:the|a|last|{_COUNT}) )?(days?|weeks?|weekends?|months?|{_DAY}) (before|after),?"
+                     r"(?: (?:on|of|the))?\s*$", re.IGNORECASE)
 _MONTH_YEAR = re.compile(rf"\b{_M},? ((?:19|20)\d\d)\b", re.IGNORECASE)
-_MONTH_ALONE = re.compile(rf"\b(?:in|during|of|since|early|late|mid-?) {_M}\b", re.IGNORECASE)
+_MONTH_ALONE = re.compile(rf"\b(?:(?:in|during|of|since|early|late|mid-?) {_M}\b|(?:on|by) {_M} \d{{1,2}}(?:st|nd|rd|th)?\b)",
+                          re.IGNORECASE)
+_SEASON = re.compile(r"\b(?:(last|this) )?(summer|winter|spring|fall|autumn)(?:,? (?:of )?((?:19|20)\d\d))?\b",
+                     re.IGNORECASE)
+_SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}  # its first month; three long
 _YEAR = re.compile(r"\b(?:in|during|of|since) ((?:19|20)\d\d)\b", re.IGNORECASE)
 _RELATIVE = re.compile(r"\b(?:(yesterday)|last (week|month|year)|(\d+|a|one|two|three) (day|week|month|year)s? ago)\b",
                        re.IGNORECASE)
@@ -113,6 +125,13 @@ class Window:
                        for t in (start, max(start, end - 1)))
         return start < self.end and end > self.start
 
+    def spans(self, first: float, last: float) -> list[tuple[float, float]]:
+        """The window as UTC spans between two times: itself, or its month in every year."""
+        if self.month is None:
+            return [(self.start, self.end)]
+        years = range(datetime.fromtimestamp(first, timezone.utc).year, datetime.fromtimestamp(last, timezone.utc).year + 1)
+        return [_month_span(y, self.month) for y in years]
+
     def __str__(self) -> str:
         if self.month is not None:
             return f"any {datetime(2000, self.month, 1).strftime('%B')}"
@@ -120,27 +139,83 @@ class Window:
                            for t in (self.start, self.end))
 
 
+def _month_day(day_first: str | None, month_first: str | None, month_then: str | None,
+               day_then: str | None) -> tuple[int, int]:
+    """(month, day) of a _DAY_MONTH match's four groups."""
+    if day_first:
+        return MONTHS[month_first.lower()], int(day_first)
+    return MONTHS[month_then.lower()], int(day_then)
+
+
+_OFFSET_DAYS = {"day": 1, "week": 7, "weekend": 7, "month": 30}
+
+
+def _from_day(day: float, offset: re.Match | None) -> Window:
+    """The day named, a day either side; or, after "the week before" and the like, the span
+    from the day counted back (or on) to the day itself, a unit wide beyond the count, since
+    a memory of that span may have been said on the day ("last week I ...")."""
+    if offset is None:
+        return Window(day - _DAY_S, day + 2 * _DAY_S)
+    unit = offset[1].lower().rstrip("s")
+    width = _OFFSET_DAYS.get(unit, 7)  # a weekday: within the week
+    said = re.match(rf"(\d+|{'|'.join(sorted(COUNTS, key=len, reverse=True))}) ", offset[0].strip(), re.IGNORECASE)
+    count = (COUNTS.get(said[1].lower()) or int(said[1])) if said and said[1].lower() not in ("a", "an") else 1
+    reach = (count - 1) * width + width
+    if offset[2].lower() == "before":
+        return Window(day - (reach + 1) * _DAY_S, day + 2 * _DAY_S)
+    return Window(day - _DAY_S, day + (reach + 2) * _DAY_S)
+
+
+def _season(season: str, year: int | None, which: str | None, now: float) -> Window:
+    """Three months from the season's first (northern seasons; winter runs into the next year).
+    "last summer" is the latest whole one before now; "this summer", this year's."""
+    first = _SEASON_MONTHS[season]
+    if year is None:
+        today = datetime.fromtimestamp(now, timezone.utc)
+        year = today.year
+        if which and which.lower() == "last":
+            ended = _utc(year + (first + 2) // 12, (first + 2) % 12 + 1)
+            if ended > now:
+                year -= 1
+    start = _utc(year, first)
+    return Window(start, _utc(year + (first + 2) // 12, (first + 2) % 12 + 1))
+
+
 def named_time(query: str, now: float) -> Window | None:
-    """The time the question names, or None when it names none: a day ("on 13 October 2023",
-    a day either side), a month ("in July 2023"; "in June" of any year), a year ("in 2022"),
+    """The time the question names, or None when it names none: a range ("between August 11
+    and August 15 2023"), a day ("on 13 October 2023", a day either side) or a span counted
+    from one ("the week before 3 August 2023", "two weeks after ..."), a month ("in July
+    2023"; "in June" of any year), a season ("summer 2021", "last winter"), a year ("in 2022"),
     or a time back from now ("yesterday", "last week", "3 months ago", a day or a week either
-    side). The first the question names counts."""
+    side). The first form found in that order counts."""
+    m = _RANGE.search(query)
+    if m:
+        try:
+            last = _utc(int(m[10]), *_month_day(*m.groups()[5:9]))
+            first = _utc(int(m[5] or m[10]), *_month_day(*m.groups()[:4]))
+        except ValueError:
+            first = last = None
+        if first is not None and first <= last:
+            return Window(first - _DAY_S, last + 2 * _DAY_S)
     for pattern, day_of in ((_DAY_FIRST, lambda m: (int(m[3]), MONTHS[m[2].lower()], int(m[1]))),
                             (_MONTH_FIRST, lambda m: (int(m[3]), MONTHS[m[1].lower()], int(m[2]))),
                             (_ISO, lambda m: (int(m[1]), int(m[2]), int(m[3])))):
         m = pattern.search(query)
         if m:
             try:
-                start = _utc(*day_of(m))
+                day = _utc(*day_of(m))
             except ValueError:  # 31 February: no such day
                 return None
-            return Window(start - _DAY_S, start + 2 * _DAY_S)
+            return _from_day(day, _OFFSET.search(query[:m.start()]))
     m = _MONTH_YEAR.search(query)
     if m:
         return Window(*_month_span(int(m[2]), MONTHS[m[1].lower()]))
     m = _MONTH_ALONE.search(query)
     if m:
-        return Window(month=MONTHS[m[1].lower()])
+        return Window(month=MONTHS[(m[1] or m[2]).lower()])
+    m = _SEASON.search(query)
+    if m and (m[1] or m[3]):
+        return _season(m[2].lower(), int(m[3]) if m[3] else None, m[1], now)
     m = _YEAR.search(query)
     if m:
         return Window(_utc(int(m[1]), 1), _utc(int(m[1]) + 1, 1))

@@ -667,6 +667,14 @@ CREATE INDEX stated_times_by_episode ON stated_times(episode_id);
         last = rows[-1][0]
 
 
+def m022_stated_times_by_start(conn) -> None:
+    _run(conn, """
+-- A question naming a time finds the memories stating a time then (episodes/recall.py,
+-- window_members): by where their spans start.
+CREATE INDEX stated_times_by_start ON stated_times(start_at);
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -689,6 +697,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (19, "phase runs interrupted", m019_phase_runs_interrupted),
     (20, "redaction", m020_redaction),
     (21, "stated times", m021_stated_times),
+    (22, "stated times by start", m022_stated_times_by_start),
 )
 
 
