@@ -216,10 +216,12 @@ SETTINGS: tuple[Setting, ...] = (
             "A question that asks when (or how long ago, what year) lifts the relevance of memories that say a "
             "time (`yesterday`, `last May`, `in 2023`, `3 weeks ago`) by this share. 0 turns it off.",
             _between(0, 5)),
-    Setting("recall.date_weight", 0.5,
-            "A question that names a time (`on 13 October 2023`, `in July 2023`, `in June`, `in 2022`, `last "
-            "week`, `3 months ago`) lifts the relevance of memories from then (said then, or stating a time "
-            "then) by this share. 0 turns it off.", _between(0, 5)),
+    Setting("recall.date_weight", 1.0,
+            "A question that names a time (`on 13 October 2023`, `the week before 3 August 2023`, `between "
+            "August 11 and 15 2023`, `in July 2023`, `in June`, `summer 2021`, `in 2022`, `last week`, `3 months "
+            "ago`): every memory from then (said then, or stating a time then), found by a retriever or not, "
+            "gains this much relevance times its closeness to the question against the closest of them. 0 turns "
+            "it off.", _between(0, 5)),
     Setting("recall.hop_weight", 0.1,
             "A second hop: the words the best first hits share that the question lacks are searched again, and "
             "what they find, those hits aside, gains this share of relevance, weighed against the question's "
