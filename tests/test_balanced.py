@@ -63,6 +63,22 @@ def test_spreading_passes_relevance_to_the_reply_and_the_turn_before():
     assert len(spread(fts, around, rows, to_next=0, to_previous=0)) == 2
 
 
+def test_spreading_further_reaches_the_answer_two_turns_on():
+    # Turns 20..24 of a session: 21 matched ("I made coconut milk ice cream"), 22 asks how it
+    # tasted, 23 answers. A step further carries `further` of what the first step passed.
+    fts = [Candidate({"id": 21, "session": "s"}, relevance=1.0)]
+    around = {21: (20, 22), 22: (21, 23), 20: (19, 21), 23: (22, 24)}
+    rows = {i: {"id": i, "session": "s"} for i in (19, 20, 22, 23, 24)}
+    out = {c.row["id"]: c for c in spread(fts, around, rows, to_next=0.7, to_previous=0.2, further=0.5)}
+    assert out[22].relevance == pytest.approx(0.7) and out[23].relevance == pytest.approx(0.35)
+    assert out[20].relevance == pytest.approx(0.2) and out[19].relevance == pytest.approx(0.1)
+    assert 24 not in out  # two steps, no more
+    assert 23 not in {c.row["id"] for c in spread(fts, around, rows, to_next=0.7, to_previous=0.2)}
+    # A step stops where the session's next memory is out of scope: nothing passes through it.
+    rows.pop(22)
+    assert {c.row["id"] for c in spread(fts, around, rows, to_next=0.7, to_previous=0.2, further=0.5)} == {21, 20, 19}
+
+
 def test_session_boost_adds_a_share_of_the_sessions_best():
     cands = [Candidate({"id": 1, "session": "a"}, relevance=1.0), Candidate({"id": 2, "session": "b"}, relevance=0.8),
              Candidate({"id": 3, "session": "a"}, relevance=0.6), Candidate({"id": 4, "session": None}, relevance=0.7)]

@@ -34,22 +34,29 @@ def normalised(candidates: list[Candidate], name: str) -> dict[int, float]:
 
 
 def spread(candidates: list[Candidate], neighbours: dict[int, tuple[int | None, int | None]],
-           rows: dict[int, dict], *, to_next: float, to_previous: float) -> list[Candidate]:
+           rows: dict[int, dict], *, to_next: float, to_previous: float, further: float = 0.0) -> list[Candidate]:
     """Each candidate passes `to_next` of its relevance to the memory after it in its session and
-    `to_previous` to the one before. `neighbours` maps id -> (previous id, next id); `rows` holds
-    the neighbours' rows (a neighbour outside the recall's scope is absent and gets nothing)."""
+    `to_previous` to the one before, and `further` of what it passed one step on (an answer often
+    comes two turns after what it answers, a question between). `neighbours` maps id ->
+    (previous id, next id); `rows` holds the neighbours' rows (a neighbour outside the recall's
+    scope is absent, gets nothing and passes nothing on)."""
     out = {c.row["id"]: c for c in candidates}
     base = {c.row["id"]: c.relevance for c in candidates}
     for source_id, rel in base.items():
-        before, after = neighbours.get(source_id, (None, None))
-        for target, share in ((after, to_next), (before, to_previous)):
-            if target is None or share <= 0 or rel <= 0 or (target not in out and target not in rows):
-                continue
-            c = out.get(target) or out.setdefault(target, Candidate(rows[target]))
-            c.relevance += share * rel
-            given = c.retrievers.setdefault("neighbours", {"from": [], "added": 0.0})
-            given["from"].append(source_id)
-            given["added"] += share * rel
+        if rel <= 0:
+            continue
+        for way, share in ((1, to_next), (0, to_previous)):
+            target, given_share = source_id, share
+            for _ in range(2 if further > 0 else 1):
+                target = neighbours.get(target, (None, None))[way]
+                if target is None or given_share <= 0 or (target not in out and target not in rows):
+                    break
+                c = out.get(target) or out.setdefault(target, Candidate(rows[target]))
+                c.relevance += given_share * rel
+                given = c.retrievers.setdefault("neighbours", {"from": [], "added": 0.0})
+                given["from"].append(source_id)
+                given["added"] += given_share * rel
+                given_share *= further
     return list(out.values())
 
 

@@ -52,6 +52,7 @@ class Tuning:
     hop_weight: float
     hop_seeds: int
     hop_words: int
+    spread_further: float
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":
@@ -62,7 +63,8 @@ class Tuning:
                    float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]),
                    float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]),
                    float(cfg["recall.when_weight"]), float(cfg["recall.date_weight"]),
-                   float(cfg["recall.hop_weight"]), int(cfg["recall.hop_seeds"]), int(cfg["recall.hop_words"]))
+                   float(cfg["recall.hop_weight"]), int(cfg["recall.hop_seeds"]), int(cfg["recall.hop_words"]),
+                   float(cfg["recall.spread_further"]))
 
 
 @dataclass
@@ -97,6 +99,9 @@ async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning,
         if spreading and found:
             ids = [r["id"] for r, _ in found]
             around = _session_neighbours(conn, scope.agent, ids)
+            if tuning.spread_further > 0:  # the neighbours' own neighbours, for the second step
+                around.update(_session_neighbours(conn, scope.agent, list(
+                    {n for pair in around.values() for n in pair if n is not None} - around.keys())))
             rows = _rows_by_id(conn, scope, {n for pair in around.values() for n in pair if n is not None})
         facts = [] if facts_at is None else facts_store.named_in(conn, scope.agent, query, facts_at)
         return found, plan, counts, around, rows, facts, _rows_by_id(conn, scope, _fact_sources(facts))
@@ -426,7 +431,7 @@ def balanced_candidates(lexical: Lexical, near: list[tuple[int, float]], rows: d
     fts = with_normalised(lexical.candidates, "fts")
     if lexical.around:
         fts = spread(fts, lexical.around, lexical.rows, to_next=tuning.spread_to_next,
-                     to_previous=tuning.spread_to_previous)
+                     to_previous=tuning.spread_to_previous, further=tuning.spread_further)
     fused = fuse({"fts": fts, "vector": vector_list({**lexical.rows, **rows}, near, tuning.min_similarity)},
                  {"fts": tuning.fts_weight, "vector": tuning.vector_weight}, method=tuning.fusion, k=tuning.rrf_k)
     return session_boost(fused, tuning.session_weight)
