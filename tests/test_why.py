@@ -15,6 +15,9 @@ def test_why_line_says_what_found_and_raised_a_memory():
                                                           "superseded by #9; marked down: low quality; from the cold tier")
     assert why_line({"retrievers": {"session": {}}, "features": {}}, age=RECENT * 2) == \
         "brought in by what matched; in a session that matches"
+    # A memory from the time a question names is found by that time, even with no word in common.
+    assert why_line({"retrievers": {"date": {"window": "2022-05-24 .. 2022-05-27"}, "session": {}}, "features": {}},
+                    age=RECENT * 2) == "found by the time named; in a session that matches"
 
 
 def test_word_shares_weigh_the_questions_words_by_rarity(memory):

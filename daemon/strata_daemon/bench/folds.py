@@ -30,7 +30,7 @@ GRID: dict[str, tuple[Any, ...]] = {
     "recall.vector_weight": (0.5, 0.7, 0.9),
     "recall.spread_to_next": (0.5, 0.7),
     "recall.spread_to_previous": (0.15, 0.3),
-    "recall.session_weight": (0.15, 0.3, 0.45),
+    "recall.session_weight": (0.3, 0.45, 0.6),
 }
 K_RANKED = 10
 AT_K = ("recall_at_5", "recall_at_10")

@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import Mapping
 
 # What found a memory, in the order a person would say it.
-_FOUND = (("fts", "words"), ("vector", "meaning"), ("fact", "a fact it states"), ("second_hop", "what the best hits say"),
-          ("graph", "links in the web"), ("hebbian", "memories used with it"))
+_FOUND = (("fts", "words"), ("vector", "meaning"), ("date", "the time named"), ("fact", "a fact it states"),
+          ("second_hop", "what the best hits say"), ("graph", "links in the web"), ("hebbian", "memories used with it"))
 # What raised a memory that something else found.
-_RAISED = (("neighbours", "next to a match"), ("session", "in a session that matches"), ("when", "says when"),
-           ("date", "from the time asked"))
+_RAISED = (("neighbours", "next to a match"), ("session", "in a session that matches"), ("when", "says when"))
 RECENT = 7 * 86400  # seconds: within the default recency half-life a memory reads as recent
 
 
