@@ -156,3 +156,9 @@ def test_the_schedule_carries_over_a_restart(home):
             assert "decay" in await _settle(loop)
 
     asyncio.run(go())
+
+
+def test_a_phase_result_reads_as_words_in_the_journal():
+    from strata_daemon.phases.scheduler import _summary
+    assert _summary({"loop": 3, "low_disk": False, "working_set_committed": True, "last": None, "skipped": []}) == \
+        "loop 3, low disk no, working set committed yes, last —"

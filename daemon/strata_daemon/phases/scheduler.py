@@ -11,6 +11,7 @@ import logging
 import schedule
 
 from .. import timeutil
+from ..wording import plain
 from .clock import Clock, ClockScheduler
 from .registry import BY_NAME, FOLLOWS, PHASES
 from .runs import run_phase
@@ -117,4 +118,6 @@ def _noteworthy(result: dict) -> bool:
 
 
 def _summary(result: dict) -> str:
-    return ", ".join(f"{k} {v}" for k, v in result.items() if not isinstance(v, (dict, list)) or v)[:300]
+    """A phase's result as a journal line reads well: `loop 3, low disk no`, not Python values."""
+    return ", ".join(f"{k.replace('_', ' ')} {plain(v)}" for k, v in result.items()
+                     if not isinstance(v, (dict, list)) or v)[:300]
