@@ -220,3 +220,18 @@ def test_a_port_set_after_the_unit_was_printed_leaves_the_socket_served_and_the_
     assert "strata systemd print-unit" in down["fix"] and "restart" in down["fix"]
     assert code != 0 and any(f["status"] == "ok" and "unix" in f["message"] for f in http)
     assert "serving" in api.stderr and "only" in api.stderr and "Traceback" not in api.stderr
+
+
+@pytest.mark.skipif(NO_ANALYZE is not None, reason=str(NO_ANALYZE))
+def test_a_home_whose_path_holds_a_space_or_a_percent_is_one_word_to_systemd(tmp_path):
+    from conftest import CLI
+    from strata_daemon.home import init_home
+    root, _ = init_home(tmp_path / "my agent 100%")
+    home = root.root
+    text = CLI(home)("systemd", "print-unit", "--user", check=True).out
+    quoted = f'"{str(home).replace("%", "%%")}"'
+    assert f"ReadWritePaths={quoted}" in text and f"--home {quoted} run" in text
+    path = tmp_path / "strata.service"
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr.strip() == "", r.stderr

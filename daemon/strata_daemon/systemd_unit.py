@@ -4,6 +4,7 @@ the daemon listens on TCP, and /home hidden unless something the daemon uses lie
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 from typing import Iterable
@@ -16,6 +17,16 @@ def fill(template: str, values: dict[str, str]) -> str:
     for name, value in values.items():
         template = template.replace(f"@{name}@", value)
     return template
+
+
+def unit_word(path: str) -> str:
+    """A path as one word of a unit line: `%` doubled (systemd reads `%h` and the like as
+    specifiers), and quoted when it holds a space, a quote or a backslash, which would
+    otherwise split it or be read as an escape."""
+    path = path.replace("%", "%%")
+    if not re.search(r'[\s"\'\\]', path):
+        return path
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def network_lines(*, tcp: bool, loopback: bool, system: bool) -> list[str]:

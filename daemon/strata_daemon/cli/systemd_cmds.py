@@ -12,7 +12,7 @@ from pathlib import Path
 from ..errors import ConfigError, InvalidInput
 from ..home import Home, resolve_home, shipped
 from ..http.serve import is_loopback
-from ..systemd_unit import fill, first_private, network_lines, protect_home_lines, step_paths, under
+from ..systemd_unit import fill, first_private, network_lines, protect_home_lines, step_paths, under, unit_word
 from .output import note
 
 COMMANDS = ("systemd print-unit",)
@@ -77,7 +77,7 @@ def unit_text(home: Home, *, user: bool, account: pwd.struct_passwd | None = Non
     account_home = Path(account.pw_dir) if account else Path.home()
     network = network_lines(tcp=tcp, loopback=is_loopback(cfg["http.host"]), system=not user)
     private = first_private(used_paths(home.root, cfg, account_home))
-    return fill(text, {"STRATA": str(Path(sys.executable).parent / "strata"), "HOME": str(home.root),
+    return fill(text, {"STRATA": unit_word(str(Path(sys.executable).parent / "strata")), "HOME": unit_word(str(home.root)),
                        "USER": account.pw_name if account else "", "NETWORK": "\n".join(network),
                        "PROTECT_HOME": "\n".join(protect_home_lines(private))})
 
