@@ -172,3 +172,18 @@ def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_col
     # 17: the feedback the audit recorded, as events (a memory no longer there is left out)
     assert conn.execute("SELECT episode_id, recall_id, outcome, at FROM feedback_events").fetchall() == [
         (5, 7, "success", 6.0)]
+
+
+def test_migration_22_takes_a_home_whose_migration_21_already_made_the_index(tmp_path, monkeypatch):
+    # Homes made between two commits of the development branch got the index from migration 21.
+    import strata_daemon.storage.migrations as m
+
+    conn = driver.connect(tmp_path / "early.db")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:21])
+    migrate(conn)
+    conn.execute("CREATE INDEX stated_times_by_start ON stated_times(start_at)")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    assert migrate(conn) == [22]
+    plan = conn.execute("EXPLAIN QUERY PLAN SELECT episode_id FROM stated_times WHERE start_at >= 0 AND start_at < 1"
+                        ).fetchall()
+    assert "stated_times_by_start" in str(plan)

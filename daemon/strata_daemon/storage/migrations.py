@@ -670,8 +670,9 @@ CREATE INDEX stated_times_by_episode ON stated_times(episode_id);
 def m022_stated_times_by_start(conn) -> None:
     _run(conn, """
 -- A question naming a time finds the memories stating a time then (episodes/recall.py,
--- window_members): by where their spans start.
-CREATE INDEX stated_times_by_start ON stated_times(start_at);
+-- window_members): by where their spans start. IF NOT EXISTS: a development version of
+-- migration 21 made this index, and homes made then have it.
+CREATE INDEX IF NOT EXISTS stated_times_by_start ON stated_times(start_at);
 """)
 
 
