@@ -27,7 +27,8 @@ from .deep import DeepWeights, combine, seeds_of
 from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
 from .recall import (CANDIDATE_COLUMNS, Candidate, Lexical, Tuning, alike_newer, balanced_candidates,
-                     fts_candidates, window_members, graph_reach, nearest, rank_candidates, with_fact_sources, with_superseders)
+                     fts_candidates, graph_reach, nearest, rank_candidates, window_members, with_fact_sources,
+                     with_superseders)
 from .when import asks_when, named_time, says_when
 from .why import why_line
 
@@ -143,16 +144,16 @@ async def time_asked(req: Request, src: Sources, st: State) -> dict | None:
     return {"lifted": _lift(st.candidates, lambda c: says_when(c.row["content"]), req.tuning.when_weight, "when")}
 
 
-WINDOW_MOST = 2000  # memories of a named time that recall weighs, the newest
+WINDOW_MOST = 2000  # memories of a named time that recall weighs, the latest said
 
 
 async def time_named(req: Request, src: Sources, st: State) -> dict | None:
     """A question that names a time ("on 3 May 2023", "the week before ...", "last summer"):
     the memories from then, said then or saying a time that falls then ("yesterday" said the
-    day after), gain up to `date_weight` of relevance, by how close each is to the question
-    among them (cosine; the share of its words where it has no vector). A memory from then
-    that no retriever found joins: "What did Nate do on 25 May 2022?" shares no word and
-    little meaning with "I got this new pup for you!", said that day."""
+    day after), gain `date_weight` of relevance times their closeness to the question against
+    the closest of them (cosine; the share of its words for one without a vector). One that no
+    retriever found joins: "What did Nate do on 25 May 2022?" shares no word and little
+    meaning with "I got this new pup for you!", said that day."""
     if req.tuning.date_weight <= 0 or not st.candidates:
         return None
     window = named_time(req.query, req.now)
@@ -177,6 +178,8 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
     known = {c.row["id"]: c for c in st.candidates}
     added = 0
     for i, row in members.items():
+        if close[i] < req.tuning.min_similarity and i not in known:
+            continue  # less alike than any retriever would take: no match, whenever it was said
         share = max(close[i], 0.0) / high if high > 0 else 1.0
         c = known.get(i)
         if c is None:
