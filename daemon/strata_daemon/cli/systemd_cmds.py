@@ -77,7 +77,8 @@ def unit_text(home: Home, *, user: bool, account: pwd.struct_passwd | None = Non
     account_home = Path(account.pw_dir) if account else Path.home()
     network = network_lines(tcp=tcp, loopback=is_loopback(cfg["http.host"]), system=not user)
     private = first_private(used_paths(home.root, cfg, account_home))
-    return fill(text, {"STRATA": unit_word(str(Path(sys.executable).parent / "strata")), "HOME": unit_word(str(home.root)),
+    return fill(text, {"STRATA": unit_word(str(Path(sys.executable).parent / "strata")),
+                       "HOME": unit_word(str(home.root)),
                        "USER": account.pw_name if account else "", "NETWORK": "\n".join(network),
                        "PROTECT_HOME": "\n".join(protect_home_lines(private))})
 

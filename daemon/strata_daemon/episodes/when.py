@@ -83,11 +83,11 @@ _RANGE = re.compile(rf"\b(?:between|from) {_DAY_MONTH}(?:,?\s*((?:19|20)\d\d))? 
                     rf"((?:19|20)\d\d)\b", re.IGNORECASE)
 # What comes just before a date and moves the window from it: "the week before", "two weeks
 # after", "the Sunday before", "last weekend before".
-_OFFSET = re.compile(rf"\b(?:(?:the|a|last|{_COUNT}) )?(days?|weeks?|weekends?|months?|{_DAY}) (before|after),?"
+_OFFSET = re.compile(rf"\b(?:(?:the|last|({_COUNT})) )?(days?|weeks?|weekends?|months?|{_DAY}) (before|after),?"
                      r"(?: (?:on|of|the))?\s*$", re.IGNORECASE)
 _MONTH_YEAR = re.compile(rf"\b{_M},? ((?:19|20)\d\d)\b", re.IGNORECASE)
-_MONTH_ALONE = re.compile(rf"\b(?:(?:in|during|of|since|early|late|mid-?) {_M}\b|(?:on|by) {_M} \d{{1,2}}(?:st|nd|rd|th)?\b)",
-                          re.IGNORECASE)
+_MONTH_ALONE = re.compile(rf"\b(?:(?:in|during|of|since|early|late|mid-?) {_M}\b"
+                          rf"|(?:on|by) {_M} \d{{1,2}}(?:st|nd|rd|th)?\b)", re.IGNORECASE)
 _SEASON = re.compile(r"\b(?:(last|this) )?(summer|winter|spring|fall|autumn)(?:,? (?:of )?((?:19|20)\d\d))?\b",
                      re.IGNORECASE)
 _SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}  # its first month; three long
@@ -129,8 +129,8 @@ class Window:
         """The window as UTC spans between two times: itself, or its month in every year."""
         if self.month is None:
             return [(self.start, self.end)]
-        years = range(datetime.fromtimestamp(first, timezone.utc).year, datetime.fromtimestamp(last, timezone.utc).year + 1)
-        return [_month_span(y, self.month) for y in years]
+        year = lambda t: datetime.fromtimestamp(t, timezone.utc).year  # noqa: E731
+        return [_month_span(y, self.month) for y in range(year(first), year(last) + 1)]
 
     def __str__(self) -> str:
         if self.month is not None:
@@ -156,12 +156,9 @@ def _from_day(day: float, offset: re.Match | None) -> Window:
     a memory of that span may have been said on the day ("last week I ...")."""
     if offset is None:
         return Window(day - _DAY_S, day + 2 * _DAY_S)
-    unit = offset[1].lower().rstrip("s")
-    width = _OFFSET_DAYS.get(unit, 7)  # a weekday: within the week
-    said = re.match(rf"(\d+|{'|'.join(sorted(COUNTS, key=len, reverse=True))}) ", offset[0].strip(), re.IGNORECASE)
-    count = (COUNTS.get(said[1].lower()) or int(said[1])) if said and said[1].lower() not in ("a", "an") else 1
-    reach = (count - 1) * width + width
-    if offset[2].lower() == "before":
+    count, unit, way = offset[1], offset[2].lower().rstrip("s"), offset[3].lower()
+    reach = (COUNTS.get(count.lower()) or int(count) if count else 1) * _OFFSET_DAYS.get(unit, 7)  # a weekday: 7
+    if way == "before":
         return Window(day - (reach + 1) * _DAY_S, day + 2 * _DAY_S)
     return Window(day - _DAY_S, day + (reach + 2) * _DAY_S)
 
