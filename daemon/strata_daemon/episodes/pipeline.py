@@ -27,8 +27,8 @@ from .deep import DeepWeights, combine, seeds_of
 from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
 from .recall import (CANDIDATE_COLUMNS, Candidate, Lexical, Tuning, alike_newer, balanced_candidates,
-                     fts_candidates, graph_reach, nearest, rank_candidates, window_members, with_fact_sources,
-                     with_superseders)
+                     contents_of, fts_candidates, graph_reach, nearest, rank_candidates, rows_in_scope,
+                     window_members, with_fact_sources, with_superseders)
 from .when import asks_when, named_time, says_when
 from .why import why_line
 
@@ -145,21 +145,24 @@ async def time_asked(req: Request, src: Sources, st: State) -> dict | None:
 
 
 WINDOW_MOST = 2000  # memories of a named time that recall weighs, the latest said
+WINDOW_JOINS = 100  # of those no retriever found, the closest that join the candidates
 
 
 async def time_named(req: Request, src: Sources, st: State) -> dict | None:
     """A question that names a time ("on 3 May 2023", "the week before ...", "last summer"):
     the memories from then, said then or saying a time that falls then ("yesterday" said the
     day after), gain `date_weight` of relevance times their closeness to the question against
-    the closest of them (cosine; the share of its words for one without a vector). One that no
-    retriever found joins: "What did Nate do on 25 May 2022?" shares no word and little
-    meaning with "I got this new pup for you!", said that day."""
+    the closest of them (cosine; the share of its words for one without a vector). The closest
+    `WINDOW_JOINS` that no retriever found join: "What did Nate do on 25 May 2022?" shares no
+    word and little meaning with "I got this new pup for you!", said that day. One less alike
+    than `min_similarity` is no match, whenever it was said."""
     if req.tuning.date_weight <= 0 or not st.candidates:
         return None
     window = named_time(req.query, req.now)
     if window is None:
         return None
     query = await _query_vector(src)
+    known = {c.row["id"]: c for c in st.candidates}
 
     def read(conn):
         members = window_members(conn, req.scope, window, WINDOW_MOST)
@@ -168,28 +171,29 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
             held = src.vectors.vectors(members) if src.vectors is not None else vector_index.vectors_of(conn, members)
             close = {i: float(v @ query) for i, v in held.items()}  # both normalised
         rest = [i for i in members if i not in close]
-        close.update(zip(rest, word_shares(conn, req.query, [members[i]["content"] for i in rest])))
-        return members, close
+        if rest:
+            text = contents_of(conn, rest)
+            close.update(zip(rest, word_shares(conn, req.query, [text[i] for i in rest])))
+        floor = req.tuning.min_similarity
+        joining = sorted((i for i in members if i not in known and close[i] >= floor), key=lambda i: -close[i])
+        return members, close, rows_in_scope(conn, req.scope, joining[:WINDOW_JOINS])
 
-    members, close = await src.db.run(read)
+    members, close, joining = await src.db.run(read)
     if not members:
         return {"window": str(window), "members": 0, "added": 0}
     high = max(close.values())
-    known = {c.row["id"]: c for c in st.candidates}
-    added = 0
-    for i, row in members.items():
-        if close[i] < req.tuning.min_similarity and i not in known:
-            continue  # less alike than any retriever would take: no match, whenever it was said
-        share = max(close[i], 0.0) / high if high > 0 else 1.0
+    for i, row in joining.items():
+        known[i] = Candidate(row)
+        st.candidates.append(known[i])
+    for i in members:
         c = known.get(i)
         if c is None:
-            c = known[i] = Candidate(row)
-            st.candidates.append(c)
-            added += 1
+            continue
+        share = max(close[i], 0.0) / high if high > 0 else 1.0
         c.relevance += req.tuning.date_weight * share
         c.retrievers["date"] = {"window": str(window), "closeness": round(close[i], 4), "share": round(share, 3)}
     _within_one(st.candidates)
-    return {"window": str(window), "members": len(members), "added": added}
+    return {"window": str(window), "members": len(members), "added": len(joining)}
 
 
 async def _query_vector(src: Sources):

@@ -371,9 +371,9 @@ def _rows_by_id(conn, scope: Scope, ids) -> dict[int, dict]:
         (*ids, *params))}
 
 
-def window_members(conn, scope: Scope, window: Window, limit: int) -> dict[int, dict]:
-    """The memories in scope said within the window or stating a time within it, at most
-    `limit` of each (the latest first; for "in June", the latest Junes first): id -> row."""
+def window_members(conn, scope: Scope, window: Window, limit: int) -> list[int]:
+    """The ids of the memories in scope said within the window or stating a time within it,
+    at most `limit` of each (the latest first; for "in June", the latest Junes first)."""
     if window.month is None:
         spans = [(window.start, window.end)]
     else:
@@ -381,19 +381,36 @@ def window_members(conn, scope: Scope, window: Window, limit: int) -> dict[int, 
                                    (scope.agent,)).fetchone()
         spans = window.spans(first, last)[::-1] if first is not None else []
     where, params = scope.where()
-    said: dict[int, dict] = {}
-    stating: set[int] = set()
+    by_id, by_id_params = scope.where(by_id=True)
+    said: dict[int, None] = {}  # ordered, latest first
+    stating: dict[int, None] = {}
     for start, end in spans:
         if len(said) < limit:
-            for r in conn.execute(f"SELECT {CANDIDATE_COLUMNS} FROM episodes e WHERE {where} AND e.event_at >= ? "
-                                  "AND e.event_at < ? ORDER BY e.event_at DESC LIMIT ?",
-                                  (*params, start, end, limit - len(said))):
-                said[r["id"]] = dict(r)
+            said.update((r[0], None) for r in conn.execute(
+                f"SELECT e.id FROM episodes e WHERE {where} AND e.event_at >= ? AND e.event_at < ? "
+                "ORDER BY e.event_at DESC LIMIT ?", (*params, start, end, limit - len(said))))
         if len(stating) < limit:
-            stating.update(r[0] for r in conn.execute(
-                "SELECT DISTINCT episode_id FROM stated_times WHERE start_at >= ? AND start_at < ? AND end_at > ? "
-                "ORDER BY episode_id DESC LIMIT ?", (start - STATED_SPAN_MOST, end, start, limit - len(stating))))
-    return {**said, **_rows_by_id(conn, scope, stating - said.keys())}
+            # From the stated spans by their start, then each memory by its key: led by the
+            # namespace's index instead, SQLite would read every memory of the namespace.
+            stating.update((r[0], None) for r in conn.execute(
+                f"SELECT e.id FROM episodes e WHERE e.id IN (SELECT episode_id FROM stated_times WHERE start_at >= ? "
+                f"AND start_at < ? AND end_at > ?) AND {by_id} ORDER BY e.id DESC LIMIT ?",
+                (start - STATED_SPAN_MOST, end, start, *by_id_params, limit - len(stating))))
+    return list({**said, **stating})
+
+
+def rows_in_scope(conn, scope: Scope, ids) -> dict[int, dict]:
+    """The candidate rows of these ids that the recall's scope holds."""
+    return _rows_by_id(conn, scope, ids)
+
+
+def contents_of(conn, ids: list[int]) -> dict[int, str]:
+    found = {}
+    for part in range(0, len(ids), 500):
+        chunk = ids[part:part + 500]
+        found.update(conn.execute(f"SELECT id, content FROM episodes WHERE id IN ({', '.join('?' * len(chunk))})",
+                                  chunk).fetchall())
+    return found
 
 
 def _session_neighbours(conn, agent: str, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
