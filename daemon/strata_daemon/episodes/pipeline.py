@@ -173,7 +173,7 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
         rest = [i for i in members if i not in close]
         if rest:
             text = contents_of(conn, rest)
-            close.update(zip(rest, word_shares(conn, req.query, [text[i] for i in rest])))
+            close.update(zip(rest, word_shares(conn, req.query, [text.get(i, "") for i in rest])))  # gone: no match
         floor = req.tuning.min_similarity
         joining = sorted((i for i in members if i not in known and close[i] >= floor), key=lambda i: -close[i])
         return members, close, rows_in_scope(conn, req.scope, joining[:WINDOW_JOINS])
