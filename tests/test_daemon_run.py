@@ -200,7 +200,7 @@ def test_daemon_commits_an_idle_working_set(home, cli):
     cli("web", "activate", str(a), str(b), check=True)
     daemon = Daemon(home)
     try:
-        daemon.wait_for("working_set_committed True", START_TIMEOUT)
+        daemon.wait_for("working set committed yes", START_TIMEOUT)
         assert cli.json("web", "context")["items"] == []
         assert cli.json("web", "neighbors", str(a))["neighbours"][0]["node"] == f"episode:{b}"
         assert daemon.stop(signal.SIGTERM) == 0
