@@ -27,7 +27,7 @@ from .deep import DeepWeights, combine, seeds_of
 from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
 from .recall import (CANDIDATE_COLUMNS, Candidate, Lexical, Tuning, alike_newer, balanced_candidates,
-                     contents_of, fts_candidates, graph_reach, nearest, rank_candidates, rows_in_scope,
+                     fts_candidates, graph_reach, nearest, rank_candidates, rows_in_scope,
                      window_members, with_fact_sources, with_superseders)
 from .when import asks_when, named_time, says_when
 from .why import why_line
@@ -172,7 +172,7 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
             close = {i: float(v @ query) for i, v in held.items()}  # both normalised
         rest = [i for i in members if i not in close]
         if rest:
-            text = contents_of(conn, rest)
+            text = {i: r["content"] for i, r in rows_in_scope(conn, req.scope, rest).items()}
             close.update(zip(rest, word_shares(conn, req.query, [text.get(i, "") for i in rest])))  # gone: no match
         floor = req.tuning.min_similarity
         joining = sorted((i for i in members if i not in known and close[i] >= floor), key=lambda i: -close[i])

@@ -106,9 +106,9 @@ async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning,
             if tuning.spread_further > 0:  # the second step, from the best matches' neighbours
                 around.update(_session_neighbours(conn, scope.agent, list(
                     {n for i in ids[:FURTHER_FROM] for n in around.get(i, ()) if n is not None} - around.keys())))
-            rows = _rows_by_id(conn, scope, {n for pair in around.values() for n in pair if n is not None})
+            rows = rows_in_scope(conn, scope, {n for pair in around.values() for n in pair if n is not None})
         facts = [] if facts_at is None else facts_store.named_in(conn, scope.agent, query, facts_at)
-        return found, plan, counts, around, rows, facts, _rows_by_id(conn, scope, _fact_sources(facts))
+        return found, plan, counts, around, rows, facts, rows_in_scope(conn, scope, _fact_sources(facts))
 
     found, plan, counts, around, rows, facts, fact_rows = await db.run(read)
     phase = learning_phase(*(counts or (0, 0)), params)
@@ -168,7 +168,7 @@ async def with_superseders(db: Database, scope: Scope, candidates: list[Candidat
             if old is not None and new is not None:
                 newer.setdefault(old, set()).add(new)
         wanted = {i for news in newer.values() for i in news} - by_id.keys()
-        return newer, _rows_by_id(conn, scope, wanted)
+        return newer, rows_in_scope(conn, scope, wanted)
 
     newer, rows = await db.run(read)
     if not newer:
@@ -330,7 +330,7 @@ async def nearest(db: Database, scope: Scope, vector, limit: int, spec: vectors.
         else:
             cache.sync(conn)
             near = cache.search(vector, limit)
-        return near, _rows_by_id(conn, scope, {i for i, _ in near} - known.keys())
+        return near, rows_in_scope(conn, scope, {i for i, _ in near} - known.keys())
 
     return await db.run(read)
 
@@ -356,12 +356,13 @@ async def graph_reach(db: Database, scope: Scope, web, seeds: list[int], known: 
                 share = strength(weight, web.rules.cap)
                 if i is not None and share > hebb.get(i, (0.0, 0))[0]:
                     hebb[i] = (share, episode_id(seed))
-        return reached, hebb, _rows_by_id(conn, scope, (set(reached) | set(hebb)) - known.keys())
+        return reached, hebb, rows_in_scope(conn, scope, (set(reached) | set(hebb)) - known.keys())
 
     return await db.run(read)
 
 
-def _rows_by_id(conn, scope: Scope, ids) -> dict[int, dict]:
+def rows_in_scope(conn, scope: Scope, ids) -> dict[int, dict]:
+    """The candidate rows of these ids that the recall's scope holds."""
     ids = list(ids)
     if not ids:
         return {}
@@ -397,20 +398,6 @@ def window_members(conn, scope: Scope, window: Window, limit: int) -> list[int]:
                 f"AND start_at < ? AND end_at > ?) AND {by_id} ORDER BY e.id DESC LIMIT ?",
                 (start - STATED_SPAN_MOST, end, start, *by_id_params, limit - len(stating))))
     return list({**said, **stating})
-
-
-def rows_in_scope(conn, scope: Scope, ids) -> dict[int, dict]:
-    """The candidate rows of these ids that the recall's scope holds."""
-    return _rows_by_id(conn, scope, ids)
-
-
-def contents_of(conn, ids: list[int]) -> dict[int, str]:
-    found = {}
-    for part in range(0, len(ids), 500):
-        chunk = ids[part:part + 500]
-        found.update(conn.execute(f"SELECT id, content FROM episodes WHERE id IN ({', '.join('?' * len(chunk))})",
-                                  chunk).fetchall())
-    return found
 
 
 def _session_neighbours(conn, agent: str, ids: list[int]) -> dict[int, tuple[int | None, int | None]]:
