@@ -25,7 +25,7 @@ looking""".split())
 
 
 def words_of(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+    return _WORD.findall(text.lower())
 
 
 def expansion(query: str, seeds: Sequence[str], limit: int, found: Sequence[str] = ()) -> list[str]:
@@ -33,9 +33,6 @@ def expansion(query: str, seeds: Sequence[str], limit: int, found: Sequence[str]
     more seeds first, then the more frequent; stopwords, filler and short words never, nor a
     word at least half of what the first hop `found` holds (it would tell nothing apart)."""
     asked = set(words_of(query))
-    if len(found) >= 2:
-        held = Counter(w for text in found for w in set(words_of(text)))
-        asked |= {w for w, n in held.items() if 2 * n >= len(found)}
     in_seeds: Counter = Counter()
     total: Counter = Counter()
     for text in seeds:
@@ -43,5 +40,12 @@ def expansion(query: str, seeds: Sequence[str], limit: int, found: Sequence[str]
                  and w not in asked]
         total.update(words)
         in_seeds.update(set(words))
+    if len(found) >= 2 and total:
+        # Only the seeds' words are counted in what was found: a recall finds a few hundred
+        # memories, and counting every word of each cost more than the search it feeds.
+        held = Counter()
+        for text in found:
+            held.update(set(words_of(text)).intersection(total))
+        total = Counter({w: n for w, n in total.items() if 2 * held[w] < len(found)})
     ranked = sorted(total, key=lambda w: (-in_seeds[w], -total[w], w))
     return ranked[:limit]
