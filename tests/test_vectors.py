@@ -135,6 +135,8 @@ def test_the_in_memory_copy_agrees_with_sqlite_vec_and_keeps_in_step(home):
             cache = VectorCache("default")
             await reader.db.run(cache.sync)
             seen = [len(cache), cache.search(q, 4), await reader.db.run(vectors.nearest, "default", q, 4)]
+            assert cache.cosines([i for i, _ in seen[2]] + [10**9], q) == pytest.approx(
+                {i: 1.0 - d for i, d in seen[2]}, abs=1e-5)  # an id held nowhere is left out
             new = await writer.observe("the uplink to the gateway dropped again")
             await writer.embed_pending()
             await reader.db.run(cache.sync)

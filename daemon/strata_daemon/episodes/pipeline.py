@@ -168,8 +168,7 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
         members = window_members(conn, req.scope, window, WINDOW_MOST)
         close: dict[int, float] = {}
         if query is not None and members:
-            held = src.vectors.vectors(members) if src.vectors is not None else vector_index.vectors_of(conn, members)
-            close = {i: float(v @ query) for i, v in held.items()}  # both normalised
+            close = cosines(conn, src.vectors, members, query)
         rest = [i for i in members if i not in close]
         if rest:
             text = {i: r["content"] for i, r in rows_in_scope(conn, req.scope, rest).items()}
@@ -194,6 +193,13 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
         c.retrievers["date"] = {"window": str(window), "closeness": round(close[i], 4), "share": round(share, 3)}
     _within_one(st.candidates)
     return {"window": str(window), "members": len(members), "added": len(joining)}
+
+
+def cosines(conn, held: VectorCache | None, ids, query) -> dict[int, float]:
+    """Each embedded memory's cosine to the question: from the in-memory copy, or the index."""
+    if held is not None:
+        return held.cosines(ids, query)
+    return {i: float(v @ query) for i, v in vector_index.vectors_of(conn, ids).items()}  # both normalised
 
 
 async def _query_vector(src: Sources):
@@ -294,18 +300,17 @@ async def measured(req: Request, src: Sources, hits: list[dict]) -> None:
         return word_shares(conn, req.query, [h["content"] for h in hits])
 
     shares = await src.db.run(read)
-    cosines: dict[int, float] = {}
+    cosine_of: dict[int, float] = {}
     for h in hits:
         if "vector" in h["explain"]["retrievers"]:
-            cosines[h["id"]] = h["explain"]["retrievers"]["vector"]["cosine"]
-    missing = [h["id"] for h in hits if h["id"] not in cosines]
+            cosine_of[h["id"]] = h["explain"]["retrievers"]["vector"]["cosine"]
+    missing = [h["id"] for h in hits if h["id"] not in cosine_of]
     if src.vectors is not None and missing:
         query = await _query_vector(src)
         if query is not None:
-            for i, v in src.vectors.vectors(missing).items():
-                cosines[i] = float(v @ query)  # both normalised
+            cosine_of.update(src.vectors.cosines(missing, query))
     for h, share in zip(hits, shares):
-        cosine = cosines.get(h["id"])
+        cosine = cosine_of.get(h["id"])
         h["match"] = round(max(share, cosine or 0.0), 3)
         h["explain"]["match"] = {"cosine": None if cosine is None else round(cosine, 4), "words": round(share, 4)}
         h["why"] = why_line(h["explain"], age=req.now - h["event_at"], tier=h["tier"])
