@@ -3,8 +3,8 @@ candidates. Each stage says what it did in the trace (`stages` in a recall's res
 `--explain`): how many candidates it found or left, and how long it took.
 
     full text ─┐
-    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ fact sources ─ supersession ─ alike newer
-    ─ (use as of) ─ rank
+    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ source named ─ fact sources
+    ─ supersession ─ alike newer ─ (use as of) ─ rank
 
 The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
 so that a new stage is one function here and one line in `run`.
@@ -26,6 +26,7 @@ from . import reads
 from .deep import DeepWeights, combine, seeds_of
 from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
+from .named import named_sources
 from .recall import (CANDIDATE_COLUMNS, Candidate, Lexical, Tuning, alike_newer, balanced_candidates,
                      fts_candidates, graph_reach, nearest, rank_candidates, rows_in_scope,
                      window_members, with_fact_sources, with_superseders)
@@ -195,6 +196,21 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
     return {"window": str(window), "members": len(members), "added": len(joining)}
 
 
+async def source_named(req: Request, src: Sources, st: State) -> dict | None:
+    """A question that names where memories came from ("What has Melanie bought?", "what did the
+    user ask about backups?") lifts the candidates from that source by `source_named_weight`:
+    what a person did is mostly in what they said, while "Yep, Melanie!" is someone else
+    speaking to them."""
+    if req.tuning.source_named_weight <= 0 or not st.candidates:
+        return None
+    named = named_sources(req.query, {c.row["source"] for c in st.candidates})
+    if not named:
+        return None
+    lifted = _lift(st.candidates, lambda c: c.row["source"] in named, req.tuning.source_named_weight,
+                   "source_named", named=sorted(named))
+    return {"sources": sorted(named), "lifted": lifted}
+
+
 def cosines(conn, held: VectorCache | None, ids, query) -> dict[int, float]:
     """Each embedded memory's cosine to the question: from the in-memory copy, or the index."""
     if held is not None:
@@ -331,8 +347,8 @@ async def run(req: Request, src: Sources) -> dict:
             src.embedding[1].cancel()
         raise
     for name, stage in (("meaning", meaning), ("second_hop", second_hop), ("graph", graph),
-                        ("time_asked", time_asked), ("time_named", time_named), ("fact_sources", fact_sources),
-                        ("supersession", supersession), ("alike_newer", alike), ("use_as_of", use_as_of)):
+                        ("time_asked", time_asked), ("time_named", time_named), ("source_named", source_named),
+                        ("fact_sources", fact_sources), ("supersession", supersession), ("alike_newer", alike), ("use_as_of", use_as_of)):
         await _timed(st, name, stage(req, src, st))
     started = time.perf_counter()
     hits, filtered = rank_candidates(st.candidates, query_context=req.query_context, now=req.now, params=req.params,

@@ -10,7 +10,8 @@ from typing import Mapping
 _FOUND = (("fts", "words"), ("vector", "meaning"), ("date", "the time named"), ("fact", "a fact it states"),
           ("second_hop", "what the best hits say"), ("graph", "links in the web"), ("hebbian", "memories used with it"))
 # What raised a memory that something else found.
-_RAISED = (("neighbours", "next to a match"), ("session", "in a session that matches"), ("when", "says when"))
+_RAISED = (("neighbours", "next to a match"), ("session", "in a session that matches"), ("when", "says when"),
+           ("source_named", "from the source named"))
 RECENT = 7 * 86400  # seconds: within the default recency half-life a memory reads as recent
 
 
