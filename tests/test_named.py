@@ -36,7 +36,8 @@ def test_a_question_naming_a_source_lifts_what_it_said(home):
                 # Caroline speaks to Melanie by name; Melanie's own turn holds the answer.
                 await mem.observe("Yep, Melanie! I bought a hand-painted bowl and new shoes at the market",
                                   source="Caroline", at="2023-05-01T10:00:00Z")
-                await mem.observe("Just got running shoes and wore them at the market", source="Melanie", at="2023-05-01T10:01:00Z")
+                await mem.observe("Just got running shoes and wore them at the market", source="Melanie",
+                                  at="2023-05-01T10:01:00Z")
             r = await mem.recall("What has Melanie bought?", mode="fast")
             return [h["source"] for h in r["hits"]], r["hits"], r["stages"]
 

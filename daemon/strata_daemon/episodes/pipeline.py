@@ -348,7 +348,8 @@ async def run(req: Request, src: Sources) -> dict:
         raise
     for name, stage in (("meaning", meaning), ("second_hop", second_hop), ("graph", graph),
                         ("time_asked", time_asked), ("time_named", time_named), ("source_named", source_named),
-                        ("fact_sources", fact_sources), ("supersession", supersession), ("alike_newer", alike), ("use_as_of", use_as_of)):
+                        ("fact_sources", fact_sources), ("supersession", supersession), ("alike_newer", alike),
+                        ("use_as_of", use_as_of)):
         await _timed(st, name, stage(req, src, st))
     started = time.perf_counter()
     hits, filtered = rank_candidates(st.candidates, query_context=req.query_context, now=req.now, params=req.params,
