@@ -7,7 +7,7 @@ import time
 import pytest
 
 from strata_daemon.tui.fields import rows
-from strata_daemon.tui.format import explain, local_time, match
+from strata_daemon.tui.format import explain, local_time, match, when
 
 NOW = 1_795_000_000.0  # 2026-11-18 11:06:40 UTC
 
@@ -24,6 +24,7 @@ def lisbon_winter(monkeypatch):
 
 def test_times_are_local_with_their_age(lisbon_winter):
     assert local_time(NOW - 3 * 3600, NOW) == "2026-11-18 09:06 (3 h ago)"
+    assert when(NOW) == "2026-11-18 12:06" and when(None) == "-"  # tables too, not UTC beside local details
     assert local_time(NOW + 90, NOW) == "2026-11-18 12:08 (in 90 s)"
 
 

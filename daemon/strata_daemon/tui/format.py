@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ..timeutil import duration, iso
+from ..timeutil import duration
 
 SIGNALS = ("relevance", "recency", "strength", "priority", "wilson", "context")
 
@@ -15,13 +15,14 @@ def age(seconds: float | None) -> str:
 
 
 def when(ts: float | None) -> str:
-    """A timestamp as 'YYYY-MM-DD HH:MM' (UTC), '-' when there is none."""
-    return (iso(ts) or "-").replace("T", " ").replace("Z", "")[:16]
+    """A timestamp as 'YYYY-MM-DD HH:MM' in the machine's local time, as details show it; '-'
+    when there is none."""
+    return "-" if ts is None else datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
 
 
 def local_time(ts: float, now: float) -> str:
     """A time as a person reads it: '2026-11-26 10:31 (3 h ago)' in the machine's local time."""
-    stamp = datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+    stamp = when(ts)
     return f"{stamp} ({age(now - ts)} ago)" if ts <= now else f"{stamp} (in {age(ts - now)})"
 
 
