@@ -81,6 +81,11 @@ def test_the_listener_record_round_trips_private_and_a_damaged_one_reads_as_none
     assert (tmp_path / listeners.FILE).stat().st_mode & 0o777 == 0o600 and len(list(tmp_path.iterdir())) == 1
     assert listeners.stopped(up, None)["error"] == "stopped" and listeners.stopped(down, None) == down
     assert listeners.stopped(None, None) is None
+    assert listeners.of_daemon(tmp_path, os.getpid()) == {"unix": up, "tcp": down}
+    assert listeners.of_daemon(tmp_path, os.getpid() + 1) is None and listeners.of_daemon(tmp_path, None) is None
+    assert listeners.line({"unix": up, "tcp": down}) == \
+        "unix /home/x/state/strata.sock up · tcp 127.0.0.1:8080 down (cannot listen)"
+    assert listeners.line({"unix": up, "tcp": None}) == "unix /home/x/state/strata.sock up"
     for damaged in ("{", "[]", '{"pid": 1}'):
         (tmp_path / listeners.FILE).write_text(damaged)
         assert listeners.read(tmp_path) is None

@@ -4,6 +4,7 @@ token): every endpoint, the errors, the limits, the namespaces, and the OpenAPI 
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import stat
 
@@ -259,7 +260,11 @@ def test_the_daemon_serves_its_socket_when_its_tcp_port_is_taken_and_the_doctor_
             assert api("POST", "/v1/memories", {"content": "stored while the port was taken"})[0] == 201
             assert not listening_tcp_sockets(api.proc.pid)
             code, found = doctor_on_http(cli, home)
+            status = json.loads(cli("status", "--json", check=True).out)["daemon"]["listeners"]
+            shown = cli("status", check=True).out
             assert api.proc.poll() is None  # the daemon runs on
+    assert status["unix"]["up"] and not status["tcp"]["up"] and "Address already in use" in status["tcp"]["error"]
+    assert f"api         unix {home / 'state' / 'strata.sock'} up · tcp 127.0.0.1:{port} down (" in shown
     assert code == EXIT_DOCTOR and [f["status"] for f in found] == ["error", "ok"]
     down, up = found
     assert f"TCP listener 127.0.0.1:{port} is configured but down" in down["message"]

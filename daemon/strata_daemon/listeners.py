@@ -1,6 +1,7 @@
 """The state of the daemon's API listeners (the Unix socket, the TCP port), kept in
-state/http-listeners.json for `strata doctor`: a listener that failed shows nowhere else but
-the log, and probing a port cannot tell strata's listener from another program's."""
+state/http-listeners.json for `strata doctor` and `strata status`: a listener that failed shows
+nowhere else but the log, and probing a port cannot tell strata's listener from another
+program's."""
 
 from __future__ import annotations
 
@@ -52,3 +53,23 @@ def read(state_dir: Path) -> dict | None:
     except (OSError, ValueError):
         return None
     return record if isinstance(record, dict) and "unix" in record else None
+
+
+def of_daemon(state_dir: Path, pid: int | None) -> dict | None:
+    """{"unix", "tcp"} as the running daemon `pid` recorded them; None with no daemon, or one
+    that has not recorded them (serving not started, or the API off)."""
+    record = read(state_dir) if pid is not None else None
+    if record is None or record.get("pid") != pid:
+        return None
+    return {"unix": record.get("unix"), "tcp": record.get("tcp")}
+
+
+def line(states: dict) -> str:
+    """The listeners in words: `unix /run/strata.sock up · tcp 127.0.0.1:8765 down (address in use)`."""
+    parts = []
+    for name in ("unix", "tcp"):
+        state = states.get(name)
+        if isinstance(state, dict):
+            how = "up" if state.get("up") else f"down ({state.get('error')})"
+            parts.append(f"{name} {state.get('address')} {how}")
+    return " · ".join(parts) or "none"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from .. import logs, runner
+from .. import listeners, logs, runner
 from ..home import init_home, resolve_home
 from ..settings import BY_KEY
 from ..timeutil import duration
@@ -79,6 +79,8 @@ def _show_phases(d: dict) -> str:
     age = d["heartbeat_age_seconds"]
     lines = [f"daemon {running}; loop {d['loop_count']}; heartbeat "
              + ("never" if age is None else f"{duration(age)} ago")]
+    if d.get("listeners"):
+        lines.append("  api         " + listeners.line(d["listeners"]))
     for p in d["phases"]:
         last = p["last"]
         state = "never run" if last is None else f"{last['status']} at {short_time(last['started_at'])}"

@@ -398,6 +398,7 @@ CONSOLIDATION_RUN = fields(
 _PHASE_RUN = fields({**_timed(("started_at",)), "ended_at": nullable(TIME),
                      "status": {"type": "string", "enum": ["running", "ok", "failed", "interrupted"]},
                      "result": about(nullable(OPEN), "what the run reported"), "error": nullable(STR)})
+_LISTENER = fields({"address": STR, "up": BOOL, "error": nullable(STR), "hint": nullable(STR)})
 STATUS_REPORT = fields(
     {"agent": STR, "home": STR, "database": STR, "database_bytes": COUNT,
      "episodes": COUNT, "by_state": map_of(COUNT, STATES),
@@ -416,6 +417,8 @@ STATUS_REPORT = fields(
      "daemon": fields(
          {"running": about(nullable(INT), "the daemon's pid, or null when none runs"), "loop_count": COUNT,
           "heartbeat_age_seconds": nullable(NUM),
+          "listeners": about(nullable(fields({"unix": nullable(_LISTENER), "tcp": nullable(_LISTENER)})),
+                             "the API listeners as the running daemon recorded them, or null"),
           "phases": array(fields({"phase": STR, "every_seconds": NUM, "after": nullable(STR), "at_start": BOOL,
                                   "last": nullable(_PHASE_RUN), **_timed(("next_at",), ("next_at",))})),
           "recent_errors": array(fields({"phase": STR, **_timed(("started_at",)), "error": nullable(STR)}))})},

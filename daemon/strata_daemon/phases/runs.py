@@ -7,7 +7,7 @@ import logging
 import os
 import time
 
-from .. import stopping, timeutil
+from .. import listeners, stopping, timeutil
 from ..errors import InvalidInput, StrataError
 from .registry import BY_NAME, PHASES
 
@@ -108,6 +108,7 @@ async def daemon_status(mem) -> dict:
         due = None if last is None else last["started_at"] + p.period(mem.config)
         phases.append({"phase": p.name, "every_seconds": p.period(mem.config), "after": p.after,
                        "at_start": p.at_start, "last": last, "next_at": due, "next_at_iso": timeutil.iso(due)})
-    return {"running": holder(mem.home.state_dir / "daemon.lock"), "loop_count": int(loops[0]) if loops else 0,
+    pid = holder(mem.home.state_dir / "daemon.lock")
+    return {"running": pid, "loop_count": int(loops[0]) if loops else 0,
             "heartbeat_age_seconds": round(now - beat.stat().st_mtime, 1) if beat.exists() else None,
-            "phases": phases, "recent_errors": failures}
+            "listeners": listeners.of_daemon(mem.home.state_dir, pid), "phases": phases, "recent_errors": failures}

@@ -7,7 +7,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Label, Static
 
-from ... import timeutil
+from ... import listeners, timeutil
 from ..format import age, one_line, size, when
 from ..widgets.bars import KeyBar, TitleBar
 from .base import LayerScreen, refill
@@ -17,7 +17,8 @@ def daemon_line(d: dict) -> str:
     running = d["running"]
     head = "daemon: not running" if running is None else f"daemon: running (pid {running})"
     beat = d["heartbeat_age_seconds"]
-    return f"{head} · heartbeat {'never' if beat is None else age(beat) + ' ago'} · loop {d['loop_count']}"
+    line = f"{head} · heartbeat {'never' if beat is None else age(beat) + ' ago'} · loop {d['loop_count']}"
+    return line + (f" · api {listeners.line(d['listeners'])}" if d.get("listeners") else "")
 
 
 def layer_rows(s: dict) -> list[tuple[str, str]]:
