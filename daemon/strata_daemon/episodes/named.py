@@ -18,5 +18,7 @@ def named_sources(query: str, sources: Iterable[str | None]) -> set[str]:
     """The sources that the query names as a whole word or phrase, in any case ("Melanie's"
     names Melanie); a one-letter source or a stopword never."""
     lowered = query.lower()
-    return {s for s in sources if isinstance(s, str) and len(s.strip()) >= 2 and s.lower() not in STOPWORDS
-            and re.search(r"(?<!\w)" + re.escape(s.lower()) + r"(?!\w)", lowered)}
+    # The plain substring test first: a home whose memories each have their own source (a
+    # path, a URL) would otherwise compile a pattern per candidate on every recall.
+    return {s for s in sources if isinstance(s, str) and len(s.strip()) >= 2 and s.lower() in lowered
+            and s.lower() not in STOPWORDS and re.search(r"(?<!\w)" + re.escape(s.lower()) + r"(?!\w)", lowered)}
