@@ -166,8 +166,8 @@ def http(home: Home) -> list[dict]:
     pid = holder(home.state_dir / "daemon.lock")
     if not cfg["http.enabled"] or pid is None:
         return []  # no API to check; the daemon check says whether one runs
-    record = listeners.read(home.state_dir)
-    if record is None or record.get("pid") != pid:
+    record = listeners.of_daemon(home.state_dir, pid)
+    if record is None:
         return [finding("http", WARN, f"the daemon (pid {pid}) has not recorded its API listeners yet",
                         "it does once serving starts; if this lasts, look at its log for lines starting with "
                         "'http:' (journalctl -u strata, or --user -u strata)")]
