@@ -10,7 +10,7 @@ from strata_daemon import Memory
 from strata_daemon.episodes.named import named_sources
 from strata_daemon.episodes.why import why_line
 
-SOURCES = {"Melanie", "Caroline", "user", "Jon Smith", "a", "the", None}
+SOURCES = {"Melanie", "Caroline", "user", "agent", "Jon Smith", "a", "the", None}
 
 
 @pytest.mark.parametrize("question, named", [
@@ -23,6 +23,15 @@ SOURCES = {"Melanie", "Caroline", "user", "Jon Smith", "a", "the", None}
     ("What did Melanies cat eat?", set()),  # nor a longer word
     ("Which users asked about backups?", set()),
     ("What is a dossier?", set()),  # a stopword is no source, one letter never
+    # The one spoken to is not who the question is about...
+    ("What book did Caroline recommend to Melanie?", {"Caroline"}),
+    ("What does Caroline tell Melanie she won't do?", {"Caroline"}),
+    ("what did the user ask the agent to keep?", {"user"}),
+    ("what did I tell the agent about backups?", set()),
+    # ...but "to" alone leaves a name that is the only one named, and a name also named
+    # elsewhere in the question stays.
+    ("What symbols are important to Caroline?", {"Caroline"}),
+    ("What did Melanie tell Caroline, and what did Caroline answer?", {"Caroline", "Melanie"}),
 ])
 def test_the_sources_a_question_names(question, named):
     assert named_sources(question, SOURCES) == named
