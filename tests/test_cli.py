@@ -343,6 +343,42 @@ def test_failed_export_keeps_the_previous_export(cli, home, tmp_path):
     assert target.read_bytes() == before
 
 
+def test_export_never_replaces_the_homes_own_files(cli, home, tmp_path):
+    observe(cli, "something worth keeping")
+    db = home / "state" / "memory.db"
+    before = db.read_bytes()
+    for target in (db, home / "capsule" / "CAPSULE.md", home / "state" / "new.jsonl"):
+        assert_fails(cli("export", "-o", str(target)), 4)
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(db)
+    assert_fails(cli("export", "-o", str(link)), 4)  # nor through a symlink
+    assert db.read_bytes() == before
+    assert "something worth keeping" in cli("recall", "worth keeping", "--mode", "fast", check=True).out
+
+
+def test_export_writes_through_a_symlink_and_into_a_pipe(cli, tmp_path):
+    observe(cli, "something worth keeping")
+    real = tmp_path / "real.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    cli("export", "-o", str(link), check=True)
+    assert link.is_symlink() and json.loads(real.read_text())["content"] == "something worth keeping"
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    reader = subprocess.Popen(["cat", str(fifo)], stdout=subprocess.PIPE, text=True)
+    cli("export", "-o", str(fifo), check=True)
+    assert json.loads(reader.communicate(timeout=30)[0])["content"] == "something worth keeping"
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_export_to_a_missing_folder_or_a_folder_says_so(cli, tmp_path):
+    proc = cli("export", "-o", str(tmp_path / "nowhere" / "x.jsonl"))
+    assert_fails(proc, 4)
+    assert "does not exist" in proc.err
+    assert_fails(cli("export", "-o", str(tmp_path)), 4)
+
+
 # -- recall ----------------------------------------------------------------------------------
 
 HOSTILE_QUERIES = [

@@ -114,6 +114,25 @@ async def cmd_import(args) -> int:
     return 0
 
 
+def export_target(output: str, home) -> tuple[str, bool]:
+    """Where an export writes, and whether through a temporary file renamed over it (a regular
+    file, or none yet) or straight into it (a pipe, a device such as /dev/stdout). A symlink is
+    written through. The home's own files are refused: a rename over the database loses it."""
+    target = os.path.realpath(output)
+    folder = os.path.dirname(target)
+    if os.path.isdir(target):
+        raise InvalidInput(f"{output} is a folder", hint="name a file to export to, e.g. memories.jsonl")
+    if not os.path.isdir(folder):
+        raise InvalidInput(f"cannot export to {output}: the folder {folder} does not exist",
+                           hint="create it first, or name a file in an existing folder")
+    protected = [os.path.realpath(d) for d in (home.state_dir, home.capsule_dir, home.templates_dir)]
+    if any(os.path.commonpath([target, d]) == d for d in protected) or target == os.path.realpath(home.config_path):
+        raise InvalidInput(f"{output} is inside the home's own files ({home.root}); an export there would "
+                           "replace them", hint="export to a file outside the home, e.g. ~/strata-export.jsonl")
+    exists = os.path.exists(target)
+    return target, not exists or os.path.isfile(target)
+
+
 async def cmd_export(args) -> int:
     to_file = args.output not in (None, "-")
     async with opened(args) as mem:
@@ -121,10 +140,17 @@ async def cmd_export(args) -> int:
             async for ep in mem.export():
                 sys.stdout.write(_export_line(ep))
             return 0
-        # Written beside the target and renamed at the end: a failed export never clobbers an older one.
-        target = os.path.abspath(args.output)
-        fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
+        target, renamed = export_target(args.output, mem.home)
         count = 0
+        if not renamed:
+            with open(target, "w", encoding="utf-8") as out:
+                async for ep in mem.export():
+                    out.write(_export_line(ep))
+                    count += 1
+            note(f"strata: exported {count} memories to {args.output}")
+            return 0
+        # Written beside the target and renamed at the end: a failed export never clobbers an older one.
+        fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 async for ep in mem.export():
