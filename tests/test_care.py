@@ -149,6 +149,24 @@ def test_backup_and_restore_round_trip(cli, home):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("damage", ["truncated", "random bytes"])
+def test_restore_replaces_a_damaged_database_and_keeps_its_bytes(cli, home, damage):
+    kept = int(cli("observe", "before the damage", check=True).out)
+    made = cli.json("backup")["result"]["path"]
+    db = home / "state" / "memory.db"
+    whole = db.read_bytes()
+    broken = whole[:len(whole) // 3] if damage == "truncated" else os.urandom(len(whole))
+    db.write_bytes(broken)
+    assert cli("status").returncode == 6  # damaged: what `strata doctor` sends people to restore for
+
+    restored = cli.json("backup", "--restore", made)
+    assert [e["id"] for e in cli.json("timeline")] == [kept]
+    previous = restored["previous_kept_as"]
+    assert "before-restore-damaged" in previous and open(previous, "rb").read() == broken
+    assert oct(os.stat(previous).st_mode & 0o777) == "0o600"
+
+
+@pytest.mark.slow
 def test_restore_is_refused_while_the_daemon_runs(cli, home):
     made = cli.json("backup")["result"]["path"]
     daemon = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), "run"], cwd=REPO,

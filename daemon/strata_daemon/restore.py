@@ -43,7 +43,15 @@ def restore(home: Home, source: Path) -> dict:
     try:
         kept = None
         if home.db_path.exists():
-            kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
+            try:
+                kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
+            except driver.driver_errors():
+                # Damaged (the case `strata doctor` sends people here for): SQLite cannot read
+                # it, so its files are kept as they are and removed, and the backup copied in.
+                kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore-damaged",
+                                        raw=True)
+                for suffix in ("", "-wal", "-shm"):
+                    home.db_path.with_name(home.db_path.name + suffix).unlink(missing_ok=True)
         driver.copy(source, home.db_path)
     finally:
         os.close(alone)

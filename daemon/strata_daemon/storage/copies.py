@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import time
 from pathlib import Path
 
@@ -45,15 +46,20 @@ def newest_last(paths) -> list[Path]:
     return sorted(paths, key=_order)
 
 
-def keep_copy(db_path: Path, folder: Path, prefix: str) -> Path:
+def keep_copy(db_path: Path, folder: Path, prefix: str, *, raw: bool = False) -> Path:
     """SQLite's online backup of `db_path` into `folder` as `PREFIX-TIME.db`, or `PREFIX-TIME-2.db`,
     `-3`... after the highest number that second's copies carry (never a lower one a pruned copy
-    freed: it would sort as the oldest). The copy only appears once it is whole."""
+    freed: it would sort as the oldest). The copy only appears once it is whole.
+    `raw` copies the file's bytes instead, with its -wal and -shm beside: a damaged database,
+    which SQLite cannot read, is kept as it is."""
     stem = f"{prefix}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     partial = folder / f".{stem}.{os.getpid()}.{secrets.token_hex(4)}{PARTIAL}"
     try:
-        driver.copy(db_path, partial)
+        if raw:
+            _raw_copy(db_path, partial)
+        else:
+            driver.copy(db_path, partial)
         taken = [n for s_, n in map(_order, folder.glob(f"{stem}*.db")) if s_ == stem]
         for n in range(max(taken, default=0) + 1, 1000):
             target = folder / (f"{stem}.db" if n == 1 else f"{stem}-{n}.db")
@@ -62,7 +68,17 @@ def keep_copy(db_path: Path, folder: Path, prefix: str) -> Path:
             except FileExistsError:
                 continue
             os.replace(partial, target)
+            if raw:
+                for suffix in ("-wal", "-shm"):
+                    side = db_path.with_name(db_path.name + suffix)
+                    if side.exists():
+                        _raw_copy(side, target.with_name(target.name + suffix))
             return target
         raise Conflict(f"{folder} holds 999 copies named {stem}*", hint="remove old ones, then try again")
     finally:
         partial.unlink(missing_ok=True)
+
+
+def _raw_copy(source: Path, target: Path) -> None:
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+    shutil.copyfile(source, target)

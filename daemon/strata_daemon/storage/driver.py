@@ -42,7 +42,8 @@ def describe(exc: BaseException, path: Path | str) -> StorageError:
                             hint="another strata process holds a long write; try again")
     if "not a database" in low or "malformed" in low or "corrupt" in low:
         return StorageError(f"the database {path} is damaged ({text})",
-                            hint="restore it from a backup in state/, or move it away to start afresh")
+                            hint="restore it from a backup in state/backups/ (`strata backup --list`), "
+                                 "or move it away to start afresh")
     if "readonly" in low or "read-only" in low:
         return StorageError(f"the database {path} is read-only ({text})",
                             hint="check the permissions of the home and of state/")
