@@ -185,6 +185,19 @@ def test_merge_candidates_share_kind_and_key_tokens_and_a_later_pass_compares_on
     assert _merge_groups([[1, 2]], {1: 0}, v, mems, None, S)[0] == []
 
 
+@pytest.mark.parametrize("one, other, disagree", [
+    ("The deploy of web-01 succeeded", "The deploy of web-01 failed", True),
+    ("Payment to Dana was sent", "Payment to Dana was not sent", True),
+    ("Do not restart gw-02 during backups", "Do restart gw-02 during backups", True),
+    ("The bridge is up", "the bridge is down", True),
+    ("I don't like jazz", "I like jazz", True),
+    ("The backup job on nas-01 failed with ENOSPC", "the backup job on nas-01 failed with ENOSPC.", False),
+    ("renewed the TLS certificate for web-01 today", "the TLS certificate of web-01 has been renewed", False),
+])
+def test_memories_that_say_opposite_things_disagree(one, other, disagree):
+    assert R.disagree(one, other) is disagree and R.disagree(other, one) is disagree
+
+
 # -- whole runs on a real home -----------------------------------------------------------------
 
 def _home_with_memories(home):
@@ -201,6 +214,11 @@ def _home_with_memories(home):
             ids["up"] = (await mem.observe("Bridge: UP", at=NOW - DAY))["id"]
             ids["tls_a"] = (await mem.observe("renewed the TLS certificate for web-01 today", at=NOW - 2 * DAY))["id"]
             ids["tls_b"] = (await mem.observe("the TLS certificate of web-01 has been renewed", at=NOW - DAY))["id"]
+            # Close in meaning (cosine above the threshold), opposite in what they say: never merged.
+            ids["deploy_ok"] = (await mem.observe("The deploy of web-01 succeeded", at=NOW - 2 * DAY))["id"]
+            ids["deploy_failed"] = (await mem.observe("The deploy of web-01 failed", at=NOW - DAY))["id"]
+            ids["paid"] = (await mem.observe("Payment to Dana was sent", at=NOW - 2 * DAY))["id"]
+            ids["unpaid"] = (await mem.observe("Payment to Dana was not sent", at=NOW - DAY))["id"]
             await mem.embed_pending()
             return ids
     return asyncio.run(go())
@@ -238,6 +256,8 @@ def test_a_run_merges_archives_weakens_and_associates_and_dry_run_changes_nothin
     assert after[ids["up"]]["strength_factor"] == 1.0
     assert after[ids["dup_a"]]["access_count"] == 1  # replayed
     assert after[ids["tls_b"]]["superseded_by"] == ids["tls_a"]
+    for key in ("deploy_ok", "deploy_failed", "paid", "unpaid"):
+        assert (after[ids[key]]["state"], after[ids[key]]["tier"]) == ("active", "hot"), key
     # Fact sources never merge, but two close recent memories get an edge.
     assert any(a["rule"] == "associate" and {a["episode"], a["with"]} == {ids["down"], ids["up"]}
                for a in r["actions"])

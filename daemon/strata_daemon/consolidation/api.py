@@ -69,6 +69,8 @@ def _merge_groups(sets: list[list[int]], pos: dict[int, int], matrix: np.ndarray
             continue
         pairs = similar.close_pairs(matrix[[pos[i] for i in sub_ids]], s.merge_threshold, rows=rows,
                                     per_row=MERGE_PARTNERS, between=stopping.check)
+        pairs = [(a, b, cos) for a, b, cos in pairs
+                 if not R.disagree(mems[sub_ids[a]]["content"], mems[sub_ids[b]]["content"])]
         for a, b, cos in pairs:
             sims[(min(sub_ids[a], sub_ids[b]), max(sub_ids[a], sub_ids[b]))] = cos
         groups += [[sub_ids[k] for k in g] for g in similar.components(len(sub_ids), pairs)]

@@ -224,6 +224,33 @@ def archive(memories: list[dict], now: float, s: Settings, newer: dict[int, int]
     return out
 
 
+# Words that turn a statement into its opposite. Two memories that differ by one of them can
+# sit closer in meaning than the merge threshold ("The deploy succeeded" / "The deploy failed":
+# cosine 0.94 with MiniLM), and merging them would keep one and hide the other.
+_NEGATIONS = frozenset("not no never none nothing nobody without cannot cant dont doesnt didnt isnt wasnt arent "
+                       "werent wont wouldnt shouldnt couldnt hasnt havent hadnt neither nor".split())
+_OPPOSITES = tuple(frozenset(p.split("/")) for p in (
+    "succeeded/failed", "success/failure", "succeed/fail", "passed/failed", "pass/fail", "up/down", "on/off",
+    "yes/no", "true/false", "enabled/disabled", "enable/disable", "open/closed", "started/stopped",
+    "start/stop", "allow/deny", "allowed/denied", "accepted/rejected", "approved/rejected", "online/offline",
+    "healthy/unhealthy", "added/removed", "installed/uninstalled", "increase/decrease", "increased/decreased",
+    "more/less", "before/after", "above/below", "higher/lower", "win/lose", "won/lost", "like/dislike",
+    "likes/dislikes", "love/hate", "loves/hates", "always/never", "do/dont", "does/doesnt", "did/didnt"))
+
+
+def _plain_words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.lower().replace("n't", "nt").replace("'", "")))
+
+
+def disagree(one: str, other: str) -> bool:
+    """Whether two texts differ by a negation or by a pair of opposites: close in meaning, but
+    saying different things, so never one memory."""
+    a, b = _plain_words(one), _plain_words(other)
+    if (a ^ b) & _NEGATIONS:
+        return True
+    return any((a & pair) and (b & pair) and (a & pair) != (b & pair) for pair in _OPPOSITES)
+
+
 def merge(groups: list[list[int]], memories: dict[int, dict], similarity: dict[tuple[int, int], float],
           now: float, s: Settings) -> list[Action]:
     """Merge: near-duplicates (cosine above `merge_threshold`, same kind) become one. The
@@ -232,7 +259,10 @@ def merge(groups: list[list[int]], memories: dict[int, dict], similarity: dict[t
     out = []
     for group in groups:
         members = sorted((memories[i] for i in group), key=lambda m: (-m["access_count"], m["id"]))
-        keep, rest = members[0], members[1:]
+        keep = members[0]
+        # A group joins through pairs: two of its members can still say opposite things.
+        rest = [m for m in members[1:] if not disagree(keep["content"], m["content"])]
+        members = [keep, *rest]
         if not rest:
             continue
         carried = {"access_count": keep["access_count"] + sum(m["access_count"] for m in rest),
