@@ -10,6 +10,7 @@ import pytest
 
 from strata_daemon.bench.forgetting import CASES, bench_forget
 from strata_daemon.errors import StorageError
+from strata_daemon.forgetting import folding
 from strata_daemon.forgetting.redaction import REDACTED, Purged, redact_line, redact_lines
 from mcp_helpers import mcp_client
 
@@ -159,6 +160,26 @@ def test_forget_matching_lists_first_then_archives_or_purges(cli, home):
     assert b"555-0199" not in raw_bytes(home)
     assert cli("forget", "--matching", "ab").returncode != 0  # too short to mean anything
     assert cli("forget").returncode != 0
+
+
+@pytest.mark.parametrize("needle, text, found", [
+    ("MÜLLER", "Contact Jürgen Müller at the Straße office", {"Müller"}),
+    ("Jurgen", "Contact Jürgen Müller at the Straße office", {"Jürgen"}),
+    ("strasse", "Contact Jürgen Müller at the Straße office", {"Straße"}),
+    ("café", "Cafe\u0301 noir, then CAFÉ crème", {"Cafe\u0301", "CAFÉ"}),  # decomposed and composed
+    ("zebra", "Contact Jürgen Müller", set()),
+])
+def test_a_text_is_found_in_any_case_and_with_any_accents(needle, text, found):
+    assert folding.spellings(needle, text) == found
+
+
+def test_forget_matching_finds_a_name_written_with_other_accents_and_purges_it(cli, home):
+    a = cli.json("observe", "Contact Jürgen Müller at the Straße office")["id"]
+    cli.json("observe", "Lunch at noon.")
+    listed = cli.json("forget", "--matching", "MÜLLER")
+    assert listed["spellings"] == ["Müller"] and [m["id"] for m in listed["memories"]] == [a]
+    cli.json("forget", "--matching", "jurgen muller", "--purge", "--yes")
+    assert "Müller".encode() not in raw_bytes(home)
 
 
 def test_fact_forget_redacts_the_history_and_leaves_the_fact_retracted(cli, home):

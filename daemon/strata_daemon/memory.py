@@ -236,12 +236,13 @@ class Memory:
         """What holds TEXT (memories, facts) and what goes with it; with APPLY, the memories are
         archived and the facts retracted (both undoable), or with PURGE all of it is purged."""
         found = await self.forgetting.matching(text)
-        plan = await self.forgetting.plan(ids=found["ids"], keys=found["keys"], texts=[found["text"]])
-        out = {"text": found["text"], "purge": purge, "applied": apply, **plan}
+        texts = sorted({found["text"], *found["spellings"]})  # "MÜLLER" asked, "Müller" stored
+        plan = await self.forgetting.plan(ids=found["ids"], keys=found["keys"], texts=texts)
+        out = {"text": found["text"], "spellings": found["spellings"], "purge": purge, "applied": apply, **plan}
         if not apply:
             return out
         if purge:
-            out["result"] = await self.forgetting.purge(ids=found["ids"], keys=found["keys"], texts=[found["text"]])
+            out["result"] = await self.forgetting.purge(ids=found["ids"], keys=found["keys"], texts=texts)
             return out
         archived = [(await self.forget(i))["id"] for i in found["ids"]]
         retracted = []

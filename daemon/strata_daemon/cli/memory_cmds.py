@@ -404,8 +404,8 @@ def register(sub, common) -> None:
     p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good, with "
                                   "what was derived from it.")
     p.add_argument("id", type=int, nargs="?", help="the memory (or --matching TEXT)")
-    p.add_argument("--matching", metavar="TEXT", help="every memory and fact holding TEXT (any case); lists them "
-                                                      "unless --yes")
+    p.add_argument("--matching", metavar="TEXT", help="every memory and fact holding TEXT (any case, any "
+                                                      "accents); lists them unless --yes")
     p.add_argument("--purge", action="store_true", help="delete the words for good: from facts, dossiers, the "
                                                         "capsule, the audit trail and the file (the audit keeps "
                                                         "that it happened)")

@@ -16,7 +16,7 @@ import time
 from .. import timeutil
 from ..errors import InvalidInput, StrataError
 from ..storage.db import Database
-from . import backups, store
+from . import backups, folding, store
 from .redaction import redact_lines
 
 log = logging.getLogger("strata.forgetting")
@@ -39,28 +39,42 @@ class Forgetting:
         return await self.db.run(lambda c: store.plan(c, self.agent, ids=list(ids), keys=list(keys), texts=list(texts)))
 
     async def matching(self, text: str) -> dict:
-        """The memories whose text holds TEXT (any case) and the facts whose key or a value of
-        which holds it: what `forget --matching` offers to forget."""
+        """The memories whose text holds TEXT (any case, any accents) and the facts whose label
+        or a value of which holds it: what `forget --matching` offers to forget, with each
+        spelling of TEXT found (`spellings`)."""
         text = " ".join(str(text).split())
         if len(text) < MIN_MATCH_CHARS:
             raise InvalidInput(f"give at least {MIN_MATCH_CHARS} characters to match",
                                hint="a shorter text would match nearly every memory")
 
         def find(conn):
-            ids = [r[0] for r in conn.execute(
-                "SELECT id FROM episodes WHERE agent = ? AND instr(lower(content), lower(?)) ORDER BY id LIMIT ?",
-                (self.agent, text, MAX_MATCHES + 1))]
-            keys = [r[0] for r in conn.execute(
-                "SELECT DISTINCT f.key FROM facts f LEFT JOIN fact_values v ON v.fact_id = f.id WHERE f.agent = ? "
-                "AND (instr(lower(f.label), lower(?)) OR instr(lower(v.value), lower(?))) ORDER BY f.key",
-                (self.agent, text, text))]
-            return ids, keys
+            # Compared in Python: SQLite's lower() leaves "Ü" and accents alone.
+            said: set[str] = set()
+            ids = []
+            for i, content in conn.execute("SELECT id, content FROM episodes WHERE agent = ? ORDER BY id",
+                                           (self.agent,)):
+                found = folding.spellings(text, content)
+                if found:
+                    ids.append(i)
+                    said |= found
+                    if len(ids) > MAX_MATCHES:
+                        break
+            keys = []
+            for key, label, value in conn.execute(
+                    "SELECT f.key, f.label, v.value FROM facts f LEFT JOIN fact_values v ON v.fact_id = f.id "
+                    "WHERE f.agent = ? ORDER BY f.key", (self.agent,)):
+                found = folding.spellings(text, label or "") | folding.spellings(text, value or "")
+                if found:
+                    said |= found
+                    if key not in keys:
+                        keys.append(key)
+            return ids, keys, sorted(said)
 
-        ids, keys = await self.db.run(find)
+        ids, keys, said = await self.db.run(find)
         if len(ids) > MAX_MATCHES:
             raise InvalidInput(f"more than {MAX_MATCHES} memories hold {text!r}",
                                hint="name a longer, more particular text")
-        return {"text": text, "ids": ids, "keys": keys}
+        return {"text": text, "ids": ids, "keys": keys, "spellings": said}
 
     async def purge(self, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
         """Remove these memories, facts and texts from every layer, for good. `elapsed_ms` has

@@ -187,7 +187,9 @@ _PLAN = {
     "capsule_lines": array(STR),
 }
 TEXT_FORGETTING = fields(
-    {"text": about(STR, "the text matched, its spaces folded"), "purge": BOOL,
+    {"text": about(STR, "the text matched, its spaces folded"),
+     "spellings": about(array(STR), "each spelling of the text found (any case, any accents: \"Müller\" for MULLER)"),
+     "purge": BOOL,
      "applied": about(BOOL, "false: only listed"), **_PLAN},
     {"result": about({"anyOf": [fields({"archived": IDS, "retracted": array(STR)}), ref("Purge")]},
                      "with confirm: the memories archived and facts retracted, or (purge) the purge")},

@@ -171,11 +171,12 @@ OPS: tuple[Op, ...] = (
                "description": "The memory archived, or (purge) what the purge removed."},
        run=lambda c: c.memory.forget(c.path["id"], purge=c.query.get("purge", False))),
     Op("POST", "/v1/forget", "forgetMatching", "Forget everything that holds a text", tag="memories",
-       description="Lists the memories and facts that hold the text (in any case) and the dossier and capsule "
-                   "lines that quote them. With confirm, the memories are archived and the facts retracted (both "
-                   "can be undone); with purge and confirm, all of it is purged for good.",
+       description="Lists the memories and facts that hold the text (in any case, with any accents) and the "
+                   "dossier and capsule lines that quote them. With confirm, the memories are archived and the "
+                   "facts retracted (both can be undone); with purge and confirm, all of it is purged for good.",
        writes=True, answer=ref("TextForgetting"),
-       body=obj(("matching",), matching=about(TEXT, "the text, in any case (at least 3 characters)"),
+       body=obj(("matching",),
+                matching=about(TEXT, "the text, in any case and with any accents (at least 3 characters)"),
                 purge=about({"type": "boolean"}, "purge for good rather than archive"),
                 confirm=about({"type": "boolean"}, "do it; without, only list")),
        run=lambda c: c.memory.forget_matching(c.body["matching"], purge=c.body.get("purge", False),
