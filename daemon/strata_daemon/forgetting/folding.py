@@ -21,10 +21,6 @@ def fold(text: str) -> str:
     return _MARKS.sub("", unicodedata.normalize("NFKD", text)).casefold()
 
 
-def _fold_char(ch: str) -> str:
-    return fold(ch)
-
-
 def spellings(needle: str, text: str) -> set[str]:
     """Each stretch of TEXT that folds to the folded NEEDLE, as TEXT spells it (with the accents
     that follow its last letter)."""
@@ -33,7 +29,7 @@ def spellings(needle: str, text: str) -> set[str]:
         return set()
     folded, origin = [], []
     for i, ch in enumerate(text):
-        for c in _fold_char(ch):
+        for c in fold(ch):
             folded.append(c)
             origin.append(i)
     flat = "".join(folded)
