@@ -379,6 +379,17 @@ def test_export_to_a_missing_folder_or_a_folder_says_so(cli, tmp_path):
     assert_fails(cli("export", "-o", str(tmp_path)), 4)
 
 
+def test_control_characters_in_memories_never_reach_the_terminal(cli):
+    hostile = "red \x1b[31malert\x1b[0m bell\x07 csi\x9b2J del\x7f"
+    a = cli.json("observe", hostile, "--source", "evil\x1b]0;pwned\x07")["id"]
+    for args in (("timeline",), ("show", str(a)), ("recall", "red bell", "--mode", "fast")):
+        out = cli(*args, check=True).out
+        assert not any(c in out for c in "\x1b\x07\x9b\x7f"), (args, out)
+        assert "\\x1b[31malert" in out  # shown, not obeyed
+    shown = cli("--json", "show", str(a), check=True).out
+    assert "\x7f" not in shown and "\x9b" not in shown and json.loads(shown)["content"] == hostile
+
+
 # -- recall ----------------------------------------------------------------------------------
 
 HOSTILE_QUERIES = [

@@ -11,26 +11,44 @@ from ..errors import StrataError
 from ..timeutil import duration, iso
 
 
+# Control characters (but newline and tab) shown as \xNN: a memory holds what the agent read
+# (mail, web pages), and an escape sequence in it must not drive the terminal of whoever looks.
+_VISIBLE = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f, *range(0x80, 0xa0)) if c not in (0x09, 0x0a)}
+
+
+# JSON escapes the C0 controls itself; DEL and the C1 ones it leaves, and can only hold them
+# inside strings, where \u00NN says the same.
+_JSON_VISIBLE = {c: f"\\u{c:04x}" for c in (0x7f, *range(0x80, 0xa0))}
+
+
+def printable(text: str) -> str:
+    return text.translate(_VISIBLE)
+
+
+def _json(value: Any, indent: int | None) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=indent, default=str).translate(_JSON_VISIBLE)
+
+
 def emit(value: Any, as_json: bool, human: Callable[[Any], str] | None = None) -> None:
     if as_json or human is None:
-        sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=None if as_json else 2, default=str) + "\n")
+        sys.stdout.write(_json(value, None if as_json else 2) + "\n")
     else:
         text = human(value)
         if text:
-            sys.stdout.write(text.rstrip("\n") + "\n")
+            sys.stdout.write(printable(text.rstrip("\n")) + "\n")
 
 
 def error(exc: StrataError, as_json: bool) -> int:
     if as_json:
-        sys.stdout.write(json.dumps(exc.as_dict(), ensure_ascii=False) + "\n")
-    sys.stderr.write(f"strata: {exc.message}\n")
+        sys.stdout.write(_json(exc.as_dict(), None) + "\n")
+    sys.stderr.write(f"strata: {printable(exc.message)}\n")
     if exc.hint:
-        sys.stderr.write(f"  hint: {exc.hint}\n")
+        sys.stderr.write(f"  hint: {printable(exc.hint)}\n")
     return exc.exit_code
 
 
 def note(text: str) -> None:
-    sys.stderr.write(text + "\n")
+    sys.stderr.write(printable(text) + "\n")
 
 
 def short_time(ts: float | None) -> str:
