@@ -133,34 +133,35 @@ def export_target(output: str, home) -> tuple[str, bool]:
     return target, not exists or os.path.isfile(target)
 
 
+async def _write_export(mem: Memory, out) -> int:
+    count = 0
+    async for ep in mem.export():
+        out.write(_export_line(ep))
+        count += 1
+    return count
+
+
 async def cmd_export(args) -> int:
     to_file = args.output not in (None, "-")
     async with opened(args) as mem:
         if not to_file:
-            async for ep in mem.export():
-                sys.stdout.write(_export_line(ep))
+            await _write_export(mem, sys.stdout)
             return 0
         target, renamed = export_target(args.output, mem.home)
-        count = 0
         if not renamed:
             with open(target, "w", encoding="utf-8") as out:
-                async for ep in mem.export():
-                    out.write(_export_line(ep))
-                    count += 1
-            note(f"strata: exported {count} memories to {args.output}")
-            return 0
-        # Written beside the target and renamed at the end: a failed export never clobbers an older one.
-        fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                async for ep in mem.export():
-                    out.write(_export_line(ep))
-                    count += 1
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+                count = await _write_export(mem, out)
+        else:
+            # Written beside the target and renamed at the end: a failed export never clobbers an older one.
+            fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    count = await _write_export(mem, out)
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
     note(f"strata: exported {count} memories to {args.output}")
     return 0
 
