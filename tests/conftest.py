@@ -82,12 +82,12 @@ class CLI:
         self.home = home
 
     def __call__(self, *args: str, input: bytes | str | None = None, check: bool = False,
-                 env: dict | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+                 env: dict | None = None, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess:
         full_env = {**os.environ, "STRATA_HOME": str(self.home), **(env or {})}
         if isinstance(input, str):
             input = input.encode()
         proc = subprocess.run([sys.executable, "-m", "strata_daemon", *args], input=input, capture_output=True,
-                              env=full_env, cwd=REPO, timeout=timeout)
+                              env=full_env, cwd=cwd or REPO, timeout=timeout)
         proc.out = proc.stdout.decode("utf-8", "replace")
         proc.err = proc.stderr.decode("utf-8", "replace")
         if check and proc.returncode != 0:

@@ -357,6 +357,17 @@ def test_a_removed_capsule_comes_back_from_the_last_good_render(memory, home):
     assert len(kept) == 2 and all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
 
 
+def test_only_the_renders_an_edit_is_compared_with_are_kept(memory, home):
+    from strata_daemon.capsule.api import BASE_CANDIDATES
+
+    for i in range(BASE_CANDIDATES + 3):
+        memory.observe(f"step {i} of the migration done")
+        memory.capsule.render(now=T0 + 60 * i)
+    kept = memory.sql("SELECT blocks FROM capsule_renders ORDER BY id")
+    assert len(kept) == BASE_CANDIDATES
+    assert "4 memories" in kept[0]["blocks"] and "8 memories" in kept[-1]["blocks"]  # the 4th render to the 8th
+
+
 def test_a_render_never_writes_over_an_edit_saved_while_it_ran(memory, home, monkeypatch):
     from strata_daemon.capsule import api, files
 

@@ -203,6 +203,13 @@ def test_import_skip_bad_imports_the_good_lines(cli, tmp_path):
     assert episode_count(cli) == 3
 
 
+@pytest.mark.parametrize("field, value", [("id", 10**23), ("id", 1e23), ("occurrences", 2**63), ("access_count", -1)])
+def test_an_id_or_count_out_of_range_is_a_bad_line(cli, tmp_path, field, value):
+    line = json.dumps({"content": "a memory with a wild field", field: value})
+    report = cli.json("import", write_lines(tmp_path / "in.jsonl", [good_line(1), line]), "--skip-bad")
+    assert report["created"] == 1 and report["bad_lines"] == [2]
+
+
 def test_import_deeply_nested_json_is_a_bad_line(cli, tmp_path):
     path = write_lines(tmp_path / "in.jsonl", [good_line(1), good_line(2), "[" * 100_000, good_line(4)])
     proc = cli("import", path)
@@ -698,6 +705,14 @@ def test_init_lays_out_a_private_home(cli, tmp_path):
         assert stat.S_IMODE(extra.stat().st_mode) == 0o600, extra
 
 
+def test_init_of_an_empty_path_is_refused(cli, tmp_path):
+    here = tmp_path / "cwd"
+    here.mkdir()
+    proc = cli("init", "", cwd=here)
+    assert proc.returncode != 0 and "empty path" in proc.err
+    assert list(here.iterdir()) == []
+
+
 @pytest.mark.parametrize("how", ["--home", "STRATA_HOME"])
 def test_a_mistyped_home_is_refused_not_made(cli, home, tmp_path, how):
     cli("observe", "kept in the real home", check=True)
@@ -778,7 +793,14 @@ def test_top_level_help_lists_commands_and_exit_codes(cli):
 def test_unknown_command_is_a_usage_error(cli):
     proc = cli("frobnicate")
     assert proc.returncode == 2
-    assert "Traceback" not in proc.err
+    assert "Traceback" not in proc.err and proc.out == ""
+
+
+def test_a_usage_error_with_json_answers_on_stdout_too(cli):
+    proc = cli("recall", "x", "--mode", "sideways", "--json")
+    assert proc.returncode == 2 and "invalid choice" in proc.err
+    answer = json.loads(proc.out)
+    assert answer["error"] == "usage" and "sideways" in answer["message"] and "strata recall" in answer["hint"]
 
 
 # -- status and fold -------------------------------------------------------------------------

@@ -100,6 +100,13 @@ def test_purge_takes_what_consolidation_merged_into_it_and_never_gives_its_id_ag
     assert memory.observe("a new memory")["id"] == max(keep, dup) + 1
 
 
+def test_a_purge_of_a_lower_id_after_a_higher_one_keeps_both_ids_unused(memory):
+    ids = [memory.observe(f"note number {i} about the Larch Street depot")["id"] for i in range(3)]
+    memory.forget(ids[2], purge=True)
+    memory.forget(ids[1], purge=True)
+    assert memory.observe("a new memory")["id"] == ids[2] + 1
+
+
 def test_dossier_versions_lose_the_line_and_the_current_one_is_written_again(memory):
     secret = memory.observe("Project Falcon budget approved at 88k zorbles by the board.")["id"]
     memory.observe("Project Falcon kickoff moved to Thursday.")
@@ -131,6 +138,17 @@ def test_the_capsule_loses_the_line_without_taking_it_back_as_an_edit(memory, ho
     assert "wifi password" not in {f["key"] for f in memory.facts.list()}  # not absorbed back as a fact
     for kept in (home / "state" / "capsule").rglob("CAPSULE-*.md"):
         assert "hunter-gx2" not in kept.read_text() and "biopsy" not in kept.read_text()
+
+
+def test_a_capsule_shows_control_characters_escaped_and_a_purge_still_finds_the_line(memory, home):
+    said = memory.observe("TODO: read the mail \x1b]0;pwned\x07 from Halvorsen-Quist", kind="task")["id"]
+    memory.capsule.render()
+    text = memory.capsule.path.read_text()
+    assert "\\x1b]0;pwned\\x07 from Halvorsen-Quist" in text and "\x1b" not in text and "\x07" not in text
+    memory.forget(said, purge=True)
+    assert "Halvorsen" not in memory.capsule.path.read_text()
+    for kept in (home / "state" / "capsule").rglob("CAPSULE-*.md"):
+        assert "Halvorsen" not in kept.read_text()
 
 
 def test_recall_logs_and_arena_episodes_forget_the_memory(memory):
@@ -204,6 +222,28 @@ def test_backups_that_still_hold_a_purged_memory_are_named_and_pruned(cli, home)
     assert cli("backup", "--prune-containing", "999").returncode != 0  # never purged
 
 
+def test_an_export_made_before_a_purge_does_not_bring_the_words_back(cli, home, tmp_path):
+    secret = cli.json("observe", "The alarm code at the cabin is 4471-QX.")["id"]
+    kept = cli.json("observe", "The cabin is by the lake.")["id"]
+    matched = cli.json("observe", "Spare key under the 4471 flowerpot.")["id"]
+    old = tmp_path / "old.jsonl"
+    cli("export", "-o", str(old), check=True)
+    cli("forget", str(secret), "--purge", check=True)
+    cli("forget", "--matching", "flowerpot", "--purge", "--yes", check=True)
+    cli("forget", str(kept), "--purge", check=True)
+    cli.json("observe", "The cabin is by the lake.")  # said anew after the purge: kept
+    text = cli("import", str(old), check=True)
+    assert "3 left out" in text.err and "purged" in text.err
+    again = tmp_path / "again.jsonl"  # other bytes: not known as the import already run
+    again.write_text(old.read_text() + "\n")
+    report = cli.json("import", str(again))
+    assert report["skipped_purged"] == 3 and report["created"] == 0 and report["duplicate"] == 0
+    assert b"4471" not in raw_bytes(home)
+    now = [json.loads(line) for line in cli("export", check=True).out.splitlines()]
+    assert not {m["id"] for m in now} & {secret, kept, matched}
+    assert [m["content"] for m in now] == ["The cabin is by the lake."]
+
+
 def test_purge_text_says_backups_still_hold_it(cli):
     a = cli.json("observe", "Our landlord is Mr. Brenwick-Hale.")["id"]
     cli("backup", check=True)
@@ -257,4 +297,8 @@ def test_a_purge_stays_in_its_namespace(home):
             assert "7Q4417" in b.capsule.path.read_text() and "7Q4417" not in a.capsule.path.read_text()
             audit = await b.db.fetchall("SELECT data FROM audit WHERE agent = 'beta' AND item_kind = 'fact'")
             assert "7Q4417" in audit[0][0]
+            # An import leaves out only what this agent purged.
+            rows = [{"content": "Locker code: 7Q4417", "event_at": 1.7e9}]
+            assert (await a.observe_many(rows, skip_purged=True))["purged"] == 1
+            assert (await b.observe_many(rows, skip_purged=True))["created"] == 1
     asyncio.run(go())

@@ -131,6 +131,8 @@ def test_a_shared_namespace_is_readable_by_every_face_and_writable_by_none(home,
 
     cli = CLI(home)
     assert cli.json("--agent", "a", "--scope", "b", "fact", "get", "vault")["value"] == "sealed"
+    shown = cli("--agent", "a", "--scope", "b", "recall", "vault", check=True).out
+    assert shown.startswith("recall (read-only namespace: not logged)") and "None" not in shown
     proc = cli("--agent", "a", "--scope", "b", "observe", "planted")
     assert proc.returncode == 11 and "shared read-only" in proc.err
     assert cli("--agent", "a", "--scope", "b", "run").returncode == 2  # --scope means nothing there

@@ -138,6 +138,26 @@ def test_decay_takes_a_strength_snapshot_that_status_shows(home):
     assert snap["p90"] > 0.9 and snap["p10"] < 0.05 and snap["weak"] == 1 and snap["potentiated"] == 0
 
 
+def test_decay_keeps_a_month_of_phase_runs_and_each_phases_last(home):
+    from strata_daemon import timeutil
+
+    async def go():
+        async with await Memory.open(home) as mem:
+            now = time.time()
+            with timeutil.clock(lambda: now - 40 * 86400):  # a run of each, forty days ago
+                for phase in ("heartbeat", "heartbeat", "fold"):
+                    await run_phase(mem, phase, actor="test")
+            with timeutil.clock(lambda: now - 2 * 86400):
+                await run_phase(mem, "heartbeat", actor="test")
+            r = await run_phase(mem, "decay", actor="test")
+            return r, await mem.db.fetchall("SELECT phase, ended_at FROM phase_runs ORDER BY id")
+
+    r, left = asyncio.run(go())
+    # The old heartbeats go; the old fold run stays, as the last fold there is.
+    assert r["result"]["phase_runs_pruned"] == 2
+    assert [p for p, _ in left] == ["fold", "heartbeat", "decay"]
+
+
 def test_the_schedule_carries_over_a_restart(home):
     write_config(home, "[daemon]\ndecay_interval_hours = 24\nbackup_interval_hours = 24\n")
 

@@ -182,8 +182,26 @@ def test_migration_22_takes_a_home_whose_migration_21_already_made_the_index(tmp
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:21])
     migrate(conn)
     conn.execute("CREATE INDEX stated_times_by_start ON stated_times(start_at)")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:22])
     assert migrate(conn) == [22]
     plan = conn.execute("EXPLAIN QUERY PLAN SELECT episode_id FROM stated_times WHERE start_at >= 0 AND start_at < 1"
                         ).fetchall()
     assert "stated_times_by_start" in str(plan)
+
+
+def test_migration_23_puts_the_id_floor_back_above_every_id_given(tmp_path, monkeypatch):
+    import strata_daemon.storage.migrations as m
+    from strata_daemon.storage import floors
+
+    conn = driver.connect(tmp_path / "lowered.db")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:22])
+    migrate(conn)
+    # Memories 1-3 made, 3 purged and then 2: the old floor ended at 2, and 3 could come back.
+    conn.executemany("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
+                     "VALUES (0, 'default', 'episode', ?, 'create', '{}', 'test')", [(1,), (2,), (3,)])
+    conn.execute("INSERT INTO meta (key, value) VALUES ('episode_id_floor', '2')")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    assert migrate(conn) == [23]
+    assert conn.execute(floors.highest_sql(floors.EPISODES)).fetchone()[0] == 3
+    floors.raise_floor(conn, floors.EPISODES, 2)  # a later purge of a lower id
+    assert conn.execute(floors.highest_sql(floors.EPISODES)).fetchone()[0] == 3

@@ -98,6 +98,8 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Home:
 def init_home(path: str | os.PathLike) -> tuple[Home, bool]:
     """Lay out a home with the pristine example capsule; write a commented strata.toml unless
     one exists. Returns (home, wrote_config)."""
+    if not str(path).strip():
+        raise ConfigError("an empty path names no folder", hint="name the home's folder, e.g. strata init ~/agent-home")
     home = Home(Path(path).expanduser().resolve())
     home.ensure_layout()
     example, capsule = shipped("capsule", "CAPSULE.md"), home.capsule_dir / "CAPSULE.md"

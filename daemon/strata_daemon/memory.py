@@ -178,20 +178,21 @@ class Memory:
 
     async def observe_many(self, rows: Iterable[dict], *, validated: bool = False,
                            progress: Callable[[int], None] | None = None,
-                           input_sha256: str | None = None) -> dict:
+                           input_sha256: str | None = None, skip_purged: bool = False) -> dict:
         """Store many observations in short transactions of IMPORT_BATCH rows.
 
         Rows are validated before the first write, so a bad row stores nothing. With
         `input_sha256` (the hash of the input the rows come from, in the same order each time)
         the rows an earlier run of that input stored are skipped and counted as duplicates: an
-        import cut short and run again, or run twice, adds nothing. `ids` are the ids of the
-        rows this call stored.
+        import cut short and run again, or run twice, adds nothing. With `skip_purged` (an
+        import) rows holding the words of a purged memory are counted as `purged`, not stored.
+        `ids` are the ids of the rows this call stored, repeated and found already present.
         """
         now = timeutil.now()
         # Validated rows may come from a generator (a large import read a second time): taken a
         # batch at a time, never all at once.
         source = iter(rows) if validated else iter([self.validate(r, now=now) for r in rows])
-        totals = {"created": 0, "repeat": 0, "duplicate": 0}
+        totals = {"created": 0, "repeat": 0, "duplicate": 0, "purged": 0}
         if input_sha256 is not None:
             done = await self.db.run(reads.import_progress, self.agent, input_sha256)
             skipped = sum(1 for _ in itertools.islice(source, done))
@@ -204,7 +205,7 @@ class Memory:
         while part := list(itertools.islice(source, IMPORT_BATCH)):
             async with self.db.write() as w:
                 results = await writes.insert_episodes(w, self.agent, part, window=window,
-                                                       actor=self.actor, now=now)
+                                                       actor=self.actor, now=now, skip_purged=skip_purged)
                 facts = await w.run(self.facts.capture_in, part, results, now)
                 await w.run(self.web.mentions_in, part, results, facts, now)
                 if input_sha256 is not None:
@@ -212,7 +213,8 @@ class Memory:
                 captured += len(facts)
             for r in results:
                 totals[r["status"]] += 1
-                ids.append(r["id"])
+                if r["id"] is not None:
+                    ids.append(r["id"])
             if progress:
                 progress(len(part))
         if input_sha256 is not None:

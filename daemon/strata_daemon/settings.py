@@ -435,6 +435,9 @@ SETTINGS: tuple[Setting, ...] = (
             _between(1, 86400)),
     Setting("daemon.embed_interval_seconds", 60, "How often the daemon embeds waiting memories.", _between(1, 86400)),
     Setting("daemon.decay_interval_hours", 24.0, "How often the spiderweb decays (nightly).", _positive),
+    Setting("daemon.phase_runs_keep_days", 30.0, "The decay phase removes the records of phase runs that ended "
+            "longer ago than this (each phase's last run stays): the heartbeat, fold and embed phases alone "
+            "record about 3,000 runs a day.", _positive),
     Setting("daemon.capsule_interval_seconds", 900, "How often the capsule is rendered, besides after each "
             "dossier refresh and on every hand edit.", _between(1, 10**7)),
     Setting("daemon.backup_interval_hours", 24.0, "How often the database is backed up into state/backups/.",

@@ -2,7 +2,8 @@
 
 A person overrides a layout by copying a file from the shipped `templates/` into their home
 and editing it. Markdown is not HTML: nothing is escaped. Undefined names are errors, so a
-typo in an override is reported instead of rendering as an empty string.
+typo in an override is reported instead of rendering as an empty string. Every value a
+template prints has its control characters written out (`\\x1b`): the files are read with `cat`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import jinja2
 
 from .errors import ConfigError
 from .home import Home, shipped
+from .wording import printable
 
 SHIPPED = shipped("templates")
 _FIX = "fix it, or delete the copy in your home to use the shipped one"
@@ -22,7 +24,7 @@ class Templates:
             loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(home.templates_dir)),
                                         jinja2.FileSystemLoader(str(SHIPPED))]),
             autoescape=False, undefined=jinja2.StrictUndefined, keep_trailing_newline=True, trim_blocks=True,
-            lstrip_blocks=True)
+            lstrip_blocks=True, finalize=lambda v: printable(v) if isinstance(v, str) else v)
         self._compiled: dict[str, tuple[str, jinja2.Template]] = {}  # file -> (its text, compiled)
 
     def load(self, name: str) -> tuple[jinja2.Template, str]:

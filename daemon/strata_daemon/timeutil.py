@@ -11,8 +11,11 @@ from typing import Callable, Iterator
 
 from .errors import InvalidInput
 
-_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*(?:ago)?\s*$", re.I)
+# "3h ago", "90m", "2 days ago", "1 week ago": a unit is known by its first letter.
+_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|wks?|weeks?)"
+                       r"\s*(?:ago)?\s*$", re.I)
 UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_NAMED = {"now": 0, "today": 0, "yesterday": 86400}  # seconds back from the reference
 
 
 _clock: Callable[[], float] = time.time
@@ -75,7 +78,8 @@ EARLIEST, LATEST = -62135596800.0, 253402300799.0
 
 
 def parse_time(value: str | float | int, *, reference: float | None = None) -> float:
-    """Accept unix seconds, ISO 8601 (naive means UTC), 'now', or '3h ago' / '2d'."""
+    """Accept unix seconds, ISO 8601 (naive means UTC), 'now', 'today', 'yesterday' (a day
+    back from the reference), or '3h ago' / '2d' / '2 days ago'."""
     t = _parse_time(value, reference)
     if not EARLIEST <= t <= LATEST:  # also NaN
         raise InvalidInput(f"the time {value!r} is outside the years 1 to 9999")
@@ -88,12 +92,12 @@ def _parse_time(value: str | float | int, reference: float | None) -> float:
     text = str(value).strip()
     if not text:
         raise InvalidInput("empty time", hint="use ISO 8601 like 2026-03-25T12:00Z, unix seconds, or '3h ago'")
-    if text.lower() == "now":
-        return reference if reference is not None else now()
+    if text.lower() in _NAMED:
+        return (reference if reference is not None else now()) - _NAMED[text.lower()]
     m = _RELATIVE.match(text)
     if m:
         base = reference if reference is not None else now()
-        return base - float(m.group(1)) * UNIT_SECONDS[m.group(2).lower()]
+        return base - float(m.group(1)) * UNIT_SECONDS[m.group(2)[0].lower()]
     try:
         return float(text)
     except ValueError:

@@ -5,6 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+# Control characters (but newline and tab) shown as \xNN: a memory holds what the agent read
+# (mail, web pages), and an escape sequence in it must not drive the terminal of whoever looks,
+# whether at the CLI's output or at a capsule or dossier file.
+_VISIBLE = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f, *range(0x80, 0xa0)) if c not in (0x09, 0x0a)}
+
+
+def printable(text: str) -> str:
+    return text.translate(_VISIBLE)
+
 
 def plain(value: Any) -> str:
     """Yes or no, "—" for nothing, a list or a flat table as words (`environment=prod, goal=ship`,

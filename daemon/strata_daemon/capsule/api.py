@@ -231,7 +231,8 @@ class Capsule:
         for h in plan["hidden"]:
             store.drop_override(conn, self.agent, h["block"], "pin", h["line"], now)
             store.add_override(conn, self.agent, h["block"], "hide", h["line"], now)
-        store.record_render(conn, self.agent, plan["blocks"], files.sha256(plan["text"]), plan["lines"], now)
+        store.record_render(conn, self.agent, plan["blocks"], files.sha256(plan["text"]), plan["lines"], now,
+                            keep=BASE_CANDIDATES)
         return absorbed
 
     def _kept(self) -> list[Path]:

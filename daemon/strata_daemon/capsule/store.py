@@ -20,9 +20,15 @@ def last_render(conn, agent: str) -> dict | None:
     return found[0] if found else None
 
 
-def record_render(conn, agent: str, blocks: dict[str, list[str]], sha256: str, lines: int, now: float) -> int:
-    return conn.execute("INSERT INTO capsule_renders (agent, blocks, sha256, lines, created_at) VALUES (?, ?, ?, ?, ?)",
-                        (agent, json.dumps(blocks), sha256, lines, now)).lastrowid
+def record_render(conn, agent: str, blocks: dict[str, list[str]], sha256: str, lines: int, now: float,
+                  *, keep: int) -> int:
+    """Record a render and keep the newest `keep`: a render every quarter of an hour, each
+    with every line of the capsule, grew the table by a megabyte a day for no reader."""
+    rid = conn.execute("INSERT INTO capsule_renders (agent, blocks, sha256, lines, created_at) VALUES (?, ?, ?, ?, ?)",
+                       (agent, json.dumps(blocks), sha256, lines, now)).lastrowid
+    conn.execute("DELETE FROM capsule_renders WHERE agent = ? AND id NOT IN "
+                 "(SELECT id FROM capsule_renders WHERE agent = ? ORDER BY id DESC LIMIT ?)", (agent, agent, keep))
+    return rid
 
 
 def overrides(conn, agent: str) -> list[dict]:

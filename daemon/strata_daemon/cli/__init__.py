@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import sys
 
 from .. import __version__
@@ -40,9 +41,21 @@ def _common_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
                         help="print JSON for programs")
 
 
+class _Parser(argparse.ArgumentParser):
+    """With --json anywhere on the line, a usage error is also answered on stdout in the shape
+    of every other error: an agent reads stdout, and an empty one tells it nothing."""
+    json_wanted = False  # set by main() from the whole command line, before parsing
+
+    def error(self, message: str):
+        if _Parser.json_wanted:
+            sys.stdout.write(json.dumps({"error": "usage", "message": message,
+                                         "hint": f"see {self.prog} --help"}) + "\n")
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
     codes = "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_CODES.items())
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="strata", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A local-only layered memory for an autonomous agent.",
         epilog="commands by group:\n" + "\n".join(
@@ -65,6 +78,7 @@ UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    _Parser.json_wanted = "--json" in (sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if getattr(args, "scope", None) and args.command in UNSCOPED:
         parser.error(f"--scope does not apply to `strata {args.command}`")

@@ -93,7 +93,7 @@ async def cmd_import(args) -> int:
                                    skip={n for n, _ in parsed.bad})
             bar = Progress(parsed.good, "importing", unit="observations")
             totals = await mem.observe_many(rows, validated=True, progress=bar.advance,
-                                             input_sha256=parsed.sha256)
+                                             input_sha256=parsed.sha256, skip_purged=True)
             bar.close()
         embedded = 0
         if not args.no_embed:
@@ -106,11 +106,14 @@ async def cmd_import(args) -> int:
                 note(f"strata: imported, but not embedded: {e.message}")
         backlog = await mem.embedding_backlog()
     report = {"created": totals["created"], "repeat": totals["repeat"], "duplicate": totals["duplicate"],
-              "skipped_bad": len(parsed.bad), "bad_lines": [n for n, _ in parsed.bad], "embedded": embedded,
-              "embedding_backlog": backlog}
+              "skipped_purged": totals["purged"], "skipped_bad": len(parsed.bad),
+              "bad_lines": [n for n, _ in parsed.bad], "embedded": embedded, "embedding_backlog": backlog}
     emit(report, args.json, lambda r: (f"imported {r['created']} new, {r['repeat']} repeats folded in, "
                                        f"{r['duplicate']} already present, {r['skipped_bad']} bad lines skipped; "
                                        f"embedded {r['embedded']}, {r['embedding_backlog']} waiting"))
+    if report["skipped_purged"] and not args.json:
+        note(f"strata: {report['skipped_purged']} left out: they hold the words of memories purged from this home "
+             "(`strata observe` stores such words anew, if that is what you mean)")
     return 0
 
 
@@ -173,7 +176,8 @@ def _export_line(ep: dict) -> str:
 def _show_recall(r: dict, explain: bool) -> str:
     s = r["strategy"]
     how = "" if s["chosen_by"] == "mode" else f" (strategy {s['arm']}, chosen by {s['chosen_by']})"
-    lines = [f"recall {r['recall_id']} · {r['mode_used']}{how} · {len(r['hits'])} hits"
+    logged = f"recall {r['recall_id']}" if r["recall_id"] is not None else "recall (read-only namespace: not logged)"
+    lines = [f"{logged} · {r['mode_used']}{how} · {len(r['hits'])} hits"
              f" of {r['candidates']} candidates · phase {r['phase']}"]
     lines += [f"warning: {w}" for w in r["warnings"]]
     lines += [f"fact  {show_fact(f)}" for f in r.get("facts", ())]
@@ -371,7 +375,7 @@ def register(sub, common) -> None:
     p.add_argument("--no-embed", action="store_true",
                    help="store only; the daemon's embed pass (or `strata embed`) embeds them later")
 
-    p = add("export", cmd_export, "Export the namespace as JSON Lines (re-importable, lossless).")
+    p = add("export", cmd_export, "Export the namespace as JSON Lines (re-importable).")
     p.add_argument("-o", "--output", help="file to write (0600); default stdout")
 
     p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")

@@ -9,20 +9,12 @@ from typing import Any, Callable
 
 from ..errors import StrataError
 from ..timeutil import duration, iso
-
-
-# Control characters (but newline and tab) shown as \xNN: a memory holds what the agent read
-# (mail, web pages), and an escape sequence in it must not drive the terminal of whoever looks.
-_VISIBLE = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7f, *range(0x80, 0xa0)) if c not in (0x09, 0x0a)}
+from ..wording import printable
 
 
 # JSON escapes the C0 controls itself; DEL and the C1 ones it leaves, and can only hold them
 # inside strings, where \u00NN says the same.
 _JSON_VISIBLE = {c: f"\\u{c:04x}" for c in (0x7f, *range(0x80, 0xa0))}
-
-
-def printable(text: str) -> str:
-    return text.translate(_VISIBLE)
 
 
 def _json(value: Any, indent: int | None) -> str:
@@ -64,6 +56,13 @@ def age(seconds: float | None) -> str:
     return "-" if seconds is None else duration(seconds)
 
 
+def ago(seconds: float | None) -> str:
+    """How long ago, or how far ahead: a fact may be set to become true later."""
+    if seconds is None:
+        return "-"
+    return f"in {duration(-seconds)}" if seconds < 0 else f"{duration(seconds)} ago"
+
+
 def inline(value: str | None) -> str:
     return "(none)" if value is None else value.replace("\n", "\\n")
 
@@ -71,7 +70,7 @@ def inline(value: str | None) -> str:
 def show_fact(f: dict) -> str:
     stale = "  STALE" if f.get("stale") else ""
     return (f"{f['key']} = {inline(f['value'])}   (since {short_time(f.get('valid_from'))}, "
-            f"{age(f.get('age_seconds'))} ago, {f.get('source')}{stale})")
+            f"{ago(f.get('age_seconds'))}, {f.get('source')}{stale})")
 
 
 class Progress:

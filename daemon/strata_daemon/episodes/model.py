@@ -15,6 +15,9 @@ from ..timeutil import iso, parse_time
 STATES = ("active", "superseded", "archived", "quarantined")
 MAX_CONTEXT_DEPTH = 4
 MAX_SHORT_FIELD = 256
+# Ids and counts past this lose precision in JSON clients, and an id near SQLite's limit would
+# leave no room for the ids after it.
+MAX_WHOLE = 2**53 - 1
 
 # Columns in table order after the id; the insert statement and export share this list.
 COLUMNS = (
@@ -141,8 +144,8 @@ def _short(value: Any, name: str) -> str | None:
 
 def _count(raw: Mapping, name: str) -> int:
     value = raw.get(name, 0) or 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInput(f"{name} must be a whole number >= 0")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_WHOLE:
+        raise InvalidInput(f"{name} must be a whole number from 0 to {MAX_WHOLE}")
     return value
 
 
@@ -197,8 +200,8 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
     if row["tier"] not in TIERS:
         raise InvalidInput(f"unknown tier {row['tier']!r}", hint=f"use one of: {', '.join(TIERS)}")
     rid = raw.get("id")
-    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int) or rid <= 0):
-        raise InvalidInput("id must be a positive whole number")
+    if rid is not None and (isinstance(rid, bool) or not isinstance(rid, int) or not 0 < rid <= MAX_WHOLE):
+        raise InvalidInput(f"id must be a whole number from 1 to {MAX_WHOLE}")
     row["id"] = rid
     return row
 

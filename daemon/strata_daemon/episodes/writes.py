@@ -29,14 +29,26 @@ async def _ensure_namespace(w: Writer, agent: str, now: float) -> None:
     await w.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
 
 
+async def purged_among(w: Writer, agent: str, hashes: list[str]) -> set[str]:
+    """Those of `hashes` whose words a purge took from this agent's memories (its audit row keeps
+    the hashes, never the words)."""
+    purged = {h for (h,) in await w.fetchall(
+        "SELECT DISTINCT json_extract(m.value, '$.hash') FROM audit a, json_each(a.data, '$.memories') m "
+        "WHERE a.agent = ? AND a.action = 'purge'", (agent,))}
+    return purged.intersection(hashes)
+
+
 async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: float, actor: str,
-                          now: float) -> list[dict]:
+                          now: float, skip_purged: bool = False) -> list[dict]:
     """Insert validated rows. An identical active episode whose last sighting is within `window`
     seconds absorbs the row as a repeat (the attention filter); the same content at the
     same event time is a duplicate (so re-running an import changes nothing). Rows that carry
-    their own id come from an export and are restored as they were, never folded together."""
+    their own id come from an export and are restored as they were, never folded together.
+    With `skip_purged` (an import) a row holding the very words of a purged memory is left out
+    as "purged": an export made before the purge does not bring them back."""
     await _ensure_namespace(w, agent, now)
     hashes = list({r["content_hash"] for r in rows})
+    purged = await purged_among(w, agent, hashes) if skip_purged else set()
     known: dict[str, list[dict]] = {}
     for part in _chunks(hashes):
         for e in await w.fetchall(
@@ -53,6 +65,9 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
 
     inserts, repeats, results, audits = [], {}, [], []
     for r in rows:
+        if r["content_hash"] in purged:
+            results.append({"id": None, "status": "purged", "occurrences": 0})
+            continue
         same = known.get(r["content_hash"], [])
         dup = next((e for e in same if e["event_at"] == r["event_at"]), None)
         if dup is not None:

@@ -213,12 +213,13 @@ class Facts:
 
     def capture_in(self, conn, rows: Iterable[dict], results: Iterable[dict], now: float) -> list[dict]:
         """Apply the capture rules to stored observations, inside their write transaction (on the
-        database thread). A repeat re-confirms; a duplicate was captured when first stored."""
+        database thread). A repeat re-confirms; a duplicate was captured when first stored, and
+        a row left out as purged was not stored."""
         if not self.capture_on or not (self.rules or self.sentences):
             return []
         out = []
         for row, result in zip(rows, results):
-            if result["status"] == "duplicate":
+            if result["status"] not in ("created", "repeat"):
                 continue
             try:
                 found = capture(self.rules, row["content"], row["kind"], source=row.get("source"),

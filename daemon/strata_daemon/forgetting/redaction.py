@@ -14,6 +14,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from ..wording import printable
+
 REDACTED = "[redacted]"
 MIN_NEEDLE = 8
 _CITE = re.compile(r"(?<![\w-])([ef])(\d+)(?![\w-])")
@@ -47,8 +49,10 @@ class Purged:
         enough to be this memory's words rather than anyone's."""
         text = " ".join(text.split())
         if text and (whole or len(text) >= MIN_NEEDLE):
-            self.needles.add(text.casefold())
-            self.originals.add(text)
+            # Capsule and dossier files show control characters as \xNN: look for that too.
+            for form in {text, printable(text)}:
+                self.needles.add(form.casefold())
+                self.originals.add(form)
 
     def json_needles(self) -> list[str]:
         """The needles as they appear inside stored JSON (escaped, with or without ASCII escapes)."""

@@ -118,9 +118,17 @@ async def embed(mem) -> dict:
         return {"embedded": 0, "skipped": f"{e.message} ({e.hint or ''})"}
 
 
+def _prune_runs(conn, before: float) -> int:
+    """Remove the phase runs that ended before `before`, except each phase's last."""
+    return conn.execute("DELETE FROM phase_runs WHERE ended_at < ? AND id NOT IN "
+                        "(SELECT max(id) FROM phase_runs GROUP BY phase)", (before,)).rowcount
+
+
 async def decay(mem) -> dict:
     web = await mem.web.decay()
-    return {**web, "strength": await snapshots.take(mem)}
+    before = timeutil.now() - float(mem.config["daemon.phase_runs_keep_days"]) * 86400
+    pruned = await mem.db.transact(_prune_runs, before)
+    return {**web, "strength": await snapshots.take(mem), "phase_runs_pruned": pruned}
 
 
 async def consolidate(mem) -> dict:

@@ -16,6 +16,8 @@ def highest_sql(table: tuple[str, str]) -> str:
 
 
 def raise_floor(conn, table: tuple[str, str], removed: int) -> None:
-    """After rows up to id REMOVED left TABLE: no new row takes an id at or below it."""
+    """After rows up to id REMOVED left TABLE: no new row takes an id at or below it. (`value`
+    is TEXT: compared uncast, any text is above any number, and a later purge of a lower id
+    lowered the floor.)"""
     conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
-                 "SET value = max(CAST(value AS INTEGER), excluded.value)", (table[1], removed))
+                 "SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))", (table[1], removed))

@@ -7,6 +7,7 @@ from typing import Callable
 
 from ..episodes.stated import stated_rows
 from ..errors import StorageError
+from . import floors
 from .driver import sqlite_module
 
 
@@ -676,6 +677,15 @@ CREATE INDEX IF NOT EXISTS stated_times_by_start ON stated_times(start_at);
 """)
 
 
+def m023_episode_id_floor(conn) -> None:
+    # A purge of a lower id after a higher one lowered the floor (storage/floors.py compared a
+    # number with text), so a new memory could take a purged memory's id. The audit names every
+    # id ever given: the floor goes back above all of them.
+    given = conn.execute("SELECT max(item_id) FROM audit WHERE item_kind = 'episode'").fetchone()[0]
+    if given:
+        floors.raise_floor(conn, floors.EPISODES, int(given))
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -699,6 +709,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (20, "redaction", m020_redaction),
     (21, "stated times", m021_stated_times),
     (22, "stated times by start", m022_stated_times_by_start),
+    (23, "episode id floor", m023_episode_id_floor),
 )
 
 
