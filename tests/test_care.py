@@ -148,6 +148,29 @@ def test_backup_and_restore_round_trip(cli, home):
     assert cli.json("fact", "get", "bridge")["value"] == "DOWN"
 
 
+def test_a_restore_purges_again_what_was_purged_after_the_backup(cli, home):
+    secret = int(cli("observe", "The vault combination is 31-7-44-Kestrel.", check=True).out)
+    kept = int(cli("observe", "The vault is in the cellar.", check=True).out)
+    cli("fact", "set", "door pin", "7781-QQ", check=True)
+    other = int(cli("--agent", "beta", "observe", "Beta's note: vault combination 31-7-44-Kestrel.", check=True).out)
+    made = cli.json("backup")["result"]["path"]
+    cli("forget", str(secret), "--purge", check=True)
+    cli("fact", "forget", "door pin", "--yes", check=True)
+
+    r = cli.json("backup", "--restore", made)
+    assert r["purged_again"] == {"memories": 1, "facts": 1}
+    assert [e["id"] for e in cli.json("timeline")] == [kept]
+    assert cli("fact", "get", "door pin").returncode == 3
+    db = (home / "state" / "memory.db").read_bytes()
+    assert b"7781-QQ" not in db and b"31-7-44-Kestrel." in db  # beta purged nothing: its note stays
+    assert [e["id"] for e in cli.json("--agent", "beta", "timeline")] == [other]
+    # Restoring the database the restore replaced brings nothing purged back either.
+    assert cli.json("backup", "--restore", r["previous_kept_as"])["purged_again"] == {"memories": 0, "facts": 0}
+    assert [e["id"] for e in cli.json("timeline")] == [kept]
+    text = cli("backup", "--restore", made, check=True).out
+    assert "purged again what was purged after the backup was made: 1 memories, 1 facts" in text
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("damage", ["truncated", "random bytes"])
 def test_restore_replaces_a_damaged_database_and_keeps_its_bytes(cli, home, damage):

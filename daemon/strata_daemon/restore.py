@@ -1,7 +1,11 @@
-"""`strata backup --restore`: put a backup back as the home's database, keeping the current one."""
+"""`strata backup --restore`: put a backup back as the home's database, keeping the current one,
+and purge again what the current one had purged since the backup was made: a restore rolls
+the memory back, never a purge."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from pathlib import Path
 
@@ -27,6 +31,58 @@ def _check_backup(source: Path) -> None:
         raise InvalidInput(f"{source} fails SQLite's integrity check", hint="choose an older backup; nothing was changed")
 
 
+def _purge_rows(path: Path) -> dict[tuple[int, float], tuple[str, dict]]:
+    """(audit id, time) -> (agent, data) of every purge a database records."""
+    conn = driver.sqlite_module().connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return {(i, at): (agent, json.loads(data)) for i, at, agent, data in conn.execute(
+            "SELECT id, at, agent, data FROM audit WHERE action = 'purge'")}
+    finally:
+        conn.close()
+
+
+def purges_since(current: Path, backup: Path) -> dict[str, dict[str, set[str]]]:
+    """agent -> {"memories": content hashes, "facts": key hashes} of the purges CURRENT records
+    and BACKUP does not."""
+    before = _purge_rows(backup)
+    out: dict[str, dict[str, set[str]]] = {}
+    for key, (agent, data) in _purge_rows(current).items():
+        if key in before:
+            continue
+        mine = out.setdefault(agent, {"memories": set(), "facts": set()})
+        mine["memories"].update(m["hash"] for m in data.get("memories", ()) if m.get("hash"))
+        mine["facts"].update(data.get("facts", ()))
+    return out
+
+
+def _held(conn, agent: str, purge: dict[str, set[str]]) -> tuple[list[int], list[str]]:
+    """The memories of AGENT holding the purged words, and its facts under purged keys."""
+    hashes = sorted(purge["memories"])
+    ids = [i for part in (hashes[n:n + 500] for n in range(0, len(hashes), 500)) for (i,) in conn.execute(
+        f"SELECT id FROM episodes WHERE agent = ? AND content_hash IN ({', '.join('?' * len(part))})", (agent, *part))]
+    # A fact `fact forget` emptied keeps its key: only one still holding a value counts.
+    keys = [k for (k,) in conn.execute("SELECT key FROM facts f WHERE agent = ? AND EXISTS (SELECT 1 FROM fact_values v "
+                                       "WHERE v.fact_id = f.id AND v.value IS NOT NULL)", (agent,))
+            if hashlib.sha256(k.encode()).hexdigest() in purge["facts"]]
+    return ids, keys
+
+
+async def purge_again(home: Home, purges: dict[str, dict[str, set[str]]]) -> dict[str, int]:
+    """Purge from the restored database what `purges_since` found: the memories holding those
+    very words and the facts under those keys. Returns the counts."""
+    from .memory import Memory
+
+    counts = {"memories": 0, "facts": 0}
+    for agent, purge in sorted(purges.items()):
+        async with await Memory.open(home.root, agent=agent, actor="restore") as mem:
+            ids, keys = await mem.db.run(_held, agent, purge)
+            if ids or keys:
+                r = await mem.forgetting.purge(ids=ids, keys=keys)
+                counts["memories"] += len(r["memories"])
+                counts["facts"] += len(keys)
+    return counts
+
+
 def restore(home: Home, source: Path) -> dict:
     """Replace the database with the backup at `source`. Refused while a daemon runs on the
     home or any process has the database open; the database it replaces is kept in
@@ -41,10 +97,11 @@ def restore(home: Home, source: Path) -> dict:
         raise InvalidInput("that is the database itself", hint="name a file in state/backups/")
     alone = users.exclusive(home.db_path)
     try:
-        kept = None
+        kept, purges = None, {}
         if home.db_path.exists():
             try:
                 kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
+                purges = purges_since(kept, source)
             except driver.driver_errors():
                 # Damaged (the case `strata doctor` sends people here for): SQLite cannot read
                 # it, so its files are kept as they are and removed, and the backup copied in.
@@ -56,4 +113,12 @@ def restore(home: Home, source: Path) -> dict:
     finally:
         os.close(alone)
     return {"restored_from": str(source), "database": str(home.db_path), "bytes": home.db_path.stat().st_size,
-            "previous_kept_as": None if kept is None else str(kept)}
+            "previous_kept_as": None if kept is None else str(kept), "_purges": purges}
+
+
+async def restore_home(home: Home, source: Path) -> dict:
+    """`restore`, then `purge_again`: `purged_again` counts what the backup held that was
+    purged after it was made."""
+    r = restore(home, source)
+    purges = r.pop("_purges")
+    return {**r, "purged_again": await purge_again(home, purges) if purges else {"memories": 0, "facts": 0}}

@@ -33,7 +33,7 @@ async def cmd_backup(args) -> int:
     from ..phases.runs import run_phase
 
     if args.restore:
-        return _restore(args)
+        return await _restore(args)
     if args.prune_containing is not None:
         return await _prune(args)
     if args.list:
@@ -59,12 +59,15 @@ async def _prune(args) -> int:
     return 0
 
 
-def _restore(args) -> int:
-    from ..restore import restore
+async def _restore(args) -> int:
+    from ..restore import restore_home
 
-    r = restore(resolve_home(args.home), Path(args.restore))
+    r = await restore_home(resolve_home(args.home), Path(args.restore))
+    again = r["purged_again"]
     emit(r, args.json, lambda r: f"restored {r['database']} from {r['restored_from']}"
-         + (f"; the database it replaced is kept as {r['previous_kept_as']}" if r["previous_kept_as"] else ""))
+         + (f"; the database it replaced is kept as {r['previous_kept_as']}" if r["previous_kept_as"] else "")
+         + (f"\npurged again what was purged after the backup was made: {again['memories']} memories, "
+            f"{again['facts']} facts" if again["memories"] or again["facts"] else ""))
     return 0
 
 
@@ -79,7 +82,8 @@ def register(sub, common) -> None:
                        description="SQLite's online backup (safe while the daemon runs); keeps the newest "
                                    "daemon.backup_keep. The daemon does this nightly. --restore checks the backup, "
                                    "keeps the current database as state/backups/before-restore-TIME.db, then "
-                                   "copies the backup in; it is refused while a daemon runs.")
+                                   "copies the backup in and purges again what was purged after it was made; "
+                                   "it is refused while a daemon runs.")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--list", action="store_true", help="list the backups")
     what.add_argument("--restore", metavar="PATH", help="put this backup back as the database (daemon stopped)")
