@@ -191,6 +191,17 @@ def test_a_text_is_found_in_any_case_and_with_any_accents(needle, text, found):
     assert folding.spellings(needle, text) == found
 
 
+def test_a_named_text_is_known_again_by_its_hash_alone():
+    import hashlib
+
+    from strata_daemon.restore import named_texts
+
+    hashes = {hashlib.sha256(t.encode()).hexdigest() for t in ("kayak-xv", "Jürgen Müller")}
+    assert named_texts("- Sasha's surprise present is a kayak-xv.", hashes) == {"kayak-xv"}
+    assert named_texts("call (Jürgen Müller) today", hashes) == {"Jürgen Müller"}
+    assert named_texts("a kayak for Jürgen", hashes) == set()
+
+
 def test_forget_matching_finds_a_name_written_with_other_accents_and_purges_it(cli, home):
     a = cli.json("observe", "Contact Jürgen Müller at the Straße office")["id"]
     cli.json("observe", "Lunch at noon.")
@@ -278,6 +289,9 @@ def test_the_deletion_compliance_set_leaves_nothing_on_any_face_or_in_any_file()
     assert r["unseen_before"] == [] and r["in_database_file_before"] == len(CASES)  # the probes can see
     assert set(r["faces"]) >= {"recall", "facts", "dossiers", "capsule", "export", "file", "http", "mcp"}
     assert r["leaked"] == [] and r["leaks"] == 0 and r["raw_bytes_clean"]
+    # An export and a backup made before the requests, put back after them, bring nothing back.
+    assert r["brought_back"] == {"import": [], "restore": []}
+    assert r["import_skipped_purged"] > 0 and r["restore_purged_again"]["memories"] > 0
 
 
 def test_a_purge_stays_in_its_namespace(home):

@@ -42,21 +42,40 @@ def _purge_rows(path: Path) -> dict[tuple[int, float], tuple[str, dict]]:
 
 
 def purges_since(current: Path, backup: Path) -> dict[str, dict[str, set[str]]]:
-    """agent -> {"memories": content hashes, "facts": key hashes} of the purges CURRENT records
-    and BACKUP does not."""
+    """agent -> {"memories": content hashes, "facts": key hashes, "texts": hashes of the texts
+    named to `forget --matching`} of the purges CURRENT records and BACKUP does not."""
     before = _purge_rows(backup)
     out: dict[str, dict[str, set[str]]] = {}
     for key, (agent, data) in _purge_rows(current).items():
         if key in before:
             continue
-        mine = out.setdefault(agent, {"memories": set(), "facts": set()})
+        mine = out.setdefault(agent, {"memories": set(), "facts": set(), "texts": set()})
         mine["memories"].update(m["hash"] for m in data.get("memories", ()) if m.get("hash"))
         mine["facts"].update(data.get("facts", ()))
+        mine["texts"].update(data.get("texts", ()))
     return out
 
 
-def _held(conn, agent: str, purge: dict[str, set[str]]) -> tuple[list[int], list[str]]:
-    """The memories of AGENT holding the purged words, and its facts under purged keys."""
+_LONGEST_NAMED = 8  # words: the longest text named to `forget --matching` looked for again
+
+
+def named_texts(line: str, hashes: set[str]) -> set[str]:
+    """The runs of words in LINE whose hash is among HASHES: a text a purge named, known again
+    by its hash alone (with or without the punctuation around it)."""
+    words = line.split()
+    out = set()
+    for n in range(1, min(_LONGEST_NAMED, len(words)) + 1):
+        for i in range(len(words) - n + 1):
+            run = " ".join(words[i:i + n])
+            for form in {run, run.strip(".,;:!?()[]{}'\"")}:
+                if hashlib.sha256(form.encode()).hexdigest() in hashes:
+                    out.add(form)
+    return out
+
+
+def _held(conn, agent: str, purge: dict[str, set[str]]) -> tuple[list[int], list[str], list[str]]:
+    """The memories of AGENT holding the purged words, its facts under purged keys, and the
+    purged texts its capsule lines written by a person hold (a pin is neither memory nor fact)."""
     hashes = sorted(purge["memories"])
     ids = [i for part in (hashes[n:n + 500] for n in range(0, len(hashes), 500)) for (i,) in conn.execute(
         f"SELECT id FROM episodes WHERE agent = ? AND content_hash IN ({', '.join('?' * len(part))})", (agent, *part))]
@@ -64,7 +83,11 @@ def _held(conn, agent: str, purge: dict[str, set[str]]) -> tuple[list[int], list
     keys = [k for (k,) in conn.execute("SELECT key FROM facts f WHERE agent = ? AND EXISTS (SELECT 1 FROM fact_values v "
                                        "WHERE v.fact_id = f.id AND v.value IS NOT NULL)", (agent,))
             if hashlib.sha256(k.encode()).hexdigest() in purge["facts"]]
-    return ids, keys
+    texts = set()
+    if purge["texts"]:
+        for (line,) in conn.execute("SELECT line FROM capsule_overrides WHERE agent = ?", (agent,)):
+            texts |= named_texts(line, purge["texts"])
+    return ids, keys, sorted(texts)
 
 
 async def purge_again(home: Home, purges: dict[str, dict[str, set[str]]]) -> dict[str, int]:
@@ -75,9 +98,9 @@ async def purge_again(home: Home, purges: dict[str, dict[str, set[str]]]) -> dic
     counts = {"memories": 0, "facts": 0}
     for agent, purge in sorted(purges.items()):
         async with await Memory.open(home.root, agent=agent, actor="restore") as mem:
-            ids, keys = await mem.db.run(_held, agent, purge)
-            if ids or keys:
-                r = await mem.forgetting.purge(ids=ids, keys=keys)
+            ids, keys, texts = await mem.db.run(_held, agent, purge)
+            if ids or keys or texts:
+                r = await mem.forgetting.purge(ids=ids, keys=keys, texts=texts)
                 counts["memories"] += len(r["memories"])
                 counts["facts"] += len(keys)
     return counts

@@ -7,12 +7,15 @@ it: recall, facts, dossiers, the capsule, export, HTTP, MCP, every file in the h
 raw bytes of the database and its WAL.
 
 Each secret must be found on some face before its request (else the probe proves nothing);
-after all requests, a leak is a secret found on a face. The purge of one memory in a 100k
-home is timed by `strata bench purge`.
+after all requests, a leak is a secret found on a face. Then the copies made before the
+requests are put back as a person would: an export imported (`strata import`), then a backup
+restored (`strata backup --restore`); a secret found on a face after either was brought back.
+The purge of one memory in a 100k home is timed by `strata bench purge`.
 """
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import sys
@@ -26,8 +29,11 @@ from .. import timeutil
 from ..errors import StrataError
 from ..home import Home, init_home
 from ..http.client import UnixConnection
+from ..episodes.jsonl import parse_jsonl
 from ..memory import Memory
 from ..phases.runs import run_phase
+from ..restore import restore_home
+from ..storage import driver
 from ..storage.db import Database
 
 
@@ -222,11 +228,38 @@ def found(secret: str, seen: dict[str, str | bytes]) -> list[str]:
             if s in (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).casefold()]
 
 
+async def _seen(home: Home, cases) -> dict[str, str | bytes]:
+    """Every face, read through a read-only Memory (its recalls log nothing), and every file."""
+    async with await Memory.open(home, actor="bench") as mem:
+        probe = Memory(await Database.open(home.db_path, read_only="the forget benchmark only reads"), home,
+                       mem.config, mem.agent, "bench")
+        try:
+            return {**await faces(probe, cases), **{f"file:{k}": v for k, v in files(home).items()}}
+        finally:
+            await probe.close()
+
+
+async def _put_back(home: Home, exported: bytes, backup: Path, cases) -> dict:
+    """The old export imported, then the old backup restored: the secrets found after each."""
+    async with await Memory.open(home, actor="bench") as mem:
+        parsed = parse_jsonl(io.BytesIO(exported), mem.limits, agent=mem.agent, now=timeutil.now())
+        imported = await mem.observe_many(parsed.rows, validated=True, skip_purged=True)
+    after_import = await _seen(home, cases)
+    restored = await restore_home(home, backup)
+    after_restore = await _seen(home, cases)
+    return {"import_skipped_purged": imported["purged"], "restore_purged_again": restored["purged_again"],
+            "brought_back": {"import": [c.name for c in cases if found(c.secret, after_import)],
+                             "restore": [c.name for c in cases if found(c.secret, after_restore)]}}
+
+
 async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[[int], None] | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")
+        backup = Path(tmp) / "before-the-requests.db"  # outside the home: a copy the person keeps
         async with await Memory.open(home, actor="bench") as mem:
             ids = await plant(mem, cases)
+            exported = "".join([json.dumps(row, ensure_ascii=False) + "\n" async for row in mem.export()]).encode()
+            driver.copy(home.db_path, backup)
             probe = Memory(await Database.open(home.db_path, read_only="the forget benchmark only reads"), home,
                            mem.config, mem.agent, "bench")
             before = {**await faces(probe, cases), **{f"file:{k}": v for k, v in files(home).items()}}
@@ -244,12 +277,14 @@ async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[
             after = await faces(probe, cases)
             await probe.close()
         after.update({f"file:{k}": v for k, v in files(home).items()})
+        # Before the servers: their recalls log what they ask, as any recall after a purge does.
+        put_back = await _put_back(home, exported, backup, cases)
         if servers:
             after["http"] = _http(home, cases)
             after["mcp"] = await _mcp(home, cases)
         leaks = [{"case": c.name, "secret": c.secret, "faces": found(c.secret, after)} for c in cases]
         leaks = [x for x in leaks if x["faces"]]
-        return {"benchmark": "forget", "cases": len(cases), "faces": sorted({f.split(":")[0] for f in after}),
+        return {**put_back, "benchmark": "forget", "cases": len(cases), "faces": sorted({f.split(":")[0] for f in after}),
                 "files_checked": sorted(k[5:] for k in after if k.startswith("file:")),
                 "unseen_before": unseen, "in_database_file_before": in_file, "leaks": len(leaks), "leaked": leaks,
                 "raw_bytes_clean": not any(f.startswith("file:state/memory.db") for x in leaks for f in x["faces"]),
