@@ -92,7 +92,8 @@ def _held(conn, agent: str, purge: dict[str, set[str]]) -> tuple[list[int], list
 
 async def purge_again(home: Home, purges: dict[str, dict[str, set[str]]]) -> dict[str, int]:
     """Purge from the restored database what `purges_since` found: the memories holding those
-    very words and the facts under those keys. Returns the counts."""
+    very words, the facts under those keys, and the named texts a person's capsule lines hold.
+    Returns the counts of memories and facts."""
     from .memory import Memory
 
     counts = {"memories": 0, "facts": 0}
@@ -120,11 +121,10 @@ def restore(home: Home, source: Path) -> dict:
         raise InvalidInput("that is the database itself", hint="name a file in state/backups/")
     alone = users.exclusive(home.db_path)
     try:
-        kept, purges = None, {}
+        kept = None
         if home.db_path.exists():
             try:
                 kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
-                purges = purges_since(kept, source)
             except driver.driver_errors():
                 # Damaged (the case `strata doctor` sends people here for): SQLite cannot read
                 # it, so its files are kept as they are and removed, and the backup copied in.
@@ -136,12 +136,16 @@ def restore(home: Home, source: Path) -> dict:
     finally:
         os.close(alone)
     return {"restored_from": str(source), "database": str(home.db_path), "bytes": home.db_path.stat().st_size,
-            "previous_kept_as": None if kept is None else str(kept), "_purges": purges}
+            "previous_kept_as": None if kept is None else str(kept)}
 
 
 async def restore_home(home: Home, source: Path) -> dict:
     """`restore`, then `purge_again`: `purged_again` counts what the backup held that was
     purged after it was made."""
     r = restore(home, source)
-    purges = r.pop("_purges")
+    kept = r["previous_kept_as"]
+    purges = {}
+    # A database too damaged to read was kept byte for byte, and cannot say what it purged.
+    if kept and not Path(kept).name.startswith("before-restore-damaged"):
+        purges = purges_since(Path(kept), Path(r["restored_from"]))
     return {**r, "purged_again": await purge_again(home, purges) if purges else {"memories": 0, "facts": 0}}
