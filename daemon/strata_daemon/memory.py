@@ -192,7 +192,8 @@ class Memory:
         # Validated rows may come from a generator (a large import read a second time): taken a
         # batch at a time, never all at once.
         source = iter(rows) if validated else iter([self.validate(r, now=now) for r in rows])
-        totals = {"created": 0, "repeat": 0, "duplicate": 0, "purged": 0}
+        # `purged` only where it can happen: the API's batch answer keeps its documented shape.
+        totals = {"created": 0, "repeat": 0, "duplicate": 0, **({"purged": 0} if skip_purged else {})}
         if input_sha256 is not None:
             done = await self.db.run(reads.import_progress, self.agent, input_sha256)
             skipped = sum(1 for _ in itertools.islice(source, done))
