@@ -29,7 +29,7 @@ from .. import timeutil
 from ..errors import StrataError
 from ..home import Home, init_home
 from ..http.client import UnixConnection
-from ..episodes.jsonl import parse_jsonl
+from ..episodes.jsonl import export_line, parse_jsonl
 from ..memory import Memory
 from ..phases.runs import run_phase
 from ..restore import restore_home
@@ -258,7 +258,7 @@ async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[
         backup = Path(tmp) / "before-the-requests.db"  # outside the home: a copy the person keeps
         async with await Memory.open(home, actor="bench") as mem:
             ids = await plant(mem, cases)
-            exported = "".join([json.dumps(row, ensure_ascii=False) + "\n" async for row in mem.export()]).encode()
+            exported = "".join([export_line(row) async for row in mem.export()]).encode()
             driver.copy(home.db_path, backup)
             probe = Memory(await Database.open(home.db_path, read_only="the forget benchmark only reads"), home,
                            mem.config, mem.agent, "bench")

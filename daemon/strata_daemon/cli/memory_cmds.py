@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import tempfile
 
 from .. import bounded, timeutil
-from ..episodes.jsonl import parse_jsonl, stored_rows
+from ..episodes.jsonl import export_line, parse_jsonl, stored_rows
 from ..episodes.model import STATES, parse_context_pairs
 from ..embedding import index as vectors
 from ..errors import EmbeddingUnavailable, InvalidInput
@@ -139,7 +138,7 @@ def export_target(output: str, home) -> tuple[str, bool]:
 async def _write_export(mem: Memory, out) -> int:
     count = 0
     async for ep in mem.export():
-        out.write(_export_line(ep))
+        out.write(export_line(ep))
         count += 1
     return count
 
@@ -167,10 +166,6 @@ async def cmd_export(args) -> int:
                 raise
     note(f"strata: exported {count} memories to {args.output}")
     return 0
-
-
-def _export_line(ep: dict) -> str:
-    return json.dumps({k: v for k, v in ep.items() if not k.endswith("_iso")}, ensure_ascii=False) + "\n"
 
 
 def _show_recall(r: dict, explain: bool) -> str:

@@ -87,6 +87,11 @@ def parse_jsonl(stream: Lines, limits: Limits, *, agent: str, now: float,
     return out
 
 
+def export_line(ep: dict) -> str:
+    """One memory as `strata export` writes it and `import` reads it (the `_iso` twins left out)."""
+    return json.dumps({k: v for k, v in ep.items() if not k.endswith("_iso")}, ensure_ascii=False) + "\n"
+
+
 def stored_rows(stream: IO[bytes], limits: Limits, *, agent: str, now: float, skip: set[int]) -> Iterator[dict]:
     """The rows of a stream that `parse_jsonl` checked, read again, without its bad lines (`skip`)."""
     for number, raw in enumerate(lines(stream), 1):
