@@ -357,6 +357,17 @@ def test_a_removed_capsule_comes_back_from_the_last_good_render(memory, home):
     assert len(kept) == 2 and all(p.stat().st_mode & 0o777 == 0o600 for p in kept)
 
 
+def test_an_edit_the_render_takes_in_without_writing_is_kept_as_the_last_good(memory, home):
+    memory.facts.set("bridge", "UP")
+    memory.capsule.render(now=T0)
+    path = home / "capsule" / "CAPSULE.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("- bridge: UP", "- bridge: DEGRADED"), encoding="utf-8")
+    assert memory.capsule.render(now=T0)["status"] == "unchanged"  # the same second: nothing to write
+    assert "- bridge: DEGRADED" in memory.capsule.show(last_good=True)["text"]
+    memory.capsule.render(now=T0)
+    assert len(list((home / "state" / "capsule" / "default").glob("CAPSULE-*.md"))) == 2  # not kept twice
+
+
 def test_only_the_renders_an_edit_is_compared_with_are_kept(memory, home):
     from strata_daemon.capsule.api import BASE_CANDIDATES
 

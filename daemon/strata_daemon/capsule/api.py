@@ -178,6 +178,9 @@ class Capsule:
                 return {**result, **_taken(plan, plan["absorb"]), "status": "dry-run", "elapsed_ms": _ms(started)}
             if plan["text"] == before:
                 status = "unchanged"
+                # Still kept when it is newer than the last kept render: a hand edit the render
+                # took in, or one that needed no line of strata's, is the last good capsule now.
+                await asyncio.to_thread(self._keep, before)
             elif await asyncio.to_thread(self._write, before, plan["text"]):
                 status = "rendered"
             else:
@@ -249,8 +252,14 @@ class Capsule:
         self.written_sha256 = files.sha256(text)
         if not files.replace_if_unchanged(self.path, before, text):
             return False
-        files.keep_version(self.versions_dir, text, int(self.config["capsule.keep_versions"]))
+        self._keep(text)
         return True
+
+    def _keep(self, text: str) -> None:
+        """Keep TEXT as the newest render in versions_dir, unless it already is."""
+        kept = self._kept()
+        if not kept or kept[-1].read_text(encoding="utf-8") != text:
+            files.keep_version(self.versions_dir, text, int(self.config["capsule.keep_versions"]))
 
     async def _blocks(self, doc: document.Document, now: float, overrides: list[dict], pending: list[dict]
                       ) -> tuple[dict[str, list[str]], dict[str, int]]:
