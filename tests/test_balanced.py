@@ -207,10 +207,11 @@ def test_the_reply_after_a_matching_turn_is_found_by_spreading(home):
 
     async def ask():
         async with _chat(home) as mem:
-            return await mem.recall(query, mode="balanced", k=2)
-    spread_on = asyncio.run(ask())
-    reply = next(h for h in spread_on["hits"] if h["content"].startswith("Yes! I start in April"))
-    assert reply["explain"]["retrievers"]["neighbours"]["from"] == [spread_on["hits"][0]["id"]]
+            return await mem.recall(query, mode="balanced", k=6)
+    hits = asyncio.run(ask())["hits"]
+    asked, reply = (next(h for h in hits if h["content"] == CHAT[i][2]) for i in (0, 1))
+    assert reply["explain"]["retrievers"]["neighbours"]["from"] == [asked["id"]]
+    assert hits[0] is reply  # above the turn whose words matched, which only asks
 
 
 def test_spreading_and_sessions_can_be_switched_off(home):

@@ -229,6 +229,10 @@ SETTINGS: tuple[Setting, ...] = (
             "A question that names a source of memories (`What has Melanie bought?`, `what did the user ask ...`) "
             "lifts the relevance of the memories from that source by this share: what a person did is mostly "
             "in what they said. 0 turns it off.", _between(0, 5)),
+    Setting("recall.asking_discount", 0.7,
+            "A memory's relevance is lowered by this share times the share of its words that sit in questions: "
+            "`What's your best camping memory?` shares a question's words and answers none of them. A memory "
+            "without a question mark keeps its relevance. 0 turns it off.", _between(0, 1)),
     Setting("recall.hop_weight", 0.1,
             "A second hop: the words the best first hits share that the question lacks are searched again, and "
             "what they find, those hits aside, gains this share of relevance, weighed against the question's "

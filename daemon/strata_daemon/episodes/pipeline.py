@@ -3,7 +3,8 @@ candidates. Each stage says what it did in the trace (`stages` in a recall's res
 `--explain`): how many candidates it found or left, and how long it took.
 
     full text ─┐
-    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ source named ─ fact sources
+    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ source named ─ asking ─
+    fact sources
     ─ supersession ─ alike newer ─ (use as of) ─ rank
 
 The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
@@ -24,6 +25,7 @@ from ..scoring import ScoringParams
 from ..storage import Database
 from . import reads
 from .deep import DeepWeights, combine, seeds_of
+from .asking import told_share
 from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
 from .named import named_sources
@@ -211,6 +213,23 @@ async def source_named(req: Request, src: Sources, st: State) -> dict | None:
     return {"sources": sorted(named), "lifted": lifted}
 
 
+async def asking(req: Request, src: Sources, st: State) -> dict | None:
+    """A memory made of questions tells little, whatever words it shares with the question
+    (asking.py): each candidate loses `asking_discount` times the share of its words that ask.
+    After every stage that brings candidates in, so that each is weighed alike."""
+    discount = req.tuning.asking_discount
+    if discount <= 0 or not st.candidates:
+        return None
+    lowered = 0
+    for c in st.candidates:
+        told = told_share(c.row["content"])
+        if told < 1.0:
+            c.relevance *= 1.0 - discount * (1.0 - told)
+            c.retrievers["asks"] = {"told_share": round(told, 3)}
+            lowered += 1
+    return {"lowered": lowered}
+
+
 def cosines(conn, held: VectorCache | None, ids, query) -> dict[int, float]:
     """Each embedded memory's cosine to the question: from the in-memory copy, or the index."""
     if held is not None:
@@ -348,8 +367,8 @@ async def run(req: Request, src: Sources) -> dict:
         raise
     for name, stage in (("meaning", meaning), ("second_hop", second_hop), ("graph", graph),
                         ("time_asked", time_asked), ("time_named", time_named), ("source_named", source_named),
-                        ("fact_sources", fact_sources), ("supersession", supersession), ("alike_newer", alike),
-                        ("use_as_of", use_as_of)):
+                        ("asking", asking), ("fact_sources", fact_sources), ("supersession", supersession),
+                        ("alike_newer", alike), ("use_as_of", use_as_of)):
         await _timed(st, name, stage(req, src, st))
     started = time.perf_counter()
     hits, filtered = rank_candidates(st.candidates, query_context=req.query_context, now=req.now, params=req.params,

@@ -58,6 +58,7 @@ class Tuning:
     hop_words: int
     spread_further: float
     source_named_weight: float
+    asking_discount: float
 
     @classmethod
     def from_config(cls, cfg) -> "Tuning":
@@ -69,7 +70,8 @@ class Tuning:
                    float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]),
                    float(cfg["recall.when_weight"]), float(cfg["recall.date_weight"]),
                    float(cfg["recall.hop_weight"]), int(cfg["recall.hop_seeds"]), int(cfg["recall.hop_words"]),
-                   float(cfg["recall.spread_further"]), float(cfg["recall.source_named_weight"]))
+                   float(cfg["recall.spread_further"]), float(cfg["recall.source_named_weight"]),
+                   float(cfg["recall.asking_discount"]))
 
 
 @dataclass

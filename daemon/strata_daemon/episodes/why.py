@@ -23,6 +23,8 @@ def why_line(explain: Mapping, *, age: float, tier: str = "hot") -> str:
     by = [words for name, words in _FOUND if name in found]
     parts = ["found by " + " and ".join(by) if by else "brought in by what matched"]
     parts += [words for name, words in _RAISED if name in found]
+    if "asks" in found:
+        parts.append("mostly asks" if found["asks"]["told_share"] < 0.5 else "partly asks")
     if "supersedes" in found:
         parts.append(f"newer than #{found['supersedes']['memory']}")
     if age < RECENT:
