@@ -3,9 +3,8 @@ candidates. Each stage says what it did in the trace (`stages` in a recall's res
 `--explain`): how many candidates it found or left, and how long it took.
 
     full text ─┐
-    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ source named ─ asking ─
-    fact sources
-    ─ supersession ─ alike newer ─ (use as of) ─ rank
+    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ source named ─ asking
+    ─ fact sources ─ supersession ─ alike newer ─ (use as of) ─ rank
 
 The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
 so that a new stage is one function here and one line in `run`.
@@ -24,8 +23,8 @@ from ..errors import EmbeddingUnavailable
 from ..scoring import ScoringParams
 from ..storage import Database
 from . import reads
-from .deep import DeepWeights, combine, seeds_of
 from .asking import told_share
+from .deep import DeepWeights, combine, seeds_of
 from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
 from .named import named_sources
