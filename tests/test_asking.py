@@ -16,12 +16,14 @@ from strata_daemon.episodes.why import why_line
     ("I went camping at the beach. Did you?", 6 / 8),
     ("bridge is DOWN", 1.0),  # short, and it tells
     ("GET /search?q=1 failed with 502", 1.0),  # a question mark inside a word ends nothing
-    ("Release v2.3.1 is out. Did the deploy pass?", 6 / 10),  # v2, 3 and 1 are words
+    ("Release v2.3.1 is out. Did the deploy pass?", 4 / 8),
     ('She asked "why?" and left', 1.0),
     ('"Why?" she asked.', 1.0),
     ("Ready? [shares a photo of a tent]", 6 / 7),  # the caption tells
     ("", 1.0),
-    ("?!", 1.0),
+    ("?!", 0.0),
+    ("Really?! Then what? ", 0.0),
+    ("   ", 1.0),
 ])
 def test_the_share_of_a_memory_that_tells(text, share):
     assert told_share(text) == pytest.approx(share)
