@@ -195,7 +195,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.spread_further", 0.6,
             "Balanced: share of what spreading passed to a neighbour that goes one memory further the same way "
             "(an answer two turns after what matched, a question between); 0 turns it off.", _between(0, 1)),
-    Setting("recall.session_weight", 0.6,
+    Setting("recall.session_weight", 0.45,
             "Balanced: share of the relevance of its session's best memory that each memory gains; 0 turns it off.",
             _between(0, 10)),
     Setting("recall.superseded_factor", 0.9,
