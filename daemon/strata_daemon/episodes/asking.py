@@ -1,8 +1,8 @@
 """How much of a memory tells rather than asks. Pure: no I/O.
 
 "What's your best camping memory?" holds the words of a question about camping and answers
-none: in the LoCoMo conversations a turn made only of questions is evidence for some question
-half as often as one that tells (14% against 29%), yet it shares the asker's words. Recall
+none: in the LoCoMo conversations a turn that ends in a question is evidence for some question
+half as often as one that does not (14% against 29%), yet it shares the asker's words. Recall
 lowers a candidate by the share of its words that ask (`recall.asking_discount`); a memory
 with no question mark keeps all of its relevance, however short ("bridge is DOWN").
 """
