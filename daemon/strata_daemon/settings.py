@@ -225,7 +225,7 @@ SETTINGS: tuple[Setting, ...] = (
             "ago`): every memory from then (said then, or stating a time then), found by a retriever or not, "
             "gains this much relevance times its closeness to the question against the closest of them. 0 turns "
             "it off.", _between(0, 5)),
-    Setting("recall.source_named_weight", 0.1,
+    Setting("recall.source_named_weight", 0.2,
             "A question that names a source of memories (`What has Melanie bought?`, `what did the user ask ...`) "
             "lifts the relevance of the memories from that source by this share: what a person did is mostly "
             "in what they said. 0 turns it off.", _between(0, 5)),
