@@ -21,11 +21,9 @@ _CLOSING = " \t\"'”’)]"
 def told_share(text: str) -> float:
     """The share of the text's words (runs of non-space) that sit in sentences not ending in a
     question mark; 1.0 for a text without words. About 3 µs for a two-line memory that asks."""
-    if "?" not in text:  # most memories: nothing to count
+    if "?" not in text:  # most memories (and a text without words): nothing to count
         return 1.0
-    total = len(text.split())
-    if not total:
-        return 1.0
+    total = len(text.split())  # at least the run holding the "?"
     asked = start = 0
     for end in _SENTENCE_END.finditer(text):
         if "?" in end.group(1):  # "Really?!" asks too
