@@ -389,6 +389,11 @@ def test_folds_deal_every_conversation_once_and_choose_by_training_questions():
     scores = {0: {"a": [(1, bad)], "b": [(1, good)]}, 1: {"a": [(1, good)], "b": [(1, bad)]}}
     assert choose(scores, ["a"]) == 1 and choose(scores, ["b"]) == 0
     assert choose({0: {"a": [(1, good)]}, 1: {"a": [(1, good)]}}, ["a"]) == 0  # the first of equals
+    # with lived copies, a point is chosen by the mean of both: a little better fresh loses to
+    # much better lived
+    fair = {"recall_at_5": 0.9, "recall_at_10": 0.9}
+    fresh, lived = {0: {"a": [(1, good)]}, 1: {"a": [(1, fair)]}}, {0: {"a": [(1, bad)]}, 1: {"a": [(1, good)]}}
+    assert choose(fresh, ["a"]) == 0 and choose(fresh, ["a"], lived) == 1
 
 
 @pytest.mark.slow
@@ -404,7 +409,7 @@ def test_cli_locomo_folds_scores_each_question_with_settings_chosen_without_it(c
     assert r["gap"]["recall_at_5"] == round(r["tuned_on"]["recall_at_5"] - r["held_out"]["recall_at_5"], 4)
     assert r["points"] == len(grid_points(GRID)) and r["protocol_choice"]["settings"].keys() == GRID.keys()
     proc = cli("bench", "locomo", "--data", str(TINY), "--folds", "3")
-    assert proc.returncode == 4 and "--folds takes 2 to 2" in proc.err
+    assert proc.returncode == 4 and "--folds takes 2 to 2 (the conversations)" in proc.err
     small = cli.json("bench", "locomo", "--data", str(TINY), "--folds", "2", "--grid", "recall.when_weight=0,0.5")
     assert small["points"] == 2 and small["grid"] == {"recall.when_weight": [0.0, 0.5]}
     # every point's score on all conversations, the protocol's choice the best of them
@@ -414,3 +419,26 @@ def test_cli_locomo_folds_scores_each_question_with_settings_chosen_without_it(c
         small["protocol_choice"]["recall_at_10"]
     proc = cli("bench", "locomo", "--data", str(TINY), "--folds", "2", "--grid", "recall.when_weight=0,x")
     assert proc.returncode == 7 and "must be a number" in proc.err
+
+
+@pytest.mark.slow
+def test_cli_locomo_folds_lived_chooses_on_lived_copies_too(cli, home):
+    (home / "strata.toml").write_text("[scoring]\npassive_min_episodes = 5\npassive_min_feedback = 2\n",
+                                      encoding="utf-8")
+    r = cli.json("bench", "locomo", "--data", str(TINY), "--folds", "2", "--lived",
+                 "--grid", "recall.when_weight=0,0.5", timeout=300)
+    lv = r["lived"]
+    assert lv["questions"] == 5  # the measured half of each conversation: 3 + 2
+    for block in (lv["held_out"], lv["fresh_held_out_same_questions"], lv["home_settings"],
+                  r["protocol_choice"]["lived"], *(p["lived"] for p in r["point_scores"])):
+        assert set(block) == {"recall_at_5", "recall_at_10"} and all(0.0 <= v <= 1.0 for v in block.values())
+    assert lv["delta"] == {m: round(lv["held_out"][m] - lv["fresh_held_out_same_questions"][m], 4)
+                           for m in lv["delta"]}
+    assert all(set(f["lived_held_out_scores"]) == {"recall_at_5", "recall_at_10"} for f in r["per_fold"])
+    # the protocol's choice is the point best by the mean of fresh and lived
+    def both(p):
+        return (p["recall_at_5"] + p["recall_at_10"] + p["lived"]["recall_at_5"] + p["lived"]["recall_at_10"]) / 4
+    assert max(both(p) for p in r["point_scores"]) == pytest.approx(both(r["protocol_choice"]), abs=1e-3)
+    text = cli("bench", "locomo", "--data", str(TINY), "--folds", "2", "--lived", "--grid",
+               "recall.when_weight=0,0.5", check=True, timeout=300).out
+    assert "lived copies, held out (5 questions" in text

@@ -9,6 +9,12 @@ folds; for each fold, the point best on the other folds' questions (the mean of 
 conversation: the held-out figure. Beside it: the chosen points on the questions they were
 chosen on (tuned-on), the settings the home has now on every question, and the point the
 protocol chooses on all conversations, which is what the project ships.
+
+With `--lived`, a point is also chosen by the home a user has: a copy of each home lives first
+(every other question asked with feedback, then a night of phases, as `--lived` does, under the
+home's own settings), and every point ranks the other half of the questions on it. A point's
+objective is then the mean of its objective on the fresh homes and on the lived ones, and the
+held-out figure of the lived copies is reported beside the fresh homes' on the same questions.
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..arena.arms import Arm
 from ..memory import Memory
-from .locomo import (BUDGET_K, Conversation, Stored, budget_ranking, dia_ranking, question_scores, stored_home,
-                     summarise, turn_text)
+from .lived import copy_home, live_first_half, split
+from .locomo import (BUDGET_K, Conversation, Question, Stored, budget_ranking, dia_ranking, question_scores,
+                     stored_home, summarise, turn_text)
 
 # Around the shipped values of the settings that shape fusion and the session structure.
 GRID: dict[str, tuple[Any, ...]] = {
@@ -55,11 +62,15 @@ def means(rows: Sequence[Mapping[str, float]]) -> dict[str, float]:
     return {m: round(statistics.fmean(r[m] for r in rows), 4) for m in AT_K}
 
 
-def choose(scores: Mapping[int, Mapping[str, list]], train: Sequence[str]) -> int:
-    """The point best on the training conversations; the first of equals (grid order)."""
-    def on_train(point: int) -> float:
-        return objective([s for name in train for _, s in scores[point][name]])
-    return max(sorted(scores), key=on_train)
+def choose(scores: Mapping[int, Mapping[str, list]], train: Sequence[str],
+           lived: Mapping[int, Mapping[str, list]] | None = None) -> int:
+    """The point best on the training conversations (on the fresh and the lived homes alike when
+    there are lived ones); the first of equals (grid order)."""
+    def on(table: Mapping[int, Mapping[str, list]], point: int) -> float:
+        return objective([s for name in train for _, s in table[point][name]])
+    if lived:
+        return max(sorted(scores), key=lambda p: (on(scores, p) + on(lived, p)) / 2)
+    return max(sorted(scores), key=lambda p: on(scores, p))
 
 
 async def _ranked_ids(mem: Memory, question: str, k: int, arm: Arm) -> list[int]:
@@ -67,9 +78,10 @@ async def _ranked_ids(mem: Memory, question: str, k: int, arm: Arm) -> list[int]
     return [h["id"] for h in hits]
 
 
-async def _score(mem: Memory, conv: Conversation, stored: Stored, arm: Arm, *, budget: bool) -> list[tuple[int, dict]]:
+async def _score(mem: Memory, questions: Sequence[Question], stored: Stored, arm: Arm, *,
+                 budget: bool) -> list[tuple[int, dict]]:
     rows = []
-    for q in conv.questions:
+    for q in questions:
         ranked = dia_ranking(await _ranked_ids(mem, q.text, K_RANKED, arm), stored.dia_ids)
         longer = budget_ranking(await _ranked_ids(mem, q.text, BUDGET_K, arm), stored.dia_ids, stored.tokens) \
             if budget else None
@@ -83,7 +95,7 @@ def _arm(mode: str, point: Mapping[str, Any] | None, name: str) -> Arm:
 
 async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *, folds: int, mode: str = "balanced",
                       settings: Mapping[str, Any] | None = None, grid: Mapping[str, Sequence[Any]] = GRID,
-                      progress: Callable[[int], None] | None = None,
+                      lived: bool = False, progress: Callable[[int], None] | None = None,
                       store_progress: Callable[[int], None] | None = None) -> dict:
     started = time.perf_counter()
     names = [c.name for c in conversations]
@@ -91,41 +103,63 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
     points = grid_points(grid)
     settings = {**(settings or {}), "store.attention_window_seconds": 0}
     scores: dict[int, dict[str, list]] = {i: {} for i in range(len(points))}
+    # The lived copies' rows: the measured half of each conversation's questions.
+    lived_scores: dict[int, dict[str, list]] = {i: {} for i in range(len(points))}
     defaults: list = []
+    lived_defaults: list = []
     chosen_rows: dict[str, list] = {}
     with tempfile.TemporaryDirectory(prefix="strata-folds-") as tmp:
         homes = []
         for i, conv in enumerate(conversations):
             texts = [turn_text(t.raw) for t in conv.turns]
             homes.append(await stored_home(Path(tmp) / f"c{i}", conv, texts, mode, settings, store_progress))
+        copies = []
+        if lived:
+            for i, (conv, (home, stored)) in enumerate(zip(conversations, homes)):
+                copies.append(copy_home(home, Path(tmp) / f"lived{i}"))
+                async with await Memory.open(copies[-1], actor="bench") as mem:
+                    await live_first_half(mem, conv, stored, mode, progress)
         mems = [await Memory.open(home, actor="bench") for home, _ in homes]
+        lived_mems = [await Memory.open(copy, actor="bench") for copy in copies]
         try:
             for i, point in enumerate(points):
+                arm = _arm(mode, point, f"p{i}")
                 for conv, mem, (_, stored) in zip(conversations, mems, homes):
-                    scores[i][conv.name] = await _score(mem, conv, stored, _arm(mode, point, f"p{i}"), budget=False)
+                    scores[i][conv.name] = await _score(mem, conv.questions, stored, arm, budget=False)
                     if progress:
                         progress(len(conv.questions))
+                for conv, mem, (_, stored) in zip(conversations, lived_mems, homes):
+                    measured = split(conv.questions)[1]
+                    lived_scores[i][conv.name] = await _score(mem, measured, stored, arm, budget=False)
+                    if progress:
+                        progress(len(measured))
             per_fold = []
             for held in groups:
                 train = [n for n in names if n not in held]
-                best = choose(scores, train)
+                best = choose(scores, train, lived_scores if lived else None)
                 for conv, mem, (_, stored) in zip(conversations, mems, homes):
                     if conv.name in held:  # again, with the longer list the budget figures need
-                        chosen_rows[conv.name] = await _score(mem, conv, stored, _arm(mode, points[best], f"p{best}"),
-                                                              budget=True)
+                        chosen_rows[conv.name] = await _score(mem, conv.questions, stored,
+                                                              _arm(mode, points[best], f"p{best}"), budget=True)
                 tuned = [s for n in train for _, s in scores[best][n]]
                 held_rows = [s for n in held for _, s in chosen_rows[n]]
-                per_fold.append({"held_out": held, "chosen": points[best], "questions": len(held_rows),
-                                 "tuned_on": means(tuned), "held_out_scores": means(held_rows)})
+                fold = {"held_out": held, "chosen": points[best], "questions": len(held_rows),
+                        "tuned_on": means(tuned), "held_out_scores": means(held_rows)}
+                if lived:
+                    fold["lived_held_out_scores"] = means([s for n in held for _, s in lived_scores[best][n]])
+                per_fold.append(fold)
             for conv, mem, (_, stored) in zip(conversations, mems, homes):
-                defaults += await _score(mem, conv, stored, _arm(mode, None, "defaults"), budget=True)
+                defaults += await _score(mem, conv.questions, stored, _arm(mode, None, "defaults"), budget=True)
+            for conv, mem, (_, stored) in zip(conversations, lived_mems, homes):
+                lived_defaults += await _score(mem, split(conv.questions)[1], stored, _arm(mode, None, "defaults"),
+                                               budget=False)
         finally:
-            for mem in mems:
+            for mem in mems + lived_mems:
                 await mem.close()
     held_out = summarise([row for n in names for row in chosen_rows[n]])
     tuned = means([f["tuned_on"] for f in per_fold])
-    best_all = choose(scores, names)
-    return {
+    best_all = choose(scores, names, lived_scores if lived else None)
+    result = {
         "benchmark": "locomo_folds", "data": str(data), "conversations": len(conversations), "folds": folds,
         "mode": mode, "questions": sum(len(c.questions) for c in conversations),
         "grid": {k: list(v) for k, v in grid.items()}, "points": len(points),
@@ -133,12 +167,27 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
         "gap": {m: round(tuned[m] - held_out[m], 4) for m in AT_K},
         "per_fold": per_fold,
         "home_settings": summarise(defaults),
-        "point_scores": [{"settings": p, **means([s for n in names for _, s in scores[i][n]])}
+        "point_scores": [{"settings": p, **means([s for n in names for _, s in scores[i][n]]),
+                          **({"lived": means([s for n in names for _, s in lived_scores[i][n]])} if lived else {})}
                          for i, p in enumerate(points)],
         "protocol_choice": {"settings": points[best_all],
                             **means([s for n in names for _, s in scores[best_all][n]])},
-        "seconds": round(time.perf_counter() - started, 1),
     }
+    if lived:
+        chosen_of = {n: f["chosen"] for f in per_fold for n in f["held_out"]}
+        index = {n: points.index(chosen_of[n]) for n in names}
+        lived_held = [row for n in names for row in lived_scores[index[n]][n]]
+        fresh_same = [row for n in names for row in split(chosen_rows[n])[1]]
+        lv, fr = summarise(lived_held), summarise(fresh_same)
+        result["lived"] = {
+            "questions": len(lived_held), "held_out": {m: lv[m] for m in AT_K},
+            "fresh_held_out_same_questions": {m: fr[m] for m in AT_K},
+            "delta": {m: round(lv[m] - fr[m], 4) for m in AT_K},
+            "home_settings": means([s for _, s in lived_defaults]),
+        }
+        result["protocol_choice"]["lived"] = means([s for n in names for _, s in lived_scores[best_all][n]])
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    return result
 
 
 def format_folds(r: Mapping[str, Any]) -> str:
@@ -160,4 +209,15 @@ def format_folds(r: Mapping[str, Any]) -> str:
     for f in r["per_fold"]:
         lines.append(f"  fold {', '.join(f['held_out'])}: chose {f['chosen']}; tuned on @5 {f['tuned_on']['recall_at_5']:.4f}, "
                      f"held out @5 {f['held_out_scores']['recall_at_5']:.4f}")
+    if "lived" in r:
+        lv = r["lived"]
+        lines.append(f"lived copies, held out ({lv['questions']} questions, the half asked after a night): "
+                     f"@5 {lv['held_out']['recall_at_5']:.4f}  @10 {lv['held_out']['recall_at_10']:.4f}; "
+                     f"fresh homes on the same questions @5 {lv['fresh_held_out_same_questions']['recall_at_5']:.4f}  "
+                     f"@10 {lv['fresh_held_out_same_questions']['recall_at_10']:.4f}  "
+                     f"(change {lv['delta']['recall_at_5']:+.4f} / {lv['delta']['recall_at_10']:+.4f})")
+        lines.append(f"  this home's settings on the lived copies: @5 {lv['home_settings']['recall_at_5']:.4f}  "
+                     f"@10 {lv['home_settings']['recall_at_10']:.4f}; the protocol's choice there: "
+                     f"@5 {r['protocol_choice']['lived']['recall_at_5']:.4f}  "
+                     f"@10 {r['protocol_choice']['lived']['recall_at_10']:.4f}")
     return "\n".join(lines)

@@ -63,18 +63,24 @@ def copy_home(home: Home, root: Path) -> Home:
     return Home(root)
 
 
+async def live_first_half(mem: Memory, conv: Conversation, stored: Stored, mode: str,
+                          progress: Callable[[int], None] | None = None) -> tuple[dict, float]:
+    """The first half of the questions asked with feedback, then a night: (phases, its seconds)."""
+    for q in split(conv.questions)[0]:
+        await answer_as_agent(mem, q, stored, mode=mode)
+        if progress:
+            progress(1)
+    started = time.perf_counter()
+    phases = await night(mem)
+    return phases, time.perf_counter() - started
+
+
 async def live(home: Home, conv: Conversation, stored: Stored, mode: str,
                progress: Callable[[int], None] | None = None) -> dict:
     """The lived copy: the first half asked with feedback, a night, the second half measured."""
-    first, measured = split(conv.questions)
+    measured = split(conv.questions)[1]
     async with await Memory.open(home, actor="bench") as mem:
-        for q in first:
-            await answer_as_agent(mem, q, stored, mode=mode)
-            if progress:
-                progress(1)
-        started = time.perf_counter()
-        phases = await night(mem)
-        night_seconds = time.perf_counter() - started
+        phases, night_seconds = await live_first_half(mem, conv, stored, mode, progress)
         scored, by_arena, cold_hits, hits = [], [], 0, 0
         for q in measured:
             # As asked with the benchmark's mode, and with none: the strategy the arena chose

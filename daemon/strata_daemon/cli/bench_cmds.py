@@ -18,7 +18,7 @@ from ..bench.embed import bench_embed
 from ..bench.facts import bench_facts
 from ..bench.folds import GRID, bench_folds, format_folds, grid_points
 from ..bench.ingest import bench_ingest
-from ..bench.lived import bench_locomo_lived, format_lived, lived_steps
+from ..bench.lived import bench_locomo_lived, format_lived, lived_steps, split
 from ..bench.months import bench_lived, days_of, format_months
 from ..bench.locomo import bench_locomo, format_table, home_settings, load_locomo, store_steps
 from ..bench.recall import bench_recall
@@ -135,14 +135,17 @@ async def cmd_locomo(args) -> int:
     conversations = load_locomo(args.data, args.conversations)  # bad data fails before any work
     settings = home_settings(resolve_home(args.home).config())
     if args.folds is not None:
-        if args.lived or not 2 <= args.folds <= len(conversations):
-            raise InvalidInput(f"--folds takes 2 to {len(conversations)} (the conversations), without --lived")
+        if not 2 <= args.folds <= len(conversations):
+            raise InvalidInput(f"--folds takes 2 to {len(conversations)} (the conversations)")
         grid = _grid(args.grid) if args.grid else GRID
         questions = sum(len(c.questions) for c in conversations)
-        bar = Progress(store_steps(conversations, args.mode) + questions * len(grid_points(grid)),
+        # lived copies: their first half asked once, their second half ranked by every point
+        lived = sum(len(split(c.questions)[i]) * (len(grid_points(grid)) if i else 1)
+                    for c in conversations for i in (0, 1)) if args.lived else 0
+        bar = Progress(store_steps(conversations, args.mode) + questions * len(grid_points(grid)) + lived,
                        "locomo folds (store, embed, every grid point)", unit="steps")
         result = await bench_folds(args.data, conversations, folds=args.folds, mode=args.mode, settings=settings,
-                                   grid=grid, progress=bar.advance, store_progress=bar.advance)
+                                   grid=grid, lived=args.lived, progress=bar.advance, store_progress=bar.advance)
         bar.close()
         _save(result, args.out)
         emit(result, args.json, format_folds)
@@ -434,7 +437,8 @@ def register(sub, common) -> None:
     q.add_argument("--lived", action="store_true",
                    help="also measure a lived copy of each home: every other question asked first with feedback "
                         "naming the evidence, one night of every daemon phase, then the other half, against the "
-                        "fresh home on the same half")
+                        "fresh home on the same half; with --folds, every grid point is also scored on the lived "
+                        "copies and chosen by the mean of both")
     q = add("lived", cmd_lived, "A home lived for months on LoCoMo conversations (a clock the benchmark moves; "
                                 "sessions observed on their days, daily recalls with feedback, explicit forgets, "
                                 "every daemon phase each night) against a fresh home holding the same memories: "
