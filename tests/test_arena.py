@@ -8,7 +8,7 @@ import pytest
 
 from strata_daemon import Memory
 from strata_daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
-from strata_daemon.arena.bandit import ArmStats, choose, leader, ucb
+from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, leader, paired_gain, ucb
 from strata_daemon.arena.reward import RewardWeights, episode_reward
 from strata_daemon.config import load_config
 from strata_daemon.errors import ConfigError, InvalidInput, NotFound
@@ -256,6 +256,20 @@ def test_too_few_episodes_keep_the_default(home):
     assert recall["strategy"]["chosen_by"] == "config" and choices == 0
 
 
+def test_the_gain_must_stand_out_of_the_noise_of_the_episodes():
+    assert paired_gain([0.9, 0.8, 0.7], [0.4, 0.3, 0.2]) == pytest.approx((0.5, 0.0))
+    gain, error = paired_gain([1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.8])  # wins twice, loses twice
+    assert gain == pytest.approx(0.05) and error > 0.5
+    assert paired_gain([0.9], [0.1])[1] == float("inf") and paired_gain([], []) == (0.0, float("inf"))
+    with pytest.raises(ValueError):
+        paired_gain([0.5, 0.5], [0.5])
+    # a gain of 0.05 from two wins and two losses is noise; the same gain on every episode is not
+    assert clearly_better([1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.8], 0.01, 2.0)[2] is False
+    assert clearly_better([1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.8], 0.01, 0.0)[2] is True
+    assert clearly_better([0.55, 0.45, 0.65], [0.5, 0.4, 0.6], 0.01, 2.0)[2] is True
+    assert clearly_better([0.55, 0.45, 0.65], [0.5, 0.4, 0.6], 0.1, 2.0)[2] is False  # below min_gain
+
+
 def test_a_leader_that_does_not_beat_the_default_by_min_gain_is_not_adopted(home):
     write_config(home, ARENA_TOML + "min_gain = 1.0\n")
 
@@ -265,6 +279,7 @@ def test_a_leader_that_does_not_beat_the_default_by_min_gain_is_not_adopted(home
             return await mem.arena.run()
     run = asyncio.run(go())
     assert run["leader"] == "balanced" and run["decision"] == "keep" and "the default stays" in run["reason"]
+    assert run["confirm"]["balanced"] > run["confirm"]["fast"] and "standard error" in run["reason"]
     assert run["strategy"] == {"arm": "fast", "chosen_by": "arena", "choice": 1, "mode": "fast", "preset": None,
                                "reason": run["reason"]}
 

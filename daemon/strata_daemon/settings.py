@@ -187,10 +187,10 @@ SETTINGS: tuple[Setting, ...] = (
             _between(1, 10**6)),
     Setting("recall.fts_weight", 1.0, "Weight of the full-text list in balanced fusion.", _between(0, 100)),
     Setting("recall.vector_weight", 0.7, "Weight of the vector list in balanced fusion.", _between(0, 100)),
-    Setting("recall.spread_to_next", 0.7,
+    Setting("recall.spread_to_next", 0.5,
             "Balanced: share of a memory's full-text relevance passed to the next memory of its session (often "
             "the reply to what matched); 0 turns it off.", _between(0, 10)),
-    Setting("recall.spread_to_previous", 0.15,
+    Setting("recall.spread_to_previous", 0.45,
             "Balanced: share passed to the previous memory of its session; 0 turns it off.", _between(0, 10)),
     Setting("recall.spread_further", 0.6,
             "Balanced: share of what spreading passed to a neighbour that goes one memory further the same way "
@@ -527,6 +527,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("arena.min_pulls", 3, "Pulls an arm needs before it can lead.", _between(1, 10**6)),
     Setting("arena.min_gain", 0.01, "Mean reward by which the leader must beat the default on the confirmation "
             "episodes to be adopted.", _between(0, 1)),
+    Setting("arena.confirm_z", 2.0, "Standard errors of the per-episode difference that the leader's gain must "
+            "also reach on the confirmation episodes: the leader is the best of several noisy means, and may lead "
+            "by chance.", _between(0, 100)),
     Setting("arena.confirm_episodes", 200, "The newest this many episodes confirm a leader against the default.",
             _between(1, 10**6)),
     Setting("arena.max_episodes", 1000, "The newest this many episodes are used per run.", _between(1, 10**7)),

@@ -13,7 +13,7 @@ from ..episodes.reads import existing_ids, worked_on_since
 from ..errors import InvalidInput, NotFound
 from . import store
 from .arms import Arm, arms_of, presets_of
-from .bandit import ArmStats, choose, leader, ucb
+from .bandit import ArmStats, choose, clearly_better, leader, ucb
 from .reward import PARTS, RewardWeights, episode_reward
 
 # rank(query, k, arm, context, at) -> (hits as dicts with id and session, seconds); `at`: rank with
@@ -37,6 +37,7 @@ class Settings:
     min_episodes: int
     min_pulls: int
     min_gain: float
+    confirm_z: float
     confirm_episodes: int
     max_episodes: int
     latency_budget_ms: float
@@ -50,7 +51,7 @@ class Settings:
             arms_of(list(cfg["arena.arms"]), cfg["recall.mode"], presets_of(cfg["arena.presets"])),
             float(cfg["arena.exploration"]), int(cfg["arena.pulls"]), int(cfg["arena.sample"]), int(cfg["arena.k"]),
             int(cfg["arena.min_episodes"]), int(cfg["arena.min_pulls"]), float(cfg["arena.min_gain"]),
-            int(cfg["arena.confirm_episodes"]), int(cfg["arena.max_episodes"]),
+            float(cfg["arena.confirm_z"]), int(cfg["arena.confirm_episodes"]), int(cfg["arena.max_episodes"]),
             float(cfg["arena.latency_budget_ms"]), bool(cfg["arena.shared_feedback"]),
             RewardWeights(**{p: float(cfg[f"arena.weights.{p}"]) for p in PARTS}))
 
@@ -107,17 +108,20 @@ class Arena:
     # -- evaluation --------------------------------------------------------------------------
 
     async def _mean_reward(self, arm: Arm, episodes: Iterable[dict]) -> float:
-        total, n = 0.0, 0
+        rewards = await self._rewards(arm, episodes)
+        return sum(rewards) / len(rewards) if rewards else 0.0
+
+    async def _rewards(self, arm: Arm, episodes: Iterable[dict]) -> list[float]:
+        rewards = []
         for e in episodes:
             stopping.check()  # an arena run writes at its end: stopped, it leaves nothing half done
             # As of the question: the feedback that made an episode lifted its own answers, and with
             # today's counts an arm that weights recent use would win on evidence it created.
             hits, seconds = await self._rank(e["query"], self.settings.k, arm, e["context"], e["at"])
-            total += episode_reward([(h["id"], h["session"]) for h in hits], e["useful"], seconds * 1000,
-                                    latency_budget_ms=self.settings.latency_budget_ms,
-                                    weights=self.settings.weights)["reward"]
-            n += 1
-        return total / n if n else 0.0
+            rewards.append(episode_reward([(h["id"], h["session"]) for h in hits], e["useful"], seconds * 1000,
+                                          latency_budget_ms=self.settings.latency_budget_ms,
+                                          weights=self.settings.weights)["reward"])
+        return rewards
 
     async def run(self, *, progress: Callable[[int], None] | None = None, if_new: bool = False) -> dict:
         """One arena run: `arena.pulls` pulls chosen by UCB1, each scoring an arm on a sample of
@@ -170,15 +174,15 @@ class Arena:
                       f"arena.sample ({s.sample}) evaluation episodes arrived since: its decision stands")
         else:
             newest = episodes[-s.confirm_episodes:]
-            confirm = {name: round(await self._mean_reward(self.by_name[name], newest), 4)
-                       for name in (lead, self.default.name)}
-            gain = confirm[lead] - confirm[self.default.name]
-            adopt = gain >= s.min_gain
+            rewards = {name: await self._rewards(self.by_name[name], newest) for name in (lead, self.default.name)}
+            confirm = {name: round(sum(r) / len(r), 4) for name, r in rewards.items()}
+            gain, error, adopt = clearly_better(rewards[lead], rewards[self.default.name], s.min_gain, s.confirm_z)
             decision = "adopt" if adopt else "keep"
             reason = (f"{lead} leads ({stats[lead].mean:.4f} over {stats[lead].pulls} pulls); on the newest "
                       f"{len(newest)} episodes it scored {confirm[lead]:.4f} against the default "
-                      f"{self.default.name}'s {confirm[self.default.name]:.4f} ({gain:+.4f}, arena.min_gain "
-                      f"{s.min_gain:g}): " + ("adopted" if adopt else "the default stays"))
+                      f"{self.default.name}'s {confirm[self.default.name]:.4f} ({gain:+.4f}, standard error "
+                      f"{error:.4f}; arena.min_gain {s.min_gain:g}, arena.confirm_z {s.confirm_z:g}): "
+                      + ("adopted" if adopt else "the default stays"))
         seconds = round(time.perf_counter() - started, 3)
 
         def record(conn) -> int:

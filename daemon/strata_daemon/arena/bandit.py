@@ -39,3 +39,25 @@ def leader(order: Sequence[str], stats: Mapping[str, ArmStats], min_pulls: int) 
     """The arm with the best mean among those pulled at least `min_pulls` times."""
     ready = [n for n in order if stats.get(n, ArmStats()).pulls >= min_pulls]
     return max(ready, key=lambda n: (stats[n].mean, -order.index(n))) if ready else None
+
+
+def paired_gain(leader: Sequence[float], default: Sequence[float]) -> tuple[float, float]:
+    """The leader's mean gain over the default on the same episodes, and its standard error
+    (infinite with fewer than two episodes): the gain must stand out of the noise of the
+    episodes, because the leader was chosen as the best of several noisy means."""
+    diffs = [a - b for a, b in zip(leader, default, strict=True)]
+    if not diffs:
+        return 0.0, math.inf
+    gain = sum(diffs) / len(diffs)
+    if len(diffs) < 2:
+        return gain, math.inf
+    variance = sum((d - gain) ** 2 for d in diffs) / (len(diffs) - 1)
+    return gain, math.sqrt(variance / len(diffs))
+
+
+def clearly_better(leader: Sequence[float], default: Sequence[float], min_gain: float, z: float
+                   ) -> tuple[float, float, bool]:
+    """(gain, standard error, adopt): the leader is adopted when its gain on the same episodes
+    reaches `min_gain` and `z` standard errors."""
+    gain, error = paired_gain(leader, default)
+    return gain, error, gain >= min_gain and gain >= z * error

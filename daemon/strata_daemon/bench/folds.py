@@ -36,7 +36,7 @@ from .locomo import (BUDGET_K, Conversation, Question, Stored, budget_ranking, d
 GRID: dict[str, tuple[Any, ...]] = {
     "recall.vector_weight": (0.5, 0.7, 0.9),
     "recall.spread_to_next": (0.5, 0.7),
-    "recall.spread_to_previous": (0.15, 0.3),
+    "recall.spread_to_previous": (0.3, 0.45),
     "recall.session_weight": (0.3, 0.45, 0.6),
 }
 K_RANKED = 10
