@@ -527,7 +527,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("arena.min_pulls", 3, "Pulls an arm needs before it can lead.", _between(1, 10**6)),
     Setting("arena.min_gain", 0.01, "Mean reward by which the leader must beat the default on the confirmation "
             "episodes to be adopted.", _between(0, 1)),
-    Setting("arena.confirm_z", 2.0, "Standard errors of the per-episode difference that the leader's gain must "
+    Setting("arena.confirm_z", 1.0, "Standard errors of the per-episode difference that the leader's gain must "
             "also reach on the confirmation episodes: the leader is the best of several noisy means, and may lead "
             "by chance.", _between(0, 100)),
     Setting("arena.confirm_episodes", 200, "The newest this many episodes confirm a leader against the default.",
