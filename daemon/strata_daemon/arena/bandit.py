@@ -4,6 +4,7 @@ is pulled, c x sqrt(ln(total pulls + 1) / pulls). Pure: no I/O."""
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -48,11 +49,8 @@ def paired_gain(leader: Sequence[float], default: Sequence[float]) -> tuple[floa
     diffs = [a - b for a, b in zip(leader, default, strict=True)]
     if not diffs:
         return 0.0, math.inf
-    gain = sum(diffs) / len(diffs)
-    if len(diffs) < 2:
-        return gain, math.inf
-    variance = sum((d - gain) ** 2 for d in diffs) / (len(diffs) - 1)
-    return gain, math.sqrt(variance / len(diffs))
+    gain = statistics.fmean(diffs)
+    return gain, statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else math.inf
 
 
 def clearly_better(leader: Sequence[float], default: Sequence[float], min_gain: float, z: float

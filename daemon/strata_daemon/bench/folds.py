@@ -108,6 +108,7 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
     defaults: list = []
     lived_defaults: list = []
     chosen_rows: dict[str, list] = {}
+    chosen: dict[str, int] = {}  # each conversation's point, chosen without it
     with tempfile.TemporaryDirectory(prefix="strata-folds-") as tmp:
         homes = []
         for i, conv in enumerate(conversations):
@@ -139,6 +140,7 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
                 best = choose(scores, train, lived_scores if lived else None)
                 for conv, mem, (_, stored) in zip(conversations, mems, homes):
                     if conv.name in held:  # again, with the longer list the budget figures need
+                        chosen[conv.name] = best
                         chosen_rows[conv.name] = await _score(mem, conv.questions, stored,
                                                               _arm(mode, points[best], f"p{best}"), budget=True)
                 tuned = [s for n in train for _, s in scores[best][n]]
@@ -174,9 +176,7 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
                             **means([s for n in names for _, s in scores[best_all][n]])},
     }
     if lived:
-        chosen_of = {n: f["chosen"] for f in per_fold for n in f["held_out"]}
-        index = {n: points.index(chosen_of[n]) for n in names}
-        lived_held = [row for n in names for row in lived_scores[index[n]][n]]
+        lived_held = [row for n in names for row in lived_scores[chosen[n]][n]]
         fresh_same = [row for n in names for row in split(chosen_rows[n])[1]]
         lv, fr = summarise(lived_held), summarise(fresh_same)
         result["lived"] = {

@@ -139,10 +139,11 @@ async def cmd_locomo(args) -> int:
             raise InvalidInput(f"--folds takes 2 to {len(conversations)} (the conversations)")
         grid = _grid(args.grid) if args.grid else GRID
         questions = sum(len(c.questions) for c in conversations)
+        points = len(grid_points(grid))
         # lived copies: their first half asked once, their second half ranked by every point
-        lived = sum(len(split(c.questions)[i]) * (len(grid_points(grid)) if i else 1)
-                    for c in conversations for i in (0, 1)) if args.lived else 0
-        bar = Progress(store_steps(conversations, args.mode) + questions * len(grid_points(grid)) + lived,
+        lived = sum(len(first) + len(measured) * points
+                    for first, measured in map(split, (c.questions for c in conversations))) if args.lived else 0
+        bar = Progress(store_steps(conversations, args.mode) + questions * points + lived,
                        "locomo folds (store, embed, every grid point)", unit="steps")
         result = await bench_folds(args.data, conversations, folds=args.folds, mode=args.mode, settings=settings,
                                    grid=grid, lived=args.lived, progress=bar.advance, store_progress=bar.advance)
