@@ -159,7 +159,8 @@ def test_recall_logs_and_arena_episodes_forget_the_memory(memory):
     memory.forget(said, purge=True)
     assert memory.sql("SELECT query FROM recalls")[0]["query"] == REDACTED  # it found the purged memory
     assert memory.sql("SELECT count(*) AS n FROM access_events WHERE episode_id = ?", (said,))[0]["n"] == 0
-    assert [json.loads(r["useful"]) for r in memory.sql("SELECT useful FROM arena_episodes")] == [[other]]
+    assert [(json.loads(r["useful"]), r["query"]) for r in memory.sql("SELECT useful, query FROM arena_episodes")
+            ] == [([other], REDACTED)]
 
 
 # -- forget by what --------------------------------------------------------------------------------

@@ -200,8 +200,26 @@ def test_migration_23_puts_the_id_floor_back_above_every_id_given(tmp_path, monk
     conn.executemany("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
                      "VALUES (0, 'default', 'episode', ?, 'create', '{}', 'test')", [(1,), (2,), (3,)])
     conn.execute("INSERT INTO meta (key, value) VALUES ('episode_id_floor', '2')")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:23])
     assert migrate(conn) == [23]
     assert conn.execute(floors.highest_sql(floors.EPISODES)).fetchone()[0] == 3
     floors.raise_floor(conn, floors.EPISODES, 2)  # a later purge of a lower id
     assert conn.execute(floors.highest_sql(floors.EPISODES)).fetchone()[0] == 3
+
+
+def test_migration_24_keeps_when_each_evaluation_episode_was_asked(tmp_path, monkeypatch):
+    import strata_daemon.storage.migrations as m
+
+    conn = driver.connect(tmp_path / "before_pruning.db")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:23])
+    migrate(conn)
+    conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
+    conn.execute("INSERT INTO recalls (id, agent, query, mode, k, context, at) VALUES (7, 'default', 'q', 'fast', "
+                 "10, '{}', 5)")
+    conn.executemany("INSERT INTO arena_episodes (agent, query, useful, origin, recall_id, created_at) "
+                     "VALUES ('default', 'q', '[1]', ?, ?, 9)", [("used", 7), ("questions", None)])
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    assert migrate(conn) == [24]
+    assert conn.execute("SELECT origin, asked_at FROM arena_episodes ORDER BY id").fetchall() == [
+        ("used", 5.0), ("questions", None)]
+    assert "n" in {r[1] for r in conn.execute("PRAGMA table_info(access_events)")}

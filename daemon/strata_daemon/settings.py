@@ -442,6 +442,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("daemon.phase_runs_keep_days", 30.0, "The decay phase removes the records of phase runs that ended "
             "longer ago than this (each phase's last run stays): the heartbeat, fold and embed phases alone "
             "record about 3,000 runs a day.", _positive),
+    Setting("daemon.recalls_keep_days", 90.0, "The decay phase prunes the recalls made longer ago than this: their "
+            "question and context go, their accesses stay counted as one row per memory and day; feedback "
+            "can no longer be given to them. 0 keeps every recall.", _non_negative),
     Setting("daemon.capsule_interval_seconds", 900, "How often the capsule is rendered, besides after each "
             "dossier refresh and on every hand edit.", _between(1, 10**7)),
     Setting("daemon.backup_interval_hours", 24.0, "How often the database is backed up into state/backups/.",

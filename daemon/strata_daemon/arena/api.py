@@ -103,7 +103,8 @@ class Arena:
             origin, useful = "shared", hits
         if not useful:
             return None
-        return store.add_episode(conn, self.agent, recall["query"], recall["context"], useful, origin, recall_id, now)
+        return store.add_episode(conn, self.agent, recall["query"], recall["context"], useful, origin, recall_id,
+                                 recall["at"], now)
 
     # -- evaluation --------------------------------------------------------------------------
 
@@ -306,7 +307,7 @@ class Arena:
                 if not ids:
                     skipped += 1
                     continue
-                added.append(store.add_episode(conn, self.agent, q["question"], "{}", ids, "questions", None, now))
+                added.append(store.add_episode(conn, self.agent, q["question"], "{}", ids, "questions", None, None, now))
             return added, skipped
 
         added, skipped = await self.db.transact(write)

@@ -11,19 +11,19 @@ HOME = "*"  # the home-wide choice's row name: not a valid namespace, so never o
 
 
 def add_episode(conn, agent: str, query: str, context: str, useful: list[int], origin: str,
-                recall_id: int | None, now: float) -> int:
+                recall_id: int | None, asked_at: float | None, now: float) -> int:
     return conn.execute(
-        "INSERT INTO arena_episodes (agent, query, context, useful, origin, recall_id, created_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)", (agent, query, context, json.dumps(useful), origin, recall_id, now)).lastrowid
+        "INSERT INTO arena_episodes (agent, query, context, useful, origin, recall_id, asked_at, created_at) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (agent, query, context, json.dumps(useful), origin, recall_id, asked_at, now)).lastrowid
 
 
 def episodes(conn, agent: str, limit: int) -> list[dict]:
     """The newest `limit` episodes with their useful memories that still exist, as (id, session),
-    and when their question was asked (`at`: the recall's time; None for a question set's);
-    an episode none of whose memories is left is skipped."""
-    rows = conn.execute("SELECT e.id, e.query, e.context, e.useful, e.origin, r.at FROM arena_episodes e "
-                        "LEFT JOIN recalls r ON r.id = e.recall_id WHERE e.agent = ? "
-                        "ORDER BY e.id DESC LIMIT ?", (agent, limit)).fetchall()
+    and when their question was asked (`at`: the recall's time, kept after the recall is pruned;
+    None for a question set's); an episode none of whose memories is left is skipped."""
+    rows = conn.execute("SELECT id, query, context, useful, origin, asked_at AS at FROM arena_episodes "
+                        "WHERE agent = ? ORDER BY id DESC LIMIT ?", (agent, limit)).fetchall()
     wanted = {i for r in rows for i in json.loads(r["useful"])}
     sessions: dict[int, str | None] = {}
     ids = list(wanted)

@@ -130,7 +130,7 @@ def usage_before(conn, ids: list[int], at: float) -> dict[int, dict]:
     marks = ", ".join("?" * len(ids))
     out = {i: {"access_count": n, "last_access_at": last, "success_count": 0, "failure_count": 0}
            for i, n, last in conn.execute(
-               f"SELECT episode_id, count(*), max(at) FROM access_events WHERE episode_id IN ({marks}) AND at < ? "
+               f"SELECT episode_id, sum(n), max(at) FROM access_events WHERE episode_id IN ({marks}) AND at < ? "
                f"AND folded != 2 GROUP BY episode_id", (*ids, at))}
     for i, outcome, n in conn.execute(f"SELECT episode_id, outcome, count(*) FROM feedback_events WHERE episode_id "
                                       f"IN ({marks}) AND at < ? GROUP BY episode_id, outcome", (*ids, at)):

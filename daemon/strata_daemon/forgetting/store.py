@@ -284,7 +284,9 @@ def _redact_logs(conn, agent: str, purged: Purged, ids: list[int]) -> dict:
                           (agent,)).fetchall():
         useful = json.loads(r["useful"])
         kept = [i for i in useful if i not in set(ids)]
-        quoted = r["recall_id"] in found or purged.touches(r["query"])
+        # Its question was answered by what goes: about it, as a recall that found it (and one
+        # whose recall the history no longer holds has only this to tell).
+        quoted = kept != useful or r["recall_id"] in found or purged.touches(r["query"])
         if not kept:
             conn.execute("DELETE FROM arena_episodes WHERE id = ?", (r["id"],))
             arena += 1

@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from .. import timeutil
+from .. import stopping, timeutil
+from ..episodes import history
 from ..errors import EmbeddingUnavailable
 from ..storage import copies, driver
 from . import notify, snapshots, steps as loop_steps
@@ -124,11 +125,28 @@ def _prune_runs(conn, before: float) -> int:
                         "(SELECT max(id) FROM phase_runs GROUP BY phase)", (before,)).rowcount
 
 
+async def _prune_recalls(mem) -> dict:
+    """The recall history older than daemon.recalls_keep_days (episodes/history.py), a batch a
+    transaction: a stop waits for one batch, and what was pruned before it stays pruned."""
+    days = float(mem.config["daemon.recalls_keep_days"])
+    pruned = {"recalls": 0, "access_events": 0, "day_rows": 0}
+    if days <= 0:
+        return pruned
+    before = timeutil.now() - days * 86400
+    while True:
+        stopping.check()
+        batch = await mem.db.transact(history.prune_batch, before)
+        pruned = {k: pruned[k] + batch[k] for k in pruned}
+        if batch["recalls"] < history.BATCH:
+            return pruned
+
+
 async def decay(mem) -> dict:
     web = await mem.web.decay()
     before = timeutil.now() - float(mem.config["daemon.phase_runs_keep_days"]) * 86400
     pruned = await mem.db.transact(_prune_runs, before)
-    return {**web, "strength": await snapshots.take(mem), "phase_runs_pruned": pruned}
+    return {**web, "strength": await snapshots.take(mem), "phase_runs_pruned": pruned,
+            "recalls_pruned": await _prune_recalls(mem)}
 
 
 async def consolidate(mem) -> dict:

@@ -686,6 +686,19 @@ def m023_episode_id_floor(conn) -> None:
         floors.raise_floor(conn, floors.EPISODES, int(given))
 
 
+def m024_recall_history(conn) -> None:
+    _run(conn, """
+-- Recalls older than daemon.recalls_keep_days are pruned (episodes/history.py): their folded
+-- accesses become one row per memory and day, counting how many they were.
+ALTER TABLE access_events ADD COLUMN n INTEGER NOT NULL DEFAULT 1;
+-- An evaluation episode keeps when its question was asked, which its recall held: the arena
+-- replays it with the memories' use as of then, after the recall is pruned too.
+ALTER TABLE arena_episodes ADD COLUMN asked_at REAL;
+UPDATE arena_episodes SET asked_at = (SELECT at FROM recalls WHERE recalls.id = arena_episodes.recall_id)
+    WHERE recall_id IS NOT NULL;
+""")
+
+
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (1, "episodic store", m001_episodic_store),
     (2, "embedding backlog", m002_embedding_backlog),
@@ -710,6 +723,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = (
     (21, "stated times", m021_stated_times),
     (22, "stated times by start", m022_stated_times_by_start),
     (23, "episode id floor", m023_episode_id_floor),
+    (24, "recall history", m024_recall_history),
 )
 
 
