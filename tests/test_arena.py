@@ -8,7 +8,7 @@ import pytest
 
 from strata_daemon import Memory
 from strata_daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
-from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, leader, paired_gain, ucb
+from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, paired_gain, ucb
 from strata_daemon.arena.reward import RewardWeights, episode_reward
 from strata_daemon.config import load_config
 from strata_daemon.errors import ConfigError, InvalidInput, NotFound
@@ -268,6 +268,13 @@ def test_the_gain_must_stand_out_of_the_noise_of_the_episodes():
     assert clearly_better([1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 0.8], 0.01, 0.0)[2] is True
     assert clearly_better([0.55, 0.45, 0.65], [0.5, 0.4, 0.6], 0.01, 2.0)[2] is True
     assert clearly_better([0.55, 0.45, 0.65], [0.5, 0.4, 0.6], 0.1, 2.0)[2] is False  # below min_gain
+
+
+def test_the_leader_is_confirmed_on_episodes_it_was_not_pulled_on():
+    episodes = list(range(10))  # oldest first
+    assert held_apart(episodes, 3) == (list(range(7)), [7, 8, 9])
+    assert held_apart(episodes, 200) == ([0, 1, 2, 3, 4], [5, 6, 7, 8, 9])  # at most half confirm
+    assert held_apart([0, 1], 200) == ([0], [1]) and held_apart([0], 200) == ([0], [0])
 
 
 def test_a_leader_that_does_not_beat_the_default_by_min_gain_is_not_adopted(home):

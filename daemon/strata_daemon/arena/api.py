@@ -13,7 +13,7 @@ from ..episodes.reads import existing_ids, worked_on_since
 from ..errors import InvalidInput, NotFound
 from . import store
 from .arms import Arm, arms_of, presets_of
-from .bandit import ArmStats, choose, clearly_better, leader, ucb
+from .bandit import ArmStats, choose, clearly_better, held_apart, leader, ucb
 from .reward import PARTS, RewardWeights, episode_reward
 
 # rank(query, k, arm, context, at) -> (hits as dicts with id and session, seconds); `at`: rank with
@@ -126,8 +126,9 @@ class Arena:
 
     async def run(self, *, progress: Callable[[int], None] | None = None, if_new: bool = False) -> dict:
         """One arena run: `arena.pulls` pulls chosen by UCB1, each scoring an arm on a sample of
-        the episodes; then the leader, if it is not the default, must beat the default on the
-        newest `arena.confirm_episodes` episodes by `arena.min_gain` to be adopted. With
+        the episodes but the newest `arena.confirm_episodes` (at most half); then the leader, if
+        it is not the default, must beat the default on those newest by `arena.min_gain` and
+        `arena.confirm_z` standard errors to be adopted. With
         `if_new` (the daemon's nightly phase) the work follows the new evidence, not the home's
         age: nothing runs when no evaluation episode arrived since the last run (the choice
         would be the same; returns {"skipped": reason}), and a run pulls once per new episode,
@@ -151,11 +152,12 @@ class Arena:
         stats = {name: st for name, st in (await self.db.run(store.stats, self.agent)).items() if name in order}
         stats.update({name: ArmStats() for name in order if name not in stats})
         rng = random.Random(f"{self.agent}:{len(episodes)}:{sum(st.pulls for st in stats.values())}")
+        pool, newest = held_apart(episodes, s.confirm_episodes)
         pulls = []
         fresh = sum(e["id"] > seen for e in episodes) if if_new and seen is not None else s.pulls
         for _ in range(min(s.pulls, max(1, fresh))):
             name = choose(order, stats, s.exploration)
-            reward = await self._mean_reward(self.by_name[name], rng.sample(episodes, min(s.sample, len(episodes))))
+            reward = await self._mean_reward(self.by_name[name], rng.sample(pool, min(s.sample, len(pool))))
             stats[name].add(reward)
             pulls.append([name, round(reward, 4)])
             if progress:
@@ -174,7 +176,6 @@ class Arena:
             reason = (f"{lead} leads again; run {last['id']} compared it with the default and fewer than "
                       f"arena.sample ({s.sample}) evaluation episodes arrived since: its decision stands")
         else:
-            newest = episodes[-s.confirm_episodes:]
             rewards = {name: await self._rewards(self.by_name[name], newest) for name in (lead, self.default.name)}
             confirm = {name: round(sum(r) / len(r), 4) for name, r in rewards.items()}
             gain, error, adopt = clearly_better(rewards[lead], rewards[self.default.name], s.min_gain, s.confirm_z)

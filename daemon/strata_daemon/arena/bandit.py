@@ -59,3 +59,14 @@ def clearly_better(leader: Sequence[float], default: Sequence[float], min_gain: 
     reaches `min_gain` and `z` standard errors."""
     gain, error = paired_gain(leader, default)
     return gain, error, gain >= min_gain and gain >= z * error
+
+
+def held_apart(episodes: Sequence, confirm: int) -> tuple[list, list]:
+    """(the pulls' episodes, the confirmation's): the newest `confirm` confirm, at most half of
+    them all, and the pulls draw only from the rest. A leader is the best of several noisy means
+    on the episodes it was pulled on; confirmed on the same, it keeps the luck that made it lead.
+    A single episode (arena.min_episodes 1) serves both."""
+    if len(episodes) < 2:
+        return list(episodes), list(episodes)
+    held = min(confirm, len(episodes) // 2)
+    return list(episodes[:len(episodes) - held]), list(episodes[len(episodes) - held:])
