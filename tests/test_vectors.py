@@ -164,9 +164,9 @@ def test_each_stored_batch_gets_the_next_sequence_number(home):
 
 
 def test_pending_memories_are_read_a_window_at_a_time_and_embedded_shortest_first(home, monkeypatch):
-    import strata_daemon.memory
+    from strata_daemon.embedding import backlog
 
-    monkeypatch.setattr(strata_daemon.memory, "EMBED_WINDOW", 3)
+    monkeypatch.setattr(backlog, "EMBED_WINDOW", 3)
     texts = ["a much longer note about the backup job on nas-01 failing twice", "short", "medium sized note",
              "tiny", "the longest of them all: gw-02 lost its uplink during the storm last night", "mid note x"]
 

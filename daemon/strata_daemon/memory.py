@@ -12,11 +12,12 @@ import json
 import time
 from typing import Any, AsyncIterator, Callable, Iterable, Mapping
 
-from . import stopping, timeutil
+from . import timeutil
 from .arena.api import Arena
 from .arena.arms import Arm
 from .config import Config, overlay
-from .embedding import index as vectors
+from .embedding import backlog, index as vectors
+from .embedding.backlog import EMBED_BATCH
 from .embedding.cache import VectorCache
 from .embedding.loader import load_embedder
 from .episodes import reads, writes
@@ -43,12 +44,6 @@ from .settings import MODES
 from .storage import Database
 
 IMPORT_BATCH = 2000
-# Memories waiting for a vector are read this many at a time and embedded shortest first, so
-# the embedder's groups hold texts of about one length and pad little: 98 texts/s on the
-# million-memory corpus's texts, against 62 when each batch of 64 was sorted only within
-# itself (`bench embed`: 102 against 89), and the same vectors.
-EMBED_WINDOW = 2048
-EMBED_BATCH = 256  # texts per embedder call and per stored transaction
 # Forgetting demotes, it never hides: recall reaches the cold tier (memories consolidation
 # archived, and those a merge superseded) as well as the hot one. Only an explicit forget
 # (state archived) takes a memory out, unless the recall includes archived memories.
@@ -338,40 +333,14 @@ class Memory:
 
     async def embed_pending(self, *, batch: int = EMBED_BATCH, limit: int | None = None, own: bool = False,
                             progress: Callable[[int], None] | None = None) -> dict:
-        """Embed memories that have no vector yet (this namespace's only, with `own`), in short
-        transactions; safe to interrupt. A batch is stored on the database thread while the next
-        one is embedded."""
+        """Embed memories that have no vector yet (this namespace's only, with `own`)."""
         if limit is not None and not await self.db.run(vectors.backlog):
             # Nothing waits: don't load the model just to find that out (the daemon asks every minute).
             return {"embedded": 0, "backlog": 0}
         emb, spec = await self.embedder(), await self._spec()
         await self.db.transact(vectors.prepare, spec)
-
-        async def next_window(after: int, done: int) -> list:
-            size = EMBED_WINDOW if limit is None else min(EMBED_WINDOW, limit - done)
-            rows = await self.db.run(vectors.pending, size, after, self.agent if own else None) if size > 0 else []
-            return sorted(((r[0], r[1], vectors.document(r[2], r[3], spec.text)) for r in rows),
-                          key=lambda r: len(r[2]))
-
-        done, storing = 0, None
-        window = await next_window(0, 0)
-        try:
-            while window:
-                for start in range(0, len(window), batch):
-                    stopping.check()  # what is stored stays; the rest waits in the backlog
-                    rows = window[start:start + batch]
-                    found = await asyncio.to_thread(emb.embed, [r[2] for r in rows])
-                    if storing is not None:
-                        await storing
-                    done += len(rows)
-                    storing = asyncio.ensure_future(
-                        self.db.transact(vectors.store, [(r[0], r[1], v) for r, v in zip(rows, found)]))
-                    if progress:
-                        progress(len(rows))
-                window = await next_window(max(r[0] for r in window), done)
-        finally:
-            if storing is not None:
-                await storing
+        done = await backlog.embed_waiting(self.db, emb, spec, agent=self.agent if own else None, batch=batch,
+                                           limit=limit, progress=progress)
         return {"embedded": done, "backlog": await self.db.run(vectors.backlog), "model": emb.name,
                 "dimension": emb.dim}
 

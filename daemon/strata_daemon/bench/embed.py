@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..embedding.loader import DEFAULT, Embedder, load_embedder
-from ..memory import EMBED_BATCH, EMBED_WINDOW
+from ..embedding.backlog import EMBED_BATCH, EMBED_WINDOW
 from . import corpus
 from .stats import ratio, summary_ms
 

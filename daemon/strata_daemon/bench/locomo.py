@@ -31,7 +31,8 @@ from ..embedding import index as vectors
 from ..episodes.fts import match_expression
 from ..errors import InvalidInput, NotFound
 from ..home import init_home
-from ..memory import EMBED_BATCH, Memory
+from ..embedding.backlog import EMBED_BATCH
+from ..memory import Memory
 from ..storage import driver
 from .stats import ratio, summary_ms
 
