@@ -705,6 +705,15 @@ def test_init_lays_out_a_private_home(cli, tmp_path):
         assert stat.S_IMODE(extra.stat().st_mode) == 0o600, extra
 
 
+@pytest.mark.parametrize("how", ["--home", "STRATA_HOME"])
+def test_init_without_a_folder_lays_out_the_home_the_other_commands_use(cli, tmp_path, how):
+    target = tmp_path / "named"
+    args, env = (("--home", str(target)), None) if how == "--home" else ((), {"STRATA_HOME": str(target)})
+    assert cli.json("init", *args, env=env)["home"] == str(target)
+    assert (target / "strata.toml").is_file() and (target / "state").is_dir()
+    assert cli.json(*args, "status", env=env)["episodes"] == 0
+
+
 def test_init_of_an_empty_path_is_refused(cli, tmp_path):
     here = tmp_path / "cwd"
     here.mkdir()

@@ -16,7 +16,7 @@ COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phas
 
 
 def cmd_init(args) -> int:
-    home, wrote = init_home(args.dir)
+    home, wrote = init_home(args.dir if args.dir is not None else resolve_home(args.home).root)
     emit({"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}, args.json,
          lambda r: f"home ready at {r['home']}" + (f"; settings in {r['config']}" if wrote else
                                                    f" ({r['config']} kept as it was)")
@@ -143,7 +143,8 @@ async def cmd_run(args) -> int:
 
 def register(sub, common) -> None:
     p = sub.add_parser("init", parents=[common], help="Lay out a new home (capsule/, templates/, state/, strata.toml).")
-    p.add_argument("dir")
+    p.add_argument("dir", nargs="?", help="the home's folder (default: --home, else STRATA_HOME, else "
+                                          "~/.local/share/strata)")
     p.set_defaults(handler=cmd_init)
 
     p = sub.add_parser("config", help="Show the effective settings.")
