@@ -271,10 +271,13 @@ def test_the_gain_must_stand_out_of_the_noise_of_the_episodes():
 
 
 def test_the_leader_is_confirmed_on_episodes_it_was_not_pulled_on():
-    episodes = list(range(10))  # oldest first
-    assert held_apart(episodes, 3) == (list(range(7)), [7, 8, 9])
-    assert held_apart(episodes, 200) == ([0, 1, 2, 3, 4], [5, 6, 7, 8, 9])  # at most half confirm
-    assert held_apart([0, 1], 200) == ([0], [1]) and held_apart([0], 200) == ([0], [0])
+    episodes = [{"id": i} for i in range(1, 11)]  # oldest first
+    pool, held = held_apart(episodes, 3)
+    assert [e["id"] for e in pool] == [2, 4, 6, 8, 10] and [e["id"] for e in held] == [5, 7, 9]
+    assert [e["id"] for e in held_apart(episodes, 200)[1]] == [1, 3, 5, 7, 9]
+    # An episode stays on its side when more arrive.
+    assert [e["id"] for e in held_apart(episodes + [{"id": 11}, {"id": 12}], 3)[0]] == [2, 4, 6, 8, 10, 12]
+    assert held_apart([{"id": 7}], 200) == ([{"id": 7}], [{"id": 7}])
 
 
 def test_a_leader_that_does_not_beat_the_default_by_min_gain_is_not_adopted(home):

@@ -533,8 +533,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("arena.confirm_z", 1.0, "Standard errors of the per-episode difference that the leader's gain must "
             "also reach on the confirmation episodes: the leader is the best of several noisy means, and may lead "
             "by chance.", _between(0, 100)),
-    Setting("arena.confirm_episodes", 200, "The newest this many episodes (at most half of them all) confirm a leader "
-            "against the default; the pulls draw only on the others.",
+    Setting("arena.confirm_episodes", 200, "The newest this many episodes of odd id confirm a leader against the "
+            "default; the pulls draw only on those of even id.",
             _between(1, 10**6)),
     Setting("arena.max_episodes", 1000, "The newest this many episodes are used per run.", _between(1, 10**7)),
     Setting("arena.latency_budget_ms", 250.0, "A recall this slow scores 0 on latency; an instant one 1.",

@@ -126,9 +126,9 @@ class Arena:
 
     async def run(self, *, progress: Callable[[int], None] | None = None, if_new: bool = False) -> dict:
         """One arena run: `arena.pulls` pulls chosen by UCB1, each scoring an arm on a sample of
-        the episodes but the newest `arena.confirm_episodes` (at most half); then the leader, if
-        it is not the default, must beat the default on those newest by `arena.min_gain` and
-        `arena.confirm_z` standard errors to be adopted. With
+        the episodes of even id; then the leader, if it is not the default, must beat the default
+        on the newest `arena.confirm_episodes` of odd id by `arena.min_gain` and `arena.confirm_z`
+        standard errors to be adopted (bandit.held_apart). With
         `if_new` (the daemon's nightly phase) the work follows the new evidence, not the home's
         age: nothing runs when no evaluation episode arrived since the last run (the choice
         would be the same; returns {"skipped": reason}), and a run pulls once per new episode,
@@ -152,7 +152,7 @@ class Arena:
         stats = {name: st for name, st in (await self.db.run(store.stats, self.agent)).items() if name in order}
         stats.update({name: ArmStats() for name in order if name not in stats})
         rng = random.Random(f"{self.agent}:{len(episodes)}:{sum(st.pulls for st in stats.values())}")
-        pool, newest = held_apart(episodes, s.confirm_episodes)
+        pool, held = held_apart(episodes, s.confirm_episodes)
         pulls = []
         fresh = sum(e["id"] > seen for e in episodes) if if_new and seen is not None else s.pulls
         for _ in range(min(s.pulls, max(1, fresh))):
@@ -176,12 +176,12 @@ class Arena:
             reason = (f"{lead} leads again; run {last['id']} compared it with the default and fewer than "
                       f"arena.sample ({s.sample}) evaluation episodes arrived since: its decision stands")
         else:
-            rewards = {name: await self._rewards(self.by_name[name], newest) for name in (lead, self.default.name)}
+            rewards = {name: await self._rewards(self.by_name[name], held) for name in (lead, self.default.name)}
             confirm = {name: round(sum(r) / len(r), 4) for name, r in rewards.items()}
             gain, error, adopt = clearly_better(rewards[lead], rewards[self.default.name], s.min_gain, s.confirm_z)
             decision = "adopt" if adopt else "keep"
-            reason = (f"{lead} leads ({stats[lead].mean:.4f} over {stats[lead].pulls} pulls); on the newest "
-                      f"{len(newest)} episodes it scored {confirm[lead]:.4f} against the default "
+            reason = (f"{lead} leads ({stats[lead].mean:.4f} over {stats[lead].pulls} pulls); on {len(held)} "
+                      f"episodes held apart from the pulls it scored {confirm[lead]:.4f} against the default "
                       f"{self.default.name}'s {confirm[self.default.name]:.4f} ({gain:+.4f}, standard error "
                       f"{error:.4f}; arena.min_gain {s.min_gain:g}, arena.confirm_z {s.confirm_z:g}): "
                       + ("adopted" if adopt else "the default stays"))

@@ -61,12 +61,14 @@ def clearly_better(leader: Sequence[float], default: Sequence[float], min_gain: 
     return gain, error, gain >= min_gain and gain >= z * error
 
 
-def held_apart(episodes: Sequence, confirm: int) -> tuple[list, list]:
-    """(the pulls' episodes, the confirmation's): the newest `confirm` confirm, at most half of
-    them all, and the pulls draw only from the rest. A leader is the best of several noisy means
-    on the episodes it was pulled on; confirmed on the same, it keeps the luck that made it lead.
-    A single episode (arena.min_episodes 1) serves both."""
-    if len(episodes) < 2:
-        return list(episodes), list(episodes)
-    held = min(confirm, len(episodes) // 2)
-    return list(episodes[:len(episodes) - held]), list(episodes[len(episodes) - held:])
+def held_apart(episodes: Sequence[Mapping], confirm: int) -> tuple[list, list]:
+    """(the pulls' episodes, the confirmation's): episodes of even id are pulled on, the newest
+    `confirm` of odd id confirm. A leader is the best of several noisy means on the episodes it
+    was pulled on; confirmed on the same, it keeps the luck that made it lead. By id, not by
+    age, so that an episode stays on its side from run to run (the statistics carry over), and
+    both sides span the same stretch of time. A single episode serves both."""
+    pool = [e for e in episodes if e["id"] % 2 == 0]
+    held = [e for e in episodes if e["id"] % 2 == 1][-confirm:]
+    if not pool or not held:  # one episode, or ids that all share a parity
+        return list(episodes), list(episodes[-confirm:])
+    return pool, held

@@ -93,7 +93,7 @@ def register(sub, common) -> None:
                        description="Arms (recall strategies, arena.arms) are scored on evaluation episodes: recalls "
                                    "whose feedback named the memories used (strata feedback --used), rated recalls, "
                                    "and question sets. A UCB1 bandit picks which arm to score; a leader that beats "
-                                   "the default on the newest episodes becomes the strategy of recalls that name no "
+                                   "the default on episodes held apart from the pulls becomes the strategy of recalls that name no "
                                    "mode. The daemon runs it every arena.interval_hours.")
     actions = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     actions.add_parser("run", parents=[common], help="Run the arena now.")
