@@ -181,7 +181,7 @@ class Arena:
             gain, error, adopt = clearly_better(rewards[lead], rewards[self.default.name], s.min_gain, s.confirm_z)
             decision = "adopt" if adopt else "keep"
             reason = (f"{lead} leads ({stats[lead].mean:.4f} over {stats[lead].pulls} pulls); on {len(held)} "
-                      f"episodes held apart from the pulls it scored {confirm[lead]:.4f} against the default "
+                      f"confirmation episodes it scored {confirm[lead]:.4f} against the default "
                       f"{self.default.name}'s {confirm[self.default.name]:.4f} ({gain:+.4f}, standard error "
                       f"{error:.4f}; arena.min_gain {s.min_gain:g}, arena.confirm_z {s.confirm_z:g}): "
                       + ("adopted" if adopt else "the default stays"))
