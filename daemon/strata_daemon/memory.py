@@ -17,7 +17,6 @@ from .arena.api import Arena
 from .arena.arms import Arm
 from .config import Config, overlay
 from .embedding import backlog, index as vectors
-from .embedding.backlog import EMBED_BATCH
 from .embedding.cache import VectorCache
 from .embedding.loader import load_embedder
 from .episodes import reads, writes
@@ -331,7 +330,7 @@ class Memory:
         """What of a memory is embedded: one of `vectors.TEXTS` (`embedding.with_source`)."""
         return vectors.TEXTS[1] if self.config["embedding.with_source"] else vectors.TEXTS[0]
 
-    async def embed_pending(self, *, batch: int = EMBED_BATCH, limit: int | None = None, own: bool = False,
+    async def embed_pending(self, *, batch: int = backlog.EMBED_BATCH, limit: int | None = None, own: bool = False,
                             progress: Callable[[int], None] | None = None) -> dict:
         """Embed memories that have no vector yet (this namespace's only, with `own`)."""
         if limit is not None and not await self.db.run(vectors.backlog):
