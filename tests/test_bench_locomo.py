@@ -221,6 +221,8 @@ def test_the_tiny_fixture_loads():
     assert data_issues(convs) == {"questions_without_evidence": 1, "evidence_irregular": 3,
                                   "evidence_unreadable": 1, "evidence_not_in_conversation": 1}
     assert len(load_locomo(TINY, 1)) == 1
+    assert [c.name for c in load_locomo(TINY, "2-2")] == [convs[1].name]
+    assert [c.name for c in load_locomo(TINY, "1-5")] == [c.name for c in convs]  # past the end: what there is
 
 
 def _tiny() -> list:
@@ -263,8 +265,11 @@ def test_unreadable_files(tmp_path):
     bad.write_bytes(b"\xff\xfe[]")
     with pytest.raises(InvalidInput, match="not UTF-8"):
         load_locomo(bad)
-    with pytest.raises(InvalidInput, match="at least 1"):
-        load_locomo(TINY, 0)
+    for pick in (0, "0-1", "2-1", "two", "1-"):
+        with pytest.raises(InvalidInput, match="--conversations"):
+            load_locomo(TINY, pick)
+    with pytest.raises(InvalidInput, match="holds only 2 conversations"):
+        load_locomo(TINY, "3-4")
 
 
 # -- through the CLI -------------------------------------------------------------------------

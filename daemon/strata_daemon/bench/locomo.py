@@ -164,12 +164,29 @@ def _question(raw: Any, where: str) -> Question:
     return Question(text, category, tuple(ids), irregular, unreadable)
 
 
-def parse_locomo(data: Any, source: str, limit: int | None = None) -> list[Conversation]:
+def conversation_range(text: str | int | None) -> tuple[int, int | None]:
+    """`--conversations`: "N" (the first N) or "A-B" (the A-th to the B-th, counted from 1), as
+    (start, stop) list indexes; None is every conversation. A range lets a setting be chosen on
+    some conversations and scored on the others."""
+    if text is None:
+        return 0, None
+    first, sep, last = str(text).strip().partition("-")
+    try:
+        lo, hi = (int(first), int(last)) if sep else (1, int(first))
+    except ValueError:
+        raise InvalidInput(f"--conversations takes N or A-B (counted from 1), not {text!r}") from None
+    if lo < 1 or hi < lo:
+        raise InvalidInput(f"--conversations must name at least one conversation from 1 on, not {text!r}")
+    return lo - 1, hi
+
+
+def parse_locomo(data: Any, source: str, pick: str | int | None = None) -> list[Conversation]:
     _need(isinstance(data, list) and bool(data), source, "expected a non-empty list of conversations")
-    if limit is not None and limit < 1:
-        raise InvalidInput(f"--conversations must be at least 1, not {limit}")
+    start, stop = conversation_range(pick)
+    if start >= len(data):
+        raise InvalidInput(f"--conversations {pick}: {source} holds only {len(data)} conversations")
     out = []
-    for i, item in enumerate(data[:limit]):
+    for i, item in enumerate(data[start:stop], start):
         _need(isinstance(item, dict), f"{source}: item {i}", "a conversation must be an object")
         name = str(item.get("sample_id") or f"#{i}")
         where = f"{source}: conversation {name}"
@@ -181,7 +198,7 @@ def parse_locomo(data: Any, source: str, limit: int | None = None) -> list[Conve
     return out
 
 
-def load_locomo(path: str | Path, limit: int | None = None) -> list[Conversation]:
+def load_locomo(path: str | Path, pick: str | int | None = None) -> list[Conversation]:
     """Read and check a LoCoMo file; every problem is an InvalidInput (NotFound for a missing file)."""
     path = Path(path)
     try:
@@ -196,7 +213,7 @@ def load_locomo(path: str | Path, limit: int | None = None) -> list[Conversation
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise InvalidInput(f"{path} is not JSON: {e.msg} (line {e.lineno}, column {e.colno})", hint=HINT) from None
-    return parse_locomo(data, str(path), limit)
+    return parse_locomo(data, str(path), pick)
 
 
 def data_issues(conversations: Sequence[Conversation]) -> dict:

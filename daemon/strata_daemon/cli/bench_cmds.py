@@ -35,6 +35,7 @@ COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "benc
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
             "bench http", "bench reliability", "bench arena", "bench scale", "bench capture", "bench updates",
             "bench forget", "bench purge")
+CONVERSATIONS = "use only the first N conversations, or the A-th to the B-th (counted from 1)"
 
 
 def _table(r: dict) -> str:
@@ -426,7 +427,7 @@ def register(sub, common) -> None:
                                   "settings, every question through recall; evidence recall@5/@10 per category "
                                   "vs BM25, flat cosine and their RRF on the same turns.", n=None)
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
-    q.add_argument("--conversations", type=int, help="use only the first N conversations")
+    q.add_argument("--conversations", metavar="N|A-B", help=CONVERSATIONS)
     q.add_argument("--mode", choices=MODES, default="balanced")
     q.add_argument("--folds", type=int, metavar="K",
                    help="leave conversations out: deal them into K folds, choose recall settings from a small grid "
@@ -446,7 +447,7 @@ def register(sub, common) -> None:
                                 "held-out questions by the age of their evidence, memories found by their own "
                                 "words, forgotten ones returned, and what nights cost.", n=None)
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
-    q.add_argument("--conversations", type=int, help="use only the first N conversations")
+    q.add_argument("--conversations", metavar="N|A-B", help=CONVERSATIONS)
     q.add_argument("--mode", choices=MODES, default="balanced")
     q.add_argument("--tail-days", type=int, default=90, help="days lived after the last session (default 90)")
     q.add_argument("--checkpoint-days", type=int, default=30, help="measure every this many days (default 30)")
@@ -457,7 +458,7 @@ def register(sub, common) -> None:
                                 "the evidence, one arena run, then held-out recall@5/@10 of the arena's choice vs "
                                 "the fixed default, every arm's, and the arena phase's duration.", n=None)
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
-    q.add_argument("--conversations", type=int, help="use only the first N conversations")
+    q.add_argument("--conversations", metavar="N|A-B", help=CONVERSATIONS)
     q = add("facts", cmd_facts, "Fact get, as-of get and set latency with many keys and a long history, "
                                 "vs a bare key-value table.", n=None)
     q.add_argument("--keys", type=int, default=10_000, help="distinct keys (default 10000)")
