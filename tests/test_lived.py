@@ -114,6 +114,28 @@ def test_failures_lower_a_memory_in_the_active_phase_without_hiding_it(home, mem
     assert r["hits"][0]["id"] == good and r["filtered"] == 0
 
 
+def test_a_memory_other_questions_passed_over_stays_hot_and_is_found_by_its_own_words(home, memory):
+    """Failure feedback falls on every hit the agent did not use. An old memory that sat beside
+    other questions' answers is ranked lower for that, once: no stale decay, no cold tier."""
+    _configure(home, memory, ACTIVE_SOON)
+    old = timeutil.now() - 200 * DAY
+    beside = memory.observe("Ines mentors two apprentices at the tile workshop", at=old)["id"]
+    answer = memory.observe("The tile workshop moved to Rua das Flores", at=old + 60)["id"]
+    for i in range(4):
+        memory.observe(f"filler note {i}", at=old + 120 + i)
+    for _ in range(5):
+        r = memory.recall("where is the tile workshop now?", mode="fast")
+        assert beside in [h["id"] for h in r["hits"]]
+        memory.feedback(r["recall_id"], "failure", used=[answer])
+    memory.fold()
+    for night in range(3):
+        memory.consolidation.run(now=timeutil.now() + night * DAY)
+    row = memory.sql("SELECT tier, confidence, failure_count FROM episodes WHERE id = ?", (beside,))[0]
+    assert row == {"tier": "hot", "confidence": 1.0, "failure_count": 5}
+    hits = memory.recall("Ines mentors two apprentices at the tile workshop", mode="fast", explain=True)["hits"]
+    assert hits[0]["id"] == beside and "success threshold" in hits[0]["explain"]["penalised"]
+
+
 def test_used_cold_memories_come_back_to_the_hot_tier_and_the_working_set_keeps_to_the_hot(home, memory):
     _configure(home, memory, ACTIVE_SOON)
     ids = _lived(memory)
@@ -130,7 +152,7 @@ def test_used_cold_memories_come_back_to_the_hot_tier_and_the_working_set_keeps_
     assert audit["warmed"] == [cold]
 
 
-def test_consolidation_moves_to_the_cold_tier_only_what_is_redundant_contradicted_or_unhelpful(home, memory):
+def test_consolidation_moves_to_the_cold_tier_only_what_is_redundant_or_contradicted(home, memory):
     old = timeutil.now() - 200 * DAY
     unique = [memory.observe(t, at=old + i)["id"] for i, t in enumerate(
         ("Kwame prefers calls after 16:00", "The garden sensors run on 5 V", "Ledger-sync deploys on Fridays"))]

@@ -218,8 +218,45 @@ def test_migration_24_keeps_when_each_evaluation_episode_was_asked(tmp_path, mon
                  "10, '{}', 5)")
     conn.executemany("INSERT INTO arena_episodes (agent, query, useful, origin, recall_id, created_at) "
                      "VALUES ('default', 'q', '[1]', ?, ?, 9)", [("used", 7), ("questions", None)])
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:24])
     assert migrate(conn) == [24]
     assert conn.execute("SELECT origin, asked_at FROM arena_episodes ORDER BY id").fetchall() == [
         ("used", 5.0), ("questions", None)]
     assert "n" in {r[1] for r in conn.execute("PRAGMA table_info(access_events)")}
+
+
+def test_migration_25_gives_back_what_consolidation_took_for_feedback_alone(tmp_path, monkeypatch):
+    import json
+
+    import strata_daemon.storage.migrations as m
+
+    conn = driver.connect(tmp_path / "buried.db")
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:24])
+    migrate(conn)
+    conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
+    for i, (confidence, tier, state) in enumerate([(0.1, "cold", "active"), (0.7, "cold", "active"),
+                                                   (0.1, "cold", "superseded"), (0.4, "hot", "active")], 1):
+        conn.execute("INSERT INTO episodes (id, agent, kind, content, content_hash, event_at, recorded_at, "
+                     "last_seen_at, importance, updated_at, confidence, tier, state) "
+                     "VALUES (?, 'default', 'note', ?, ?, 0, 0, 0, 0.5, 0, ?, ?, ?)",
+                     (i, f"memory {i}", f"h{i}", confidence, tier, state))
+
+    def audit(episode, rule, reason, before):
+        conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) VALUES "
+                     "(1, 'default', 'episode', ?, ?, ?, 'daemon')",
+                     (episode, f"consolidate:{rule}", json.dumps({"run": 1, "reason": reason, "before": before})))
+
+    unhelpful = "never accessed, 90 days old > 60, unhelpful: 0 of 5 rated recalls succeeded: confidence 1 -> 0.85"
+    audit(1, "stale", unhelpful, {"confidence": 1.0})
+    audit(1, "stale", unhelpful.replace("1 -> 0.85", "0.85 -> 0.7"), {"confidence": 0.85})
+    audit(1, "archive", "strength 0.010 < 0.05 ..., unhelpful: 0 of 5 rated recalls succeeded: to the cold tier",
+          {"tier": "hot"})
+    audit(2, "archive", "strength 0.010 < 0.05 ..., routine: memory 9 says the same later: to the cold tier",
+          {"tier": "hot"})
+    audit(3, "archive", "..., unhelpful: 0 of 4 rated recalls succeeded: to the cold tier", {"tier": "hot"})
+    audit(4, "stale", "..., contradicted by a newer memory: confidence 0.55 -> 0.4", {"confidence": 0.55})
+    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
+    assert migrate(conn) == [25]
+    rows = conn.execute("SELECT id, confidence, tier FROM episodes ORDER BY id").fetchall()
+    # 1 comes back whole; 2 and 4 went for other reasons; 3 was superseded by a merge, which stays.
+    assert rows == [(1, 1.0, "hot"), (2, 0.7, "cold"), (3, 0.1, "cold"), (4, 0.4, "hot")]

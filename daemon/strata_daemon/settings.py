@@ -472,13 +472,14 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("consolidation.promote_confidence", 0.7, "...and the confidence.", _between(0, 1)),
     Setting("consolidation.stale_days", 60.0, "A never-accessed memory older than this goes stale when it "
             "is also redundant (a newer memory of its kind and source says the same with other numbers), "
-            "contradicted by a newer one, or clearly unhelpful by its feedback; age alone never makes it stale.",
+            "or contradicted by a newer one; age alone never makes it stale, nor feedback (the success penalty "
+            "ranks that).",
             _positive),
     Setting("consolidation.stale_step", 0.15, "Confidence a stale memory loses a night.", _between(0, 1)),
     Setting("consolidation.stale_floor", 0.1, "Confidence never falls below this.", _between(0, 1)),
     Setting("consolidation.archive_strength", 0.05, "Memories weaker than this with fewer than "
             "consolidation.archive_max_accesses accesses move to the cold tier (the archive rule) when they are "
-            "also redundant, contradicted or unhelpful (as for stale); never factual ones. Cold memories are still "
+            "also redundant or contradicted (as for stale); never factual ones. Cold memories are still "
             "recalled (ranked x scoring.cold_factor); the capsule, dossiers and working set draw on the hot tier.",
             _between(0, 1)),
     Setting("consolidation.archive_max_accesses", 3, "See consolidation.archive_strength.", _between(0, 10**9)),

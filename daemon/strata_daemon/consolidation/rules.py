@@ -7,11 +7,10 @@ the marks that are set once), so a second run right after the first changes noth
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 
-from ..scoring import hybrid_strength, wilson_upper_bound, z_for_confidence
+from ..scoring import hybrid_strength
 
 RULES = ("merge", "replay", "potentiate", "promote", "interference", "stale", "archive", "associate")
 DAY = 86400.0
@@ -38,14 +37,10 @@ class Settings:
     associate_threshold: float = 0.8
     associate_max_cluster: int = 8
     min_interval_hours: float = 20.0
-    min_feedback_trials: int = 3
-    success_threshold: float = 0.5
-    confidence: float = 0.95
 
     @classmethod
     def from_config(cls, cfg) -> "Settings":
         c = "consolidation."
-        params = cfg.scoring_params()
         return cls(tuple(cfg[c + "rules"]), float(cfg[c + "merge_threshold"]), float(cfg[c + "replay_importance"]),
                    int(cfg[c + "replay_limit"]), int(cfg["scoring.potentiation_accesses"]),
                    int(cfg[c + "promote_accesses"]), float(cfg[c + "promote_confidence"]),
@@ -54,8 +49,7 @@ class Settings:
                    float(cfg[c + "archive_min_days"]),
                    float(cfg[c + "interference_factor"]), float(cfg[c + "interference_floor"]),
                    float(cfg[c + "associate_days"]), float(cfg[c + "associate_threshold"]),
-                   int(cfg[c + "associate_max_cluster"]), float(cfg[c + "min_interval_hours"]),
-                   params.min_feedback_trials, params.success_threshold, params.confidence)
+                   int(cfg[c + "associate_max_cluster"]), float(cfg[c + "min_interval_hours"]))
 
 
 # Slots, and no `extra` dict where there is nothing to say: a first pass over a million
@@ -97,7 +91,6 @@ def strength(m: dict, now: float, s: Settings) -> float:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
-_z = functools.lru_cache(maxsize=4)(z_for_confidence)
 
 
 def shape(text: str) -> str:
@@ -118,19 +111,19 @@ def routine(memories) -> dict[int, int]:
     return {m["id"]: newest[key][1] for m, key in zip(memories, keys) if newest[key][1] != m["id"]}
 
 
-def cold_reason(m, newer: dict[int, int], s: Settings) -> str | None:
+def cold_reason(m, newer: dict[int, int]) -> str | None:
     """Why a memory may leave the hot tier, or None: forgetting demotes only what is redundant
-    (a routine line a newer one repeats), superseded (contradicted by a newer memory) or
-    irrelevant (feedback says it does not help); a unique old memory stays where it is."""
+    (a routine line a newer one repeats) or superseded (contradicted by a newer memory); a
+    unique old memory stays where it is.
+
+    Feedback is not a reason here. A recall's failure falls on every hit the agent passed over,
+    so a memory that only sat beside other questions' answers collects failures; the success
+    penalty already ranks it lower for them, and stale decay and the cold tier on top of it
+    buried such memories (x0.35 in all) until their own words no longer found them."""
     if m["id"] in newer:
         return f"routine: memory {newer[m['id']]} says the same later"
     if m["strength_factor"] < 1.0:
         return "contradicted by a newer memory"
-    trials = m["success_count"] + m["failure_count"]
-    if trials >= s.min_feedback_trials:
-        bound = wilson_upper_bound(m["success_count"], m["failure_count"], _z(s.confidence))
-        if bound < s.success_threshold:
-            return f"unhelpful: {m['success_count']} of {trials} rated recalls succeeded"
     return None
 
 
@@ -167,7 +160,7 @@ def promote(memories: list[dict], now: float, s: Settings) -> list[Action]:
 
 
 def stale(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) -> list[Action]:
-    """Stale decay: never accessed, older than `stale_days`, and redundant, superseded or unhelpful
+    """Stale decay: never accessed, older than `stale_days`, and redundant or superseded
     (`cold_reason`) loses `stale_step` confidence a night, down to the floor. Age alone does
     not make a memory stale: recency already ranks it, and its words may be the only answer."""
     out = []
@@ -176,7 +169,7 @@ def stale(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) 
         if m["access_count"] or m["factual"] or age_days <= s.stale_days or m["confidence"] <= s.stale_floor \
                 or _recent(m["stale_at"], now, s):
             continue
-        why = cold_reason(m, newer, s)
+        why = cold_reason(m, newer)
         if why is None:
             continue
         new = round(max(s.stale_floor, m["confidence"] - s.stale_step), 6)
@@ -207,7 +200,7 @@ def interference(memories: dict[int, dict], contradicted: list[tuple[int, int, s
 def archive(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) -> list[Action]:
     """The archive rule, as a move to the cold tier (still recalled, ranked lower; out of what
     the capsule, dossiers and working set draw on): weak, hardly used, not factual, old, and
-    redundant, superseded or unhelpful (`cold_reason`). Hybrid strength falls below 0.05
+    redundant or superseded (`cold_reason`). Hybrid strength falls below 0.05
     three days after a memory is made, so the rule also waits `archive_min_days`."""
     out = []
     for m in memories:
@@ -216,7 +209,7 @@ def archive(memories: list[dict], now: float, s: Settings, newer: dict[int, int]
                 or age_days < s.archive_min_days:
             continue
         value = strength(m, now, s)
-        why = cold_reason(m, newer, s) if value < s.archive_strength else None
+        why = cold_reason(m, newer) if value < s.archive_strength else None
         if why is not None:
             out.append(Action("archive", m["id"], {"tier": "cold", "tier_at": now},
                               f"strength {value:.3f} < {s.archive_strength:g} with {m['access_count']} accesses "
