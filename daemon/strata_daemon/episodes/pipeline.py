@@ -4,7 +4,7 @@ candidates. Each stage says what it did in the trace (`stages` in a recall's res
 
     full text ─┐
     meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ source named ─ asking
-    ─ fact sources ─ supersession ─ alike newer ─ (use as of) ─ rank
+    ─ cross-encoder (deep) ─ fact sources ─ supersession ─ alike newer ─ (use as of) ─ rank
 
 The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
 so that a new stage is one function here and one line in `run`.
@@ -24,7 +24,7 @@ from ..scoring import ScoringParams
 from ..storage import Database
 from . import reads
 from .asking import told_share
-from .deep import DeepWeights, combine, seeds_of
+from .deep import DeepWeights, combine, reranked, seeds_of
 from .fts_plan import Scope, rarest_within, search, word_shares
 from .hop import expansion
 from .named import named_sources
@@ -61,6 +61,7 @@ class Sources:
     spec_of: Callable[[Any], Any]
     vectors: VectorCache | None
     web: Any
+    reranker: Any = None  # embedding.rerank.Loaded, for deep recall
 
 
 @dataclass
@@ -229,6 +230,34 @@ async def asking(req: Request, src: Sources, st: State) -> dict | None:
     return {"lowered": lowered}
 
 
+async def cross_encoder(req: Request, src: Sources, st: State) -> dict | None:
+    """Deep recall: the cross-encoder reads the question with each of the `rerank_depth` best
+    candidates (with its source, as memories are embedded) and takes `rerank` of their relevance
+    (deep.reranked). Those below keep the rest of theirs. Without the model, deep recall goes on
+    without it, and says why."""
+    weight, depth = req.deep.rerank, req.deep.rerank_depth
+    if req.mode != "deep" or weight <= 0 or not st.candidates or src.reranker is None:
+        return None
+    try:
+        model = await src.reranker.get()
+    except EmbeddingUnavailable as e:
+        st.warnings.append(f"deep recall ranked without its cross-encoder: {e.message}"
+                           + (f" ({e.hint})" if e.hint else ""))
+        return {"skipped": "no cross-encoder"}
+    st.candidates.sort(key=lambda c: (-c.relevance, -c.row["id"]))
+    read = st.candidates[:depth]
+    texts = [f"{c.row['source']}: {c.row['content']}" if c.row["source"] else c.row["content"] for c in read]
+    scores = await asyncio.to_thread(model.scores, req.query, texts)
+    top = read[0].relevance or 1.0
+    for c in st.candidates[depth:]:
+        c.relevance = (1 - weight) * c.relevance / top
+    ranks = {i: r for r, i in enumerate(sorted(range(len(read)), key=lambda i: -scores[i]), 1)}
+    for i, after in enumerate(reranked([c.relevance for c in read], scores, weight)):
+        read[i].relevance = after
+        read[i].retrievers["cross_encoder"] = {"score": round(scores[i], 3), "rank": ranks[i]}
+    return {"read": len(read), "model": model.name}
+
+
 def cosines(conn, held: VectorCache | None, ids, query) -> dict[int, float]:
     """Each embedded memory's cosine to the question: from the in-memory copy, or the index."""
     if held is not None:
@@ -366,7 +395,8 @@ async def run(req: Request, src: Sources) -> dict:
         raise
     for name, stage in (("meaning", meaning), ("second_hop", second_hop), ("graph", graph),
                         ("time_asked", time_asked), ("time_named", time_named), ("source_named", source_named),
-                        ("asking", asking), ("fact_sources", fact_sources), ("supersession", supersession),
+                        ("asking", asking), ("cross_encoder", cross_encoder), ("fact_sources", fact_sources),
+                        ("supersession", supersession),
                         ("alike_newer", alike), ("use_as_of", use_as_of)):
         await _timed(st, name, stage(req, src, st))
     started = time.perf_counter()
