@@ -165,7 +165,8 @@ SETTINGS: tuple[Setting, ...] = (
             "strata import keeps the rows of a file up to this size between checking every line and storing "
             "them; a larger file is read twice (checked, then stored batch by batch), so memory stays flat.",
             _between(0, 10**6)),
-    Setting("recall.mode", "balanced", "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph).",
+    Setting("recall.mode", "balanced",
+            "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph and cross-encoder).",
             _one_of(*MODES)),
     Setting("recall.k", 10, "Results returned when --k is not given.", _between(1, 1000)),
     Setting("recall.embed_waiting", 32,

@@ -376,7 +376,9 @@ def register(sub, common) -> None:
     p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")
     p.add_argument("query")
     p.add_argument("--k", type=int, help="how many results (default recall.k)")
-    p.add_argument("--mode", choices=MODES, help="fast (full text), balanced, deep (default recall.mode)")
+    p.add_argument("--mode", choices=MODES,
+                   help="fast (full text), balanced (+ meaning), deep (+ spiderweb and cross-encoder; slower) "
+                        "(default recall.mode)")
     p.add_argument("--context", action="append", metavar="KEY=VALUE", help="current context, boosts matches")
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     p.add_argument("--include-archived", action="store_true",

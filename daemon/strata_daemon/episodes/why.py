@@ -23,6 +23,8 @@ def why_line(explain: Mapping, *, age: float, tier: str = "hot") -> str:
     by = [words for name, words in _FOUND if name in found]
     parts = ["found by " + " and ".join(by) if by else "brought in by what matched"]
     parts += [words for name, words in _RAISED if name in found]
+    if "cross_encoder" in found and found["cross_encoder"]["rank"] <= 3:
+        parts.append("read as an answer" if found["cross_encoder"]["rank"] == 1 else "read as a likely answer")
     if "asks" in found:
         parts.append("mostly asks" if found["asks"]["told_share"] < 0.5 else "partly asks")
     if "supersedes" in found:
