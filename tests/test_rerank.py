@@ -91,3 +91,15 @@ def test_a_damaged_model_file_is_refused_with_how_to_mend_it(tmp_path):
     (copy / "model.onnx").unlink()
     with pytest.raises(EmbeddingUnavailable, match="model.onnx"):
         rerank.checked(copy)
+
+
+def test_a_token_budget_bounds_what_the_cross_encoder_reads(home):
+    model = rerank.CrossEncoder(threads=1)
+    texts = ["Calvin: guitar every night", "Calvin: " + "a very long story about the weekend " * 40, "Calvin: my dog"]
+    assert len(model.scores("What does Calvin play?", texts)) == 3
+    assert len(model.scores("What does Calvin play?", texts, budget=30)) == 1  # the first always
+    assert len(model.scores("What does Calvin play?", texts, budget=150)) == 2  # the long pair is cut at 128
+    write_config(home, "[recall]\nrerank_tokens = 64\n")
+    _, r = asyncio.run(_ranked(home, "deep"))
+    read = next(s for s in r["stages"] if s["stage"] == "cross_encoder")["read"]
+    assert 1 <= read < 6 and sum("cross_encoder" in h["explain"]["retrievers"] for h in r["hits"]) == read

@@ -265,8 +265,13 @@ SETTINGS: tuple[Setting, ...] = (
             "candidates and takes this share of their relevance (see recall.rerank_depth). 0 turns it off.",
             _between(0, 1)),
     Setting("recall.rerank_depth", 20,
-            "Deep recall: how many of the best candidates the cross-encoder reads (about 5 ms each on two cores).",
-            _between(1, 200)),
+            "Deep recall: how many of the best candidates the cross-encoder reads, at most (about 5 ms each on "
+            "two cores for a sentence or two).", _between(1, 200)),
+    Setting("recall.rerank_tokens", 1600,
+            "Deep recall: the cross-encoder reads the best candidates in order while the question with each, "
+            "together, hold at most this many tokens (each pair cut at 128): its time grows with the tokens, so "
+            "this bounds a recall's time when memories are long. 20 LoCoMo turns hold 1,100 at the median.",
+            _between(64, 100000)),
     Setting("scoring.preset", "balanced",
             "Stability-plasticity preset: balanced (7-day half-life), aggressive (3-day), long-term (30-day).",
             _one_of(*PRESETS)),

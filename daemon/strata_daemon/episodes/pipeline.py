@@ -232,9 +232,9 @@ async def asking(req: Request, src: Sources, st: State) -> dict | None:
 
 async def cross_encoder(req: Request, src: Sources, st: State) -> dict | None:
     """Deep recall: the cross-encoder reads the question with each of the `rerank_depth` best
-    candidates (with its source, as memories are embedded) and takes `rerank` of their relevance
-    (deep.reranked). Those below keep the rest of theirs. Without the model, deep recall goes on
-    without it, and says why."""
+    candidates (with its source, as memories are embedded; fewer when their pairs would hold more
+    than `rerank_tokens`) and takes `rerank` of their relevance (deep.reranked). Those below keep
+    the rest of theirs. Without the model, deep recall goes on without it, and says why."""
     weight, depth = req.deep.rerank, req.deep.rerank_depth
     if req.mode != "deep" or weight <= 0 or not st.candidates or src.reranker is None:
         return None
@@ -245,9 +245,11 @@ async def cross_encoder(req: Request, src: Sources, st: State) -> dict | None:
                            + (f" ({e.hint})" if e.hint else ""))
         return {"skipped": "no cross-encoder"}
     st.candidates.sort(key=lambda c: (-c.relevance, -c.row["id"]))
+    texts = [f"{c.row['source']}: {c.row['content']}" if c.row["source"] else c.row["content"]
+             for c in st.candidates[:depth]]
+    scores = await asyncio.to_thread(model.scores, req.query, texts, req.deep.rerank_tokens)
+    depth = len(scores)
     read = st.candidates[:depth]
-    texts = [f"{c.row['source']}: {c.row['content']}" if c.row["source"] else c.row["content"] for c in read]
-    scores = await asyncio.to_thread(model.scores, req.query, texts)
     top = read[0].relevance or 1.0
     for c in st.candidates[depth:]:
         c.relevance = (1 - weight) * c.relevance / top
