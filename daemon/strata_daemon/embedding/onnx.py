@@ -87,7 +87,7 @@ class OnnxEmbedder:
         self.dim = int(self._session.get_outputs()[0].shape[-1])
 
     @staticmethod
-    def _open(ort, path: Path, threads: int, hint: str):
+    def _open(ort, path: Path, threads: int, hint: str, what: str = "embedding model"):
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
@@ -101,7 +101,7 @@ class OnnxEmbedder:
         try:
             return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         except Exception as e:  # onnxruntime raises its own exception types for unreadable graphs
-            raise EmbeddingUnavailable(f"onnxruntime could not load the embedding model {path}: {e}",
+            raise EmbeddingUnavailable(f"onnxruntime could not load the {what} {path}: {e}",
                                        hint=hint) from None
 
     def _run(self, encodings) -> np.ndarray:

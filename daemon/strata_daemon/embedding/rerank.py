@@ -71,7 +71,8 @@ class CrossEncoder:
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_padding()  # it pads to 512 as shipped; each group is padded to its longest
         self._tokenizer.enable_truncation(CONTEXT)
-        self._session = OnnxEmbedder._open(ort, folder / "model.onnx", threads, f"reinstall it: {INSTALL}")
+        self._session = OnnxEmbedder._open(ort, folder / "model.onnx", threads, f"reinstall it: {INSTALL}",
+                                          "cross-encoder")
         self._lock = threading.Lock()
 
     def scores(self, question: str, texts: list[str], budget: int | None = None) -> list[float]:
