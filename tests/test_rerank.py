@@ -63,7 +63,9 @@ def test_deep_recall_lifts_the_memory_the_cross_encoder_finds_answers(home):
     assert stage["read"] == 6 and stage["model"] == rerank.NAME
     said = {h["content"]: h["explain"]["retrievers"]["cross_encoder"] for h in r["hits"]}
     assert said[football]["score"] < said[spain]["score"]
-    assert sorted(s["rank"] for s in said.values()) == list(range(1, 7))
+    assert sorted(s["rank"] for s in said.values()) == list(range(1, 7)) and {s["of"] for s in said.values()} == {6}
+    best = next(h for h in r["hits"] if h["explain"]["retrievers"]["cross_encoder"]["rank"] == 1)
+    assert "read as the best answer of 6" in best["why"]
 
     write_config(home, "[recall]\nrerank_weight = 0\n")
     deep, r = asyncio.run(_ranked(home, "deep"))

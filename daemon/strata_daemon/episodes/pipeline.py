@@ -256,7 +256,7 @@ async def cross_encoder(req: Request, src: Sources, st: State) -> dict | None:
     ranks = {i: r for r, i in enumerate(sorted(range(len(read)), key=lambda i: -scores[i]), 1)}
     for i, after in enumerate(reranked([c.relevance for c in read], scores, weight)):
         read[i].relevance = after
-        read[i].retrievers["cross_encoder"] = {"score": round(scores[i], 3), "rank": ranks[i]}
+        read[i].retrievers["cross_encoder"] = {"score": round(scores[i], 3), "rank": ranks[i], "of": depth}
     return {"read": len(read), "model": model.name}
 
 

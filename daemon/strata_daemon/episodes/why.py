@@ -23,8 +23,9 @@ def why_line(explain: Mapping, *, age: float, tier: str = "hot") -> str:
     by = [words for name, words in _FOUND if name in found]
     parts = ["found by " + " and ".join(by) if by else "brought in by what matched"]
     parts += [words for name, words in _RAISED if name in found]
-    if "cross_encoder" in found and found["cross_encoder"]["rank"] <= 3:
-        parts.append("read as an answer" if found["cross_encoder"]["rank"] == 1 else "read as a likely answer")
+    read = found.get("cross_encoder")
+    if read and read["rank"] == 1 and read["of"] > 1:
+        parts.append(f"read as the best answer of {read['of']}")
     if "asks" in found:
         parts.append("mostly asks" if found["asks"]["told_share"] < 0.5 else "partly asks")
     if "supersedes" in found:
