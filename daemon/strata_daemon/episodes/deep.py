@@ -67,12 +67,13 @@ def combine(candidates: list[Candidate], reached: dict[int, dict], hebbian: dict
 
 
 def reranked(relevance: list[float], scores: list[float], weight: float) -> list[float]:
-    """The relevance of the candidates the cross-encoder read, after it: (1 - weight) of their
-    relevance against the best of them, plus `weight` times where its score puts each between the
-    lowest and the highest it gave (0..1). Its raw scores are logits on no fixed scale (a right
-    answer may score -2.6 and a wrong one -8), so only their spread within this question counts."""
+    """Relevance after the cross-encoder read the first `len(scores)` candidates (best first):
+    (1 - weight) of each one's relevance against the best, plus, for those it read, `weight`
+    times where its score puts them between the lowest and the highest it gave (0..1). Its raw
+    scores are logits on no fixed scale (a right answer may score -2.6 and a wrong one -8), so
+    only their spread within this question counts."""
     top = max(relevance, default=0.0) or 1.0
     low, high = min(scores, default=0.0), max(scores, default=0.0)
     span = high - low
-    return [(1 - weight) * r / top + weight * ((s - low) / span if span > 0 else 1.0)
-            for r, s in zip(relevance, scores)]
+    read = [weight * ((s - low) / span if span > 0 else 1.0) for s in scores]
+    return [(1 - weight) * r / top + (read[i] if i < len(read) else 0.0) for i, r in enumerate(relevance)]

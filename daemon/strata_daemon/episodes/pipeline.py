@@ -3,8 +3,8 @@ candidates. Each stage says what it did in the trace (`stages` in a recall's res
 `--explain`): how many candidates it found or left, and how long it took.
 
     full text ─┐
-    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ source named ─ asking
-    ─ cross-encoder (deep) ─ fact sources ─ supersession ─ alike newer ─ (use as of) ─ rank
+    meaning ───┴─ fusion ─ second hop ─ graph (deep) ─ time asked ─ time named ─ source named
+    ─ asking ─ cross-encoder (deep) ─ fact sources ─ supersession ─ alike newer ─ (use as of) ─ rank
 
 The stages' scoring lives in recall.py, deep.py and scoring/; this module only orders them,
 so that a new stage is one function here and one line in `run`.
@@ -235,8 +235,7 @@ async def cross_encoder(req: Request, src: Sources, st: State) -> dict | None:
     candidates (with its source, as memories are embedded; fewer when their pairs would hold more
     than `rerank_tokens`) and takes `rerank` of their relevance (deep.reranked). Those below keep
     the rest of theirs. Without the model, deep recall goes on without it, and says why."""
-    weight, depth = req.deep.rerank, req.deep.rerank_depth
-    if req.mode != "deep" or weight <= 0 or not st.candidates or src.reranker is None:
+    if req.mode != "deep" or req.deep.rerank <= 0 or not st.candidates or src.reranker is None:
         return None
     try:
         model = await src.reranker.get()
@@ -246,18 +245,15 @@ async def cross_encoder(req: Request, src: Sources, st: State) -> dict | None:
         return {"skipped": "no cross-encoder"}
     st.candidates.sort(key=lambda c: (-c.relevance, -c.row["id"]))
     texts = [f"{c.row['source']}: {c.row['content']}" if c.row["source"] else c.row["content"]
-             for c in st.candidates[:depth]]
+             for c in st.candidates[:req.deep.rerank_depth]]
     scores = await asyncio.to_thread(model.scores, req.query, texts, req.deep.rerank_tokens)
-    depth = len(scores)
-    read = st.candidates[:depth]
-    top = read[0].relevance or 1.0
-    for c in st.candidates[depth:]:
-        c.relevance = (1 - weight) * c.relevance / top
-    ranks = {i: r for r, i in enumerate(sorted(range(len(read)), key=lambda i: -scores[i]), 1)}
-    for i, after in enumerate(reranked([c.relevance for c in read], scores, weight)):
-        read[i].relevance = after
-        read[i].retrievers["cross_encoder"] = {"score": round(scores[i], 3), "rank": ranks[i], "of": depth}
-    return {"read": len(read), "model": model.name}
+    after = reranked([c.relevance for c in st.candidates], scores, req.deep.rerank)
+    for c, relevance in zip(st.candidates, after):
+        c.relevance = relevance
+    for rank, i in enumerate(sorted(range(len(scores)), key=lambda i: -scores[i]), 1):
+        st.candidates[i].retrievers["cross_encoder"] = {"score": round(scores[i], 3), "rank": rank,
+                                                        "of": len(scores)}
+    return {"read": len(scores), "model": model.name}
 
 
 def cosines(conn, held: VectorCache | None, ids, query) -> dict[int, float]:

@@ -199,9 +199,9 @@ OPS: tuple[Op, ...] = (
        body=obj(("query",), query=about(TEXT, "what to look for, in words"),
                 k=about({"type": "integer", "minimum": 1, "maximum": 1000}, "how many hits (default recall.k)"),
                 mode=about({"type": "string", "enum": list(MODES)},
-                           "fast: words only; balanced: words and meaning; deep: also the spiderweb and a cross-encoder that reads "
-                           "the question with the best hits (default: "
-                           "the arena's choice, or recall.mode)"),
+                           "fast: words only; balanced: words and meaning; deep: also the spiderweb and a "
+                           "cross-encoder that reads the question with the best hits (default: the arena's "
+                           "choice, or recall.mode)"),
                 explain=about({"type": "boolean"}, "say why each hit ranked where it did, and each step's work"),
                 context=about(CONTEXT, "the situation now, as KEY: VALUE pairs: memories from a like one rank "
                                        "higher"),

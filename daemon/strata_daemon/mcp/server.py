@@ -32,10 +32,10 @@ follows what was used together. When a person asks you to forget, call forget.
 Kinds of memory: observation (default), event, decision, lesson, task, note, message, fact.
 Recall modes: fast (words only: identifiers, error codes), balanced (default: words and
 meaning), deep (also what was used together, and a model that reads the question with each
-of the best hits: slower, better for questions whose answer shares no word with them). `scope` reads another namespace this home
-shares (agent.shared), read-only; leave it out for your own memory. Times (`at`, `since`,
-`until`) are ISO 8601, unix seconds or relative ('2h ago', '3d ago'). Every tool returns
-JSON; an error says what to do."""
+of the best hits: slower, better for questions whose answer shares no word with them).
+`scope` reads another namespace this home shares (agent.shared), read-only; leave it out
+for your own memory. Times (`at`, `since`, `until`) are ISO 8601, unix seconds or relative
+('2h ago', '3d ago'). Every tool returns JSON; an error says what to do."""
 
 READ = ToolAnnotations(read_only_hint=True)
 WRITE = ToolAnnotations(destructive_hint=False)
