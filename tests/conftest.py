@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.home import init_home
+from strata_daemon.config.home import init_home
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -22,8 +22,8 @@ from jsonschema import Draft202012Validator
 
 from conftest import REPO
 from strata_daemon import Memory
-from strata_daemon.http.client import UnixConnection
-from strata_daemon.http.serve import serve
+from strata_daemon.faces.http.client import UnixConnection
+from strata_daemon.faces.http.serve import serve
 
 
 class Api:

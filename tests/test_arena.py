@@ -10,7 +10,7 @@ from strata_daemon import Memory
 from strata_daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
 from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, paired_gain, ucb
 from strata_daemon.arena.reward import RewardWeights, episode_reward
-from strata_daemon.config import load_config
+from strata_daemon.config.load import load_config
 from strata_daemon.errors import ConfigError, InvalidInput, NotFound
 from conftest import write_config
 from test_balanced import CONVERSATION

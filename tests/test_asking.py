@@ -6,8 +6,8 @@ import pytest
 
 from conftest import write_config
 from strata_daemon import Memory
-from strata_daemon.episodes.asking import told_share
-from strata_daemon.episodes.why import why_line
+from strata_daemon.recall.asking import told_share
+from strata_daemon.recall.why import why_line
 
 
 @pytest.mark.parametrize("text, share", [

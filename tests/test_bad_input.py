@@ -21,7 +21,7 @@ IDS = [c[0] for c in CASES]
 
 @pytest.fixture(scope="module")
 def corpus_home(tmp_path_factory):
-    from strata_daemon.home import init_home
+    from strata_daemon.config.home import init_home
 
     home = init_home(tmp_path_factory.mktemp("bad-input") / "home")[0].root
 

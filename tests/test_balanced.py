@@ -6,7 +6,7 @@ import contextlib
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.episodes.fusion import Candidate, fuse, normalised, session_boost, spread
+from strata_daemon.recall.fusion import Candidate, fuse, normalised, session_boost, spread
 from conftest import write_config
 
 

@@ -124,7 +124,7 @@ def test_a_corpus_build_that_stops_resumes_where_it_stopped(tmp_path):
     import asyncio
 
     from strata_daemon.bench.kept import filled_home
-    from strata_daemon.memory import Memory
+    from strata_daemon.app.memory import Memory
 
     cache, done = tmp_path / "cache", []
 
@@ -186,7 +186,7 @@ def test_bench_web_reports_decay_spread_and_deep_recall_against_baselines(cli, t
 
 @pytest.mark.slow
 def test_bench_daemon_times_every_phase_and_measures_the_idle_daemon(cli):
-    from strata_daemon.phases.registry import PHASES
+    from strata_daemon.app.phases.registry import PHASES
 
     r = cli.json("bench", "daemon", "--n", "300", "--seconds", "3", "--repeat", "1")
     assert set(r["phases"]) == {p.name for p in PHASES}

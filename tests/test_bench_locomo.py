@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from strata_daemon.bench.folds import GRID, choose, deal, grid_points
-from strata_daemon.bench.locomo import (
-    Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all, embedded_documents, episode_turns,
-    evidence_recall, fts_tokenize, home_toml, load_locomo, nearest_by_cosine, parse_evidence, parse_locomo,
-    budget_recall, parse_session_date, question_scores, token_counter, rrf, session_of, session_recall, store_turns, summarise, turn_text,
-)
+from strata_daemon.bench.locomo import (Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all,
+                                        embedded_documents, episode_turns, evidence_recall, fts_tokenize, home_toml,
+                                        load_locomo, nearest_by_cosine, parse_evidence, parse_locomo, budget_recall,
+                                        parse_session_date, question_scores, token_counter, rrf, session_of,
+                                        session_recall, store_turns, summarise, turn_text)
 from conftest import write_config
 from strata_daemon import Memory
-from strata_daemon.config import load_config
+from strata_daemon.config.load import load_config
 from strata_daemon.errors import InvalidInput, NotFound
 
 TINY = Path(__file__).resolve().parent / "data" / "locomo_tiny.json"

@@ -284,7 +284,7 @@ def test_one_key_changed_on_two_lines_takes_the_last(memory, home):
 def test_a_dry_run_never_writes_even_where_it_could_not(memory, home):
     """On a database that refuses every change (a namespace shared read-only), a dry run still
     reports the edits it would take in."""
-    from strata_daemon.storage.db import Database
+    from strata_daemon.store.db import Database
 
     _history(memory)
     path = home / "capsule" / "CAPSULE.md"

@@ -18,7 +18,7 @@ from strata_daemon.facts.keys import label_of, normalise_key
 from strata_daemon.facts.rules import capture, compile_rules
 from strata_daemon.facts.attributes import canonical
 from strata_daemon.facts.statements import statements
-from strata_daemon.settings import KINDS
+from strata_daemon.config.settings import KINDS
 
 RULES = compile_rules({}, KINDS)
 
@@ -246,7 +246,7 @@ def test_statements_can_be_switched_off(home):
 
 
 def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_judge(cli, memory):
-    from strata_daemon.facts import store
+    from strata_daemon.store import facts as store
     from strata_daemon.facts.keys import Source
 
     memory.observe("Bridge: DOWN")

@@ -41,7 +41,7 @@ def test_a_healthy_home(cli):
 
 
 def test_doctor_warns_when_deep_recall_lacks_its_cross_encoder(monkeypatch):
-    from strata_daemon.doctor import WARN, _cross_encoder
+    from strata_daemon.app.doctor import WARN, _cross_encoder
     from strata_daemon.embedding import rerank
 
     monkeypatch.setattr(rerank, "PACKAGE", "strata_no_such_package")  # as if `make run` had not installed it
@@ -51,9 +51,9 @@ def test_doctor_warns_when_deep_recall_lacks_its_cross_encoder(monkeypatch):
 
 
 def test_the_daemon_check_says_how_long_ago_the_heartbeat_was(home):
-    from strata_daemon.doctor import daemon
-    from strata_daemon.home import Home
-    from strata_daemon.phases.lock import DaemonLock
+    from strata_daemon.app.doctor import daemon
+    from strata_daemon.config.home import Home
+    from strata_daemon.app.phases.lock import DaemonLock
 
     lock, beat = DaemonLock(home / "state" / "daemon.lock"), home / "state" / "heartbeat"
     lock.acquire()
@@ -68,7 +68,7 @@ def test_the_daemon_check_says_how_long_ago_the_heartbeat_was(home):
 
 
 def test_the_llm_model_check_names_a_missing_unreadable_or_wrong_file(tmp_path):
-    from strata_daemon.doctor import _llm
+    from strata_daemon.app.doctor import _llm
 
     gguf, text = tmp_path / "m.gguf", tmp_path / "notes.txt"
     gguf.write_bytes(b"GGUF" + bytes(60))
@@ -81,7 +81,7 @@ def test_the_llm_model_check_names_a_missing_unreadable_or_wrong_file(tmp_path):
 
 
 def test_the_listener_record_round_trips_private_and_a_damaged_one_reads_as_none(tmp_path):
-    from strata_daemon import listeners
+    from strata_daemon.app import listeners
     from strata_daemon.errors import StorageError
 
     up = listeners.listener("/home/x/state/strata.sock")

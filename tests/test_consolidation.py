@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from strata_daemon.consolidation import rules as R, similar
-from strata_daemon.memory import Memory
+from strata_daemon.app.memory import Memory
 
 NOW = 1_780_000_000.0
 DAY = 86400.0
@@ -313,7 +313,7 @@ def test_a_dry_run_lists_each_memory_with_the_start_of_its_text(cli):
 
 
 def test_unknown_rule_is_refused(cli, tmp_path):
-    from strata_daemon.config import load_config
+    from strata_daemon.config.load import load_config
     from strata_daemon.errors import ConfigError
 
     bad = cli("consolidate", "--rule", "nap")

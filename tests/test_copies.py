@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 from strata_daemon import Memory
-from strata_daemon.home import resolve_home
-from strata_daemon.phases.jobs import _backup
-from strata_daemon.restore import restore
-from strata_daemon.storage import driver
+from strata_daemon.config.home import resolve_home
+from strata_daemon.app.phases.jobs import _backup
+from strata_daemon.app.restore import restore
+from strata_daemon.store import driver
 
 
 def bridge(home, value: str | None = None) -> str:

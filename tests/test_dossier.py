@@ -18,9 +18,9 @@ from conftest import write_config
 from strata_daemon.errors import ConfigError, InvalidInput, NotFound
 from strata_daemon.dossier import grounding, salience, topics
 from strata_daemon.dossier.extractive import Patterns, closes, is_open
-from strata_daemon.cpu import others_busy, threads_for
+from strata_daemon.base.cpu import others_busy, threads_for
 from strata_daemon.dossier.llm import LlmFailed, LocalLlm, lines_schema, parse_lines
-from strata_daemon.settings import BY_KEY
+from strata_daemon.config.settings import BY_KEY
 
 T0 = 1_790_000_000.0  # 2026-09-21 14:13:20Z
 H, DAY = 3600.0, 86400.0
@@ -251,7 +251,7 @@ def test_unchanged_input_skips_and_a_change_makes_a_new_version(bridge):
 
 
 def test_versions_cannot_be_rewritten_or_deleted(bridge, home):
-    from strata_daemon.storage import driver
+    from strata_daemon.store import driver
 
     bridge.dossiers.refresh("bridge", now=T0)
     conn = driver.connect(home / "state" / "memory.db")

@@ -11,12 +11,12 @@ import pytest
 
 from conftest import write_config
 from strata_daemon import Memory
-from strata_daemon.config import load_config
+from strata_daemon.config.load import load_config
 from strata_daemon.errors import CasMismatch, ConfigError, InvalidInput, NotFound
 from strata_daemon.facts import ranking
 from strata_daemon.facts.keys import Source, clean_value, normalise_key, parse_duration
 from strata_daemon.facts.rules import capture, compile_rules
-from strata_daemon.settings import KINDS
+from strata_daemon.config.settings import KINDS
 
 T0 = 1_790_000_000.0  # a fixed past time: 2026-09-21
 
@@ -198,7 +198,7 @@ def test_retract_then_set_again(mem):
 
 
 def test_a_preview_says_what_the_write_then_does_and_writes_nothing(mem):
-    from strata_daemon.facts import store
+    from strata_daemon.store import facts as store
 
     db, agent, now = mem.raw.db, mem.raw.agent, T0 + 1000
     steps = [("Bridge", "DOWN", T0, "created"), ("bridge", "DOWN", T0 + 60, "confirmed"),

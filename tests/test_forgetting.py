@@ -195,7 +195,7 @@ def test_a_text_is_found_in_any_case_and_with_any_accents(needle, text, found):
 def test_a_named_text_is_known_again_by_its_hash_alone():
     import hashlib
 
-    from strata_daemon.restore import named_texts
+    from strata_daemon.app.restore import named_texts
 
     hashes = {hashlib.sha256(t.encode()).hexdigest() for t in ("kayak-xv", "Jürgen Müller")}
     assert named_texts("- Sasha's surprise present is a kayak-xv.", hashes) == {"kayak-xv"}

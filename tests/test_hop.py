@@ -5,7 +5,7 @@ import asyncio
 
 from conftest import write_config
 from strata_daemon import Memory
-from strata_daemon.episodes.hop import expansion
+from strata_daemon.recall.hop import expansion
 
 
 def test_expansion_prefers_words_several_hits_share_and_never_the_questions():
@@ -46,7 +46,7 @@ def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
 
 
 def test_the_hop_searches_only_words_rare_enough_to_rank_exactly(memory):
-    from strata_daemon.episodes.fts_plan import rarest_within
+    from strata_daemon.store.fulltext import rarest_within
     memory.observe_many([{"content": f"probe {i} reported from gw-0{i % 2}"} for i in range(6)]
                         + [{"content": "the kestrel nests on gw-02"}])
     found = memory.wait(memory.raw.db.run(lambda conn: rarest_within(conn, ["probe", "kestrel", "gw-02",

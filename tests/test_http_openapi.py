@@ -9,8 +9,8 @@ import pytest
 from openapi_spec_validator import validate
 
 from conftest import REPO
-from strata_daemon.http.openapi import document
-from strata_daemon.http.routes import OPS
+from strata_daemon.faces.http.openapi import document
+from strata_daemon.faces.http.routes import OPS
 from http_helpers import answer_check, check_answer, free_port, served_here
 
 DOC = document()
@@ -19,7 +19,7 @@ DOC = document()
 def test_the_document_is_valid_and_kept_in_the_repository():
     validate(DOC)
     assert json.loads((REPO / "daemon" / "strata_daemon" / "http" / "openapi.json").read_text()) == DOC, \
-        "run `strata serve --openapi > daemon/strata_daemon/http/openapi.json`"
+        "run `strata serve --openapi > daemon/strata_daemon/faces/http/openapi.json`"
 
 
 def _refs(node) -> set[str]:

@@ -14,8 +14,8 @@ from schemathesis.specs.openapi.checks import (content_type_conformance, respons
                                                status_code_conformance)
 
 from strata_daemon import Memory
-from strata_daemon.home import init_home
-from strata_daemon.http.openapi import document
+from strata_daemon.config.home import init_home
+from strata_daemon.faces.http.openapi import document
 from http_helpers import free_port, serving
 
 pytestmark = pytest.mark.slow

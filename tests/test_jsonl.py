@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from strata_daemon.config import load_config
+from strata_daemon.config.load import load_config
 from strata_daemon.episodes.jsonl import MAX_LINE_BYTES, parse_jsonl, stored_rows
 from strata_daemon.episodes.model import Limits
 from strata_daemon.errors import InvalidInput

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from strata_daemon import timeutil
-from strata_daemon.home import Home
+from strata_daemon.base import timeutil
+from strata_daemon.config.home import Home
 from tests.conftest import write_config
 
 DAY = 86400.0
@@ -169,7 +169,7 @@ def test_consolidation_moves_to_the_cold_tier_only_what_is_redundant_or_contradi
 
 
 def test_use_as_it_stood_before_a_recall_is_read_back_from_the_events(memory):
-    from strata_daemon.episodes import reads
+    from strata_daemon.store import episode_reads as reads
 
     a = memory.observe("the relay on gw-01 restarted")["id"]
     b = memory.observe("the relay on gw-02 restarted")["id"]

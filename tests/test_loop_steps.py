@@ -9,10 +9,10 @@ import time
 import pytest
 
 from conftest import write_config
-from strata_daemon.config import load_config
+from strata_daemon.config.load import load_config
 from strata_daemon.errors import ConfigError
-from strata_daemon.memory import Memory
-from strata_daemon.phases.runs import run_phase
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases.runs import run_phase
 
 
 def _steps(home) -> tuple[dict, list[dict]]:

@@ -7,8 +7,8 @@ import pytest
 
 from conftest import write_config
 from strata_daemon import Memory
-from strata_daemon.episodes.named import named_sources
-from strata_daemon.episodes.why import why_line
+from strata_daemon.recall.named import named_sources
+from strata_daemon.recall.why import why_line
 
 SOURCES = {"Melanie", "Caroline", "user", "agent", "Jon Smith", "a", "the", None}
 

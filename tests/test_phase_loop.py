@@ -8,10 +8,10 @@ import json
 import time
 
 from conftest import write_config
-from strata_daemon.memory import Memory
-from strata_daemon.phases.clock import ManualClock
-from strata_daemon.phases.runs import run_phase
-from strata_daemon.phases.scheduler import PhaseLoop
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases.clock import ManualClock
+from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.app.phases.scheduler import PhaseLoop
 
 
 async def _settle(loop: PhaseLoop) -> list[str]:
@@ -87,7 +87,7 @@ def test_a_failing_phase_backs_off_and_the_others_carry_on(home):
 
 
 def test_the_embed_phase_runs_again_at_once_while_memories_wait(home, monkeypatch):
-    from strata_daemon.phases import jobs
+    from strata_daemon.app.phases import jobs
 
     monkeypatch.setattr(jobs, "EMBED_PER_RUN", 2)
     loads = []
@@ -116,7 +116,7 @@ def test_the_embed_phase_runs_again_at_once_while_memories_wait(home, monkeypatc
 
 
 def test_an_embed_run_that_embeds_nothing_waits_for_the_next_interval():
-    from strata_daemon.phases.jobs import more_to_embed
+    from strata_daemon.app.phases.jobs import more_to_embed
 
     assert more_to_embed({"embedded": 512, "backlog": 10})
     assert not more_to_embed({"embedded": 512, "backlog": 0})
@@ -139,7 +139,7 @@ def test_decay_takes_a_strength_snapshot_that_status_shows(home):
 
 
 def test_decay_keeps_a_month_of_phase_runs_and_each_phases_last(home):
-    from strata_daemon import timeutil
+    from strata_daemon.base import timeutil
 
     async def go():
         async with await Memory.open(home) as mem:
@@ -179,6 +179,6 @@ def test_the_schedule_carries_over_a_restart(home):
 
 
 def test_a_phase_result_reads_as_words_in_the_journal():
-    from strata_daemon.phases.scheduler import _summary
+    from strata_daemon.app.phases.scheduler import _summary
     assert _summary({"loop": 3, "low_disk": False, "working_set_committed": True, "last": None, "skipped": []}) == \
         "loop 3, low disk no, working set committed yes, last —"

@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.episodes.fts import match_expression, terms
+from strata_daemon.store.fts_query import match_expression, terms
 from strata_daemon.errors import InvalidInput
 from conftest import write_config
 
@@ -99,8 +99,8 @@ def _bulk(home, n, extra_config=""):
 
 
 def test_common_terms_are_counted_once_until_the_index_has_grown(home, monkeypatch):
-    from strata_daemon.episodes import fts_plan
-    from strata_daemon.storage import driver
+    from strata_daemon.store import fulltext as fts_plan
+    from strata_daemon.store import driver
 
     monkeypatch.setattr(fts_plan, "KEEP_COUNTS_FROM", 100)  # the corpus is small: keep what 100+ memories hold
     _bulk(home, 300)
@@ -136,7 +136,7 @@ def test_broad_query_uses_bounded_plan_and_still_finds_the_rare_memory(home):
 
 
 def test_bounded_scores_count_each_phrase_a_memory_holds_once(home):
-    from strata_daemon.episodes.fts_plan import idf
+    from strata_daemon.store.fulltext import idf
     rare, broad = _bulk(home, 300, "[recall]\nfts_budget = 50\n")
     total = 301  # rowids in the index
     both = round(idf(301, total) + idf(1, total), 4)  # "cycle" is in every memory, "zebrafish" in one

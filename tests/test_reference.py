@@ -1,4 +1,4 @@
-"""docs/reference/ is generated from the code: each file equals what strata_daemon.reference
+"""docs/reference/ is generated from the code: each file equals what strata_daemon.bench.reference
 writes, and the generators leave out no command, setting, operation or tool."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from strata_daemon import reference
-from strata_daemon.cli import GROUPS, build_parser
-from strata_daemon.config import render_default_toml
-from strata_daemon.http.openapi import document
-from strata_daemon.settings import SETTINGS
+from strata_daemon.bench import reference
+from strata_daemon.faces.cli import GROUPS, build_parser
+from strata_daemon.config.load import render_default_toml
+from strata_daemon.faces.http.openapi import document
+from strata_daemon.config.settings import SETTINGS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "reference"

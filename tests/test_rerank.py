@@ -9,7 +9,7 @@ import pytest
 from conftest import write_config
 from strata_daemon import Memory
 from strata_daemon.embedding import rerank
-from strata_daemon.episodes.deep import reranked
+from strata_daemon.recall.deep import reranked
 from strata_daemon.errors import EmbeddingUnavailable
 
 

@@ -4,9 +4,9 @@ import stat
 import pytest
 
 from strata_daemon.errors import StorageError
-from strata_daemon.storage import Database
-from strata_daemon.storage import driver
-from strata_daemon.storage.migrations import MIGRATIONS, migrate
+from strata_daemon.store.db import Database
+from strata_daemon.store import driver
+from strata_daemon.store.migrations import MIGRATIONS, migrate
 
 
 def test_driver_loads_sqlite_vec_and_fts5(tmp_path):
@@ -43,7 +43,7 @@ def test_migrations_recorded_once_and_rerun_is_noop(tmp_path):
 
 
 def test_later_migrations_carry_existing_memories_over(tmp_path, monkeypatch):
-    import strata_daemon.storage.migrations as m
+    import strata_daemon.store.migrations as m
 
     conn = driver.connect(tmp_path / "old.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:2])  # a database from before migration 3
@@ -136,14 +136,14 @@ def test_run_and_transact_use_the_connection_thread_and_roll_back(home):
 def test_an_unclosed_database_does_not_hang_process_exit(home):
     import subprocess
     import sys
-    script = ("import asyncio; from strata_daemon.storage import Database\n"
+    script = ("import asyncio; from strata_daemon.store.db import Database\n"
               f"asyncio.run(Database.open({str(home / 'state' / 'memory.db')!r}))\nprint('exiting')\n")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 0 and "exiting" in proc.stdout
 
 
 def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_cold(tmp_path, monkeypatch):
-    import strata_daemon.storage.migrations as m
+    import strata_daemon.store.migrations as m
 
     conn = driver.connect(tmp_path / "old.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:14])  # a database from before tiers
@@ -176,7 +176,7 @@ def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_col
 
 def test_migration_22_takes_a_home_whose_migration_21_already_made_the_index(tmp_path, monkeypatch):
     # Homes made between two commits of the development branch got the index from migration 21.
-    import strata_daemon.storage.migrations as m
+    import strata_daemon.store.migrations as m
 
     conn = driver.connect(tmp_path / "early.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:21])
@@ -190,8 +190,8 @@ def test_migration_22_takes_a_home_whose_migration_21_already_made_the_index(tmp
 
 
 def test_migration_23_puts_the_id_floor_back_above_every_id_given(tmp_path, monkeypatch):
-    import strata_daemon.storage.migrations as m
-    from strata_daemon.storage import floors
+    import strata_daemon.store.migrations as m
+    from strata_daemon.store import floors
 
     conn = driver.connect(tmp_path / "lowered.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:22])
@@ -208,7 +208,7 @@ def test_migration_23_puts_the_id_floor_back_above_every_id_given(tmp_path, monk
 
 
 def test_migration_24_keeps_when_each_evaluation_episode_was_asked(tmp_path, monkeypatch):
-    import strata_daemon.storage.migrations as m
+    import strata_daemon.store.migrations as m
 
     conn = driver.connect(tmp_path / "before_pruning.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:23])
@@ -228,7 +228,7 @@ def test_migration_24_keeps_when_each_evaluation_episode_was_asked(tmp_path, mon
 def test_migration_25_gives_back_what_consolidation_took_for_feedback_alone(tmp_path, monkeypatch):
     import json
 
-    import strata_daemon.storage.migrations as m
+    import strata_daemon.store.migrations as m
 
     conn = driver.connect(tmp_path / "buried.db")
     monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:24])

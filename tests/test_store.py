@@ -1,7 +1,7 @@
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.home import init_home
+from strata_daemon.config.home import init_home
 from strata_daemon.errors import Conflict, InvalidInput, NotFound
 from conftest import write_config
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from strata_daemon.config import overlay
+from strata_daemon.config.load import overlay
 
 OLD_AT, NEW_AT = "2026-03-01T10:00:00Z", "2026-04-01T10:00:00Z"
 CASES = {
@@ -113,13 +113,13 @@ def test_show_and_explain_name_the_supersession(cli):
     ("When did Dana move?", False), ("What was my first car?", False), ("How long ago did we switch?", False),
     ("Dana email", False), ("When is the Atlas migration due?", True)])
 def test_questions_about_the_present_are_told_from_questions_about_the_past(query, present):
-    from strata_daemon.episodes.currency import asks_present
+    from strata_daemon.recall.currency import asks_present
     assert asks_present(query) is present
 
 
 def test_alike_memories_of_the_same_subject_order_older_below_newer():
     import numpy as np
-    from strata_daemon.episodes.currency import newer_alike
+    from strata_daemon.recall.currency import newer_alike
 
     near = np.array([1.0, 0.0]), np.array([0.8, 0.6]), np.array([0.0, 1.0]), np.array([0.9, 0.436])
     items = [(1, 100.0, "The analytics warehouse lives in us-east-2"),
@@ -158,7 +158,7 @@ def test_alike_memories_of_the_same_subject_order_older_below_newer():
      "Benedikt relocated; he's been in Leipzig since March.", True),
 ])
 def test_same_subject_reads_names_identifiers_and_attributes(query, older, newer, same):
-    from strata_daemon.episodes.currency import names_in, same_subject, wanted_attributes, words_of
+    from strata_daemon.recall.currency import names_in, same_subject, wanted_attributes, words_of
     assert same_subject(older, newer, words_of(query), names_in(query), wanted_attributes(query)) is same
 
 
@@ -169,7 +169,7 @@ def test_same_subject_reads_names_identifiers_and_attributes(query, older, newer
     ("Ownership of billing-api was transferred to team Quokka", False, True),
     ("Ezra Kowalczyk lives in Portland", False, False), ("Ezra Kowalczyk lives in Portland", True, True)])
 def test_only_a_statement_worded_as_an_update_or_parallel_restates(text, parallel, restates):
-    from strata_daemon.episodes.currency import restates as restating
+    from strata_daemon.recall.currency import restates as restating
     assert restating(text, parallel) is restates
 
 

@@ -19,7 +19,7 @@ import pytest
 import seccomp_helpers
 from conftest import write_config
 from http_helpers import doctor_on_http, free_port, listening_tcp_sockets, serving
-from strata_daemon.systemd_unit import first_private, step_paths
+from strata_daemon.app.systemd import first_private, step_paths
 
 EXPOSURE_AT_MOST = 2.5  # systemd-analyze's scale: 0 (safe) to 10 (exposed)
 TCP = "[http]\nenabled = true\nport = {port}\n"
@@ -225,7 +225,7 @@ def test_a_port_set_after_the_unit_was_printed_leaves_the_socket_served_and_the_
 @pytest.mark.skipif(NO_ANALYZE is not None, reason=str(NO_ANALYZE))
 def test_a_home_whose_path_holds_a_space_or_a_percent_is_one_word_to_systemd(tmp_path):
     from conftest import CLI
-    from strata_daemon.home import init_home
+    from strata_daemon.config.home import init_home
     root, _ = init_home(tmp_path / "my agent 100%")
     home = root.root
     text = CLI(home)("systemd", "print-unit", "--user", check=True).out

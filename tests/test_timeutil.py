@@ -4,7 +4,7 @@ length of time the way a person reads it."""
 import pytest
 
 from strata_daemon.errors import InvalidInput
-from strata_daemon.timeutil import duration, parse_time
+from strata_daemon.base.timeutil import duration, parse_time
 
 
 @pytest.mark.parametrize("given, expected", [
@@ -34,6 +34,6 @@ def test_a_length_of_time_is_said_in_the_unit_a_person_reads(seconds, said):
 
 
 def test_a_time_ahead_is_said_as_in_not_as_a_negative_ago():
-    from strata_daemon.cli.output import ago
+    from strata_daemon.faces.cli.output import ago
 
     assert ago(172800) == "2 days ago" and ago(-172800) == "in 2 days" and ago(None) == "-"

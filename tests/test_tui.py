@@ -10,8 +10,8 @@ import time
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.phases import runs
-from strata_daemon.tui.format import age, explain
+from strata_daemon.app.phases import runs
+from strata_daemon.faces.tui.format import age, explain
 from tests.tui_helpers import drive, notes, rows, settle, switch, type_in
 
 NGINX = "deployed web-01 with nginx 1.25 after error E502"
@@ -81,7 +81,7 @@ def test_overview_shows_daemon_phases_layers_and_errors(filled):
 
 
 def test_the_other_screens_are_built_while_the_first_is_read(filled):
-    from strata_daemon.tui.app import SCREENS
+    from strata_daemon.faces.tui.app import SCREENS
 
     async def body(app, pilot):
         titles = {cls.TITLE for cls in SCREENS.values()}

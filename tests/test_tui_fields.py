@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from strata_daemon.tui.fields import rows
-from strata_daemon.tui.format import explain, local_time, match, when
+from strata_daemon.faces.tui.fields import rows
+from strata_daemon.faces.tui.format import explain, local_time, match, when
 
 NOW = 1_795_000_000.0  # 2026-11-18 11:06:40 UTC
 

@@ -8,8 +8,9 @@ import asyncio
 
 import pytest
 
-from strata_daemon import Memory, timeutil
-from strata_daemon.tui.app import StrataApp
+from strata_daemon import Memory
+from strata_daemon.base import timeutil
+from strata_daemon.faces.tui.app import StrataApp
 from tests.tui_helpers import settle, switch, type_in
 
 pytestmark = pytest.mark.slow

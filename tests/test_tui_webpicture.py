@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from strata_daemon.tui.format import node_short, node_text, nothing_reached
-from strata_daemon.tui.webpicture import draw
+from strata_daemon.faces.tui.format import node_short, node_text, nothing_reached
+from strata_daemon.faces.tui.webpicture import draw
 
 # Which way each drawing character joins: up and down.
 UP = set("│┘└├┤┴┼╰╯")

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.embedding import index as vectors
+from strata_daemon.store import vectors
 from strata_daemon.embedding.cache import VectorCache, cutoff
 from strata_daemon.errors import EmbeddingUnavailable
 from conftest import write_config

@@ -13,14 +13,14 @@ import sys
 import pytest
 
 from conftest import REPO
-from strata_daemon.config import overlay
-from strata_daemon import timeutil
+from strata_daemon.config.load import overlay
+from strata_daemon.base import timeutil
 from strata_daemon.errors import InvalidInput, NotFound
-from strata_daemon.web import hebbian
-from strata_daemon.web.hebbian import Rules
-from strata_daemon.web.entities import extract
-from strata_daemon.web.nodes import parse
-from strata_daemon.web.spread import spread, strength
+from strata_daemon.graph import hebbian
+from strata_daemon.graph.hebbian import Rules
+from strata_daemon.graph.entities import extract
+from strata_daemon.graph.nodes import parse
+from strata_daemon.graph.spread import spread, strength
 
 RULES = Rules()
 
@@ -419,8 +419,8 @@ def test_related_says_what_it_left_out_where_neighbors_shows_the_edges(cli):
 # -- deep recall -------------------------------------------------------------------------------
 
 def test_deep_relevance_weighs_retrieval_graph_and_association_then_scales_to_the_best():
-    from strata_daemon.episodes.deep import DeepWeights, combine, seeds_of
-    from strata_daemon.episodes.fusion import Candidate
+    from strata_daemon.recall.deep import DeepWeights, combine, seeds_of
+    from strata_daemon.recall.fusion import Candidate
 
     a, b = Candidate({"id": 1}, relevance=1.0), Candidate({"id": 2}, relevance=0.4)
     assert seeds_of([b, a], 1) == [1]

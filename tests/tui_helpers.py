@@ -8,7 +8,7 @@ from typing import Awaitable, Callable
 
 from textual.worker import WorkerCancelled
 
-from strata_daemon.tui.app import StrataApp
+from strata_daemon.faces.tui.app import StrataApp
 
 
 async def settle(pilot, pause: float = 0.05) -> None:

@@ -2,6 +2,6 @@
 
 __version__ = "0.1.0"
 
-from .memory import Memory  # noqa: E402
+from strata_daemon.app.memory import Memory  # noqa: E402
 
 __all__ = ["Memory", "__version__"]

@@ -1,5 +1,5 @@
 import sys
 
-from .cli import main
+from strata_daemon.faces.cli import main
 
 sys.exit(main())

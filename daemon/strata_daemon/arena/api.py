@@ -8,13 +8,13 @@ import time
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable
 
-from .. import stopping, timeutil
-from ..episodes.reads import existing_ids, worked_on_since
-from ..errors import InvalidInput, NotFound
-from . import store
-from .arms import Arm, arms_of, presets_of
-from .bandit import ArmStats, choose, clearly_better, held_apart, leader, ucb
-from .reward import PARTS, RewardWeights, episode_reward
+from strata_daemon.base import stopping, timeutil
+from strata_daemon.store.episode_reads import existing_ids, worked_on_since
+from strata_daemon.errors import InvalidInput, NotFound
+from strata_daemon.store import arena as store
+from strata_daemon.arena.arms import Arm, arms_of, presets_of
+from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, ucb
+from strata_daemon.arena.reward import PARTS, RewardWeights, episode_reward
 
 # rank(query, k, arm, context, at) -> (hits as dicts with id and session, seconds); `at`: rank with
 # the memories' use as it stood then (None: as it stands now)

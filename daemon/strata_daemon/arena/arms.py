@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..settings import MODES
+from strata_daemon.config.settings import MODES
 
 # What a preset may change: how candidates are found, fused and scored. Not the mode (the arm
 # names it), k (the caller's) or anything about embeddings (one index serves every arm).

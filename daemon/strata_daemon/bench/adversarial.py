@@ -20,12 +20,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..errors import StrataError
-from ..memory import Memory
-from ..storage import driver
-from .bad_input import CASES, EXIT, cli_call, http_call, mcp_args, python_call
-from .damage import CAPSULES, CLI_FUZZ, CONFIGS, HTTP_BODIES, HTTP_RAW, MCP_RAW, import_files
-from .procs import spawn, strata
+from strata_daemon.errors import StrataError
+from strata_daemon.app.memory import Memory
+from strata_daemon.store import driver
+from strata_daemon.bench.bad_input import CASES, EXIT, cli_call, http_call, mcp_args, python_call
+from strata_daemon.bench.damage import CAPSULES, CLI_FUZZ, CONFIGS, HTTP_BODIES, HTTP_RAW, MCP_RAW, import_files
+from strata_daemon.bench.procs import spawn, strata
 
 ANSWER_SECONDS = 60.0
 

@@ -20,11 +20,11 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..home import init_home
-from ..memory import Memory
-from .locomo import (KS, Conversation, Question, dia_ranking, evidence_recall, home_toml, store_turns,
-                     turn_text)
-from .stats import ratio, summary_ms
+from strata_daemon.config.home import init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.bench.locomo import (KS, Conversation, Question, dia_ranking, evidence_recall, home_toml,
+                                        store_turns, turn_text)
+from strata_daemon.bench.stats import ratio, summary_ms
 
 
 def split(questions: Sequence[Question]) -> tuple[list[Question], list[Question]]:

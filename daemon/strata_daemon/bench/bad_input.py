@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from urllib.parse import quote
 
-from ..memory import Memory
+from strata_daemon.app.memory import Memory
 
 EXIT = {"invalid_input": 4, "not_found": 3, "conflict": 5, "cas_mismatch": 9, "ok": 0}
 BIG = 2**70

@@ -13,14 +13,14 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..capsule import files
-from ..capsule.watch import watch
-from ..home import init_home
-from ..memory import Memory
-from .dossier import TOPICS
-from .ingest import populate
-from .stats import percentile, ratio, summary_ms
-from .truth import capsule_blocks, labels_by_id
+from strata_daemon.capsule import files
+from strata_daemon.capsule.watch import watch
+from strata_daemon.config.home import init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.bench.dossier import TOPICS
+from strata_daemon.bench.ingest import populate
+from strata_daemon.bench.stats import percentile, ratio, summary_ms
+from strata_daemon.bench.truth import capsule_blocks, labels_by_id
 
 WARMUP = 5
 WATCH_SETTLE_S = 0.5  # between edits, so each is its own save rather than one debounced batch

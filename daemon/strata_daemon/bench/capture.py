@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import InvalidInput
-from ..facts.rules import capture, compile_rules
-from ..settings import KINDS
+from strata_daemon.errors import InvalidInput
+from strata_daemon.facts.rules import capture, compile_rules
+from strata_daemon.config.settings import KINDS
 
 DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
 # Seven authors wrote the development lines (the judge and the statement forms were tuned on

@@ -17,10 +17,10 @@ import tracemalloc
 from pathlib import Path
 from typing import Callable
 
-from ..consolidation import store
-from ..memory import Memory
-from .kept import filled_home
-from .stats import ratio
+from strata_daemon.store import consolidation as store
+from strata_daemon.app.memory import Memory
+from strata_daemon.bench.kept import filled_home
+from strata_daemon.bench.stats import ratio
 
 NIGHT_AFTER = 1_767_225_600.0 + 181 * 86400.0  # the night after the corpus's last day
 K = 10

@@ -17,20 +17,20 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..cpu import process_cpu_seconds
-from ..home import init_home
-from ..memory import Memory
-from ..phases.registry import PHASES
-from ..phases.runs import run_phase
-from ..storage import driver
-from . import corpus
-from .dossier import TOPICS
-from .ingest import populate
-from .stats import ratio
+from strata_daemon.base.cpu import process_cpu_seconds
+from strata_daemon.config.home import init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases.registry import PHASES
+from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.store import driver
+from strata_daemon.bench import corpus
+from strata_daemon.bench.dossier import TOPICS
+from strata_daemon.bench.ingest import populate
+from strata_daemon.bench.stats import ratio
 
 READY_TIMEOUT = 600.0  # the at-start phases on 100k memories, on a slow machine
 FOLD_RECALLS = 50  # recalls before each timed fold, so it has access events to fold
-_BASELINE = "import time, strata_daemon.memory, strata_daemon.runner, numpy, onnxruntime; print('ready', flush=True); time.sleep(1e9)"
+_BASELINE = "import time, strata_daemon.app.memory, strata_daemon.app.runner, numpy, onnxruntime; print('ready', flush=True); time.sleep(1e9)"
 
 
 def proc_rss_mb(pid: int, field: str = "VmRSS") -> float:
@@ -46,7 +46,7 @@ async def _prepare(mem: Memory, name: str, round_: int) -> None:
         for q in corpus.queries(FOLD_RECALLS, seed=round_):
             await mem.recall(q, mode="fast")
     elif name == "embed":  # a run embeds at most EMBED_PER_RUN new memories
-        from ..phases.jobs import EMBED_PER_RUN
+        from strata_daemon.app.phases.jobs import EMBED_PER_RUN
 
         fresh = [dict(o, content=f"{o['content']} (round {round_})")
                  for o in corpus.observations(EMBED_PER_RUN, seed=1000 + round_)]

@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..embedding.loader import DEFAULT, Embedder, load_embedder
-from ..embedding.backlog import EMBED_BATCH, EMBED_WINDOW
-from . import corpus
-from .stats import ratio, summary_ms
+from strata_daemon.embedding.loader import DEFAULT, Embedder, load_embedder
+from strata_daemon.embedding.backlog import EMBED_BATCH, EMBED_WINDOW
+from strata_daemon.bench import corpus
+from strata_daemon.bench.stats import ratio, summary_ms
 
 
 def _throughput(embedder: Embedder, texts: list[str], progress: Callable[[int], None] | None) -> float:

@@ -26,11 +26,11 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..arena.arms import Arm
-from ..memory import Memory
-from .lived import copy_home, live_first_half, split
-from .locomo import (BUDGET_K, Conversation, Question, Stored, budget_ranking, dia_ranking, question_scores,
-                     stored_home, summarise, turn_text)
+from strata_daemon.arena.arms import Arm
+from strata_daemon.app.memory import Memory
+from strata_daemon.bench.lived import copy_home, live_first_half, split
+from strata_daemon.bench.locomo import (BUDGET_K, Conversation, Question, Stored, budget_ranking, dia_ranking,
+                                        question_scores, stored_home, summarise, turn_text)
 
 # Around the shipped values of the settings that shape fusion and the session structure.
 GRID: dict[str, tuple[Any, ...]] = {

@@ -25,16 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .. import timeutil
-from ..errors import StrataError
-from ..home import Home, init_home
-from ..http.client import UnixConnection
-from ..episodes.jsonl import export_line, parse_jsonl
-from ..memory import Memory
-from ..phases.runs import run_phase
-from ..restore import restore_home
-from ..storage import driver
-from ..storage.db import Database
+from strata_daemon.base import timeutil
+from strata_daemon.errors import StrataError
+from strata_daemon.config.home import Home, init_home
+from strata_daemon.faces.http.client import UnixConnection
+from strata_daemon.episodes.jsonl import export_line, parse_jsonl
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.app.restore import restore_home
+from strata_daemon.store import driver
+from strata_daemon.store.db import Database
 
 
 @dataclass(frozen=True)
@@ -186,7 +186,7 @@ def _unechoed(text: str) -> str:
 
 
 def _http(home: Home, cases) -> str:
-    from .http import _server
+    from strata_daemon.bench.http import _server
 
     proc, path = _server(home.root)
     try:

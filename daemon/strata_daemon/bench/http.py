@@ -12,12 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
-from ..errors import StrataError
-from ..http.client import UnixConnection
-from . import corpus
-from .recall import corpus_home
-from .procs import child_env
-from .stats import ratio, summary_ms
+from strata_daemon.errors import StrataError
+from strata_daemon.faces.http.client import UnixConnection
+from strata_daemon.bench import corpus
+from strata_daemon.bench.recall import corpus_home
+from strata_daemon.bench.procs import child_env
+from strata_daemon.bench.stats import ratio, summary_ms
 
 WARMUP = 20
 

@@ -10,14 +10,14 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .. import timeutil
-from ..episodes.jsonl import parse_jsonl
-from ..episodes.model import COLUMNS
-from ..home import init_home
-from ..memory import Memory
-from ..storage import driver
-from . import corpus
-from .stats import ratio
+from strata_daemon.base import timeutil
+from strata_daemon.episodes.jsonl import parse_jsonl
+from strata_daemon.episodes.model import COLUMNS
+from strata_daemon.config.home import init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.store import driver
+from strata_daemon.bench import corpus
+from strata_daemon.bench.stats import ratio
 
 
 def corpus_jsonl(n: int, seed: int) -> bytes:

@@ -16,14 +16,14 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..config import settings_toml
-from ..home import Home, init_home
-from ..memory import Memory
-from ..storage import driver
-from ..facts import judge, rules, statements
-from ..storage.migrations import MIGRATIONS
-from . import corpus, ingest
-from .ingest import populate
+from strata_daemon.config.load import settings_toml
+from strata_daemon.config.home import Home, init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.store import driver
+from strata_daemon.facts import judge, rules, statements
+from strata_daemon.store.migrations import MIGRATIONS
+from strata_daemon.bench import corpus, ingest
+from strata_daemon.bench.ingest import populate
 
 _IMPORTED = "imported"  # marker file in a build's home: the import finished
 

@@ -20,12 +20,12 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ..home import Home
-from ..memory import Memory
-from ..phases.registry import PHASES
-from ..phases.runs import run_phase
-from .locomo import (KS, Conversation, Question, Run, Stored, ask_all, dia_ranking, evidence_recall,
-                     question_scores, recall_settings, result_of, stored_home, summarise, turn_text)
+from strata_daemon.config.home import Home
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases.registry import PHASES
+from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.bench.locomo import (KS, Conversation, Question, Run, Stored, ask_all, dia_ranking, evidence_recall,
+                                        question_scores, recall_settings, result_of, stored_home, summarise, turn_text)
 
 METRICS = ("recall_at_5", "recall_at_10")
 

@@ -25,16 +25,16 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..arena.arms import Arm
-from ..config import Config
-from ..embedding import index as vectors
-from ..episodes.fts import match_expression
-from ..errors import InvalidInput, NotFound
-from ..home import init_home
-from ..embedding.backlog import EMBED_BATCH
-from ..memory import Memory
-from ..storage import driver
-from .stats import ratio, summary_ms
+from strata_daemon.arena.arms import Arm
+from strata_daemon.config.load import Config
+from strata_daemon.store import vectors
+from strata_daemon.store.fts_query import match_expression
+from strata_daemon.errors import InvalidInput, NotFound
+from strata_daemon.config.home import init_home
+from strata_daemon.embedding.backlog import EMBED_BATCH
+from strata_daemon.app.memory import Memory
+from strata_daemon.store import driver
+from strata_daemon.bench.stats import ratio, summary_ms
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 KS = (5, 10)
@@ -316,8 +316,8 @@ def token_counter() -> Callable[[Sequence[str]], list[int]]:
     ruler for every system (an LLM's own tokenizer counts within about a tenth of it on English)."""
     from tokenizers import Tokenizer
 
-    from ..embedding.model import packaged_source
-    from ..embedding.onnx import TOKENIZER_SHA256
+    from strata_daemon.embedding.model import packaged_source
+    from strata_daemon.embedding.onnx import TOKENIZER_SHA256
 
     tokenizer = Tokenizer.from_file(str(packaged_source({"tokenizer.json": TOKENIZER_SHA256}) / "tokenizer.json"))
     tokenizer.no_truncation()

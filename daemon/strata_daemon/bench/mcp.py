@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..errors import StrataError
-from . import corpus
-from .recall import corpus_home
-from .stats import ratio, summary_ms
+from strata_daemon.errors import StrataError
+from strata_daemon.bench import corpus
+from strata_daemon.bench.recall import corpus_home
+from strata_daemon.bench.stats import ratio, summary_ms
 
 WARMUP = 20
 

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from .. import timeutil
-from ..home import init_home
-from ..memory import Memory
-from ..storage import driver
-from .lived import answer_as_agent, night, split
-from .locomo import (KS, Conversation, Question, Stored, dia_ranking, home_toml, question_scores, turn_rows,
-                     turn_text)
+from strata_daemon.base import timeutil
+from strata_daemon.config.home import init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.store import driver
+from strata_daemon.bench.lived import answer_as_agent, night, split
+from strata_daemon.bench.locomo import (KS, Conversation, Question, Stored, dia_ranking, home_toml, question_scores,
+                                        turn_rows, turn_text)
 
 DAY = 86400.0
 AGES = (("under_30_days", 0, 30), ("30_to_90_days", 30, 90), ("over_90_days", 90, float("inf")))

@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..embedding.index import TABLE as VECTORS
-from ..memory import Memory
-from . import corpus
-from .kept import filled_home
-from .stats import ratio, summary_ms
+from strata_daemon.store.vectors import TABLE as VECTORS
+from strata_daemon.app.memory import Memory
+from strata_daemon.bench import corpus
+from strata_daemon.bench.kept import filled_home
+from strata_daemon.bench.stats import ratio, summary_ms
 
 TOPICS = ("backup", "deploy", "revenue")
 

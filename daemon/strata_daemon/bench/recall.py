@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
-from ..episodes.fts import match_expression
-from ..memory import Memory
-from ..storage import driver
-from . import corpus
-from .kept import filled_home
-from .stats import ratio, summary_ms
+from strata_daemon.store.fts_query import match_expression
+from strata_daemon.app.memory import Memory
+from strata_daemon.store import driver
+from strata_daemon.bench import corpus
+from strata_daemon.bench.kept import filled_home
+from strata_daemon.bench.stats import ratio, summary_ms
 
 WARMUP = 20
 

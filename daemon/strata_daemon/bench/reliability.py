@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..home import init_home
-from ..phases.lock import holder
-from ..storage import driver
-from .procs import spawn, strata
-from .stats import summary_ms
+from strata_daemon.config.home import init_home
+from strata_daemon.app.phases.lock import holder
+from strata_daemon.store import driver
+from strata_daemon.bench.procs import spawn, strata
+from strata_daemon.bench.stats import summary_ms
 
 
 def _daemon(home: Path) -> subprocess.Popen:
@@ -302,7 +302,7 @@ PARTS = ("crash", "concurrency", "adversarial", "shutdown")
 def bench_reliability(*, cycles: int = 100, seconds: float = 60.0, writers: int = 8, readers: int = 2,
                       similar: int = 26_000, stops: int = 3, parts: tuple[str, ...] = PARTS, seed: int = 0,
                       progress: Callable[[int], None] | None = None) -> dict:
-    from .adversarial import adversarial
+    from strata_daemon.bench.adversarial import adversarial
 
     out: dict = {"benchmark": "reliability"}
     ok = True

@@ -24,21 +24,21 @@ from typing import Callable
 
 import numpy as np
 
-from ..embedding.cache import VectorCache
-from ..embedding.index import TABLE
-from ..home import init_home
-from ..memory import Memory
-from ..phases import jobs
-from . import corpus
-from .consolidate import NIGHT_AFTER
-from .daemon import idle_daemon, proc_rss_mb
-from .dossier import TOPICS
-from .embed import bench_embed
-from .ingest import populate
-from .kept import filled_home
-from .recall import WARMUP, bare_fts_seconds
-from .stats import ratio, summary_ms
-from .web import graph
+from strata_daemon.embedding.cache import VectorCache
+from strata_daemon.store.vectors import TABLE
+from strata_daemon.config.home import init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases import jobs
+from strata_daemon.bench import corpus
+from strata_daemon.bench.consolidate import NIGHT_AFTER
+from strata_daemon.bench.daemon import idle_daemon, proc_rss_mb
+from strata_daemon.bench.dossier import TOPICS
+from strata_daemon.bench.embed import bench_embed
+from strata_daemon.bench.ingest import populate
+from strata_daemon.bench.kept import filled_home
+from strata_daemon.bench.recall import WARMUP, bare_fts_seconds
+from strata_daemon.bench.stats import ratio, summary_ms
+from strata_daemon.bench.web import graph
 
 MODES = ("fast", "balanced", "deep")
 USE_RECALLS = 100  # recalls before measuring, so the working set has built Hebbian edges (deep uses them)

@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ..errors import StrataError
+from strata_daemon.errors import StrataError
 
 # (field, label) rows of the markdown table, in the order a reader wants them.
 ROWS = (

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from ..capsule import document
-from ..memory import Memory
-from . import corpus
+from strata_daemon.capsule import document
+from strata_daemon.app.memory import Memory
+from strata_daemon.bench import corpus
 
 _ITEM = re.compile(r"^- (.*) \[((?:[ef]\d+)(?:, [ef]\d+)*)\]$")
 

@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..home import init_home
-from ..memory import Memory
-from .dossier import TOPICS
-from .ingest import populate
-from .stats import ratio, summary_ms
+from strata_daemon.config.home import init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.bench.dossier import TOPICS
+from strata_daemon.bench.ingest import populate
+from strata_daemon.bench.stats import ratio, summary_ms
 
 SIZE = (160, 48)
 KEYS = ("2", "3", "4", "5", "6", "1")  # every screen once, ending where it started
@@ -40,7 +40,7 @@ async def _visit(pilot, app, titles: dict[str, str], into: dict[str, list[float]
 async def _inspector(mem: Memory, rounds: int, think: float, progress) -> tuple[list[float], dict, dict]:
     """Per round: a fresh app to its first screen, `think` seconds to read it (while the app
     builds the other screens), every screen a first time, then every screen twice more."""
-    from ..tui.app import SCREENS, StrataApp
+    from strata_daemon.faces.tui.app import SCREENS, StrataApp
 
     titles = {str(n): cls.TITLE for n, cls in enumerate(SCREENS.values(), 1)}
     first, first_visit, again = [], {titles[k]: [] for k in KEYS}, {titles[k]: [] for k in KEYS}

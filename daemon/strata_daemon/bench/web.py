@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..home import init_home
-from ..memory import Memory
-from ..web.spread import spread
-from . import corpus
-from .ingest import populate
-from .stats import ratio, summary_ms
+from strata_daemon.config.home import init_home
+from strata_daemon.app.memory import Memory
+from strata_daemon.graph.spread import spread
+from strata_daemon.bench import corpus
+from strata_daemon.bench.ingest import populate
+from strata_daemon.bench.stats import ratio, summary_ms
 
 _CHUNK = 100_000
 DECAY_RUNS = 5

@@ -18,13 +18,15 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from .. import templating, timeutil
-from ..dossier import extractive, salience
-from ..dossier import store as dossier_store
-from ..errors import InvalidInput, StorageError
-from ..home import Home, shipped
-from ..storage.db import Database
-from . import document, files, merge, store
+from strata_daemon.config import templates as templating
+from strata_daemon.base import timeutil
+from strata_daemon.dossier import extractive, salience
+from strata_daemon.store import dossiers as dossier_store
+from strata_daemon.errors import InvalidInput, StorageError
+from strata_daemon.config.home import Home, shipped
+from strata_daemon.store.db import Database
+from strata_daemon.capsule import document, files, merge
+from strata_daemon.store import capsule as store
 
 log = logging.getLogger("strata.capsule")
 

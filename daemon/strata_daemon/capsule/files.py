@@ -13,7 +13,7 @@ import secrets
 import time
 from pathlib import Path
 
-from .. import bounded
+from strata_daemon.base import bounded
 
 
 def sha256(text: str) -> str:

@@ -10,9 +10,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .. import stopping, timeutil
-from ..errors import InvalidInput
-from . import rules as R, similar, store
+from strata_daemon.base import stopping, timeutil
+from strata_daemon.errors import InvalidInput
+from strata_daemon.consolidation import rules as R, similar
+from strata_daemon.store import consolidation as store
 
 DAY = 86400.0
 # Partners each memory keeps in the merge search: enough to join a group of near-duplicates

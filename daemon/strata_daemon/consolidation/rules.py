@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..scoring import hybrid_strength
+from strata_daemon.scoring import hybrid_strength
 
 RULES = ("merge", "replay", "potentiate", "promote", "interference", "stale", "archive", "associate")
 DAY = 86400.0

@@ -18,14 +18,15 @@ import time
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from .. import stopping, timeutil
-from ..errors import InvalidInput, LlmUnavailable, NotFound, StrataError
-from ..home import Home
-from ..storage.db import Database
-from .. import templating
-from ..capsule import files as capsule_files
-from . import extractive, grounding, relevance, salience, store, topics
-from .llm import LocalLlm, LlmFailed, LlmTimeout, lines_schema
+from strata_daemon.base import stopping, timeutil
+from strata_daemon.errors import InvalidInput, LlmUnavailable, NotFound, StrataError
+from strata_daemon.config.home import Home
+from strata_daemon.store.db import Database
+from strata_daemon.config import templates as templating
+from strata_daemon.capsule import files as capsule_files
+from strata_daemon.dossier import extractive, grounding, relevance, salience, topics
+from strata_daemon.store import dossiers as store
+from strata_daemon.dossier.llm import LocalLlm, LlmFailed, LlmTimeout, lines_schema
 
 log = logging.getLogger("strata.dossier")
 

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from .topics import Topic
+from strata_daemon.dossier.topics import Topic
 
 SECTIONS = (("facts", "Current facts"), ("contradictions", "Contradictions"), ("changes", "What changed recently"),
             ("open", "Open items"), ("context", "Key older context"))

@@ -14,10 +14,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import stopping
-from ..cpu import others_busy, threads_for
-from ..embedding.model import GGUF_MAGIC
-from ..errors import LlmUnavailable
+from strata_daemon.base import stopping
+from strata_daemon.base.cpu import others_busy, threads_for
+from strata_daemon.embedding.model import GGUF_MAGIC
+from strata_daemon.errors import LlmUnavailable
 
 
 class LlmTimeout(Exception):

@@ -14,7 +14,7 @@ also matching its plural or -ed/-ing form (`backups`, `relayed`). A topic that i
 (an entity `person:Amara Okafor`) is also mentioned by the person's first name, written with
 its capital and not followed by another capitalised name (`Amara on chat`, not `Amara Lopez`).
 
-The spiderweb links a memory to a topic too (strata_daemon/dossier/store.py reads them): a
+The spiderweb links a memory to a topic too (strata_daemon/store/dossiers.py reads them): a
 `mentions` link to one of the topic's entities (an entity whose value is one of its phrases,
 such as `person:Amara Okafor` when the memory's source is Amara) or facts, or an explicit link
 (related, supports, contradicts, supersedes) to one of them or to a memory that mentions the
@@ -27,8 +27,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from ..episodes.fts import STOPWORDS
-from .topics import Topic, default_query
+from strata_daemon.store.fts_query import STOPWORDS
+from strata_daemon.dossier.topics import Topic, default_query
 
 _PIECE = re.compile(r"[^\W_]+")
 _SEPARATOR = re.compile(r"\s*(?:,|;|\||\bOR\b)\s*")

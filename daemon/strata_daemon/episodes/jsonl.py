@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import IO, Callable, Iterator, Protocol
 
-from ..errors import InvalidInput
-from .model import Limits, normalize
+from strata_daemon.errors import InvalidInput
+from strata_daemon.episodes.model import Limits, normalize
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Iterable, Iterator
 
-from .when import COUNTS as _COUNTS, MONTH_WORDS as _M, MONTHS, WEEKDAYS as _WEEKDAYS
+from strata_daemon.episodes.when import COUNTS as _COUNTS, MONTH_WORDS as _M, MONTHS, WEEKDAYS as _WEEKDAYS
 
 _VAGUE = {"a couple of", "a few", "few", "several"}
 _COUNT = "|".join(sorted(_COUNTS, key=len, reverse=True))

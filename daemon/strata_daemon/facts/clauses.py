@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from .judge import STATUS_WORDS
+from strata_daemon.facts.judge import STATUS_WORDS
 
 # Verbs of relations that hold one value at a time (base forms).
 SINGLE = frozenset("""

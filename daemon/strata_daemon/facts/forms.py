@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Callable, Iterable
 
-from .attributes import KNOWN
+from strata_daemon.facts.attributes import KNOWN
 
 _IS = r"(?:is\s+now|are\s+now|is|are|has\s+changed\s+to|have\s+changed\s+to|changed\s+to|has\s+become|became)"
 _ATTR = r"(?P<attr>(?:[A-Za-z][\w-]*\s+){0,3}?[A-Za-z][\w-]*)"

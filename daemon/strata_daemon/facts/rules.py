@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..errors import ConfigError, InvalidInput
-from .judge import judge
-from .keys import label_of, normalise_key
-from .statements import statements
+from strata_daemon.errors import ConfigError, InvalidInput
+from strata_daemon.facts.judge import judge
+from strata_daemon.facts.keys import label_of, normalise_key
+from strata_daemon.facts.statements import statements
 
 BUILTIN: dict[str, dict[str, Any]] = {
     "status-line": {

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from .attributes import canonical
-from .clauses import clause_values
-from .forms import new_value, read, words_of
+from strata_daemon.facts.attributes import canonical
+from strata_daemon.facts.clauses import clause_values
+from strata_daemon.facts.forms import new_value, read, words_of
 
 GENERIC_SOURCES = frozenset({"user", "person", "me", "self", "owner", "human", "cli", "api", "mcp", "http"})
 MAX_VALUE_WORDS = 8

@@ -1,6 +1,6 @@
 """The forgetting layer of a Memory: `mem.forgetting.plan(...)`, `purge(...)`, `matching(text)`.
 
-A purge is one transaction (strata_daemon/forgetting/store.py) taken under the capsule's render
+A purge is one transaction (strata_daemon/store/purge.py) taken under the capsule's render
 lock, so the capsule file and its kept renders lose the same lines as the renders stored in
 the database before any render can compare them. After it: the WAL is folded into the file
 and truncated (the words leave the disk), dossiers whose current version lost a line are
@@ -13,11 +13,12 @@ import asyncio
 import logging
 import time
 
-from .. import timeutil
-from ..errors import InvalidInput, StrataError
-from ..storage.db import Database
-from . import backups, folding, store
-from .redaction import redact_lines
+from strata_daemon.base import timeutil
+from strata_daemon.errors import InvalidInput, StrataError
+from strata_daemon.store.db import Database
+from strata_daemon.forgetting import backups, folding
+from strata_daemon.store import purge as store
+from strata_daemon.forgetting.redaction import redact_lines
 
 log = logging.getLogger("strata.forgetting")
 

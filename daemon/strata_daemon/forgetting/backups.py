@@ -9,7 +9,7 @@ import contextlib
 import json
 from pathlib import Path
 
-from ..storage import driver
+from strata_daemon.store import driver
 
 
 def purged_hashes(conn, agent: str, episode_id: int) -> set[str]:

@@ -14,7 +14,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from ..wording import printable
+from strata_daemon.base.wording import printable
 
 REDACTED = "[redacted]"
 MIN_NEEDLE = 8

@@ -14,10 +14,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .composite import ACTIVE, PASSIVE, ScoringParams, _z_for
-from .decay import BOUNDARY_DAYS, FLOOR, POTENTIATION_FACTOR, POWER_EXPONENT, TIME_CONSTANT_DAYS
-from .recency import _FREQUENCY_SATURATION
-from .rfm import _LN2, FREQUENCY_CAP, WEIGHTS
+from strata_daemon.scoring.composite import ACTIVE, PASSIVE, ScoringParams, _z_for
+from strata_daemon.scoring.decay import BOUNDARY_DAYS, FLOOR, POTENTIATION_FACTOR, POWER_EXPONENT, TIME_CONSTANT_DAYS
+from strata_daemon.scoring.recency import _FREQUENCY_SATURATION
+from strata_daemon.scoring.rfm import _LN2, FREQUENCY_CAP, WEIGHTS
 
 __all__ = ["Columns", "composites"]
 

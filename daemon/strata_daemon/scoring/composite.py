@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from .context import context_match
-from .decay import hybrid_strength
-from .recency import recency_score
-from .rfm import rfm_priority
-from .wilson import wilson_lower_bound, wilson_upper_bound, z_for_confidence
+from strata_daemon.scoring.context import context_match
+from strata_daemon.scoring.decay import hybrid_strength
+from strata_daemon.scoring.recency import recency_score
+from strata_daemon.scoring.rfm import rfm_priority
+from strata_daemon.scoring.wilson import wilson_lower_bound, wilson_upper_bound, z_for_confidence
 
 __all__ = ["PRESETS", "THRESHOLD_MODES", "EpisodeFeatures", "ScoreBreakdown", "ScoringParams", "Weights",
            "learning_phase", "missed_thresholds", "score_episode"]

@@ -1,0 +1,266 @@
+"""`strata doctor`: check a home and say how to fix each problem found. It only reads: the
+database is opened read-only (no migration), and nothing is created or repaired."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+from pathlib import Path
+from typing import Callable
+
+from strata_daemon.base import timeutil
+from strata_daemon.errors import InvalidInput, StrataError
+from strata_daemon.config.home import Home
+from strata_daemon.store import driver
+from strata_daemon.store.migrations import MIGRATIONS
+
+OK, WARN, ERROR = "ok", "warn", "error"
+PRIVATE_FILES = ("memory.db", "memory.db-wal", "memory.db-shm", "http-token", "strata.sock",
+                 "http-listeners.json")
+
+
+def finding(check: str, status: str, message: str, fix: str | None = None) -> dict:
+    return {"check": check, "status": status, "message": message, "fix": fix}
+
+
+def permissions(home: Home) -> list[dict]:
+    out = []
+    for folder in (home.root, home.state_dir, home.state_dir / "backups"):
+        if folder.is_dir() and stat.S_IMODE(folder.stat().st_mode) & 0o077:
+            out.append(finding("permissions", WARN, f"{folder} is open to other users "
+                               f"({stat.S_IMODE(folder.stat().st_mode):o})", f"chmod 700 {folder}"))
+    files = [home.state_dir / n for n in PRIVATE_FILES] + sorted((home.state_dir / "backups").glob("*.db"))
+    for path in files:
+        if path.exists() and stat.S_IMODE(path.stat().st_mode) & 0o077:
+            out.append(finding("permissions", ERROR, f"{path} is readable by other users "
+                               f"({stat.S_IMODE(path.stat().st_mode):o})", f"chmod 600 {path}"))
+    if home.state_dir.is_dir() and not os.access(home.state_dir, os.W_OK):
+        out.append(finding("permissions", ERROR, f"{home.state_dir} is not writable", "check its owner and mode"))
+    return out or [finding("permissions", OK, "folders 0700 and private files 0600")]
+
+
+def configuration(home: Home) -> list[dict]:
+    try:
+        home.config()
+    except StrataError as e:
+        return [finding("config", ERROR, e.message, e.hint or f"edit {home.config_path}")]
+    where = home.config_path if home.config_path.exists() else "the defaults (no strata.toml)"
+    return [finding("config", OK, f"valid: {where}")]
+
+
+def database(home: Home) -> list[dict]:
+    path = home.db_path
+    if not path.exists():
+        return [finding("database", WARN, f"no database yet at {path}", "any strata command creates it")]
+    mod = driver.sqlite_module()
+    try:
+        conn = mod.connect(f"file:{path}?mode=ro", uri=True)
+    except driver.driver_errors() as e:
+        return [finding("database", ERROR, f"cannot open {path}: {e}", "check its mode and owner")]
+    try:
+        result = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
+        applied = {r[0] for r in conn.execute("SELECT id FROM _migrations")}
+    except driver.driver_errors() as e:
+        return [finding("database", ERROR, f"{path} is damaged: {e}",
+                        "restore the newest backup: strata backup --list, then strata backup --restore PATH")]
+    finally:
+        conn.close()
+    out = []
+    if result != ["ok"]:
+        out.append(finding("database", ERROR, f"integrity check failed: {'; '.join(result[:3])}",
+                           "restore the newest backup: strata backup --list, then strata backup --restore PATH"))
+    latest = max(n for n, _, _ in MIGRATIONS)
+    newest = max(applied, default=0)
+    if newest > latest:
+        out.append(finding("schema", ERROR, f"written by a newer strata (migration {newest}; this one knows {latest})",
+                           "upgrade strata"))
+    elif newest < latest:
+        out.append(finding("schema", WARN, f"at migration {newest} of {latest}", "the next strata command migrates it"))
+    else:
+        out.append(finding("schema", OK, f"at migration {latest}, the newest"))
+    return [finding("database", OK, f"integrity check ok ({path.stat().st_size:,} bytes)")] + out \
+        if result == ["ok"] else out
+
+
+def models(home: Home) -> list[dict]:
+    from strata_daemon.embedding.loader import is_packaged, load_embedder
+    from strata_daemon.embedding.model import GGUF_MAGIC
+
+    try:
+        cfg = home.config()
+    except StrataError:
+        return []  # said under config
+    out = []
+    try:
+        emb = load_embedder(cfg["embedding.model"], cfg["embedding.runtime"], home.state_dir / "models", threads=1)
+        emb.embed(["strata doctor"])
+        # Only the packaged models have known checksums; a configured GGUF is checked for its format.
+        checked = "checksum verified" if is_packaged(cfg["embedding.model"]) else "format checked"
+        out.append(finding("embedding model", OK, f"{emb.name} ({emb.dim} dimensions) loads, {checked}"))
+    except StrataError as e:
+        out.append(finding("embedding model", ERROR, e.message + "; recall falls back to fast",
+                           e.hint or "check [embedding] model in strata.toml"))
+    if cfg["recall.rerank_weight"] > 0:
+        out.append(_cross_encoder())
+    if cfg["llm.model"]:
+        out.append(_llm(Path(cfg["llm.model"]).expanduser(), GGUF_MAGIC))
+    return out
+
+
+def _cross_encoder() -> dict:
+    from strata_daemon.embedding.rerank import CrossEncoder
+
+    try:
+        model = CrossEncoder(threads=1)
+        model.scores("strata doctor", ["strata doctor"])
+    except StrataError as e:
+        return finding("cross-encoder", WARN, e.message + "; deep recall ranks without it", e.hint)
+    return finding("cross-encoder", OK, f"{model.name} loads, checksum verified")
+
+
+def _llm(path: Path, magic: bytes) -> dict:
+    fallback = "; dossiers fall back to extractive"
+    try:
+        with open(path, "rb") as f:
+            head = f.read(len(magic))
+    except FileNotFoundError:
+        return finding("llm model", ERROR, f"{path} does not exist{fallback}", "fix [llm] model in strata.toml")
+    except OSError as e:
+        return finding("llm model", ERROR, f"cannot read {path} ({e.strerror}){fallback}",
+                       "fix [llm] model in strata.toml")
+    if head != magic:
+        return finding("llm model", ERROR, f"{path} is not a GGUF file{fallback}", "point [llm] model at a .gguf file")
+    return finding("llm model", OK, f"{path.name} is a GGUF file")
+
+
+def disk(home: Home) -> list[dict]:
+    folder = home.state_dir if home.state_dir.is_dir() else home.root
+    free = shutil.disk_usage(folder).free
+    size = sum(p.stat().st_size for p in home.state_dir.glob("memory.db*")) if home.state_dir.is_dir() else 0
+    need = max(1 << 30, 2 * size)  # room for a backup and the WAL
+    if free < need:
+        return [finding("disk", WARN, f"{free / 2**30:.1f} GiB free beside a {size / 2**20:.0f} MiB database",
+                        f"free space on the disk holding {folder} (a backup needs about the database's size)")]
+    return [finding("disk", OK, f"{free / 2**30:.1f} GiB free")]
+
+
+def daemon(home: Home) -> list[dict]:
+    from strata_daemon.app.phases.lock import holder
+
+    pid = holder(home.state_dir / "daemon.lock")
+    beat = home.state_dir / "heartbeat"
+    if pid is None:
+        return [finding("daemon", WARN, "no daemon runs on this home",
+                        "start it: make run, strata run, or systemctl --user start strata")]
+    try:
+        every = float(home.config()["daemon.heartbeat_seconds"])
+    except StrataError:
+        every = 300.0
+    age = time.time() - beat.stat().st_mtime if beat.exists() else None
+    if age is None or age > 2 * every + 60:
+        shown = "never" if age is None else f"{timeutil.duration(age)} ago"
+        return [finding("daemon", ERROR, f"the daemon (pid {pid}) last beat {shown}", "look at its log "
+                        "(journalctl --user -u strata) and restart it")]
+    return [finding("daemon", OK, f"running (pid {pid}), heartbeat {timeutil.duration(age)} ago")]
+
+
+def http(home: Home) -> list[dict]:
+    """The running daemon's API listeners (http.enabled), as it recorded them: one that is
+    configured but down says why and what to do."""
+    from strata_daemon.app import listeners
+    from strata_daemon.app.phases.lock import holder
+
+    try:
+        cfg = home.config()
+    except StrataError:
+        return []  # said under config
+    pid = holder(home.state_dir / "daemon.lock")
+    if not cfg["http.enabled"] or pid is None:
+        return []  # no API to check; the daemon check says whether one runs
+    record = listeners.of_daemon(home.state_dir, pid)
+    if record is None:
+        return [finding("http", WARN, f"the daemon (pid {pid}) has not recorded its API listeners yet",
+                        "it does once serving starts; if this lasts, look at its log for lines starting with "
+                        "'http:' (journalctl -u strata, or --user -u strata)")]
+    restart = "then restart the daemon (systemctl [--user] restart strata)"
+    out, up = [], []
+    for name, what in (("unix", "the Unix socket"), ("tcp", "the TCP listener")):
+        state = record.get(name)
+        if not isinstance(state, dict):
+            continue
+        if state.get("up"):
+            up.append(f"{name} {state.get('address')}")
+        else:
+            hint = state.get("hint") or "look at the daemon's log"
+            out.append(finding("http", ERROR, f"{what} {state.get('address')} is configured but down: "
+                                              f"{state.get('error')}", f"{hint}; {restart}"))
+    wanted = f"{cfg['http.host']}:{cfg['http.port']}" if cfg["http.port"] else None
+    if wanted and wanted != (record.get("tcp") or {}).get("address"):
+        out.append(finding("http", WARN, f"strata.toml asks for TCP on {wanted}, which the running daemon "
+                                         "did not start with",
+                           f"print the systemd unit again (strata systemd print-unit): it allows network sockets "
+                           f"only when http.port is set; {restart}"))
+    if up:
+        out.append(finding("http", OK, "serving on " + " and ".join(up)))
+    return out
+
+
+def capsule(home: Home) -> list[dict]:
+    from strata_daemon.capsule import document, files
+
+    path = home.capsule_dir / "CAPSULE.md"
+    try:
+        text = files.read(path)
+    except InvalidInput as e:
+        return [finding("capsule", ERROR, e.message, e.hint)]
+    if text is None:
+        return [finding("capsule", WARN, f"no capsule at {path}", "strata capsule render writes one")]
+    errors = [p for p in document.parse(text).problems if p.level == "error"]
+    if errors:
+        return [finding("capsule", ERROR, f"{path}: " + "; ".join(f"line {p.line}: {p.message}" for p in errors[:3]),
+                        "fix the lines named (strata capsule check shows all), or strata capsule show --last-good")]
+    return [finding("capsule", OK, f"{path} is valid")]
+
+
+def facts(home: Home) -> list[dict]:
+    """Facts the status-line rule captured before it judged lines, that read as events."""
+    from strata_daemon.facts.judge import judge
+
+    if not home.db_path.exists():
+        return []
+    try:
+        conn = driver.sqlite_module().connect(f"file:{home.db_path}?mode=ro", uri=True)
+        try:
+            rows = conn.execute(
+                "SELECT f.agent, f.key, v.value, f.label FROM facts f JOIN fact_values v ON v.id = (SELECT id FROM "
+                "fact_values WHERE fact_id = f.id AND valid_from <= ? ORDER BY valid_from DESC, id DESC LIMIT 1) "
+                "WHERE v.value IS NOT NULL AND v.rule = 'status-line'", (time.time(),)).fetchall()
+        finally:
+            conn.close()
+    except driver.driver_errors():
+        return []  # the database check says what is wrong with it
+    events = [(agent, key) for agent, key, value, label in rows if judge(key, value, label) is not None]
+    if not events:
+        return [finding("facts", OK, f"{len(rows)} captured status facts read as states")]
+    agents = sorted({a for a, _ in events})
+    return [finding("facts", WARN, f"{len(events)} facts captured from status lines read as events, not states "
+                                   f"(e.g. {events[0][1]!r} in namespace {events[0][0]!r})",
+                    "strata fact rejudge lists them; --apply retracts them (undo: --undo)"
+                    + (f"; run it in each namespace: {', '.join(agents)}" if len(agents) > 1 else ""))]
+
+
+CHECKS: tuple[Callable[[Home], list[dict]], ...] = (permissions, configuration, database, models, disk, daemon,
+                                                    http, capsule, facts)
+
+
+async def examine(home: Home) -> dict:
+    """Every check's findings, and whether any is an error."""
+    import asyncio
+
+    found: list[dict] = []
+    for check in CHECKS:
+        found += await asyncio.to_thread(check, home)
+    return {"home": str(home.root), "checked_at": timeutil.iso(timeutil.now()), "findings": found,
+            "ok": not any(f["status"] == ERROR for f in found)}

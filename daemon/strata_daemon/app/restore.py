@@ -1,0 +1,151 @@
+"""`strata backup --restore`: put a backup back as the home's database, keeping the current one,
+and purge again what the current one had purged since the backup was made: a restore rolls
+the memory back, never a purge."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from strata_daemon.errors import Conflict, InvalidInput
+from strata_daemon.config.home import Home
+from strata_daemon.app.phases.lock import holder
+from strata_daemon.store import copies, driver, users
+
+
+def _check_backup(source: Path) -> None:
+    if not source.is_file():
+        raise InvalidInput(f"no file at {source}", hint="backups are in state/backups/ (strata backup makes one)")
+    try:
+        conn = driver.sqlite_module().connect(f"file:{source}?mode=ro", uri=True)
+        try:
+            ok = conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            conn.execute("SELECT id FROM _migrations").fetchall()
+        finally:
+            conn.close()
+    except driver.driver_errors() as e:
+        raise InvalidInput(f"{source} is not a strata database ({e})", hint="nothing was changed") from None
+    if not ok:
+        raise InvalidInput(f"{source} fails SQLite's integrity check", hint="choose an older backup; nothing was changed")
+
+
+def _purge_rows(path: Path) -> dict[tuple[int, float], tuple[str, dict]]:
+    """(audit id, time) -> (agent, data) of every purge a database records."""
+    conn = driver.sqlite_module().connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return {(i, at): (agent, json.loads(data)) for i, at, agent, data in conn.execute(
+            "SELECT id, at, agent, data FROM audit WHERE action = 'purge'")}
+    finally:
+        conn.close()
+
+
+def purges_since(current: Path, backup: Path) -> dict[str, dict[str, set[str]]]:
+    """agent -> {"memories": content hashes, "facts": key hashes, "texts": hashes of the texts
+    named to `forget --matching`} of the purges CURRENT records and BACKUP does not."""
+    before = _purge_rows(backup)
+    out: dict[str, dict[str, set[str]]] = {}
+    for key, (agent, data) in _purge_rows(current).items():
+        if key in before:
+            continue
+        mine = out.setdefault(agent, {"memories": set(), "facts": set(), "texts": set()})
+        mine["memories"].update(m["hash"] for m in data.get("memories", ()) if m.get("hash"))
+        mine["facts"].update(data.get("facts", ()))
+        mine["texts"].update(data.get("texts", ()))
+    return out
+
+
+_LONGEST_NAMED = 8  # words: the longest text named to `forget --matching` looked for again
+
+
+def named_texts(line: str, hashes: set[str]) -> set[str]:
+    """The runs of words in LINE whose hash is among HASHES: a text a purge named, known again
+    by its hash alone (with or without the punctuation around it)."""
+    words = line.split()
+    out = set()
+    for n in range(1, min(_LONGEST_NAMED, len(words)) + 1):
+        for i in range(len(words) - n + 1):
+            run = " ".join(words[i:i + n])
+            for form in {run, run.strip(".,;:!?()[]{}'\"")}:
+                if hashlib.sha256(form.encode()).hexdigest() in hashes:
+                    out.add(form)
+    return out
+
+
+def _held(conn, agent: str, purge: dict[str, set[str]]) -> tuple[list[int], list[str], list[str]]:
+    """The memories of AGENT holding the purged words, its facts under purged keys, and the
+    purged texts its capsule lines written by a person hold (a pin is neither memory nor fact)."""
+    hashes = sorted(purge["memories"])
+    ids = [i for part in (hashes[n:n + 500] for n in range(0, len(hashes), 500)) for (i,) in conn.execute(
+        f"SELECT id FROM episodes WHERE agent = ? AND content_hash IN ({', '.join('?' * len(part))})", (agent, *part))]
+    # A fact `fact forget` emptied keeps its key: only one still holding a value counts.
+    keys = [k for (k,) in conn.execute("SELECT key FROM facts f WHERE agent = ? AND EXISTS (SELECT 1 FROM fact_values v "
+                                       "WHERE v.fact_id = f.id AND v.value IS NOT NULL)", (agent,))
+            if hashlib.sha256(k.encode()).hexdigest() in purge["facts"]]
+    texts = set()
+    if purge["texts"]:
+        for (line,) in conn.execute("SELECT line FROM capsule_overrides WHERE agent = ?", (agent,)):
+            texts |= named_texts(line, purge["texts"])
+    return ids, keys, sorted(texts)
+
+
+async def purge_again(home: Home, purges: dict[str, dict[str, set[str]]]) -> dict[str, int]:
+    """Purge from the restored database what `purges_since` found: the memories holding those
+    very words, the facts under those keys, and the named texts a person's capsule lines hold.
+    Returns the counts of memories and facts."""
+    from strata_daemon.app.memory import Memory
+
+    counts = {"memories": 0, "facts": 0}
+    for agent, purge in sorted(purges.items()):
+        async with await Memory.open(home.root, agent=agent, actor="restore") as mem:
+            ids, keys, texts = await mem.db.run(_held, agent, purge)
+            if ids or keys or texts:
+                r = await mem.forgetting.purge(ids=ids, keys=keys, texts=texts)
+                counts["memories"] += len(r["memories"])
+                counts["facts"] += len(keys)
+    return counts
+
+
+def restore(home: Home, source: Path) -> dict:
+    """Replace the database with the backup at `source`. Refused while a daemon runs on the
+    home or any process has the database open; the database it replaces is kept in
+    state/backups/ first."""
+    pid = holder(home.state_dir / "daemon.lock")
+    if pid is not None:
+        raise Conflict(f"the daemon (pid {pid}) runs on this home",
+                       hint="stop it first (systemctl --user stop strata, or Ctrl-C), restore, then start it")
+    source = source.expanduser().resolve()
+    _check_backup(source)
+    if source == home.db_path.resolve():
+        raise InvalidInput("that is the database itself", hint="name a file in state/backups/")
+    alone = users.exclusive(home.db_path)
+    try:
+        kept = None
+        if home.db_path.exists():
+            try:
+                kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
+            except driver.driver_errors():
+                # Damaged (the case `strata doctor` sends people here for): SQLite cannot read
+                # it, so its files are kept as they are and removed, and the backup copied in.
+                kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore-damaged",
+                                        raw=True)
+                for suffix in ("", "-wal", "-shm"):
+                    home.db_path.with_name(home.db_path.name + suffix).unlink(missing_ok=True)
+        driver.copy(source, home.db_path)
+    finally:
+        os.close(alone)
+    return {"restored_from": str(source), "database": str(home.db_path), "bytes": home.db_path.stat().st_size,
+            "previous_kept_as": None if kept is None else str(kept)}
+
+
+async def restore_home(home: Home, source: Path) -> dict:
+    """`restore`, then `purge_again`: `purged_again` counts what the backup held that was
+    purged after it was made."""
+    r = restore(home, source)
+    kept = r["previous_kept_as"]
+    purges = {}
+    # A database too damaged to read was kept byte for byte, and cannot say what it purged.
+    if kept and not Path(kept).name.startswith("before-restore-damaged"):
+        purges = purges_since(Path(kept), Path(r["restored_from"]))
+    return {**r, "purged_again": await purge_again(home, purges) if purges else {"memories": 0, "facts": 0}}

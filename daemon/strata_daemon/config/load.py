@@ -1,0 +1,217 @@
+"""Effective configuration: the settings table, overlaid by the home's strata.toml."""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from strata_daemon.base import bounded
+from strata_daemon.errors import ConfigError
+from strata_daemon.config.settings import BY_KEY, SETTINGS, Setting
+
+
+@dataclass
+class Config:
+    values: dict[str, Any] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    path: Path | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        return self.values[key]
+
+    def rows(self) -> list[dict]:
+        return [
+            {"key": s.key, "value": self.values[s.key], "default": s.default,
+             "source": self.sources[s.key], "doc": s.doc}
+            for s in SETTINGS
+        ]
+
+    def scoring_params(self):
+        from strata_daemon.scoring import ScoringParams, Weights
+
+        overrides: dict[str, Any] = {}
+        for name in ("half_life_hours", "stability_threshold", "success_threshold"):
+            if self.values[f"scoring.{name}"] is not None:
+                overrides[name] = float(self.values[f"scoring.{name}"])
+        if self.values["scoring.time_weight"] is not None:
+            overrides["time_weight"] = float(self.values["scoring.time_weight"])
+            overrides["frequency_weight"] = 1.0 - overrides["time_weight"]
+        for name in ("confidence", "confidence_weight", "quality_boost", "stability_penalty", "success_penalty",
+                     "cold_factor"):
+            overrides[name] = float(self.values[f"scoring.{name}"])
+        overrides["thresholds"] = self.values["scoring.thresholds"]
+        for name in ("min_feedback_trials", "passive_min_episodes", "passive_min_feedback",
+                     "potentiation_accesses"):
+            overrides[name] = int(self.values[f"scoring.{name}"])
+        try:
+            overrides["weights"] = Weights(**{
+                w: float(self.values[f"scoring.weights.{w}"])
+                for w in ("relevance", "recency", "strength", "priority", "wilson", "context")
+            })
+            return ScoringParams.from_preset(self.values["scoring.preset"], **overrides)
+        except ValueError as e:
+            raise ConfigError(f"scoring settings: {e}") from None
+
+
+def _flatten(table: dict, prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in table.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, dict) and key not in BY_KEY:
+            flat.update(_flatten(value, key + "."))
+        else:
+            flat[key] = value
+    return flat
+
+
+LIMIT = bounded.MIB  # the fully commented file strata init writes is about 25 KiB
+_TYPE_WORDS = {float: "a number", int: "a whole number", str: "a string", list: "a list", bool: "true or false",
+               dict: "a table"}
+
+
+def _coerce(setting: Setting, value: Any, where: str) -> Any:
+    expected = setting.value_type
+    ok = isinstance(value, expected) and not (isinstance(value, bool) and expected is not bool)
+    if expected is float and isinstance(value, int) and not isinstance(value, bool):
+        value, ok = float(value), True
+    bad = None if ok else f"must be {_TYPE_WORDS.get(expected, expected.__name__)}"
+    if bad is None and setting.check is not None:
+        bad = setting.check(value)
+    if bad:
+        raise ConfigError(f"{where}: {setting.key} = {json.dumps(value, default=str)} {bad}",
+                          hint=f"{setting.doc} Default: {json.dumps(setting.default)}.")
+    return value
+
+
+def _toml_hint(message: str) -> str:
+    twice = re.match(r"Cannot declare \(([^)]*)\) twice", message)
+    if twice:
+        table = ".".join(re.findall(r"'([^']*)'", twice.group(1)))
+        return (f"[{table}] is given twice: by two [{table}] lines, or by a {table}.NAME = line above a [{table}] "
+                f"line; keep one (settings under one [{table}], or each as {table}.NAME = value above the first "
+                "table)")
+    if message.startswith("Cannot overwrite a value"):
+        return "a setting is given twice: keep one of the two lines"
+    return "fix the line named, or move the file away"
+
+
+def _unknown_hint(key: str) -> str:
+    """What a person probably meant by a key no setting has."""
+    meant = next((s.key for s in SETTINGS if key.endswith("." + s.key)), None)
+    if meant:  # `recall.k = 3` added below a table: TOML reads it as part of that table
+        return (f"the line {meant} = ... sits below the table [{key.removesuffix('.' + meant)}], so it belongs "
+                "to it; move it above the file's first [table] line")
+    meant = next((s.key for s in SETTINGS if s.name == key), None)
+    if meant:
+        return (f"outside a table a setting is named whole: {meant} = ..., or {key} = ... below "
+                f"[{BY_KEY[meant].section}]")
+    return "`strata config show` lists every setting"
+
+
+def load_config(path: Path | None) -> Config:
+    cfg = Config(values={s.key: s.default for s in SETTINGS}, sources={s.key: "default" for s in SETTINGS},
+                 path=path)
+    if path is None:
+        return cfg
+    text = bounded.read_text(path, LIMIT, error=ConfigError, hint="strata.toml must be a UTF-8 text file; "
+                             "fix it or move it away (strata init writes a commented one)")
+    if text is None:
+        return cfg
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path} is not valid TOML: {e}", hint=_toml_hint(str(e))) from None
+    except RecursionError:
+        raise ConfigError(f"{path} nests its tables or arrays too deeply to read",
+                          hint="strata's settings are at most two levels deep; fix the file") from None
+    for key, value in _flatten(raw).items():
+        setting = BY_KEY.get(key)
+        if setting is None:
+            raise ConfigError(f"{path}: unknown setting {key!r}", hint=_unknown_hint(key))
+        cfg.values[key] = _coerce(setting, value, str(path))
+        cfg.sources[key] = str(path)
+    if cfg.values["store.default_kind"] not in cfg.values["store.kinds"]:
+        raise ConfigError(f"{path}: store.default_kind {cfg.values['store.default_kind']!r} is not in store.kinds")
+    steps = {**cfg.values["loop.steps"], **({"wake": cfg.values["loop.wake"]} if cfg.values["loop.wake"] else {})}
+    for name, spec in steps.items():
+        if spec.get("kind", cfg.values["store.default_kind"]) not in cfg.values["store.kinds"]:
+            raise ConfigError(f"{path}: loop step {name}: kind {spec['kind']!r} is not in store.kinds")
+    cfg.scoring_params()  # validates the combination (weights, preset overrides)
+    _check_arms(cfg, path)
+    from strata_daemon.facts.rules import compile_rules
+
+    compile_rules(cfg.values["facts.rules"], tuple(cfg.values["store.kinds"]))  # names a broken rule now
+    return cfg
+
+
+def overlay(cfg: Config, overrides: dict[str, Any]) -> Config:
+    """The configuration with some values replaced (an arena arm's preset)."""
+    return Config({**cfg.values, **overrides}, {**cfg.sources, **{k: "arena preset" for k in overrides}}, cfg.path)
+
+
+def _check_arms(cfg: Config, path: Path) -> None:
+    from strata_daemon.arena.api import Settings
+
+    try:
+        arms = Settings.from_config(cfg).arms
+        for arm in arms:
+            overlay(cfg, dict(arm.overrides)).scoring_params()
+    except ValueError as e:
+        raise ConfigError(f"{path}: arena: {e}", hint="`strata config show` lists the arena settings") from None
+    except ConfigError as e:
+        raise ConfigError(f"{path}: arena preset: {e.message}") from None
+
+
+def _toml_value(value: Any) -> str:
+    return json.dumps(value)  # JSON scalars and lists of strings are valid TOML
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """A command line's KEY=VALUE: the value read as TOML (a string may go unquoted) and checked
+    as the config file's would be."""
+    key, sep, raw = (part.strip() for part in text.partition("="))
+    setting = BY_KEY.get(key)
+    if not sep or setting is None:
+        raise ConfigError(f"--set {text!r}: expected KEY=VALUE naming a setting",
+                          hint="`strata config show` lists every setting")
+    if setting.value_type is dict:
+        raise ConfigError(f"--set {key}: a table is set in strata.toml, not on the command line")
+    try:
+        value = tomllib.loads(f"v = {raw}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = raw
+    return key, _coerce(setting, value, "--set")
+
+
+def settings_toml(values: dict[str, Any]) -> str:
+    """A strata.toml holding exactly these settings (scalars and lists)."""
+    lines, section = [], None
+    for s in SETTINGS:
+        if s.key in values:
+            if s.section != section:
+                section = s.section
+                lines.append(f"[{section}]")
+            lines.append(f"{s.name} = {_toml_value(values[s.key])}")
+    return "\n".join(lines) + "\n"
+
+
+def render_default_toml() -> str:
+    """A strata.toml with every setting commented out at its default, each as a whole
+    `section.name = value` line and no table header: uncommenting a line changes that setting,
+    and a table added at the end ([http], [loop.steps.NAME]) is the file's only one of its name."""
+    lines = ["# strata configuration. Every setting is shown at its default, commented out.",
+             "# Uncomment a line to change it; `strata config show` prints the effective values.",
+             "# Tables of your own ([http], [loop.steps.NAME], [dossier.topics.NAME]) go at the end of the",
+             "# file: every line below a [table] line belongs to that table."]
+    section = None
+    for s in SETTINGS:
+        if s.section != section:
+            section = s.section
+            lines += ["", f"# --- {section} ---"]
+        lines.append(f"# {s.doc}")
+        lines.append(f"# {s.key} =" if s.default is None else f"# {s.key} = {_toml_value(s.default)}")
+    return "\n".join(lines) + "\n"

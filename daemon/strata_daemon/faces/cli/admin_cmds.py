@@ -1,0 +1,188 @@
+"""Commands about the home and the daemon: init, config, status, fold, run."""
+
+from __future__ import annotations
+
+import shlex
+
+from strata_daemon.app import listeners, runner
+from strata_daemon.base import logs
+from strata_daemon.config.home import init_home, resolve_home
+from strata_daemon.config.settings import BY_KEY
+from strata_daemon.base.timeutil import duration
+from strata_daemon.base.wording import plain
+from strata_daemon.faces.cli.memory_cmds import opened
+from strata_daemon.faces.cli.output import Progress, emit, short_time
+
+COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phase")
+
+
+def cmd_init(args) -> int:
+    home, wrote = init_home(args.dir if args.dir is not None else resolve_home(args.home).root)
+    emit({"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}, args.json,
+         lambda r: f"home ready at {r['home']}" + (f"; settings in {r['config']}" if wrote else
+                                                   f" ({r['config']} kept as it was)")
+         + f"\nuse it with: export STRATA_HOME={shlex.quote(r['home'])}   (or --home on each command)")
+    return 0
+
+
+def cmd_config_show(args) -> int:
+    home = resolve_home(args.home)
+    cfg = home.config()
+    rows = cfg.rows()
+    if args.json:
+        emit({"home": str(home.root), "config_file": str(home.config_path),
+              "config_file_exists": home.config_path.exists(), "settings": rows}, True)
+        return 0
+    width = max(len(r["key"]) for r in rows)
+    print(f"# home {home.root}; file {home.config_path}" + ("" if home.config_path.exists() else " (absent)"))
+    for r in rows:
+        print(f"{r['key']:<{width}}  {_setting_value(BY_KEY[r['key']], r['value']):<14} {r['source']}")
+    return 0
+
+
+def _setting_value(setting, value) -> str:
+    if value is None:
+        return f"unset ({setting.unset_meaning})"
+    unit = setting.unit_seconds
+    return f"{value} ({duration(value * unit)})" if unit else plain(value)
+
+
+async def cmd_status(args) -> int:
+    async with opened(args) as mem:
+        st = await mem.status()
+    emit(st, args.json, _show_status)
+    return 0
+
+
+def _show_status(s: dict) -> str:
+    nested = ("daemon", "strength", "capsule", "by_state", "by_tier", "embedding_model", "recall_strategy")
+    lines = [f"{k:<22} {plain(v)}" for k, v in s.items() if k not in nested]
+    lines.insert(1, f"{'by_state':<22} " + ", ".join(f"{k} {v}" for k, v in s["by_state"].items()))
+    tiers = s["by_tier"]
+    lines.insert(2, f"{'by_tier':<22} hot {tiers['hot']}, cold {tiers['cold']} (recall reaches both; the cold "
+                    "rank lower)")
+    model = s["embedding_model"]
+    lines.append(f"{'embedding_model':<22} " + ("none yet" if model is None else f"{model['name']} ({model['dimension']}-d)"))
+    strategy = s["recall_strategy"]
+    lines.append(f"{'recall_strategy':<22} {strategy['arm']} (chosen by {strategy['chosen_by']}; `strata arena status`)")
+    cap = s["capsule"]
+    lines.append(f"{'capsule':<22} {cap['path']}: {cap['lines']} lines, "
+                 + ("ok" if cap["ok"] else f"{cap['errors']} errors (`strata capsule check`)"))
+    snap = s["strength"]
+    lines.append(f"{'strength':<22} " + ("no snapshot yet (the decay phase takes one)" if snap is None else
+                 f"p10 {snap['p10']:.3f}, median {snap['p50']:.3f}, p90 {snap['p90']:.3f}; {snap['weak']} weak, "
+                 f"{snap['potentiated']} potentiated, {snap['edges']} edges ({short_time(snap['taken_at'])})"))
+    return "\n".join(lines) + "\n" + _show_phases(s["daemon"])
+
+
+def _show_phases(d: dict) -> str:
+    running = f"running (pid {d['running']})" if d["running"] else "not running"
+    age = d["heartbeat_age_seconds"]
+    lines = [f"daemon {running}; loop {d['loop_count']}; heartbeat "
+             + ("never" if age is None else f"{duration(age)} ago")]
+    if d.get("listeners"):
+        lines.append("  api         " + listeners.line(d["listeners"]))
+    for p in d["phases"]:
+        last = p["last"]
+        state = "never run" if last is None else f"{last['status']} at {short_time(last['started_at'])}"
+        if last and last["error"]:
+            state += f" ({last['error']})"
+        if p["next_at"]:
+            due = short_time(p["next_at"])
+        else:
+            due = "at start" if p["at_start"] else f"after {p['after']}" if p["after"] else "one interval after start"
+        lines.append(f"  {p['phase']:<11} every {duration(p['every_seconds']):>7}   last {state}   next {due}")
+    return "\n".join(lines)
+
+
+async def cmd_phase_list(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.daemon_status(), args.json, _show_phases)
+    return 0
+
+
+async def cmd_phase_run(args) -> int:
+    from strata_daemon.app.phases.runs import run_phase
+
+    async with opened(args, actor="cli") as mem:
+        r = await run_phase(mem, args.name, actor="cli")
+    emit(r, args.json, lambda r: f"{r['phase']}: {r['status']} in {r['seconds']:g} s"
+                                 + (f": {r['error']}" if r["status"] == "failed" else f"\n{r.get('result', '')}"))
+    return 0 if r["status"] == "ok" else 1
+
+
+async def cmd_fold(args) -> int:
+    async with opened(args, actor="cli") as mem:
+        emit(await mem.fold(), args.json, lambda r: f"folded {r['events']} access events into {r['episodes']} memories")
+    return 0
+
+
+async def cmd_embed(args) -> int:
+    async with opened(args) as mem:
+        bar = Progress(await mem.embedding_backlog(), "embedding", unit="memories")
+        result = await mem.embed_pending(progress=bar.advance)
+        bar.close()
+    emit(result, args.json, lambda r: f"embedded {r['embedded']} memories with {r['model']}; {r['backlog']} waiting")
+    return 0
+
+
+async def cmd_reindex(args) -> int:
+    async with opened(args) as mem:
+        bar = Progress(0, "reindexing", unit="memories")
+        result = await mem.reindex(force=args.force, progress=bar.advance)
+        bar.close()
+    emit(result, args.json, lambda r: ("index reset; " if r["reset"] else "") +
+         f"embedded {r['embedded']} memories with {r['model']} ({r['dimension']}-d); {r['backlog']} waiting")
+    return 0
+
+
+async def cmd_run(args) -> int:
+    home = resolve_home(args.home)
+    logs.setup("debug" if args.verbose else home.config()["daemon.log_level"])
+    return await runner.run(home, agent=args.agent, verbose=args.verbose)
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("init", parents=[common], help="Lay out a new home (capsule/, templates/, state/, strata.toml).")
+    p.add_argument("dir", nargs="?", help="the home's folder (default: --home, else STRATA_HOME, else "
+                                          "~/.local/share/strata)")
+    p.set_defaults(handler=cmd_init)
+
+    p = sub.add_parser("config", help="Show the effective settings.")
+    csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
+    q = csub.add_parser("show", parents=[common], help="Every setting, its value and where it came from.")
+    q.set_defaults(handler=cmd_config_show)
+
+    p = sub.add_parser("status", parents=[common], help="Counts, backlog and phase of the namespace.")
+    p.set_defaults(handler=cmd_status)
+
+    p = sub.add_parser("fold", parents=[common], help="Fold pending access events into memory features now.")
+    p.set_defaults(handler=cmd_fold)
+
+    p = sub.add_parser("embed", parents=[common], help="Embed memories that have no vector yet (progress bar).")
+    p.set_defaults(handler=cmd_embed)
+
+    p = sub.add_parser("reindex", parents=[common],
+                       help="Embed every memory with the configured model; resumes if interrupted.")
+    p.add_argument("--force", action="store_true", help="drop every vector first, even for the same model")
+    p.set_defaults(handler=cmd_reindex)
+
+    from strata_daemon.app.phases.registry import PHASES
+
+    p = sub.add_parser("phase", parents=[common], help="The daemon's phases: list them, or run one now.")
+    ps = p.add_subparsers(dest="phase_command", metavar="ACTION", required=True)
+    q = ps.add_parser("list", parents=[common], help="Each phase's interval, last run and next run; the daemon's state.")
+    q.set_defaults(handler=cmd_phase_list)
+    q = ps.add_parser("run", parents=[common], help="Run one phase now and record it: "
+                      + "; ".join(f"{x.name}: {x.doc}" for x in PHASES))
+    q.add_argument("name", choices=[x.name for x in PHASES])
+    q.set_defaults(handler=cmd_phase_run)
+
+    p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.",
+                       description="Run the daemon in the foreground: the phases on their schedule, the loop steps, "
+                                   "the capsule watcher. SIGTERM or Ctrl-C stops it cleanly; SIGHUP reloads "
+                                   "strata.toml.")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="log at debug level (every phase run, idle ones too), whatever daemon.log_level says")
+    p.set_defaults(handler=cmd_run)
+

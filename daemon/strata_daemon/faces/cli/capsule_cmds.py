@@ -1,0 +1,107 @@
+"""`strata capsule ...`: the hand-editable identity document (check, render, show, stats, watch)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+from strata_daemon.faces.cli.memory_cmds import opened
+from strata_daemon.faces.cli.output import emit, note, short_time
+
+COMMANDS = ("capsule",)
+
+
+def _show_check(r: dict) -> str:
+    head = f"{r['path']}: {'ok' if r['ok'] else 'has errors'} ({r['lines']} lines)"
+    return "\n".join([head] + [f"  {'line ' + str(p['line']) if p['line'] else 'file'}: {p['level']}: {p['message']}"
+                               for p in r["problems"]])
+
+
+def _show_render(r: dict) -> str:
+    dry = r["status"] == "dry-run"
+    # A dry run reports what the render it previews would do, in the same words.
+    would = "would be " if dry else ""
+    lines = [r["diff"] or "no change"] if dry else \
+        [f"{r['path']}: {r['status']}, {r['lines']} lines, {r['elapsed_ms']:.0f} ms"]
+    lines += [f"  fact {a['key']} = {a['value']!r} {would}taken from your edit ({a['status']})" for a in r["absorbed"]]
+    lines += [f"  {would}pinned in {p['block']}: {p['line']}" for p in r["pinned"]]
+    lines += [f"  {would}hidden from {h['block']}: {h['line']}" for h in r["hidden"]]
+    lines += [f"  over the line budget: {'would cut' if dry else 'cut'} {n} lines of {block}"
+              for block, n in r["cut"].items()]
+    return "\n".join(lines)
+
+
+async def cmd_check(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.capsule.check()
+    emit(r, args.json, _show_check)
+    return 0 if r["ok"] else 4
+
+
+async def cmd_render(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.capsule.render(dry_run=args.dry_run), args.json, _show_render)
+    return 0
+
+
+async def cmd_show(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.capsule.show(last_good=args.last_good, render_missing=not args.last_good), args.json, lambda r: r["text"])
+    return 0
+
+
+async def cmd_stats(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.capsule.stats()
+    emit(r, args.json, lambda r: f"{r['path']}: {r['lines']} lines of {r['budget_lines']}, {r['bytes']:,} bytes; "
+                                 f"{r['episodes']:,} memories, {r['archive_bytes']:,} bytes: "
+                                 f"{r['compression_ratio']}:1; last render {short_time(r['last_render_at'])}")
+    return 0
+
+
+async def cmd_overrides(args) -> int:
+    async with opened(args) as mem:
+        if args.clear is not None:
+            r = await mem.capsule.clear_override(args.clear)
+            emit(r, args.json, lambda r: f"cleared: {r['kind']} in {r['block']}: {r['line']}")
+            return 0
+        rows = await mem.capsule.overrides()
+    emit(rows, args.json, lambda rows: "\n".join(f"#{o['id']:<4} {o['kind']:<4} {o['block']:<10} {o['line']}"
+                                                 for o in rows) or "no overrides")
+    return 0
+
+
+async def cmd_watch(args) -> int:
+    from strata_daemon.capsule.watch import watch
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    async with opened(args) as mem:
+        note(f"watching {mem.capsule.path}; Ctrl-C stops")
+        await watch(mem, stop, on_handled=lambda r: emit(r, True) if args.json else None)
+    return 0
+
+
+def register(sub, common) -> None:
+    top = sub.add_parser("capsule", parents=[common], help="The capsule: the document the agent reads first.",
+                         description="The capsule: a hand-editable markdown document (capsule/CAPSULE.md) with "
+                                     "blocks strata keeps current. See capsule/CAPSULE-SPEC.md.")
+    cs = top.add_subparsers(dest="capsule_command", metavar="ACTION", required=True)
+
+    def add(name, handler, help_):
+        p = cs.add_parser(name, parents=[common], help=help_, description=help_)
+        p.set_defaults(handler=handler)
+        return p
+
+    add("check", cmd_check, "Validate the capsule: sections, markers, blocks, the 300-line budget (exit 4 on error).")
+    p = add("render", cmd_render, "Take in your edits and render the blocks from the layers.")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the diff and the edits a render would take in; change nothing")
+    p = add("show", cmd_show, "Print the capsule.")
+    p.add_argument("--last-good", action="store_true", help="strata's newest kept render (while the file has errors)")
+    add("stats", cmd_stats, "Lines, bytes, and how much smaller it is than the memories behind it.")
+    add("watch", cmd_watch, "Watch the capsule and take in each saved edit (the daemon does this too).")
+    p = add("overrides", cmd_overrides, "Lines you pinned into or hid from rendered blocks.")
+    p.add_argument("--clear", type=int, metavar="ID", help="drop one, so strata renders that line as it sees fit")

@@ -1,0 +1,94 @@
+"""`strata doctor` and `strata backup [--list | --restore PATH]`: keeping a home healthy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from strata_daemon.errors import EXIT_DOCTOR
+from strata_daemon.config.home import resolve_home
+from strata_daemon.store import copies
+from strata_daemon.faces.cli.memory_cmds import opened
+from strata_daemon.faces.cli.output import emit
+
+COMMANDS = ("doctor", "backup")
+MARK = {"ok": "ok   ", "warn": "warn ", "error": "ERROR"}
+
+
+def _show(r: dict) -> str:
+    lines = [f"{MARK[f['status']]} {f['check']}: {f['message']}" + (f"\n      fix: {f['fix']}" if f["fix"] and
+                                                                   f["status"] != "ok" else "")
+             for f in r["findings"]]
+    return "\n".join(lines + [f"{r['home']}: " + ("healthy" if r["ok"] else "problems found, each with its fix")])
+
+
+async def cmd_doctor(args) -> int:
+    from strata_daemon.app.doctor import examine
+
+    r = await examine(resolve_home(args.home))
+    emit(r, args.json, _show)
+    return 0 if r["ok"] else EXIT_DOCTOR
+
+
+async def cmd_backup(args) -> int:
+    from strata_daemon.app.phases.runs import run_phase
+
+    if args.restore:
+        return await _restore(args)
+    if args.prune_containing is not None:
+        return await _prune(args)
+    if args.list:
+        folder = resolve_home(args.home).state_dir / "backups"
+        found = [{"path": str(p), "bytes": p.stat().st_size} for p in copies.newest_last(folder.glob("*.db"))] \
+            if folder.is_dir() else []
+        emit(found, args.json, lambda rs: "\n".join(f"{r['path']}  {r['bytes']:,} bytes" for r in rs) or "no backups")
+        return 0
+    async with opened(args, actor="cli") as mem:
+        r = await run_phase(mem, "backup", actor="cli")
+    emit(r, args.json, lambda r: f"backup: {r['result']['path']} ({r['result']['bytes']:,} bytes)"
+         if r["status"] == "ok" else f"backup failed: {r['error']}")
+    return 0 if r["status"] == "ok" else 1
+
+
+async def _prune(args) -> int:
+    async with opened(args, actor="cli") as mem:
+        r = await mem.forgetting.backups_holding(args.prune_containing, remove=args.yes)
+    emit(r, args.json, lambda r: "\n".join(
+        [f"{'removed' if r['removed'] else 'holds it'}: {p}" for p in r["backups"]]
+        + ([f"no backup holds memory {r['id']}"] if not r["backups"] else [] if r["removed"]
+           else ["run again with --yes to remove these backups"])))
+    return 0
+
+
+async def _restore(args) -> int:
+    from strata_daemon.app.restore import restore_home
+
+    r = await restore_home(resolve_home(args.home), Path(args.restore))
+    again = r["purged_again"]
+    emit(r, args.json, lambda r: f"restored {r['database']} from {r['restored_from']}"
+         + (f"; the database it replaced is kept as {r['previous_kept_as']}" if r["previous_kept_as"] else "")
+         + (f"\npurged again what was purged after the backup was made: {again['memories']} memories, "
+            f"{again['facts']} facts" if again["memories"] or again["facts"] else ""))
+    return 0
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("doctor", parents=[common], help="Check the home and say how to fix each problem.",
+                       description="Checks permissions, the configuration, the database (integrity and schema), "
+                                   "the model files, free disk, the daemon's heartbeat and the capsule. Only "
+                                   f"reads. Exit 0 when nothing is an error, {EXIT_DOCTOR} otherwise.")
+    p.set_defaults(handler=cmd_doctor)
+    p = sub.add_parser("backup", parents=[common], help="Back the database up now into state/backups/; list or "
+                                                        "restore backups.",
+                       description="SQLite's online backup (safe while the daemon runs); keeps the newest "
+                                   "daemon.backup_keep. The daemon does this nightly. --restore checks the backup, "
+                                   "keeps the current database as state/backups/before-restore-TIME.db, then "
+                                   "copies the backup in and purges again what was purged after it was made; "
+                                   "it is refused while a daemon runs.")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--list", action="store_true", help="list the backups")
+    what.add_argument("--restore", metavar="PATH", help="put this backup back as the database (daemon stopped)")
+    what.add_argument("--prune-containing", type=int, metavar="ID",
+                      help="the backups (and databases a restore replaced) that still hold purged memory ID; "
+                           "removed with --yes. A backup is a snapshot: it is removed, never rewritten")
+    p.add_argument("--yes", action="store_true", help="with --prune-containing: remove them (without, only list)")
+    p.set_defaults(handler=cmd_backup)

@@ -1,0 +1,146 @@
+"""`strata dossier ...`: one synthesized document per topic, updated in place, with versions."""
+
+from __future__ import annotations
+
+from strata_daemon.faces.cli.memory_cmds import opened
+from strata_daemon.faces.cli.output import Progress, emit, note, short_time
+
+COMMANDS = ("dossier",)
+
+
+def _show_list(r: dict) -> str:
+    kept = [t for t in r["topics"] if t["enabled"]]
+    other = [t for t in r["topics"] if not t["enabled"]]
+    lines = [f"{len(kept)} topics kept (refresh every {r['refresh_interval_hours']:g} h, "
+             f"a topic at most every {r['min_interval_hours']:g} h)"]
+    for t in kept:
+        state = f"v{t['version']}, {short_time(t['refreshed_at'])}" if t["version"] else "no dossier yet"
+        lines.append(f"  {t['topic']:<24} {t['origin']:<10} {state}{'  (due)' if t['due'] else ''}")
+    if other:
+        lines.append("not kept (`strata dossier add TOPIC` keeps one):")
+        for t in other:
+            why = t.get("proposed_because")
+            reason = (f"{why['mentions']} mentions of {why['entity']}" if why and "entity" in why
+                      else f"{why['fact_keys']} fact keys" if why else "removed")
+            lines.append(f"  {t['topic']:<24} {t['origin']:<10} {reason}")
+    return "\n".join(lines + [f"warning: {w}" for w in r["warnings"]])
+
+
+def _show_refresh(r: dict) -> str:
+    if r["status"] == "unchanged":
+        line = f"{r['topic']}: unchanged since version {r['version']} (same input; --force writes a new one)"
+    else:
+        line = (f"{r['topic']}: version {r['version']} by the {r['generator']} synthesizer, {r['lines']} lines "
+                f"citing {r['sources']} sources, {r['elapsed_ms']:.0f} ms")
+        if r["generator"] != r["intended_generator"]:
+            line += f"\nthe LLM's text was not used: {r['notes'].get('fallback')}"
+        rejected = r["notes"].get("rejected") or []
+        if rejected:
+            line += f"\n{len(rejected)} LLM lines failed the grounding check, e.g. {rejected[0]['reason']}"
+    return "\n".join([line] + [f"warning: {w}" for w in r["warnings"]])
+
+
+def _show_history(r: dict) -> str:
+    lines = [f"{r['topic']}: {len(r['versions'])} versions"]
+    for v in r["versions"]:
+        lines.append(f"  v{v['version']:<4} {short_time(v['created_at'])}  {v['generator']:<28} {v['lines']:>4} lines "
+                     f"{v['sources']:>4} sources  input {v['input_hash'][:12]}")
+    return "\n".join(lines)
+
+
+async def cmd_list(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.dossiers.list(), args.json, _show_list)
+    return 0
+
+
+async def cmd_show(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.dossiers.show(args.topic, version=args.version)
+    emit(r, args.json, lambda r: r["text"])
+    return 0
+
+
+async def cmd_refresh(args) -> int:
+    async with opened(args) as mem:
+        if args.all or args.due:
+            listing = await mem.dossiers.list()
+            names = [t["topic"] for t in listing["topics"] if t["enabled"] and (args.all or t["due"])]
+            bar = Progress(len(names), "dossiers", unit="topics")
+            results = []
+            for name in names:
+                results.append(await mem.dossiers.refresh(name, force=args.force))
+                bar.advance(1)
+            bar.close()
+            emit({"results": results}, args.json,
+                 lambda r: "\n".join(_show_refresh(x) for x in r["results"]) or "no topic to refresh")
+            return 0
+        if not args.topic:
+            note("strata: name a TOPIC, or use --all or --due")
+            return 2
+        emit(await mem.dossiers.refresh(args.topic, force=args.force), args.json, _show_refresh)
+    return 0
+
+
+async def cmd_add(args) -> int:
+    facts = None if args.facts is None else args.facts.split(",")
+    async with opened(args) as mem:
+        r = await mem.dossiers.add(args.topic, query=args.query, facts=facts)
+    emit(r, args.json, lambda t: f"keeping a dossier on {t['topic']} (recall looks for {t['query']!r}; facts under "
+                                 f"{', '.join(t['facts'])}); `strata dossier refresh {t['topic']}` writes it")
+    return 0
+
+
+async def cmd_remove(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.dossiers.remove(args.topic)
+    emit(r, args.json, lambda t: f"no longer keeping a dossier on {t['topic']}; its versions stay "
+                                 "(`strata dossier add` brings it back)")
+    return 0
+
+
+async def cmd_history(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.dossiers.history(args.topic), args.json, _show_history)
+    return 0
+
+
+async def cmd_diff(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.dossiers.diff(args.topic, old=args.old, new=args.new)
+    emit(r, args.json, lambda r: r["diff"] or f"versions {r['from']} and {r['to']} are the same")
+    return 0
+
+
+def register(sub, common) -> None:
+    top = sub.add_parser("dossier", parents=[common], help="Dossiers: one synthesized document per topic.",
+                         description="Dossiers: what strata currently understands about a topic, one document "
+                                     "per topic, updated in place with every version kept.")
+    ds = top.add_subparsers(dest="dossier_command", metavar="ACTION", required=True)
+
+    def add(name, handler, help_):
+        p = ds.add_parser(name, parents=[common], help=help_, description=help_)
+        p.set_defaults(handler=handler)
+        return p
+
+    add("list", cmd_list, "Topics (from the config, the capsule, people, and proposed ones) and their state.")
+    p = add("show", cmd_show, "A topic's current dossier (or --version N).")
+    p.add_argument("topic")
+    p.add_argument("--version", type=int, help="an older version (default: the current one)")
+    p = add("refresh", cmd_refresh, "Bring a topic's dossier up to date; an unchanged input is skipped.")
+    p.add_argument("topic", nargs="?")
+    p.add_argument("--force", action="store_true", help="write a new version even if the input is unchanged")
+    p.add_argument("--all", action="store_true", help="every kept topic")
+    p.add_argument("--due", action="store_true", help="the kept topics not checked within dossier.min_interval_hours")
+    p = add("add", cmd_add, "Keep a dossier on TOPIC (also: accept a proposed topic).")
+    p.add_argument("topic")
+    p.add_argument("--query", help="the words recall looks for (default: the topic's words)")
+    p.add_argument("--facts", help="comma-separated fact-key prefixes whose facts it shows (default: the topic)")
+    p = add("remove", cmd_remove, "Stop keeping TOPIC's dossier; its versions stay.")
+    p.add_argument("topic")
+    p = add("history", cmd_history, "TOPIC's versions, newest first.")
+    p.add_argument("topic")
+    p = add("diff", cmd_diff, "What changed between two versions (default: the last two).")
+    p.add_argument("topic")
+    p.add_argument("--from", dest="old", type=int, help="older version (default: the one before --to)")
+    p.add_argument("--to", dest="new", type=int, help="newer version (default: current)")

@@ -1,0 +1,427 @@
+"""Commands on one namespace's memories: observe, import, export, recall, feedback, show, timeline, ..."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+
+from strata_daemon.base import bounded, timeutil
+from strata_daemon.episodes.jsonl import export_line, parse_jsonl, stored_rows
+from strata_daemon.episodes.model import STATES, parse_context_pairs
+from strata_daemon.store import vectors
+from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
+from strata_daemon.app.memory import Memory
+from strata_daemon.config.settings import KINDS, MODES
+from strata_daemon.base.wording import plain
+from strata_daemon.faces.cli.output import Progress, count, emit, note, one_line, short_time, show_fact
+
+COMMANDS = ("observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore", "mark")
+
+
+@contextlib.asynccontextmanager
+async def opened(args, actor: str = "cli"):
+    """The namespace named by --agent, or with --scope a shared namespace it may only read."""
+    mem = await Memory.open(args.home, agent=args.agent, actor=actor)
+    try:
+        scope = getattr(args, "scope", None)
+        yield await mem.shared(scope) if scope else mem
+    finally:
+        await mem.close()
+
+
+async def cmd_observe(args) -> int:
+    piped = args.text is None or args.text == "-"
+    if piped and (sys.stdin is None or sys.stdin.isatty()):
+        raise InvalidInput("no text given", hint="strata observe TEXT, or pipe the text on stdin")
+    async with opened(args) as mem:
+        text: str | bytes = args.text
+        if piped:
+            text = bounded.read_stream(sys.stdin.buffer, mem.limits.max_content_bytes, what="the text on stdin",
+                                       hint="split it, or raise store.max_content_bytes in strata.toml")
+        result = await mem.observe(text, kind=args.kind, importance=args.importance,
+                                   context=parse_context_pairs(args.context), at=args.at, source=args.source,
+                                   session=args.session, factual=args.factual)
+    if args.json:
+        emit(result, True)
+    else:
+        print(result["id"])
+        if result["status"] != "created":
+            note(f"strata: same as memory {result['id']} ({result['status']}, {result['occurrences']} occurrences)")
+    return 0
+
+
+class _Tee:
+    """A pipe's lines as they are read, copied to `spool` for the second reading."""
+
+    def __init__(self, stream, spool):
+        self.stream, self.spool = stream, spool
+
+    def readline(self, size: int = -1) -> bytes:
+        line = self.stream.readline(size)
+        self.spool.write(line)
+        return line
+
+
+async def cmd_import(args) -> int:
+    path = args.file
+    try:
+        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
+        size = 0 if path == "-" else os.fstat(stream.fileno()).st_size
+    except OSError as e:
+        raise InvalidInput(f"cannot read {path}: {e.strerror}") from None
+    async with opened(args, actor="import") as mem:
+        now, keep = timeutil.now(), int(mem.config["store.import_buffer_mb"]) * 2**20
+        # A pipe is read once: a copy (private, unnamed, gone on exit) serves the second reading.
+        spool = tempfile.TemporaryFile(dir=mem.home.state_dir) if not stream.seekable() else None
+        with stream, spool or contextlib.nullcontext():
+            bar = Progress(size, "checking", unit="bytes")
+            parsed = parse_jsonl(stream if spool is None else _Tee(stream, spool), mem.limits, agent=mem.agent,
+                                 now=now, progress=bar.advance, keep_bytes=keep)
+            bar.close()
+            if parsed.bad and not args.skip_bad:
+                shown = "\n".join(f"  line {n}: {msg}" for n, msg in parsed.bad[:10])
+                more = f"\n  ... and {len(parsed.bad) - 10} more" if len(parsed.bad) > 10 else ""
+                raise InvalidInput(f"{path}: {len(parsed.bad)} bad line(s), nothing imported\n{shown}{more}",
+                                   hint="fix them, or pass --skip-bad to import the good lines")
+            rows = parsed.rows
+            if rows is None:
+                (spool or stream).seek(0)
+                rows = stored_rows(spool or stream, mem.limits, agent=mem.agent, now=now,
+                                   skip={n for n, _ in parsed.bad})
+            bar = Progress(parsed.good, "importing", unit="observations")
+            totals = await mem.observe_many(rows, validated=True, progress=bar.advance,
+                                             input_sha256=parsed.sha256, skip_purged=True)
+            bar.close()
+        embedded = 0
+        if not args.no_embed:
+            # The memories are stored either way; without a model they wait in the backlog.
+            try:
+                bar = Progress(await mem.db.run(vectors.backlog), "embedding", unit="memories")
+                embedded = (await mem.embed_pending(progress=bar.advance))["embedded"]
+                bar.close()
+            except EmbeddingUnavailable as e:
+                note(f"strata: imported, but not embedded: {e.message}")
+        backlog = await mem.embedding_backlog()
+    report = {"created": totals["created"], "repeat": totals["repeat"], "duplicate": totals["duplicate"],
+              "skipped_purged": totals["purged"], "skipped_bad": len(parsed.bad),
+              "bad_lines": [n for n, _ in parsed.bad], "embedded": embedded, "embedding_backlog": backlog}
+    emit(report, args.json, lambda r: (f"imported {r['created']} new, {r['repeat']} repeats folded in, "
+                                       f"{r['duplicate']} already present, {r['skipped_bad']} bad lines skipped; "
+                                       f"embedded {r['embedded']}, {r['embedding_backlog']} waiting"))
+    if report["skipped_purged"] and not args.json:
+        note(f"strata: {report['skipped_purged']} left out: they hold the words of memories purged from this home "
+             "(`strata observe` stores such words anew, if that is what you mean)")
+    return 0
+
+
+def export_target(output: str, home) -> tuple[str, bool]:
+    """Where an export writes, and whether through a temporary file renamed over it (a regular
+    file, or none yet) or straight into it (a pipe, a device such as /dev/stdout). A symlink is
+    written through. The home's own files are refused: a rename over the database loses it."""
+    target = os.path.realpath(output)
+    folder = os.path.dirname(target)
+    if os.path.isdir(target):
+        raise InvalidInput(f"{output} is a folder", hint="name a file to export to, e.g. memories.jsonl")
+    if not os.path.isdir(folder):
+        raise InvalidInput(f"cannot export to {output}: the folder {folder} does not exist",
+                           hint="create it first, or name a file in an existing folder")
+    protected = [os.path.realpath(d) for d in (home.state_dir, home.capsule_dir, home.templates_dir)]
+    if any(os.path.commonpath([target, d]) == d for d in protected) or target == os.path.realpath(home.config_path):
+        raise InvalidInput(f"{output} is inside the home's own files ({home.root}); an export there would "
+                           "replace them", hint="export to a file outside the home, e.g. ~/strata-export.jsonl")
+    exists = os.path.exists(target)
+    return target, not exists or os.path.isfile(target)
+
+
+async def _write_export(mem: Memory, out) -> int:
+    count = 0
+    async for ep in mem.export():
+        out.write(export_line(ep))
+        count += 1
+    return count
+
+
+async def cmd_export(args) -> int:
+    to_file = args.output not in (None, "-")
+    async with opened(args) as mem:
+        if not to_file:
+            await _write_export(mem, sys.stdout)
+            return 0
+        target, renamed = export_target(args.output, mem.home)
+        if not renamed:
+            with open(target, "w", encoding="utf-8") as out:
+                count = await _write_export(mem, out)
+        else:
+            # Written beside the target and renamed at the end: a failed export never clobbers an older one.
+            fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as out:
+                    count = await _write_export(mem, out)
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+    note(f"strata: exported {count} memories to {args.output}")
+    return 0
+
+
+def _show_recall(r: dict, explain: bool) -> str:
+    s = r["strategy"]
+    how = "" if s["chosen_by"] == "mode" else f" (strategy {s['arm']}, chosen by {s['chosen_by']})"
+    logged = f"recall {r['recall_id']}" if r["recall_id"] is not None else "recall (read-only namespace: not logged)"
+    lines = [f"{logged} · {r['mode_used']}{how} · {len(r['hits'])} hits"
+             f" of {r['candidates']} candidates · phase {r['phase']}"]
+    lines += [f"warning: {w}" for w in r["warnings"]]
+    lines += [f"fact  {show_fact(f)}" for f in r.get("facts", ())]
+    if r["filtered"]:
+        lines.append(f"({r['filtered']} filtered out by the stability/success thresholds: scoring.thresholds "
+                     "is filter)")
+    if r.get("cold_matched"):
+        lines.append(f"({r['cold_matched']} of the candidates are in the cold tier, ranked x"
+                     f"{r['cold_factor']:g})")
+    for h in r["hits"]:
+        cold = " cold" if h.get("tier") == "cold" else ""
+        lines.append(f"{h['rank']:>3}. #{h['id']:<7} {h['score']:.3f}  {h['kind']:<11} "
+                     f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}{cold}")
+        lines.append(f"        match {h['match']:.2f} · {h['why']}")
+        if h.get("times"):
+            lines.append(f"        times: {_times(h['times'])}")
+        if explain:
+            m = h["explain"]["match"]
+            lines.append("        match: " + " · ".join(f"{k} {v:.3f}" for k, v in m.items() if v is not None)
+                         + "; relevance below is relative to the best candidate, as ranking weighs it")
+            sig = " · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items())
+            ret = " · ".join(f"{name} " + ", ".join(f"{k} {plain(v)}" for k, v in info.items())
+                             for name, info in h["explain"]["retrievers"].items())
+            lines.append(f"        {sig}\n        {ret}")
+            if "penalised" in h["explain"]:
+                lines.append(f"        penalised: {h['explain']['penalised']}")
+            if "superseded_by" in h["explain"]:
+                newer = ", ".join(f"#{i}" for i in h["explain"]["superseded_by"])
+                lines.append(f"        superseded by {newer}: a newer memory states another value of the same fact")
+    if explain and r.get("stages"):
+        lines.append("stages: " + " → ".join(_stage(st) for st in r["stages"]))
+    if not r["hits"]:
+        lines.append("no memories matched")
+    return "\n".join(lines)
+
+
+def _times(times: list[dict]) -> str:
+    return "; ".join(f"{t['phrase']} = {t['date']}" for t in times)
+
+
+def _stage(st: dict) -> str:
+    """One pipeline stage as `name n (±change, what it says) ms`."""
+    said = ", ".join(f"{k} {plain(v)}" for k, v in st.items() if k not in ("stage", "candidates", "change", "ms"))
+    change = f"{st['change']:+d}" if st["stage"] != "full_text" else ""
+    inner = ", ".join(x for x in (change, said) if x)
+    return f"{st['stage']} {st['candidates']}" + (f" ({inner})" if inner else "") + f" {st['ms']:g} ms"
+
+
+async def cmd_recall(args) -> int:
+    async with opened(args) as mem:
+        result = await mem.recall(args.query, k=args.k, mode=args.mode, context=parse_context_pairs(args.context),
+                                  kinds=args.kind or (), include_archived=args.include_archived,
+                                  explain=args.explain)
+    emit(result, args.json, lambda r: _show_recall(r, args.explain))
+    return 0
+
+
+async def cmd_feedback(args) -> int:
+    async with opened(args) as mem:
+        result = await mem.feedback(args.recall_id, args.outcome, used=args.used)
+    emit(result, args.json, lambda r: f"recorded {r['outcome']} for {len(r['episodes'])} memories of recall "
+                                      f"{r['recall_id']}" + (f"; arena episode {r['arena_episode']}"
+                                                             if r["arena_episode"] else ""))
+    return 0
+
+
+def _show_episode(ep: dict) -> str:
+    lines = [f"memory #{ep['id']} · {ep['kind']} · {ep['state']} · namespace {ep['agent']}", "", ep["content"], ""]
+    for key in ("event_at_iso", "recorded_at_iso", "last_seen_at_iso", "occurrences", "source", "session",
+                "importance", "factual", "irrelevant", "context", "access_count", "last_access_at_iso",
+                "pending_access_events", "success_count", "failure_count", "content_hash", "superseded_by"):
+        lines.append(f"  {key.removesuffix('_iso'):<22} {plain(ep[key])}")
+    if ep.get("times"):
+        lines.append(f"  {'times':<22} {_times(ep['times'])}")
+    for name, ids in ep["supersession"].items():
+        if ids:
+            lines.append(f"  {name.replace('_', ' '):<22} {', '.join(f'#{i}' for i in ids)}")
+    lines.append("  scores (now):")
+    lines += [f"    {k:<20} {plain(v)}" for k, v in ep["scores"].items()]
+    lines.append("  history:")
+    lines += [f"    {short_time(h['at'])}  {h['action']:<8} {h['actor']:<7} {h['data']}" for h in ep["history"]]
+    return "\n".join(lines)
+
+
+async def cmd_show(args) -> int:
+    async with opened(args) as mem:
+        emit(await mem.get(args.id), args.json, _show_episode)
+    return 0
+
+
+async def cmd_timeline(args) -> int:
+    states = STATES if args.all_states else ("active",)
+    async with opened(args) as mem:
+        rows = await mem.timeline(
+            since=timeutil.parse_time(args.since) if args.since else None,
+            until=timeutil.parse_time(args.until) if args.until else None,
+            kinds=tuple(args.kind or ()), states=states, limit=args.limit, offset=args.offset,
+            newest_first=not args.oldest_first)
+    emit(rows, args.json, lambda rs: "\n".join(
+        f"#{r['id']:<7} {short_time(r['event_at'])}  {r['kind']:<11} {r['state']:<9} {one_line(r['content'], 80)}"
+        for r in rs) or "no memories in that range")
+    return 0
+
+
+def purge_text(r: dict) -> str:
+    """A purge's result as a person reads it: what went, and what still holds it."""
+    facts = [f"{f['key']} ({'retracted' if f['retracted'] else 'kept on its other sources'})" for f in r["facts"]]
+    lines = [f"purged memor{'y' if len(r['memories']) == 1 else 'ies'} {', '.join(map(str, r['memories']))}"
+             if r["memories"] else "purged"]
+    if facts:
+        lines.append(f"  facts: {', '.join(facts)}")
+    derived = [f"{r[k]} {what}" for k, what in (("audit_redacted", "audit entries redacted"),
+                                                ("dossier_lines_redacted", "dossier lines redacted"),
+                                                ("capsule_lines_redacted", "capsule lines redacted"),
+                                                ("recalls", "recall logs redacted")) if r[k]]
+    if derived:
+        lines.append("  " + ", ".join(derived))
+    lines.append("  the audit trail keeps that it happened (a hash), not the words")
+    if not r["wal_cleared"]:
+        lines.append("  another process was reading: the write-ahead log keeps part of it until the next checkpoint")
+    for path in r["backups_holding"]:
+        lines.append(f"  still held by the backup {path}")
+    if r["backups_holding"]:
+        lines.append(f"  `strata backup --prune-containing {r['memories'][0]} --yes` removes those backups")
+    return "\n".join(lines)
+
+
+def plan_text(p: dict, action: str) -> str:
+    """What a forget would take (a dry run): memories, facts, derived lines."""
+    lines = [f"#{m['id']:<7} {one_line(m['text'], 90)}" + (f"  (merged into {m['merged_into']})" if m["merged_into"]
+                                                          else "") for m in p["memories"]]
+    lines += [f"fact {f['key']}: {len(f['values'])} value(s)" for f in p["facts"]]
+    lines += [f"dossier {d['topic']} v{d['version']}: {one_line(d['line'], 80)}" for d in p["dossier_lines"]]
+    lines += [f"capsule: {one_line(line, 90)}" for line in p["capsule_lines"]]
+    return "\n".join(lines + ["nothing matched" if not lines else f"to {action}, run again with --yes"])
+
+
+async def cmd_forget(args) -> int:
+    if (args.id is None) == (args.matching is None):
+        raise InvalidInput("name a memory id or --matching TEXT", hint="strata forget 12, or strata forget "
+                                                                       "--matching 'my phone number'")
+    async with opened(args) as mem:
+        if args.matching is not None:
+            r = await mem.forget_matching(args.matching, purge=args.purge, apply=args.yes)
+        else:
+            r = await mem.forget(args.id, purge=args.purge, reason=args.reason)
+    if args.matching is not None:
+        action = "purge all of the above" if args.purge else "archive these memories and retract these facts"
+        emit(r, args.json, lambda r: plan_text(r, action) if not r["applied"] else
+             purge_text(r["result"]) if r["purge"] else
+             f"archived {len(r['result']['archived'])} memories, retracted {len(r['result']['retracted'])} facts "
+             "(`strata restore ID` brings a memory back)")
+    else:
+        emit(r, args.json, lambda r: purge_text(r) if r.get("purged") else f"memory {r['id']} archived")
+    return 0
+
+
+async def cmd_restore(args) -> int:
+    async with opened(args) as mem:
+        result = await mem.restore(args.id)
+    emit(result, args.json, lambda r: f"memory {r['id']} is active again (was {r['previous_state']})")
+    return 0
+
+
+async def cmd_mark(args) -> int:
+    if args.factual is None and args.irrelevant is None:
+        raise InvalidInput("nothing to mark", hint="give --factual/--not-factual or --irrelevant/--relevant")
+    async with opened(args) as mem:
+        result = await mem.mark(args.id, factual=args.factual, irrelevant=args.irrelevant)
+    emit(result, args.json, lambda r: f"memory {r['id']}: " + (", ".join(
+        f"{k} = {plain(v)}" for k, v in r["changed"].items()) or "unchanged"))
+    return 0
+
+
+def register(sub, common) -> None:
+    def add(name, handler, help_, **kw):
+        p = sub.add_parser(name, parents=[common], help=help_, description=help_, **kw)
+        p.set_defaults(handler=handler)
+        return p
+
+    p = add("observe", cmd_observe, "Store an observation; prints its id.")
+    p.add_argument("text", nargs="?", help="the text (omit or '-' to read stdin)")
+    p.add_argument("--kind", help=f"kind of episode (default observation; {', '.join(KINDS)})")
+    p.add_argument("--importance", type=float, help="0-1 (default 0.5)")
+    p.add_argument("--context", action="append", metavar="KEY=VALUE",
+                   help="context feature, repeatable (environment, task_type, goal, or your own)")
+    p.add_argument("--at", help="when it happened (ISO 8601, unix seconds, '3h ago'; default now)")
+    p.add_argument("--source", help="where it came from (loop, email, person, ...)")
+    p.add_argument("--session", help="session or context id")
+    p.add_argument("--factual", action="store_true", help="always eligible for recall, never decays")
+
+    p = add("import", cmd_import, "Import observations from JSON Lines (one object per line).")
+    p.add_argument("file", help="path, or '-' for stdin")
+    p.add_argument("--skip-bad", action="store_true", help="import the good lines, report the bad ones")
+    p.add_argument("--no-embed", action="store_true",
+                   help="store only; the daemon's embed pass (or `strata embed`) embeds them later")
+
+    p = add("export", cmd_export, "Export the namespace as JSON Lines (re-importable).")
+    p.add_argument("-o", "--output", help="file to write (0600); default stdout")
+
+    p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")
+    p.add_argument("query")
+    p.add_argument("--k", type=int, help="how many results (default recall.k)")
+    p.add_argument("--mode", choices=MODES,
+                   help="fast (full text), balanced (+ meaning), deep (+ spiderweb and cross-encoder; slower) "
+                        "(default recall.mode)")
+    p.add_argument("--context", action="append", metavar="KEY=VALUE", help="current context, boosts matches")
+    p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
+    p.add_argument("--include-archived", action="store_true",
+                   help="also recall memories explicitly forgotten (`strata forget`); the cold tier is always recalled")
+    p.add_argument("--explain", action="store_true", help="show every signal of every hit")
+
+    p = add("feedback", cmd_feedback, "Record whether a recall helped; shared by every memory it returned.")
+    p.add_argument("recall_id", type=int)
+    p.add_argument("outcome", choices=("success", "failure"))
+    p.add_argument("--used", type=int, action="append", metavar="ID",
+                   help="a memory you actually used (repeatable): makes the recall an arena evaluation episode")
+
+    p = add("show", cmd_show, "Everything about one memory: fields, scores, history.")
+    p.add_argument("id", type=int)
+
+    p = add("timeline", cmd_timeline, "Memories in time order, newest first.")
+    p.add_argument("--since", help="from this time (ISO 8601, unix seconds, '2d ago')")
+    p.add_argument("--until", help="up to this time")
+    p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
+    p.add_argument("--all-states", action="store_true", help="include archived, superseded, quarantined")
+    p.add_argument("--limit", type=count, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--oldest-first", action="store_true")
+
+    p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good, with "
+                                  "what was derived from it.")
+    p.add_argument("id", type=int, nargs="?", help="the memory (or --matching TEXT)")
+    p.add_argument("--matching", metavar="TEXT", help="every memory and fact holding TEXT (any case, any "
+                                                      "accents); lists them unless --yes")
+    p.add_argument("--purge", action="store_true", help="delete the words for good: from facts, dossiers, the "
+                                                        "capsule, the audit trail and the file (the audit keeps "
+                                                        "that it happened)")
+    p.add_argument("--yes", action="store_true", help="with --matching: do it (without, only list)")
+    p.add_argument("--reason", help="why, kept in the audit trail")
+
+    p = add("restore", cmd_restore, "Make an archived memory active again.")
+    p.add_argument("id", type=int)
+
+    p = add("mark", cmd_mark, "Pin a memory as factual or mark it irrelevant (or undo either).")
+    p.add_argument("id", type=int)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--factual", dest="factual", action="store_true", default=None)
+    g.add_argument("--not-factual", dest="factual", action="store_false")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--irrelevant", dest="irrelevant", action="store_true", default=None)
+    g.add_argument("--relevant", dest="irrelevant", action="store_false")

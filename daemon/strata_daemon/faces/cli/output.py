@@ -1,0 +1,118 @@
+"""How the CLI shows things: JSON for agents, short text for people, errors on stderr."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Any, Callable
+
+from strata_daemon.errors import StrataError
+from strata_daemon.base.timeutil import duration, iso
+from strata_daemon.base.wording import printable
+
+
+# JSON escapes the C0 controls itself; DEL and the C1 ones it leaves, and can only hold them
+# inside strings, where \u00NN says the same.
+_JSON_VISIBLE = {c: f"\\u{c:04x}" for c in (0x7f, *range(0x80, 0xa0))}
+
+
+def _json(value: Any, indent: int | None) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=indent, default=str).translate(_JSON_VISIBLE)
+
+
+def emit(value: Any, as_json: bool, human: Callable[[Any], str] | None = None) -> None:
+    if as_json or human is None:
+        sys.stdout.write(_json(value, None if as_json else 2) + "\n")
+    else:
+        text = human(value)
+        if text:
+            sys.stdout.write(printable(text.rstrip("\n")) + "\n")
+
+
+def error(exc: StrataError, as_json: bool) -> int:
+    if as_json:
+        sys.stdout.write(_json(exc.as_dict(), None) + "\n")
+    sys.stderr.write(f"strata: {printable(exc.message)}\n")
+    if exc.hint:
+        sys.stderr.write(f"  hint: {printable(exc.hint)}\n")
+    return exc.exit_code
+
+
+def note(text: str) -> None:
+    sys.stderr.write(printable(text) + "\n")
+
+
+def short_time(ts: float | None) -> str:
+    return (iso(ts) or "-").replace("T", " ").replace("Z", "")[:16]
+
+
+def one_line(text: str, width: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def age(seconds: float | None) -> str:
+    return "-" if seconds is None else duration(seconds)
+
+
+def ago(seconds: float | None) -> str:
+    """How long ago, or how far ahead: a fact may be set to become true later."""
+    if seconds is None:
+        return "-"
+    return f"in {duration(-seconds)}" if seconds < 0 else f"{duration(seconds)} ago"
+
+
+def inline(value: str | None) -> str:
+    return "(none)" if value is None else value.replace("\n", "\\n")
+
+
+def show_fact(f: dict) -> str:
+    stale = "  STALE" if f.get("stale") else ""
+    return (f"{f['key']} = {inline(f['value'])}   (since {short_time(f.get('valid_from'))}, "
+            f"{ago(f.get('age_seconds'))}, {f.get('source')}{stale})")
+
+
+class Progress:
+    """A progress bar on stderr when it is a terminal; silent otherwise (journald, pipes, CI)."""
+
+    def __init__(self, total: int, label: str, *, enabled: bool | None = None, unit: str = "items"):
+        self.total, self.label, self.unit = max(total, 0), label, unit
+        self.done = 0
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self._start = time.perf_counter()
+        self._last = 0.0
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        now = time.perf_counter()
+        if self.enabled and (now - self._last > 0.1 or self.done >= self.total):
+            self._last = now
+            self._draw(now)
+
+    def _draw(self, now: float) -> None:
+        if self.total < self.done:  # the total was unknown or grew: show a count without a bar
+            self.total = self.done
+        frac = min(1.0, self.done / self.total) if self.total else 1.0
+        bar = "#" * int(frac * 30)
+        rate = self.done / max(now - self._start, 1e-9)
+        sys.stderr.write(f"\r{self.label} [{bar:<30}] {self.done}/{self.total} {self.unit} ({rate:,.0f}/s)")
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self._draw(time.perf_counter())
+            sys.stderr.write("\n")
+
+
+def count(text: str) -> int:
+    """An argparse type for --limit and the like: a whole number of 1 or more (-1 is not "all")."""
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is not 1 or more")
+    return value

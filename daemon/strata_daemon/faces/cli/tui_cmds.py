@@ -1,0 +1,25 @@
+"""`strata tui`: the inspector (Textual is loaded only here)."""
+
+from __future__ import annotations
+
+from strata_daemon.faces.cli.memory_cmds import opened
+
+COMMANDS = ("tui",)
+
+
+async def cmd_tui(args) -> int:
+    from strata_daemon.faces.tui.app import StrataApp
+
+    async with opened(args, actor="tui") as mem:
+        await StrataApp(mem, refresh_seconds=args.refresh).run_async()
+    return 0
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("tui", parents=[common], help="Inspect and steer every layer in a terminal interface.",
+                       description="A terminal inspector over this home: overview, memories (with why each was "
+                                   "recalled), facts, spiderweb, dossiers and the capsule. Safe to run beside the "
+                                   "daemon; press ? inside for the keys.")
+    p.add_argument("--refresh", type=float, metavar="SECONDS",
+                   help="look for changes this often (default: tui.refresh_seconds; 0: never)")
+    p.set_defaults(handler=cmd_tui)

@@ -1,0 +1,312 @@
+"""`strata mcp`: the Memory API as MCP tools and resources over stdio, for one agent namespace.
+
+Every tool calls the same `Memory` methods as the CLI and returns the same JSON shapes. A
+strata error becomes a tool error whose text says what went wrong and what to do; the
+server keeps serving. The namespace is fixed when the server starts: no tool takes an agent,
+and `scope` only reaches the namespaces strata.toml shares (agent.shared), read-only.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Awaitable, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.types import Tool as MCPTool
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from strata_daemon import __version__
+from strata_daemon.base import timeutil
+from strata_daemon.errors import StrataError
+from strata_daemon.app.memory import Memory
+from strata_daemon.base.timeutil import iso
+
+T = TypeVar("T")
+
+INSTRUCTIONS = """\
+strata is your long-term memory on this machine; nothing leaves it. Read the capsule
+(capsule_get) first: what you know about yourself. Store what happens with observe; look
+things up with recall, then tell feedback whether it helped (that teaches the ranking). Facts
+hold one current value per key, with history. Dossiers are kept summaries per topic. related
+follows what was used together. When a person asks you to forget, call forget.
+Kinds of memory: observation (default), event, decision, lesson, task, note, message, fact.
+Recall modes: fast (words only: identifiers, error codes), balanced (default: words and
+meaning), deep (also what was used together, and a model that reads the question with each
+of the best hits: slower, better for questions whose answer shares no word with them).
+`scope` reads another namespace this home shares (agent.shared), read-only; leave it out
+for your own memory. Times (`at`, `since`, `until`) are ISO 8601, unix seconds or relative
+('2h ago', '3d ago'). Every tool returns JSON; an error says what to do."""
+
+READ = ToolAnnotations(read_only_hint=True)
+WRITE = ToolAnnotations(destructive_hint=False)
+FORGET = ToolAnnotations(destructive_hint=True)
+
+Scope = Annotated[str | None, Field(description="Shared namespace to read.")]
+Mode = Annotated[Literal["fast", "balanced", "deep"] | None, Field(description="How to search.")]
+Key = Annotated[str, Field(description="Fact key, e.g. 'bridge'.")]
+Limit = Annotated[int, Field(ge=1, le=1000, description="Most results.")]
+Context = Annotated[dict[str, str] | None, Field(description="Situation keys, as observed.")]
+
+
+def error_text(e: StrataError) -> str:
+    return f"{e.kind}: {e.message}" + (f" (hint: {e.hint})" if e.hint else "")
+
+
+async def guarded(call: Awaitable[T]) -> T:
+    try:
+        return await call
+    except StrataError as e:
+        raise ToolError(error_text(e)) from None
+
+
+
+def lean_memory(m: dict) -> dict:
+    """A memory as an agent reads it: what it says, when (ISO), what kind."""
+    return {"id": m["id"], "text": m["content"], "at": iso(m["event_at"]), "kind": m["kind"],
+            **({"session": m["session"]} if m.get("session") else {})}
+
+
+def for_agents(r: dict) -> dict:
+    """A recall as an agent needs it: per hit id, text, ISO time, kind, score and why (with the
+    dates its relative times meant); the ranking's inner workings stay behind explain."""
+    hits = [{**lean_memory(h), "score": h["score"], "why": h["why"], **({"times": h["times"]} if h.get("times") else {})}
+            for h in r["hits"]]
+    return {"recall_id": r["recall_id"], "hits": hits, **({"facts": r["facts"]} if r["facts"] else {}),
+            **({"warnings": r["warnings"]} if r["warnings"] else {})}
+
+
+def _time(value: str | None) -> float | None:
+    try:
+        return None if value is None else timeutil.parse_time(value)
+    except StrataError as e:
+        raise ToolError(error_text(e)) from None
+
+
+def lean(schema: Any) -> Any:
+    """A parameter schema as an agent needs it, every token of which it pays for on every turn:
+    no titles (the names say it), an optional value as its own type rather than anyOf with null
+    (not being required says it may be left out), no null or false defaults."""
+    if isinstance(schema, list):
+        return [lean(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "title" and isinstance(value, str) or key == "default" and value in (None, False) \
+                or key in ("minimum", "maximum", "exclusiveMinimum"):  # the description says the range; the server checks it
+            continue
+        if key == "anyOf" and isinstance(value, list):
+            kept = [v for v in value if v != {"type": "null"}]
+            if len(kept) == 1 and len(kept) < len(value):
+                out.update(lean(kept[0]))
+                continue
+        out[key] = lean(value) if key != "properties" else {name: lean(v) for name, v in value.items()}
+    return out
+
+
+class LeanServer(MCPServer):
+    """The tool list without what costs an agent tokens and tells it nothing: lean parameter
+    schemas, and no output schemas (every tool returns an open JSON object, which its
+    description spells out)."""
+
+    async def list_tools(self) -> list[MCPTool]:
+        return [t.model_copy(update={"description": " ".join(t.description.split()),
+                                     "input_schema": lean(t.input_schema), "output_schema": None})
+                for t in await super().list_tools()]
+
+
+def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
+    server = LeanServer("strata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+
+    me = f"agent:{mem.agent}"  # facts the agent sets are its own assertions, not a person's
+
+    async def reader(scope: str | None) -> Memory:
+        return await guarded(mem.shared(scope)) if scope else mem
+
+    # -- episodes -----------------------------------------------------------------------------
+
+    @server.tool(annotations=WRITE)
+    async def observe(
+        content: Annotated[str, Field(description="What happened.")],
+        kind: Annotated[str | None, Field(description="Kind of memory.")] = None,
+        importance: Annotated[float | None, Field(ge=0, le=1, description="0-1, default 0.5.")] = None,
+        context: Context = None,
+        at: Annotated[str | None, Field(description="When it happened (default now).")] = None,
+        source: Annotated[str | None, Field(description="Who said it.")] = None,
+        session: Annotated[str | None, Field(description="Conversation or run id.")] = None,
+    ) -> dict[str, Any]:
+        """Store a memory; returns its id and facts captured from it."""
+        return await guarded(mem.observe(content, kind=kind, importance=importance, context=context, at=at,
+                                         source=source, session=session))
+
+    @server.tool(annotations=READ)
+    async def recall(
+        query: Annotated[str, Field(description="What to look for.")],
+        k: Annotated[int | None, Field(ge=1, le=1000, description="Most memories (default 10).")] = None,
+        mode: Mode = None,
+        explain: Annotated[bool, Field(description="Add every ranking signal.")] = False,
+        context: Context = None,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
+        """Memories for a query, best first, with why, and facts it names. Then call feedback."""
+        target = await reader(scope)
+        r = await guarded(target.recall(query, k=k, mode=mode, context=context, kinds=kinds or (), explain=explain))
+        return r if explain else for_agents(r)
+
+    @server.tool(annotations=WRITE)
+    async def feedback(
+        recall_id: Annotated[int, Field(description="From recall.")],
+        outcome: Annotated[Literal["success", "failure"], Field(description="Did it help?")],
+        used: Annotated[list[int] | None, Field(description="Memory ids you used.")] = None,
+    ) -> dict[str, Any]:
+        """Say whether a recall helped, naming what you used."""
+        return await guarded(mem.feedback(recall_id, outcome, used=used))
+
+    @server.tool(annotations=READ)
+    async def timeline(
+        since: Annotated[str | None, Field(description="From this time.")] = None,
+        until: Annotated[str | None, Field(description="Up to this time.")] = None,
+        kinds: Annotated[list[str] | None, Field(description="Only these kinds.")] = None,
+        limit: Limit = 20,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
+        """Memories in time order, newest first."""
+        rows = await guarded((await reader(scope)).timeline(
+            since=_time(since), until=_time(until), kinds=tuple(kinds or ()),
+            limit=limit))
+        return {"memories": [lean_memory(r) for r in rows]}
+
+    @server.tool(annotations=READ)
+    async def memory_get(id: Annotated[int, Field(description="Memory id.")], scope: Scope = None) -> dict[str, Any]:
+        """One memory in full, with scores and history."""
+        return await guarded((await reader(scope)).get(id))
+
+    @server.tool(annotations=FORGET)
+    async def forget(
+        id: Annotated[int | None, Field(description="Memory id (or give matching).")] = None,
+        matching: Annotated[str | None, Field(description="Every memory and fact holding this text.")] = None,
+        purge: Annotated[bool, Field(description="Delete for good (if the server allows).")] = False,
+        confirm: Annotated[bool, Field(description="With matching: do it (else only list).")] = False,
+    ) -> dict[str, Any]:
+        """Forget on request: archive (restorable) or purge."""
+        if (id is None) == (matching is None):
+            raise ToolError("invalid_input: give either id or matching")
+        if purge and not allow_purge:
+            raise ToolError("not_permitted: this server does not purge (a purge is final); forget without purge "
+                            "archives the memory (hint: a person can start `strata mcp --allow-purge`, or run "
+                            "`strata forget ID --purge`)")
+        if matching is not None:
+            return await guarded(mem.forget_matching(matching, purge=purge, apply=confirm))
+        return await guarded(mem.forget(id, purge=purge))
+
+    # -- facts --------------------------------------------------------------------------------
+
+    @server.tool(annotations=READ)
+    async def fact_get(
+        key: Annotated[str | None, Field(description="Fact key (none: list).")] = None,
+        at: Annotated[str | None, Field(description="Value at this past time.")] = None,
+        history: Annotated[bool, Field(description="Every value it had.")] = False,
+        prefix: Annotated[str | None, Field(description="List keys starting so.")] = None,
+        scope: Scope = None,
+    ) -> dict[str, Any]:
+        """A fact's value (now, then, or history), or all facts."""
+        target = await reader(scope)
+        if key is None:
+            return {"facts": await guarded(target.facts.list(prefix=prefix))}
+        return await guarded(target.facts.history(key) if history else target.facts.get(key, at=at))
+
+    @server.tool(annotations=WRITE)
+    async def fact_set(
+        key: Key,
+        value: Annotated[str | None, Field(description="New value (leave out with retract).")] = None,
+        retract: Annotated[bool, Field(description="Clear the value instead.")] = False,
+        expected: Annotated[str | None, Field(description="Only if it holds this ('': none).")] = None,
+        at: Annotated[str | None, Field(description="Since when (default now).")] = None,
+        source: Annotated[str | None, Field(description="Where it comes from (default you).")] = None,
+    ) -> dict[str, Any]:
+        """Set or retract a fact; the old value stays in history."""
+        if retract == (value is not None):
+            raise ToolError("invalid_input: give either value or retract=true")
+        if expected is not None:
+            if retract or at is not None:
+                raise ToolError("invalid_input: expected (compare-and-set) takes only key, value and source")
+            return await guarded(mem.facts.cas(key, expected or None, value, source=source or me))
+        if retract:
+            return await guarded(mem.facts.retract(key, at=at, source=source or me))
+        return await guarded(mem.facts.set(key, value, at=at, source=source or me))
+
+    # -- dossiers and capsule -----------------------------------------------------------------
+
+    @server.tool(annotations=WRITE)
+    async def dossier(
+        topic: Annotated[str | None, Field(description="Topic (none: list).")] = None,
+        version: Annotated[int | None, Field(ge=1, description="An older version.")] = None,
+        refresh: Annotated[bool, Field(description="Bring it up to date first.")] = False,
+    ) -> dict[str, Any]:
+        """A topic's summary citing its memories, or all topics."""
+        if topic is None:
+            return await guarded(mem.dossiers.list())
+        if refresh:
+            if version is not None:
+                raise ToolError("invalid_input: refresh writes a new version; leave out version")
+            await guarded(mem.dossiers.refresh(topic))
+        return await guarded(mem.dossiers.show(topic, version=version))
+
+    @server.tool(annotations=READ)
+    async def capsule_get(
+        last_good: Annotated[bool, Field(description="Last good render (file has errors).")] = False,
+    ) -> dict[str, Any]:
+        """Who you are and what you must remember. Read it first."""
+        return await guarded(mem.capsule.show(last_good=last_good, render_missing=True))
+
+    # -- spiderweb ----------------------------------------------------------------------------
+
+    @server.tool(annotations=READ)
+    async def related(
+        item: Annotated[str, Field(description="Memory id ('42'), 'fact:KEY' or 'entity:host:web-01'.")],
+        depth: Annotated[int | None, Field(ge=1, le=5, description="Hops to spread.")] = None,
+        limit: Limit = 10,
+    ) -> dict[str, Any]:
+        """What was used with an item; with depth, all it reaches."""
+        if depth is None:
+            return await guarded(mem.web.related(item, limit=limit))
+        return await guarded(mem.web.spread([item], depth=depth, limit=limit))
+
+    @server.tool(annotations=READ)
+    async def status() -> dict[str, Any]:
+        """Counts, backlog, phase, size, daemon."""
+        return await guarded(mem.status())
+
+    # -- resources ----------------------------------------------------------------------------
+
+    async def read(call: Awaitable[dict]) -> str:
+        try:
+            return (await call)["text"]
+        except StrataError as e:
+            raise ResourceError(error_text(e)) from None
+
+    @server.resource("strata://capsule", name="capsule", mime_type="text/markdown",
+                     description="The capsule: what the agent knows about itself (read it first).")
+    async def capsule_resource() -> str:
+        return await read(mem.capsule.show(render_missing=True))
+
+    @server.resource("strata://dossier/{topic}", name="dossier", mime_type="text/markdown",
+                     description="The current dossier on a topic; every line cites its sources.")
+    async def dossier_resource(topic: str) -> str:
+        return await read(mem.dossiers.show(topic))
+
+    return server
+
+
+async def serve(home: str | None, agent: str | None, *, allow_purge: bool = False) -> None:
+    from mcp.server.stdio import stdio_server
+
+    from strata_daemon.faces.mcp import wire
+
+    async with await Memory.open(home, agent=agent, actor="mcp") as mem:
+        low = build(mem, allow_purge=allow_purge)._lowlevel_server
+        with wire.claimed() as (lines_in, out):
+            async with stdio_server(lines_in, out) as (read_stream, write_stream):
+                await low.run(read_stream, write_stream, low.create_initialization_options())

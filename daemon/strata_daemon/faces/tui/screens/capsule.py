@@ -1,0 +1,63 @@
+"""Capsule: the file rendered as markdown, its validation problems with line numbers, and
+what changed since strata last rendered it; render now."""
+
+from __future__ import annotations
+
+from rich.markdown import Markdown as RichMarkdown
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
+
+from strata_daemon.errors import InvalidInput
+from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
+from strata_daemon.faces.tui.screens.base import LayerScreen, refill
+
+
+class CapsuleScreen(LayerScreen):
+    TITLE = "Capsule"
+    document: str | None = None  # the markdown shown
+    BINDINGS = [Binding("r", "render", "Render now")]
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        yield Static(id="capsule-state")
+        with TabbedContent(id="tabs"):
+            with TabPane("Capsule", id="tab-text"):
+                with VerticalScroll():
+                    yield Static(id="text")
+            with TabPane("Problems", id="tab-problems"):
+                yield DataTable(id="problems", cursor_type="row")
+            with TabPane("Since last render", id="tab-diff"):
+                with VerticalScroll():
+                    yield Static(id="diff", markup=False)
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#problems", DataTable).add_columns("line", "level", "problem", "message")
+
+    async def load(self) -> None:
+        cap = self.memory.capsule
+        checked = await cap.check()
+        try:
+            text = (await cap.show())["text"]
+        except InvalidInput as e:
+            text = f"_{e.message}_"
+        changes = await cap.since_render()
+        errors = sum(p["level"] == "error" for p in checked["problems"])
+        self.query_one("#capsule-state", Static).update(
+            f"{cap.path.name}: {checked['lines']} lines · " + ("valid" if checked["ok"] else f"{errors} error(s)")
+            + f" · {len(checked['problems'])} problem(s) · "
+            + ("edited since the last render" if changes["changed"] else "as last rendered"))
+        if text != self.document:
+            self.document = text
+            self.query_one("#text", Static).update(RichMarkdown(text))
+        refill(self.query_one("#problems", DataTable), [(str(n), (str(p["line"] or "-"), p["level"], p["code"],
+                                                                  p["message"])) for n, p in enumerate(checked["problems"])])
+        self.query_one("#diff", Static).update(
+            changes["diff"] or ("no render kept yet" if changes["render"] is None else "no change since the last render"))
+
+    def action_render(self) -> None:
+        self.act(self.memory.capsule.render,
+                 lambda r: f"{r['status']}: {r['lines']} lines" + (f", {len(r['absorbed'])} edit(s) taken in"
+                                                              if r.get("absorbed") else ""))

@@ -1,0 +1,154 @@
+"""Facts: the current values, which are stale, the history of the selected key, and the
+conflicts; edit, add and retract through the same store API as `strata fact`."""
+
+from __future__ import annotations
+
+from functools import partial
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Checkbox, DataTable, Input, Label
+
+from strata_daemon.base import timeutil
+from strata_daemon.faces.tui.fields import rows as field_rows
+from strata_daemon.faces.tui.format import age, fact_value, one_line, when
+from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
+from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill
+from strata_daemon.faces.tui.screens.dialogs import Ask, Confirm, Details
+
+SOURCE = "person:tui"
+
+
+class FactsScreen(LayerScreen):
+    TITLE = "Facts"
+    AUTO_FOCUS = "#facts"
+    BINDINGS = [
+        Binding("e", "edit", "Edit value"),
+        Binding("n", "new", "New fact"),
+        Binding("r", "retract", "Retract"),
+        Binding("k", "acknowledge", "Acknowledge conflict"),
+        Binding("d", "details", "Details"),
+        Binding("slash", "focus_filter", "Filter"),
+    ]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.facts: dict[str, dict] = {}
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        with Horizontal(id="searchbar"):
+            yield Input(placeholder="key prefix (Enter)", id="prefix")
+            yield Checkbox("stale only", id="stale")
+        with Horizontal():
+            with Vertical(id="left"):
+                yield DataTable(id="facts", cursor_type="row", zebra_stripes=True)
+            with Vertical(id="right"):
+                yield Label("History", classes="section", id="history-title")
+                yield DataTable(id="history", cursor_type="row")
+                yield Label("Conflicts", classes="section")
+                yield DataTable(id="conflicts", cursor_type="row")
+        yield KeyBar()
+
+    def on_mount(self) -> None:
+        self.query_one("#facts", DataTable).add_columns("key", "value", "confirmed", "stale", "source")
+        self.query_one("#history", DataTable).add_columns("value", "from", "to", "source", "")
+        self.query_one("#conflicts", DataTable).add_columns("id", "key", "was", "became", "when", "state")
+
+    @property
+    def selected(self) -> dict | None:
+        key = cursor_key(self.query_one("#facts", DataTable))
+        return None if key is None else self.facts.get(key)
+
+    async def load(self) -> None:
+        prefix = self.query_one("#prefix", Input).value.strip() or None
+        facts = await self.memory.facts.list(stale=self.query_one("#stale", Checkbox).value, prefix=prefix)
+        conflicts = await self.memory.facts.conflicts(limit=100)
+        self.facts = {f["key"]: f for f in facts}
+        now = timeutil.now()
+        refill(self.query_one("#facts", DataTable), [(f["key"], (
+            f["label"], one_line(f["value"], 50), age(now - f["confirmed_at"]) + " ago" if f["confirmed_at"] else "-",
+            "stale" if f["stale"] else "", f["source"])) for f in facts])
+        await self._history(cursor_key(self.query_one("#facts", DataTable)))
+        refill(self.query_one("#conflicts", DataTable), [(str(c["id"]), (
+            str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")), fact_value(c["new"]["value"]),
+            when(c["at"]), "acknowledged" if c["acknowledged_at"] else c["reason"]))
+            for c in conflicts])
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.reload()
+
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        self.reload()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id != "facts" or event.row_key is None:
+            return
+        self.run_worker(partial(self._history, event.row_key.value), group="history", exclusive=True)
+
+    async def _history(self, key: str | None) -> None:
+        """The selected key's values over time (none when no fact is selected)."""
+        h = None if key is None else await self.memory.facts.history(key)
+        self.query_one("#history-title", Label).update("History" + (f" of {h['label']}" if h else ""))
+        refill(self.query_one("#history", DataTable), [(str(v["value_id"]), (
+            one_line(fact_value(v["value"]), 40), when(v["valid_from"]), when(v["valid_to"]), v["source"],
+            "current" if v["current"] else "")) for v in (h["history"] if h else [])])
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#prefix", Input).focus()
+
+    def action_edit(self) -> None:
+        fact = self.selected
+        if fact is None:
+            self.notify("no fact selected", severity="warning")
+            return
+
+        def answered(values: dict | None) -> None:
+            if values is None or values["value"] == fact["value"]:
+                return
+
+            def confirmed(yes: bool | None) -> None:
+                if yes:
+                    self.act(lambda: self.memory.facts.set(fact["key"], values["value"], source=SOURCE),
+                             f"{fact['label']} = {values['value']}")
+            self.app.push_screen(Confirm(f"Set {fact['label']} from {fact['value']!r} to {values['value']!r}? "
+                                         "The old value stays in its history."), confirmed)
+        self.app.push_screen(Ask(f"New value of {fact['label']}", [("value", "value", fact["value"])]), answered)
+
+    def action_new(self) -> None:
+        def answered(values: dict | None) -> None:
+            if values:
+                self.act(lambda: self.memory.facts.set(values["key"], values["value"], source=SOURCE),
+                         lambda r: f"{r['label']} = {r['value']}")
+        self.app.push_screen(Ask("A new fact", [("key", "key (e.g. user.timezone)", ""), ("value", "value", "")]),
+                             answered)
+
+    def action_retract(self) -> None:
+        fact = self.selected
+        if fact is None:
+            self.notify("no fact selected", severity="warning")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self.act(lambda: self.memory.facts.retract(fact["key"], source=SOURCE),
+                         f"{fact['label']} retracted")
+        self.app.push_screen(Confirm(f"Retract {fact['label']} (now {fact['value']!r})? "
+                                     "Its history is kept."), confirmed)
+
+    def action_details(self) -> None:
+        fact = self.selected
+        if fact is None:
+            self.notify("no fact selected", severity="warning")
+            return
+        self.app.push_screen(Details(f"fact {fact['label']}",
+                                     field_rows(fact, timeutil.now(), first=("label", "value", "source"))))
+
+    def action_acknowledge(self) -> None:
+        key = cursor_key(self.query_one("#conflicts", DataTable))
+        if key is None:
+            self.notify("no conflicts", severity="warning")
+            return
+        cid = int(key)
+        self.act(lambda: self.memory.facts.acknowledge(cid), f"conflict {cid} acknowledged")

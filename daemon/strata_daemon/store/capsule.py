@@ -1,0 +1,71 @@
+"""Capsule renders and a person's overrides in SQLite: functions on a connection, run on the
+database thread; writes inside the caller's transaction."""
+
+from __future__ import annotations
+
+import json
+
+from strata_daemon.errors import NotFound
+
+
+def recent_renders(conn, agent: str, limit: int) -> list[dict]:
+    return [{"id": r["id"], "blocks": json.loads(r["blocks"]), "sha256": r["sha256"], "lines": r["lines"],
+             "created_at": r["created_at"]}
+            for r in conn.execute("SELECT id, blocks, sha256, lines, created_at FROM capsule_renders WHERE agent = ? "
+                                  "ORDER BY id DESC LIMIT ?", (agent, limit))]
+
+
+def last_render(conn, agent: str) -> dict | None:
+    found = recent_renders(conn, agent, 1)
+    return found[0] if found else None
+
+
+def record_render(conn, agent: str, blocks: dict[str, list[str]], sha256: str, lines: int, now: float,
+                  *, keep: int) -> int:
+    """Record a render and keep the newest `keep`: a render every quarter of an hour, each
+    with every line of the capsule, grew the table by a megabyte a day for no reader."""
+    rid = conn.execute("INSERT INTO capsule_renders (agent, blocks, sha256, lines, created_at) VALUES (?, ?, ?, ?, ?)",
+                       (agent, json.dumps(blocks), sha256, lines, now)).lastrowid
+    conn.execute("DELETE FROM capsule_renders WHERE agent = ? AND id NOT IN "
+                 "(SELECT id FROM capsule_renders WHERE agent = ? ORDER BY id DESC LIMIT ?)", (agent, agent, keep))
+    return rid
+
+
+def overrides(conn, agent: str) -> list[dict]:
+    return [dict(r) for r in conn.execute(
+        "SELECT id, block, kind, line, created_at FROM capsule_overrides WHERE agent = ? AND cleared_at IS NULL "
+        "ORDER BY id", (agent,))]
+
+
+def add_override(conn, agent: str, block: str, kind: str, line: str, now: float) -> None:
+    exists = conn.execute("SELECT 1 FROM capsule_overrides WHERE agent = ? AND block = ? AND kind = ? AND line = ? "
+                          "AND cleared_at IS NULL", (agent, block, kind, line)).fetchone()
+    if not exists:
+        conn.execute("INSERT INTO capsule_overrides (agent, block, kind, line, created_at) VALUES (?, ?, ?, ?, ?)",
+                     (agent, block, kind, line, now))
+
+
+def drop_override(conn, agent: str, block: str, kind: str, line: str, now: float) -> None:
+    conn.execute("UPDATE capsule_overrides SET cleared_at = ? WHERE agent = ? AND block = ? AND kind = ? AND line = ? "
+                 "AND cleared_at IS NULL", (now, agent, block, kind, line))
+
+
+def clear(conn, agent: str, override_id: int, now: float) -> dict:
+    row = conn.execute("SELECT id, block, kind, line FROM capsule_overrides WHERE id = ? AND agent = ? "
+                       "AND cleared_at IS NULL", (override_id, agent)).fetchone()
+    if row is None:
+        raise NotFound(f"no capsule override {override_id} in this namespace",
+                       hint="`strata capsule overrides` lists them")
+    conn.execute("UPDATE capsule_overrides SET cleared_at = ? WHERE id = ?", (now, override_id))
+    return dict(row)
+
+
+def loop_count(conn) -> int:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'loop_count'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def archive_bytes(conn, agent: str) -> tuple[int, int]:
+    row = conn.execute("SELECT count(*), coalesce(sum(length(CAST(content AS BLOB))), 0) FROM episodes "
+                       "WHERE agent = ?", (agent,)).fetchone()
+    return int(row[0]), int(row[1])

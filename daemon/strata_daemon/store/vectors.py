@@ -1,0 +1,131 @@
+"""Vectors in sqlite-vec, one row per episode, partitioned by namespace.
+
+The table is made for the model's dimension on first use, and the model's name, dimension and
+what of a memory is embedded are recorded in `meta`; anything different needs `strata reindex`. Functions
+here take a raw connection and run inside Database.run / Database.transact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from strata_daemon.errors import EmbeddingUnavailable
+
+TABLE = "episode_vectors"
+
+
+TEXTS = ("content", "source: content")  # what of a memory is embedded (embedding.with_source)
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What the vectors of an index are: vectors of different specs never mix."""
+    model: str
+    dim: int
+    text: str  # one of TEXTS
+
+    def describe(self) -> str:
+        return f"{self.model} ({self.dim}-d, embedding {self.text})"
+
+
+def document(content: str, source: str | None, text: str) -> str:
+    """The text embedded for a memory: with its source first when the spec says so, so that who
+    said something is part of what it means ("Caroline: I went to the support group")."""
+    return f"{source}: {content}" if text == "source: content" and source else content
+
+
+def indexed(conn) -> Spec | None:
+    rows = dict(conn.execute(
+        "SELECT key, value FROM meta WHERE key IN ('embedding_model', 'embedding_dim', 'embedding_text')"))
+    if "embedding_model" not in rows:
+        return None
+    return Spec(rows["embedding_model"], int(rows["embedding_dim"]), rows.get("embedding_text", "content"))
+
+
+def check(conn, spec: Spec) -> bool:
+    """True when the index exists for this spec, False when there is none yet; raises when it
+    was built otherwise."""
+    current = indexed(conn)
+    if current is not None and current != spec:
+        raise EmbeddingUnavailable(
+            f"the database is indexed with {current.describe()} but {spec.describe()} is configured",
+            hint="run `strata reindex` to embed every memory again")
+    return current is not None
+
+
+def prepare(conn, spec: Spec) -> None:
+    """Make sure the index exists for this spec (inside a write transaction)."""
+    if check(conn, spec):
+        return
+    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
+                 f"agent TEXT PARTITION KEY, embedding FLOAT[{spec.dim}] distance_metric=cosine)")
+    conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                     [("embedding_model", spec.model), ("embedding_dim", str(spec.dim)),
+                      ("embedding_text", spec.text)])
+
+
+# Run whenever vectors are removed: in-memory copies (cache.py) then reload.
+BUMP_EPOCH = ("INSERT INTO meta (key, value) VALUES ('vector_epoch', '1') "
+              "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+
+
+def reset(conn) -> int:
+    """Forget every vector and the recorded model (inside a write transaction); returns the new backlog."""
+    conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+    conn.execute(BUMP_EPOCH)
+    conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim', 'embedding_text')")
+    return conn.execute("UPDATE episodes SET embedded = 0").rowcount
+
+
+def pending(conn, limit: int, after: int = 0, agent: str | None = None) -> list[tuple[int, str, str, str | None]]:
+    """(id, namespace, content, source) of memories waiting for a vector, oldest first, above id
+    `after`; of one namespace when `agent` is given."""
+    if agent is None:
+        return conn.execute("SELECT id, agent, content, source FROM episodes WHERE embedded = 0 AND id > ? "
+                            "ORDER BY id LIMIT ?", (after, limit)).fetchall()
+    return conn.execute("SELECT id, agent, content, source FROM episodes WHERE embedded = 0 AND id > ? AND agent = ? "
+                        "ORDER BY id LIMIT ?", (after, agent, limit)).fetchall()
+
+
+def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:
+    """Write vectors and mark their episodes embedded with the batch's sequence number (inside a
+    write transaction). An episode purged, or embedded by another process, while its vector was
+    being computed is skipped."""
+    waiting = {r[0] for r in conn.execute(
+        f"SELECT id FROM episodes WHERE embedded = 0 AND id IN ({', '.join('?' * len(rows))})", [r[0] for r in rows])}
+    kept = [(eid, agent, vec.astype(np.float32).tobytes()) for eid, agent, vec in rows if eid in waiting]
+    conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?)", kept)
+    seq = conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_seq' "
+                       "RETURNING CAST(value AS INTEGER)").fetchall()[0][0]
+    conn.executemany("UPDATE episodes SET embedded = ? WHERE id = ?", [(seq, eid) for eid, _, _ in kept])
+
+
+def backlog(conn, agent: str | None = None) -> int:
+    if agent is None:
+        return conn.execute("SELECT count(*) FROM episodes WHERE embedded = 0").fetchone()[0]
+    return conn.execute("SELECT count(*) FROM episodes WHERE embedded = 0 AND agent = ?", (agent,)).fetchone()[0]
+
+
+def vectors_of(conn, ids) -> dict[int, np.ndarray]:
+    """The stored vectors of these episode ids (those embedded)."""
+    ids = list(ids)
+    if not ids or indexed(conn) is None:
+        return {}
+    found = {}
+    for part in range(0, len(ids), 500):
+        chunk = ids[part:part + 500]
+        for rowid, blob in conn.execute(f"SELECT rowid, embedding FROM {TABLE} WHERE rowid IN "
+                                        f"({', '.join('?' * len(chunk))})", chunk):
+            found[rowid] = np.frombuffer(blob, dtype=np.float32)
+    return found
+
+
+def nearest(conn, agent: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The k nearest vectors of one namespace: (episode id, cosine distance)."""
+    if indexed(conn) is None:
+        return []
+    rows = conn.execute(f"SELECT rowid, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? AND agent = ?",
+                        (vector.astype(np.float32).tobytes(), k, agent)).fetchall()
+    return [(r[0], r[1]) for r in rows]
