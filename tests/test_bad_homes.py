@@ -13,7 +13,7 @@ import pytest
 
 from conftest import CLI, REPO, write_config
 from strata_daemon import Memory
-from strata_daemon.bench.damage import device, folder
+from strata_bench.damage import device, folder
 from strata_daemon.errors import StrataError
 from strata_daemon.config.home import init_home
 from mcp_helpers import mcp_client

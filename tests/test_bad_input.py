@@ -1,4 +1,4 @@
-"""The bad-input corpus (strata_daemon/bench/bad_input.py), through the Python API, the CLI
+"""The bad-input corpus (strata_bench/bad_input.py), through the Python API, the CLI
 and the MCP server: each case gets a clear error of the documented kind (or, for odd but
 harmless input, a normal answer), no face crashes, and nothing stored before is lost or changed."""
 
@@ -10,7 +10,7 @@ import json
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.bench.bad_input import CASES, EXIT, cli_call, mcp_args, python_call
+from strata_bench.bad_input import CASES, EXIT, cli_call, mcp_args, python_call
 from strata_daemon.errors import StrataError
 from mcp_helpers import mcp_client
 

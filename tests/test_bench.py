@@ -18,7 +18,7 @@ def is_number(value) -> bool:
 @pytest.mark.parametrize("n, q, rank", [(300, 95, 285), (300, 99, 297), (200, 95, 190), (100, 99, 99),
                                          (20, 95, 19), (7, 50, 4), (1, 95, 1), (10, 0, 1)])
 def test_percentile_is_the_nearest_rank(n, q, rank):
-    from strata_daemon.bench.stats import percentile
+    from strata_bench.stats import percentile
 
     assert percentile([float(i) for i in range(n, 0, -1)], q) == rank
 
@@ -123,7 +123,7 @@ class _Stop(Exception):
 def test_a_corpus_build_that_stops_resumes_where_it_stopped(tmp_path):
     import asyncio
 
-    from strata_daemon.bench.kept import filled_home
+    from strata_bench.kept import filled_home
     from strata_daemon.app.memory import Memory
 
     cache, done = tmp_path / "cache", []

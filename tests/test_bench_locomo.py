@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strata_daemon.bench.folds import GRID, choose, deal, grid_points
-from strata_daemon.bench.locomo import (Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all,
+from strata_bench.folds import GRID, choose, deal, grid_points
+from strata_bench.locomo import (Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all,
                                         embedded_documents, episode_turns, evidence_recall, fts_tokenize, home_toml,
                                         load_locomo, nearest_by_cosine, parse_evidence, parse_locomo, budget_recall,
                                         parse_session_date, question_scores, token_counter, rrf, session_of,
@@ -355,7 +355,7 @@ def test_cli_locomo_fast_mode_one_conversation_and_the_table(cli, home):
 
 
 def test_split_alternates_questions_for_the_lived_copy():
-    from strata_daemon.bench.lived import split
+    from strata_bench.lived import split
 
     conv = load_locomo(TINY)[0]
     first, measured = split(conv.questions)

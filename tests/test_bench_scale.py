@@ -9,8 +9,8 @@ import numbers
 import numpy as np
 import pytest
 
-from strata_daemon.bench.scale import flat_top, recall_at_k
-from strata_daemon.bench.sizes import ROWS, field
+from strata_bench.scale import flat_top, recall_at_k
+from strata_bench.sizes import ROWS, field
 
 
 def _number(value) -> bool:

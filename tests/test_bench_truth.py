@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
-from strata_daemon.bench import corpus
-from strata_daemon.bench.corpus import Label, labelled, observations
-from strata_daemon.bench.truth import capsule_blocks, dossier_lines, topic_precision
+from strata_bench import corpus
+from strata_bench.corpus import Label, labelled, observations
+from strata_bench.truth import capsule_blocks, dossier_lines, topic_precision
 from strata_daemon.capsule.api import EXAMPLE
 
 _TASK = re.compile(r"T-(\d+)")

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import write_config
 from strata_daemon import Memory
-from strata_daemon.bench.capture import SETS, held_out, labelled, score
+from strata_bench.capture import SETS, held_out, labelled, score
 from strata_daemon.errors import NotFound
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import label_of, normalise_key

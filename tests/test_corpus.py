@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from strata_daemon.bench.corpus import KINDS, observations, queries
+from strata_bench.corpus import KINDS, observations, queries
 
 START = 1_767_225_600.0
 SPAN_DAYS = 180.0
@@ -41,7 +41,7 @@ def test_different_seed_gives_different_output() -> None:
 
 def test_output_does_not_depend_on_hash_seed() -> None:
     root = Path(__file__).resolve().parents[1]
-    code = ("import hashlib, json; from strata_daemon.bench.corpus import observations, queries; "
+    code = ("import hashlib, json; from strata_bench.corpus import observations, queries; "
             "print(hashlib.sha256(json.dumps([list(observations(400, seed=5)), queries(50, seed=5)], "
             "sort_keys=True).encode()).hexdigest())")
     digests = set()

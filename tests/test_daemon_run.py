@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, write_config
-from strata_daemon.bench.reliability import routine_file
+from strata_bench.reliability import routine_file
 
 pytestmark = pytest.mark.slow
 

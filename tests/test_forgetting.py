@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from strata_daemon.bench.forgetting import CASES, bench_forget
+from strata_bench.forgetting import CASES, bench_forget
 from strata_daemon.errors import StorageError
 from strata_daemon.forgetting import folding
 from strata_daemon.forgetting.redaction import REDACTED, Purged, redact_line, redact_lines

@@ -18,7 +18,7 @@ DOC = document()
 
 def test_the_document_is_valid_and_kept_in_the_repository():
     validate(DOC)
-    assert json.loads((REPO / "daemon" / "strata_daemon" / "http" / "openapi.json").read_text()) == DOC, \
+    assert json.loads((REPO / "daemon" / "strata_daemon" / "faces" / "http" / "openapi.json").read_text()) == DOC, \
         "run `strata serve --openapi > daemon/strata_daemon/faces/http/openapi.json`"
 
 

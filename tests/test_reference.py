@@ -1,4 +1,4 @@
-"""docs/reference/ is generated from the code: each file equals what strata_daemon.bench.reference
+"""docs/reference/ is generated from the code: each file equals what strata_bench.reference
 writes, and the generators leave out no command, setting, operation or tool."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from strata_daemon.bench import reference
+from strata_bench.reference import generate as reference
+from strata_bench.reference.markdown import REGENERATE as COMMAND
 from strata_daemon.faces.cli import GROUPS, build_parser
 from strata_daemon.config.load import render_default_toml
 from strata_daemon.faces.http.openapi import document
@@ -17,7 +18,7 @@ from strata_daemon.config.settings import SETTINGS
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "reference"
-REGENERATE = f".venv/bin/{reference.REGENERATE}"
+REGENERATE = f".venv/bin/{COMMAND}"
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_every_http_operation_and_mcp_tool_is_documented(generated):
 def test_no_internal_design_document_is_cited(generated):
     """Users do not have the internal design documents: what they read names mechanisms, not them."""
     texts = {**generated, "strata.toml": render_default_toml(),
-             "openapi.json": (ROOT / "daemon" / "strata_daemon" / "http" / "openapi.json").read_text()}
+             "openapi.json": (ROOT / "daemon" / "strata_daemon" / "faces" / "http" / "openapi.json").read_text()}
     for name, text in texts.items():
         assert "seed 0" not in text.lower() and not re.search(r"seeds? ?-?\d{3}", text, re.I), name
 

@@ -2,7 +2,7 @@
 
 `strata config show` prints it with the effective values, `strata init` writes it
 as a commented strata.toml, and docs/reference/config.md is generated from it
-(`python -m strata_daemon.bench.reference docs/reference`).
+(`python -m strata_bench.reference docs/reference`).
 """
 
 from __future__ import annotations

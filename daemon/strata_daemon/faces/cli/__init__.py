@@ -9,9 +9,8 @@ import sys
 
 from strata_daemon import __version__
 from strata_daemon.errors import EXIT_CODES, StrataError
-from strata_daemon.faces.cli import (admin_cmds, arena_cmds, bench_cmds, capsule_cmds, care_cmds, consolidate_cmds,
-                                     dossier_cmds, fact_cmds, mcp_cmds, memory_cmds, serve_cmds, systemd_cmds,
-                                     tui_cmds, web_cmds)
+from strata_daemon.faces.cli import (admin_cmds, arena_cmds, capsule_cmds, care_cmds, consolidate_cmds, dossier_cmds,
+                                     fact_cmds, mcp_cmds, memory_cmds, serve_cmds, systemd_cmds, tui_cmds, web_cmds)
 from strata_daemon.faces.cli.output import error
 
 GROUPS = (
@@ -28,8 +27,10 @@ GROUPS = (
     ("home and daemon", admin_cmds),
     ("care", care_cmds),
     ("systemd", systemd_cmds),
-    ("benchmarks", bench_cmds),
 )
+# Other installed packages may add commands (a checkout's benchmark harness adds `bench`): each
+# entry point of this group names a module with GROUP, COMMANDS and register(sub, common).
+PLUGINS = "strata.commands"
 
 
 def _common_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
@@ -54,13 +55,36 @@ class _Parser(argparse.ArgumentParser):
         super().error(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+_VALUED = ("--home", "--agent", "--scope")  # the options before a command that take a value
+
+
+def plugins(argv: list[str] | None) -> list:
+    """The modules of the commands other packages add, loaded only when the command line may need
+    them (their command, help, or a word no built-in command has): scanning the installed
+    packages costs every other command nothing."""
+    argv = argv or []
+    words = [a for i, a in enumerate(argv) if not a.startswith("-") and (i == 0 or argv[i - 1] not in _VALUED)]
+    builtin = {c.split()[0] for _, mod in GROUPS for c in mod.COMMANDS}
+    if words and words[0] in builtin and "-h" not in argv and "--help" not in argv:
+        return []
+    from importlib.metadata import entry_points
+
+    return [ep.load() for ep in entry_points(group=PLUGINS)]
+
+
+def command_groups(argv: list[str] | None = None) -> list[tuple[str, object]]:
+    """(group, module) of every command the line may run: strata's own, then the plugins'."""
+    return [*GROUPS, *((mod.GROUP, mod) for mod in plugins(sys.argv[1:] if argv is None else argv))]
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    groups = command_groups(argv)
     codes = "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_CODES.items())
     parser = _Parser(
         prog="strata", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A local-only layered memory for an autonomous agent.",
         epilog="commands by group:\n" + "\n".join(
-            f"  {name}: {', '.join(mod.COMMANDS)}" for name, mod in GROUPS)
+            f"  {name}: {', '.join(mod.COMMANDS)}" for name, mod in groups)
         + "\n\nevery command takes --help; read commands take --json.\n\nexit codes:\n" + codes)
     parser.add_argument("--version", action="version", version=f"strata {__version__}")
     _common_options(parser, suppress=False)
@@ -68,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     # The same options after the command; SUPPRESS keeps a value given before the command.
     common = argparse.ArgumentParser(add_help=False)
     _common_options(common, suppress=True)
-    for _, mod in GROUPS:
+    for _, mod in groups:
         mod.register(sub, common)
     return parser
 
@@ -78,7 +102,7 @@ UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     _Parser.json_wanted = "--json" in (sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if getattr(args, "scope", None) and args.command in UNSCOPED:

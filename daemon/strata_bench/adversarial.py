@@ -1,0 +1,316 @@
+"""The adversarial corpus of `strata bench reliability`: over 400 inputs a careless or hostile
+user could hand strata, through every face (the Python API, the CLI, `strata import`, the
+capsule file, strata.toml, HTTP and MCP). Every one must be answered (an exit code, an HTTP
+status, a JSON-RPC reply) without a traceback, and none may change what the home holds.
+
+The inputs are in `bad_input` (per operation, also the test suite's corpus) and `damage`."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+from strata_daemon.errors import StrataError
+from strata_daemon.app.memory import Memory
+from strata_daemon.store import driver
+from strata_bench.bad_input import CASES, EXIT, cli_call, http_call, mcp_args, python_call
+from strata_bench.damage import CAPSULES, CLI_FUZZ, CONFIGS, HTTP_BODIES, HTTP_RAW, MCP_RAW, import_files
+from strata_bench.procs import spawn, strata
+
+ANSWER_SECONDS = 60.0
+
+
+def corpus_size() -> int:
+    faces = len(CASES) * 2 + sum(cli_call(op, a) is not None for _, op, a, _ in CASES) \
+        + sum(mcp_args(op, a) is not None for _, op, a, _ in CASES)
+    return (faces + len(CLI_FUZZ) + len(import_files()) + 3 * len(CAPSULES) + len(CONFIGS) + len(HTTP_RAW)
+            + len(HTTP_BODIES) + len(MCP_RAW))
+
+
+# -- running it ----------------------------------------------------------------------------------
+
+def fingerprint(db_path: Path) -> dict[str, str]:
+    """A hash per layer of what the home holds (reads and their logs left out: recalls are
+    answered, and answering is not a change)."""
+    queries = {
+        "memories": "SELECT id, agent, kind, content, event_at, occurrences, importance, factual, irrelevant, state, "
+                    "tier, source, session, context FROM episodes ORDER BY id",
+        "facts": "SELECT f.agent, f.key, v.value, v.valid_from, v.valid_to FROM fact_values v JOIN facts f "
+                 "ON f.id = v.fact_id ORDER BY v.id",
+        "spiderweb": "SELECT agent, a, b, level FROM web_edges ORDER BY agent, a, b",
+        "dossiers": "SELECT t.agent, t.topic, t.enabled, v.version, v.text FROM dossier_topics t LEFT JOIN "
+                    "dossier_versions v ON v.agent = t.agent AND v.topic = t.topic ORDER BY t.agent, t.topic, v.version",
+        "imports": "SELECT agent, input_sha256, rows_stored FROM imports ORDER BY agent, input_sha256",
+    }
+    conn = driver.sqlite_module().connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        out = {}
+        for layer, sql in queries.items():
+            digest = hashlib.sha256()
+            for row in conn.execute(sql):
+                digest.update(repr(tuple(row)).encode("utf-8", "surrogatepass"))
+            out[layer] = digest.hexdigest()
+        return out
+    finally:
+        conn.close()
+
+
+class Tally:
+    def __init__(self):
+        self.faces: dict[str, dict] = {}
+        self.problems: list[str] = []
+
+    def add(self, face: str, name: str, *, answered: bool, traceback: bool, expected: bool = True) -> None:
+        f = self.faces.setdefault(face, {"inputs": 0, "tracebacks": 0, "unanswered": 0, "unexpected": 0})
+        f["inputs"] += 1
+        f["tracebacks"] += traceback
+        f["unanswered"] += not answered
+        f["unexpected"] += answered and not traceback and not expected
+        for bad, what in ((not answered, "unanswered"), (traceback, "traceback"),
+                          (answered and not traceback and not expected, "unexpected answer")):
+            if bad:
+                self.problems.append(f"{face}: {name}: {what}")
+
+
+def _cli(home: Path, argv: list[str], stdin: bytes | None = None) -> tuple[int | None, str, str]:
+    try:
+        proc = strata(home, *argv, stdin=stdin, timeout=ANSWER_SECONDS)
+    except subprocess.TimeoutExpired:
+        return None, "", ""
+    return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
+
+
+def _python_face(home: Path, tally: Tally, progress) -> None:
+    async def go():
+        async with await Memory.open(home, actor="adversary") as mem:
+            for name, op, args, expected in CASES:
+                try:
+                    await python_call(mem, op, args)
+                    kind = "ok"
+                except StrataError as e:
+                    kind = e.kind
+                except Exception as e:  # noqa: BLE001 - what this face must never raise
+                    tally.add("python", name, answered=True, traceback=True)
+                    tally.problems.append(f"python: {name}: {type(e).__name__}: {e}"[:300])
+                    continue
+                tally.add("python", name, answered=True, traceback=False, expected=kind == expected)
+                progress(1)
+    asyncio.run(go())
+
+
+def _cli_face(home: Path, tally: Tally, progress) -> None:
+    for name, op, args, expected in CASES:
+        call = cli_call(op, args)
+        if call is None:
+            continue
+        code, _, err = _cli(home, ["--json", *call[0]], call[1])
+        usage = code == 2 and expected == "invalid_input"
+        tally.add("cli", name, answered=code is not None, traceback="Traceback" in err,
+                  expected=usage or code == EXIT[expected])
+        progress(1)
+    for argv in CLI_FUZZ:
+        code, _, err = _cli(home, argv)
+        tally.add("cli", " ".join(argv)[:60], answered=code is not None, traceback="Traceback" in err,
+                  expected=code not in (0, 1))
+        progress(1)
+
+
+def _import_face(home: Path, work: Path, tally: Tally, progress) -> None:
+    for name, data in import_files():
+        path = work / "import.jsonl"
+        path.write_bytes(data)
+        code, _, err = _cli(home, ["import", str(path)])
+        tally.add("import", name, answered=code is not None, traceback="Traceback" in err, expected=code == 4)
+        progress(1)
+    path.unlink(missing_ok=True)
+
+
+def _put_back(path: Path, saved: bytes) -> None:
+    if path.is_symlink() or path.is_file() or (path.exists() and not path.is_dir()):
+        path.unlink()
+    elif path.is_dir():
+        shutil.rmtree(path)
+    path.write_bytes(saved)
+    os.chmod(path, 0o600)
+
+
+def _capsule_face(home: Path, tally: Tally, progress) -> None:
+    path = home / "capsule" / "CAPSULE.md"
+    saved = path.read_bytes()
+    for name, damage in CAPSULES:
+        damage(path)
+        for argv in (["capsule", "check"], ["capsule", "render"], ["status"]):
+            code, _, err = _cli(home, argv)
+            tally.add("capsule", f"{name}: {' '.join(argv)}", answered=code is not None,
+                      traceback="Traceback" in err, expected=code in (0, 4))
+            progress(1)
+        _put_back(path, saved)
+
+
+def _config_face(home: Path, tally: Tally, progress) -> None:
+    path = home / "strata.toml"
+    saved = path.read_bytes()
+    for name, damage in CONFIGS:
+        if callable(damage):
+            damage(path)
+        else:
+            path.write_bytes(damage)
+        code, _, err = _cli(home, ["status"])
+        tally.add("strata.toml", name, answered=code is not None, traceback="Traceback" in err,
+                  expected=code in (0, 7))
+        progress(1)
+        _put_back(path, saved)
+
+
+def _http_exchange(sock_path: Path, raw: bytes) -> bytes | None:
+    """What the server sent back (b"" when it closed without a word), or None when it neither
+    answered nor closed within ANSWER_SECONDS."""
+    data = b""
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(ANSWER_SECONDS)
+        s.connect(str(sock_path))
+        try:
+            s.sendall(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # it answered early (a body too large) and closed: the answer may be waiting
+        try:
+            while chunk := s.recv(65536):
+                data += chunk
+                s.settimeout(1.0)  # an answer has begun; a kept-alive connection stays open after it
+        except ConnectionResetError:
+            pass
+        except socket.timeout:
+            return data or None
+    return data
+
+
+def _http_face(home: Path, tally: Tally, progress) -> None:
+    sock_path = home / "state" / "strata.sock"
+    server = spawn(["-m", "strata_daemon", "serve"], home, stdout=subprocess.DEVNULL, text=False)
+    try:
+        deadline = time.monotonic() + 60
+        while not sock_path.exists():
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"strata serve did not start: {server.communicate(timeout=10)[1][-500:]!r}")
+            time.sleep(0.05)
+        time.sleep(0.3)
+        requests = []
+        for name, op, args, expected in CASES:
+            method, path, body = http_call(op, args)
+            requests.append((name, method, path, body, expected))
+        for name, method, path, body in HTTP_BODIES:
+            requests.append((name, method, path, body or None, "refused"))
+        for name, method, path, body, expected in requests:
+            head = f"{method} {path} HTTP/1.1\r\nHost: strata\r\nConnection: close\r\n"
+            if body is not None:
+                head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            answer = _http_exchange(sock_path, head.encode("utf-8", "surrogatepass") + b"\r\n" + (body or b""))
+            status = answer.split(b" ", 2)[1] if answer and answer.startswith(b"HTTP/1.1 ") else b""
+            ok_status = status.startswith(b"2")
+            good = ok_status if expected == "ok" else (not ok_status and status != b"500")
+            tally.add("http", name, answered=bool(status), traceback=status == b"500", expected=good)
+            progress(1)
+        for name, raw in HTTP_RAW:
+            answer = _http_exchange(sock_path, raw)
+            # A malformed request may be answered with a status or with the connection closed.
+            tally.add("http", f"raw: {name}", answered=answer is not None, traceback=b" 500 " in (answer or b"")[:20])
+            progress(1)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=60)
+    logged = err.decode("utf-8", "replace").count("Traceback")
+    if logged:
+        tally.faces["http"]["tracebacks"] += logged
+        tally.problems.append(f"http: the server logged {logged} traceback(s)")
+
+
+def _mcp_face(home: Path, tally: Tally, progress) -> None:
+    proc = spawn(["-m", "strata_daemon", "mcp"], home, stdin=subprocess.PIPE, text=False)
+    err_lines: list[bytes] = []
+
+    def send(line: bytes) -> None:
+        proc.stdin.write(line + b"\n")
+        proc.stdin.flush()
+
+    def answer(ident=None) -> dict | None:
+        deadline = time.monotonic() + ANSWER_SECONDS
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([proc.stdout], [], [], left)
+            if not ready:
+                return None
+            line = proc.stdout.readline()
+            if not line:
+                return None
+            message = json.loads(line)
+            if ident is None or message.get("id") == ident:
+                return message
+        return None
+
+    try:
+        send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+             .encode())
+        if answer(0) is None:
+            raise RuntimeError("strata mcp did not answer initialize")
+        send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        ident = 1000
+        for name, op, args, expected in CASES:
+            call = mcp_args(op, args)
+            if call is None:
+                continue
+            ident += 1
+            send(json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                             "params": {"name": call[0], "arguments": call[1]}}).encode())
+            got = answer(ident)
+            text = json.dumps(got or {})
+            failed = got is not None and ("error" in got or got.get("result", {}).get("isError"))
+            tally.add("mcp", name, answered=got is not None, traceback="Traceback" in text,
+                      expected=(not failed) if expected == "ok" else bool(failed))
+            progress(1)
+        for name, line in MCP_RAW:
+            send(line)
+            got = answer()
+            tally.add("mcp", f"raw: {name}", answered=got is not None, traceback="Traceback" in json.dumps(got or {}))
+            progress(1)
+    finally:
+        proc.kill()
+        _, err = proc.communicate(timeout=30)
+        err_lines = err.splitlines()
+    logged = sum(b"Traceback" in line for line in err_lines)
+    if logged:
+        tally.faces["mcp"]["tracebacks"] += logged
+        tally.problems.append(f"mcp: the server logged {logged} traceback(s)")
+
+
+def adversarial(home: Path, work: Path, progress: Callable[[int], None] | None = None) -> dict:
+    """Run the corpus on `home` (made and filled by the caller's init); `work` holds files."""
+    progress = progress or (lambda _n: None)
+
+    async def fill():
+        async with await Memory.open(home) as mem:
+            await mem.observe("Disk on db-01 is 91% full", kind="event")
+            await mem.facts.set("canary", "alive")
+    asyncio.run(fill())
+    (home / "strata.toml").write_text("[http]\nrequest_timeout_seconds = 2.0\n", encoding="utf-8")
+    db = home / "state" / "memory.db"
+    before = fingerprint(db)
+    tally = Tally()
+    started = time.perf_counter()
+    for face in (_python_face, _cli_face, _mcp_face, _http_face, _capsule_face, _config_face):
+        face(home, tally, progress)
+    _import_face(home, work, tally, progress)
+    after = fingerprint(db)
+    changed = [layer for layer in before if before[layer] != after[layer]]
+    total = {k: sum(f[k] for f in tally.faces.values()) for k in ("inputs", "tracebacks", "unanswered", "unexpected")}
+    return {**total, "data_changed": changed, "by_face": tally.faces, "problems": tally.problems[:40],
+            "seconds": round(time.perf_counter() - started, 1)}

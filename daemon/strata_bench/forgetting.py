@@ -1,0 +1,291 @@
+"""`strata bench forget`: the deletion-compliance set. Secrets are planted the ways a home comes
+to hold them (a sentence, a `key: value` line, repeated, merged by consolidation, cited in a
+dossier, rendered in the capsule, pinned there by a person, asked about in a recall), the home
+lives a little (capsule render, dossier refresh, embedding, consolidation, feedback), each
+secret is forgotten the way a person or agent would ask, and then every face is searched for
+it: recall, facts, dossiers, the capsule, export, HTTP, MCP, every file in the home and the
+raw bytes of the database and its WAL.
+
+Each secret must be found on some face before its request (else the probe proves nothing);
+after all requests, a leak is a secret found on a face. Then the copies made before the
+requests are put back as a person would: an export imported (`strata import`), then a backup
+restored (`strata backup --restore`); a secret found on a face after either was brought back.
+The purge of one memory in a 100k home is timed by `strata bench purge`.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from strata_daemon.base import timeutil
+from strata_daemon.errors import StrataError
+from strata_daemon.config.home import Home, init_home
+from strata_daemon.faces.http.client import UnixConnection
+from strata_daemon.episodes.jsonl import export_line, parse_jsonl
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.app.restore import restore_home
+from strata_daemon.store import driver
+from strata_daemon.store.db import Database
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    says: tuple[str, ...]  # memories, oldest first
+    secret: str  # the words that must be gone
+    forget: tuple[str, object]  # ("memory", index in says) | ("matching", text) | ("fact", key)
+    kind: str | None = None
+    fact: tuple[str, ...] = ()  # a fact a person sets: its key, then each value it is given in turn
+    topic: str | None = None  # a dossier kept on it
+    pin: str | None = None  # a line a person writes into the capsule's recent block
+    asked: str | None = None  # a recall that asks about it, with feedback
+    context: dict = field(default_factory=dict)
+
+
+CASES: tuple[Case, ...] = (
+    Case("sentence", ("My medical history: I have diabetes and a heart murmur called Ventrix-7.",), "Ventrix-7",
+         ("memory", 0)),
+    Case("key-value line", ("Locker code: 7Q4417",), "7Q4417", ("memory", 0)),
+    Case("attribute statement", ("Dana Whitfield's email address is dana.w@oldmailbox.example",), "oldmailbox",
+         ("memory", 0)),
+    Case("phone by matching", ("My phone number is 555-0199-KX.",), "555-0199-KX", ("matching", "555-0199-KX")),
+    Case("repeated across memories", ("The safe combination is 31-22-8 crimsonfox.",
+                                      "Reminder: safe is crimsonfox, 31-22-8.",
+                                      "Told Ines the safe opens with crimsonfox"), "crimsonfox",
+         ("matching", "crimsonfox")),
+    Case("merged by consolidation", ("The gate code for the Larch Street depot is 6620-VBQ.",
+                                     "The gate code for the Larch Street depot is 6620-VBQ!"), "6620-VBQ",
+         ("memory", 0)),
+    Case("cited in a dossier", ("Project Falcon budget approved at 88k zorbles by the board.",
+                                "Project Falcon kickoff moved to Thursday."), "zorbles", ("memory", 0),
+         topic="falcon"),
+    Case("fact in the capsule", ("Wifi password: hunter-gx2",), "hunter-gx2", ("memory", 0)),
+    Case("task in the capsule", ("TODO: call Dr. Okonkwo about the biopsy results",), "biopsy", ("memory", 0),
+         kind="task"),
+    Case("fact a person set", (), "8841-ZXW", ("fact", "bank pin"), fact=("bank pin", "8841-ZXW")),
+    Case("fact with history", (), "qzy", ("fact", "diagnosis"), fact=("diagnosis", "fluqzy", "migrqzy")),
+    Case("pinned by a person", ("Sasha's birthday is in June.",), "kayak-xv", ("matching", "kayak-xv"),
+         pin="- Sasha's surprise present is a kayak-xv"),
+    Case("asked about in a recall", ("The spare key hides under the blue gnomeqx.",), "gnomeqx",
+         ("matching", "gnomeqx"), asked="where is the spare key, under the gnomeqx?"),
+    Case("entity only it mentions", ("Write to ines.private@protonvault.example about the lease.",),
+         "protonvault", ("memory", 0)),
+    Case("context of a memory", ("Patient intake done.",), "ID-77QX", ("memory", 0),
+         context={"patient": "ID-77QX"}),
+    Case("multi-line note", ("Notes from the gym:\nLocker B: 9921-TTV\nClasses on Tuesdays",), "9921-TTV",
+         ("memory", 0)),
+    Case("moved address", ("Ines moved: her address is now 12 Quayvern Lane",), "Quayvern", ("memory", 0)),
+    Case("older value purged", ("Marek's phone number is 555-0111-OLD.", "Marek's phone number is now 555-0122."),
+         "555-0111-OLD", ("memory", 0)),
+    Case("newer value purged", ("Oskar's office is room B-12.", "Oskar's office is now room Z-99Q."), "Z-99Q",
+         ("memory", 1)),
+    Case("used and fed back", ("The vault PIN for the lab is 3141-PQZ.",), "3141-PQZ", ("memory", 0),
+         asked="vault PIN for the lab"),
+    Case("matching a fact and memories", ("Insurance policy number: POL-55XQ-2",
+                                          "Renewed policy POL-55XQ-2 today."), "POL-55XQ", ("matching", "POL-55XQ")),
+    Case("said by a source", ("Our landlord is Mr. Brenwick-Hale.",), "Brenwick", ("memory", 0)),
+)
+
+
+async def plant(mem: Memory, cases=CASES) -> dict[str, list[int]]:
+    """Every case's memories, facts, topics, pins and recalls, then a little life: embedding,
+    consolidation, dossier refresh, capsule renders. Returns each case's memory ids."""
+    ids: dict[str, list[int]] = {}
+    start = timeutil.now() - 3600 * 24 * 3
+    for n, c in enumerate(cases):
+        ids[c.name] = []
+        for i, text in enumerate(c.says):
+            r = await mem.observe(text, kind=c.kind, context=c.context or None, at=start + n * 600 + i * 60,
+                                  source="person:ines" if "source" in c.name else None)
+            ids[c.name].append(r["id"])
+        for value in c.fact[1:]:
+            await mem.facts.set(c.fact[0], value)
+        if c.topic:
+            await mem.dossiers.add(c.topic, query=c.topic)
+    await run_phase(mem, "embed", actor="bench")
+    await run_phase(mem, "consolidate", actor="bench")
+    for c in cases:
+        if c.asked:
+            r = await mem.recall(c.asked, k=5)
+            if r["hits"]:
+                await mem.feedback(r["recall_id"], "success", used=[r["hits"][0]["id"]])
+    await mem.capsule.render()
+    pins = [c.pin for c in cases if c.pin]
+    if pins:
+        text = mem.capsule.path.read_text(encoding="utf-8")
+        mark = "<!-- strata:begin recent -->\n"
+        mem.capsule.path.write_text(text.replace(mark, mark + "".join(p + "\n" for p in pins)), encoding="utf-8")
+    for c in cases:
+        if c.topic:
+            await mem.dossiers.refresh(c.topic, force=True)
+    await mem.capsule.render()
+    return ids
+
+
+async def request(mem: Memory, c: Case, ids: list[int]) -> dict:
+    """Forget the case's secret the way its request says."""
+    how, what = c.forget
+    if how == "memory":
+        return await mem.forget(ids[int(what)], purge=True)
+    if how == "matching":
+        return await mem.forget_matching(str(what), purge=True, apply=True)
+    return await mem.forget_fact(str(what), apply=True)
+
+
+async def faces(mem: Memory, cases=CASES) -> dict[str, str]:
+    """Each face as one text, in-process: what an agent or person could read there. MEM is
+    read-only, so the probe's own recalls log nothing."""
+    out: dict[str, list] = {"recall": [], "facts": [], "dossiers": [], "capsule": [], "export": []}
+    for c in cases:
+        for q in (c.secret, *c.says, c.asked or ""):
+            if q.strip():
+                r = await mem.recall(q[:200], k=10, include_archived=True)
+                out["recall"].append({k: v for k, v in r.items() if k != "query"})  # not the probe's own words
+    facts = await mem.facts.list()
+    out["facts"].append(facts)
+    for key in {f["key"] for f in facts} | {c.fact[0] for c in cases if c.fact} | {"locker code", "wifi password"}:
+        try:
+            out["facts"].append(await mem.facts.history(key))
+        except StrataError:
+            pass
+    for t in (await mem.dossiers.list())["topics"]:
+        for v in (await mem.dossiers.history(t["topic"]))["versions"]:
+            try:
+                out["dossiers"].append(await mem.dossiers.show(t["topic"], version=v["version"]))
+            except StrataError:
+                pass
+    out["capsule"].append(await mem.capsule.show())
+    out["export"] += [row async for row in mem.export()]
+    return {k: json.dumps(v, ensure_ascii=False, default=str) for k, v in out.items()}
+
+
+def files(home: Home) -> dict[str, bytes]:
+    """Every file in the home but its backups: the database, its WAL, the capsule and its kept renders."""
+    return {str(p.relative_to(home.root)): p.read_bytes() for p in sorted(home.root.rglob("*"))
+            if p.is_file() and "backups" not in p.parts}
+
+
+def _unechoed(text: str) -> str:
+    """A response without the query it echoes: the probe's own words are no leak."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(data, dict):
+        data.pop("query", None)
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _http(home: Home, cases) -> str:
+    from strata_bench.http import _server
+
+    proc, path = _server(home.root)
+    try:
+        texts = []
+        conn = UnixConnection(path, timeout=120)
+        for method, target, body in ([("GET", "/v1/facts", None), ("GET", "/v1/capsule", None),
+                                      ("GET", "/v1/dossiers", None)]
+                                     + [("POST", "/v1/recall", {"query": q[:200], "k": 10})
+                                        for c in cases for q in (c.secret, *c.says) if q.strip()]):
+            conn.request(method, target, body=None if body is None else json.dumps(body),
+                         headers={"Content-Type": "application/json"})
+            texts.append(_unechoed(conn.getresponse().read().decode("utf-8", "replace")))
+        conn.close()
+        return "\n".join(texts)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+
+
+async def _mcp(home: Home, cases) -> str:
+    from mcp import Client, StdioServerParameters
+
+    params = StdioServerParameters(command=sys.executable, args=["-m", "strata_daemon", "--home", str(home.root), "mcp"])
+    texts = []
+    async with Client(params, cache=None, read_timeout_seconds=600) as client:
+        calls = [("fact_list", {}), ("capsule_get", {}), ("dossier_list", {})]
+        calls += [("recall", {"query": q[:200], "k": 10}) for c in cases for q in (c.secret, *c.says) if q.strip()]
+        calls += [("dossier_get", {"topic": c.topic}) for c in cases if c.topic]
+        for name, arguments in calls:
+            r = await client.call_tool(name, arguments)
+            texts += [_unechoed(getattr(part, "text", "")) for part in r.content]
+    return "\n".join(texts)
+
+
+def found(secret: str, seen: dict[str, str | bytes]) -> list[str]:
+    """The faces on which SECRET appears (any case)."""
+    s = secret.casefold()
+    return [face for face, text in seen.items()
+            if s in (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).casefold()]
+
+
+async def _seen(home: Home, cases) -> dict[str, str | bytes]:
+    """Every face, read through a read-only Memory (its recalls log nothing), and every file."""
+    async with await Memory.open(home, actor="bench") as mem:
+        probe = Memory(await Database.open(home.db_path, read_only="the forget benchmark only reads"), home,
+                       mem.config, mem.agent, "bench")
+        try:
+            return {**await faces(probe, cases), **{f"file:{k}": v for k, v in files(home).items()}}
+        finally:
+            await probe.close()
+
+
+async def _put_back(home: Home, exported: bytes, backup: Path, cases) -> dict:
+    """The old export imported, then the old backup restored: the secrets found after each."""
+    async with await Memory.open(home, actor="bench") as mem:
+        parsed = parse_jsonl(io.BytesIO(exported), mem.limits, agent=mem.agent, now=timeutil.now())
+        imported = await mem.observe_many(parsed.rows, validated=True, skip_purged=True)
+    after_import = await _seen(home, cases)
+    restored = await restore_home(home, backup)
+    after_restore = await _seen(home, cases)
+    return {"import_skipped_purged": imported["purged"], "restore_purged_again": restored["purged_again"],
+            "brought_back": {"import": [c.name for c in cases if found(c.secret, after_import)],
+                             "restore": [c.name for c in cases if found(c.secret, after_restore)]}}
+
+
+async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[[int], None] | None = None) -> dict:
+    with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
+        home, _ = init_home(Path(tmp) / "home")
+        backup = Path(tmp) / "before-the-requests.db"  # outside the home: a copy the person keeps
+        async with await Memory.open(home, actor="bench") as mem:
+            ids = await plant(mem, cases)
+            exported = "".join([export_line(row) async for row in mem.export()]).encode()
+            driver.copy(home.db_path, backup)
+            probe = Memory(await Database.open(home.db_path, read_only="the forget benchmark only reads"), home,
+                           mem.config, mem.agent, "bench")
+            before = {**await faces(probe, cases), **{f"file:{k}": v for k, v in files(home).items()}}
+            unseen = [c.name for c in cases if not found(c.secret, before)]
+            in_file = sum(bool(found(c.secret, {k: v for k, v in before.items() if k.startswith("file:state/memory")}))
+                          for c in cases)
+            results, seconds = [], []
+            for c in cases:
+                t = time.perf_counter()
+                r = await request(mem, c, ids[c.name])
+                seconds.append(time.perf_counter() - t)
+                results.append({"case": c.name, "how": c.forget[0], "result": r.get("result", r)})
+                if progress:
+                    progress(1)
+            after = await faces(probe, cases)
+            await probe.close()
+        after.update({f"file:{k}": v for k, v in files(home).items()})
+        # Before the servers: their recalls log what they ask, as any recall after a purge does.
+        put_back = await _put_back(home, exported, backup, cases)
+        if servers:
+            after["http"] = _http(home, cases)
+            after["mcp"] = await _mcp(home, cases)
+        leaks = [{"case": c.name, "secret": c.secret, "faces": found(c.secret, after)} for c in cases]
+        leaks = [x for x in leaks if x["faces"]]
+        return {**put_back, "benchmark": "forget", "cases": len(cases), "faces": sorted({f.split(":")[0] for f in after}),
+                "files_checked": sorted(k[5:] for k in after if k.startswith("file:")),
+                "unseen_before": unseen, "in_database_file_before": in_file, "leaks": len(leaks), "leaked": leaks,
+                "raw_bytes_clean": not any(f.startswith("file:state/memory.db") for x in leaks for f in x["faces"]),
+                "request_seconds_max": round(max(seconds), 3), "requests": results}

@@ -1,0 +1,5 @@
+import sys
+
+from strata_bench.reference.generate import main
+
+sys.exit(main())

@@ -1,1 +1,0 @@
-"""Benchmark helpers: synthetic corpora and timing harnesses."""
