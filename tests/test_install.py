@@ -67,6 +67,8 @@ def test_the_wheel_holds_the_shipped_files_and_nothing_of_the_checkout(installed
                     "systemd/strata-user.service"):
         assert f"strata_daemon/shipped/{shipped}" in listing
     assert not any(name.startswith(("daemon/", "tests/", "state/")) for name in listing)
+    # The benchmark harness and the reference generator are a checkout's tools, not the product.
+    assert not any("strata_bench" in name or "/bench" in name or "reference" in name for name in listing)
 
 
 def test_the_first_commands_work_from_the_installed_package(installed):
@@ -84,6 +86,8 @@ def test_the_first_commands_work_from_the_installed_package(installed):
     rendered = json.loads(run(f"{strata} --json capsule render", root, env).stdout)
     capsule = (root / "agent" / "capsule" / "CAPSULE.md").read_text()
     assert rendered["path"].endswith("CAPSULE.md") and "tea" in capsule and "## Identity" in capsule
+    no_bench = subprocess.run([strata, "bench", "--help"], cwd=root, env=env, capture_output=True, text=True)
+    assert no_bench.returncode == 2 and "invalid choice: 'bench'" in no_bench.stderr
     unit = run(f"{strata} systemd print-unit --user", root, env).stdout  # --user: run as root, the system unit is refused
     assert f"ExecStart={strata} --home {root / 'agent'} run" in unit
 
