@@ -3,10 +3,11 @@ import stat
 
 import pytest
 
+from strata_daemon import Memory
 from strata_daemon.errors import StorageError
 from strata_daemon.store.db import Database
 from strata_daemon.store import driver
-from strata_daemon.store.migrations import MIGRATIONS, migrate
+from strata_daemon.store.migrate import MIGRATIONS, migrate
 
 
 def test_driver_loads_sqlite_vec_and_fts5(tmp_path):
@@ -42,18 +43,14 @@ def test_migrations_recorded_once_and_rerun_is_noop(tmp_path):
     assert [r[0] for r in rows] == [n for n, _, _ in MIGRATIONS]
 
 
-def test_later_migrations_carry_existing_memories_over(tmp_path, monkeypatch):
-    import strata_daemon.store.migrations as m
-
+def test_later_migrations_carry_existing_memories_over(tmp_path):
     conn = driver.connect(tmp_path / "old.db")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:2])  # a database from before migration 3
-    migrate(conn)
+    migrate(conn, MIGRATIONS[:2])  # a database from before migration 3
     conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
     conn.execute("INSERT INTO episodes (agent, kind, content, source, content_hash, event_at, recorded_at, "
                  "last_seen_at, importance, updated_at, embedded) "
                  "VALUES ('default', 'note', 'the bridge is down', 'Ines', 'h', 0, 0, 0, 0.5, 0, 1)")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
-    assert migrate(conn) == list(range(3, len(MIGRATIONS) + 1))
+    assert migrate(conn, MIGRATIONS) == list(range(3, len(MIGRATIONS) + 1))
     # 3: the vector sequence continues after the existing vectors
     meta = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'vector_%'"))
     assert meta == {"vector_seq": "1", "vector_epoch": "0"}
@@ -62,6 +59,30 @@ def test_later_migrations_carry_existing_memories_over(tmp_path, monkeypatch):
         assert conn.execute("SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?", (word,)).fetchall() == [(1,)]
     # 5: facts start empty beside the old memories
     assert conn.execute("SELECT count(*) FROM facts").fetchone() == (0,)
+
+
+def test_memories_stored_before_migration_21_get_their_stated_times_when_the_home_opens(home):
+    conn = driver.connect(home / "state" / "memory.db")
+    migrate(conn, MIGRATIONS[:20])
+    conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
+    conn.executemany("INSERT INTO episodes (agent, kind, content, content_hash, event_at, recorded_at, last_seen_at, "
+                     "importance, updated_at) VALUES ('default', 'note', ?, ?, 1700000000, 0, 0, 0.5, 0)",
+                     [("We met yesterday at noon", "a"), ("No time here", "b"), ("Back in May 2021", "c")])
+    assert migrate(conn) == list(range(21, len(MIGRATIONS) + 1))
+    # The migration only marks what is owed: reading times is the episodes layer's live code.
+    assert conn.execute("SELECT value FROM meta WHERE key = 'stated_times_after'").fetchone() == ("0",)
+    assert conn.execute("SELECT count(*) FROM stated_times").fetchone() == (0,)
+    conn.close()
+
+    async def opened():
+        async with await Memory.open(home) as mem:
+            return [dict(r) for r in await mem.db.fetchall(
+                "SELECT episode_id, at, length FROM stated_times ORDER BY episode_id")], \
+                await mem.db.fetchone("SELECT value FROM meta WHERE key = 'stated_times_after'")
+
+    stated, marker = asyncio.run(opened())
+    assert [s["episode_id"] for s in stated] == [1, 3] and marker is None
+    assert asyncio.run(opened())[0] == stated  # read once
 
 
 def test_newer_database_is_refused(tmp_path):
@@ -142,12 +163,10 @@ def test_an_unclosed_database_does_not_hang_process_exit(home):
     assert proc.returncode == 0 and "exiting" in proc.stdout
 
 
-def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_cold(tmp_path, monkeypatch):
-    import strata_daemon.store.migrations as m
+def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_cold(tmp_path):
 
     conn = driver.connect(tmp_path / "old.db")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:14])  # a database from before tiers
-    migrate(conn)
+    migrate(conn, MIGRATIONS[:14])  # a database from before tiers
     conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
     for i, (content, state) in enumerate((("archived by a night", "archived"), ("forgotten by a person", "archived"),
                                           ("forgotten after a night", "archived"), ("merged", "superseded"),
@@ -162,8 +181,7 @@ def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_col
                  "'{}', 5)")
     conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) VALUES (6, 'default', "
                  "'recall', 7, 'feedback', '{\"outcome\": \"success\", \"episodes\": [5, 99]}', 'test')")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
-    assert migrate(conn)[0] == 15
+    assert migrate(conn, MIGRATIONS)[0] == 15
     rows = {r[0]: (r[1], r[2]) for r in conn.execute("SELECT id, state, tier FROM episodes")}
     assert rows == {1: ("active", "cold"), 2: ("archived", "hot"), 3: ("archived", "hot"),
                     4: ("superseded", "cold"), 5: ("active", "hot")}
@@ -174,65 +192,54 @@ def test_migration_15_brings_what_consolidation_archived_back_into_recall_as_col
         (5, 7, "success", 6.0)]
 
 
-def test_migration_22_takes_a_home_whose_migration_21_already_made_the_index(tmp_path, monkeypatch):
+def test_migration_22_takes_a_home_whose_migration_21_already_made_the_index(tmp_path):
     # Homes made between two commits of the development branch got the index from migration 21.
-    import strata_daemon.store.migrations as m
 
     conn = driver.connect(tmp_path / "early.db")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:21])
-    migrate(conn)
+    migrate(conn, MIGRATIONS[:21])
     conn.execute("CREATE INDEX stated_times_by_start ON stated_times(start_at)")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:22])
-    assert migrate(conn) == [22]
+    assert migrate(conn, MIGRATIONS[:22]) == [22]
     plan = conn.execute("EXPLAIN QUERY PLAN SELECT episode_id FROM stated_times WHERE start_at >= 0 AND start_at < 1"
                         ).fetchall()
     assert "stated_times_by_start" in str(plan)
 
 
-def test_migration_23_puts_the_id_floor_back_above_every_id_given(tmp_path, monkeypatch):
-    import strata_daemon.store.migrations as m
+def test_migration_23_puts_the_id_floor_back_above_every_id_given(tmp_path):
     from strata_daemon.store import floors
 
     conn = driver.connect(tmp_path / "lowered.db")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:22])
-    migrate(conn)
+    migrate(conn, MIGRATIONS[:22])
     # Memories 1-3 made, 3 purged and then 2: the old floor ended at 2, and 3 could come back.
     conn.executemany("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
                      "VALUES (0, 'default', 'episode', ?, 'create', '{}', 'test')", [(1,), (2,), (3,)])
     conn.execute("INSERT INTO meta (key, value) VALUES ('episode_id_floor', '2')")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:23])
-    assert migrate(conn) == [23]
+    assert migrate(conn, MIGRATIONS[:23]) == [23]
     assert conn.execute(floors.highest_sql(floors.EPISODES)).fetchone()[0] == 3
     floors.raise_floor(conn, floors.EPISODES, 2)  # a later purge of a lower id
     assert conn.execute(floors.highest_sql(floors.EPISODES)).fetchone()[0] == 3
 
 
-def test_migration_24_keeps_when_each_evaluation_episode_was_asked(tmp_path, monkeypatch):
-    import strata_daemon.store.migrations as m
+def test_migration_24_keeps_when_each_evaluation_episode_was_asked(tmp_path):
 
     conn = driver.connect(tmp_path / "before_pruning.db")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:23])
-    migrate(conn)
+    migrate(conn, MIGRATIONS[:23])
     conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
     conn.execute("INSERT INTO recalls (id, agent, query, mode, k, context, at) VALUES (7, 'default', 'q', 'fast', "
                  "10, '{}', 5)")
     conn.executemany("INSERT INTO arena_episodes (agent, query, useful, origin, recall_id, created_at) "
                      "VALUES ('default', 'q', '[1]', ?, ?, 9)", [("used", 7), ("questions", None)])
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:24])
-    assert migrate(conn) == [24]
+    assert migrate(conn, MIGRATIONS[:24]) == [24]
     assert conn.execute("SELECT origin, asked_at FROM arena_episodes ORDER BY id").fetchall() == [
         ("used", 5.0), ("questions", None)]
     assert "n" in {r[1] for r in conn.execute("PRAGMA table_info(access_events)")}
 
 
-def test_migration_25_gives_back_what_consolidation_took_for_feedback_alone(tmp_path, monkeypatch):
+def test_migration_25_gives_back_what_consolidation_took_for_feedback_alone(tmp_path):
     import json
 
-    import strata_daemon.store.migrations as m
 
     conn = driver.connect(tmp_path / "buried.db")
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS[:24])
-    migrate(conn)
+    migrate(conn, MIGRATIONS[:24])
     conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
     for i, (confidence, tier, state) in enumerate([(0.1, "cold", "active"), (0.7, "cold", "active"),
                                                    (0.1, "cold", "superseded"), (0.4, "hot", "active")], 1):
@@ -255,8 +262,7 @@ def test_migration_25_gives_back_what_consolidation_took_for_feedback_alone(tmp_
           {"tier": "hot"})
     audit(3, "archive", "..., unhelpful: 0 of 4 rated recalls succeeded: to the cold tier", {"tier": "hot"})
     audit(4, "stale", "..., contradicted by a newer memory: confidence 0.55 -> 0.4", {"confidence": 0.55})
-    monkeypatch.setattr(m, "MIGRATIONS", MIGRATIONS)
-    assert migrate(conn) == [25]
+    assert migrate(conn, MIGRATIONS) == [25]
     rows = conn.execute("SELECT id, confidence, tier FROM episodes ORDER BY id").fetchall()
     # 1 comes back whole; 2 and 4 went for other reasons; 3 was superseded by a merge, which stays.
     assert rows == [(1, 1.0, "hot"), (2, 0.7, "cold"), (3, 0.1, "cold"), (4, 0.4, "hot")]

@@ -21,7 +21,7 @@ from strata_daemon.config.home import Home, init_home
 from strata_daemon.app.memory import Memory
 from strata_daemon.store import driver
 from strata_daemon.facts import judge, rules, statements
-from strata_daemon.store.migrations import MIGRATIONS
+from strata_daemon.store.migrate import MIGRATIONS
 from strata_bench import corpus, ingest
 from strata_bench.ingest import populate
 

@@ -14,7 +14,7 @@ from strata_daemon.base import timeutil
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.config.home import Home
 from strata_daemon.store import driver
-from strata_daemon.store.migrations import MIGRATIONS
+from strata_daemon.store.migrate import MIGRATIONS
 
 OK, WARN, ERROR = "ok", "warn", "error"
 PRIVATE_FILES = ("memory.db", "memory.db-wal", "memory.db-shm", "http-token", "strata.sock",

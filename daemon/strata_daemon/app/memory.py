@@ -22,6 +22,7 @@ from strata_daemon.embedding.cache import VectorCache
 from strata_daemon.embedding.loader import load_embedder
 from strata_daemon.embedding.rerank import Loaded
 from strata_daemon.store import episode_reads as reads, episodes as writes
+from strata_daemon.episodes import storing
 from strata_daemon.recall import pipeline
 from strata_daemon.recall.deep import DeepWeights
 from strata_daemon.episodes.model import Limits, clean_context, normalize
@@ -117,6 +118,7 @@ class Memory:
         home.ensure_layout()
         agent = check_namespace(config["agent.namespace"] if agent is None else agent)
         db = await Database.open(home.db_path)
+        await storing.pay_owed_stated_times(db)
         return cls(db, home, config, agent, actor)
 
     async def close(self) -> None:
@@ -166,7 +168,7 @@ class Memory:
         row = self.validate({"content": content, "kind": kind, "importance": importance, "context": context,
                              "event_at": at, "source": source, "session": session, "factual": factual}, now=now)
         async with self.db.write() as w:
-            results = await writes.insert_episodes(
+            results = await storing.insert(
                 w, self.agent, [row], window=float(self.config["store.attention_window_seconds"]),
                 actor=self.actor, now=now)
             facts = await w.run(self.facts.capture_in, [row], results, now)
@@ -202,8 +204,8 @@ class Memory:
         window = float(self.config["store.attention_window_seconds"])
         while part := list(itertools.islice(source, IMPORT_BATCH)):
             async with self.db.write() as w:
-                results = await writes.insert_episodes(w, self.agent, part, window=window,
-                                                       actor=self.actor, now=now, skip_purged=skip_purged)
+                results = await storing.insert(w, self.agent, part, window=window,
+                                              actor=self.actor, now=now, skip_purged=skip_purged)
                 facts = await w.run(self.facts.capture_in, part, results, now)
                 await w.run(self.web.mentions_in, part, results, facts, now)
                 if input_sha256 is not None:

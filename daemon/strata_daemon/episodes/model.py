@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from strata_daemon.store.episodes import COLUMNS
 from strata_daemon.errors import InvalidInput
 from strata_daemon.base.timeutil import iso, parse_time
 
@@ -19,13 +20,6 @@ MAX_SHORT_FIELD = 256
 # leave no room for the ids after it.
 MAX_WHOLE = 2**53 - 1
 
-# Columns in table order after the id; the insert statement and export share this list.
-COLUMNS = (
-    "agent", "kind", "content", "content_hash", "event_at", "recorded_at", "last_seen_at", "occurrences",
-    "source", "session", "importance", "factual", "irrelevant", "context", "access_count", "last_access_at",
-    "success_count", "failure_count", "state", "superseded_by", "updated_at",
-    "confidence", "quality", "strength_factor", "potentiated_at", "stale_at", "replayed_at", "tier", "tier_at",
-)
 QUALITIES = ("unknown", "good")
 TIERS = ("hot", "cold")
 _TIMES = ("event_at", "recorded_at", "last_seen_at", "last_access_at", "updated_at", "potentiated_at", "stale_at",

@@ -12,7 +12,7 @@ import aiosqlite
 
 from strata_daemon.errors import InvalidInput, NotPermitted, StorageError, StrataError
 from strata_daemon.store import driver, users
-from strata_daemon.store.migrations import migrate
+from strata_daemon.store.migrate import migrate
 
 T = TypeVar("T")
 

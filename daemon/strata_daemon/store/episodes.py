@@ -8,9 +8,14 @@ from typing import Sequence
 from strata_daemon.errors import Conflict, InvalidInput, NotFound
 from strata_daemon.store import floors
 from strata_daemon.store.db import Writer
-from strata_daemon.episodes.model import COLUMNS
-from strata_daemon.episodes.stated import stated_rows
 
+# The episodes table's columns in table order after the id; inserts and exports share this list.
+COLUMNS = (
+    "agent", "kind", "content", "content_hash", "event_at", "recorded_at", "last_seen_at", "occurrences",
+    "source", "session", "importance", "factual", "irrelevant", "context", "access_count", "last_access_at",
+    "success_count", "failure_count", "state", "superseded_by", "updated_at",
+    "confidence", "quality", "strength_factor", "potentiated_at", "stale_at", "replayed_at", "tier", "tier_at",
+)
 _INSERT = f"INSERT INTO episodes (id, {', '.join(COLUMNS)}) VALUES "
 _ROW = f"({', '.join('?' for _ in range(len(COLUMNS) + 1))})"
 _CHUNK = 400  # stays under SQLite's bound-parameter limit with room to spare
@@ -97,11 +102,6 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
 
     for part in _chunks(inserts, _ROWS_PER_INSERT):
         await w.execute(_INSERT + ", ".join([_ROW] * len(part)), [v for row in part for v in row])
-    content, event_at = 1 + COLUMNS.index("content"), 1 + COLUMNS.index("event_at")
-    stated = list(stated_rows((row[0], row[content], row[event_at]) for row in inserts))
-    if stated:
-        await w.executemany("INSERT INTO stated_times (episode_id, at, length, start_at, end_at) "
-                            "VALUES (?, ?, ?, ?, ?)", stated)
     if repeats:
         await w.executemany("UPDATE episodes SET occurrences = ?, last_seen_at = ?, updated_at = ? WHERE id = ?",
                             [(e["occurrences"], e["last_seen_at"], now, e["id"]) for e in repeats.values()])
@@ -114,6 +114,34 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
         await w.execute("UPDATE namespaces SET episode_count = episode_count + ? WHERE agent = ?",
                         (len(inserts), agent))
     return results
+
+
+STATED_AFTER = "stated_times_after"  # meta: memories past this id owe their stated times (migration 21)
+
+
+async def add_stated_times(w: Writer, rows: list[tuple]) -> None:
+    """Rows of stated_times: (episode id, at, length, start, end)."""
+    if rows:
+        await w.executemany("INSERT INTO stated_times (episode_id, at, length, start_at, end_at) "
+                            "VALUES (?, ?, ?, ?, ?)", rows)
+
+
+async def owing_stated_times(w: Writer, limit: int) -> tuple[int | None, list]:
+    """(the id after which memories owe their stated times, up to `limit` of them as (id,
+    content, event_at)); (None, []) when none owes any."""
+    row = await w.fetchone("SELECT CAST(value AS INTEGER) FROM meta WHERE key = ?", (STATED_AFTER,))
+    if row is None:
+        return None, []
+    return row[0], [tuple(r) for r in await w.fetchall(
+        "SELECT id, content, event_at FROM episodes WHERE id > ? ORDER BY id LIMIT ?", (row[0], limit))]
+
+
+async def owe_stated_times_after(w: Writer, last: int | None) -> None:
+    """Memories after `last` owe their stated times; None: none does any more."""
+    if last is None:
+        await w.execute("DELETE FROM meta WHERE key = ?", (STATED_AFTER,))
+    else:
+        await w.execute("UPDATE meta SET value = ? WHERE key = ?", (str(last), STATED_AFTER))
 
 
 async def record_import(w: Writer, agent: str, input_sha256: str, stored: int, *, now: float,

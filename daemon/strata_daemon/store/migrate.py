@@ -1,0 +1,63 @@
+"""Applying the numbered migrations (store/migrations/): each once, in its own transaction,
+recorded in _migrations. A database that a newer strata migrated is refused."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import time
+from typing import Callable, Sequence
+
+from strata_daemon.errors import StorageError
+from strata_daemon.store import migrations as _package
+
+
+def _found() -> tuple[tuple[int, str, Callable], ...]:
+    """(number, name, up) of every mNNN_*.py module, in order."""
+    out = []
+    for info in pkgutil.iter_modules(_package.__path__):
+        if info.name[:1] == "m" and info.name[1:4].isdigit():
+            module = importlib.import_module(f"{_package.__name__}.{info.name}")
+            out.append((int(info.name[1:4]), module.NAME, module.up))
+    out.sort()
+    if [n for n, _, _ in out] != list(range(1, len(out) + 1)):
+        raise RuntimeError(f"migrations are not numbered 1 to {len(out)} without a gap")
+    return tuple(out)
+
+
+MIGRATIONS: tuple[tuple[int, str, Callable], ...] = _found()
+
+
+def applied(conn) -> set[int]:
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                 "applied_at REAL NOT NULL)")
+    return {row[0] for row in conn.execute("SELECT id FROM _migrations")}
+
+
+def migrate(conn, migrations: Sequence[tuple[int, str, Callable]] = MIGRATIONS) -> list[int]:
+    """Apply what is missing of `migrations` (all of them unless a test asks for a database of an
+    older strata); safe when several processes start at once (BEGIN IMMEDIATE serialises them)."""
+    known = {n for n, _, _ in MIGRATIONS}
+    done = applied(conn)
+    newer = done - known
+    if newer:
+        raise StorageError(f"the database was written by a newer strata (migration {max(newer)})",
+                           hint="upgrade strata, or point --home at another home")
+    ran = []
+    for number, name, step in migrations:
+        if number in done:
+            continue
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if conn.execute("SELECT 1 FROM _migrations WHERE id = ?", (number,)).fetchone():
+                conn.execute("ROLLBACK")
+                continue
+            step(conn)
+            conn.execute("INSERT INTO _migrations (id, name, applied_at) VALUES (?, ?, ?)",
+                         (number, name, time.time()))
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        ran.append(number)
+    return ran
