@@ -13,7 +13,7 @@ from typing import Callable
 from strata_daemon.base import timeutil
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.config.home import Home
-from strata_daemon.store import driver
+from strata_daemon.store import driver, files
 from strata_daemon.store.migrate import MIGRATIONS
 
 OK, WARN, ERROR = "ok", "warn", "error"
@@ -54,19 +54,16 @@ def database(home: Home) -> list[dict]:
     path = home.db_path
     if not path.exists():
         return [finding("database", WARN, f"no database yet at {path}", "any strata command creates it")]
-    mod = driver.sqlite_module()
     try:
-        conn = mod.connect(f"file:{path}?mode=ro", uri=True)
+        with files.read_only(path):
+            pass
     except driver.driver_errors() as e:
         return [finding("database", ERROR, f"cannot open {path}: {e}", "check its mode and owner")]
     try:
-        result = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
-        applied = {r[0] for r in conn.execute("SELECT id FROM _migrations")}
+        result, applied = files.integrity(path)
     except driver.driver_errors() as e:
         return [finding("database", ERROR, f"{path} is damaged: {e}",
                         "restore the newest backup: strata backup --list, then strata backup --restore PATH")]
-    finally:
-        conn.close()
     out = []
     if result != ["ok"]:
         out.append(finding("database", ERROR, f"integrity check failed: {'; '.join(result[:3])}",
@@ -231,14 +228,7 @@ def facts(home: Home) -> list[dict]:
     if not home.db_path.exists():
         return []
     try:
-        conn = driver.sqlite_module().connect(f"file:{home.db_path}?mode=ro", uri=True)
-        try:
-            rows = conn.execute(
-                "SELECT f.agent, f.key, v.value, f.label FROM facts f JOIN fact_values v ON v.id = (SELECT id FROM "
-                "fact_values WHERE fact_id = f.id AND valid_from <= ? ORDER BY valid_from DESC, id DESC LIMIT 1) "
-                "WHERE v.value IS NOT NULL AND v.rule = 'status-line'", (time.time(),)).fetchall()
-        finally:
-            conn.close()
+        rows = files.status_line_facts(home.db_path, time.time())
     except driver.driver_errors():
         return []  # the database check says what is wrong with it
     events = [(agent, key) for agent, key, value, label in rows if judge(key, value, label) is not None]

@@ -12,41 +12,26 @@ from pathlib import Path
 from strata_daemon.errors import Conflict, InvalidInput
 from strata_daemon.config.home import Home
 from strata_daemon.app.phases.lock import holder
-from strata_daemon.store import copies, driver, users
+from strata_daemon.store import capsule as capsule_rows, copies, driver, episode_reads as reads, facts as fact_rows, files, users
 
 
 def _check_backup(source: Path) -> None:
     if not source.is_file():
         raise InvalidInput(f"no file at {source}", hint="backups are in state/backups/ (strata backup makes one)")
     try:
-        conn = driver.sqlite_module().connect(f"file:{source}?mode=ro", uri=True)
-        try:
-            ok = conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-            conn.execute("SELECT id FROM _migrations").fetchall()
-        finally:
-            conn.close()
+        ok = files.integrity(source)[0][0] == "ok"
     except driver.driver_errors() as e:
         raise InvalidInput(f"{source} is not a strata database ({e})", hint="nothing was changed") from None
     if not ok:
         raise InvalidInput(f"{source} fails SQLite's integrity check", hint="choose an older backup; nothing was changed")
 
 
-def _purge_rows(path: Path) -> dict[tuple[int, float], tuple[str, dict]]:
-    """(audit id, time) -> (agent, data) of every purge a database records."""
-    conn = driver.sqlite_module().connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return {(i, at): (agent, json.loads(data)) for i, at, agent, data in conn.execute(
-            "SELECT id, at, agent, data FROM audit WHERE action = 'purge'")}
-    finally:
-        conn.close()
-
-
 def purges_since(current: Path, backup: Path) -> dict[str, dict[str, set[str]]]:
     """agent -> {"memories": content hashes, "facts": key hashes, "texts": hashes of the texts
     named to `forget --matching`} of the purges CURRENT records and BACKUP does not."""
-    before = _purge_rows(backup)
+    before = files.purge_records(backup)
     out: dict[str, dict[str, set[str]]] = {}
-    for key, (agent, data) in _purge_rows(current).items():
+    for key, (agent, data) in files.purge_records(current).items():
         if key in before:
             continue
         mine = out.setdefault(agent, {"memories": set(), "facts": set(), "texts": set()})
@@ -76,16 +61,12 @@ def named_texts(line: str, hashes: set[str]) -> set[str]:
 def _held(conn, agent: str, purge: dict[str, set[str]]) -> tuple[list[int], list[str], list[str]]:
     """The memories of AGENT holding the purged words, its facts under purged keys, and the
     purged texts its capsule lines written by a person hold (a pin is neither memory nor fact)."""
-    hashes = sorted(purge["memories"])
-    ids = [i for part in (hashes[n:n + 500] for n in range(0, len(hashes), 500)) for (i,) in conn.execute(
-        f"SELECT id FROM episodes WHERE agent = ? AND content_hash IN ({', '.join('?' * len(part))})", (agent, *part))]
+    ids = reads.ids_by_hashes(conn, agent, sorted(purge["memories"]))
     # A fact `fact forget` emptied keeps its key: only one still holding a value counts.
-    keys = [k for (k,) in conn.execute("SELECT key FROM facts f WHERE agent = ? AND EXISTS (SELECT 1 FROM fact_values v "
-                                       "WHERE v.fact_id = f.id AND v.value IS NOT NULL)", (agent,))
-            if hashlib.sha256(k.encode()).hexdigest() in purge["facts"]]
+    keys = [k for k in fact_rows.keys_with_values(conn, agent) if hashlib.sha256(k.encode()).hexdigest() in purge["facts"]]
     texts = set()
     if purge["texts"]:
-        for (line,) in conn.execute("SELECT line FROM capsule_overrides WHERE agent = ?", (agent,)):
+        for line in capsule_rows.override_lines(conn, agent):
             texts |= named_texts(line, purge["texts"])
     return ids, keys, sorted(texts)
 

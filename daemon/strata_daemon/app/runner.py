@@ -18,7 +18,8 @@ from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.lock import DaemonLock
 from strata_daemon.app.phases.notify import notify, watchdog_interval
 from strata_daemon.app.phases.registry import PHASES
-from strata_daemon.app.phases.runs import last_started, mark_interrupted
+from strata_daemon.app.phases.runs import mark_interrupted
+from strata_daemon.store.phases import last_started
 from strata_daemon.app.phases.scheduler import PhaseLoop
 
 log = logging.getLogger("strata")

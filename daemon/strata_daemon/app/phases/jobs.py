@@ -13,7 +13,7 @@ from typing import Callable
 from strata_daemon.base import stopping, timeutil
 from strata_daemon.store import recalls as history
 from strata_daemon.errors import EmbeddingUnavailable
-from strata_daemon.store import copies, driver
+from strata_daemon.store import copies, phases as phase_records
 from strata_daemon.app.phases import notify, snapshots, steps as loop_steps
 from strata_daemon.app.phases.wake import wake_input
 
@@ -24,20 +24,10 @@ EMBED_PER_RUN = 512
 MIN_FREE_BYTES = 256 * 1024 * 1024
 
 
-def _bump_loop(conn) -> int:
-    conn.execute("INSERT INTO meta (key, value) VALUES ('loop_count', '1') ON CONFLICT (key) DO UPDATE "
-                 "SET value = CAST(value AS INTEGER) + 1")
-    return int(conn.execute("SELECT value FROM meta WHERE key = 'loop_count'").fetchone()[0])
-
-
 def _health(home, db_path: Path) -> dict:
     disk = shutil.disk_usage(home.state_dir)
     wal = db_path.with_name(db_path.name + "-wal")
-    conn = driver.connect(db_path)
-    try:
-        check = conn.execute("PRAGMA quick_check").fetchone()[0]
-    finally:
-        conn.close()
+    check = phase_records.quick_check(db_path)
     return {"quick_check": check, "free_bytes": disk.free, "wal_bytes": wal.stat().st_size if wal.exists() else 0,
             "low_disk": disk.free < MIN_FREE_BYTES}
 
@@ -46,7 +36,7 @@ async def heartbeat(mem) -> dict:
     now = timeutil.now()
     path = mem.home.state_dir / "heartbeat"
     await asyncio.to_thread(_write_private, path, f"{timeutil.iso(now)} {os.getpid()}\n")
-    loop = await mem.db.transact(_bump_loop)
+    loop = await mem.db.transact(phase_records.bump_loop)
     notify.notify(f"STATUS=loop {loop}")
     health = await asyncio.to_thread(_health, mem.home, mem.db.path)
     expired = await mem.web.expire()
@@ -60,8 +50,8 @@ async def steps(mem) -> dict:
     """The loop steps in the order configured, then the wake step; each outcome is stored."""
     cfg = mem.config
     cap = max(1, min(int(cfg["loop.max_output_bytes"]), mem.limits.max_content_bytes - 200))  # room for the why
-    loop = await mem.db.fetchone("SELECT value FROM meta WHERE key = 'loop_count'")
-    env = {"STRATA_HOME": str(mem.home.root), "STRATA_AGENT": mem.agent, "STRATA_LOOP": loop[0] if loop else "0"}
+    loop = await mem.db.run(phase_records.loop_count)
+    env = {"STRATA_HOME": str(mem.home.root), "STRATA_AGENT": mem.agent, "STRATA_LOOP": str(loop)}
     todo = [(loop_steps.parse(name, spec, mem.home.root), None) for name, spec in cfg["loop.steps"].items()
             if spec.get("enabled", True)]
     wake = cfg["loop.wake"]
@@ -119,12 +109,6 @@ async def embed(mem) -> dict:
         return {"embedded": 0, "skipped": f"{e.message} ({e.hint or ''})"}
 
 
-def _prune_runs(conn, before: float) -> int:
-    """Remove the phase runs that ended before `before`, except each phase's last."""
-    return conn.execute("DELETE FROM phase_runs WHERE ended_at < ? AND id NOT IN "
-                        "(SELECT max(id) FROM phase_runs GROUP BY phase)", (before,)).rowcount
-
-
 async def _prune_recalls(mem) -> dict:
     """The recall history older than daemon.recalls_keep_days (episodes/history.py), a batch a
     transaction: a stop waits for one batch, and what was pruned before it stays pruned."""
@@ -144,7 +128,7 @@ async def _prune_recalls(mem) -> dict:
 async def decay(mem) -> dict:
     web = await mem.web.decay()
     before = timeutil.now() - float(mem.config["daemon.phase_runs_keep_days"]) * 86400
-    pruned = await mem.db.transact(_prune_runs, before)
+    pruned = await mem.db.transact(phase_records.prune_runs, before)
     return {**web, "strength": await snapshots.take(mem), "phase_runs_pruned": pruned,
             "recalls_pruned": await _prune_recalls(mem)}
 
