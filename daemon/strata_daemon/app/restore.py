@@ -5,7 +5,6 @@ the memory back, never a purge."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from pathlib import Path
 

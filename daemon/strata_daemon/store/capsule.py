@@ -69,3 +69,8 @@ def archive_bytes(conn, agent: str) -> tuple[int, int]:
     row = conn.execute("SELECT count(*), coalesce(sum(length(CAST(content AS BLOB))), 0) FROM episodes "
                        "WHERE agent = ?", (agent,)).fetchone()
     return int(row[0]), int(row[1])
+
+
+def override_lines(conn, agent: str) -> list[str]:
+    """Every line a person wrote into the namespace's capsule, cleared or not."""
+    return [line for (line,) in conn.execute("SELECT line FROM capsule_overrides WHERE agent = ?", (agent,))]

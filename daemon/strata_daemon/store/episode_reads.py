@@ -168,3 +168,9 @@ def with_times(conn, items: list[dict]) -> list[dict]:
         if m["id"] in stated:
             m["times"] = [{"phrase": m["content"][at:at + n], "date": label(a, b)} for at, n, a, b in stated[m["id"]]]
     return items
+
+
+def ids_by_hashes(conn, agent: str, hashes: list[str]) -> list[int]:
+    """The ids of the namespace's memories with these text hashes."""
+    return [i for part in (hashes[n:n + 500] for n in range(0, len(hashes), 500)) for (i,) in conn.execute(
+        f"SELECT id FROM episodes WHERE agent = ? AND content_hash IN ({', '.join('?' * len(part))})", (agent, *part))]

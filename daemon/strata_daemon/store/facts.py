@@ -371,3 +371,9 @@ def rejudged(conn, agent: str, now: float) -> list[dict]:
                         "source": str(Source(before["source_kind"], before["source_ref"])),
                         "confidence": before["confidence"], "retracted_at": r["valid_from"]})
     return out
+
+
+def keys_with_values(conn, agent: str) -> list[str]:
+    """The keys of the namespace's facts that still hold a value (`fact forget` leaves a key empty)."""
+    return [k for (k,) in conn.execute("SELECT key FROM facts f WHERE agent = ? AND EXISTS (SELECT 1 FROM fact_values v "
+                                       "WHERE v.fact_id = f.id AND v.value IS NOT NULL)", (agent,))]

@@ -354,3 +354,9 @@ def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts:
             "entities": len(entities), "audit_redacted": audit, "dossier_lines_redacted": dossier_lines,
             "capsule_lines_redacted": capsule_lines, **logs, "_topics": sorted(topics), "_purged": purged,
             "_hashes": {m["content_hash"] for m in memories}}
+
+
+def purge_audit(conn, agent: str) -> list[tuple[int | None, dict]]:
+    """(item id, data) of every purge the audit records for the namespace."""
+    return [(item_id, json.loads(raw)) for item_id, raw in conn.execute(
+        "SELECT item_id, data FROM audit WHERE agent = ? AND action = 'purge'", (agent,))]
