@@ -254,9 +254,9 @@ def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_ju
 
     def old_capture(conn):  # what the status-line rule stored before it judged lines
         for key, value in events.items():
-            store.write(conn, "default", store.Assertion(label=key, value=value, valid_from=None,
-                                                         source=Source("episode", "1"), confidence=0.9,
-                                                         rule="status-line"), actor="test", now=time.time(),
+            store.write(conn, "default", key, store.Assertion(label=key, value=value, valid_from=None,
+                                                              source=Source("episode", "1"), confidence=0.9,
+                                                              rule="status-line"), actor="test", now=time.time(),
                         window=600)
     memory.wait(memory.raw.db.transact(old_capture))
     doctor = {f["check"]: f for f in json.loads(cli("doctor", "--json").out)["findings"]}["facts"]

@@ -17,7 +17,7 @@ import sys
 import pytest
 
 from conftest import write_config
-from strata_daemon.faces.cli import build_parser
+from strata_daemon.faces.cli.main import build_parser
 from strata_daemon.errors import EXIT_CODES
 
 

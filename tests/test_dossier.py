@@ -539,3 +539,13 @@ def test_a_generation_beside_busy_processes_runs_on_the_cores_they_leave(small_l
     expected = threads_for(2, os.cpu_count(), 2.0)
     assert llama_n_threads(llm.load().ctx) == llama_n_threads_batch(llm.load().ctx) == expected
     assert gen is None or gen.stats()["threads"] == expected
+
+
+def test_fact_prefixes_are_read_as_keys_are(memory):
+    # A person types `GW_02` or `Bridge`; the facts are stored under `gw 02 ...` and `bridge`.
+    memory.facts.set("gw-02 status", "UP")
+    memory.facts.set("bridge", "DOWN")
+    memory.dossiers.add("gateway", query="gateway", facts=["GW_02", "Bridge"])
+    text = memory.dossiers.refresh("gateway")
+    shown = memory.dossiers.show("gateway")["text"]
+    assert text["status"] == "refreshed" and "UP" in shown and "DOWN" in shown

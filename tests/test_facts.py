@@ -208,9 +208,10 @@ def test_a_preview_says_what_the_write_then_does_and_writes_nothing(mem):
     for label, value, at, status in steps:
         a = store.Assertion(label=label, value=value, valid_from=at, source=Source("person"), importance=None)
         count = mem.run(db.scalar("SELECT count(*) FROM fact_values"))
-        seen = mem.run(db.run(lambda c: store.preview(c, agent, a, now=now)))
+        seen = mem.run(db.run(lambda c: store.preview(c, agent, normalise_key(label), a, now=now)))
         assert mem.run(db.scalar("SELECT count(*) FROM fact_values")) == count
-        done = mem.run(db.transact(lambda c: store.write(c, agent, a, actor="test", now=now, window=600)))
+        done = mem.run(db.transact(lambda c: store.write(c, agent, normalise_key(label), a, actor="test", now=now,
+                                                         window=600)))
         assert seen["status"] == done["status"] == status
         assert {k: seen[k] for k in ("key", "previous", "current", "valid_from")} == \
                {k: done[k] for k in ("key", "previous", "current", "valid_from")}
@@ -219,8 +220,8 @@ def test_a_preview_says_what_the_write_then_does_and_writes_nothing(mem):
             assert {k: listed[seen["key"]][k] for k in ("label", "value", "importance", "valid_from")} == \
                    {k: seen[k] for k in ("label", "value", "importance", "valid_from")}
     with pytest.raises(NotFound, match="no value to retract"):
-        mem.run(db.run(lambda c: store.preview(c, agent, store.Assertion("never set", None, None, Source("person")),
-                                               now=now)))
+        mem.run(db.run(lambda c: store.preview(c, agent, "never set",
+                                               store.Assertion("never set", None, None, Source("person")), now=now)))
 
 
 def test_a_status_going_up_and_down_over_days_is_history_not_a_conflict(mem):

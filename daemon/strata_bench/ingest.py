@@ -12,7 +12,7 @@ from typing import Callable
 
 from strata_daemon.base import timeutil
 from strata_daemon.episodes.jsonl import parse_jsonl
-from strata_daemon.episodes.model import COLUMNS
+from strata_daemon.store.episodes import COLUMNS
 from strata_daemon.config.home import init_home
 from strata_daemon.app.memory import Memory
 from strata_daemon.store import driver

@@ -1,5 +1,5 @@
 import sys
 
-from strata_daemon.faces.cli import main
+from strata_daemon.faces.cli.main import main
 
 sys.exit(main())

@@ -149,7 +149,7 @@ def _paragraph(text: str, parser: argparse.ArgumentParser) -> list[str]:
 
 
 def cli_markdown() -> str:
-    from strata_daemon.faces.cli import UNSCOPED, build_parser, command_groups
+    from strata_daemon.faces.cli.main import UNSCOPED, build_parser, command_groups
     from strata_daemon.errors import EXIT_CODES
 
     parser = build_parser(["--help"])  # --help: with the commands plugins add

@@ -23,6 +23,7 @@ from strata_daemon.embedding.loader import load_embedder
 from strata_daemon.embedding.rerank import Loaded
 from strata_daemon.store import episode_reads as reads, episodes as writes
 from strata_daemon.episodes import storing
+from strata_daemon.episodes.stated import with_times
 from strata_daemon.recall import pipeline
 from strata_daemon.recall.deep import DeepWeights
 from strata_daemon.episodes.model import Limits, clean_context, normalize
@@ -76,7 +77,9 @@ class Memory:
         self.params = config.scoring_params()
         self.facts = Facts(db, agent, config, actor)
         self.web = Web(db, agent, config, actor)
-        self.dossiers = Dossiers(db, agent, config, actor, home, self._rank_for_dossier)
+        # The dossiers read their topics from the capsule, which is built after them (it renders them).
+        self.dossiers = Dossiers(db, agent, config, actor, home, self._rank_for_dossier,
+                                 lambda: self.capsule.read_text())
         self.capsule = Capsule(db, agent, config, actor, home, self.facts, self.dossiers)
         self.consolidation = Consolidation(db, agent, config, actor, self.web)
         self.forgetting = Forgetting(db, agent, actor, home, self.capsule, self.dossiers)
@@ -475,6 +478,7 @@ class Memory:
         """Everything about one memory, with every score as of now."""
         episode_id = _id(episode_id, "memory", self.agent)
         ep = await reads.get_episode(self.db, self.agent, episode_id)
+        with_times([ep], await self.db.run(reads.stated_times_of, [episode_id]))
         pending = await reads.pending_accesses(self.db, self.agent, episode_id)
         phase = await namespace_phase(self.db, self.agent, self.params)
         b = score_episode(features_of(ep, ep["context"]), 0.0, {}, timeutil.now(), self.params, phase)
@@ -505,6 +509,11 @@ class Memory:
 
     def export(self) -> AsyncIterator[dict]:
         return reads.export_episodes(self.db, self.agent)
+
+    async def data_version(self) -> int:
+        """Changes whenever another process commits to the home: what an inspector polls to know
+        its screen is out of date."""
+        return await self.db.data_version()
 
     async def daemon_status(self) -> dict:
         """Whether a daemon runs on this home, its heartbeat and loop count, and each phase's

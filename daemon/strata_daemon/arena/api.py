@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable
 
 from strata_daemon.base import stopping, timeutil
-from strata_daemon.store.episode_reads import existing_ids, worked_on_since
+from strata_daemon.store.episode_reads import existing_ids, ids_by_source, worked_on_since
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.store import arena as store
 from strata_daemon.arena.arms import Arm, arms_of, presets_of
@@ -97,7 +97,7 @@ class Arena:
         """Inside the feedback's transaction: the recall as an evaluation episode, its useful
         memories being those the agent named, else those it put in the working set since the
         recall, else (a success, arena.shared_feedback) all its hits; None when none apply."""
-        recall = conn.execute("SELECT query, context, at FROM recalls WHERE id = ?", (recall_id,)).fetchone()
+        recall = store.recall_asked(conn, recall_id)
         origin, useful = "used", used or worked_on_since(conn, self.agent, recall["at"])
         if not useful and outcome == "success" and self.settings.shared_feedback:
             origin, useful = "shared", hits
@@ -149,7 +149,8 @@ class Arena:
                 c, self.agent, now, len(episodes), [], None, None, "too_few", reason,
                 round(time.perf_counter() - started, 3), newest_id))
             return await self._report(run_id, "too_few", reason, [], None, None)
-        stats = {name: st for name, st in (await self.db.run(store.stats, self.agent)).items() if name in order}
+        stats = {name: ArmStats(*st) for name, st in (await self.db.run(store.stats, self.agent)).items()
+                 if name in order}
         stats.update({name: ArmStats() for name in order if name not in stats})
         rng = random.Random(f"{self.agent}:{len(episodes)}:{sum(st.pulls for st in stats.values())}")
         pool, held = held_apart(episodes, s.confirm_episodes)
@@ -238,7 +239,7 @@ class Arena:
 
         stats, counts, last, (own, home) = await self.db.run(read)
         order = [a.name for a in self.settings.arms]
-        known = {n: stats.get(n, ArmStats()) for n in order}
+        known = {n: ArmStats(*stats[n]) if n in stats else ArmStats() for n in order}
         scores = ucb(known, self.settings.exploration)
         arm, why = self._resolve(own, home)
         return {
@@ -345,10 +346,8 @@ def _evidence_ids(conn, agent: str, items: list[dict]) -> list[list[int]]:
     sources = list({e for q in items for e in q["evidence"] if isinstance(e, str)})
     known = existing_ids(conn, agent, list(ids))
     by_source: dict[str, list[int]] = {}
-    for part in (sources[i:i + 500] for i in range(0, len(sources), 500)):
-        for i, source in conn.execute(f"SELECT id, source FROM episodes WHERE agent = ? AND source IN "
-                                      f"({', '.join('?' * len(part))}) ORDER BY id", (agent, *part)):
-            by_source.setdefault(source, []).append(i)
+    for i, source in ids_by_source(conn, agent, sources):
+        by_source.setdefault(source, []).append(i)
     out = []
     for q in items:
         found: list[int] = []

@@ -64,8 +64,13 @@ class Capsule:
 
     # -- reading -----------------------------------------------------------------------------
 
+    def read_text(self) -> str | None:
+        """The file's text, or None when there is none; blocking (call from a thread). What the
+        dossiers read their topics from, handed to them as a callable where the layers are composed."""
+        return files.read(self.path)
+
     async def _read(self) -> str | None:
-        return await asyncio.to_thread(files.read, self.path)
+        return await asyncio.to_thread(self.read_text)
 
     async def check(self, text: str | None = None) -> dict:
         """Problems with line numbers: missing, duplicated or misordered sections, damaged
@@ -309,14 +314,10 @@ class Capsule:
         def read(conn):
             # Newest first: any memory that could close an open task in the window is in it too.
             # The hot tier only: the capsule is what the agent reads first, not its cold storage.
-            window = [dict(r) for r in conn.execute(
-                "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
-                "AND tier = 'hot' AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
-                (self.agent, min(task_after, recent_after), now, scan))]
+            window = store.hot_window(conn, self.agent, min(task_after, recent_after), now, scan)
             kept = dossier_store.states(conn, self.agent)
             versions = {t: dossier_store.version(conn, self.agent, t) for t, s in kept.items() if s["version"]}
-            count = conn.execute("SELECT episode_count FROM namespaces WHERE agent = ?", (self.agent,)).fetchone()
-            return window, versions, store.loop_count(conn), count[0] if count else 0
+            return window, versions, store.loop_count(conn), store.episode_count(conn, self.agent)
 
         window, versions, loops, episodes = await self.db.run(read)
         recent = [m for m in window if m["event_at"] >= recent_after]
@@ -351,7 +352,6 @@ class Capsule:
                                "refreshed": extractive.when(t["refreshed_at"]) if t["refreshed_at"] else None}
                               for _, t in active[:int(self.config["capsule.priority_topics"])]],
         }
-
 
 
 def _taken(plan: dict, absorbed: list[dict]) -> dict:

@@ -147,6 +147,16 @@ def parse(text: str) -> Document:
             continue
         seen[key] = i
         doc.sections.append((key, i))
+    _check_whole(doc, open_block, title_at, seen)
+    problems.sort(key=lambda p: (p.line, p.code))
+    return doc
+
+
+def _check_whole(doc: Document, open_block: tuple[str, int] | None, title_at: int | None,
+                 seen: dict[str, int]) -> None:
+    """What only the whole scanned file shows (a block left open, the title, where the blocks
+    sit, the required sections and their order, the budget), into doc.problems."""
+    problems = doc.problems
     if open_block is not None:
         problems.append(Problem(open_block[1] + 1, "error", "unclosed-block",
                                 f"block {open_block[0]!r} has no end marker"))
@@ -173,8 +183,6 @@ def parse(text: str) -> Document:
     if len(doc.lines) > BUDGET_LINES:
         problems.append(Problem(BUDGET_LINES + 1, "error", "over-budget",
                                 f"the capsule has {len(doc.lines)} lines; the budget is {BUDGET_LINES}"))
-    problems.sort(key=lambda p: (p.line, p.code))
-    return doc
 
 
 def _title(key: str) -> str:

@@ -168,7 +168,7 @@ class Consolidation:
             contradicted = [c for c in store.contradictions(conn, self.agent)
                             if (min(c[0], c[1]), max(c[0], c[1])) not in done and (c[0], c[1]) not in done
                             and (c[1], c[0]) not in done]
-            newest = conn.execute("SELECT max(embedded) FROM episodes WHERE agent = ?", (self.agent,)).fetchone()[0]
+            newest = store.newest_embedded(conn, self.agent)
             return (store.memories(conn, self.agent), store.fact_sources(conn, self.agent),
                     store.merge_mark(conn), contradicted, store.done_pairs(conn, self.agent, "associate"),
                     store.replay_times(conn, self.agent), newest)

@@ -23,10 +23,10 @@ from strata_daemon.errors import InvalidInput, LlmUnavailable, NotFound, StrataE
 from strata_daemon.config.home import Home
 from strata_daemon.store.db import Database
 from strata_daemon.config import templates as templating
-from strata_daemon.capsule import files as capsule_files
-from strata_daemon.dossier import extractive, grounding, relevance, salience, topics
+from strata_daemon.dossier import about, extractive, grounding, relevance, salience, topics
 from strata_daemon.store import dossiers as store
 from strata_daemon.dossier.llm import LocalLlm, LlmFailed, LlmTimeout, lines_schema
+from strata_daemon.facts.keys import normalise_key
 
 log = logging.getLogger("strata.dossier")
 
@@ -34,6 +34,10 @@ LAYOUT, PROMPT = "dossier.md.j2", "dossier-prompt.j2"
 LLM_SECTIONS = ("changes", "open", "context")
 # rank(query, k, mode) -> (hits as recall returns them, mode used, warnings); reads only.
 Ranker = Callable[[str, int, str], Awaitable[tuple[list[dict], str, list[str]]]]
+# capsule_text() -> the namespace's capsule file, or None when there is none; blocking, and
+# InvalidInput when unreadable. A callable from whoever composes the layers, because the capsule
+# layer renders dossiers and imports this one: it cannot be imported back.
+CapsuleText = Callable[[], str | None]
 
 
 def _title(name: str) -> str:
@@ -42,8 +46,10 @@ def _title(name: str) -> str:
 
 
 class Dossiers:
-    def __init__(self, db: Database, agent: str, config, actor: str, home: Home, rank: Ranker):
+    def __init__(self, db: Database, agent: str, config, actor: str, home: Home, rank: Ranker,
+                 capsule_text: CapsuleText):
         self.db, self.agent, self.config, self.actor, self.home, self._rank = db, agent, config, actor, home, rank
+        self._capsule_text = capsule_text
         self.patterns = extractive.Patterns(re.compile(config["dossier.open_pattern"]),
                                             re.compile(config["dossier.closed_pattern"]))
         self.config_topics = topics.from_config(config["dossier.topics"])
@@ -55,9 +61,8 @@ class Dossiers:
     def _capsule_topics(self, warnings: list[str]) -> list[topics.Topic]:
         if not self.config["dossier.capsule_topics"]:
             return []
-        path = self.home.capsule_file(self.agent, self.config["agent.namespace"])
         try:
-            text = capsule_files.read(path)
+            text = self._capsule_text()
         except InvalidInput as e:
             warnings.append(f"could not read topics from the capsule: {e.message}")
             return []
@@ -71,7 +76,7 @@ class Dossiers:
 
         def read(conn):
             found = store.discovery_inputs(conn, self.agent, min_mentions, now) if discover else ([], [])
-            return store.choices(conn, self.agent), store.states(conn, self.agent), found
+            return about.choices(conn, self.agent), store.states(conn, self.agent), found
 
         choices, states, (entities, keys) = await self.db.run(read)
         proposals = topics.discovered(entities, keys, min_mentions=min_mentions,
@@ -171,19 +176,20 @@ class Dossiers:
                   "relevance": h["explain"]["signals"]["relevance"]} for h in hits]
         # Memories linked to the topic's entities join with the weakest relevance recall gave.
         weakest = min((f["relevance"] for f in found), default=1.0)
-        linked = await self.db.run(store.linked_to_topic, self.agent, terms, {f["id"] for f in found}, k)
+        linked = await self.db.run(about.linked_to_topic, self.agent, terms, {f["id"] for f in found}, k)
         found += [{**row, "relevance": weakest} for row in linked]
         sources = salience.ranked(found, now, float(self.config["dossier.half_life_hours"]))
 
         def read(conn):
-            facts = store.topic_facts(conn, self.agent, t.fact_prefixes, now)
+            # Prefixes are kept as a person typed them; fact keys are normalised (`Bridge` finds `bridge ...`).
+            facts = store.topic_facts(conn, self.agent, tuple(normalise_key(p) for p in t.fact_prefixes), now)
             changes = store.topic_changes(conn, self.agent, [f["fact_id"] for f in facts], recent_after,
                                           limit=4 * int(self.config["dossier.max_lines"]),
                                           window=float(self.config["facts.conflict_window_seconds"]))
             # Recall hands the nearest memories, not only those about the topic: the others
             # may still close one of its tasks, but never fill a line.
-            about = store.about_topic(conn, self.agent, sources, terms, [f["key"] for f in facts])
-            on, off = [s for s in sources if s["id"] in about], [s for s in sources if s["id"] not in about]
+            topical = about.about_topic(conn, self.agent, sources, terms, [f["key"] for f in facts])
+            on, off = [s for s in sources if s["id"] in topical], [s for s in sources if s["id"] not in topical]
             closers = {s["id"]: [m for ident in extractive.identifiers(s["content"])
                                  for m in store.later_mentions(conn, self.agent, ident, s["event_at"])]
                        for s in on if extractive.is_open(s, self.patterns)}

@@ -14,7 +14,7 @@ also matching its plural or -ed/-ing form (`backups`, `relayed`). A topic that i
 (an entity `person:Amara Okafor`) is also mentioned by the person's first name, written with
 its capital and not followed by another capitalised name (`Amara on chat`, not `Amara Lopez`).
 
-The spiderweb links a memory to a topic too (strata_daemon/store/dossiers.py reads them): a
+The spiderweb links a memory to a topic too (strata_daemon/dossier/about.py reads them): a
 `mentions` link to one of the topic's entities (an entity whose value is one of its phrases,
 such as `person:Amara Okafor` when the memory's source is Amara) or facts, or an explicit link
 (related, supports, contradicts, supersedes) to one of them or to a memory that mentions the

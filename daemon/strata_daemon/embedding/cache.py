@@ -23,13 +23,7 @@ import threading
 
 import numpy as np
 
-from strata_daemon.store.vectors import TABLE, indexed
-
-
-def _state(conn, agent: str) -> tuple:
-    return conn.execute(
-        "SELECT (SELECT value FROM meta WHERE key = 'vector_epoch'), "
-        "(SELECT max(embedded) FROM episodes WHERE agent = ?)", (agent,)).fetchone()
+from strata_daemon.store import vectors as store
 
 
 def cutoff(distance: np.ndarray, keep: int, *, sample_every: int = 16, steps: int = 4) -> int:
@@ -73,24 +67,22 @@ class VectorCache:
 
     def sync(self, conn) -> None:
         """Catch up with the database (on the database thread)."""
-        model = indexed(conn)
-        epoch, newest = _state(conn, self.agent)
+        model = store.indexed(conn)
+        epoch, newest = store.copy_state(conn, self.agent)
         with self._lock:
             if model is None:
                 self._clear(None, epoch)
                 return
             if (model, epoch) != (self.model, self.epoch):
                 self._clear(model, epoch)
-                rows = conn.execute(f"SELECT rowid, embedding FROM {TABLE} WHERE agent = ?", (self.agent,))
+                rows = store.all_vectors(conn, self.agent)
                 self.seq = newest or 0
             elif (newest or 0) > self.seq:
-                rows = conn.execute(
-                    f"SELECT e.id, v.embedding FROM episodes e JOIN {TABLE} v ON v.rowid = e.id "
-                    "WHERE e.agent = ? AND e.embedded > ?", (self.agent, self.seq))
+                rows = store.vectors_after(conn, self.agent, self.seq)
                 self.seq = newest
             else:
                 return
-            self._add(rows.fetchall())
+            self._add(rows)
 
     def _add(self, rows: list) -> None:
         if not rows:

@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from strata_daemon.store.episodes import COLUMNS
 from strata_daemon.errors import InvalidInput
-from strata_daemon.base.timeutil import iso, parse_time
+from strata_daemon.base.timeutil import parse_time
 
 STATES = ("active", "superseded", "archived", "quarantined")
 MAX_CONTEXT_DEPTH = 4
@@ -22,8 +21,6 @@ MAX_WHOLE = 2**53 - 1
 
 QUALITIES = ("unknown", "good")
 TIERS = ("hot", "cold")
-_TIMES = ("event_at", "recorded_at", "last_seen_at", "last_access_at", "updated_at", "potentiated_at", "stale_at",
-          "replayed_at", "tier_at")
 
 
 @dataclass(frozen=True)
@@ -198,16 +195,3 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
         raise InvalidInput(f"id must be a whole number from 1 to {MAX_WHOLE}")
     row["id"] = rid
     return row
-
-
-def episode_dict(row: Mapping[str, Any]) -> dict:
-    """A stored row as the API and --json show it: times as floats plus ISO strings, flags as booleans."""
-    out = {"id": row["id"]}
-    for col in COLUMNS:
-        out[col] = row[col]
-    out["context"] = json.loads(row["context"])
-    out["factual"] = bool(row["factual"])
-    out["irrelevant"] = bool(row["irrelevant"])
-    for col in _TIMES:
-        out[col + "_iso"] = iso(row[col])
-    return out

@@ -170,3 +170,13 @@ def label(start: float, end: float) -> str:
         if (a.year, a.month) == (b.year, b.month):
             return f"{a.year:04d}-{a.month:02d}"
     return f"{a.isoformat()}..{b.isoformat()}"
+
+
+def with_times(items: list[dict], stated: dict[int, list[tuple[int, int, float, float]]]) -> list[dict]:
+    """Give each memory (a hit, a shown memory) that states a time its times resolved, from the
+    stated spans the store read for them: "yesterday" said on 8 May 2023 is `{"phrase":
+    "yesterday", "date": "2023-05-07"}`, so an agent need not work it out."""
+    for m in items:
+        if m["id"] in stated:
+            m["times"] = [{"phrase": m["content"][at:at + n], "date": label(a, b)} for at, n, a, b in stated[m["id"]]]
+    return items

@@ -65,7 +65,8 @@ class Facts:
 
     async def _write(self, a: store.Assertion) -> dict:
         def body(conn):
-            return store.write(conn, self.agent, a, actor=self.actor, now=timeutil.now(), window=self.window)
+            return store.write(conn, self.agent, normalise_key(a.label), a, actor=self.actor, now=timeutil.now(),
+                               window=self.window)
         return self._shaped(await self.db.transact(body), a)
 
     async def set(self, key: str, value: str, *, at: str | float | None = None, source: str | Source | None = None,
@@ -87,15 +88,16 @@ class Facts:
             except InvalidInput as e:
                 raise InvalidInput(f"{key!r}: {e.message}", hint=e.hint) from None
             assertions[normalise_key(a.label)] = a
-        return await self.db.run(lambda c: [{**store.preview(c, self.agent, a, now=now), "assertion": a}
-                                            for a in assertions.values()])
+        return await self.db.run(lambda c: [{**store.preview(c, self.agent, key, a, now=now), "assertion": a}
+                                            for key, a in assertions.items()])
 
     def set_in(self, conn, previews: list[dict]) -> list[dict]:
         """Write what preview() planned, inside the caller's write transaction (on the database
         thread). Returns what set() returns for each."""
         now = timeutil.now()
-        return [self._shaped(store.write(conn, self.agent, p["assertion"], actor=self.actor, now=now,
-                                         window=self.window), p["assertion"]) for p in previews]
+        return [self._shaped(store.write(conn, self.agent, normalise_key(p["assertion"].label), p["assertion"],
+                                         actor=self.actor, now=now, window=self.window), p["assertion"])
+                for p in previews]
 
     async def retract(self, key: str, *, at: str | float | None = None, source: str | None = None) -> dict:
         """KEY has no value from `at` on; its history stays."""
@@ -118,7 +120,8 @@ class Facts:
                 raise CasMismatch(f"{normalise_key(a.label)!r} holds {shown}, not "
                                   f"{'no value' if want is None else repr(want)}; nothing changed",
                                   current=held, hint="read it again and retry with the value it holds now")
-            return store.write(conn, self.agent, a, actor=self.actor, now=now, window=self.window)
+            return store.write(conn, self.agent, normalise_key(a.label), a, actor=self.actor, now=now,
+                               window=self.window)
 
         return self._shaped(await self.db.transact(body), a)
 
@@ -131,13 +134,13 @@ class Facts:
         known = None if known_at is None else timeutil.parse_time(known_at, reference=now)
         def read(conn):
             try:
-                return store.get(conn, self.agent, key, at=when, known_at=known, now=now)
+                return store.get(conn, self.agent, normalise_key(key), at=when, known_at=known, now=now)
             except NotFound:
                 other = key_of(key) if isinstance(key, str) else None
                 if other is None or normalise_key(other) == normalise_key(key):
                     raise
                 try:
-                    return store.get(conn, self.agent, other, at=when, known_at=known, now=now)
+                    return store.get(conn, self.agent, normalise_key(other), at=when, known_at=known, now=now)
                 except NotFound:
                     pass
                 raise  # the key as asked: its message names what was asked for
@@ -146,11 +149,12 @@ class Facts:
 
     async def list(self, *, stale: bool = False, prefix: str | None = None) -> list[dict]:
         now = timeutil.now()
-        return await self.db.run(lambda c: store.listing(c, self.agent, now=now, stale_only=stale, prefix=prefix))
+        start = normalise_key(prefix) if prefix else None
+        return await self.db.run(lambda c: store.listing(c, self.agent, now=now, stale_only=stale, prefix=start))
 
     async def history(self, key: str) -> dict:
         now = timeutil.now()
-        return await self.db.run(lambda c: store.history(c, self.agent, key, now=now))
+        return await self.db.run(lambda c: store.history(c, self.agent, normalise_key(key), now=now))
 
     async def conflicts(self, *, flagged: bool = False, since: str | float | None = None, limit: int = 50) -> list[dict]:
         """The changes of value that are conflicts (store.CONFLICT_REASON), newest first;
@@ -195,7 +199,7 @@ class Facts:
             if undo:
                 found = store.rejudged(conn, self.agent, now)
                 for f in found:
-                    store.write(conn, self.agent, store.Assertion(
+                    store.write(conn, self.agent, normalise_key(f["label"]), store.Assertion(
                         label=f["label"], value=f["value"], valid_from=None, source=Source.parse(f["source"],
                         default=source), confidence=f["confidence"], rule=f["rule"]),
                         actor=self.actor, now=now, window=self.window)
@@ -204,9 +208,9 @@ class Facts:
                      if (why := judge(f["key"], f["value"], f["label"])) is not None]
             if apply:
                 for f in found:
-                    store.write(conn, self.agent, store.Assertion(label=f["label"], value=None, valid_from=None,
-                                                                  source=source, rule=store.REJUDGE),
-                                actor=self.actor, now=now, window=self.window)
+                    store.write(conn, self.agent, normalise_key(f["label"]), store.Assertion(
+                        label=f["label"], value=None, valid_from=None, source=source, rule=store.REJUDGE),
+                        actor=self.actor, now=now, window=self.window)
             return found
 
         found = await (self.db.transact(body) if apply or undo else self.db.run(body))
@@ -240,5 +244,6 @@ class Facts:
             return {"key": c.key, "rule": c.rule, "status": "skipped", "reason": e.message, "episode_id": episode_id}
         a = store.Assertion(label=c.label, value=value, valid_from=row["event_at"],
                             source=Source("episode", str(episode_id)), confidence=c.confidence, rule=c.rule)
-        result = store.write(conn, self.agent, a, actor=self.actor, now=now, window=self.window)
+        # c.key is normalise_key(c.label), worked out when the rules captured it.
+        result = store.write(conn, self.agent, c.key, a, actor=self.actor, now=now, window=self.window)
         return {**result, "value": value, "rule": c.rule, "episode_id": episode_id}

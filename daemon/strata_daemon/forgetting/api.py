@@ -1,6 +1,6 @@
 """The forgetting layer of a Memory: `mem.forgetting.plan(...)`, `purge(...)`, `matching(text)`.
 
-A purge is one transaction (strata_daemon/store/purge.py) taken under the capsule's render
+A purge is one transaction (strata_daemon/forgetting/purge.py) taken under the capsule's render
 lock, so the capsule file and its kept renders lose the same lines as the renders stored in
 the database before any render can compare them. After it: the WAL is folded into the file
 and truncated (the words leave the disk), dossiers whose current version lost a line are
@@ -17,8 +17,9 @@ from strata_daemon.base import timeutil
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.store.db import Database
 from strata_daemon.forgetting import backups, folding
-from strata_daemon.store import purge as store
+from strata_daemon.forgetting import purge as purging
 from strata_daemon.forgetting.redaction import redact_lines
+from strata_daemon.store import purge as store
 
 log = logging.getLogger("strata.forgetting")
 
@@ -37,7 +38,8 @@ class Forgetting:
 
     async def plan(self, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
         """What a purge of these would take with it; changes nothing."""
-        return await self.db.run(lambda c: store.plan(c, self.agent, ids=list(ids), keys=list(keys), texts=list(texts)))
+        return await self.db.run(lambda c: purging.plan(c, self.agent, ids=list(ids), keys=list(keys),
+                                                        texts=list(texts)))
 
     async def matching(self, text: str) -> dict:
         """The memories whose text holds TEXT (any case, any accents) and the facts whose label
@@ -52,8 +54,7 @@ class Forgetting:
             # Compared in Python: SQLite's lower() leaves "Ü" and accents alone.
             said: set[str] = set()
             ids = []
-            for i, content in conn.execute("SELECT id, content FROM episodes WHERE agent = ? ORDER BY id",
-                                           (self.agent,)):
+            for i, content in store.memory_texts(conn, self.agent):
                 found = folding.spellings(text, content)
                 if found:
                     ids.append(i)
@@ -61,9 +62,7 @@ class Forgetting:
                     if len(ids) > MAX_MATCHES:
                         break
             keys = []
-            for key, label, value in conn.execute(
-                    "SELECT f.key, f.label, v.value FROM facts f LEFT JOIN fact_values v ON v.fact_id = f.id "
-                    "WHERE f.agent = ? ORDER BY f.key", (self.agent,)):
+            for key, label, value in store.fact_texts(conn, self.agent):
                 found = folding.spellings(text, label or "") | folding.spellings(text, value or "")
                 if found:
                     said |= found
@@ -84,8 +83,8 @@ class Forgetting:
         started = time.perf_counter()
         now = timeutil.now()
         async with self.capsule.locked():
-            result = await self.db.transact(lambda c: store.purge(c, self.agent, ids=list(ids), keys=list(keys),
-                                                                  texts=list(texts), actor=self.actor, now=now))
+            result = await self.db.transact(lambda c: purging.purge(c, self.agent, ids=list(ids), keys=list(keys),
+                                                                    texts=list(texts), actor=self.actor, now=now))
             purged = result.pop("_purged")
             result["capsule_lines_redacted"] += await asyncio.to_thread(self.capsule.redact_files,
                                                                         lambda t: redact_lines(t, purged))
@@ -130,5 +129,5 @@ class Forgetting:
     async def _fold_wal(self) -> bool:
         """Fold the WAL into the database file and empty it; False when a reader in another
         process kept part of it (the next checkpoint removes the rest)."""
-        rows = await self.db.run(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall())
+        rows = await self.db.run(store.fold_wal)
         return bool(rows) and rows[0][0] == 0

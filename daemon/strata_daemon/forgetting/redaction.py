@@ -66,6 +66,12 @@ class Purged:
         """The needles as written, for SQLite to find where its lower() does not fold a letter."""
         return sorted(self.originals | {json.dumps(n)[1:-1] for n in self.originals})
 
+    def search_terms(self) -> list[str]:
+        """What SQLite looks for to narrow the rows that may hold what is purged: the needles (as
+        stored in JSON too), the cites, the values of its facts. Each row found is tested after."""
+        return self.json_needles() + self.raw_needles() + [f"e{i}" for i in self.episodes] + \
+            [f"f{i}" for i in self.values] + sorted({json.dumps(v)[1:-1] for _, v in self.fact_lines if v})
+
     def cites(self, text: str) -> bool:
         return any((self.episodes if kind == "e" else self.values).__contains__(int(n))
                    for kind, n in _CITE.findall(text))

@@ -8,11 +8,12 @@ from typing import Iterable
 from strata_daemon.base import timeutil
 from strata_daemon.errors import InvalidInput
 from strata_daemon.store.db import Database
-from strata_daemon.graph import entities
+from strata_daemon.graph import edges, entities
 from strata_daemon.store import graph as store
 from strata_daemon.graph.hebbian import Rules
-from strata_daemon.graph.nodes import episode_id, parse
-from strata_daemon.graph.spread import spread, strength
+from strata_daemon.graph.nodes import parse
+from strata_daemon.store.nodes import episode_id
+from strata_daemon.graph.spread import check_range, spread, strength
 
 
 def supersessions(facts: list[dict]) -> list[tuple[str, str]]:
@@ -46,7 +47,7 @@ class Web:
     def __init__(self, db: Database, agent: str, config, actor: str):
         self.db, self.agent, self.actor = db, agent, actor
         self.rules = Rules.from_config(config)
-        self.working_set = store.WorkingSet(int(config["web.context_capacity"]),
+        self.working_set = edges.WorkingSet(int(config["web.context_capacity"]),
                                             float(config["web.context_ttl_seconds"]))
         self.depth = int(config["web.spread_depth"])
         self.threshold = float(config["web.spread_threshold"])
@@ -59,7 +60,7 @@ class Web:
     async def activate(self, items: Iterable, *, source: str | None = None) -> dict:
         """Put items in the working set; they are co-activated with everything in it at commit."""
         nodes = _nodes(items)
-        return await self.db.transact(lambda c: store.activate(
+        return await self.db.transact(lambda c: edges.activate(
             c, self.agent, nodes, self.rules, self.working_set, timeutil.now(), source=source or self.actor,
             actor=self.actor))
 
@@ -68,7 +69,7 @@ class Web:
         nodes = [f"episode:{h['id']}" for h in hits if h.get("tier") != "cold"][:max(self.feed_recalls, 0)]
         if not nodes:
             return None
-        return store.activate(conn, self.agent, nodes, self.rules, self.working_set, now,
+        return edges.activate(conn, self.agent, nodes, self.rules, self.working_set, now,
                               source=f"recall:{recall_id}", actor=self.actor, known=True)
 
     def mentions_in(self, conn, rows: list[dict], results: list[dict], facts: list[dict], now: float) -> int:
@@ -97,17 +98,17 @@ class Web:
         return await self.db.run(lambda c: store.entity_list(c, self.agent, kind, int(limit)))
 
     def neighbours_in(self, conn, nodes: list[str], floors: dict[str, float] | None = None) -> dict:
-        return store.neighbours(conn, self.agent, nodes, link_weight=self.link_weight, fan_limit=self.fan_limit,
+        return edges.neighbours(conn, self.agent, nodes, link_weight=self.link_weight, fan_limit=self.fan_limit,
                                 floors=floors)
 
     async def commit(self) -> dict:
         """Co-activate the working set now and empty it."""
-        return await self.db.transact(lambda c: store.commit(c, self.agent, self.rules, timeutil.now(),
+        return await self.db.transact(lambda c: edges.commit(c, self.agent, self.rules, timeutil.now(),
                                                              actor=self.actor, reason="committed"))
 
     async def expire(self) -> dict | None:
         """Commit the working set if it has been idle past web.context_ttl_seconds."""
-        return await self.db.transact(lambda c: store.expire(c, self.agent, self.rules, self.working_set,
+        return await self.db.transact(lambda c: edges.expire(c, self.agent, self.rules, self.working_set,
                                                              timeutil.now(), actor=self.actor))
 
     async def context(self) -> dict:
@@ -123,7 +124,7 @@ class Web:
 
     async def decay(self) -> dict:
         """One decay run now (the daemon's decay phase calls this nightly)."""
-        return await self.db.transact(lambda c: store.decay(c, self.agent, self.rules, timeutil.now(),
+        return await self.db.transact(lambda c: edges.decay(c, self.agent, self.rules, timeutil.now(),
                                                             actor=self.actor))
 
     def _rated(self, weight: float, threshold: float) -> dict:
@@ -138,13 +139,13 @@ class Web:
         if not 1 <= int(limit) <= 10000:
             raise InvalidInput("limit must be between 1 and 10000")
         threshold = self.threshold if threshold is None else threshold
-        store.check_range(self.depth, threshold)
+        check_range(self.depth, threshold)
 
         def read(conn):
             state = store.require(conn, self.agent, [node])[node]
             return {"node": node, "state": state, "threshold": threshold,
                     "neighbours": [{**e, **self._rated(e["weight"], threshold)}
-                                   for e in store.edges_of(conn, self.agent, node, int(limit))],
+                                   for e in edges.edges_of(conn, self.agent, node, int(limit))],
                     "links": [{**k, **self._rated(self.link_weight, threshold)}
                               for k in store.links_of(conn, self.agent, node, int(limit))]}
         return await self.db.run(read)
@@ -162,7 +163,7 @@ class Web:
         seeds = _nodes(items)
         depth = self.depth if depth is None else depth
         threshold = self.threshold if threshold is None else threshold
-        store.check_range(depth, threshold)
+        check_range(depth, threshold)
         fan = self.fan_out if fan_out is None else fan_out
 
         def read(conn):
@@ -192,7 +193,7 @@ class Web:
         def weak(conn) -> list[float]:
             # What the spread's lookup leaves out for a seed: edges lighter than threshold x cap,
             # and typed links when they weigh less (web.link_weight 0: links are not followed).
-            out = store.lighter(conn, self.agent, node, least * cap)
+            out = edges.lighter(conn, self.agent, node, least * cap)
             if strength(self.link_weight, cap) < least:
                 out += [self.link_weight] * store.link_count(conn, self.agent, node)
             return out

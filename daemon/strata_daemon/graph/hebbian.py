@@ -30,6 +30,12 @@ class Rules:
         return cls(float(cfg["web.edge_start"]), float(cfg["web.edge_increment"]), float(cfg["web.edge_cap"]),
                    float(cfg["web.decay_factor"]), float(cfg["web.prune_below"]))
 
+    def strengthened_level(self, level: float | None, clock: float) -> float:
+        """The level to store for an edge after one co-activation, from its stored level (None:
+        the edge is new) at the decay clock. A method so that whoever holds the rules can hand
+        the arithmetic to store.graph.coactivate, which only reads and writes levels."""
+        return level_of(strengthened(None if level is None else weight_of(level, clock), self), clock)
+
 
 def strengthened(weight: float | None, rules: Rules) -> float:
     """The weight after one co-activation; None: the edge is new."""

@@ -1,4 +1,5 @@
-"""Spiderweb nodes: any item, named `kind:id`. Pure: no I/O.
+"""Spiderweb nodes as a user or agent names them, made the names the store keeps
+(strata_daemon.store.nodes). Pure: no I/O.
 
 - `episode:12` a memory (a bare `12` means the same);
 - `fact:bridge` a fact, by its normalised key (`fact:Bridge` names the same node);
@@ -11,8 +12,8 @@ from typing import Any
 
 from strata_daemon.errors import InvalidInput
 from strata_daemon.facts.keys import normalise_key
+from strata_daemon.store.nodes import KINDS
 
-KINDS = ("episode", "fact", "entity")
 MAX_NODE_CHARS = 300
 
 
@@ -45,11 +46,3 @@ def parse(raw: Any) -> str:
     if len(name) > MAX_NODE_CHARS or any(ord(ch) < 32 for ch in name):
         raise InvalidInput(f"{raw!r} is too long or holds control characters")
     return name
-
-
-def kind_of(node: str) -> str:
-    return node.split(":", 1)[0]
-
-
-def episode_id(node: str) -> int | None:
-    return int(node[8:]) if node.startswith("episode:") else None

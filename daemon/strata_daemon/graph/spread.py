@@ -15,10 +15,21 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from strata_daemon.errors import InvalidInput
+
 # (nodes, least useful weight per node) -> node -> [(neighbour, weight, "edge" or a link type)].
 # An edge lighter than a node's floor cannot carry activation above the threshold, so a lookup
 # may leave it out.
 Neighbours = Callable[[list[str], dict[str, float]], dict[str, list[tuple[str, float, str]]]]
+
+
+def check_range(depth: int, threshold: float, max_depth: int = 5) -> None:
+    """Refuse a depth or threshold a spread cannot use, before any read: they come from people
+    and agents (`web spread`, `related`, `web neighbors`)."""
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= max_depth:
+        raise InvalidInput(f"depth must be a whole number from 1 to {max_depth}, not {depth!r}")
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
+        raise InvalidInput(f"threshold must be above 0 and at most 1, not {threshold!r}")
 
 
 def strength(weight: float, cap: float) -> float:

@@ -11,9 +11,10 @@ from strata_daemon.scoring import EpisodeFeatures, ScoringParams, context_match,
 from strata_daemon.scoring.batch import Columns, composites
 from strata_daemon.store import vectors
 from strata_daemon.embedding.cache import VectorCache
-from strata_daemon.store import facts as facts_store
+from strata_daemon.facts.named import named_in
 from strata_daemon.store import graph as web_store
-from strata_daemon.graph.nodes import episode_id
+from strata_daemon.store.nodes import episode_id
+from strata_daemon.graph import edges as web_edges
 from strata_daemon.graph.spread import spread as spread_activation, strength
 from strata_daemon.store.db import Database
 from strata_daemon.store.fulltext import Scope, search
@@ -110,7 +111,7 @@ async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning,
                 around.update(_session_neighbours(conn, scope.agent, list(
                     {n for i in ids[:FURTHER_FROM] for n in around.get(i, ()) if n is not None} - around.keys())))
             rows = rows_in_scope(conn, scope, {n for pair in around.values() for n in pair if n is not None})
-        facts = [] if facts_at is None else facts_store.named_in(conn, scope.agent, query, facts_at)
+        facts = [] if facts_at is None else named_in(conn, scope.agent, query, facts_at)
         return found, plan, counts, around, rows, facts, rows_in_scope(conn, scope, _fact_sources(facts))
 
     found, plan, counts, around, rows, facts, fact_rows = await db.run(read)
@@ -353,7 +354,7 @@ async def graph_reach(db: Database, scope: Scope, web, seeds: list[int], known: 
             if i is not None:
                 reached[i] = {"activation": round(r.activation, 6), "path": list(r.path), "via": r.via}
         hebb: dict[int, tuple[float, int]] = {}
-        for seed, edges in web_store.neighbours(conn, scope.agent, nodes).items():
+        for seed, edges in web_edges.neighbours(conn, scope.agent, nodes).items():
             for other, weight, _ in edges:
                 i = episode_id(other)
                 share = strength(weight, web.rules.cap)

@@ -34,6 +34,7 @@ from strata_daemon.recall.candidates import (CANDIDATE_COLUMNS, Candidate, Lexic
                                              with_superseders)
 from strata_daemon.episodes.when import asks_when, named_time, says_when
 from strata_daemon.recall.why import why_line
+from strata_daemon.episodes.stated import with_times
 
 
 @dataclass
@@ -358,7 +359,7 @@ async def measured(req: Request, src: Sources, hits: list[dict]) -> None:
     the best candidate (which is what ranking weighs): the larger of its cosine to the question
     and the share of the question's words it holds. Also the hit's reasons in a line (`why`)."""
     def read(conn):  # one trip to the database thread for both
-        reads.with_times(conn, hits)
+        with_times(hits, reads.stated_times_of(conn, [h["id"] for h in hits]))
         return word_shares(conn, req.query, [h["content"] for h in hits])
 
     shares = await src.db.run(read)

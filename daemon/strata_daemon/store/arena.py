@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from strata_daemon.arena.bandit import ArmStats
 
 HOME = "*"  # the home-wide choice's row name: not a valid namespace, so never one's own
 
@@ -40,17 +39,24 @@ def episodes(conn, agent: str, limit: int) -> list[dict]:
     return out
 
 
+def recall_asked(conn, recall_id: int):
+    """The query, context and time of a recall (a row), or None."""
+    return conn.execute("SELECT query, context, at FROM recalls WHERE id = ?", (recall_id,)).fetchone()
+
+
 def episode_counts(conn, agent: str) -> dict[str, int]:
     return dict(conn.execute("SELECT origin, count(*) FROM arena_episodes WHERE agent = ? GROUP BY origin",
                              (agent,)).fetchall())
 
 
-def stats(conn, agent: str) -> dict[str, ArmStats]:
-    return {r[0]: ArmStats(r[1], r[2]) for r in conn.execute(
+def stats(conn, agent: str) -> dict[str, tuple[int, float]]:
+    """arm -> (pulls, reward sum)."""
+    return {r[0]: (r[1], r[2]) for r in conn.execute(
         "SELECT arm, pulls, reward_sum FROM arena_arms WHERE agent = ?", (agent,))}
 
 
-def save_stats(conn, agent: str, arms: dict[str, ArmStats], now: float) -> None:
+def save_stats(conn, agent: str, arms: dict, now: float) -> None:
+    """Each arm's statistics (anything with pulls and reward_sum), arms never pulled left out."""
     conn.executemany("INSERT INTO arena_arms (agent, arm, pulls, reward_sum, updated_at) VALUES (?, ?, ?, ?, ?) "
                      "ON CONFLICT (agent, arm) DO UPDATE SET pulls = excluded.pulls, "
                      "reward_sum = excluded.reward_sum, updated_at = excluded.updated_at",

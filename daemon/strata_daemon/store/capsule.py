@@ -60,6 +60,21 @@ def clear(conn, agent: str, override_id: int, now: float) -> dict:
     return dict(row)
 
 
+def hot_window(conn, agent: str, after: float, until: float, limit: int) -> list[dict]:
+    """The active memories of the hot tier from `after` to `until` (id, kind, content, event_at,
+    importance), newest first, at most `limit`."""
+    return [dict(r) for r in conn.execute(
+        "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
+        "AND tier = 'hot' AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
+        (agent, after, until, limit))]
+
+
+def episode_count(conn, agent: str) -> int:
+    """The namespace's memories as the write path counts them (0 before its first)."""
+    row = conn.execute("SELECT episode_count FROM namespaces WHERE agent = ?", (agent,)).fetchone()
+    return row[0] if row else 0
+
+
 def loop_count(conn) -> int:
     row = conn.execute("SELECT value FROM meta WHERE key = 'loop_count'").fetchone()
     return int(row[0]) if row else 0

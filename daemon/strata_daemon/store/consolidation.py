@@ -11,7 +11,6 @@ import numpy as np
 
 from strata_daemon.store.vectors import TABLE, indexed
 from strata_daemon.store import graph as web_store
-from strata_daemon.consolidation.rules import Action
 
 COLUMNS = ("id", "kind", "source", "content", "event_at", "importance", "access_count", "last_access_at",
            "success_count", "failure_count", "factual", "confidence", "quality", "strength_factor", "potentiated_at",
@@ -120,7 +119,7 @@ def _carry_edges(conn, agent: str, dup: int, keep: int) -> int:
     return carried
 
 
-def apply(conn, agent: str, actions: list[Action], start: int, before: dict[int, dict], web_rules, now: float,
+def apply(conn, agent: str, actions: list, start: int, before: dict[int, dict], web_rules, now: float,
           actor: str, run: int, seconds: float) -> int:
     """Write the actions from `start` on for about `seconds`, and return where the next
     transaction goes on: one update and one audit row each (with the values before it), plus
@@ -149,8 +148,9 @@ def apply(conn, agent: str, actions: list[Action], start: int, before: dict[int,
             lo, hi = (a.episode, other) if a.rule == "interference" else sorted((a.episode, other))
             conn.execute("INSERT OR IGNORE INTO consolidation_pairs (agent, rule, a, b, at) VALUES (?, ?, ?, ?, ?)",
                          (agent, a.rule, lo, hi, now))
-            if a.rule == "associate":
-                web_store.coactivate(conn, agent, [f"episode:{a.episode}", f"episode:{other}"], web_rules, now)
+            if a.rule == "associate" and other != a.episode:  # an edge joins two memories, as hebbian.pairs
+                web_store.coactivate(conn, agent, [tuple(sorted((f"episode:{a.episode}", f"episode:{other}")))],
+                                     web_rules.strengthened_level, now)
         _audit(conn, agent, a.episode, a.rule, data, actor, now)
     return n
 
@@ -195,3 +195,8 @@ def undo(conn, agent: str, run: int, now: float, *, actor: str) -> int:
                  "VALUES (?, ?, 'consolidation', NULL, 'consolidate:undo', ?, ?)",
                  (now, agent, json.dumps({"run": run, "changes": len(rows)}), actor))
     return len(rows)
+
+
+def newest_embedded(conn, agent: str) -> int | None:
+    """The sequence number of the namespace's newest stored vectors (None: none yet)."""
+    return conn.execute("SELECT max(embedded) FROM episodes WHERE agent = ?", (agent,)).fetchone()[0]

@@ -117,6 +117,10 @@ class Database:
         with contextlib.suppress(Exception):  # another process reading blocks TRUNCATE: harmless
             await self.run(lambda c: c.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall())
 
+    async def data_version(self) -> int:
+        """A number that changes whenever another connection (the daemon, the CLI) commits."""
+        return (await self.fetchone("PRAGMA data_version"))[0]
+
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
         try:
             return list(await self._conn.execute_fetchall(sql, params))

@@ -9,20 +9,18 @@ import json
 from strata_daemon.errors import NotFound
 from strata_daemon.store import facts as facts_store
 from strata_daemon.base.timeutil import iso
-from strata_daemon.dossier import relevance
-from strata_daemon.dossier.topics import Choice
 
 _VERSION_COLUMNS = "version, text, sources, generator, input_hash, notes, created_at, actor"
 
 
-def choices(conn, agent: str) -> dict[str, Choice]:
-    out = {}
-    for r in conn.execute("SELECT topic, query, fact_prefixes, enabled, added_at FROM dossier_topics WHERE agent = ?",
-                          (agent,)):
-        prefixes = None if r["fact_prefixes"] is None else tuple(json.loads(r["fact_prefixes"]))
-        out[r["topic"]] = Choice(r["query"], prefixes, None if r["enabled"] is None else bool(r["enabled"]),
-                                 r["added_at"] is not None)
-    return out
+def choice_rows(conn, agent: str) -> list[dict]:
+    """A person's rows for the namespace's topics (`strata dossier add|remove`): topic, query,
+    fact_prefixes (a list, or None), enabled (None when never chosen), added."""
+    return [{"topic": r["topic"], "query": r["query"],
+             "fact_prefixes": None if r["fact_prefixes"] is None else json.loads(r["fact_prefixes"]),
+             "enabled": None if r["enabled"] is None else bool(r["enabled"]), "added": r["added_at"] is not None}
+            for r in conn.execute("SELECT topic, query, fact_prefixes, enabled, added_at FROM dossier_topics "
+                                  "WHERE agent = ?", (agent,))]
 
 
 def written_count(conn, agent: str) -> int:
@@ -170,36 +168,32 @@ def discovery_inputs(conn, agent: str, min_mentions: int, now: float) -> tuple[l
     return entities, keys
 
 
-# -- what is about a topic (strata_daemon/dossier/relevance.py says what counts) ------------------------
-
-_ENTITY_TYPES = ("person", "host", "handle", "email", "url", "path")
-
+# -- the spiderweb around a topic (strata_daemon/dossier/about.py says what is about one) ----------
 
 def _marks(values) -> str:
     return ", ".join("?" * len(values))
 
 
-def topic_entities(conn, agent: str, terms: relevance.Terms) -> list[tuple[str, str]]:
-    """The entities (type, value) that are one of the topic's phrases, looked up by the values
-    they may be stored under."""
-    candidates = relevance.entity_candidates(terms)
-    rows = conn.execute(f"SELECT type, value FROM entities WHERE agent = ? AND type IN ({_marks(_ENTITY_TYPES)}) "
-                        f"AND value IN ({_marks(candidates)})", (agent, *_ENTITY_TYPES, *candidates)).fetchall()
-    return [(r[0], r[1]) for r in rows if relevance.entity_matches(r[1], terms)]
+def entities_among(conn, agent: str, types: tuple[str, ...], values: list[str]) -> list[tuple[str, str]]:
+    """The entities (type, value) of these types stored under one of these values."""
+    rows = conn.execute(f"SELECT type, value FROM entities WHERE agent = ? AND type IN ({_marks(types)}) "
+                        f"AND value IN ({_marks(values)})", (agent, *types, *values)).fetchall()
+    return [(r[0], r[1]) for r in rows]
 
 
-def linked_to_topic(conn, agent: str, terms: relevance.Terms, known: set[int], limit: int) -> list[dict]:
-    """Active memories a person or a phase linked to one of the topic's entities (not a mere
-    mention), newest first, that recall did not hand over: they belong to the topic whatever
-    their words, so they are read from the spiderweb rather than hoped for from recall."""
-    nodes = [f"entity:{k}:{v}" for k, v in topic_entities(conn, agent, terms)]
+def linked_to_nodes(conn, agent: str, nodes: list[str]) -> set[int]:
+    """The memories a person or a phase linked to one of the nodes (not a mere mention), either way."""
     if not nodes:
-        return []
-    ids = {int(r[0][8:]) for r in conn.execute(
+        return set()
+    return {int(r[0][8:]) for r in conn.execute(
         f"SELECT src FROM web_links WHERE agent = ? AND dst IN ({_marks(nodes)}) AND type <> 'mentions' "
         "AND src LIKE 'episode:%' UNION "
         f"SELECT dst FROM web_links WHERE agent = ? AND src IN ({_marks(nodes)}) AND type <> 'mentions' "
-        "AND dst LIKE 'episode:%'", (agent, *nodes, agent, *nodes))} - known
+        "AND dst LIKE 'episode:%'", (agent, *nodes, agent, *nodes))}
+
+
+def active_memories(conn, agent: str, ids: set[int], limit: int) -> list[dict]:
+    """Of these memories the active ones (id, kind, content, event_at, importance), newest first."""
     if not ids:
         return []
     rows = conn.execute(f"SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND "
@@ -208,7 +202,7 @@ def linked_to_topic(conn, agent: str, terms: relevance.Terms, known: set[int], l
     return [dict(r) for r in rows]
 
 
-def _linked(conn, agent: str, ids: set[int], nodes: list[str]) -> set[int]:
+def linked_among(conn, agent: str, ids: set[int], nodes: list[str]) -> set[int]:
     """Of these memories, those with a link to one of the nodes (a mention, or a link a person
     or a phase made) or an explicit link from one."""
     if not ids or not nodes:
@@ -221,7 +215,7 @@ def _linked(conn, agent: str, ids: set[int], nodes: list[str]) -> set[int]:
     return {int(r[0][8:]) for r in rows}
 
 
-def _explicit_partners(conn, agent: str, ids: set[int]) -> dict[int, set[int]]:
+def explicit_partners(conn, agent: str, ids: set[int]) -> dict[int, set[int]]:
     """Memories joined to these by an explicit link, either way: id -> partner ids."""
     if not ids:
         return {}
@@ -236,22 +230,7 @@ def _explicit_partners(conn, agent: str, ids: set[int]) -> dict[int, set[int]]:
     return out
 
 
-def about_topic(conn, agent: str, memories: list[dict], terms: relevance.Terms, fact_keys: list[str]) -> set[int]:
-    """The ids of the memories (dicts with id, content) that are about the topic: they name it,
-    are linked to one of its entities or facts, or are explicitly linked to a memory that is."""
-    entities = topic_entities(conn, agent, terms)
-    for kind, value in entities:
-        if kind == "person":
-            terms = terms.with_person(value)
-    found = relevance.mentioning(memories, terms)
-    nodes = [*(f"entity:{k}:{v}" for k, v in entities), *(f"fact:{key}" for key in fact_keys)]
-    rest = {m["id"] for m in memories} - found
-    found |= _linked(conn, agent, rest, nodes)
-    rest -= found
-    partners = _explicit_partners(conn, agent, rest)
-    others = {p for ps in partners.values() for p in ps} - found
-    if others:
-        rows = [dict(r) for r in conn.execute(
-            f"SELECT id, content FROM episodes WHERE agent = ? AND id IN ({_marks(others)})", (agent, *others))]
-        others = relevance.mentioning(rows, terms) | _linked(conn, agent, others, nodes)
-    return found | {i for i, ps in partners.items() if ps & (found | others)}
+def contents(conn, agent: str, ids: set[int]) -> list[dict]:
+    """The id and content of these memories, whatever their state."""
+    return [dict(r) for r in conn.execute(
+        f"SELECT id, content FROM episodes WHERE agent = ? AND id IN ({_marks(ids)})", (agent, *ids))]

@@ -6,9 +6,8 @@ from typing import AsyncIterator
 
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.store.db import Database
-from strata_daemon.graph.nodes import episode_id
-from strata_daemon.episodes.model import episode_dict
-from strata_daemon.episodes.stated import label
+from strata_daemon.store.nodes import episode_id
+from strata_daemon.store.episodes import episode_dict
 
 
 async def get_episode(db: Database, agent: str, episode_id: int) -> dict:
@@ -16,7 +15,7 @@ async def get_episode(db: Database, agent: str, episode_id: int) -> dict:
     if row is None:
         raise NotFound(f"no memory {episode_id} in namespace {agent!r}",
                        hint="`strata timeline` lists what this namespace holds")
-    return (await db.run(with_times, [episode_dict(row)]))[0]
+    return episode_dict(row)
 
 
 async def get_episodes(db: Database, agent: str, ids: list[int]) -> dict[int, dict]:
@@ -100,6 +99,15 @@ async def counts(db: Database, agent: str) -> dict:
             "feedback": ns[1] if ns else 0, "pending_access_events": pending}
 
 
+def ids_by_source(conn, agent: str, sources: list[str]) -> list[tuple[int, str]]:
+    """(id, source) of the namespace's memories from these sources, by id within each batch."""
+    out = []
+    for part in (sources[i:i + 500] for i in range(0, len(sources), 500)):
+        out += [(r[0], r[1]) for r in conn.execute(f"SELECT id, source FROM episodes WHERE agent = ? AND source IN "
+                                                   f"({', '.join('?' * len(part))}) ORDER BY id", (agent, *part))]
+    return out
+
+
 def existing_ids(conn, agent: str, ids: list[int]) -> set[int]:
     """Which of `ids` are memories of the namespace (on the database thread)."""
     found: set[int] = set()
@@ -157,17 +165,6 @@ def stated_times_of(conn, ids: list[int]) -> dict[int, list[tuple[int, int, floa
                                       chunk):
             found.setdefault(eid, []).append(tuple(row))
     return found
-
-
-def with_times(conn, items: list[dict]) -> list[dict]:
-    """Give each memory (a hit, a shown memory) that states a time its times resolved:
-    "yesterday" said on 8 May 2023 is `{"phrase": "yesterday", "date": "2023-05-07"}`, so an
-    agent need not work it out."""
-    stated = stated_times_of(conn, [m["id"] for m in items])
-    for m in items:
-        if m["id"] in stated:
-            m["times"] = [{"phrase": m["content"][at:at + n], "date": label(a, b)} for at, n, a, b in stated[m["id"]]]
-    return items
 
 
 def ids_by_hashes(conn, agent: str, hashes: list[str]) -> list[int]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
+from strata_daemon.base.timeutil import iso
 from strata_daemon.errors import Conflict, InvalidInput, NotFound
 from strata_daemon.store import floors
 from strata_daemon.store.db import Writer
@@ -16,6 +17,8 @@ COLUMNS = (
     "success_count", "failure_count", "state", "superseded_by", "updated_at",
     "confidence", "quality", "strength_factor", "potentiated_at", "stale_at", "replayed_at", "tier", "tier_at",
 )
+_TIMES = ("event_at", "recorded_at", "last_seen_at", "last_access_at", "updated_at", "potentiated_at", "stale_at",
+          "replayed_at", "tier_at")
 _INSERT = f"INSERT INTO episodes (id, {', '.join(COLUMNS)}) VALUES "
 _ROW = f"({', '.join('?' for _ in range(len(COLUMNS) + 1))})"
 _CHUNK = 400  # stays under SQLite's bound-parameter limit with room to spare
@@ -283,3 +286,16 @@ async def fold_access_events(w: Writer, *, limit: int = 50_000) -> dict:
                         [(n, at, eid) for eid, n, at in groups])
     cur = await w.execute("UPDATE access_events SET folded = 1 WHERE folded = 0 AND id <= ?", (top,))
     return {"events": cur.rowcount, "episodes": len(groups)}
+
+
+def episode_dict(row: Mapping[str, Any]) -> dict:
+    """A stored row as the API and --json show it: times as floats plus ISO strings, flags as booleans."""
+    out = {"id": row["id"]}
+    for col in COLUMNS:
+        out[col] = row[col]
+    out["context"] = json.loads(row["context"])
+    out["factual"] = bool(row["factual"])
+    out["irrelevant"] = bool(row["irrelevant"])
+    for col in _TIMES:
+        out[col + "_iso"] = iso(row[col])
+    return out

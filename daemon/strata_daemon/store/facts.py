@@ -7,27 +7,37 @@ true in the world from `valid_from` until the next assertion's `valid_from` (kep
 latest valid_from <= T (the later-recorded one on a tie); a late assertion with an older
 valid time therefore lands in history and never displaces a newer current value. Rows are
 never deleted, and only valid_to ever changes (triggers enforce both).
+
+Keys arrive normalised (strata_daemon.facts.keys.normalise_key): the facts layer checks and
+normalises what people write, the store only reads and writes rows.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from strata_daemon.errors import NotFound
 from strata_daemon.store import floors
 from strata_daemon.base.timeutil import iso
-from strata_daemon.facts.keys import Source, normalise_key
-from strata_daemon.facts.attributes import asked_attributes
 
 _VALUE_COLUMNS = ("v.id AS value_id, v.value, v.valid_from, v.valid_to, v.recorded_at, v.source_kind, v.source_ref, "
                   "v.confidence, v.rule, v.actor")
 _FACT_COLUMNS = "f.id AS fact_id, f.key, f.label, f.importance, f.ttl_seconds, f.confirmed_at, f.created_at"
 _AT = "SELECT id FROM fact_values WHERE fact_id = f.id AND valid_from <= ? ORDER BY valid_from DESC, id DESC LIMIT 1"
-_WORDS = re.compile(r"[^\W_][\w./]*")
-MAX_KEY_WORDS = 6
 DEFAULT_IMPORTANCE = 0.5  # a new key's, until someone says otherwise
+
+
+class SourceRef(Protocol):
+    """Where a value came from, as the store reads it (strata_daemon.facts.keys.Source is one)."""
+    kind: str
+    ref: str | None
+
+
+def _source_text(kind: str, ref: str | None) -> str:
+    """A stored source as text: `kind`, or `kind:ref` (what str() of a facts.keys.Source gives)."""
+    return kind if ref is None else f"{kind}:{ref}"
 
 
 @dataclass(frozen=True)
@@ -36,7 +46,7 @@ class Assertion:
     label: str
     value: str | None
     valid_from: float | None  # None: from the moment of writing, read inside the transaction
-    source: Source
+    source: SourceRef
     confidence: float = 1.0
     rule: str | None = None
     importance: float | None = None
@@ -94,7 +104,7 @@ def shaped(fact, value, now: float) -> dict:
         out.update({
             "value_id": value["value_id"], "valid_from": value["valid_from"], "valid_from_iso": iso(value["valid_from"]),
             "valid_to": value["valid_to"], "recorded_at": value["recorded_at"],
-            "source": str(Source(value["source_kind"], value["source_ref"])), "rule": value["rule"],
+            "source": _source_text(value["source_kind"], value["source_ref"]), "rule": value["rule"],
             "confidence": value["confidence"], "age_seconds": round(now - value["valid_from"], 3),
         })
     return out
@@ -121,10 +131,9 @@ def _outcome(key: str, a: Assertion, before, after, now: float) -> tuple[str, bo
     return ("changed" if current else "recorded"), current
 
 
-def preview(conn, agent: str, a: Assertion, *, now: float) -> dict:
-    """What write() would do with A now, reading only: its status, and the key as a listing
-    would show it afterwards (label, value, importance, valid_from)."""
-    key = normalise_key(a.label)
+def preview(conn, agent: str, key: str, a: Assertion, *, now: float) -> dict:
+    """What write() would do with A (under KEY, its label normalised) now, reading only: its
+    status, and the key as a listing would show it afterwards (label, value, importance, valid_from)."""
     if a.valid_from is None:
         a = replace(a, valid_from=now)
     fact = _fact(conn, agent, key)
@@ -137,12 +146,11 @@ def preview(conn, agent: str, a: Assertion, *, now: float) -> dict:
             "valid_from": a.valid_from, "importance": DEFAULT_IMPORTANCE if importance is None else importance}
 
 
-def write(conn, agent: str, a: Assertion, *, actor: str, now: float, window: float) -> dict:
-    """Record an assertion. Returns what happened: `created` (a new key), `changed` (a new current
-    value), `confirmed` (the value it already had then: no new history, only a fresher
-    confirmation), `unchanged` (a retraction of what was already retracted), `recorded` (an older valid
-    time: history only), `retracted`."""
-    key = normalise_key(a.label)
+def write(conn, agent: str, key: str, a: Assertion, *, actor: str, now: float, window: float) -> dict:
+    """Record an assertion under KEY (its label normalised). Returns what happened: `created` (a
+    new key), `changed` (a new current value), `confirmed` (the value it already had then: no new
+    history, only a fresher confirmation), `unchanged` (a retraction of what was already
+    retracted), `recorded` (an older valid time: history only), `retracted`."""
     if a.valid_from is None:
         # Read the clock only once the write lock is held: a writer that waited behind another
         # must not assert its value at an earlier time than the one it waited for.
@@ -203,13 +211,14 @@ def _source_of(row) -> dict | None:
     """The value an assertion now follows or is followed by, and where it came from."""
     if row is None:
         return None
-    return {"value": row["value"], "source": str(Source(row["source_kind"], row["source_ref"]))}
+    return {"value": row["value"], "source": _source_text(row["source_kind"], row["source_ref"])}
 
 
 def _audit(conn, agent, fid, action, key, a: Assertion, previous, actor, now) -> None:
     conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) VALUES (?, ?, 'fact', ?, ?, ?, ?)",
                  (now, agent, fid, action, json.dumps({"key": key, "value": a.value, "previous": previous,
-                                                       "valid_from": a.valid_from, "source": str(a.source),
+                                                       "valid_from": a.valid_from,
+                                                       "source": _source_text(a.source.kind, a.source.ref),
                                                        "rule": a.rule}, ensure_ascii=False), actor))
 
 
@@ -219,8 +228,7 @@ def current_value(conn, agent: str, key: str, now: float):
     return (None, None) if fact is None else (fact, _value_at(conn, fact["fact_id"], now))
 
 
-def get(conn, agent: str, label: str, *, at: float, known_at: float | None, now: float) -> dict:
-    key = normalise_key(label)
+def get(conn, agent: str, key: str, *, at: float, known_at: float | None, now: float) -> dict:
     fact = _fact(conn, agent, key)
     if fact is None:
         raise NotFound(f"no fact {key!r} in this namespace", hint="`strata fact list` shows the keys")
@@ -238,20 +246,20 @@ def current_count(conn, agent: str, now: float) -> int:
 
 
 def listing(conn, agent: str, *, now: float, stale_only: bool = False, prefix: str | None = None) -> list[dict]:
+    """The current facts, by key; PREFIX (a normalised key): only it and the keys that begin
+    with it as whole words."""
     sql = (f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
            "WHERE f.agent = ? AND v.value IS NOT NULL")
     params: list = [now, agent]
     if prefix:
-        key = normalise_key(prefix)
         sql += " AND (f.key = ? OR f.key >= ? AND f.key < ?)"
-        params += [key, key + " ", key + " \U0010ffff"]
+        params += [prefix, prefix + " ", prefix + " \U0010ffff"]
     rows = conn.execute(sql + " ORDER BY f.key", params).fetchall()
     out = [shaped(r, r, now) for r in rows]
     return [f for f in out if f["stale"]] if stale_only else out
 
 
-def history(conn, agent: str, label: str, *, now: float) -> dict:
-    key = normalise_key(label)
+def history(conn, agent: str, key: str, *, now: float) -> dict:
     fact = _fact(conn, agent, key)
     if fact is None:
         raise NotFound(f"no fact {key!r} in this namespace", hint="`strata fact list` shows the keys")
@@ -262,7 +270,7 @@ def history(conn, agent: str, label: str, *, now: float) -> dict:
         {"value_id": r["value_id"], "value": r["value"], "valid_from": r["valid_from"],
          "valid_from_iso": iso(r["valid_from"]), "valid_to": r["valid_to"], "valid_to_iso": iso(r["valid_to"]),
          "recorded_at": r["recorded_at"], "recorded_at_iso": iso(r["recorded_at"]),
-         "source": str(Source(r["source_kind"], r["source_ref"])), "rule": r["rule"], "confidence": r["confidence"],
+         "source": _source_text(r["source_kind"], r["source_ref"]), "rule": r["rule"], "confidence": r["confidence"],
          "actor": r["actor"], "current": current is not None and r["value_id"] == current["value_id"]}
         for r in rows]}
 
@@ -289,7 +297,7 @@ def conflicts(conn, agent: str, *, window: float, open_only: bool, since: float 
         if r[f"{p}_from"] is None:
             return None
         return {"value": r[f"{p}_value"], "valid_from": r[f"{p}_from"], "valid_from_iso": iso(r[f"{p}_from"]),
-                "source": str(Source(r[f"{p}_kind"], r[f"{p}_ref"]))}
+                "source": _source_text(r[f"{p}_kind"], r[f"{p}_ref"])}
 
     return [{"id": r["id"], "key": r["key"], "reason": r["reason"], "late": bool(r["late"]), "at": r["at"],
              "at_iso": iso(r["at"]), "acknowledged_at": r["acknowledged_at"], "old": side(r, "old"),
@@ -307,42 +315,31 @@ def acknowledge(conn, agent: str, conflict_id: int, now: float) -> dict:
     return {"id": conflict_id, "acknowledged_at": row["acknowledged_at"] or now}
 
 
-def query_keys(query: str) -> list[str]:
-    """Every run of up to MAX_KEY_WORDS words in a query, as keys: the facts a recall names."""
-    words = [normalise_key(w) for w in _WORDS.findall(query[:2000]) if len(w) <= 200][:200]
-    return sorted({" ".join(words[i:j]) for i in range(len(words))
-                   for j in range(i + 1, min(i + MAX_KEY_WORDS, len(words)) + 1)})
-
-
-def named_in(conn, agent: str, query: str, now: float) -> list[dict]:
-    """Current facts whose key the query contains as whole words, longest key first. A
-    `subject.attribute` key is named when both parts are (`What is Dana Whitfield's email?`)."""
-    keys = query_keys(query)
-    if not keys:
-        return []
-    subjects = [k for k in keys if k.count(" ") < 3][:400]
-    asked = asked_attributes(k for k in keys if " " not in k)
-    # "Is gw-02 healthy?" names the status line `gw 02 status` without saying "status".
-    cued = [f"{k} {a}" for k in subjects for a in asked if not k.endswith(f" {a}")][:400]
-    named = keys + cued
+def current_of_keys(conn, agent: str, keys: list[str], now: float) -> list[dict]:
+    """The current facts of these (normalised) keys, in no particular order."""
     found = []
-    for start in range(0, len(named), 400):
-        part = named[start:start + 400]
+    # In parts: SQLite bounds the number of parameters of one statement.
+    for start in range(0, len(keys), 400):
+        part = keys[start:start + 400]
         found += conn.execute(
             f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = ({_AT}) "
             f"WHERE f.agent = ? AND f.key IN ({', '.join('?' * len(part))}) AND v.value IS NOT NULL",
             (now, agent, *part)).fetchall()
-    runs = set(keys) | asked
-    # Each run as a subject: the keys from "run." up to "run/" ("/" follows "." in code order).
-    for row in conn.execute(
-            f"WITH s(k) AS (VALUES {', '.join(['(?)'] * len(subjects))}) "
-            f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM s JOIN facts f ON f.agent = ? AND f.key > s.k || '.' "
-            f"AND f.key < s.k || '/' JOIN fact_values v ON v.id = ({_AT}) WHERE v.value IS NOT NULL",
-            (*subjects, agent, now)):
-        if row["key"].split(".", 1)[1] in runs:
-            found.append(row)
-    unique = {r["key"]: r for r in found}
-    return sorted((shaped(r, r, now) for r in unique.values()), key=lambda f: (-len(f["key"]), f["key"]))
+    return [shaped(r, r, now) for r in found]
+
+
+def current_of_subjects(conn, agent: str, subjects: list[str], now: float) -> list[dict]:
+    """The current facts whose key is `subject.attribute` for one of these (normalised, at most
+    a few hundred) subjects, in no particular order."""
+    if not subjects:
+        return []
+    # Each subject's keys run from "subject." up to "subject/" ("/" follows "." in code order).
+    rows = conn.execute(
+        f"WITH s(k) AS (VALUES {', '.join(['(?)'] * len(subjects))}) "
+        f"SELECT {_FACT_COLUMNS}, {_VALUE_COLUMNS} FROM s JOIN facts f ON f.agent = ? AND f.key > s.k || '.' "
+        f"AND f.key < s.k || '/' JOIN fact_values v ON v.id = ({_AT}) WHERE v.value IS NOT NULL",
+        (*subjects, agent, now)).fetchall()
+    return [shaped(r, r, now) for r in rows]
 
 
 REJUDGE = "rejudge"  # the rule name a re-judging retraction is recorded under
@@ -368,7 +365,7 @@ def rejudged(conn, agent: str, now: float) -> list[dict]:
                               (r["fact_id"], r["value_id"], r["valid_from"])).fetchone()
         if before is not None and before["value"] is not None:
             out.append({"key": r["key"], "label": r["label"], "value": before["value"], "rule": before["rule"],
-                        "source": str(Source(before["source_kind"], before["source_ref"])),
+                        "source": _source_text(before["source_kind"], before["source_ref"]),
                         "confidence": before["confidence"], "retracted_at": r["valid_from"]})
     return out
 

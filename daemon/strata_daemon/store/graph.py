@@ -1,23 +1,16 @@
-"""Spiderweb SQL: edges, the working set, decay. Each function runs on the database thread;
-those that write run inside Database.transact. Every statement names the namespace."""
+"""Spiderweb SQL: edges, links, entities, the working set, the decay clock. Each function runs
+on the database thread; those that write run inside the caller's Database.transact. Every
+statement names the namespace. Edges are read and written as stored levels: what a level
+weighs, and the Hebbian rules, are the graph layer's (strata_daemon.graph.hebbian, .edges)."""
 
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
-from dataclasses import dataclass
+from typing import Callable
 
 from strata_daemon.errors import InvalidInput, NotFound
-from strata_daemon.graph import hebbian
-from strata_daemon.graph.hebbian import Rules
-from strata_daemon.graph.nodes import episode_id, kind_of
-
-
-@dataclass(frozen=True)
-class WorkingSet:
-    capacity: int  # most items held; the least recently activated leave first
-    ttl_seconds: float  # a context idle this long is committed by the next call that touches it
+from strata_daemon.store.nodes import episode_id, kind_of
 
 
 def clock(conn, agent: str) -> float:
@@ -78,22 +71,24 @@ def require(conn, agent: str, nodes: list[str]) -> dict[str, str]:
     return found  # type: ignore[return-value]
 
 
-def coactivate(conn, agent: str, nodes: list[str], rules: Rules, now: float) -> int:
-    """Strengthen the edge of every pair of distinct nodes (creating it at `rules.start`); returns
-    how many pairs."""
-    pairs = hebbian.pairs(nodes)
+def coactivate(conn, agent: str, pairs: list[tuple[str, str]], level_after: Callable[[float | None, float], float],
+               now: float) -> int:
+    """Co-activate each edge (a, b), a < b as stored, creating those missing: each is written at
+    `level_after(its level, None when new; the decay clock)`. The arithmetic is the caller's
+    (graph.hebbian.Rules.strengthened_level), passed in so that consolidation, applied by a store
+    module, strengthens an edge without importing the graph layer. Returns how many edges."""
     if not pairs:
         return 0
     t = clock(conn, agent)
-    held = {}
+    held = []
     for a, b in pairs:
         row = conn.execute("SELECT level FROM web_edges WHERE agent = ? AND a = ? AND b = ?", (agent, a, b)).fetchone()
-        held[(a, b)] = None if row is None else hebbian.weight_of(row[0], t)
+        held.append(None if row is None else row[0])
     conn.executemany(
         "INSERT INTO web_edges (agent, a, b, level, activations, created_at, last_at) VALUES (?, ?, ?, ?, 1, ?, ?) "
         "ON CONFLICT (agent, a, b) DO UPDATE SET level = excluded.level, activations = activations + 1, "
         "last_at = excluded.last_at",
-        [(agent, a, b, hebbian.level_of(hebbian.strengthened(held[(a, b)], rules), t), now, now) for a, b in pairs])
+        [(agent, a, b, level_after(level, t), now, now) for (a, b), level in zip(pairs, held)])
     return len(pairs)
 
 
@@ -102,123 +97,77 @@ def context(conn, agent: str) -> list[dict]:
         "SELECT node, activated_at, source FROM web_context WHERE agent = ? ORDER BY activated_at, node", (agent,))]
 
 
-def commit(conn, agent: str, rules: Rules, now: float, *, actor: str, reason: str) -> dict:
-    """Co-activate everything in the working set and empty it, in the caller's transaction: a
-    crash before this leaves the set whole, after it the edges are stored."""
-    items = [c["node"] for c in context(conn, agent)]
-    strengthened = coactivate(conn, agent, items, rules, now)
-    conn.execute("DELETE FROM web_context WHERE agent = ?", (agent,))
-    if items:
-        conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
-                      "VALUES (?, ?, 'web', NULL, 'commit', ?, ?)",
-                      (now, agent, json.dumps({"nodes": items, "reason": reason}, ensure_ascii=False), actor))
-    return {"committed": items, "edges_strengthened": strengthened, "reason": reason}
+def last_activated(conn, agent: str) -> float | None:
+    """When the working set last took an item; None when it is empty."""
+    return conn.execute("SELECT max(activated_at) FROM web_context WHERE agent = ?", (agent,)).fetchone()[0]
 
 
-def expire(conn, agent: str, rules: Rules, ws: WorkingSet, now: float, *, actor: str) -> dict | None:
-    """Commit the working set if it has been idle for its time-to-live."""
-    newest = conn.execute("SELECT max(activated_at) FROM web_context WHERE agent = ?", (agent,)).fetchone()[0]
-    if newest is None or now - newest < ws.ttl_seconds:
-        return None
-    return commit(conn, agent, rules, now, actor=actor, reason="expired")
-
-
-def activate(conn, agent: str, nodes: list[str], rules: Rules, ws: WorkingSet, now: float, *,
-             source: str, actor: str, known: bool = False) -> dict:
-    """Put nodes in the working set (after committing it if it expired); beyond its capacity the
-    least recently activated leave it uncommitted. `known`: the caller just read them from this
-    namespace (a recall's hits), so they need no check."""
-    if not known:
-        require(conn, agent, nodes)
-    expired = expire(conn, agent, rules, ws, now, actor=actor)
-    fresh = list(dict.fromkeys(nodes))
+def put_context(conn, agent: str, nodes: list[str], now: float, source: str) -> None:
+    """The nodes join the working set at `now`; one already in it is activated again."""
     conn.executemany("INSERT INTO web_context (agent, node, activated_at, source) VALUES (?, ?, ?, ?) "
                      "ON CONFLICT (agent, node) DO UPDATE SET activated_at = excluded.activated_at, "
-                     "source = excluded.source", [(agent, n, now, source) for n in fresh])
-    held = context(conn, agent)
-    # Oldest first; among equal times, a node being activated now stays.
-    order = sorted(held, key=lambda c: (c["activated_at"], c["node"] in fresh, c["node"]))
-    evicted = [c["node"] for c in order[:max(0, len(held) - ws.capacity)]]
-    if evicted:
-        conn.executemany("DELETE FROM web_context WHERE agent = ? AND node = ?", [(agent, n) for n in evicted])
-    return {"activated": fresh, "evicted": evicted, "expired_commit": expired,
-            "context": [c for c in held if c["node"] not in evicted]}
+                     "source = excluded.source", [(agent, n, now, source) for n in nodes])
 
 
-def decay(conn, agent: str, rules: Rules, now: float, *, actor: str) -> dict:
-    """One decay run: every weight x factor (by moving the clock), then prune the edges below the
-    threshold. Cost grows with what is pruned, not with the number of edges."""
-    conn.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
-    t = hebbian.advanced(clock(conn, agent), rules)
-    conn.execute("UPDATE namespaces SET web_clock = ?, web_decay_runs = web_decay_runs + 1 WHERE agent = ?", (t, agent))
-    pruned = conn.execute("DELETE FROM web_edges WHERE agent = ? AND level < ?",
-                          (agent, hebbian.prune_level(t, rules))).rowcount
-    left = conn.execute("SELECT count(*) FROM web_edges WHERE agent = ?", (agent,)).fetchone()[0]
-    runs = conn.execute("SELECT web_decay_runs FROM namespaces WHERE agent = ?", (agent,)).fetchone()[0]
+def drop_context(conn, agent: str, nodes: list[str]) -> None:
+    conn.executemany("DELETE FROM web_context WHERE agent = ? AND node = ?", [(agent, n) for n in nodes])
+
+
+def clear_context(conn, agent: str) -> None:
+    conn.execute("DELETE FROM web_context WHERE agent = ?", (agent,))
+
+
+def audit(conn, agent: str, action: str, data: dict, now: float, *, actor: str) -> None:
+    """An audit row of the web as a whole (a commit, a decay run)."""
     conn.execute("INSERT INTO audit (at, agent, item_kind, item_id, action, data, actor) "
-                 "VALUES (?, ?, 'web', NULL, 'decay', ?, ?)",
-                 (now, agent, json.dumps({"pruned": pruned, "edges": left, "factor": rules.factor}), actor))
-    return {"pruned": pruned, "edges": left, "factor": rules.factor, "decay_runs": runs}
+                 "VALUES (?, ?, 'web', NULL, ?, ?, ?)",
+                 (now, agent, action, json.dumps(data, ensure_ascii=False), actor))
 
 
-def neighbours(conn, agent: str, nodes: list[str], *, link_weight: float = 0.0, fan_limit: int | None = None,
-               floors: dict[str, float] | None = None) -> dict[str, list[tuple[str, float, str]]]:
-    """Each node's neighbours, heaviest first: (node, weight, "edge" or the link type). Hebbian
-    edges weigh what they weigh now; typed links (either direction) weigh `link_weight` (0:
-    not followed). Where two nodes are joined both ways the heavier counts. `fan_limit` keeps
-    a node's heaviest neighbours only, so an entity mentioned everywhere stays cheap; with it,
-    `floors` leaves out a node's edges lighter than its floor."""
-    if not nodes:
-        return {}
-    t = clock(conn, agent)
+def decay_clock(conn, agent: str, now: float) -> float:
+    """The namespace's decay clock, its row created first: a decay run may come before any write."""
+    conn.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
+    return clock(conn, agent)
+
+
+def advance_clock(conn, agent: str, t: float) -> None:
+    """Set the decay clock to `t` and count one decay run."""
+    conn.execute("UPDATE namespaces SET web_clock = ?, web_decay_runs = web_decay_runs + 1 WHERE agent = ?", (t, agent))
+
+
+def prune(conn, agent: str, below: float) -> int:
+    """Delete the edges whose level is below `below`, a range delete on the level index; how many."""
+    return conn.execute("DELETE FROM web_edges WHERE agent = ? AND level < ?", (agent, below)).rowcount
+
+
+def decay_runs(conn, agent: str) -> int:
+    return conn.execute("SELECT web_decay_runs FROM namespaces WHERE agent = ?", (agent,)).fetchone()[0]
+
+
+def edges_touching(conn, agent: str, nodes: list[str]) -> list[tuple[str, str, float]]:
+    """(a, b, level) of every edge with an end among the nodes; one joining two of them comes twice."""
     marks = ", ".join("?" * len(nodes))
-    best: dict[str, dict[str, tuple[float, str]]] = {n: {} for n in nodes}
+    return conn.execute(f"SELECT a, b, level FROM web_edges WHERE agent = ? AND a IN ({marks}) UNION ALL "
+                        f"SELECT a, b, level FROM web_edges WHERE agent = ? AND b IN ({marks})",
+                        (agent, *nodes, agent, *nodes)).fetchall()
 
-    def offer(here: str, other: str, w: float, via: str) -> None:
-        held = best[here].get(other)
-        if held is None or w > held[0]:
-            best[here][other] = (w, via)
 
-    cap = -1 if fan_limit is None else fan_limit
-    if fan_limit is None:
-        for a, b, level in conn.execute(
-                f"SELECT a, b, level FROM web_edges WHERE agent = ? AND a IN ({marks}) UNION ALL "
-                f"SELECT a, b, level FROM web_edges WHERE agent = ? AND b IN ({marks})",
-                (agent, *nodes, agent, *nodes)):
-            w = hebbian.weight_of(level, t)
-            if a in best:
-                offer(a, b, w, "edge")
-            if b in best:
-                offer(b, a, w, "edge")
-    else:
-        # Node by node and heaviest first, so that a hub with thousands of edges (or an entity
-        # mentioned by thousands of memories) costs `fan_limit` rows, not thousands.
-        for n in nodes:
-            floor = (floors or {}).get(n, 0.0)
-            least = hebbian.level_of(floor, t) if floor > 0 else -math.inf
-            for other, level in conn.execute(
-                    "SELECT b, level FROM web_edges WHERE agent = ? AND a = ? AND level >= ? ORDER BY level DESC "
-                    "LIMIT ?", (agent, n, least, cap)):
-                offer(n, other, hebbian.weight_of(level, t), "edge")
-            for other, level in conn.execute(
-                    "SELECT a, level FROM web_edges WHERE agent = ? AND b = ? AND level >= ? ORDER BY level DESC "
-                    "LIMIT ?", (agent, n, least, cap)):
-                offer(n, other, hebbian.weight_of(level, t), "edge")
-    if link_weight > 0:
-        for n in nodes:
-            if link_weight < (floors or {}).get(n, 0.0):
-                continue
-            for dst, kind in conn.execute("SELECT dst, type FROM web_links WHERE agent = ? AND src = ? LIMIT ?",
-                                          (agent, n, cap)):
-                offer(n, dst, link_weight, kind)
-            for src, kind in conn.execute("SELECT src, type FROM web_links WHERE agent = ? AND dst = ? "
-                                          "ORDER BY created_at DESC LIMIT ?", (agent, n, cap)):
-                offer(n, src, link_weight, kind)
-    out = {}
-    for n, found in best.items():
-        ranked = sorted(((o, w, via) for o, (w, via) in found.items()), key=lambda e: (-e[1], e[0]))
-        out[n] = ranked if fan_limit is None else ranked[:fan_limit]
-    return out
+def heaviest_edges(conn, agent: str, node: str, least: float, limit: int) -> list[tuple[str, float]]:
+    """(other end, level) of a node's edges at level `least` or above, heaviest first: at most
+    `limit` (-1: all) where the node is `a`, then as many where it is `b`. Read down the level
+    index, so a hub with thousands of edges costs `limit` rows, not thousands."""
+    return [*conn.execute("SELECT b, level FROM web_edges WHERE agent = ? AND a = ? AND level >= ? "
+                          "ORDER BY level DESC LIMIT ?", (agent, node, least, limit)),
+            *conn.execute("SELECT a, level FROM web_edges WHERE agent = ? AND b = ? AND level >= ? "
+                          "ORDER BY level DESC LIMIT ?", (agent, node, least, limit))]
+
+
+def typed_links(conn, agent: str, node: str, limit: int) -> list[tuple[str, str]]:
+    """(other end, link type) of a node's typed links: at most `limit` (-1: all) it makes, then
+    as many made to it, newest first."""
+    return [*conn.execute("SELECT dst, type FROM web_links WHERE agent = ? AND src = ? LIMIT ?", (agent, node, limit)),
+            *conn.execute("SELECT src, type FROM web_links WHERE agent = ? AND dst = ? ORDER BY created_at DESC "
+                          "LIMIT ?", (agent, node, limit))]
 
 
 LINK_TYPES = ("related", "supports", "contradicts", "supersedes")
@@ -337,23 +286,17 @@ def entity_list(conn, agent: str, kind: str | None, limit: int) -> list[dict]:
         "ORDER BY mentions DESC, type, value LIMIT ?", (agent, *params, limit))]
 
 
-def edges_of(conn, agent: str, node: str, limit: int) -> list[dict]:
-    """A node's edges in full, heaviest first."""
-    t = clock(conn, agent)
-    rows = conn.execute(
+def edge_rows(conn, agent: str, node: str, limit: int) -> list[tuple[str, float, int, float, float]]:
+    """A node's edges in full, heaviest first: (other node, level, activations, created_at, last_at)."""
+    return conn.execute(
         "SELECT b AS other, level, activations, created_at, last_at FROM web_edges WHERE agent = ? AND a = ? "
         "UNION ALL SELECT a, level, activations, created_at, last_at FROM web_edges WHERE agent = ? AND b = ? "
         "ORDER BY level DESC, other LIMIT ?", (agent, node, agent, node, limit)).fetchall()
-    return [{"node": r[0], "weight": round(hebbian.weight_of(r[1], t), 6), "activations": r[2],
-             "created_at": r[3], "last_activated_at": r[4]} for r in rows]
 
 
-def lighter(conn, agent: str, node: str, weight: float) -> list[float]:
-    """The weights of a node's edges lighter than WEIGHT, heaviest first: those a spread from
-    the node leaves out when its lookup asks for WEIGHT at least."""
-    t = clock(conn, agent)
-    least = hebbian.level_of(weight, t)
-    return [hebbian.weight_of(r[0], t) for r in conn.execute(
+def levels_below(conn, agent: str, node: str, least: float) -> list[float]:
+    """The levels of a node's edges below `least`, highest first."""
+    return [r[0] for r in conn.execute(
         "SELECT level FROM web_edges WHERE agent = ? AND a = ? AND level < ? UNION ALL "
         "SELECT level FROM web_edges WHERE agent = ? AND b = ? AND level < ? ORDER BY 1 DESC",
         (agent, node, least, agent, node, least))]
@@ -363,9 +306,3 @@ def link_count(conn, agent: str, node: str) -> int:
     return conn.execute("SELECT count(*) FROM web_links WHERE agent = ? AND (src = ? OR dst = ?)",
                         (agent, node, node)).fetchone()[0]
 
-
-def check_range(depth: int, threshold: float, max_depth: int = 5) -> None:
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= max_depth:
-        raise InvalidInput(f"depth must be a whole number from 1 to {max_depth}, not {depth!r}")
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 < threshold <= 1:
-        raise InvalidInput(f"threshold must be above 0 and at most 1, not {threshold!r}")

@@ -129,3 +129,22 @@ def nearest(conn, agent: str, vector: np.ndarray, k: int) -> list[tuple[int, flo
     rows = conn.execute(f"SELECT rowid, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? AND agent = ?",
                         (vector.astype(np.float32).tobytes(), k, agent)).fetchall()
     return [(r[0], r[1]) for r in rows]
+
+
+def copy_state(conn, agent: str) -> tuple:
+    """(vector epoch, the namespace's newest vector sequence number): what an in-memory copy of
+    its vectors compares with what it holds."""
+    return conn.execute(
+        "SELECT (SELECT value FROM meta WHERE key = 'vector_epoch'), "
+        "(SELECT max(embedded) FROM episodes WHERE agent = ?)", (agent,)).fetchone()
+
+
+def all_vectors(conn, agent: str) -> list[tuple[int, bytes]]:
+    """(episode id, vector bytes) of every vector of the namespace."""
+    return conn.execute(f"SELECT rowid, embedding FROM {TABLE} WHERE agent = ?", (agent,)).fetchall()
+
+
+def vectors_after(conn, agent: str, seq: int) -> list[tuple[int, bytes]]:
+    """(episode id, vector bytes) of the namespace's vectors stored after sequence number `seq`."""
+    return conn.execute(f"SELECT e.id, v.embedding FROM episodes e JOIN {TABLE} v ON v.rowid = e.id "
+                        "WHERE e.agent = ? AND e.embedded > ?", (agent, seq)).fetchall()

@@ -51,11 +51,6 @@ ModalScreen { align: center middle; }
 """
 
 
-def _data_version(conn) -> int:
-    # Changes whenever another connection (the daemon, the CLI) commits.
-    return conn.execute("PRAGMA data_version").fetchone()[0]
-
-
 class StrataApp(App):
     TITLE = "strata"
     CSS = CSS
@@ -136,7 +131,7 @@ class StrataApp(App):
             return
         self._polling = True
         try:
-            version = await self.memory.db.run(_data_version)
+            version = await self.memory.data_version()
         finally:
             self._polling = False
         changed, self._seen = version != self._seen and self._seen is not None, version

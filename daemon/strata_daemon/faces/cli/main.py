@@ -1,0 +1,126 @@
+"""The `strata` command. Parses arguments, runs the core, shows the result, maps errors to exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+
+from strata_daemon import __version__
+from strata_daemon.errors import EXIT_CODES, StrataError
+from strata_daemon.faces.cli import (admin_cmds, arena_cmds, capsule_cmds, care_cmds, consolidate_cmds, dossier_cmds,
+                                     fact_cmds, mcp_cmds, memory_cmds, serve_cmds, systemd_cmds, tui_cmds, web_cmds)
+from strata_daemon.faces.cli.output import error
+
+GROUPS = (
+    ("memory", memory_cmds),
+    ("facts", fact_cmds),
+    ("spiderweb", web_cmds),
+    ("dossiers", dossier_cmds),
+    ("capsule", capsule_cmds),
+    ("consolidation", consolidate_cmds),
+    ("arena", arena_cmds),
+    ("inspector", tui_cmds),
+    ("agent interfaces", mcp_cmds),
+    ("http api", serve_cmds),
+    ("home and daemon", admin_cmds),
+    ("care", care_cmds),
+    ("systemd", systemd_cmds),
+)
+# Other installed packages may add commands (a checkout's benchmark harness adds `bench`): each
+# entry point of this group names a module with GROUP, COMMANDS and register(sub, common).
+PLUGINS = "strata.commands"
+
+
+def _common_options(parser: argparse.ArgumentParser, *, suppress: bool) -> None:
+    unset = argparse.SUPPRESS if suppress else None
+    parser.add_argument("--home", default=unset, help="home folder (default: $STRATA_HOME, else ~/.local/share/strata)")
+    parser.add_argument("--agent", default=unset, help="agent namespace (default: agent.namespace in strata.toml)")
+    parser.add_argument("--scope", default=unset, metavar="NAMESPACE",
+                        help="read a namespace that strata.toml shares (agent.shared); writes are refused")
+    parser.add_argument("--json", action="store_true", default=argparse.SUPPRESS if suppress else False,
+                        help="print JSON for programs")
+
+
+class _Parser(argparse.ArgumentParser):
+    """With --json anywhere on the line, a usage error is also answered on stdout in the shape
+    of every other error: an agent reads stdout, and an empty one tells it nothing."""
+    json_wanted = False  # set by main() from the whole command line, before parsing
+
+    def error(self, message: str):
+        if _Parser.json_wanted:
+            sys.stdout.write(json.dumps({"error": "usage", "message": message,
+                                         "hint": f"see {self.prog} --help"}) + "\n")
+        super().error(message)
+
+
+_VALUED = ("--home", "--agent", "--scope")  # the options before a command that take a value
+
+
+def plugins(argv: list[str] | None) -> list:
+    """The modules of the commands other packages add, loaded only when the command line may need
+    them (their command, help, or a word no built-in command has): scanning the installed
+    packages costs every other command nothing."""
+    argv = argv or []
+    words = [a for i, a in enumerate(argv) if not a.startswith("-") and (i == 0 or argv[i - 1] not in _VALUED)]
+    builtin = {c.split()[0] for _, mod in GROUPS for c in mod.COMMANDS}
+    if words and words[0] in builtin and "-h" not in argv and "--help" not in argv:
+        return []
+    from importlib.metadata import entry_points
+
+    return [ep.load() for ep in entry_points(group=PLUGINS)]
+
+
+def command_groups(argv: list[str] | None = None) -> list[tuple[str, object]]:
+    """(group, module) of every command the line may run: strata's own, then the plugins'."""
+    return [*GROUPS, *((mod.GROUP, mod) for mod in plugins(sys.argv[1:] if argv is None else argv))]
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    groups = command_groups(argv)
+    codes = "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_CODES.items())
+    parser = _Parser(
+        prog="strata", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="A local-only layered memory for an autonomous agent.",
+        epilog="commands by group:\n" + "\n".join(
+            f"  {name}: {', '.join(mod.COMMANDS)}" for name, mod in groups)
+        + "\n\nevery command takes --help; read commands take --json.\n\nexit codes:\n" + codes)
+    parser.add_argument("--version", action="version", version=f"strata {__version__}")
+    _common_options(parser, suppress=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # The same options after the command; SUPPRESS keeps a value given before the command.
+    common = argparse.ArgumentParser(add_help=False)
+    _common_options(common, suppress=True)
+    for _, mod in groups:
+        mod.register(sub, common)
+    return parser
+
+
+# Commands that do not read one namespace through the API, so --scope would mean nothing.
+UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor", "backup")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser(argv)
+    _Parser.json_wanted = "--json" in (sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(argv)
+    if getattr(args, "scope", None) and args.command in UNSCOPED:
+        parser.error(f"--scope does not apply to `strata {args.command}`")
+    try:
+        result = args.handler(args)
+        if asyncio.iscoroutine(result):
+            result = asyncio.run(result)
+        return int(result or 0)
+    except StrataError as e:
+        return error(e, getattr(args, "json", False))
+    except KeyboardInterrupt:
+        sys.stderr.write("strata: interrupted\n")
+        return 130
+    except BrokenPipeError:  # `strata export | head`
+        sys.stderr.close()
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
