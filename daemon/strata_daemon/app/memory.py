@@ -28,7 +28,10 @@ from strata_daemon.recall import pipeline
 from strata_daemon.recall.deep import DeepWeights
 from strata_daemon.episodes.model import Limits, clean_context, normalize
 from strata_daemon.store.fulltext import Scope
-from strata_daemon.recall.candidates import Tuning, features_of, namespace_phase
+from strata_daemon.recall.candidates import fallback
+from strata_daemon.recall.ranking import features_of
+from strata_daemon.recall.request import Request, Sources, Tuning
+from strata_daemon.recall.stages.full_text import namespace_phase
 from strata_daemon.capsule.api import Capsule
 from strata_daemon.consolidation.api import Consolidation
 from strata_daemon.dossier.api import Dossiers
@@ -368,7 +371,7 @@ class Memory:
         try:
             emb = await self.embedder()
         except EmbeddingUnavailable as e:
-            warnings.append(pipeline.fallback(e))
+            warnings.append(fallback(e))
             return None
         return emb, asyncio.get_running_loop().run_in_executor(None, emb.embed_queries, [query])
 
@@ -419,11 +422,11 @@ class Memory:
         warnings: list[str] = []
         states = (*RECALLED, "archived") if include_archived else RECALLED
         params, tuning, deep = self._tuned(arm)
-        request = pipeline.Request(query, mode, k, Scope(self.agent, states, kinds, hot_only), query_context, now,
+        request = Request(query, mode, k, Scope(self.agent, states, kinds, hot_only), query_context, now,
                                    params, tuning, deep, bool(self.config["facts.in_recall"]),
                                    bool(self.config["recall.overlap_embedding"]), as_of)
         embedding = await self._embed_query(query, warnings) if mode != "fast" else None
-        r = await pipeline.run(request, pipeline.Sources(self.db, embedding, self._spec_of, self._vectors, self.web,
+        r = await pipeline.run(request, Sources(self.db, embedding, self._spec_of, self._vectors, self.web,
                                                          self._reranker))
         r["warnings"][:0] = warnings
         return r

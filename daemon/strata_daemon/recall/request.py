@@ -1,0 +1,109 @@
+"""A recall as the pipeline's stages see it: what is asked (Request), what they read
+besides the database (Sources), and what they hand each other (State)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from strata_daemon.embedding.cache import VectorCache
+from strata_daemon.recall.deep import DeepWeights
+from strata_daemon.recall.fusion import Candidate
+from strata_daemon.scoring import ScoringParams
+from strata_daemon.store.db import Database
+from strata_daemon.store.fulltext import Scope
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The recall.* settings that shape candidates and their fusion."""
+    candidates: int
+    fts_budget: int
+    source_weight: float
+    fusion: str
+    rrf_k: int
+    fts_weight: float
+    vector_weight: float
+    spread_to_next: float
+    spread_to_previous: float
+    session_weight: float
+    superseded_factor: float
+    present_similarity: float
+    present_parallel: float
+    min_similarity: float
+    when_weight: float
+    date_weight: float
+    hop_weight: float
+    hop_seeds: int
+    hop_words: int
+    spread_further: float
+    source_named_weight: float
+    asking_discount: float
+
+    @classmethod
+    def from_config(cls, cfg) -> "Tuning":
+        return cls(int(cfg["recall.candidates"]), int(cfg["recall.fts_budget"]), float(cfg["recall.source_weight"]),
+                   cfg["recall.fusion"], int(cfg["recall.rrf_k"]), float(cfg["recall.fts_weight"]),
+                   float(cfg["recall.vector_weight"]), float(cfg["recall.spread_to_next"]),
+                   float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]),
+                   float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]),
+                   float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]),
+                   float(cfg["recall.when_weight"]), float(cfg["recall.date_weight"]),
+                   float(cfg["recall.hop_weight"]), int(cfg["recall.hop_seeds"]), int(cfg["recall.hop_words"]),
+                   float(cfg["recall.spread_further"]), float(cfg["recall.source_named_weight"]),
+                   float(cfg["recall.asking_discount"]))
+
+
+@dataclass
+class Lexical:
+    """What the full-text read found: candidates in rank order, the plan, the namespace's learning
+    phase, and (when spreading) each hit's session neighbours with their rows."""
+    candidates: list[Candidate]
+    plan: dict
+    phase: str
+    around: dict[int, tuple[int | None, int | None]]
+    rows: dict[int, dict]
+    facts: list[dict]  # current facts the query names, longest key first
+    fact_rows: dict[int, dict]  # the memories their current values came from
+
+
+@dataclass
+class Request:
+    """A recall, checked: what to look for and with which settings."""
+    query: str
+    mode: str
+    k: int
+    scope: Scope
+    query_context: dict[str, str]
+    now: float
+    params: ScoringParams
+    tuning: Tuning
+    deep: DeepWeights
+    facts_in_recall: bool
+    overlap_embedding: bool
+    as_of: bool = False
+
+
+@dataclass
+class Sources:
+    """What the stages read besides the database: the query's embedding (started by the caller
+    on its own thread, or None for full text only), the in-memory vectors and the spiderweb."""
+    db: Database
+    embedding: tuple[Any, asyncio.Future] | None  # (embedder, future vector)
+    spec_of: Callable[[Any], Any]
+    vectors: VectorCache | None
+    web: Any
+    reranker: Any = None  # embedding.rerank.Loaded, for deep recall
+
+
+@dataclass
+class State:
+    candidates: list[Candidate] = field(default_factory=list)
+    lexical: Lexical | None = None
+    used: str = "fast"
+    first: dict[int, int] = field(default_factory=dict)
+    superseded: dict = field(default_factory=dict)
+    alike: dict = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    stages: list[dict] = field(default_factory=list)
