@@ -9,7 +9,9 @@ import pytest
 from strata_daemon import Memory
 from strata_daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
 from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, paired_gain, ucb
-from strata_daemon.arena.reward import RewardWeights, episode_reward
+from strata_daemon.arena.reward import check as check_weights, episode_reward
+from strata_daemon.config.tuning import ArenaWeights
+from strata_daemon.app import wiring
 from strata_daemon.config.load import load_config
 from strata_daemon.errors import ConfigError, InvalidInput, NotFound
 from conftest import write_config
@@ -29,17 +31,18 @@ ARENA_TOML = """
 mode = "fast"
 [arena]
 arms = ["balanced"]
-min_episodes = 4
-pulls = 8
-sample = 4
-min_pulls = 2
+[experimental]
+"arena.min_episodes" = 4
+"arena.pulls" = 8
+"arena.sample" = 4
+"arena.min_pulls" = 2
 """
 
 
 # -- pure parts -----------------------------------------------------------------------------
 
 def test_reward_by_hand():
-    w = RewardWeights()
+    w = ArenaWeights()
     hits = [(1, "a"), (2, "a"), (3, "b"), (4, None)]
     useful = [(2, "a"), (9, "c")]
     r = episode_reward(hits, useful, 50.0, latency_budget_ms=200.0, weights=w)
@@ -50,10 +53,10 @@ def test_reward_by_hand():
     nothing = episode_reward([], useful, 500.0, latency_budget_ms=200.0, weights=w)
     assert nothing["reward"] == 0.0
     # weights need not sum to 1: the reward is their weighted mean
-    only_recall = RewardWeights(recall=2, precision=0, session_recall=0, latency=0, diversity=0)
+    only_recall = ArenaWeights(recall=2, precision=0, session_recall=0, latency=0, diversity=0)
     assert episode_reward(hits, useful, 0, latency_budget_ms=1, weights=only_recall)["reward"] == 0.5
     with pytest.raises(ValueError):
-        RewardWeights(recall=0, precision=0, session_recall=0, latency=0, diversity=0)
+        check_weights(ArenaWeights(recall=0, precision=0, session_recall=0, latency=0, diversity=0))
 
 
 def test_ucb1_tries_every_arm_then_balances_mean_and_bonus():
@@ -93,7 +96,7 @@ def test_arms_parse_and_refuse_nonsense():
 def test_broken_arena_settings_are_config_errors(home, toml, words):
     write_config(home, toml)
     with pytest.raises(ConfigError) as e:
-        load_config(home / "strata.toml")
+        wiring.check(load_config(home / "strata.toml"))  # the arena checks what it is handed
     assert words in str(e.value)
 
 
@@ -108,11 +111,10 @@ def test_a_preset_of_ones_own_changes_the_weights(home):
         async with await Memory.open(home) as mem:
             await mem.observe("the relay dropped connections")
             arm = mem.arena.by_name["fast+mine"]
-            r = await mem._ranked("relay", k=3, mode="fast", context=None, kinds=(), include_archived=False,
-                                  now=2e9, arm=arm)
-            mine_w = mem._tuned(arm)[0].weights.recency
-            lasting = mem._tuned(mem.arena.by_name["balanced+lasting"])[0].half_life_hours
-            return mine_w, mem._tuned(None)[0].weights.recency, r["hits"], lasting
+            hits, _ = await mem.rank("relay", 3, arm=arm, at=2e9)
+            mine_w = mem._recall.tuned(arm)[0].weights.recency
+            lasting = mem._recall.tuned(mem.arena.by_name["balanced+lasting"])[0].half_life_hours
+            return mine_w, mem._recall.tuned(None)[0].weights.recency, hits, lasting
     mine, default, hits, lasting = asyncio.run(go())
     assert (mine, default) == (0.5, 0.10) and len(hits) == 1
     assert lasting == 720.0  # the long-term preset's half-life
@@ -244,7 +246,7 @@ def test_the_clearly_better_arm_is_adopted_and_explicit_modes_never_change(home)
 
 
 def test_too_few_episodes_keep_the_default(home):
-    write_config(home, ARENA_TOML.replace("min_episodes = 4", "min_episodes = 5"))
+    write_config(home, ARENA_TOML.replace('"arena.min_episodes" = 4', '"arena.min_episodes" = 5'))
 
     async def go():
         mem, _ = await _paraphrase_home(home)
@@ -281,7 +283,7 @@ def test_the_leader_is_confirmed_on_episodes_it_was_not_pulled_on():
 
 
 def test_a_leader_that_does_not_beat_the_default_by_min_gain_is_not_adopted(home):
-    write_config(home, ARENA_TOML + "min_gain = 1.0\n")
+    write_config(home, ARENA_TOML + '"arena.min_gain" = 1.0\n')
 
     async def go():
         mem, _ = await _paraphrase_home(home)
@@ -341,7 +343,7 @@ def test_arena_off_or_a_retired_arm_falls_back_to_the_configured_default(home):
     async def recall():
         async with await Memory.open(home) as mem:
             return await mem.recall("which plant requires irrigation?")
-    write_config(home, ARENA_TOML + "enabled = false\n")
+    write_config(home, ARENA_TOML.replace('arms = ["balanced"]', 'arms = ["balanced"]\nenabled = false'))
     off = asyncio.run(recall())
     assert off["strategy"] == {"arm": "fast", "chosen_by": "config"} and off["mode_used"] == "fast"
     write_config(home, ARENA_TOML.replace('arms = ["balanced"]', 'arms = ["deep"]'))
@@ -396,7 +398,7 @@ def test_bench_split_alternates_questions():
 @pytest.mark.slow
 def test_cli_bench_arena_on_the_tiny_fixture(cli, home, tmp_path):
     from test_bench_locomo import TINY
-    write_config(home, "[arena]\nmin_episodes = 2\npulls = 6\nsample = 2\nmin_pulls = 1\n")
+    write_config(home, '[experimental]\n"arena.min_episodes" = 2\n"arena.pulls" = 6\n"arena.sample" = 2\n"arena.min_pulls" = 1\n')
     out = tmp_path / "arena.json"
     r = cli.json("bench", "arena", "--data", str(TINY), "--out", str(out))
     assert json.loads(out.read_text(encoding="utf-8")) == r

@@ -31,7 +31,7 @@ def test_the_share_of_a_memory_that_tells(text, share):
 
 def test_a_memory_that_only_asks_ranks_below_one_that_tells(home):
     async def go(discount):
-        write_config(home, f"[recall]\nasking_discount = {discount}\nhop_weight = 0\n")  # this stage alone
+        write_config(home, f"[experimental]\n\"recall.asking_discount\" = {discount}\n\"recall.hop_weight\" = 0\n")  # this stage alone
         async with await Memory.open(home) as mem:
             if not await mem.timeline():
                 await mem.observe("What do you love most about camping trips with your family?",

@@ -173,7 +173,7 @@ def test_overlapping_the_query_embedding_changes_no_result(home):
             return [await mem.recall(q, mode=m, k=5) for q in queries for m in ("balanced", "deep")]
     asyncio.run(build())
     before = asyncio.run(ask())
-    write_config(home, "[recall]\noverlap_embedding = true\n")
+    write_config(home, "[experimental]\n\"recall.overlap_embedding\" = true\n")
     after = asyncio.run(ask())
     assert {r["mode_used"] for r in before + after} == {"balanced", "deep"}
     assert [[(h["id"], h["explain"]["retrievers"].get("vector")) for h in r["hits"]] for r in before] == \
@@ -218,7 +218,7 @@ def test_spreading_and_sessions_can_be_switched_off(home):
     query = "When does the lighthouse keeper job start?"
 
     async def ask():
-        async with _chat(home, "[recall]\nspread_to_next = 0\nspread_to_previous = 0\nsession_weight = 0\n") as mem:
+        async with _chat(home, "[experimental]\n\"recall.spread_to_next\" = 0\n\"recall.spread_to_previous\" = 0\n\"recall.session_weight\" = 0\n") as mem:
             return await mem.recall(query, mode="balanced", k=6)
     r = asyncio.run(ask())
     assert len(r["hits"]) >= 2  # the same recall with the defaults has neighbours (the test above)

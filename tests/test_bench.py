@@ -203,9 +203,9 @@ def test_the_daemon_unloads_models_after_using_them(memory):
     memory.embed_pending()
     memory.recall("bridge", mode="balanced")
     mem = memory.raw
-    assert mem._embedder is not None and len(mem._vectors) == 1
+    assert mem.models._embedder is not None and len(mem.models.vectors) == 1
     mem.release_models()
-    assert mem._embedder is None and len(mem._vectors) == 0
+    assert mem.models._embedder is None and len(mem.models.vectors) == 0
     assert memory.recall("bridge", mode="balanced")["mode_used"] == "balanced"  # loaded again on use
 
 

@@ -237,7 +237,7 @@ def test_a_home_captures_statements_and_skips_events(memory):
 
 
 def test_statements_can_be_switched_off(home):
-    write_config(home, "[facts]\nstatements = false\n")
+    write_config(home, "[experimental]\n\"facts.statements\" = false\n")
 
     async def go():
         async with await Memory.open(home) as m:

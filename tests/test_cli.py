@@ -242,7 +242,7 @@ def test_import_refuses_a_line_of_another_agent(cli, tmp_path):
 
 @pytest.mark.parametrize("source", ["file", "stdin"])
 def test_a_large_import_is_checked_then_read_again_in_batches(cli, home, tmp_path, source):
-    write_config(home, "[store]\nimport_buffer_mb = 0\n")  # every input counts as large
+    write_config(home, "[experimental]\n\"store.import_buffer_mb\" = 0\n")  # every input counts as large
     lines = [good_line(1), good_line(2), '{"content": "broken', good_line(4), "", good_line(5)]
     path = write_lines(tmp_path / "in.jsonl", lines)
     args, kw = ((path,), {}) if source == "file" else (("-",), {"input": "\n".join(lines) + "\n"})
@@ -877,7 +877,7 @@ def test_human_output_says_yes_no_and_a_dash_not_python_values(cli):
 
     settings = cli("config", "show", check=True).out
     assert not PYTHON_WORDS.search(settings), settings
-    for key, value in (("recall.vector_cache", "yes"), ("recall.overlap_embedding", "no"), ("agent.shared", "—"),
+    for key, value in (("recall.vector_cache", "yes"), ("arena.enabled", "yes"), ("agent.shared", "—"),
                        ("embedding.model", "unset \\(minilm\\)"), ("store.kinds", "observation, event, decision")):
         assert re.search(rf"^{re.escape(key)} +{value}", settings, re.M), (key, settings)
     assert not PYTHON_WORDS.search(cli("status", check=True).out)

@@ -1,5 +1,6 @@
 import pytest
 
+from strata_daemon.app import wiring
 from strata_daemon.config.load import load_config, parse_assignment, render_default_toml, settings_toml
 from strata_daemon.errors import ConfigError
 from strata_daemon.config.home import Home, init_home, resolve_home, shipped
@@ -15,13 +16,30 @@ def test_defaults_without_file(tmp_path):
 
 def test_file_overrides_and_records_source(home):
     write_config(home, '[store]\nmax_content_bytes = 1000\n[scoring]\npreset = "long-term"\n'
-                       '[scoring.weights]\nrelevance = 0.9\n')
+                       '[experimental]\n"scoring.weights.relevance" = 0.9\n')
     cfg = load_config(home / "strata.toml")
     assert cfg["store.max_content_bytes"] == 1000
     assert cfg.sources["store.max_content_bytes"].endswith("strata.toml")
     assert cfg.sources["recall.k"] == "default"
-    params = cfg.scoring_params()
+    params = wiring.scoring_params(cfg)
     assert params.half_life_hours == 720.0 and params.weights.relevance == 0.9
+    assert cfg.experimental == {"scoring.weights.relevance": 0.9} and cfg.tuning.scoring.weights.recency == 0.1
+
+
+def test_a_tuned_constant_is_no_setting_and_experimental_takes_it_by_name(home):
+    write_config(home, '[recall]\nvector_weight = 0.9\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(home / "strata.toml")
+    assert "recall.vector_weight is a tuned constant now" in info.value.hint and "[experimental]" in info.value.hint
+    write_config(home, '[experimental.recall]\nvector_weight = 1\n')  # a table, and an int for a float
+    cfg = load_config(home / "strata.toml")
+    assert cfg.tuning.recall.vector_weight == 1.0 and isinstance(cfg.tuning.recall.vector_weight, float)
+    assert cfg.rows()[-1]["key"] == "experimental.recall.vector_weight"
+    for text, said in (('[experimental]\n"recall.candidates" = 2.5\n', "must be a whole number"),
+                       ('[experimental]\n"recall.nothing" = 1\n', "no tuned constant")):
+        write_config(home, text)
+        with pytest.raises(ConfigError, match=said):
+            load_config(home / "strata.toml")
 
 
 @pytest.mark.parametrize("text, key", [
@@ -72,13 +90,13 @@ def test_the_file_init_writes_takes_lines_uncommented_and_tables_appended(tmp_pa
     text = path.read_text(encoding="utf-8")
     assert "\n[" not in text  # no table header of its own for an appended one to clash with
     uncommented = text.replace("# recall.k = 10\n", "recall.k = 3\n").replace(
-        "# scoring.weights.recency = 0.1\n", "scoring.weights.recency = 0.2\n")
-    assert uncommented.count("\nrecall.k = 3\n") == 1 and "\nscoring.weights.recency = 0.2\n" in uncommented
+        "# scoring.preset = \"balanced\"\n", "scoring.preset = \"long-term\"\n")
+    assert uncommented.count("\nrecall.k = 3\n") == 1 and "\nscoring.preset = \"long-term\"\n" in uncommented
     path.write_text(uncommented + '\n[http]\nport = 8765\n\n[loop.steps.uptime]\ncommand = "uptime"\n',
                     encoding="utf-8")
     cfg = load_config(path)
     assert cfg["http.port"] == 8765 and cfg.sources["http.port"] == str(path)
-    assert cfg["recall.k"] == 3 and cfg["scoring.weights.recency"] == 0.2
+    assert cfg["recall.k"] == 3 and cfg["scoring.preset"] == "long-term"
     assert cfg["loop.steps"] == {"uptime": {"command": "uptime"}}
     assert cfg["http.enabled"] is False and cfg.sources["http.enabled"] == "default"
 
@@ -133,7 +151,8 @@ def test_a_command_line_setting_is_read_as_toml_and_checked(tmp_path):
     assert parse_assignment('recall.mode="fast"') == ("recall.mode", "fast")
     assert parse_assignment("recall.vector_weight=1") == ("recall.vector_weight", 1.0)
     assert parse_assignment('store.kinds=["note", "fact"]') == ("store.kinds", ["note", "fact"])
-    for bad in ("recall.k", "recall.nope=1", "recall.k=0", "recall.mode=psychic", "facts.rules=1"):
+    for bad in ("recall.k", "recall.nope=1", "recall.k=0", "recall.mode=psychic", "facts.rules=1",
+                "recall.candidates=many"):
         with pytest.raises(ConfigError):
             parse_assignment(bad)
     values = dict(parse_assignment(a) for a in ("recall.k=7", "store.kinds=[\"note\", \"fact\"]",
@@ -141,5 +160,7 @@ def test_a_command_line_setting_is_read_as_toml_and_checked(tmp_path):
     path = tmp_path / "strata.toml"
     path.write_text(settings_toml(values), encoding="utf-8")
     cfg = load_config(path)
-    assert {k: cfg[k] for k in values} == values
+    assert {k: cfg[k] for k in values if k in cfg.values} == {k: v for k, v in values.items()
+                                                               if k != "recall.overlap_embedding"}
+    assert cfg.experimental == {"recall.overlap_embedding": True}  # a tuned constant, under [experimental]
     assert all(cfg.sources[k] == "default" for k in cfg.values if k not in values)

@@ -9,12 +9,15 @@ import json
 import numpy as np
 import pytest
 
+from dataclasses import replace
+
+from strata_daemon.config.tuning import Consolidation, Scoring
 from strata_daemon.consolidation import rules as R, similar
 from strata_daemon.app.memory import Memory
 
 NOW = 1_780_000_000.0
 DAY = 86400.0
-S = R.Settings()
+S = Consolidation()
 
 
 def m(i: int, **kw) -> dict:
@@ -29,7 +32,7 @@ def m(i: int, **kw) -> dict:
 def test_replay_takes_the_most_important_once_a_night():
     ms = [m(1, importance=0.9), m(2, importance=0.7), m(3, importance=0.69), m(4, importance=1.0,
                                                                                replayed_at=NOW - 3600)]
-    acts = R.replay(ms, NOW, R.Settings(replay_limit=2))  # 4, replayed an hour ago, used one of the two
+    acts = R.replay(ms, NOW, replace(S, replay_limit=2))  # 4, replayed an hour ago, used one of the two
     assert [(a.episode, a.set["access_count"]) for a in acts] == [(1, 1)]
     assert {a.episode for a in R.replay(ms, NOW, S)} == {1, 2}
     assert R.replay(ms, NOW + DAY, S)[0].episode == 4
@@ -37,16 +40,16 @@ def test_replay_takes_the_most_important_once_a_night():
 
 def test_replay_spends_one_budget_a_night_however_many_runs():
     ms = [m(i, importance=0.9) for i in range(1, 6)]
-    first = R.replay(ms, NOW, R.Settings(replay_limit=2))
+    first = R.replay(ms, NOW, replace(S, replay_limit=2))
     assert [a.episode for a in first] == [5, 4]
     for a in first:
         ms[a.episode - 1] = {**ms[a.episode - 1], **a.set}
-    assert R.replay(ms, NOW + 60, R.Settings(replay_limit=2)) == []  # the night's two are spent
-    assert len(R.replay(ms, NOW + DAY, R.Settings(replay_limit=2))) == 2
+    assert R.replay(ms, NOW + 60, replace(S, replay_limit=2)) == []  # the night's two are spent
+    assert len(R.replay(ms, NOW + DAY, replace(S, replay_limit=2))) == 2
     # Archived since (so no longer among the active memories), they still spent tonight's budget.
     still_active = [x for x in ms if x["replayed_at"] is None]
-    assert len(R.replay(still_active, NOW + 60, R.Settings(replay_limit=2))) == 2
-    assert R.replay(still_active, NOW + 60, R.Settings(replay_limit=2), [x["replayed_at"] for x in ms]) == []
+    assert len(R.replay(still_active, NOW + 60, replace(S, replay_limit=2))) == 2
+    assert R.replay(still_active, NOW + 60, replace(S, replay_limit=2), [x["replayed_at"] for x in ms]) == []
 
 
 def test_near_duplicates_must_share_numbers_identifiers_and_capitals():
@@ -60,7 +63,7 @@ def test_near_duplicates_must_share_numbers_identifiers_and_capitals():
 
 def test_potentiate_marks_once_after_n_accesses():
     acts = R.potentiate([m(1, access_count=10), m(2, access_count=9), m(3, access_count=50, potentiated_at=NOW)],
-                        NOW, S)
+                        NOW, Scoring().potentiation_accesses)
     assert [a.episode for a in acts] == [1] and acts[0].set == {"potentiated_at": NOW}
 
 
@@ -113,7 +116,7 @@ def test_archive_moves_weak_unused_redundant_memories_to_the_cold_tier():
     ms = [m(1, event_at=old), m(2, event_at=old, access_count=3), m(3, event_at=old, factual=1), m(4),
           m(5, event_at=old, access_count=12), m(6, event_at=NOW - 30 * DAY),  # 6: weak but not old enough
           m(7, event_at=old, tier="cold"), m(8, event_at=old)]  # 7: cold already; 8: old, weak and unique
-    acts = R.archive(ms, NOW, S, {i: 99 for i in range(1, 8)})
+    acts = R.archive(ms, NOW, S, {i: 99 for i in range(1, 8)}, Scoring().potentiation_accesses)
     assert [a.episode for a in acts] == [1] and acts[0].set == {"tier": "cold", "tier_at": NOW}
     assert acts[0].reason.endswith("routine: memory 99 says the same later: to the cold tier")
 
@@ -313,6 +316,7 @@ def test_a_dry_run_lists_each_memory_with_the_start_of_its_text(cli):
 
 
 def test_unknown_rule_is_refused(cli, tmp_path):
+    from strata_daemon.app import wiring
     from strata_daemon.config.load import load_config
     from strata_daemon.errors import ConfigError
 
@@ -321,4 +325,4 @@ def test_unknown_rule_is_refused(cli, tmp_path):
     path = tmp_path / "strata.toml"
     path.write_text('[consolidation]\nrules = ["merge", "nap"]\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="unknown rule 'nap'"):
-        load_config(path)
+        wiring.check(load_config(path))  # consolidation checks the rules it is handed

@@ -80,7 +80,7 @@ class Daemon:
 
 @pytest.fixture
 def fast_home(home):
-    write_config(home, "[daemon]\nfold_interval_seconds = 1\nembed_interval_seconds = 1\nheartbeat_seconds = 1\n")
+    write_config(home, "[daemon]\nheartbeat_seconds = 1\n[experimental]\n\"daemon.fold_interval_seconds\" = 1\n\"daemon.embed_interval_seconds\" = 1\n")
     return home
 
 
@@ -156,7 +156,7 @@ def test_daemon_logs_timestamps_outside_systemd(start_daemon):
 
 
 def test_verbose_logs_idle_phases_at_debug(home):
-    write_config(home, "[daemon]\nfold_interval_seconds = 1\n")
+    write_config(home, "[experimental]\n\"daemon.fold_interval_seconds\" = 1\n")
     d = Daemon(home, args=("-v",))
     try:
         assert " DEBUG phase fold: events 0" in d.wait_for("phase fold: events 0", START_TIMEOUT)
@@ -166,10 +166,10 @@ def test_verbose_logs_idle_phases_at_debug(home):
 
 
 def test_daemon_with_bad_config_exits_7(home, cli):
-    write_config(home, "[daemon]\nfold_interval_seconds = 0\n")
+    write_config(home, "[daemon]\nheartbeat_seconds = 0\n")
     proc = cli("run")
     assert proc.returncode == 7
-    assert "daemon.fold_interval_seconds" in proc.err
+    assert "daemon.heartbeat_seconds" in proc.err
     assert "Traceback" not in proc.err
 
 
@@ -182,7 +182,7 @@ def test_daemon_embeds_new_memories_and_keeps_running_without_a_model(start_daem
     wait_until(lambda: cli.json("status")["embedding_backlog"] == 0, START_TIMEOUT, "the embedding backlog emptying")
     assert daemon.stop(signal.SIGTERM) == 0
 
-    (home / "strata.toml").write_text('[daemon]\nfold_interval_seconds = 1\nembed_interval_seconds = 1\n'
+    (home / "strata.toml").write_text('[experimental]\n"daemon.fold_interval_seconds" = 1\n"daemon.embed_interval_seconds" = 1\n'
                                       '[embedding]\nmodel = "/nowhere.gguf"\n')
     daemon = start_daemon()
     daemon.wait_for("strata started", START_TIMEOUT)
@@ -195,7 +195,7 @@ def test_daemon_embeds_new_memories_and_keeps_running_without_a_model(start_daem
 
 
 def test_daemon_commits_an_idle_working_set(home, cli):
-    write_config(home, "[daemon]\nheartbeat_seconds = 1\n[web]\ncontext_ttl_seconds = 1\n")
+    write_config(home, "[daemon]\nheartbeat_seconds = 1\n[experimental]\n\"graph.context_ttl_seconds\" = 1\n")
     a, b = (int(cli("observe", text, check=True).out) for text in ("bridge down on gw-02", "paged Ines"))
     cli("web", "activate", str(a), str(b), check=True)
     daemon = Daemon(home)
@@ -209,7 +209,7 @@ def test_daemon_commits_an_idle_working_set(home, cli):
 
 
 def test_the_daemon_refreshes_due_dossiers_at_start(home, cli):
-    write_config(home, '[daemon]\nfold_interval_seconds = 1\n\n[dossier]\nrecall_mode = "fast"\n\n'
+    write_config(home, '[experimental]\n"daemon.fold_interval_seconds" = 1\n"dossier.recall_mode" = "fast"\n\n'
                        '[dossier.topics.bridge]\n')
     cli("observe", "Bridge: DOWN", check=True)
     cli("observe", "Bridge: UP", check=True)
@@ -224,7 +224,7 @@ def test_the_daemon_refreshes_due_dossiers_at_start(home, cli):
 
 
 def test_the_daemon_renders_the_capsule_and_takes_in_a_hand_edit(home, cli):
-    write_config(home, "[daemon]\nfold_interval_seconds = 1\n")
+    write_config(home, "[experimental]\n\"daemon.fold_interval_seconds\" = 1\n")
     cli("fact", "set", "bridge", "UP", check=True)
     d = Daemon(home)
     try:
@@ -267,7 +267,7 @@ def test_the_notify_protocol_ready_watchdog_status_stopping(home, tmp_path):
 
 
 def test_one_daemon_per_home_and_a_killed_one_leaves_no_stale_lock(home, cli):
-    write_config(home, "[daemon]\nfold_interval_seconds = 1\n")
+    write_config(home, "[experimental]\n\"daemon.fold_interval_seconds\" = 1\n")
     first = Daemon(home)
     try:
         first.wait_for("strata started", START_TIMEOUT)
@@ -293,7 +293,7 @@ def test_one_daemon_per_home_and_a_killed_one_leaves_no_stale_lock(home, cli):
 def test_a_failing_phase_is_recorded_and_does_not_stop_the_others(home, cli):
     # A capsule with an error makes the capsule phase fail; the others carry on.
     (home / "capsule" / "CAPSULE.md").write_text("no title, no sections\n", encoding="utf-8")
-    write_config(home, "[daemon]\nfold_interval_seconds = 1\nheartbeat_seconds = 1\n")
+    write_config(home, "[daemon]\nheartbeat_seconds = 1\n[experimental]\n\"daemon.fold_interval_seconds\" = 1\n")
     d = Daemon(home)
     try:
         d.wait_for("phase capsule failed", START_TIMEOUT)
@@ -316,8 +316,8 @@ def test_phase_run(cli, home):
 
 
 def test_cli_observations_are_folded_embedded_and_reach_the_capsule(home, cli):
-    write_config(home, "[daemon]\nfold_interval_seconds = 1\nembed_interval_seconds = 1\n"
-                       "capsule_interval_seconds = 1\n")
+    write_config(home, "[experimental]\n\"daemon.fold_interval_seconds\" = 1\n\"daemon.embed_interval_seconds\" = 1\n"
+                       "\"daemon.capsule_interval_seconds\" = 1\n")
     d = Daemon(home)
     try:
         d.wait_for("phase capsule: status rendered", START_TIMEOUT)

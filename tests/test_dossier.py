@@ -20,13 +20,13 @@ from strata_daemon.dossier import grounding, salience, topics
 from strata_daemon.dossier.extractive import Patterns, closes, is_open
 from strata_daemon.base.cpu import others_busy, threads_for
 from strata_daemon.dossier.llm import LlmFailed, LocalLlm, lines_schema, parse_lines
-from strata_daemon.config.settings import BY_KEY
+from strata_daemon.config.tuning import Dossier
 
 T0 = 1_790_000_000.0  # 2026-09-21 14:13:20Z
 H, DAY = 3600.0, 86400.0
 GOLDEN = Path(__file__).parent / "data" / "dossier_bridge.md"
-PATTERNS = Patterns(re.compile(BY_KEY["dossier.open_pattern"].default),
-                    re.compile(BY_KEY["dossier.closed_pattern"].default))
+PATTERNS = Patterns(re.compile(Dossier().open_pattern),
+                    re.compile(Dossier().closed_pattern))
 
 
 # -- pure ------------------------------------------------------------------------------------
@@ -183,7 +183,7 @@ def _bridge_history(memory):
 
 @pytest.fixture
 def fast_home(home):
-    write_config(home, '[dossier]\nrecall_mode = "fast"\n\n[dossier.topics.bridge]\n')
+    write_config(home, '[experimental]\n"dossier.recall_mode" = "fast"\n\n[dossier.topics.bridge]\n')
     return home
 
 
@@ -313,7 +313,7 @@ def test_dossiers_are_private_to_their_namespace(home, memory):
     import asyncio
     from strata_daemon import Memory
 
-    write_config(home, '[dossier]\nrecall_mode = "fast"\n')
+    write_config(home, '[experimental]\n"dossier.recall_mode" = "fast"\n')
     _bridge_history(memory)
 
     async def other():
@@ -360,9 +360,10 @@ def test_balanced_recall_feeds_the_dossier_without_recording_an_access(home, mem
 # -- the LLM synthesizer, for real -------------------------------------------------------------
 
 def _llm_config(home, model, **extra):
-    settings = {"model": f'"{model}"', "max_tokens": 160, **extra}
-    lines = ['[dossier]', 'recall_mode = "fast"', '', '[dossier.topics.bridge]', '', '[llm]'] + \
-        [f"{k} = {v}" for k, v in settings.items()]
+    tuned = {"max_tokens": 160, **{k: v for k, v in extra.items() if k in ("max_tokens", "min_lines")}}
+    settings = {"model": f'"{model}"', **{k: v for k, v in extra.items() if k not in tuned}}
+    lines = ['[experimental]', '"dossier.recall_mode" = "fast"', *(f'"llm.{k}" = {v}' for k, v in tuned.items()),
+             '', '[dossier.topics.bridge]', '', '[llm]'] + [f"{k} = {v}" for k, v in settings.items()]
     write_config(home, "\n".join(lines) + "\n")
 
 
@@ -479,7 +480,7 @@ def test_a_missing_or_damaged_llm_leaves_the_extractive_dossier(home, model):
 # -- the command -------------------------------------------------------------------------------
 
 def test_the_dossier_command(cli, home):
-    write_config(home, '[dossier]\nrecall_mode = "fast"\n')
+    write_config(home, '[experimental]\n"dossier.recall_mode" = "fast"\n')
     cli("observe", "Bridge: DOWN", check=True)
     cli("observe", "Bridge: UP", check=True)
     added = cli.json("dossier", "add", "Bridge", "--query", "bridge status", "--facts", "bridge,relay")

@@ -13,12 +13,12 @@ from conftest import write_config
 from strata_daemon.dossier import relevance
 from strata_daemon.dossier.extractive import Patterns, is_open
 from strata_daemon.dossier.topics import Topic
-from strata_daemon.config.settings import BY_KEY
+from strata_daemon.config.tuning import Dossier
 
 T0 = 1_790_000_000.0
 H, DAY = 3600.0, 86400.0
-PATTERNS = Patterns(re.compile(BY_KEY["dossier.open_pattern"].default),
-                    re.compile(BY_KEY["dossier.closed_pattern"].default))
+PATTERNS = Patterns(re.compile(Dossier().open_pattern),
+                    re.compile(Dossier().closed_pattern))
 ROUTINE = ("Backup: OK (run {i})", "Vpn: CONNECTED (check {i})", "relay-2: restarted nginx (cycle {i})",
            "nas-1: cpu temp 5{d}C (check {i})", "Disk usage on web-03 at 6{d}% (check {i})")
 
@@ -149,7 +149,7 @@ def test_the_spiderweb_brings_in_what_names_the_topic_only_through_an_entity(hom
 
 @pytest.fixture
 def fast_home(home):
-    write_config(home, '[dossier]\nrecall_mode = "fast"\n\n[dossier.topics.launch]\n')
+    write_config(home, '[experimental]\n"dossier.recall_mode" = "fast"\n\n[dossier.topics.launch]\n')
     return home
 
 

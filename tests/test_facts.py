@@ -11,6 +11,7 @@ import pytest
 
 from conftest import write_config
 from strata_daemon import Memory
+from strata_daemon.app import wiring
 from strata_daemon.config.load import load_config
 from strata_daemon.errors import CasMismatch, ConfigError, InvalidInput, NotFound
 from strata_daemon.facts import ranking
@@ -98,7 +99,7 @@ def test_a_broken_rule_is_named_in_a_config_error(spec, message):
 def test_a_broken_rule_fails_when_the_config_loads(home):
     write_config(home, '[facts.rules.mine]\npattern = "(?P<value>["\nkey = "k"\n')
     with pytest.raises(ConfigError, match="capture rule 'mine'"):
-        load_config(home / "strata.toml")
+        wiring.check(load_config(home / "strata.toml"))  # fact capture checks the rules it is handed
 
 
 def test_capsule_ranking_weighs_importance_against_fresh_change():
@@ -284,7 +285,7 @@ def test_the_window_is_a_setting_and_applies_to_changes_already_recorded(home, m
     mem.set("bridge", "UP", at=T0, source="person:ines")
     mem.set("bridge", "DOWN", at=T0 + 900, source="agent:monitor")  # 15 min: outside the default 600 s
     assert mem.conflicts() == []
-    write_config(home, "[facts]\nconflict_window_seconds = 1800\n")
+    write_config(home, "[experimental]\n\"facts.conflict_window_seconds\" = 1800\n")
 
     async def wider():
         async with await Memory.open(home) as m:

@@ -79,7 +79,7 @@ def test_init_says_how_to_select_the_new_home(tmp_path):
 
 def test_a_query_about_nothing_stored_gets_no_hits_instead_of_the_least_unlike(home):
     async def go(min_similarity):
-        write_config(home, f"[recall]\nmin_similarity = {min_similarity}\n")
+        write_config(home, f"[experimental]\n\"recall.min_similarity\" = {min_similarity}\n")
         async with await Memory.open(home) as mem:
             if not await mem.timeline():
                 await mem.observe("Deploy of api v2 finished")

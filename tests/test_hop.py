@@ -23,7 +23,7 @@ def test_expansion_prefers_words_several_hits_share_and_never_the_questions():
 
 def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
     async def go(weight):
-        write_config(home, f"[recall]\nhop_weight = {weight}\nmin_similarity = 1.0\n")  # full text only
+        write_config(home, f"[experimental]\n\"recall.hop_weight\" = {weight}\n\"recall.min_similarity\" = 1.0\n")  # full text only
         async with await Memory.open(home) as mem:
             if not await mem.timeline():
                 await mem.observe("Caroline told me she wants a career in counseling and mental health")

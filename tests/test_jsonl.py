@@ -7,10 +7,10 @@ import pytest
 
 from strata_daemon.config.load import load_config
 from strata_daemon.episodes.jsonl import MAX_LINE_BYTES, parse_jsonl, stored_rows
-from strata_daemon.episodes.model import Limits
+from strata_daemon.app import wiring
 from strata_daemon.errors import InvalidInput
 
-LIMITS = Limits.from_config(load_config(None))
+LIMITS = wiring.limits(load_config(None))
 NOW = 1_780_000_000.0
 LINES = [json.dumps({"content": f"note {n}", "at": NOW - n}).encode() + b"\n" for n in range(6)]
 LINES[2] = b'{"content": "broken\n'

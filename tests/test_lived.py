@@ -10,7 +10,7 @@ from strata_daemon.config.home import Home
 from tests.conftest import write_config
 
 DAY = 86400.0
-ACTIVE_SOON = "[scoring]\npassive_min_episodes = 5\npassive_min_feedback = 2\n"
+ACTIVE_SOON = "[experimental]\n\"scoring.passive_min_episodes\" = 5\n\"scoring.passive_min_feedback\" = 2\n"
 ROUTINE = [f"nas-01: cpu temp {t}C" for t in (51, 54, 58, 49, 62)]
 
 
@@ -197,7 +197,7 @@ def test_the_arena_scores_an_episode_with_the_use_before_its_question(home, memo
 
     recent = parse_arm("fast+recent", presets_of({}))
     episode = memory.sql("SELECT r.at FROM arena_episodes e JOIN recalls r ON r.id = e.recall_id")[0]
-    now_hits, _ = memory._rank_for_arena("where is the relay config?", 10, recent, {})
-    then_hits, _ = memory._rank_for_arena("where is the relay config?", 10, recent, {}, episode["at"])
+    now_hits, _ = memory.rank("where is the relay config?", 10, arm=recent)
+    then_hits, _ = memory.rank("where is the relay config?", 10, arm=recent, at=episode["at"])
     assert now_hits[0]["id"] == target  # today's use lifts it to the top
     assert then_hits[0]["id"] != target and target in ids  # before the question it had none

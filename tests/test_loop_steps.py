@@ -9,6 +9,7 @@ import time
 import pytest
 
 from conftest import write_config
+from strata_daemon.app import wiring
 from strata_daemon.config.load import load_config
 from strata_daemon.errors import ConfigError
 from strata_daemon.app.memory import Memory
@@ -88,8 +89,8 @@ env = { GREETING = "hello" }
 def test_the_wake_step_reads_the_capsule_and_dossiers_on_stdin(home, cli):
     out = home / "woke.txt"
     write_config(home, f"""
-[dossier]
-recall_mode = "fast"
+[experimental]
+"dossier.recall_mode" = "fast"
 
 [dossier.topics.bridge]
 
@@ -122,5 +123,5 @@ def test_a_broken_step_is_named_when_the_config_loads(tmp_path, table, complaint
     path = tmp_path / "strata.toml"
     path.write_text(table, encoding="utf-8")
     with pytest.raises(ConfigError) as e:
-        load_config(path)
+        wiring.check(load_config(path))  # the loop checks the steps it is handed
     assert complaint in e.value.message

@@ -39,7 +39,7 @@ def test_the_sources_a_question_names(question, named):
 
 def test_a_question_naming_a_source_lifts_what_it_said(home):
     async def go(weight):
-        write_config(home, f"[recall]\nsource_named_weight = {weight}\nhop_weight = 0\n")  # this stage alone
+        write_config(home, f"[experimental]\n\"recall.source_named_weight\" = {weight}\n\"recall.hop_weight\" = 0\n")  # this stage alone
         async with await Memory.open(home) as mem:
             if not await mem.timeline():
                 # Caroline speaks to Melanie by name; Melanie's own turn holds the answer.

@@ -28,8 +28,8 @@ async def _runs(mem, phase: str) -> list[str]:
 
 
 def test_phases_fall_due_on_the_clock_not_the_wall(home):
-    write_config(home, "[daemon]\nfold_interval_seconds = 60\nheartbeat_seconds = 300\n"
-                       "decay_interval_hours = 24\n")
+    write_config(home, "[daemon]\nheartbeat_seconds = 300\ndecay_interval_hours = 24\n[experimental]\n"
+                       "\"daemon.fold_interval_seconds\" = 60\n")
 
     async def go():
         clock = ManualClock()
@@ -52,7 +52,7 @@ def test_phases_fall_due_on_the_clock_not_the_wall(home):
 
 
 def test_a_failing_phase_backs_off_and_the_others_carry_on(home):
-    write_config(home, "[daemon]\nfold_interval_seconds = 60\nbackup_interval_hours = 1\n")
+    write_config(home, "[daemon]\nbackup_interval_hours = 1\n[experimental]\n\"daemon.fold_interval_seconds\" = 60\n")
 
     async def go():
         clock = ManualClock()
@@ -97,18 +97,18 @@ def test_the_embed_phase_runs_again_at_once_while_memories_wait(home, monkeypatc
         async with await Memory.open(home, actor="daemon") as mem:
             for i in range(5):
                 await mem.observe(f"note {i} about the bridge on gw-0{i}")
-            real = mem.embedder
+            real = mem.models.embedder
 
             async def counted():
-                if mem._embedder is None:
+                if mem.models._embedder is None:
                     loads.append(1)
                 return await real()
-            mem.embedder = counted
+            mem.models.embedder = counted
             loop = PhaseLoop(mem, asyncio.Event(), clock)
             ran = await _settle(loop)  # the clock never moves
             results = [r[0] for r in await mem.db.fetchall(
                 "SELECT result FROM phase_runs WHERE phase = 'embed' ORDER BY id")]
-            return ran, results, await mem.embedding_backlog(), mem._embedder
+            return ran, results, await mem.embedding_backlog(), mem.models._embedder
     ran, results, backlog, kept = asyncio.run(go())
     assert ran.count("embed") == 3 and backlog == 0
     assert [json.loads(r)["embedded"] for r in results] == [2, 2, 1]

@@ -127,7 +127,7 @@ def test_common_terms_are_counted_once_until_the_index_has_grown(home, monkeypat
 
 
 def test_broad_query_uses_bounded_plan_and_still_finds_the_rare_memory(home):
-    rare, broad = _bulk(home, 300, "[recall]\nfts_budget = 50\n")
+    rare, broad = _bulk(home, 300, "[experimental]\n\"recall.fts_budget\" = 50\n")
     assert rare["fts_plan"]["strategy"] == "bounded"
     assert '"cycle"' in rare["fts_plan"]["common_terms"]
     assert "zebrafish" in rare["hits"][0]["content"]
@@ -137,7 +137,7 @@ def test_broad_query_uses_bounded_plan_and_still_finds_the_rare_memory(home):
 
 def test_bounded_scores_count_each_phrase_a_memory_holds_once(home):
     from strata_daemon.store.fulltext import idf
-    rare, broad = _bulk(home, 300, "[recall]\nfts_budget = 50\n")
+    rare, broad = _bulk(home, 300, "[experimental]\n\"recall.fts_budget\" = 50\n")
     total = 301  # rowids in the index
     both = round(idf(301, total) + idf(1, total), 4)  # "cycle" is in every memory, "zebrafish" in one
     assert rare["hits"][0]["explain"]["retrievers"]["fts"]["idf-sum"] == both
@@ -147,13 +147,13 @@ def test_bounded_scores_count_each_phrase_a_memory_holds_once(home):
 
 
 def test_same_corpus_exact_plan_agrees_on_the_top_hit(home):
-    rare, _ = _bulk(home, 300, "[recall]\nfts_budget = 100000\n")
+    rare, _ = _bulk(home, 300, "[experimental]\n\"recall.fts_budget\" = 100000\n")
     assert rare["fts_plan"]["strategy"] == "exact"
     assert "zebrafish" in rare["hits"][0]["content"]
 
 
 def _phases(home, config: str):
-    write_config(home, "[scoring]\npassive_min_episodes = 3\npassive_min_feedback = 1\n" + config)
+    write_config(home, "[experimental]\n\"scoring.passive_min_episodes\" = 3\n\"scoring.passive_min_feedback\" = 1\n" + config)
 
     async def go():
         async with await Memory.open(home) as mem:
@@ -168,7 +168,7 @@ def _phases(home, config: str):
 
 
 def test_active_phase_thresholds_rank_a_stale_memory_lower_and_keep_it(home):
-    old, fact, passive, active = _phases(home, "stability_penalty = 0.5\n")
+    old, fact, passive, active = _phases(home, '"scoring.stability_penalty" = 0.5\n')
     assert passive["phase"] == "passive" and old in [h["id"] for h in passive["hits"]]
     assert active["phase"] == "active" and active["filtered"] == 0
     ranked = {h["id"]: h for h in active["hits"]}
@@ -187,7 +187,7 @@ def test_the_default_stability_penalty_is_a_tie_breaker(home):
 
 
 def test_seed_filter_mode_leaves_stale_memories_out_when_asked(home):
-    old, fact, _, active = _phases(home, 'thresholds = "filter"\n')
+    old, fact, _, active = _phases(home, '"scoring.thresholds" = "filter"\n')
     assert active["phase"] == "active" and active["filtered"] == 1
     ids = [h["id"] for h in active["hits"]]
     assert old not in ids and fact in ids

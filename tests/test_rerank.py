@@ -67,7 +67,7 @@ def test_deep_recall_lifts_the_memory_the_cross_encoder_finds_answers(home):
     best = next(h for h in r["hits"] if h["explain"]["retrievers"]["cross_encoder"]["rank"] == 1)
     assert "read as the best answer of 6" in best["why"]
 
-    write_config(home, "[recall]\nrerank_weight = 0\n")
+    write_config(home, "[experimental]\n\"recall.rerank_weight\" = 0\n")
     deep, r = asyncio.run(_ranked(home, "deep"))
     assert deep.index(spain) > deep.index(football)
     assert not any(s["stage"] == "cross_encoder" for s in r["stages"])
@@ -101,7 +101,7 @@ def test_a_token_budget_bounds_what_the_cross_encoder_reads(home):
     assert len(model.scores("What does Calvin play?", texts)) == 3
     assert len(model.scores("What does Calvin play?", texts, budget=30)) == 1  # the first always
     assert len(model.scores("What does Calvin play?", texts, budget=150)) == 2  # the long pair is cut at 128
-    write_config(home, "[recall]\nrerank_tokens = 64\n")
+    write_config(home, "[experimental]\n\"recall.rerank_tokens\" = 64\n")
     _, r = asyncio.run(_ranked(home, "deep"))
     read = next(s for s in r["stages"] if s["stage"] == "cross_encoder")["read"]
     assert 1 <= read < 6 and sum("cross_encoder" in h["explain"]["retrievers"] for h in r["hits"]) == read

@@ -10,6 +10,13 @@ import pytest
 from strata_daemon.scoring import (PRESETS, EpisodeFeatures, ScoringParams, Weights, context_match, hybrid_strength,
                                    is_potentiated, learning_phase, recency_score, rfm_components, rfm_priority,
                                    score_episode, wilson_lower_bound, wilson_upper_bound, z_for_confidence)
+from strata_daemon.config.tuning import Scoring
+
+
+def params_(**changes) -> ScoringParams:
+    """The default preset and the tuned constants, with some fields changed."""
+    return ScoringParams.configured("balanced", Scoring(), **changes)
+
 
 HOUR = 3600.0
 DAY = 86400.0
@@ -177,40 +184,40 @@ def test_weights_validation() -> None:
     with pytest.raises(ValueError):
         Weights(0, 0, 0, 0, 0, 0)
     with pytest.raises(ValueError):
-        Weights(relevance=-0.1)
+        Weights(-0.1, 0.1, 0.05, 0.1, 0.1, 0.1)
 
 
 def test_params_validation() -> None:
     with pytest.raises(ValueError):
-        ScoringParams(time_weight=0.7, frequency_weight=0.4)  # sums to 1.1
+        params_(time_weight=0.7, frequency_weight=0.4)  # sums to 1.1
     with pytest.raises(ValueError):
-        ScoringParams(confidence=1.0)
+        params_(confidence=1.0)
     with pytest.raises(ValueError, match="thresholds must be one of penalty, filter"):
-        ScoringParams(thresholds="hide")
+        params_(thresholds="hide")
     with pytest.raises(ValueError, match="cold_factor"):
-        ScoringParams(cold_factor=0.0)
+        params_(cold_factor=0.0)
     with pytest.raises(ValueError, match="success_penalty"):
-        ScoringParams(success_penalty=1.5)
+        params_(success_penalty=1.5)
 
 
 def test_presets() -> None:
     assert set(PRESETS) == {"balanced", "aggressive", "long-term"}
-    assert ScoringParams.from_preset("balanced").half_life_hours == 168.0
-    assert ScoringParams.from_preset("aggressive").half_life_hours == 72.0
-    long_term = ScoringParams.from_preset("long-term", min_feedback_trials=5)
+    assert ScoringParams.configured("balanced", Scoring()).half_life_hours == 168.0
+    assert ScoringParams.configured("aggressive", Scoring()).half_life_hours == 72.0
+    long_term = ScoringParams.configured("long-term", Scoring(), min_feedback_trials=5)
     assert (long_term.half_life_hours, long_term.min_feedback_trials) == (720.0, 5)
-    for params in map(ScoringParams.from_preset, PRESETS):
+    for params in (ScoringParams.configured(p, Scoring()) for p in PRESETS):
         # every preset must itself be a valid configuration (weights sum to 1)
         assert params.time_weight + params.frequency_weight == pytest.approx(1.0)
 
 
 def test_unknown_preset_names_the_valid_ones() -> None:
     with pytest.raises(ValueError, match="aggressive.*balanced.*long-term"):
-        ScoringParams.from_preset("speedy")
+        ScoringParams.configured("speedy", Scoring())
 
 
 def test_learning_phase_needs_both_episodes_and_feedback() -> None:
-    params = ScoringParams()  # 200 episodes, 20 feedback events
+    params = params_()  # 200 episodes, 20 feedback events
     assert learning_phase(199, 500, params) == "passive"
     assert learning_phase(5000, 19, params) == "passive"
     assert learning_phase(200, 20, params) == "active"
@@ -228,7 +235,7 @@ def _features(**overrides: object) -> EpisodeFeatures:
 
 
 def test_score_episode_hand_computed_breakdown() -> None:
-    b = score_episode(_features(), 0.8, {"env": "coding"}, NOW, ScoringParams(), "active")
+    b = score_episode(_features(), 0.8, {"env": "coding"}, NOW, params_(), "active")
     assert b.recency == pytest.approx(0.3)          # 0.6*0.5**(168/168) + 0
     # exp(-3) * (7-3+1)**-0.3 = 0.0497871 * 0.6170339 = 0.0307203
     assert b.strength == pytest.approx(0.0307203, rel=1e-5)
@@ -242,38 +249,38 @@ def test_score_episode_hand_computed_breakdown() -> None:
 
 def test_score_episode_uses_last_access_for_recency_and_event_time_for_age() -> None:
     f = _features(event_at=NOW - 21 * DAY, last_access_at=NOW)
-    b = score_episode(f, 0.5, {}, NOW, ScoringParams())
+    b = score_episode(f, 0.5, {}, NOW, params_())
     assert b.recency == pytest.approx(0.6)    # accessed just now: 0.6*1 + 0
     assert b.priority == pytest.approx(0.3 * 0.125 + 0.25)  # R at 504 h = 0.5**3
 
 
 def test_score_episode_weights_are_normalised() -> None:
     # only relevance weighted (weight 2): composite = 2*0.7/2 = 0.7
-    params = ScoringParams(weights=Weights(2.0, 0, 0, 0, 0, 0))
+    params = params_(weights=Weights(2.0, 0, 0, 0, 0, 0))
     assert score_episode(_features(), 0.7, {}, NOW, params).composite == pytest.approx(0.7)
 
 
 def test_score_episode_clamps_relevance() -> None:
-    params = ScoringParams(weights=Weights(1.0, 0, 0, 0, 0, 0))
+    params = params_(weights=Weights(1.0, 0, 0, 0, 0, 0))
     assert score_episode(_features(), 1.5, {}, NOW, params).relevance == 1.0
     assert score_episode(_features(), -0.4, {}, NOW, params).composite == 0.0
 
 
 def test_stability_threshold_penalises_in_the_active_phase_and_filters_only_when_asked() -> None:
     stale = _features(event_at=NOW - 504 * HOUR)  # 0.6*0.5**3 = 0.075 < 0.15
-    fresh = score_episode(stale, 0.9, {}, NOW, ScoringParams(), "passive")
+    fresh = score_episode(stale, 0.9, {}, NOW, params_(), "passive")
     assert fresh.eligible and fresh.reason is None and fresh.penalty == 1.0
-    active = score_episode(stale, 0.9, {}, NOW, ScoringParams(stability_penalty=0.7), "active")
+    active = score_episode(stale, 0.9, {}, NOW, params_(stability_penalty=0.7), "active")
     assert active.eligible  # ranked lower, still recalled
     assert active.reason == "below stability threshold (0.075 < 0.15): composite x0.7"
     assert active.penalty == 0.7 and active.composite == pytest.approx(fresh.composite * 0.7)
-    filtered = score_episode(stale, 0.9, {}, NOW, ScoringParams(thresholds="filter"), "active")
+    filtered = score_episode(stale, 0.9, {}, NOW, params_(thresholds="filter"), "active")
     assert not filtered.eligible and filtered.reason == "below stability threshold (0.075 < 0.15): filtered out"
     assert filtered.composite == pytest.approx(fresh.composite)
 
 
 def test_cold_tier_ranks_below_an_equal_hot_match_and_above_a_worse_one() -> None:
-    params = ScoringParams(cold_factor=0.8)
+    params = params_(cold_factor=0.8)
     hot = score_episode(_features(), 0.6, {}, NOW, params)
     cold = score_episode(_features(cold=True), 0.6, {}, NOW, params)
     better_cold = score_episode(_features(cold=True), 1.0, {}, NOW, params)
@@ -284,27 +291,27 @@ def test_cold_tier_ranks_below_an_equal_hot_match_and_above_a_worse_one() -> Non
 
 def test_factual_memories_bypass_recency_and_thresholds() -> None:
     stale_fact = _features(event_at=NOW - 504 * HOUR, factual=True, failures=50)
-    b = score_episode(stale_fact, 0.9, {}, NOW, ScoringParams(), "active")
+    b = score_episode(stale_fact, 0.9, {}, NOW, params_(), "active")
     assert b.recency == 1.0 and b.eligible
 
 
 def test_success_threshold_needs_enough_trials_and_judges_the_record() -> None:
     fresh = dict(event_at=NOW)
     # 1 success in 5 (>= 3 trials): Wilson upper ~ (0.2 + 0.384 + 1.96*0.2654) / 1.768 ~ 0.624: not clearly bad
-    mixed = score_episode(_features(successes=1, failures=4, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
+    mixed = score_episode(_features(successes=1, failures=4, **fresh), 0.9, {}, NOW, params_(), "active")
     assert mixed.penalty == 1.0 and mixed.reason is None
     # 0 of 5: upper ~ 0.434 < 0.5, bad beyond doubt
-    bad = score_episode(_features(failures=5, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
+    bad = score_episode(_features(failures=5, **fresh), 0.9, {}, NOW, params_(), "active")
     assert bad.eligible and bad.penalty == 0.8
     assert bad.reason == "below success threshold (Wilson upper bound 0.434 < 0.5): composite x0.8"
     # Stale as well: both penalties apply
-    both = score_episode(_features(failures=5, event_at=NOW - 504 * HOUR), 0.9, {}, NOW, ScoringParams(), "active")
+    both = score_episode(_features(failures=5, event_at=NOW - 504 * HOUR), 0.9, {}, NOW, params_(), "active")
     assert both.penalty == pytest.approx(0.98 * 0.8) and both.reason.count("below") == 2
     # 3 of 3 is the best record three trials can show: never judged down (its lower bound is 0.439)
-    proven = score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, ScoringParams(), "active")
+    proven = score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, params_(), "active")
     assert proven.penalty == 1.0 and proven.wilson == pytest.approx(0.4385, abs=1e-4)
     # The filter mode judges the lower bound, which hides 1 in 5 and even 3 of 3
-    strict = ScoringParams(thresholds="filter")
+    strict = params_(thresholds="filter")
     assert not score_episode(_features(successes=1, failures=4, **fresh), 0.9, {}, NOW, strict, "active").eligible
     assert not score_episode(_features(successes=3, **fresh), 0.9, {}, NOW, strict, "active").eligible
     # 0 of 2 is too few trials to judge
@@ -314,14 +321,14 @@ def test_success_threshold_needs_enough_trials_and_judges_the_record() -> None:
 
 def test_score_episode_future_event_and_bad_phase() -> None:
     future = _features(event_at=NOW + 10 * HOUR)  # negative elapsed time counts as zero
-    b = score_episode(future, 0.5, {}, NOW, ScoringParams())
+    b = score_episode(future, 0.5, {}, NOW, params_())
     assert (b.recency, b.strength) == (pytest.approx(0.6), 1.0)
     with pytest.raises(ValueError):
-        score_episode(future, 0.5, {}, NOW, ScoringParams(), "dormant")
+        score_episode(future, 0.5, {}, NOW, params_(), "dormant")
 
 
 def test_breakdown_as_dict() -> None:
-    d = score_episode(_features(), 0.8, {}, NOW, ScoringParams()).as_dict()
+    d = score_episode(_features(), 0.8, {}, NOW, params_()).as_dict()
     assert list(d) == ["relevance", "recency", "strength", "priority", "wilson",
                        "context", "trust", "tier", "penalty", "composite", "eligible", "reason"]
     assert d["relevance"] == 0.8 and d["reason"] is None
@@ -339,13 +346,13 @@ def test_strength_summary_spreads_and_counts():
 
 
 def test_confidence_quality_and_interference_move_the_composite() -> None:
-    base = score_episode(_features(), 0.8, {}, NOW, ScoringParams())
+    base = score_episode(_features(), 0.8, {}, NOW, params_())
     assert base.trust == 1.0
-    stale = score_episode(_features(confidence=0.1), 0.8, {}, NOW, ScoringParams())
+    stale = score_episode(_features(confidence=0.1), 0.8, {}, NOW, params_())
     assert stale.trust == pytest.approx(1 - 0.5 * 0.9) and stale.composite == pytest.approx(base.composite * 0.55)
-    good = score_episode(_features(good=True), 0.8, {}, NOW, ScoringParams(quality_boost=0.2))
+    good = score_episode(_features(good=True), 0.8, {}, NOW, params_(quality_boost=0.2))
     assert good.composite == pytest.approx(base.composite * 1.2)
-    weakened = score_episode(_features(strength_factor=0.5), 0.8, {}, NOW, ScoringParams())
+    weakened = score_episode(_features(strength_factor=0.5), 0.8, {}, NOW, params_())
     assert weakened.strength == pytest.approx(base.strength * 0.5) and weakened.composite < base.composite
     with pytest.raises(ValueError, match="confidence_weight"):
-        ScoringParams(confidence_weight=2.0)
+        params_(confidence_weight=2.0)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from strata_daemon.scoring import PRESETS, EpisodeFeatures, ScoringParams, context_match, score_episode
+from strata_daemon.config.tuning import Scoring
 from strata_daemon.scoring.batch import Columns, composites
 
 NOW = 1_700_000_000.0
@@ -40,8 +41,8 @@ def _features(r: dict) -> EpisodeFeatures:
 @pytest.mark.parametrize("phase", ("passive", "active"))
 def test_batch_composites_equal_the_scalar_reference(preset, phase, thresholds):
     rng = random.Random(f"{preset}-{phase}")
-    params = ScoringParams.from_preset(preset, thresholds=thresholds, cold_factor=0.7, stability_penalty=0.6,
-                                       success_penalty=0.5)
+    params = ScoringParams.configured(preset, Scoring(), thresholds=thresholds, cold_factor=0.7,
+                                      stability_penalty=0.6, success_penalty=0.5)
     rows = [_row(rng) for _ in range(400)]
     relevance = [rng.uniform(-0.2, 1.3) for _ in rows]
     asked = {"env": "prod", "task": "deploy"}
@@ -62,7 +63,7 @@ def test_batch_composites_equal_the_scalar_reference(preset, phase, thresholds):
 
 
 def test_batch_of_nothing_and_a_bad_phase():
-    composite, eligible = composites(Columns.of([]), np.zeros(0), np.zeros(0), NOW, ScoringParams())
+    composite, eligible = composites(Columns.of([]), np.zeros(0), np.zeros(0), NOW, ScoringParams.configured("balanced", Scoring()))
     assert composite.shape == eligible.shape == (0,)
     with pytest.raises(ValueError, match="phase"):
-        composites(Columns.of([]), np.zeros(0), np.zeros(0), NOW, ScoringParams(), "eager")
+        composites(Columns.of([]), np.zeros(0), np.zeros(0), NOW, ScoringParams.configured("balanced", Scoring()), "eager")

@@ -61,7 +61,7 @@ def test_a_label_says_the_span_as_people_write_it():
 
 
 def test_stored_times_reach_the_hits_and_a_question_about_the_day_then(home):
-    write_config(home, "[recall]\ndate_weight = 1.0\nhop_weight = 0\nwhen_weight = 0\n")
+    write_config(home, "[experimental]\n\"recall.date_weight\" = 1.0\n\"recall.hop_weight\" = 0\n\"recall.when_weight\" = 0\n")
 
     async def go():
         async with await Memory.open(home) as mem:

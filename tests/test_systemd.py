@@ -181,7 +181,7 @@ def test_systemd_analyze_rates_the_system_unit_safe(cli, service_home, tmp_path,
 @pytest.mark.skipif(NO_SECCOMP is not None, reason=str(NO_SECCOMP))
 def test_the_daemon_embeds_serves_and_runs_steps_under_the_units_system_call_rules(cli, service_home):
     port = free_port()
-    write_config(service_home, TCP.format(port=port) + "[daemon]\nembed_interval_seconds = 1\nheartbeat_seconds = 1\n"
+    write_config(service_home, TCP.format(port=port) + "[daemon]\nheartbeat_seconds = 1\n[experimental]\n\"daemon.embed_interval_seconds\" = 1\n"
                  '[loop.steps.uptime]\ncommand = "echo machine is up"\n')
     rules = seccomp_helpers.prefix(unit(cli))
     with serving(service_home, command="run", prefix=rules) as api:

@@ -3,6 +3,7 @@ its actions change the database through the same API as the CLI."""
 
 from __future__ import annotations
 
+import os
 import asyncio
 import sys
 import time
@@ -10,7 +11,7 @@ import time
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.app.phases import runs
+from strata_daemon.store import phases as phase_records
 from strata_daemon.faces.tui.format import age, explain
 from tests.tui_helpers import drive, notes, rows, settle, switch, type_in
 
@@ -41,8 +42,8 @@ def filled(home):
             await mem.observe(text)
         await mem.facts.set("user.drink", "tea", source="person:alice")
         await mem.facts.set("user.drink", "coffee")  # another source, at once: a conflict
-        rid = await mem.db.transact(runs._start, "embed", 1_790_000_000.0, "daemon")
-        await mem.db.transact(runs._end, rid, 1_790_000_001.0, "failed", None, "model file is damaged")
+        rid = await mem.db.transact(phase_records.start_run, "embed", 1_790_000_000.0, "daemon", os.getpid())
+        await mem.db.transact(phase_records.end_run, rid, 1_790_000_001.0, "failed", None, "model file is damaged")
     on(home, fill)
     return home
 

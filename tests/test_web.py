@@ -17,12 +17,12 @@ from strata_daemon.config.load import overlay
 from strata_daemon.base import timeutil
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.graph import hebbian
-from strata_daemon.graph.hebbian import Rules
+from strata_daemon.config.tuning import Graph, Recall
 from strata_daemon.graph.entities import extract
 from strata_daemon.graph.nodes import parse
 from strata_daemon.graph.spread import spread, strength
 
-RULES = Rules()
+RULES = Graph()
 
 
 # -- pure ------------------------------------------------------------------------------------
@@ -419,7 +419,7 @@ def test_related_says_what_it_left_out_where_neighbors_shows_the_edges(cli):
 # -- deep recall -------------------------------------------------------------------------------
 
 def test_deep_relevance_weighs_retrieval_graph_and_association_then_scales_to_the_best():
-    from strata_daemon.recall.deep import DeepWeights, combine, seeds_of
+    from strata_daemon.recall.deep import combine, seeds_of
     from strata_daemon.recall.fusion import Candidate
 
     a, b = Candidate({"id": 1}, relevance=1.0), Candidate({"id": 2}, relevance=0.4)
@@ -427,7 +427,7 @@ def test_deep_relevance_weighs_retrieval_graph_and_association_then_scales_to_th
     reached = {2: {"activation": 0.5, "path": ["episode:1", "entity:host:x", "episode:2"], "via": "mentions"},
                3: {"activation": 0.25, "path": ["episode:1", "episode:3"], "via": "edge"},
                4: {"activation": 0.9, "path": ["episode:1", "episode:4"], "via": "edge"}}
-    out = {c.row["id"]: c for c in combine([a, b], reached, {3: (0.8, 1)}, {3: {"id": 3}}, DeepWeights())}
+    out = {c.row["id"]: c for c in combine([a, b], reached, {3: (0.8, 1)}, {3: {"id": 3}}, Recall())}
     assert set(out) == {1, 2, 3}  # 4 is outside the recall's scope (no row)
     raw = {1: 0.5, 2: 0.5 * 0.4 + 0.2 * 0.5, 3: 0.2 * 0.25 + 0.1 * 0.8}
     assert {i: c.relevance for i, c in out.items()} == pytest.approx({i: v / 0.5 for i, v in raw.items()})

@@ -43,7 +43,7 @@ def test_memories_that_do_not(text):
 
 def test_a_when_question_lifts_the_memory_that_says_when(home):
     async def go(weight):
-        write_config(home, f"[recall]\nwhen_weight = {weight}\nhop_weight = 0\n")  # this stage alone
+        write_config(home, f"[experimental]\n\"recall.when_weight\" = {weight}\n\"recall.hop_weight\" = 0\n")  # this stage alone
         async with await Memory.open(home) as mem:
             if not await mem.timeline():
                 await mem.observe("Caroline loves the support group and the people in the support group there")
@@ -82,7 +82,7 @@ def test_the_time_a_question_names():
 
 def test_a_question_naming_a_day_lifts_the_memories_of_that_day(home):
     async def go(weight):
-        write_config(home, f"[recall]\ndate_weight = {weight}\nhop_weight = 0\n")  # this stage alone
+        write_config(home, f'[experimental]\n"recall.date_weight" = {weight}\n"recall.hop_weight" = 0\n')  # this stage alone
         async with await Memory.open(home) as mem:
             if not await mem.timeline():
                 await mem.observe("Melanie showed a painting of the lake at sunset", at="2023-10-13T15:00:00Z")
@@ -126,7 +126,7 @@ def test_a_memory_of_the_named_day_joins_though_no_retriever_found_it(home):
     """It shares no word with the question and is no nearer in meaning than the rest: only
     the day it was said brings it (with the day's other memory)."""
     async def go(weight):
-        write_config(home, f"[recall]\ndate_weight = {weight}\nhop_weight = 0\ncandidates = 5\n")
+        write_config(home, f'[experimental]\n"recall.date_weight" = {weight}\n"recall.hop_weight" = 0\n"recall.candidates" = 5\n')
         async with await Memory.open(home) as mem:
             if not await mem.timeline():
                 for day in range(1, 21):

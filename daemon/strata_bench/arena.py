@@ -69,10 +69,10 @@ async def run_conversation(conv: Conversation, settings: Mapping[str, Any],
                 if progress:
                     progress(1)
             arms = {}
-            for arm in mem.arena.settings.arms:
+            for arm in mem.arena.arms:
                 rows = []
                 for q in held:
-                    hits, _ = await mem._rank_for_arena(q.text, max(KS), arm, {})
+                    hits, _ = await mem.rank(q.text, max(KS), arm=arm)
                     rows.append(_scores([h["id"] for h in hits], q, stored.dia_ids))
                 arms[arm.name] = _mean(rows)
                 if progress:

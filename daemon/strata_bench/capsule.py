@@ -31,7 +31,7 @@ async def bench_capsule(n: int, *, renders: int = 100, edits: int = 30, seed: in
     end = 1_767_225_600.0 + 180 * 86400.0  # the corpus's last day: "now" for the renders
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")
-        home.config_path.write_text('[dossier]\nrecall_mode = "fast"\n', encoding="utf-8")
+        home.config_path.write_text('[experimental]\n"dossier.recall_mode" = "fast"\n', encoding="utf-8")
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
             for t in TOPICS[:5]:  # priorities come from the most active dossiers
@@ -67,12 +67,12 @@ async def bench_capsule(n: int, *, renders: int = 100, edits: int = 30, seed: in
 
 async def _task_window(mem: Memory, now: float) -> list[int]:
     """The memories a render at `now` reads for open tasks (as Capsule._items selects them)."""
-    after = now - float(mem.config["capsule.task_days"]) * 86400.0
+    after = now - float(mem.config.tuning.capsule.task_days) * 86400.0
     rows = await mem.db.fetchall(
         "SELECT id, event_at FROM episodes WHERE agent = ? AND state = 'active' AND tier = 'hot' AND event_at >= ? "
         "AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
-        (mem.agent, min(after, now - float(mem.config["capsule.recent_days"]) * 86400.0), now,
-         int(mem.config["capsule.task_scan"])))
+        (mem.agent, min(after, now - float(mem.config.tuning.capsule.recent_days) * 86400.0), now,
+         int(mem.config.tuning.capsule.task_scan)))
     return [r["id"] for r in rows if r["event_at"] >= after]
 
 
@@ -106,4 +106,4 @@ async def _watch_latency(mem: Memory, edits: int, progress) -> dict:
         await task
     return {"edits": len(waits), "watch_p50_s": round(statistics.median(waits), 3),
             "watch_p95_s": round(percentile(waits, 95), 3), "watch_max_s": round(max(waits), 3),
-            "watch_debounce_ms": int(mem.config["capsule.watch_debounce_ms"])}
+            "watch_debounce_ms": int(mem.config.tuning.capsule.watch_debounce_ms)}

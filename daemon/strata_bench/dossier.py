@@ -53,14 +53,14 @@ async def bench_dossier(n: int, *, refreshes: int = 200, mode: str = "balanced",
     end = 1_767_225_600.0 + 180 * 86400.0  # the corpus's last day: "now" for the refreshes
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")
-        home.config_path.write_text(f'[dossier]\nrecall_mode = "{mode}"\n', encoding="utf-8")
+        home.config_path.write_text(f'[experimental]\n"dossier.recall_mode" = "{mode}"\n', encoding="utf-8")
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
             if mode != "fast":
                 await mem.embed_pending(progress=embed_progress)
             names = [(await mem.dossiers.add(t))["topic"] for t in TOPICS]
             queries = [(await mem.dossiers.topic(t)).query for t in names]
-            k = int(mem.config["dossier.sources"])
+            k = int(mem.config.tuning.dossier.sources)
             lines: list[int] = []
 
             async def refresh(i: int) -> None:
@@ -82,7 +82,7 @@ async def bench_dossier(n: int, *, refreshes: int = 200, mode: str = "balanced",
             precision = topic_precision(texts, dict(zip(names, TOPICS)), await labels_by_id(mem, n, seed))
         llm_part = None
         if llm is not None:
-            home.config_path.write_text(f'[dossier]\nrecall_mode = "{mode}"\n\n[llm]\nmodel = {json.dumps(str(llm))}\n',
+            home.config_path.write_text(f'[experimental]\n"dossier.recall_mode" = "{mode}"\n\n[llm]\nmodel = {json.dumps(str(llm))}\n',
                                         encoding="utf-8")
             async with await Memory.open(home, actor="bench") as mem:
                 llm_part = await _llm_runs(mem, names[:llm_topics], end, progress)

@@ -26,7 +26,6 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from strata_daemon.arena.arms import Arm
 from strata_daemon.app.memory import Memory
 from strata_bench.lived import copy_home, live_first_half, split
 from strata_bench.locomo import (BUDGET_K, Conversation, Question, Stored, budget_ranking, dia_ranking,
@@ -73,12 +72,12 @@ def choose(scores: Mapping[int, Mapping[str, list]], train: Sequence[str],
     return max(sorted(scores), key=lambda p: on(scores, p))
 
 
-async def _ranked_ids(mem: Memory, question: str, k: int, arm: Arm) -> list[int]:
-    hits, _ = await mem._rank_for_arena(question, k, arm, {})
+async def _ranked_ids(mem: Memory, question: str, k: int, arm: tuple[str, Mapping]) -> list[int]:
+    hits, _ = await mem.rank(question, k, mode=arm[0], changes=arm[1])
     return [h["id"] for h in hits]
 
 
-async def _score(mem: Memory, questions: Sequence[Question], stored: Stored, arm: Arm, *,
+async def _score(mem: Memory, questions: Sequence[Question], stored: Stored, arm: tuple[str, Mapping], *,
                  budget: bool) -> list[tuple[int, dict]]:
     rows = []
     for q in questions:
@@ -89,8 +88,9 @@ async def _score(mem: Memory, questions: Sequence[Question], stored: Stored, arm
     return rows
 
 
-def _arm(mode: str, point: Mapping[str, Any] | None, name: str) -> Arm:
-    return Arm(name, mode, None, tuple(sorted((point or {}).items())))
+def _arm(mode: str, point: Mapping[str, Any] | None, name: str) -> tuple[str, Mapping]:
+    """A grid point as recall ranks with it: the mode and the settings laid over the home's."""
+    return mode, dict(point or {})
 
 
 async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *, folds: int, mode: str = "balanced",

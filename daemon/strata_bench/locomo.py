@@ -10,6 +10,8 @@ vectors the store holds for them, and plain reciprocal rank fusion of the two.
 
 from __future__ import annotations
 
+import dataclasses
+
 import asyncio
 import contextlib
 import functools
@@ -25,8 +27,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from strata_daemon.arena.arms import Arm
 from strata_daemon.config.load import Config
+from strata_daemon.config.settings import BY_KEY
 from strata_daemon.store import vectors
 from strata_daemon.store.fts_query import match_expression
 from strata_daemon.errors import InvalidInput, NotFound
@@ -354,17 +356,20 @@ def home_settings(config: Config) -> dict[str, Any]:
     """The settings a home sets itself, so a run measures the recall that home would give;
     the attention filter is off so every turn keeps its own episode."""
     own = {key: value for key, value in config.values.items() if config.sources[key] != "default"}
-    return {**own, "store.attention_window_seconds": 0}
+    return {**own, **config.experimental, "store.attention_window_seconds": 0}
 
 
 def home_toml(settings: Mapping[str, Any]) -> str:
-    # Dotted keys at the top level are valid TOML, and JSON scalars and string lists are TOML values.
-    return "".join(f"{key} = {json.dumps(value)}\n" for key, value in settings.items())
+    """Settings, and tuned constants under [experimental] (their names quoted), as dotted keys at
+    the top level: valid TOML, and JSON scalars and string lists are TOML values."""
+    return "".join(f"{key if key in BY_KEY else f'experimental.{json.dumps(key)}'} = {json.dumps(value)}\n"
+                   for key, value in settings.items())
 
 
 def recall_settings(config: Config) -> dict[str, Any]:
-    """The recall.* settings in effect: the run itself chooses the mode and k."""
-    return {k: v for k, v in config.values.items() if k.startswith("recall.") and k not in ("recall.mode", "recall.k")}
+    """The recall.* settings and tuned constants in effect: the run itself chooses the mode and k."""
+    own = {k: v for k, v in config.values.items() if k.startswith("recall.") and k not in ("recall.mode", "recall.k")}
+    return {**own, **{f"recall.{k}": v for k, v in dataclasses.asdict(config.tuning.recall).items()}}
 
 
 def store_passes(mode: str) -> int:
@@ -499,7 +504,7 @@ async def ask_all(mem: Memory, conv: Conversation, stored: Stored, mode: str, ru
             run.latencies.append(time.perf_counter() - started)
             run.modes_used.add(result["mode_used"])
             run.warnings.update(result["warnings"])
-            longer, _ = await mem._rank_for_arena(q.text, BUDGET_K, Arm(mode, mode, None), {})
+            longer, _ = await mem.rank(q.text, BUDGET_K, mode=mode)
             lexical = bm25.search(q.text, CANDIDATES)
             run.add(q, {"strata": [h["id"] for h in result["hits"]], "bm25": lexical, "cosine": cosine,
                         "rrf": rrf([lexical, cosine])}, stored, {"strata": [h["id"] for h in longer]})

@@ -191,12 +191,12 @@ async def cmd_arena(args) -> int:
     from strata_bench.arena import bench_arena, format_table as arena_table, steps as arena_steps
     from strata_bench.locomo import home_settings, load_locomo
 
-    from strata_daemon.arena.api import Settings
+    from strata_daemon.app import wiring
     from strata_daemon.config.home import resolve_home
 
     conversations = load_locomo(args.data, args.conversations)
     config = resolve_home(args.home).config()
-    bar = Progress(arena_steps(conversations, len(Settings.from_config(config).arms)),
+    bar = Progress(arena_steps(conversations, len(wiring.arms(config))),
                    "arena (train, run, hold out, each arm)", unit="questions")
     result = await bench_arena(args.data, conversations, settings=home_settings(config), progress=bar.advance)
     bar.close()

@@ -103,7 +103,7 @@ async def bench_tui(n: int, *, rounds: int = 10, seed: int = 0, think: float = 0
                     progress: Callable[[int], None] | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, _ = init_home(Path(tmp) / "home")
-        home.config_path.write_text('[dossier]\nrecall_mode = "fast"\n', encoding="utf-8")
+        home.config_path.write_text('[experimental]\n"dossier.recall_mode" = "fast"\n', encoding="utf-8")
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
             for t in TOPICS[:5]:  # dossiers for its screen, and so the capsule has priorities

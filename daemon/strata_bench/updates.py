@@ -76,9 +76,9 @@ async def _home(path: Path, pairs: list[dict], background: int, seed: int, state
     init_home(path)
     if not statements:
         with (path / "strata.toml").open("a", encoding="utf-8") as config:
-            config.write("facts.statements = false\n")
+            config.write("[experimental]\n\"facts.statements\" = false\n")
     mem = await Memory.open(path)
-    if bool(mem.config["facts.statements"]) != statements:  # the baseline would silently be strata itself
+    if bool(mem.config.tuning.facts.statements) != statements:  # the baseline would silently be strata itself
         await mem.close()
         raise AssertionError(f"facts.statements did not take in the benchmark home {path}")
     await mem.observe_many(list(observations(background, seed=seed)))

@@ -106,7 +106,7 @@ async def _graph_part(nodes: int, edges: int, spreads: int, seed: int, progress)
                 t = time.perf_counter()
                 result = await web.decay()
                 decays.append(time.perf_counter() - t)
-                flat.append(await _flat_decay(mem, web.rules.factor, web.rules.prune_below))
+                flat.append(await _flat_decay(mem, web.rules.decay_factor, web.rules.prune_below))
                 progress(1)
             seeds = [rng.choice(starts) for _ in range(spreads + WARMUP)]
             times, reached = [], []
@@ -122,7 +122,7 @@ async def _graph_part(nodes: int, edges: int, spreads: int, seed: int, progress)
             for s in seeds[WARMUP:]:
                 t = time.perf_counter()
                 spread([s], lambda ns, floors: {n: adj.get(n, [])[:web.fan_limit] for n in ns}, depth=web.depth,
-                       threshold=web.threshold, cap=web.rules.cap, fan_out=web.fan_out)
+                       threshold=web.threshold, cap=web.rules.edge_cap, fan_out=web.fan_out)
                 base.append(time.perf_counter() - t)
     ours, flat_spread = summary_ms(times), summary_ms(base)
     decay_s, flat_s = statistics.median(decays), statistics.median(flat)

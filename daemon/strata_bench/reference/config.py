@@ -44,6 +44,7 @@ def config_markdown() -> str:
     from strata_daemon.config.load import _TYPE_WORDS, _toml_value
     from strata_daemon.errors import ConfigError
     from strata_daemon.config.home import ENV_VAR
+    from strata_daemon.config.overrides import KEYS
     from strata_daemon.config.settings import SETTINGS
 
     sections: dict[str, list] = {}
@@ -66,10 +67,20 @@ def config_markdown() -> str:
              "default or the file); `--json` for programs.",
              "- **The daemon** (`strata run`) reads the file again on SIGHUP; a broken file is reported in the log "
              "and the running configuration kept.",
-             "- **The retrieval arena** (`arena.enabled`) may lay a preset's `recall.*` and `scoring.*` values "
-             "over the file for recalls that name no mode; `strata arena status` says which.",
+             "- **The retrieval arena** (`arena.enabled`) may lay a preset's tuned constants (`recall.*`, "
+             "`scoring.*`) over the file for recalls that name no mode; `strata arena status` says which.",
              "- **`--set KEY=VALUE`** exists only on `strata bench recall`, for the benchmark's temporary home. "
              "No environment variable sets a setting (`" + ENV_VAR + "` only chooses the home).", "",
+             "## Tuned constants and [experimental]", "",
+             f"Beside these settings, strata weighs {len(KEYS)} tuned constants (fusion weights, spreading shares, "
+             "the Hebbian rules, consolidation's thresholds, the arena's reward): `config/tuning.py` in the source "
+             "gives each one's value, why it has it and the measurement that chose it. A person does not set "
+             "them. For an experiment, one can be changed by its name in an `[experimental]` table, e.g. "
+             '`"recall.vector_weight" = 0.9`; only its type is checked (and that a length of time is not '
+             "negative), and a constant may be renamed or go in any release: the table carries no promise. "
+             "`strata config show` lists what it changes, and `strata bench` takes the same names "
+             "(`--set`, `--grid`). A default changes only when the leave-conversations-out protocol "
+             "(`strata bench locomo --folds`) shows a gain on conversations it was not chosen on.", "",
              "A default below is written as the line strata.toml would hold below its `[section]` line. A "
              "setting whose default is *unset* "
              "has no line at all (TOML has no null): leave it out and strata uses what its description says.",

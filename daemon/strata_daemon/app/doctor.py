@@ -42,8 +42,10 @@ def permissions(home: Home) -> list[dict]:
 
 
 def configuration(home: Home) -> list[dict]:
+    from strata_daemon.app import wiring
+
     try:
-        home.config()
+        wiring.configuration(home)
     except StrataError as e:
         return [finding("config", ERROR, e.message, e.hint or f"edit {home.config_path}")]
     where = home.config_path if home.config_path.exists() else "the defaults (no strata.toml)"
@@ -99,7 +101,7 @@ def models(home: Home) -> list[dict]:
     except StrataError as e:
         out.append(finding("embedding model", ERROR, e.message + "; recall falls back to fast",
                            e.hint or "check [embedding] model in strata.toml"))
-    if cfg["recall.rerank_weight"] > 0:
+    if cfg.tuning.recall.rerank_weight > 0:
         out.append(_cross_encoder())
     if cfg["llm.model"]:
         out.append(_llm(Path(cfg["llm.model"]).expanduser(), GGUF_MAGIC))

@@ -9,8 +9,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from typing import Awaitable, Callable
 
-from strata_daemon.app import listeners
+from strata_daemon.app import listeners, wiring
 from strata_daemon.base import logs, stopping, timeutil
 from strata_daemon.capsule.watch import watch
 from strata_daemon.errors import StrataError
@@ -43,12 +44,15 @@ def _cadence(phase, cfg) -> str:
     return f"{phase.name} every {timeutil.duration(every)}" + (f" and after {phase.after}" if phase.after else "")
 
 
-async def _http(mem: Memory, stop: asyncio.Event) -> None:
+# The HTTP face, handed in by whoever starts the daemon (the CLI): (memory, stop event,
+# tcp_optional=, report=) -> serves until stop. The daemon knows no face.
+Serve = Callable[..., Awaitable[None]]
+
+
+async def _http(mem: Memory, stop: asyncio.Event, serve: Serve) -> None:
     """The HTTP API (http.enabled) in the daemon, on its own connection with actor `http`. The
     Unix socket is served whatever TCP does; a server that cannot start is logged and the daemon
     goes on without it. Each listener's state goes to state/http-listeners.json for the doctor."""
-    from strata_daemon.faces.http.serve import serve
-
     def report(unix: dict, tcp: dict | None) -> None:
         try:
             listeners.write(mem.home.state_dir, unix, tcp)
@@ -66,7 +70,7 @@ def _reload(mem, phases: PhaseLoop, verbose: bool) -> None:
     """SIGHUP: read strata.toml again. A broken file is reported and the running
     configuration kept, so a typo never stops the daemon."""
     try:
-        config = mem.home.config()
+        config = wiring.configuration(mem.home)
     except StrataError as e:
         log.error("configuration not reloaded, keeping the running one: %s%s", e.message,
                   f" ({e.hint})" if e.hint else "")
@@ -78,7 +82,8 @@ def _reload(mem, phases: PhaseLoop, verbose: bool) -> None:
              f"changed {', '.join(changed)}" if changed else "nothing changed")
 
 
-async def run(home, *, agent: str | None = None, verbose: bool = False) -> int:
+async def run(home, *, agent: str | None = None, verbose: bool = False, serve_http: Serve | None = None) -> int:
+    """The daemon until a stop signal; `serve_http` serves the HTTP API when http.enabled."""
     mem = await Memory.open(home, agent=agent, actor="daemon")
     lock = DaemonLock(mem.home.state_dir / "daemon.lock")
     try:
@@ -103,8 +108,8 @@ async def run(home, *, agent: str | None = None, verbose: bool = False) -> int:
     loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases, verbose)
     tasks = [asyncio.create_task(watch(mem, stop), name="capsule-watch"),
              asyncio.create_task(phases.run(), name="phases")]
-    if mem.config["http.enabled"]:
-        tasks.append(asyncio.create_task(_http(mem, stop), name="http"))
+    if mem.config["http.enabled"] and serve_http is not None:
+        tasks.append(asyncio.create_task(_http(mem, stop, serve_http), name="http"))
     every = watchdog_interval()
     if every:
         tasks.append(asyncio.create_task(_watchdog(stop, every), name="watchdog"))

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
 from typing import Any, Awaitable, Callable, Iterable
 
 from strata_daemon.base import stopping, timeutil
 from strata_daemon.store.episode_reads import existing_ids, ids_by_source, worked_on_since
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.store import arena as store
-from strata_daemon.arena.arms import Arm, arms_of, presets_of
+from strata_daemon.arena.arms import Arm
 from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, ucb
-from strata_daemon.arena.reward import PARTS, RewardWeights, episode_reward
+from strata_daemon.arena.reward import episode_reward
+from strata_daemon.config import tuning
 
 # rank(query, k, arm, context, at) -> (hits as dicts with id and session, seconds); `at`: rank with
 # the memories' use as it stood then (None: as it stands now)
@@ -26,42 +26,14 @@ MAX_QUESTIONS = 10_000
 CHOICE_TTL_SECONDS = 10.0
 
 
-@dataclass(frozen=True)
-class Settings:
-    enabled: bool
-    arms: list[Arm]
-    exploration: float
-    pulls: int
-    sample: int
-    k: int
-    min_episodes: int
-    min_pulls: int
-    min_gain: float
-    confirm_z: float
-    confirm_episodes: int
-    max_episodes: int
-    latency_budget_ms: float
-    shared_feedback: bool
-    weights: RewardWeights
-
-    @classmethod
-    def from_config(cls, cfg) -> "Settings":
-        return cls(
-            bool(cfg["arena.enabled"]),
-            arms_of(list(cfg["arena.arms"]), cfg["recall.mode"], presets_of(cfg["arena.presets"])),
-            float(cfg["arena.exploration"]), int(cfg["arena.pulls"]), int(cfg["arena.sample"]), int(cfg["arena.k"]),
-            int(cfg["arena.min_episodes"]), int(cfg["arena.min_pulls"]), float(cfg["arena.min_gain"]),
-            float(cfg["arena.confirm_z"]), int(cfg["arena.confirm_episodes"]), int(cfg["arena.max_episodes"]),
-            float(cfg["arena.latency_budget_ms"]), bool(cfg["arena.shared_feedback"]),
-            RewardWeights(**{p: float(cfg[f"arena.weights.{p}"]) for p in PARTS}))
-
-
 class Arena:
-    def __init__(self, db, agent: str, config, actor: str, rank: Rank):
+    def __init__(self, db, agent: str, actor: str, rank: Rank, *, enabled: bool, arms: list[Arm],
+                 latency_budget_ms: float, tuned: tuning.Arena):
         self.db, self.agent, self.actor, self._rank = db, agent, actor, rank
-        self.settings = Settings.from_config(config)
-        self.by_name = {a.name: a for a in self.settings.arms}
-        self.default = self.settings.arms[0]
+        self.enabled, self.arms, self.latency_budget_ms = enabled, arms, latency_budget_ms
+        self.tuned = tuned
+        self.by_name = {a.name: a for a in arms}
+        self.default = arms[0]
         self._choices: tuple[float, dict | None, dict | None] | None = None
 
     # -- which strategy a recall without a mode uses -----------------------------------------
@@ -69,7 +41,7 @@ class Arena:
     async def strategy(self) -> tuple[Arm, dict]:
         """The arm a recall without an explicit mode uses, and why: the namespace's own choice,
         else the home-wide one, else the configured default."""
-        if not self.settings.enabled:
+        if not self.enabled:
             return self._resolve(None, None)
         if self._choices is None or time.monotonic() - self._choices[0] > CHOICE_TTL_SECONDS:
             self._choices = (time.monotonic(), *await self.db.run(store.current, self.agent))
@@ -77,7 +49,7 @@ class Arena:
 
     def _resolve(self, own: dict | None, home: dict | None) -> tuple[Arm, dict]:
         configured = self.default, {"arm": self.default.name, "chosen_by": "config"}
-        if not self.settings.enabled:
+        if not self.enabled:
             return configured
         for choice, by in ((own, "arena"), (home, "home arena")):
             if choice is None or choice["kind"] == "clear":
@@ -99,7 +71,7 @@ class Arena:
         recall, else (a success, arena.shared_feedback) all its hits; None when none apply."""
         recall = store.recall_asked(conn, recall_id)
         origin, useful = "used", used or worked_on_since(conn, self.agent, recall["at"])
-        if not useful and outcome == "success" and self.settings.shared_feedback:
+        if not useful and outcome == "success" and self.tuned.shared_feedback:
             origin, useful = "shared", hits
         if not useful:
             return None
@@ -118,10 +90,10 @@ class Arena:
             stopping.check()  # an arena run writes at its end: stopped, it leaves nothing half done
             # As of the question: the feedback that made an episode lifted its own answers, and with
             # today's counts an arm that weights recent use would win on evidence it created.
-            hits, seconds = await self._rank(e["query"], self.settings.k, arm, e["context"], e["at"])
+            hits, seconds = await self._rank(e["query"], self.tuned.k, arm, e["context"], e["at"])
             rewards.append(episode_reward([(h["id"], h["session"]) for h in hits], e["useful"], seconds * 1000,
-                                          latency_budget_ms=self.settings.latency_budget_ms,
-                                          weights=self.settings.weights)["reward"])
+                                          latency_budget_ms=self.latency_budget_ms,
+                                          weights=self.tuned.weights)["reward"])
         return rewards
 
     async def run(self, *, progress: Callable[[int], None] | None = None, if_new: bool = False) -> dict:
@@ -135,13 +107,13 @@ class Arena:
         up to `arena.pulls` (the statistics carry over from run to run), and a leader that an
         earlier run already compared with the default is compared again only once `arena.sample`
         episodes have arrived since."""
-        s = self.settings
+        s = self.tuned
         started, now = time.perf_counter(), timeutil.now()
         newest_id, seen = await self.db.run(store.newest_episode, self.agent)
         if if_new and seen is not None and (newest_id is None or newest_id <= seen):
             return {"skipped": f"no evaluation episode since the last run (newest {seen})"}
         episodes = await self.db.run(store.episodes, self.agent, s.max_episodes)
-        order = [a.name for a in s.arms]
+        order = [a.name for a in self.arms]
         if len(episodes) < s.min_episodes:
             reason = (f"{len(episodes)} evaluation episodes, fewer than arena.min_episodes ({s.min_episodes}): "
                       f"nothing changes")
@@ -238,12 +210,12 @@ class Arena:
                     store.last_run(conn, self.agent), store.current(conn, self.agent))
 
         stats, counts, last, (own, home) = await self.db.run(read)
-        order = [a.name for a in self.settings.arms]
+        order = [a.name for a in self.arms]
         known = {n: ArmStats(*stats[n]) if n in stats else ArmStats() for n in order}
-        scores = ucb(known, self.settings.exploration)
+        scores = ucb(known, self.tuned.exploration)
         arm, why = self._resolve(own, home)
         return {
-            "agent": self.agent, "enabled": self.settings.enabled,
+            "agent": self.agent, "enabled": self.enabled,
             "strategy": {**why, "mode": arm.mode, "preset": arm.preset,
                          "reason": next((c["reason"] for c in (own, home) if c and c.get("id") == why.get("choice")),
                                         "the configured default (recall.mode)")},
@@ -254,7 +226,7 @@ class Arena:
             "retired_arms": sorted(set(stats) - set(order)),
             "episodes": {"total": sum(counts.values()),
                          **{o: counts.get(o, 0) for o in ("used", "shared", "questions")}},
-            "min_episodes": self.settings.min_episodes, "last_run": last,
+            "min_episodes": self.tuned.min_episodes, "last_run": last,
             "own_choice": own, "home_choice": home,
         }
 

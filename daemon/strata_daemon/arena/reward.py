@@ -1,34 +1,24 @@
 """How well one recall served one evaluation episode (the arena's score). Pure: no I/O.
 
-reward = recall x 0.55 (did it find what the agent used?) + precision x 0.15 + session recall
-x 0.20 (document recall: did it reach the right conversations?) + latency x 0.07
-+ diversity x 0.03, each part on 0..1.
+reward = the weighted mean (config/tuning.py, ArenaWeights) of recall (did it find what the agent
+used?), precision, session recall (document recall: did it reach the right conversations?),
+latency (within arena.latency_budget_ms) and diversity, each part on 0..1.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Sequence
+
+from strata_daemon.config.tuning import ArenaWeights
 
 PARTS = ("recall", "precision", "session_recall", "latency", "diversity")
 
 
-@dataclass(frozen=True)
-class RewardWeights:
-    recall: float = 0.55
-    precision: float = 0.15
-    session_recall: float = 0.20
-    latency: float = 0.07
-    diversity: float = 0.03
-
-    def __post_init__(self) -> None:
-        values = [getattr(self, p) for p in PARTS]
-        if min(values) < 0 or sum(values) <= 0:
-            raise ValueError(f"arena weights must be >= 0 and not all zero: {self!r}")
-
-    @property
-    def total(self) -> float:
-        return sum(getattr(self, p) for p in PARTS)
+def check(weights: ArenaWeights) -> None:
+    """Weights the reward can be the weighted mean of: >= 0, not all zero."""
+    values = [getattr(weights, p) for p in PARTS]
+    if min(values) < 0 or sum(values) <= 0:
+        raise ValueError(f"arena weights must be >= 0 and not all zero: {weights!r}")
 
 
 def session_key(episode_id: int, session: str | None) -> str:
@@ -37,7 +27,7 @@ def session_key(episode_id: int, session: str | None) -> str:
 
 
 def episode_reward(hits: Sequence[tuple[int, str | None]], useful: Sequence[tuple[int, str | None]],
-                   elapsed_ms: float, *, latency_budget_ms: float, weights: RewardWeights) -> dict[str, float]:
+                   elapsed_ms: float, *, latency_budget_ms: float, weights: ArenaWeights) -> dict[str, float]:
     """`hits` and `useful` as (memory id, session); the parts and their weighted mean, `reward`."""
     wanted = {i for i, _ in useful}
     found = {i for i, _ in hits} & wanted
@@ -50,5 +40,5 @@ def episode_reward(hits: Sequence[tuple[int, str | None]], useful: Sequence[tupl
         "latency": max(0.0, 1.0 - elapsed_ms / latency_budget_ms) if latency_budget_ms > 0 else 0.0,
         "diversity": len(set(hit_sessions)) / len(hit_sessions) if hit_sessions else 0.0,
     }
-    parts["reward"] = sum(getattr(weights, p) * parts[p] for p in PARTS) / weights.total
+    parts["reward"] = sum(getattr(weights, p) * parts[p] for p in PARTS) / sum(getattr(weights, p) for p in PARTS)
     return parts

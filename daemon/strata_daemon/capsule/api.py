@@ -305,11 +305,11 @@ class Capsule:
 
     async def _items(self, now: float, pending: list[dict]) -> dict:
         """What the blocks show, each list best first."""
-        recent_after = now - float(self.config["capsule.recent_days"]) * 86400.0
-        task_after = now - float(self.config["capsule.task_days"]) * 86400.0
-        half_life = float(self.config["dossier.half_life_hours"])
+        recent_after = now - float(self.config.tuning.capsule.recent_days) * 86400.0
+        task_after = now - float(self.config.tuning.capsule.task_days) * 86400.0
+        half_life = float(self.config.tuning.dossier.half_life_hours)
         patterns = self.dossiers.patterns
-        scan = int(self.config["capsule.task_scan"])
+        scan = int(self.config.tuning.capsule.task_scan)
 
         def read(conn):
             # Newest first: any memory that could close an open task in the window is in it too.
@@ -324,7 +324,7 @@ class Capsule:
         opened = [m for m in window if m["event_at"] >= task_after and extractive.is_open(m, patterns)]
         facts = await self.facts.for_capsule(pending=pending)
         listing = await self.dossiers.list()
-        limit = int(self.config["dossier.line_chars"])
+        limit = int(self.config.tuning.dossier.line_chars)
         ranked = salience.ranked([{**m, "relevance": 1.0} for m in recent], now, half_life)
         # The most salient, shown newest first; over budget the least salient go first.
         chosen = [m for m in ranked if not extractive.is_open(m, patterns)][:int(self.config["capsule.recent_lines"])]
@@ -350,7 +350,7 @@ class Capsule:
             "topics": [{"topic": t["topic"], "version": t["version"], "origin": t["origin"]} for t in kept],
             "topics_active": [{"topic": t["topic"], "version": t["version"],
                                "refreshed": extractive.when(t["refreshed_at"]) if t["refreshed_at"] else None}
-                              for _, t in active[:int(self.config["capsule.priority_topics"])]],
+                              for _, t in active[:int(self.config.tuning.capsule.priority_topics)]],
         }
 
 

@@ -59,7 +59,7 @@ async def watch(mem, stop: asyncio.Event, *, on_handled: Callable[[dict], Awaita
 
     path: Path = mem.capsule.path
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    debounce = int(mem.config["capsule.watch_debounce_ms"])
+    debounce = int(mem.config.tuning.capsule.watch_debounce_ms)
     log.info("watching %s for edits", path)
     async for _ in awatch(path.parent, stop_event=stop, debounce=debounce, step=50, recursive=False,
                           watch_filter=lambda _change, changed: Path(changed).name == path.name):

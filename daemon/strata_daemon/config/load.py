@@ -11,57 +11,41 @@ from typing import Any
 
 from strata_daemon.base import bounded
 from strata_daemon.errors import ConfigError
+from strata_daemon.config import overrides
 from strata_daemon.config.settings import BY_KEY, SETTINGS, Setting
+from strata_daemon.config.tuning import Tuning
 
 
 @dataclass
 class Config:
+    """The settings (by key: `config["recall.k"]`, typed as the table says) and the tuned constants
+    (`config.tuning.recall.vector_weight`), with [experimental]'s overrides laid over them."""
     values: dict[str, Any] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     path: Path | None = None
+    tuning: Tuning = field(default_factory=Tuning)
+    experimental: dict[str, Any] = field(default_factory=dict)  # the overrides, by the constant's name
 
     def __getitem__(self, key: str) -> Any:
         return self.values[key]
 
     def rows(self) -> list[dict]:
+        """Every setting, then each tuned constant [experimental] changes."""
         return [
             {"key": s.key, "value": self.values[s.key], "default": s.default,
              "source": self.sources[s.key], "doc": s.doc}
             for s in SETTINGS
-        ]
-
-    def scoring_params(self):
-        from strata_daemon.scoring import ScoringParams, Weights
-
-        overrides: dict[str, Any] = {}
-        for name in ("half_life_hours", "stability_threshold", "success_threshold"):
-            if self.values[f"scoring.{name}"] is not None:
-                overrides[name] = float(self.values[f"scoring.{name}"])
-        if self.values["scoring.time_weight"] is not None:
-            overrides["time_weight"] = float(self.values["scoring.time_weight"])
-            overrides["frequency_weight"] = 1.0 - overrides["time_weight"]
-        for name in ("confidence", "confidence_weight", "quality_boost", "stability_penalty", "success_penalty",
-                     "cold_factor"):
-            overrides[name] = float(self.values[f"scoring.{name}"])
-        overrides["thresholds"] = self.values["scoring.thresholds"]
-        for name in ("min_feedback_trials", "passive_min_episodes", "passive_min_feedback",
-                     "potentiation_accesses"):
-            overrides[name] = int(self.values[f"scoring.{name}"])
-        try:
-            overrides["weights"] = Weights(**{
-                w: float(self.values[f"scoring.weights.{w}"])
-                for w in ("relevance", "recency", "strength", "priority", "wilson", "context")
-            })
-            return ScoringParams.from_preset(self.values["scoring.preset"], **overrides)
-        except ValueError as e:
-            raise ConfigError(f"scoring settings: {e}") from None
+        ] + [{"key": f"{overrides.SECTION}.{k}", "value": v, "default": overrides.KEYS[k][1],
+              "source": str(self.path), "doc": "a tuned constant changed for an experiment (no promise)"}
+             for k, v in self.experimental.items()]
 
 
 def _flatten(table: dict, prefix: str = "") -> dict[str, Any]:
     flat: dict[str, Any] = {}
     for name, value in table.items():
         key = f"{prefix}{name}"
-        if isinstance(value, dict) and key not in BY_KEY:
+        if isinstance(value, dict) and key not in BY_KEY and key.removeprefix(overrides.SECTION + ".") not in \
+                overrides.KEYS:
             flat.update(_flatten(value, key + "."))
         else:
             flat[key] = value
@@ -109,6 +93,11 @@ def _unknown_hint(key: str) -> str:
     if meant:
         return (f"outside a table a setting is named whole: {meant} = ..., or {key} = ... below "
                 f"[{BY_KEY[meant].section}]")
+    if key in overrides.KEYS or (key.startswith("web.") and "graph." + key[4:] in overrides.KEYS):
+        name = key if key in overrides.KEYS else "graph." + key[4:]
+        return (f"{name} is a tuned constant now, no longer a setting (config/tuning.py says why it has its value); "
+                f"to try another value, set \"{name}\" under [experimental], which carries no promise, "
+                "or remove the line")
     return "`strata config show` lists every setting"
 
 
@@ -129,41 +118,36 @@ def load_config(path: Path | None) -> Config:
         raise ConfigError(f"{path} nests its tables or arrays too deeply to read",
                           hint="strata's settings are at most two levels deep; fix the file") from None
     for key, value in _flatten(raw).items():
+        if key.startswith(overrides.SECTION + "."):
+            name = key.removeprefix(overrides.SECTION + ".")
+            bad = overrides.problem(name, value)
+            if bad:
+                raise ConfigError(f"{path}: [{overrides.SECTION}] {name} = {json.dumps(value, default=str)} {bad}",
+                                  hint="[experimental] takes a tuned constant by its name; it carries no promise")
+            cfg.experimental[name] = overrides.coerced(name, value)
+            continue
         setting = BY_KEY.get(key)
         if setting is None:
             raise ConfigError(f"{path}: unknown setting {key!r}", hint=_unknown_hint(key))
         cfg.values[key] = _coerce(setting, value, str(path))
         cfg.sources[key] = str(path)
+    cfg.tuning = overrides.laid_over(cfg.tuning, cfg.experimental)
     if cfg.values["store.default_kind"] not in cfg.values["store.kinds"]:
         raise ConfigError(f"{path}: store.default_kind {cfg.values['store.default_kind']!r} is not in store.kinds")
     steps = {**cfg.values["loop.steps"], **({"wake": cfg.values["loop.wake"]} if cfg.values["loop.wake"] else {})}
     for name, spec in steps.items():
         if spec.get("kind", cfg.values["store.default_kind"]) not in cfg.values["store.kinds"]:
             raise ConfigError(f"{path}: loop step {name}: kind {spec['kind']!r} is not in store.kinds")
-    cfg.scoring_params()  # validates the combination (weights, preset overrides)
-    _check_arms(cfg, path)
-    from strata_daemon.facts.rules import compile_rules
-
-    compile_rules(cfg.values["facts.rules"], tuple(cfg.values["store.kinds"]))  # names a broken rule now
     return cfg
 
 
-def overlay(cfg: Config, overrides: dict[str, Any]) -> Config:
-    """The configuration with some values replaced (an arena arm's preset)."""
-    return Config({**cfg.values, **overrides}, {**cfg.sources, **{k: "arena preset" for k in overrides}}, cfg.path)
-
-
-def _check_arms(cfg: Config, path: Path) -> None:
-    from strata_daemon.arena.api import Settings
-
-    try:
-        arms = Settings.from_config(cfg).arms
-        for arm in arms:
-            overlay(cfg, dict(arm.overrides)).scoring_params()
-    except ValueError as e:
-        raise ConfigError(f"{path}: arena: {e}", hint="`strata config show` lists the arena settings") from None
-    except ConfigError as e:
-        raise ConfigError(f"{path}: arena preset: {e.message}") from None
+def overlay(cfg: Config, changes: dict[str, Any], source: str = "arena preset") -> Config:
+    """The configuration with some settings or tuned constants replaced (an arena arm's preset,
+    a benchmark's grid point)."""
+    tuned = {k: v for k, v in changes.items() if k not in BY_KEY}
+    values = {k: v for k, v in changes.items() if k in BY_KEY}
+    return Config({**cfg.values, **values}, {**cfg.sources, **{k: source for k in values}}, cfg.path,
+                  overrides.laid_over(cfg.tuning, tuned), {**cfg.experimental, **tuned})
 
 
 def _toml_value(value: Any) -> str:
@@ -175,20 +159,30 @@ def parse_assignment(text: str) -> tuple[str, Any]:
     as the config file's would be."""
     key, sep, raw = (part.strip() for part in text.partition("="))
     setting = BY_KEY.get(key)
+    if sep and setting is None and key in overrides.KEYS:
+        value = _toml_or_text(raw)
+        bad = overrides.problem(key, value)
+        if bad:
+            raise ConfigError(f"--set {key} = {json.dumps(value, default=str)} {bad}")
+        return key, overrides.coerced(key, value)
     if not sep or setting is None:
-        raise ConfigError(f"--set {text!r}: expected KEY=VALUE naming a setting",
-                          hint="`strata config show` lists every setting")
+        raise ConfigError(f"--set {text!r}: expected KEY=VALUE naming a setting or a tuned constant",
+                          hint="`strata config show` lists every setting; config/tuning.py every constant")
     if setting.value_type is dict:
         raise ConfigError(f"--set {key}: a table is set in strata.toml, not on the command line")
+    return key, _coerce(setting, _toml_or_text(raw), "--set")
+
+
+def _toml_or_text(raw: str) -> Any:
+    """A command line's value read as TOML; a bare string needs no quotes."""
     try:
-        value = tomllib.loads(f"v = {raw}")["v"]
+        return tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
-        value = raw
-    return key, _coerce(setting, value, "--set")
+        return raw
 
 
 def settings_toml(values: dict[str, Any]) -> str:
-    """A strata.toml holding exactly these settings (scalars and lists)."""
+    """A strata.toml holding exactly these settings and tuned constants (scalars and lists)."""
     lines, section = [], None
     for s in SETTINGS:
         if s.key in values:
@@ -196,6 +190,10 @@ def settings_toml(values: dict[str, Any]) -> str:
                 section = s.section
                 lines.append(f"[{section}]")
             lines.append(f"{s.name} = {_toml_value(values[s.key])}")
+    tuned = [k for k in values if k not in BY_KEY]
+    if tuned:
+        lines.append(f"[{overrides.SECTION}]")
+        lines += [f"{json.dumps(k)} = {_toml_value(values[k])}" for k in tuned]
     return "\n".join(lines) + "\n"
 
 

@@ -4,15 +4,19 @@ transactions, or (dry run) only report them."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import asyncio
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
 from strata_daemon.base import stopping, timeutil
 from strata_daemon.errors import InvalidInput
 from strata_daemon.consolidation import rules as R, similar
+from strata_daemon.config import tuning
+from strata_daemon.graph import hebbian
 from strata_daemon.store import consolidation as store
 
 DAY = 86400.0
@@ -53,12 +57,12 @@ def _merge_sets(mems: dict[int, dict], excluded: set[int], newer_than: int | Non
             and (newer_than is None or any(mems[i]["embedded"] > newer_than for i in ids))]
 
 
-def _recent(mems: dict[int, dict], now: float, s: R.Settings) -> list[int]:
+def _recent(mems: dict[int, dict], now: float, s: tuning.Consolidation) -> list[int]:
     return [i for i, m in mems.items() if m["embedded"] and m["event_at"] >= now - s.associate_days * DAY]
 
 
 def _merge_groups(sets: list[list[int]], pos: dict[int, int], matrix: np.ndarray, mems: dict[int, dict],
-                  newer_than: int | None, s: R.Settings) -> tuple[list[list[int]], dict]:
+                  newer_than: int | None, s: tuning.Consolidation) -> tuple[list[list[int]], dict]:
     """Near-duplicate groups: within each set, memories whose vectors are close; once a first
     full pass is done, only pairs with a new vector are compared."""
     groups, sims = [], {}
@@ -79,7 +83,7 @@ def _merge_groups(sets: list[list[int]], pos: dict[int, int], matrix: np.ndarray
 
 
 def _associations(ids: list[int], matrix: np.ndarray, mems: dict[int, dict], done: set[tuple[int, int]],
-                  now: float, s: R.Settings) -> list[R.Action]:
+                  now: float, s: tuning.Consolidation) -> list[R.Action]:
     """Association: recent memories close in meaning get a spiderweb edge (each at most
     `associate_max_cluster - 1` of its strongest), once per pair."""
     recent = [p for p, i in enumerate(ids) if i in mems and mems[i]["event_at"] >= now - s.associate_days * DAY]
@@ -99,9 +103,11 @@ def _associations(ids: list[int], matrix: np.ndarray, mems: dict[int, dict], don
 
 
 class Consolidation:
-    def __init__(self, db, agent: str, config, actor: str, web):
+    def __init__(self, db, agent: str, actor: str, web, *, tuned: tuning.Tuning, rules: Iterable[str]):
         self.db, self.agent, self.actor, self.web = db, agent, actor, web
-        self.settings = R.Settings.from_config(config)
+        self.settings = tuned.consolidation
+        self.rules = tuple(rules)  # consolidation.rules: the rules a pass runs unless asked for others
+        self.potentiation_accesses = tuned.scoring.potentiation_accesses
 
     def _wanted(self, mems, excluded, mark, now, rules) -> tuple[list[list[int]], list[int]]:
         """The merge sets, and the ids whose vectors the rules compare: the sets' members and
@@ -131,9 +137,10 @@ class Consolidation:
         active = lambda: [m for m in mems.values() if m["state"] == "active"]  # noqa: E731
         if "replay" in rules:
             take(R.replay(active(), now, s, replayed))
-        for name, rule in (("potentiate", R.potentiate), ("promote", R.promote)):
-            if name in rules:
-                take(rule(active(), now, s))
+        if "potentiate" in rules:
+            take(R.potentiate(active(), now, self.potentiation_accesses))
+        if "promote" in rules:
+            take(R.promote(active(), now, s))
         if "interference" in rules:
             pairs = []
             for x, y, how in contradicted:
@@ -145,7 +152,7 @@ class Consolidation:
         if "stale" in rules:
             take(R.stale(active(), now, s, repeated))
         if "archive" in rules:
-            take(R.archive(active(), now, s, repeated))
+            take(R.archive(active(), now, s, repeated, self.potentiation_accesses))
         if "associate" in rules and len(ids):
             live = {i: m for i, m in mems.items() if m["state"] == "active"}
             take(_associations(ids, matrix, live, done_assoc, now, s))
@@ -156,7 +163,7 @@ class Consolidation:
         """One pass. Returns {"run", "dry_run", "counts": {rule: n}, "actions": [...], "seconds"};
         without `detail`, no "actions" (the nightly phase keeps the counts, and a first pass over
         100,000 memories proposes about 130,000 changes)."""
-        chosen = tuple(rules) if rules else self.settings.rules
+        chosen = tuple(rules) if rules else self.rules
         unknown = [r for r in chosen if r not in R.RULES]
         if unknown:
             raise InvalidInput(f"unknown consolidation rule {unknown[0]!r}", hint=f"rules: {', '.join(R.RULES)}")
@@ -193,7 +200,8 @@ class Consolidation:
             done = 0
             while done < len(actions):
                 stopping.check()
-                done = await self.db.transact(store.apply, self.agent, actions, done, before, self.web.rules, now,
+                done = await self.db.transact(store.apply, self.agent, actions, done, before,
+                                              partial(hebbian.strengthened_level, self.web.rules), now,
                                               self.actor, run, store.APPLY_SECONDS)
                 if done < len(actions):
                     await asyncio.sleep(store.APPLY_PAUSE)

@@ -10,46 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from strata_daemon.config.tuning import Consolidation
 from strata_daemon.scoring import hybrid_strength
 
 RULES = ("merge", "replay", "potentiate", "promote", "interference", "stale", "archive", "associate")
 DAY = 86400.0
-
-
-@dataclass(frozen=True)
-class Settings:
-    rules: tuple[str, ...] = RULES
-    merge_threshold: float = 0.92
-    replay_importance: float = 0.7
-    replay_limit: int = 100
-    potentiation_accesses: int = 10
-    promote_accesses: int = 5
-    promote_confidence: float = 0.7
-    stale_days: float = 60.0
-    stale_step: float = 0.15
-    stale_floor: float = 0.1
-    archive_strength: float = 0.05
-    archive_max_accesses: int = 3
-    archive_min_days: float = 90.0
-    interference_factor: float = 0.5
-    interference_floor: float = 0.1
-    associate_days: float = 7.0
-    associate_threshold: float = 0.8
-    associate_max_cluster: int = 8
-    min_interval_hours: float = 20.0
-
-    @classmethod
-    def from_config(cls, cfg) -> "Settings":
-        c = "consolidation."
-        return cls(tuple(cfg[c + "rules"]), float(cfg[c + "merge_threshold"]), float(cfg[c + "replay_importance"]),
-                   int(cfg[c + "replay_limit"]), int(cfg["scoring.potentiation_accesses"]),
-                   int(cfg[c + "promote_accesses"]), float(cfg[c + "promote_confidence"]),
-                   float(cfg[c + "stale_days"]), float(cfg[c + "stale_step"]), float(cfg[c + "stale_floor"]),
-                   float(cfg[c + "archive_strength"]), int(cfg[c + "archive_max_accesses"]),
-                   float(cfg[c + "archive_min_days"]),
-                   float(cfg[c + "interference_factor"]), float(cfg[c + "interference_floor"]),
-                   float(cfg[c + "associate_days"]), float(cfg[c + "associate_threshold"]),
-                   int(cfg[c + "associate_max_cluster"]), float(cfg[c + "min_interval_hours"]))
 
 
 # Slots, and no `extra` dict where there is nothing to say: a first pass over a million
@@ -81,13 +46,13 @@ def key_tokens(text: str) -> frozenset[str]:
     return frozenset(t.lower().rstrip(".:/-") for t in _KEY_TOKEN.findall(text))
 
 
-def _recent(when: float | None, now: float, s: Settings) -> bool:
+def _recent(when: float | None, now: float, s: Consolidation) -> bool:
     return when is not None and now - when < s.min_interval_hours * 3600.0
 
 
-def strength(m: dict, now: float, s: Settings) -> float:
+def strength(m: dict, now: float, potentiation_accesses: int) -> float:
     return m["strength_factor"] * hybrid_strength((now - m["event_at"]) / DAY, m["access_count"],
-                                                  potentiation_accesses=s.potentiation_accesses)
+                                                  potentiation_accesses=potentiation_accesses)
 
 
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
@@ -127,7 +92,7 @@ def cold_reason(m, newer: dict[int, int]) -> str | None:
     return None
 
 
-def replay(memories: list[dict], now: float, s: Settings, replayed: list[float | None] | None = None) -> list[Action]:
+def replay(memories: list[dict], now: float, s: Consolidation, replayed: list[float | None] | None = None) -> list[Action]:
     """Replay: the most important memories get an implicit access, as the hippocampus replays
     them in sleep. At most `replay_limit` a night, most important first; `replayed` holds when
     every memory (archived ones too) was last replayed, default those of `memories`."""
@@ -141,15 +106,15 @@ def replay(memories: list[dict], now: float, s: Settings, replayed: list[float |
             for m in due[:max(0, budget)]]
 
 
-def potentiate(memories: list[dict], now: float, s: Settings) -> list[Action]:
-    """Long-term potentiation: after N accesses a memory decays ten times slower for good.
-    Scoring reads the access count; the mark records when it happened."""
+def potentiate(memories: list[dict], now: float, accesses: int) -> list[Action]:
+    """Long-term potentiation: after `accesses` (scoring's potentiation_accesses) a memory decays
+    ten times slower for good. Scoring reads the access count; the mark records when it happened."""
     return [Action("potentiate", m["id"], {"potentiated_at": now},
-                   f"{m['access_count']} accesses >= {s.potentiation_accesses}: decays ten times slower from now on")
-            for m in memories if m["potentiated_at"] is None and m["access_count"] >= s.potentiation_accesses]
+                   f"{m['access_count']} accesses >= {accesses}: decays ten times slower from now on")
+            for m in memories if m["potentiated_at"] is None and m["access_count"] >= accesses]
 
 
-def promote(memories: list[dict], now: float, s: Settings) -> list[Action]:
+def promote(memories: list[dict], now: float, s: Consolidation) -> list[Action]:
     """Promotion: used often, trusted and proven -> quality good, which lifts its rank. Proven
     means more successes than failures: how often a memory was returned says little on its own."""
     return [Action("promote", m["id"], {"quality": "good"},
@@ -159,7 +124,7 @@ def promote(memories: list[dict], now: float, s: Settings) -> list[Action]:
             and m["confidence"] >= s.promote_confidence and m["success_count"] > m["failure_count"]]
 
 
-def stale(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) -> list[Action]:
+def stale(memories: list[dict], now: float, s: Consolidation, newer: dict[int, int]) -> list[Action]:
     """Stale decay: never accessed, older than `stale_days`, and redundant or superseded
     (`cold_reason`) loses `stale_step` confidence a night, down to the floor. Age alone does
     not make a memory stale: recency already ranks it, and its words may be the only answer."""
@@ -180,7 +145,7 @@ def stale(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) 
 
 
 def interference(memories: dict[int, dict], contradicted: list[tuple[int, int, str]], now: float,
-                 s: Settings) -> list[Action]:
+                 s: Consolidation) -> list[Action]:
     """Interference: a newer memory that contradicts an older one weakens it. `contradicted` holds
     (older id, newer id, how it was found) pairs not applied before; each weakens once."""
     out, factor = [], {}
@@ -197,7 +162,8 @@ def interference(memories: dict[int, dict], contradicted: list[tuple[int, int, s
     return out
 
 
-def archive(memories: list[dict], now: float, s: Settings, newer: dict[int, int]) -> list[Action]:
+def archive(memories: list[dict], now: float, s: Consolidation, newer: dict[int, int],
+            potentiation_accesses: int) -> list[Action]:
     """The archive rule, as a move to the cold tier (still recalled, ranked lower; out of what
     the capsule, dossiers and working set draw on): weak, hardly used, not factual, old, and
     redundant or superseded (`cold_reason`). Hybrid strength falls below 0.05
@@ -208,7 +174,7 @@ def archive(memories: list[dict], now: float, s: Settings, newer: dict[int, int]
         if m["tier"] == "cold" or m["factual"] or m["access_count"] >= s.archive_max_accesses \
                 or age_days < s.archive_min_days:
             continue
-        value = strength(m, now, s)
+        value = strength(m, now, potentiation_accesses)
         why = cold_reason(m, newer) if value < s.archive_strength else None
         if why is not None:
             out.append(Action("archive", m["id"], {"tier": "cold", "tier_at": now},
@@ -245,7 +211,7 @@ def disagree(one: str, other: str) -> bool:
 
 
 def merge(groups: list[list[int]], memories: dict[int, dict], similarity: dict[tuple[int, int], float],
-          now: float, s: Settings) -> list[Action]:
+          now: float, s: Consolidation) -> list[Action]:
     """Merge: near-duplicates (cosine above `merge_threshold`, same kind) become one. The
     survivor is the most used (then the oldest); it takes the others' accesses and feedback,
     and they are superseded by it: kept, readable, restorable."""

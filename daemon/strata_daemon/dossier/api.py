@@ -50,8 +50,8 @@ class Dossiers:
                  capsule_text: CapsuleText):
         self.db, self.agent, self.config, self.actor, self.home, self._rank = db, agent, config, actor, home, rank
         self._capsule_text = capsule_text
-        self.patterns = extractive.Patterns(re.compile(config["dossier.open_pattern"]),
-                                            re.compile(config["dossier.closed_pattern"]))
+        self.patterns = extractive.Patterns(re.compile(config.tuning.dossier.open_pattern),
+                                            re.compile(config.tuning.dossier.closed_pattern))
         self.config_topics = topics.from_config(config["dossier.topics"])
         self._llm: LocalLlm | None = None
         self.templates = templating.Templates(home)
@@ -72,7 +72,7 @@ class Dossiers:
                       ) -> tuple[list[topics.Topic], dict[str, dict]]:
         capsule = await asyncio.to_thread(self._capsule_topics, warnings)
         now = timeutil.now()
-        min_mentions = int(self.config["dossier.discover_min_mentions"])
+        min_mentions = int(self.config.tuning.dossier.discover_min_mentions)
 
         def read(conn):
             found = store.discovery_inputs(conn, self.agent, min_mentions, now) if discover else ([], [])
@@ -80,8 +80,8 @@ class Dossiers:
 
         choices, states, (entities, keys) = await self.db.run(read)
         proposals = topics.discovered(entities, keys, min_mentions=min_mentions,
-                                      min_keys=int(self.config["dossier.discover_min_keys"]),
-                                      limit=int(self.config["dossier.discover_limit"]),
+                                      min_keys=int(self.config.tuning.dossier.discover_min_keys),
+                                      limit=int(self.config.tuning.dossier.discover_limit),
                                       enabled=bool(self.config["dossier.enable_discovered"]))
         return topics.merged(self.config_topics, capsule, proposals, choices), states
 
@@ -91,7 +91,7 @@ class Dossiers:
         found, states = await self._topics(warnings)
         now = timeutil.now()
         kept = {t.name: states.get(t.name, {}).get("checked_at") for t in found if t.enabled}
-        due = set(topics.due(kept, now, min_hours=float(self.config["dossier.min_interval_hours"])))
+        due = set(topics.due(kept, now, min_hours=float(self.config.tuning.dossier.min_interval_hours)))
         out = []
         for t in found:
             s = states.get(t.name, {})
@@ -104,7 +104,7 @@ class Dossiers:
         """The refresh cadence the daemon follows (by default: every topic every 4 h, any one
         at most every 2 h)."""
         return {"refresh_interval_hours": float(self.config["dossier.refresh_interval_hours"]),
-                "min_interval_hours": float(self.config["dossier.min_interval_hours"])}
+                "min_interval_hours": float(self.config.tuning.dossier.min_interval_hours)}
 
     async def topic(self, name: str) -> topics.Topic:
         key = topics.normalise_topic(name)
@@ -166,10 +166,10 @@ class Dossiers:
     # -- refreshing ------------------------------------------------------------------------
 
     async def _material(self, t: topics.Topic, now: float, warnings: list[str]) -> extractive.Material:
-        k = int(self.config["dossier.sources"])
-        hits, _, said = await self._rank(t.query, k, self.config["dossier.recall_mode"])
+        k = int(self.config.tuning.dossier.sources)
+        hits, _, said = await self._rank(t.query, k, self.config.tuning.dossier.recall_mode)
         warnings.extend(said)
-        recent_after = now - float(self.config["dossier.recent_days"]) * 86400.0
+        recent_after = now - float(self.config.tuning.dossier.recent_days) * 86400.0
         terms = relevance.terms_of(t)
         found = [{"id": h["id"], "kind": h["kind"], "content": h["content"], "event_at": h["event_at"],
                   "importance": h["explain"]["features"]["importance"],
@@ -178,14 +178,14 @@ class Dossiers:
         weakest = min((f["relevance"] for f in found), default=1.0)
         linked = await self.db.run(about.linked_to_topic, self.agent, terms, {f["id"] for f in found}, k)
         found += [{**row, "relevance": weakest} for row in linked]
-        sources = salience.ranked(found, now, float(self.config["dossier.half_life_hours"]))
+        sources = salience.ranked(found, now, float(self.config.tuning.dossier.half_life_hours))
 
         def read(conn):
             # Prefixes are kept as a person typed them; fact keys are normalised (`Bridge` finds `bridge ...`).
             facts = store.topic_facts(conn, self.agent, tuple(normalise_key(p) for p in t.fact_prefixes), now)
             changes = store.topic_changes(conn, self.agent, [f["fact_id"] for f in facts], recent_after,
                                           limit=4 * int(self.config["dossier.max_lines"]),
-                                          window=float(self.config["facts.conflict_window_seconds"]))
+                                          window=float(self.config.tuning.facts.conflict_window_seconds))
             # Recall hands the nearest memories, not only those about the topic: the others
             # may still close one of its tasks, but never fill a line.
             topical = about.about_topic(conn, self.agent, sources, terms, [f["key"] for f in facts])
@@ -212,7 +212,7 @@ class Dossiers:
                                  hint="set [llm] model to a GGUF file, or dossier.synthesizer to auto")
         if self._llm is None:
             self._llm = LocalLlm(model, threads=int(self.config["llm.threads"]),
-                                 context=int(self.config["llm.context_tokens"]))
+                                 context=int(self.config.tuning.llm.context_tokens))
         return self._llm
 
     def release(self) -> None:
@@ -228,7 +228,7 @@ class Dossiers:
         warnings: list[str] = []
         layout, layout_source = self.templates.load(LAYOUT)
         material = await self._material(t, now, warnings)
-        limits = {"max_lines": int(self.config["dossier.max_lines"]), "line_chars": int(self.config["dossier.line_chars"])}
+        limits = {"max_lines": int(self.config["dossier.max_lines"]), "line_chars": int(self.config.tuning.dossier.line_chars)}
         sections = extractive.synthesize(material, self.patterns, **limits)
         generator = self._generator()
         prompt_source = ""
@@ -237,7 +237,7 @@ class Dossiers:
         input_hash = hashlib.sha256(json.dumps(
             {"topic": t.as_dict(), "sections": extractive.as_data(sections), "generator": generator,
              "layout": layout_source, "prompt": prompt_source, "limits": limits,
-             "llm": {k: self.config[k] for k in ("llm.max_tokens", "llm.temperature", "llm.min_lines")}
+             "llm": {f"llm.{k}": getattr(self.config.tuning.llm, k) for k in ("max_tokens", "temperature", "min_lines")}
              if prompt_source else None}, sort_keys=True).encode()).hexdigest()
         current = await self.db.run(store.version, self.agent, t.name, None)
         if not force and current is not None and current["input_hash"] == input_hash \
@@ -290,7 +290,7 @@ class Dossiers:
                       ) -> tuple[list[dict], list[dict], dict[str, str]]:
         """Known facts, the sources the prompt offers (those the extractive synthesis quoted,
         then the other recalled memories by salience), and each source's checkable text."""
-        limit = int(self.config["dossier.line_chars"])
+        limit = int(self.config.tuning.dossier.line_chars)
         facts = [{"text": ln.text, "cites": list(ln.cites)} for s in sections if s.name in ("facts", "contradictions")
                  for ln in s.lines]
         quoted = [int(c[1:]) for s in sections if s.name in LLM_SECTIONS for ln in s.lines for c in ln.cites
@@ -326,7 +326,7 @@ class Dossiers:
             return None
         template, _ = self.templates.load(PROMPT)
         max_lines = int(self.config["dossier.max_lines"])
-        max_tokens = int(self.config["llm.max_tokens"])
+        max_tokens = int(self.config.tuning.llm.max_tokens)
         topic = {"name": t.name, "title": _title(t.name), "query": t.query}
 
         def messages(n: int) -> list[dict]:
@@ -344,8 +344,8 @@ class Dossiers:
         deadline = time.monotonic() + float(self.config["llm.timeout_seconds"])
         try:
             gen = await asyncio.to_thread(llm.generate, messages(n), lines_schema(
-                ids, LLM_SECTIONS, max_lines=max_lines, max_chars=int(self.config["dossier.line_chars"])),
-                max_tokens=max_tokens, temperature=float(self.config["llm.temperature"]), deadline=deadline)
+                ids, LLM_SECTIONS, max_lines=max_lines, max_chars=int(self.config.tuning.dossier.line_chars)),
+                max_tokens=max_tokens, temperature=float(self.config.tuning.llm.temperature), deadline=deadline)
         except LlmTimeout as e:
             notes["fallback"] = f"timed out after llm.timeout_seconds: {e}"
             return None
@@ -371,8 +371,8 @@ class Dossiers:
         notes["rejected"] = rejected
         total = sum(len(v) for v in kept.values())
         notes["kept_lines"] = total
-        if total < int(self.config["llm.min_lines"]):
+        if total < int(self.config.tuning.llm.min_lines):
             notes["fallback"] = (f"only {total} of {len(gen.lines)} lines passed the grounding check "
-                                 f"(llm.min_lines is {self.config['llm.min_lines']})")
+                                 f"(llm.min_lines is {self.config.tuning.llm.min_lines})")
             return None
         return [s if s.name not in kept else extractive.Section(s.name, s.title, kept[s.name]) for s in sections]

@@ -30,10 +30,13 @@ class Limits:
     default_kind: str
     default_importance: float
 
-    @classmethod
-    def from_config(cls, cfg) -> "Limits":
-        return cls(int(cfg["store.max_content_bytes"]), tuple(cfg["store.kinds"]), cfg["store.default_kind"],
-                   float(cfg["store.default_importance"]))
+    def known_kinds(self, kinds) -> tuple[str, ...]:
+        """The kinds asked for, each one store.kinds allows."""
+        kinds = tuple(kinds)
+        unknown = [x for x in kinds if x not in self.kinds]
+        if unknown:
+            raise InvalidInput(f"unknown kind {unknown[0]!r}", hint=f"use one of: {', '.join(self.kinds)}")
+        return kinds
 
 
 def content_hash(content: str) -> str:

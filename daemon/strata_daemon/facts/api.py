@@ -41,12 +41,12 @@ class Facts:
     def __init__(self, db: Database, agent: str, config, actor: str):
         self.db, self.agent, self.actor = db, agent, actor
         self.max_value_bytes = int(config["facts.max_value_bytes"])
-        self.window = float(config["facts.conflict_window_seconds"])
+        self.window = float(config.tuning.facts.conflict_window_seconds)
         self.capture_on = bool(config["facts.capture"])
-        self.sentences = bool(config["facts.statements"])
+        self.sentences = bool(config.tuning.facts.statements)
         self.rules = compile_rules(config["facts.rules"], tuple(config["store.kinds"]))
         self.capsule_limit = int(config["facts.capsule_limit"])
-        self.capsule_half_life = float(config["facts.capsule_half_life_hours"])
+        self.capsule_half_life = float(config.tuning.facts.capsule_half_life_hours)
 
     def _assertion(self, key: str, value: str | None, *, at, source, confidence, importance=None,
                    ttl=_UNSET, rule=None, now: float) -> store.Assertion:

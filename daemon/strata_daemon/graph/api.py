@@ -10,7 +10,7 @@ from strata_daemon.errors import InvalidInput
 from strata_daemon.store.db import Database
 from strata_daemon.graph import edges, entities
 from strata_daemon.store import graph as store
-from strata_daemon.graph.hebbian import Rules
+from strata_daemon.config.tuning import Graph
 from strata_daemon.graph.nodes import parse
 from strata_daemon.store.nodes import episode_id
 from strata_daemon.graph.spread import check_range, spread, strength
@@ -44,18 +44,17 @@ def _nodes(items: Iterable) -> list[str]:
 
 
 class Web:
-    def __init__(self, db: Database, agent: str, config, actor: str):
+    def __init__(self, db: Database, agent: str, tuned: Graph, actor: str):
         self.db, self.agent, self.actor = db, agent, actor
-        self.rules = Rules.from_config(config)
-        self.working_set = edges.WorkingSet(int(config["web.context_capacity"]),
-                                            float(config["web.context_ttl_seconds"]))
-        self.depth = int(config["web.spread_depth"])
-        self.threshold = float(config["web.spread_threshold"])
-        self.fan_out = bool(config["web.fan_out_normalise"])
-        self.feed_recalls = int(config["web.recall_feed"])
-        self.extract = bool(config["web.entities"])
-        self.link_weight = float(config["web.link_weight"])
-        self.fan_limit = int(config["web.spread_fan_limit"])
+        self.rules = tuned  # the Hebbian rules (graph/hebbian.py) and the rest of the graph's constants
+        self.working_set = edges.WorkingSet(tuned.context_capacity, tuned.context_ttl_seconds)
+        self.depth = tuned.spread_depth
+        self.threshold = tuned.spread_threshold
+        self.fan_out = tuned.fan_out_normalise
+        self.feed_recalls = tuned.recall_feed
+        self.extract = tuned.entities
+        self.link_weight = tuned.link_weight
+        self.fan_limit = tuned.spread_fan_limit
 
     async def activate(self, items: Iterable, *, source: str | None = None) -> dict:
         """Put items in the working set; they are co-activated with everything in it at commit."""
@@ -129,7 +128,7 @@ class Web:
 
     def _rated(self, weight: float, threshold: float) -> dict:
         """An edge's strength, and whether a spread from its node follows it (`related` too)."""
-        s = strength(weight, self.rules.cap)
+        s = strength(weight, self.rules.edge_cap)
         return {"strength": round(s, 6), "followed": s >= threshold}
 
     async def neighbours(self, item, *, limit: int = 50, threshold: float | None = None) -> dict:
@@ -169,7 +168,7 @@ class Web:
         def read(conn):
             seed_states = store.require(conn, self.agent, seeds)
             reached = spread(seeds, lambda nodes, floors: self.neighbours_in(conn, nodes, floors), depth=depth,
-                             threshold=threshold, cap=self.rules.cap, fan_out=fan)
+                             threshold=threshold, cap=self.rules.edge_cap, fan_out=fan)
             found = store.states(conn, self.agent, [r.node for r in reached])
             keep = [r for r in reached if found[r.node] is not None
                     and (include_archived or found[r.node] != "archived")]
@@ -188,7 +187,7 @@ class Web:
         node = _nodes([item])[0]
         result = await self.spread(node, limit=10_000, depth=depth, threshold=threshold)
         result["reached"] = [r for r in result["reached"] if episode_id(r["node"]) is not None][:limit]
-        cap, least = self.rules.cap, result["threshold"]
+        cap, least = self.rules.edge_cap, result["threshold"]
 
         def weak(conn) -> list[float]:
             # What the spread's lookup leaves out for a seed: edges lighter than threshold x cap,

@@ -5,11 +5,13 @@ transaction."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import math
 from dataclasses import dataclass
 
 from strata_daemon.graph import hebbian
-from strata_daemon.graph.hebbian import Rules
+from strata_daemon.config.tuning import Graph
 from strata_daemon.store import graph as store
 
 
@@ -19,13 +21,13 @@ class WorkingSet:
     ttl_seconds: float  # a context idle this long is committed by the next call that touches it
 
 
-def coactivate(conn, agent: str, nodes: list[str], rules: Rules, now: float) -> int:
-    """Strengthen the edge of every pair of distinct nodes (creating it at `rules.start`); returns
+def coactivate(conn, agent: str, nodes: list[str], rules: Graph, now: float) -> int:
+    """Strengthen the edge of every pair of distinct nodes (creating it at `rules.edge_start`); returns
     how many pairs."""
-    return store.coactivate(conn, agent, hebbian.pairs(nodes), rules.strengthened_level, now)
+    return store.coactivate(conn, agent, hebbian.pairs(nodes), partial(hebbian.strengthened_level, rules), now)
 
 
-def commit(conn, agent: str, rules: Rules, now: float, *, actor: str, reason: str) -> dict:
+def commit(conn, agent: str, rules: Graph, now: float, *, actor: str, reason: str) -> dict:
     """Co-activate everything in the working set and empty it, in the caller's transaction: a
     crash before this leaves the set whole, after it the edges are stored."""
     items = [c["node"] for c in store.context(conn, agent)]
@@ -36,7 +38,7 @@ def commit(conn, agent: str, rules: Rules, now: float, *, actor: str, reason: st
     return {"committed": items, "edges_strengthened": strengthened, "reason": reason}
 
 
-def expire(conn, agent: str, rules: Rules, ws: WorkingSet, now: float, *, actor: str) -> dict | None:
+def expire(conn, agent: str, rules: Graph, ws: WorkingSet, now: float, *, actor: str) -> dict | None:
     """Commit the working set if it has been idle for its time-to-live."""
     newest = store.last_activated(conn, agent)
     if newest is None or now - newest < ws.ttl_seconds:
@@ -44,7 +46,7 @@ def expire(conn, agent: str, rules: Rules, ws: WorkingSet, now: float, *, actor:
     return commit(conn, agent, rules, now, actor=actor, reason="expired")
 
 
-def activate(conn, agent: str, nodes: list[str], rules: Rules, ws: WorkingSet, now: float, *,
+def activate(conn, agent: str, nodes: list[str], rules: Graph, ws: WorkingSet, now: float, *,
              source: str, actor: str, known: bool = False) -> dict:
     """Put nodes in the working set (after committing it if it expired); beyond its capacity the
     least recently activated leave it uncommitted. `known`: the caller just read them from this
@@ -64,7 +66,7 @@ def activate(conn, agent: str, nodes: list[str], rules: Rules, ws: WorkingSet, n
             "context": [c for c in held if c["node"] not in evicted]}
 
 
-def decay(conn, agent: str, rules: Rules, now: float, *, actor: str) -> dict:
+def decay(conn, agent: str, rules: Graph, now: float, *, actor: str) -> dict:
     """One decay run: every weight x factor (by moving the clock), then prune the edges below the
     threshold. Cost grows with what is pruned, not with the number of edges."""
     t = hebbian.advanced(store.decay_clock(conn, agent, now), rules)
@@ -72,8 +74,8 @@ def decay(conn, agent: str, rules: Rules, now: float, *, actor: str) -> dict:
     pruned = store.prune(conn, agent, hebbian.prune_level(t, rules))
     left = store.edge_count(conn, agent)
     runs = store.decay_runs(conn, agent)
-    store.audit(conn, agent, "decay", {"pruned": pruned, "edges": left, "factor": rules.factor}, now, actor=actor)
-    return {"pruned": pruned, "edges": left, "factor": rules.factor, "decay_runs": runs}
+    store.audit(conn, agent, "decay", {"pruned": pruned, "edges": left, "factor": rules.decay_factor}, now, actor=actor)
+    return {"pruned": pruned, "edges": left, "factor": rules.decay_factor, "decay_runs": runs}
 
 
 def neighbours(conn, agent: str, nodes: list[str], *, link_weight: float = 0.0, fan_limit: int | None = None,

@@ -1,8 +1,8 @@
 """Edge arithmetic of the spiderweb, pure functions (no I/O).
 
-The Hebbian rules: a new edge starts at `start` (1.0), each co-activation adds `increment`
-(1.0) up to `cap` (10.0), a decay run multiplies every weight by `factor` (0.95) and edges
-that fall below `prune_below` (0.01) go.
+The Hebbian rules (config/tuning.py, Graph): a new edge starts at `edge_start`, each
+co-activation adds `edge_increment` up to `edge_cap`, a decay run multiplies every weight by
+`decay_factor` and edges that fall below `prune_below` go.
 
 Decay is lazy so that a run costs nothing per edge. An edge stores `level`, the logarithm of
 its weight minus the namespace's decay `clock` at the time it was written; the clock is the
@@ -14,34 +14,22 @@ weight < prune_below  <=>  level < ln(prune_below) - clock.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+
+from strata_daemon.config.tuning import Graph
 
 
-@dataclass(frozen=True)
-class Rules:
-    start: float = 1.0
-    increment: float = 1.0
-    cap: float = 10.0
-    factor: float = 0.95
-    prune_below: float = 0.01
-
-    @classmethod
-    def from_config(cls, cfg) -> "Rules":
-        return cls(float(cfg["web.edge_start"]), float(cfg["web.edge_increment"]), float(cfg["web.edge_cap"]),
-                   float(cfg["web.decay_factor"]), float(cfg["web.prune_below"]))
-
-    def strengthened_level(self, level: float | None, clock: float) -> float:
-        """The level to store for an edge after one co-activation, from its stored level (None:
-        the edge is new) at the decay clock. A method so that whoever holds the rules can hand
-        the arithmetic to store.graph.coactivate, which only reads and writes levels."""
-        return level_of(strengthened(None if level is None else weight_of(level, clock), self), clock)
+def strengthened_level(rules: Graph, level: float | None, clock: float) -> float:
+    """The level to store for an edge after one co-activation, from its stored level (None: the
+    edge is new) at the decay clock: what store.graph.coactivate, which only reads and writes
+    levels, is handed (bound to the rules) as the arithmetic."""
+    return level_of(strengthened(None if level is None else weight_of(level, clock), rules), clock)
 
 
-def strengthened(weight: float | None, rules: Rules) -> float:
+def strengthened(weight: float | None, rules: Graph) -> float:
     """The weight after one co-activation; None: the edge is new."""
     if weight is None:
-        return min(rules.start, rules.cap)
-    return min(weight + rules.increment, rules.cap)
+        return min(rules.edge_start, rules.edge_cap)
+    return min(weight + rules.edge_increment, rules.edge_cap)
 
 
 def level_of(weight: float, clock: float) -> float:
@@ -52,12 +40,12 @@ def weight_of(level: float, clock: float) -> float:
     return math.exp(level + clock)
 
 
-def advanced(clock: float, rules: Rules) -> float:
+def advanced(clock: float, rules: Graph) -> float:
     """The decay clock after one run."""
-    return clock + math.log(rules.factor)
+    return clock + math.log(rules.decay_factor)
 
 
-def prune_level(clock: float, rules: Rules) -> float:
+def prune_level(clock: float, rules: Graph) -> float:
     """Edges whose level is below this weigh less than `prune_below`."""
     return math.log(rules.prune_below) - clock
 

@@ -2,7 +2,8 @@
 relevance combines what the retrievers found with what the graph adds (hybrid
 retrieval). Pure: no I/O.
 
-relevance = alpha x retrieval + gamma x graph activation + delta x Hebbian association,
+relevance = alpha x retrieval + gamma x graph activation + delta x Hebbian association (the
+deep_*_weight constants of config/tuning.py),
 then relative to the best. Retrieval is the balanced (fused) relevance; graph activation is
 what a spread from the seeds reached (edges and typed links); Hebbian association is the
 strongest direct edge to a seed, over the edge cap. The temporal part is the
@@ -14,27 +15,8 @@ and takes a share of their relevance (`reranked`; the model is embedding/rerank.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from strata_daemon.config.tuning import Recall
 from strata_daemon.recall.fusion import Candidate, relative
-
-
-@dataclass(frozen=True)
-class DeepWeights:
-    seeds: int = 5
-    retrieval: float = 0.5  # alpha
-    graph: float = 0.2  # gamma
-    hebbian: float = 0.1  # delta
-    rerank: float = 0.25  # the cross-encoder's share of relevance
-    rerank_depth: int = 20  # how many of the best candidates it reads, at most
-    rerank_tokens: int = 1600  # and at most this many tokens in all
-
-    @classmethod
-    def from_config(cls, cfg) -> "DeepWeights":
-        return cls(int(cfg["recall.deep_seeds"]), float(cfg["recall.deep_retrieval_weight"]),
-                   float(cfg["recall.deep_graph_weight"]), float(cfg["recall.deep_hebbian_weight"]),
-                   float(cfg["recall.rerank_weight"]), int(cfg["recall.rerank_depth"]),
-                   int(cfg["recall.rerank_tokens"]))
 
 
 def seeds_of(candidates: list[Candidate], count: int) -> list[int]:
@@ -44,7 +26,7 @@ def seeds_of(candidates: list[Candidate], count: int) -> list[int]:
 
 
 def combine(candidates: list[Candidate], reached: dict[int, dict], hebbian: dict[int, tuple[float, int]],
-            rows: dict[int, dict], weights: DeepWeights) -> list[Candidate]:
+            rows: dict[int, dict], weights: Recall) -> list[Candidate]:
     """Candidates with graph and Hebbian signals folded into their relevance; memories only the
     graph reached join them when their row is in `rows` (in the recall's scope).
     `reached`: episode id -> {"activation", "path", "via"}; `hebbian`: id -> (weight 0..1, seed id)."""
@@ -60,8 +42,8 @@ def combine(candidates: list[Candidate], reached: dict[int, dict], hebbian: dict
             c.retrievers["graph"] = {"activation": graph["activation"], "path": graph["path"], "via": graph["via"]}
         if assoc:
             c.retrievers["hebbian"] = {"weight": round(assoc[0], 6), "with": assoc[1]}
-        c.relevance = (weights.retrieval * c.relevance + weights.graph * (graph["activation"] if graph else 0.0)
-                       + weights.hebbian * (assoc[0] if assoc else 0.0))
+        c.relevance = (weights.deep_retrieval_weight * c.relevance + weights.deep_graph_weight * (graph["activation"] if graph else 0.0)
+                       + weights.deep_hebbian_weight * (assoc[0] if assoc else 0.0))
         out.append(c)
     return relative(out)
 

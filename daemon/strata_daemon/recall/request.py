@@ -8,51 +8,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from strata_daemon.embedding.cache import VectorCache
-from strata_daemon.recall.deep import DeepWeights
+from strata_daemon.config.tuning import Recall
 from strata_daemon.recall.fusion import Candidate
 from strata_daemon.scoring import ScoringParams
 from strata_daemon.store.db import Database
 from strata_daemon.store.fulltext import Scope
-
-
-@dataclass(frozen=True)
-class Tuning:
-    """The recall.* settings that shape candidates and their fusion."""
-    candidates: int
-    fts_budget: int
-    source_weight: float
-    fusion: str
-    rrf_k: int
-    fts_weight: float
-    vector_weight: float
-    spread_to_next: float
-    spread_to_previous: float
-    session_weight: float
-    superseded_factor: float
-    present_similarity: float
-    present_parallel: float
-    min_similarity: float
-    when_weight: float
-    date_weight: float
-    hop_weight: float
-    hop_seeds: int
-    hop_words: int
-    spread_further: float
-    source_named_weight: float
-    asking_discount: float
-
-    @classmethod
-    def from_config(cls, cfg) -> "Tuning":
-        return cls(int(cfg["recall.candidates"]), int(cfg["recall.fts_budget"]), float(cfg["recall.source_weight"]),
-                   cfg["recall.fusion"], int(cfg["recall.rrf_k"]), float(cfg["recall.fts_weight"]),
-                   float(cfg["recall.vector_weight"]), float(cfg["recall.spread_to_next"]),
-                   float(cfg["recall.spread_to_previous"]), float(cfg["recall.session_weight"]),
-                   float(cfg["recall.superseded_factor"]), float(cfg["recall.present_similarity"]),
-                   float(cfg["recall.present_parallel"]), float(cfg["recall.min_similarity"]),
-                   float(cfg["recall.when_weight"]), float(cfg["recall.date_weight"]),
-                   float(cfg["recall.hop_weight"]), int(cfg["recall.hop_seeds"]), int(cfg["recall.hop_words"]),
-                   float(cfg["recall.spread_further"]), float(cfg["recall.source_named_weight"]),
-                   float(cfg["recall.asking_discount"]))
 
 
 @dataclass
@@ -78,8 +38,7 @@ class Request:
     query_context: dict[str, str]
     now: float
     params: ScoringParams
-    tuning: Tuning
-    deep: DeepWeights
+    tuning: Recall  # the tuned constants of recall (config/tuning.py), an arena arm's preset laid over
     facts_in_recall: bool
     overlap_embedding: bool
     as_of: bool = False

@@ -11,11 +11,13 @@ keeps every signal so a result can explain itself.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from strata_daemon.config.tuning import Scoring
 from strata_daemon.scoring.context import context_match
 from strata_daemon.scoring.decay import hybrid_strength
 from strata_daemon.scoring.recency import recency_score
@@ -77,25 +79,27 @@ PRESETS: dict[str, dict[str, Any]] = {
 
 @dataclass(frozen=True)
 class ScoringParams:
-    half_life_hours: float = 168.0
-    time_weight: float = 0.6
-    frequency_weight: float = 0.4
-    stability_threshold: float = 0.15   # on recency/100
-    success_threshold: float = 0.5      # on the Wilson lower bound
-    confidence: float = 0.95
-    min_feedback_trials: int = 3        # fewer rated recalls: success threshold abstains
-    passive_min_episodes: int = 200     # thresholds stay off until the namespace has
-    passive_min_feedback: int = 20      # this many episodes and feedback events
-    potentiation_accesses: int = 10
-    confidence_weight: float = 0.5     # how far a memory at confidence 0 falls (consolidation's stale decay)
-    quality_boost: float = 0.1         # how far a promoted ("good") memory rises
+    """What scoring weighs with: a preset's half-life and thresholds (PRESETS), the tuned
+    constants (config/tuning.py: Scoring) for the rest. Built by `configured`."""
+    half_life_hours: float
+    time_weight: float
+    frequency_weight: float
+    stability_threshold: float   # on recency/100
+    success_threshold: float     # on the Wilson lower bound
+    confidence: float
+    min_feedback_trials: int     # fewer rated recalls: success threshold abstains
+    passive_min_episodes: int    # thresholds stay off until the namespace has
+    passive_min_feedback: int    # this many episodes and feedback events
+    potentiation_accesses: int
+    confidence_weight: float     # how far a memory at confidence 0 falls (consolidation's stale decay)
+    quality_boost: float         # how far a promoted ("good") memory rises
     # How the active phase's thresholds act: "penalty" multiplies the composite of a memory
     # below one by that threshold's penalty; "filter" leaves it out.
-    thresholds: str = "penalty"
-    stability_penalty: float = 0.98    # stale: a tie-breaker, since age alone says little
-    success_penalty: float = 0.8       # a record clearly below the bar: the evidence is the agent's
-    cold_factor: float = 0.8           # the composite of a cold-tier memory is multiplied by this
-    weights: Weights = field(default_factory=Weights)
+    thresholds: str
+    stability_penalty: float     # stale: a tie-breaker, since age alone says little
+    success_penalty: float       # a record clearly below the bar: the evidence is the agent's
+    cold_factor: float           # the composite of a cold-tier memory is multiplied by this
+    weights: Weights
 
     def __post_init__(self) -> None:
         problems = []
@@ -122,17 +126,26 @@ class ScoringParams:
         _z_for(self.confidence)  # rejects a confidence outside (0, 1) now, not at recall time
 
     @classmethod
-    def from_preset(cls, name: str, **overrides: Any) -> "ScoringParams":
-        """A preset's values, with any field overridden by keyword."""
+    def configured(cls, preset: str, tuned: Scoring, **overrides: Any) -> "ScoringParams":
+        """A preset's values, the tuned constants for the rest; a constant that is set (not None)
+        takes the preset's place, and any field may be overridden by keyword."""
         try:
-            values = dict(PRESETS[name])
+            values = dict(PRESETS[preset])
         except KeyError:
             valid = ", ".join(sorted(PRESETS))
-            raise ValueError(f"unknown scoring preset {name!r}; valid presets: {valid}") from None
+            raise ValueError(f"unknown scoring preset {preset!r}; valid presets: {valid}") from None
+        for name in ("half_life_hours", "stability_threshold", "success_threshold"):
+            if getattr(tuned, name) is not None:
+                values[name] = float(getattr(tuned, name))
+        if tuned.time_weight is not None:
+            values["time_weight"] = float(tuned.time_weight)
+            values["frequency_weight"] = 1.0 - values["time_weight"]
+        for name in ("confidence", "min_feedback_trials", "passive_min_episodes", "passive_min_feedback",
+                     "potentiation_accesses", "confidence_weight", "quality_boost", "thresholds",
+                     "stability_penalty", "success_penalty", "cold_factor"):
+            values[name] = getattr(tuned, name)
+        values["weights"] = Weights(**dataclasses.asdict(tuned.weights))
         values.update(overrides)
-        # Config files carry the weights as a plain table.
-        if isinstance(values.get("weights"), Mapping):
-            values["weights"] = Weights(**values["weights"])
         return cls(**values)
 
 

@@ -119,7 +119,7 @@ def _carry_edges(conn, agent: str, dup: int, keep: int) -> int:
     return carried
 
 
-def apply(conn, agent: str, actions: list, start: int, before: dict[int, dict], web_rules, now: float,
+def apply(conn, agent: str, actions: list, start: int, before: dict[int, dict], level_after, now: float,
           actor: str, run: int, seconds: float) -> int:
     """Write the actions from `start` on for about `seconds`, and return where the next
     transaction goes on: one update and one audit row each (with the values before it), plus
@@ -150,7 +150,7 @@ def apply(conn, agent: str, actions: list, start: int, before: dict[int, dict], 
                          (agent, a.rule, lo, hi, now))
             if a.rule == "associate" and other != a.episode:  # an edge joins two memories, as hebbian.pairs
                 web_store.coactivate(conn, agent, [tuple(sorted((f"episode:{a.episode}", f"episode:{other}")))],
-                                     web_rules.strengthened_level, now)
+                                     level_after, now)
         _audit(conn, agent, a.episode, a.rule, data, actor, now)
     return n
 

@@ -75,7 +75,7 @@ def coactivate(conn, agent: str, pairs: list[tuple[str, str]], level_after: Call
                now: float) -> int:
     """Co-activate each edge (a, b), a < b as stored, creating those missing: each is written at
     `level_after(its level, None when new; the decay clock)`. The arithmetic is the caller's
-    (graph.hebbian.Rules.strengthened_level), passed in so that consolidation, applied by a store
+    (graph.hebbian.strengthened_level), passed in so that consolidation, applied by a store
     module, strengthens an edge without importing the graph layer. Returns how many edges."""
     if not pairs:
         return 0

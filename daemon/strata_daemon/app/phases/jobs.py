@@ -127,7 +127,7 @@ async def _prune_recalls(mem) -> dict:
 
 async def decay(mem) -> dict:
     web = await mem.web.decay()
-    before = timeutil.now() - float(mem.config["daemon.phase_runs_keep_days"]) * 86400
+    before = timeutil.now() - float(mem.config.tuning.daemon.phase_runs_keep_days) * 86400
     pruned = await mem.db.transact(phase_records.prune_runs, before)
     return {**web, "strength": await snapshots.take(mem), "phase_runs_pruned": pruned,
             "recalls_pruned": await _prune_recalls(mem)}

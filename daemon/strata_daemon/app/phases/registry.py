@@ -1,4 +1,5 @@
-"""The phases: how often each runs (settings), which run once at start, which follow another."""
+"""The phases: how often each runs (settings and tuned constants), which run once at start, which
+follow another."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ class Phase:
 
 
 def _seconds(key: str, scale: float = 1.0) -> Callable[[object], float]:
-    return lambda cfg: float(cfg[key]) * scale
+    """A setting's interval, or a tuned constant's (`daemon.fold_interval_seconds`)."""
+    section, _, name = key.partition(".")
+    return lambda cfg: float(cfg[key] if key in cfg.values else getattr(getattr(cfg.tuning, section), name)) * scale
 
 
 def _never(_cfg) -> None:

@@ -26,8 +26,10 @@ def cmd_init(args) -> int:
 
 
 def cmd_config_show(args) -> int:
+    from strata_daemon.app import wiring
+
     home = resolve_home(args.home)
-    cfg = home.config()
+    cfg = wiring.configuration(home)
     rows = cfg.rows()
     if args.json:
         emit({"home": str(home.root), "config_file": str(home.config_path),
@@ -139,7 +141,9 @@ async def cmd_reindex(args) -> int:
 async def cmd_run(args) -> int:
     home = resolve_home(args.home)
     logs.setup("debug" if args.verbose else home.config()["daemon.log_level"])
-    return await runner.run(home, agent=args.agent, verbose=args.verbose)
+    from strata_daemon.faces.http.serve import serve  # the daemon serves the HTTP face when http.enabled
+
+    return await runner.run(home, agent=args.agent, verbose=args.verbose, serve_http=serve)
 
 
 def register(sub, common) -> None:

@@ -51,7 +51,7 @@ async def cmd_arena(args) -> int:
     async with opened(args) as mem:
         arena = mem.arena
         if args.action == "run":
-            bar = Progress(arena.settings.pulls, "arena", unit="pulls")
+            bar = Progress(arena.tuned.pulls, "arena", unit="pulls")
             r = await arena.run(progress=bar.advance)
             bar.close()
             emit(r, args.json, _show_run)

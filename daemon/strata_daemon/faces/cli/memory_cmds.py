@@ -72,7 +72,7 @@ async def cmd_import(args) -> int:
     except OSError as e:
         raise InvalidInput(f"cannot read {path}: {e.strerror}") from None
     async with opened(args, actor="import") as mem:
-        now, keep = timeutil.now(), int(mem.config["store.import_buffer_mb"]) * 2**20
+        now, keep = timeutil.now(), int(mem.config.tuning.store.import_buffer_mb) * 2**20
         # A pipe is read once: a copy (private, unnamed, gone on exit) serves the second reading.
         spool = tempfile.TemporaryFile(dir=mem.home.state_dir) if not stream.seekable() else None
         with stream, spool or contextlib.nullcontext():

@@ -15,7 +15,7 @@ async def cross_encoder(req: Request, src: Sources, st: State) -> dict | None:
     candidates (with its source, as memories are embedded; fewer when their pairs would hold more
     than `rerank_tokens`) and takes `rerank` of their relevance (deep.reranked). Those below keep
     the rest of theirs. Without the model, deep recall goes on without it, and says why."""
-    if req.mode != "deep" or req.deep.rerank <= 0 or not st.candidates or src.reranker is None:
+    if req.mode != "deep" or req.tuning.rerank_weight <= 0 or not st.candidates or src.reranker is None:
         return None
     try:
         model = await src.reranker.get()
@@ -25,9 +25,9 @@ async def cross_encoder(req: Request, src: Sources, st: State) -> dict | None:
         return {"skipped": "no cross-encoder"}
     st.candidates.sort(key=lambda c: (-c.relevance, -c.row["id"]))
     texts = [f"{c.row['source']}: {c.row['content']}" if c.row["source"] else c.row["content"]
-             for c in st.candidates[:req.deep.rerank_depth]]
-    scores = await asyncio.to_thread(model.scores, req.query, texts, req.deep.rerank_tokens)
-    after = reranked([c.relevance for c in st.candidates], scores, req.deep.rerank)
+             for c in st.candidates[:req.tuning.rerank_depth]]
+    scores = await asyncio.to_thread(model.scores, req.query, texts, req.tuning.rerank_tokens)
+    after = reranked([c.relevance for c in st.candidates], scores, req.tuning.rerank_weight)
     for c, relevance in zip(st.candidates, after):
         c.relevance = relevance
     for rank, i in enumerate(sorted(range(len(scores)), key=lambda i: -scores[i]), 1):

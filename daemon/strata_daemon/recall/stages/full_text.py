@@ -6,7 +6,8 @@ from __future__ import annotations
 from strata_daemon.facts.named import named_in
 from strata_daemon.recall.candidates import fact_source_ids
 from strata_daemon.recall.fusion import Candidate
-from strata_daemon.recall.request import Lexical, Request, Sources, State, Tuning
+from strata_daemon.config.tuning import Recall
+from strata_daemon.recall.request import Lexical, Request, Sources, State
 from strata_daemon.scoring import ScoringParams, learning_phase
 from strata_daemon.store import recall as store
 from strata_daemon.store.db import Database
@@ -19,7 +20,7 @@ from strata_daemon.store.fulltext import Scope, search
 FURTHER_FROM = 10
 
 
-async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Tuning, params: ScoringParams, *,
+async def fts_candidates(db: Database, scope: Scope, query: str, tuning: Recall, params: ScoringParams, *,
                          neighbours: bool = False, facts_at: float | None = None) -> Lexical:
     """Full-text candidates, read in one hop with everything else that does not need the query's
     vector, so that this hop can run while the query is embedded (recall.overlap_embedding)."""

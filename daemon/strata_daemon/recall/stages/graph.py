@@ -23,7 +23,7 @@ async def graph_reach(db: Database, scope: Scope, web, seeds: list[int], known: 
     def read(conn):
         reached = {}
         for r in spread_activation(nodes, lambda ns, floors: web.neighbours_in(conn, ns, floors), depth=web.depth,
-                                   threshold=web.threshold, cap=web.rules.cap, fan_out=web.fan_out):
+                                   threshold=web.threshold, cap=web.rules.edge_cap, fan_out=web.fan_out):
             i = episode_id(r.node)
             if i is not None:
                 reached[i] = {"activation": round(r.activation, 6), "path": list(r.path), "via": r.via}
@@ -31,7 +31,7 @@ async def graph_reach(db: Database, scope: Scope, web, seeds: list[int], known: 
         for seed, edges in web_edges.neighbours(conn, scope.agent, nodes).items():
             for other, weight, _ in edges:
                 i = episode_id(other)
-                share = strength(weight, web.rules.cap)
+                share = strength(weight, web.rules.edge_cap)
                 if i is not None and share > hebb.get(i, (0.0, 0))[0]:
                     hebb[i] = (share, episode_id(seed))
         return reached, hebb, store.rows_in_scope(conn, scope, (set(reached) | set(hebb)) - known.keys())
@@ -42,7 +42,7 @@ async def graph_reach(db: Database, scope: Scope, web, seeds: list[int], known: 
 async def graph(req: Request, src: Sources, st: State) -> dict | None:
     if req.mode != "deep":
         return None
-    reached, hebb, rows = await graph_reach(src.db, req.scope, src.web, seeds_of(st.candidates, req.deep.seeds),
+    reached, hebb, rows = await graph_reach(src.db, req.scope, src.web, seeds_of(st.candidates, req.tuning.deep_seeds),
                                             {c.row["id"]: c.row for c in st.candidates})
-    st.candidates, st.used = combine(st.candidates, reached, hebb, rows, req.deep), "deep"
+    st.candidates, st.used = combine(st.candidates, reached, hebb, rows, req.tuning), "deep"
     return {"reached": len(reached)}

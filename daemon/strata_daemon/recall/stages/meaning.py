@@ -7,7 +7,8 @@ from strata_daemon.embedding.cache import VectorCache
 from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.recall.candidates import fallback, vector_list, with_normalised
 from strata_daemon.recall.fusion import Candidate, fuse, session_boost, spread
-from strata_daemon.recall.request import Lexical, Request, Sources, State, Tuning
+from strata_daemon.config.tuning import Recall
+from strata_daemon.recall.request import Lexical, Request, Sources, State
 from strata_daemon.store import recall as store, vectors
 from strata_daemon.store.db import Database
 from strata_daemon.store.fulltext import Scope
@@ -33,7 +34,7 @@ async def nearest(db: Database, scope: Scope, vector, limit: int, spec: vectors.
 
 
 def balanced_candidates(lexical: Lexical, near: list[tuple[int, float]], rows: dict[int, dict],
-                        tuning: Tuning) -> list[Candidate]:
+                        tuning: Recall) -> list[Candidate]:
     """Full-text and vector candidates as one list: spreading within sessions (full text only:
     spreading vector similarity measured worse), fusion, session aggregation. `rows` holds
     every memory in scope that the vector search or the spreading reached."""

@@ -169,7 +169,7 @@ class WebScreen(LayerScreen):
             if not r["reached"]:
                 n = await web.neighbours(node)
                 why = nothing_reached([e["weight"] for e in n["neighbours"]], len(n["links"]),
-                                      threshold=r["threshold"], cap=web.rules.cap, fan_out=r["fan_out"],
+                                      threshold=r["threshold"], cap=web.rules.edge_cap, fan_out=r["fan_out"],
                                       link_weight=web.link_weight)
             return r, texts, why
 

@@ -1,0 +1,113 @@
+"""Changing memories one at a time, and through what names them: archive, restore and purge,
+the flags a person sets, feedback on a recall, and folding the access events into features."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Iterable
+
+from strata_daemon.base import timeutil
+from strata_daemon.errors import InvalidInput, NotFound
+from strata_daemon.store import episode_reads as reads, episodes as writes
+
+if TYPE_CHECKING:
+    from strata_daemon.app.memory import Memory
+
+
+def checked_id(value: Any, what: str, agent: str) -> int:
+    """An id as SQLite stores it; anything else names nothing in the namespace."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise NotFound(f"no {what} {value!r} in namespace {agent!r}")
+    return value
+
+
+async def forget(mem: Memory, episode_id: int, *, purge: bool = False, reason: str | None = None) -> dict:
+    """Archive a memory (undone by `restore`), or purge it: its words leave every layer and
+    the file, for good (strata_daemon/forgetting/)."""
+    episode_id = checked_id(episode_id, "memory", mem.agent)
+    if purge:
+        return {"id": episode_id, "purged": True, **await mem.forgetting.purge(ids=[episode_id])}
+    now = timeutil.now()
+    async with mem.db.write() as w:
+        before = await writes.set_state(w, mem.agent, episode_id, "archived", actor=mem.actor, now=now,
+                                        reason=reason)
+    return {"id": episode_id, "state": "archived", "previous_state": before}
+
+
+async def forget_matching(mem: Memory, text: str, *, purge: bool = False, apply: bool = False) -> dict:
+    """What holds TEXT (memories, facts) and what goes with it; with APPLY, the memories are
+    archived and the facts retracted (both undoable), or with PURGE all of it is purged."""
+    found = await mem.forgetting.matching(text)
+    texts = sorted({found["text"], *found["spellings"]})  # "MÜLLER" asked, "Müller" stored
+    plan = await mem.forgetting.plan(ids=found["ids"], keys=found["keys"], texts=texts)
+    out = {"text": found["text"], "spellings": found["spellings"], "purge": purge, "applied": apply, **plan}
+    if not apply:
+        return out
+    if purge:
+        out["result"] = await mem.forgetting.purge(ids=found["ids"], keys=found["keys"], texts=texts)
+        return out
+    archived = [(await forget(mem, i))["id"] for i in found["ids"]]
+    retracted = []
+    for key in found["keys"]:
+        try:
+            retracted.append((await mem.facts.retract(key))["key"])
+        except NotFound:
+            pass  # retracted already: its history holds the text until a purge
+    out["result"] = {"archived": archived, "retracted": retracted}
+    return out
+
+
+async def forget_fact(mem: Memory, key: str, *, apply: bool = False) -> dict:
+    """A fact's values leave its history, the audit, dossiers and the capsule; the fact is
+    left retracted. Without APPLY, what would go."""
+    plan = await mem.forgetting.plan(keys=[key])
+    if not apply:
+        return {"key": key, "applied": False, **plan}
+    return {"key": key, "applied": True, **plan, "result": await mem.forgetting.purge(keys=[key])}
+
+
+async def restore(mem: Memory, episode_id: int) -> dict:
+    episode_id = checked_id(episode_id, "memory", mem.agent)
+    now = timeutil.now()
+    async with mem.db.write() as w:
+        before = await writes.set_state(w, mem.agent, episode_id, "active", actor=mem.actor, now=now)
+    return {"id": episode_id, "state": "active", "previous_state": before}
+
+
+async def mark(mem: Memory, episode_id: int, *, factual: bool | None = None, irrelevant: bool | None = None) -> dict:
+    episode_id = checked_id(episode_id, "memory", mem.agent)
+    now = timeutil.now()
+    async with mem.db.write() as w:
+        changed = await writes.set_flags(w, mem.agent, episode_id, actor=mem.actor, now=now,
+                                         factual=factual, irrelevant=irrelevant)
+    return {"id": episode_id, "changed": {k: bool(v) for k, v in changed.items()}}
+
+
+async def feedback(mem: Memory, recall_id: int, outcome: str, *, used: Iterable[int] | None = None) -> dict:
+    """Feedback on a recall. `used` names the memories the agent actually used (found by the
+    recall or not): a success goes to them alone, a failure to the hits offered in their
+    place; without it, every memory the recall returned shares the outcome. With
+    `used`, or with memories the agent put in the working set since the recall, or
+    (arena.shared_feedback) with a success alone, the recall becomes an evaluation episode
+    for the arena."""
+    recall_id = checked_id(recall_id, "recall", mem.agent)
+    used_ids = None if used is None else list(dict.fromkeys(checked_id(i, "memory", mem.agent) for i in used))
+    if used_ids is not None and len(used_ids) > 1000:
+        raise InvalidInput("used names more than 1000 memories")
+    now = timeutil.now()
+    async with mem.db.write() as w:
+        if used_ids:
+            known = await w.run(lambda c: reads.existing_ids(c, mem.agent, used_ids))
+            missing = [i for i in used_ids if i not in known]
+            if missing:
+                raise NotFound(f"no memory {missing[0]} in namespace {mem.agent!r}")
+        ids = await writes.feedback(w, mem.agent, recall_id, outcome, actor=mem.actor, now=now, used=used_ids)
+        episode = await w.run(lambda c: mem.arena.episode_from_feedback(c, recall_id, outcome, used_ids, ids,
+                                                                         now))
+    return {"recall_id": recall_id, "outcome": outcome, "episodes": ids, "used": used_ids,
+            "arena_episode": episode}
+
+
+async def fold(mem: Memory) -> dict:
+    """Fold pending access events into features. Maintenance: covers every namespace."""
+    async with mem.db.write() as w:
+        return await writes.fold_access_events(w)

@@ -1,0 +1,125 @@
+"""The composition root: a home's configuration checked whole, and the services of one agent
+namespace built from it, each handed the settings and tuned constants it uses. Nothing else
+builds a layer's service; the facade (memory.py) holds what this returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from strata_daemon.app.phases.steps import STEP_KEYS, WAKE_KEYS, spec_problem
+from strata_daemon.arena.api import Arena
+from strata_daemon.arena.arms import Arm, arms_of, preset_problem, presets_of
+from strata_daemon.arena.reward import check as check_reward
+from strata_daemon.capsule.api import Capsule
+from strata_daemon.config import overrides
+from strata_daemon.config.home import Home
+from strata_daemon.config.load import Config, overlay
+from strata_daemon.config.settings import BY_KEY
+from strata_daemon.consolidation.api import Consolidation
+from strata_daemon.consolidation.rules import RULES
+from strata_daemon.dossier.api import Dossiers
+from strata_daemon.embedding.models import Models
+from strata_daemon.episodes.model import Limits
+from strata_daemon.errors import ConfigError
+from strata_daemon.facts.api import Facts
+from strata_daemon.facts.rules import compile_rules
+from strata_daemon.forgetting.api import Forgetting
+from strata_daemon.graph.api import Web
+from strata_daemon.recall.api import Recall
+from strata_daemon.scoring import ScoringParams
+from strata_daemon.store.db import Database
+
+
+def configuration(home: Home) -> Config:
+    """The home's strata.toml, checked whole: each layer checks what it will be handed."""
+    config = home.config()
+    check(config)
+    return config
+
+
+def scoring_params(config: Config) -> ScoringParams:
+    try:
+        return ScoringParams.configured(config["scoring.preset"], config.tuning.scoring)
+    except ValueError as e:
+        raise ConfigError(f"scoring settings: {e}") from None
+
+
+def arms(config: Config) -> list[Arm]:
+    """The arena's arms: the configured mode first, then arena.arms with their presets."""
+    return arms_of(list(config["arena.arms"]), config["recall.mode"], presets_of(config["arena.presets"]))
+
+
+def check(config: Config) -> None:
+    """What a layer refuses to be handed, said as a configuration error naming the key."""
+    where = str(config.path) if config.path else "the defaults"
+    scoring_params(config)  # the weights and the preset's combination
+    try:
+        check_reward(config.tuning.arena.weights)
+        known = {**{k: v[1] for k, v in overrides.KEYS.items()}, "scoring.preset": BY_KEY["scoring.preset"].default}
+        bad = next((b for name, spec in config["arena.presets"].items() if (b := preset_problem(name, spec, known))),
+                   None)
+        if bad:
+            raise ValueError(bad)
+        for arm in arms(config):
+            scoring_params(overlay(config, dict(arm.overrides)))
+    except ValueError as e:
+        raise ConfigError(f"{where}: arena: {e}", hint="`strata config show` lists the arena settings") from None
+    except ConfigError as e:
+        raise ConfigError(f"{where}: arena preset: {e.message}") from None
+    bad = next((r for r in config["consolidation.rules"] if r not in RULES), None)
+    if bad is not None:
+        raise ConfigError(f"{where}: consolidation.rules has unknown rule {bad!r} (rules: {', '.join(RULES)})")
+    steps = [(name, spec, STEP_KEYS) for name, spec in config["loop.steps"].items()]
+    steps += [("wake", config["loop.wake"], WAKE_KEYS)] if config["loop.wake"] else []
+    bad = next((b for name, spec, keys in steps if (b := spec_problem(name, spec, keys))), None)
+    if bad:
+        raise ConfigError(f"{where}: loop.steps: {bad}")
+    compile_rules(config["facts.rules"], tuple(config["store.kinds"]))  # names a broken rule now
+
+
+def limits(config: Config) -> Limits:
+    return Limits(int(config["store.max_content_bytes"]), tuple(config["store.kinds"]), config["store.default_kind"],
+                  float(config["store.default_importance"]))
+
+
+def models(home: Home, config: Config, agent: str) -> Models:
+    return Models(model=config["embedding.model"], runtime=config["embedding.runtime"],
+                  threads=int(config["embedding.threads"]), with_source=bool(config["embedding.with_source"]),
+                  folder=home.state_dir / "models", agent=agent, vector_cache=bool(config["recall.vector_cache"]),
+                  exact_below=config.tuning.recall.vector_exact_below)
+
+
+@dataclass
+class Layers:
+    """One namespace's services, as built from one configuration."""
+    limits: Limits
+    params: ScoringParams
+    facts: Facts
+    web: Web
+    dossiers: Dossiers
+    capsule: Capsule
+    consolidation: Consolidation
+    forgetting: Forgetting
+    arena: Arena
+    recall: Recall
+
+
+def layers(db: Database, home: Home, config: Config, agent: str, actor: str, models: Models, *,
+           read_only: bool) -> Layers:
+    """Every service of the namespace. Recall is handed to the dossiers and the arena as the
+    function each ranks with; the capsule's text reaches the dossiers through a function too
+    (the capsule, which renders them, is built after them)."""
+    limit, params = limits(config), scoring_params(config)
+    web = Web(db, agent, config.tuning.graph, actor)
+    recall = Recall(db, agent, config=config, params=params, limits=limit, models=models, web=web,
+                    read_only=read_only)
+    facts = Facts(db, agent, config, actor)
+    capsule: list[Any] = []
+    dossiers = Dossiers(db, agent, config, actor, home, recall.for_dossier, lambda: capsule[0].read_text())
+    capsule.append(Capsule(db, agent, config, actor, home, facts, dossiers))
+    consolidation = Consolidation(db, agent, actor, web, tuned=config.tuning, rules=config["consolidation.rules"])
+    forgetting = Forgetting(db, agent, actor, home, capsule[0], dossiers)
+    arena = Arena(db, agent, actor, recall.for_arena, enabled=bool(config["arena.enabled"]), arms=arms(config),
+                  latency_budget_ms=float(config["arena.latency_budget_ms"]), tuned=config.tuning.arena)
+    return Layers(limit, params, facts, web, dossiers, capsule[0], consolidation, forgetting, arena, recall)
