@@ -56,10 +56,18 @@ def load(root: Path, package: str) -> dict[str, Module]:
         text = path.read_text(encoding="utf-8")
         mods[name] = Module(name, path, is_package, ast.parse(text), len(text.splitlines()))
     for mod in mods.values():
+        typing_only = {id(n) for block in ast.walk(mod.tree) if _is_type_checking(block)
+                       for stmt in block.body for n in ast.walk(stmt)}
         for node in ast.walk(mod.tree):
-            for target in _targets(mod, node):
-                mod.imports.append((target, node.lineno))
+            if id(node) not in typing_only:  # `if TYPE_CHECKING:` imports never run
+                for target in _targets(mod, node):
+                    mod.imports.append((target, node.lineno))
     return mods
+
+
+def _is_type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and (getattr(node.test, "id", None) == "TYPE_CHECKING"
+                                         or getattr(node.test, "attr", None) == "TYPE_CHECKING")
 
 
 def _targets(mod: Module, node: ast.AST) -> list[str]:

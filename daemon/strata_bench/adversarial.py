@@ -22,7 +22,7 @@ from typing import Callable
 
 from strata_daemon.errors import StrataError
 from strata_daemon.app.memory import Memory
-from strata_daemon.store import driver
+from strata_daemon.app.public import sqlite_module
 from strata_bench.bad_input import CASES, EXIT, cli_call, http_call, mcp_args, python_call
 from strata_bench.damage import CAPSULES, CLI_FUZZ, CONFIGS, HTTP_BODIES, HTTP_RAW, MCP_RAW, import_files
 from strata_bench.procs import spawn, strata
@@ -52,7 +52,7 @@ def fingerprint(db_path: Path) -> dict[str, str]:
                     "dossier_versions v ON v.agent = t.agent AND v.topic = t.topic ORDER BY t.agent, t.topic, v.version",
         "imports": "SELECT agent, input_sha256, rows_stored FROM imports ORDER BY agent, input_sha256",
     }
-    conn = driver.sqlite_module().connect(f"file:{db_path}?mode=ro", uri=True)
+    conn = sqlite_module().connect(f"file:{db_path}?mode=ro", uri=True)
     try:
         out = {}
         for layer, sql in queries.items():

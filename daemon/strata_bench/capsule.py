@@ -13,10 +13,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.capsule import files
-from strata_daemon.capsule.watch import watch
 from strata_daemon.config.home import init_home
 from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import capsule_files, watch_capsule
 from strata_bench.dossier import TOPICS
 from strata_bench.ingest import populate
 from strata_bench.stats import percentile, ratio, summary_ms
@@ -52,7 +51,7 @@ async def bench_capsule(n: int, *, renders: int = 100, edits: int = 30, seed: in
             base = []
             for i in range(renders + WARMUP):
                 started = time.perf_counter()
-                await asyncio.to_thread(files.replace_if_unchanged, path, text, text)
+                await asyncio.to_thread(capsule_files.replace_if_unchanged, path, text, text)
                 if i >= WARMUP:
                     base.append(time.perf_counter() - started)
             stats = await mem.capsule.stats()
@@ -84,7 +83,7 @@ async def _watch_latency(mem: Memory, edits: int, progress) -> dict:
         for a in r.get("absorbed", []):
             seen.setdefault(a["key"], time.monotonic())
 
-    task = asyncio.create_task(watch(mem, stop, on_handled=handled))
+    task = asyncio.create_task(watch_capsule(mem, stop, on_handled=handled))
     await asyncio.sleep(0.5)  # the watcher's first scan
     path = mem.capsule.path
     waits = []

@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from strata_daemon.errors import InvalidInput
-from strata_daemon.facts.rules import capture, compile_rules
 from strata_daemon.config.settings import KINDS
+from strata_daemon.app.public import fact_rules
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 # Seven authors wrote the development lines (the judge and the statement forms were tuned on
@@ -42,11 +42,11 @@ def labelled(paths: tuple[Path, ...]) -> list[tuple[str, str]]:
 
 def score(pairs: list[tuple[str, str]]) -> dict:
     """Capture as a new home does it (built-in rules and statements) on each line, as an observation."""
-    rules = compile_rules(None, KINDS)
+    rules = fact_rules.compile_rules(None, KINDS)
     tp = fp = fn = tn = 0
     wrong = []
     for label, text in pairs:
-        captured = capture(rules, text, "observation", sentences=True)
+        captured = fact_rules.capture(rules, text, "observation", sentences=True)
         if captured and label == "state":
             tp += 1
         elif captured:

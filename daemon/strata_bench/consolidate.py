@@ -17,8 +17,8 @@ import tracemalloc
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.store import consolidation as store
 from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import consolidation_reads
 from strata_bench.kept import filled_home
 from strata_bench.stats import ratio
 
@@ -53,7 +53,7 @@ async def bench_consolidate(n: int, *, seed: int = 0, queries: int = 300,
             asked = await own_words(mem, queries, seed)
             before = await found_share(mem, asked, progress)
             started = time.perf_counter()
-            await mem.db.run(store.memories, mem.agent)
+            await mem.db.run(consolidation_reads, mem.agent)
             read_s = time.perf_counter() - started
             # Memory first, in a dry run of its own: tracing every allocation slows the pass down.
             tracemalloc.start()

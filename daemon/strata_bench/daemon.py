@@ -22,7 +22,7 @@ from strata_daemon.config.home import init_home
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.registry import PHASES
 from strata_daemon.app.phases.runs import run_phase
-from strata_daemon.store import driver
+from strata_daemon.app.public import connect
 from strata_bench import corpus
 from strata_bench.dossier import TOPICS
 from strata_bench.ingest import populate
@@ -73,7 +73,7 @@ async def _time_phases(mem: Memory, repeat: int, progress) -> dict:
 def _quick_check_seconds(db_path: Path, repeat: int) -> float:
     times = []
     for _ in range(repeat):
-        conn = driver.connect(db_path)
+        conn = connect(db_path)
         started = time.perf_counter()
         conn.execute("PRAGMA quick_check").fetchone()
         times.append(time.perf_counter() - started)
@@ -83,7 +83,7 @@ def _quick_check_seconds(db_path: Path, repeat: int) -> float:
 
 def _settled(db_path: Path, since: float) -> bool:
     """Whether the daemon's at-start phases (and what follows them) have run and none is running."""
-    conn = driver.connect(db_path)
+    conn = connect(db_path)
     try:
         done = {r[0] for r in conn.execute("SELECT phase FROM phase_runs WHERE actor = 'daemon' AND started_at >= ? "
                                            "AND status != 'running'", (since,))}

@@ -9,10 +9,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.embedding.loader import DEFAULT, Embedder, load_embedder
-from strata_daemon.embedding.backlog import EMBED_BATCH, EMBED_WINDOW
 from strata_bench import corpus
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.app.public import DEFAULT_EMBEDDER, EMBED_BATCH, EMBED_WINDOW, Embedder, load_embedder
 
 
 def _throughput(embedder: Embedder, texts: list[str], progress: Callable[[int], None] | None) -> float:
@@ -28,7 +27,7 @@ def _throughput(embedder: Embedder, texts: list[str], progress: Callable[[int], 
 
 
 def is_default(model: str | None) -> bool:
-    return model in (None, DEFAULT)
+    return model in (None, DEFAULT_EMBEDDER)
 
 
 def bench_embed(n: int, *, seed: int = 0, queries: int = 100, model: str | None = None, runtime: str = "auto",

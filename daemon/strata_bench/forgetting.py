@@ -29,12 +29,10 @@ from strata_daemon.base import timeutil
 from strata_daemon.errors import StrataError
 from strata_daemon.config.home import Home, init_home
 from strata_daemon.faces.http.client import UnixConnection
-from strata_daemon.episodes.jsonl import export_line, parse_jsonl
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.runs import run_phase
 from strata_daemon.app.restore import restore_home
-from strata_daemon.store import driver
-from strata_daemon.store.db import Database
+from strata_daemon.app.public import copy_database, Database, export_line, parse_jsonl
 
 
 @dataclass(frozen=True)
@@ -259,7 +257,7 @@ async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[
         async with await Memory.open(home, actor="bench") as mem:
             ids = await plant(mem, cases)
             exported = "".join([export_line(row) async for row in mem.export()]).encode()
-            driver.copy(home.db_path, backup)
+            copy_database(home.db_path, backup)
             probe = Memory(await Database.open(home.db_path, read_only="the forget benchmark only reads"), home,
                            mem.config, mem.agent, "bench")
             before = {**await faces(probe, cases), **{f"file:{k}": v for k, v in files(home).items()}}

@@ -11,11 +11,9 @@ from pathlib import Path
 from typing import Callable
 
 from strata_daemon.base import timeutil
-from strata_daemon.episodes.jsonl import parse_jsonl
-from strata_daemon.store.episodes import COLUMNS
 from strata_daemon.config.home import init_home
 from strata_daemon.app.memory import Memory
-from strata_daemon.store import driver
+from strata_daemon.app.public import connect, EPISODE_COLUMNS, parse_jsonl
 from strata_bench import corpus
 from strata_bench.stats import ratio
 
@@ -38,12 +36,12 @@ async def populate(mem: Memory, n: int, seed: int, progress: Callable[[int], Non
 
 def bare_insert_seconds(rows: list[dict], folder: Path) -> float:
     """The floor: the same rows into one plain table, no FTS, no indexes, no audit, one transaction."""
-    conn = driver.connect(folder / "baseline.db")
-    conn.execute(f"CREATE TABLE episodes (id INTEGER PRIMARY KEY, {', '.join(COLUMNS)})")
-    tuples = [tuple(r[c] for c in COLUMNS) for r in rows]
+    conn = connect(folder / "baseline.db")
+    conn.execute(f"CREATE TABLE episodes (id INTEGER PRIMARY KEY, {', '.join(EPISODE_COLUMNS)})")
+    tuples = [tuple(r[c] for c in EPISODE_COLUMNS) for r in rows]
     started = time.perf_counter()
     conn.execute("BEGIN")
-    conn.executemany(f"INSERT INTO episodes ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})",
+    conn.executemany(f"INSERT INTO episodes ({', '.join(EPISODE_COLUMNS)}) VALUES ({', '.join('?' * len(EPISODE_COLUMNS))})",
                      tuples)
     conn.execute("COMMIT")
     elapsed = time.perf_counter() - started

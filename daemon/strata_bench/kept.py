@@ -19,9 +19,7 @@ from typing import Callable
 from strata_daemon.config.load import settings_toml
 from strata_daemon.config.home import Home, init_home
 from strata_daemon.app.memory import Memory
-from strata_daemon.store import driver
-from strata_daemon.facts import judge, rules, statements
-from strata_daemon.store.migrate import MIGRATIONS
+from strata_daemon.app.public import copy_database, fact_judge, fact_rules, fact_statements, MIGRATIONS
 from strata_bench import corpus, ingest
 from strata_bench.ingest import populate
 
@@ -42,7 +40,7 @@ def corpus_file(cache: Path, n: int, seed: int, mode: str, config) -> Path:
     """Where a filled corpus database is kept between runs: named by everything that shapes it
     (size, seed, embedded or not, the model, the schema, the generator's, importer's and fact
     capture's code), so a change to any of them makes a new one rather than reusing a stale one."""
-    shape = b"".join(Path(m.__file__).read_bytes() for m in (corpus, ingest, rules, judge, statements))
+    shape = b"".join(Path(m.__file__).read_bytes() for m in (corpus, ingest, fact_rules, fact_judge, fact_statements))
     shape += f"{len(MIGRATIONS)}:{config['embedding.model']}:{config['embedding.runtime']}".encode()
     what = "fts" if mode == "fast" else "embedded"
     return cache / f"corpus-{n}-{seed}-{what}-{hashlib.sha256(shape).hexdigest()[:16]}.db"
@@ -70,7 +68,7 @@ async def _build(kept: Path, n: int, seed: int, mode: str, embed_progress, setti
         embed_s = await _embedded(mem, mode, embed_progress)
     partial = kept.with_suffix(".partial")
     partial.unlink(missing_ok=True)
-    driver.copy(home.db_path, partial)
+    copy_database(home.db_path, partial)
     os.replace(partial, kept)
     shutil.rmtree(work)
     return embed_s
@@ -91,5 +89,5 @@ async def filled_home(root: Path, n: int, seed: int, mode: str, embed_progress: 
     embed_s, cached = None, kept.is_file()
     if not cached:
         embed_s = await _build(kept, n, seed, mode, embed_progress, settings)
-    driver.copy(kept, home.db_path)
+    copy_database(kept, home.db_path)
     return home, embed_s, cached

@@ -29,13 +29,10 @@ import numpy as np
 
 from strata_daemon.config.load import Config
 from strata_daemon.config.settings import BY_KEY
-from strata_daemon.store import vectors
-from strata_daemon.store.fts_query import match_expression
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.config.home import init_home
-from strata_daemon.embedding.backlog import EMBED_BATCH
 from strata_daemon.app.memory import Memory
-from strata_daemon.store import driver
+from strata_daemon.app.public import EMBED_BATCH, embedded_document, match_expression, sqlite_module
 from strata_bench.stats import ratio, summary_ms
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
@@ -318,8 +315,8 @@ def token_counter() -> Callable[[Sequence[str]], list[int]]:
     ruler for every system (an LLM's own tokenizer counts within about a tenth of it on English)."""
     from tokenizers import Tokenizer
 
-    from strata_daemon.embedding.model import packaged_source
-    from strata_daemon.embedding.onnx import TOKENIZER_SHA256
+
+    from strata_daemon.app.public import TOKENIZER_SHA256, packaged_source
 
     tokenizer = Tokenizer.from_file(str(packaged_source({"tokenizer.json": TOKENIZER_SHA256}) / "tokenizer.json"))
     tokenizer.no_truncation()
@@ -388,7 +385,7 @@ class Bm25:
     """Bare FTS5 over the same texts with the store's tokenizer: no planning, scoring or filters."""
 
     def __init__(self, tokenize: str, docs: Iterable[tuple[int, str]]):
-        self.conn = driver.sqlite_module().connect(":memory:")
+        self.conn = sqlite_module().connect(":memory:")
         self.conn.execute(f"CREATE VIRTUAL TABLE docs USING fts5(content, tokenize='{tokenize}')")
         self.conn.executemany("INSERT INTO docs (rowid, content) VALUES (?, ?)", docs)
 
@@ -452,7 +449,7 @@ async def store_turns(mem: Memory, conv: Conversation, texts: Sequence[str], mod
 def embedded_documents(stored: Stored, text: str) -> list[str]:
     """Each episode's text as the store embeds it (`text` is one of `vectors.TEXTS`): by default
     with the speaker first, which lifts flat cosine alone from 0.24 to 0.37 @5 on the dev set."""
-    return [vectors.document(t, s, text) for t, s in zip(stored.texts, stored.speakers, strict=True)]
+    return [embedded_document(t, s, text) for t, s in zip(stored.texts, stored.speakers, strict=True)]
 
 
 async def nearest_by_cosine(embedder, stored: Stored, questions: Sequence[Question], text: str,

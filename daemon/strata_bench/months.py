@@ -31,7 +31,7 @@ from typing import Any, Callable, Mapping, Sequence
 from strata_daemon.base import timeutil
 from strata_daemon.config.home import init_home
 from strata_daemon.app.memory import Memory
-from strata_daemon.store import driver
+from strata_daemon.app.public import copy_database
 from strata_bench.lived import answer_as_agent, night, split
 from strata_bench.locomo import (KS, Conversation, Question, Stored, dia_ranking, home_toml, question_scores,
                                         turn_rows, turn_text)
@@ -113,7 +113,7 @@ async def _copy(mem: Memory, root: Path) -> Memory:
     """An open Memory on a consistent copy of `mem`'s home, sharing its loaded embedder."""
     home, _ = init_home(root)
     home.config_path.write_text(mem.home.config_path.read_text(encoding="utf-8"), encoding="utf-8")
-    driver.copy(mem.home.db_path, home.db_path)
+    copy_database(mem.home.db_path, home.db_path)
     view = await Memory.open(home, actor="bench")
     view.embedder = mem.embedder  # one model in memory
     return view

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.store.vectors import TABLE as VECTORS
 from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import VECTOR_TABLE
 from strata_bench import corpus
 from strata_bench.kept import filled_home
 from strata_bench.stats import ratio, summary_ms
@@ -72,5 +72,5 @@ async def bench_purge(n: int, *, seed: int = 0, purges: int = 30, recalls: int =
 
 
 def _bare_delete(conn, episode_id: int) -> None:
-    conn.execute(f"DELETE FROM {VECTORS} WHERE rowid = ?", (episode_id,))
+    conn.execute(f"DELETE FROM {VECTOR_TABLE} WHERE rowid = ?", (episode_id,))
     conn.execute("DELETE FROM episodes WHERE id = ?", (episode_id,))

@@ -11,9 +11,8 @@ import time
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
-from strata_daemon.store.fts_query import match_expression
 from strata_daemon.app.memory import Memory
-from strata_daemon.store import driver
+from strata_daemon.app.public import connect, match_expression
 from strata_bench import corpus
 from strata_bench.kept import filled_home
 from strata_bench.stats import ratio, summary_ms
@@ -22,7 +21,7 @@ WARMUP = 20
 
 
 def bare_fts_seconds(db_path: Path, queries: list[str], k: int) -> list[float]:
-    conn = driver.connect(db_path)
+    conn = connect(db_path)
     times = []
     for i, q in enumerate(queries):
         expr = match_expression(q)

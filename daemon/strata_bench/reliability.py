@@ -20,7 +20,7 @@ from typing import Callable
 
 from strata_daemon.config.home import init_home
 from strata_daemon.app.phases.lock import holder
-from strata_daemon.store import driver
+from strata_daemon.app.public import connect
 from strata_bench.procs import spawn, strata
 from strata_bench.stats import summary_ms
 
@@ -53,7 +53,7 @@ def _acks(out: str) -> list[dict]:
 
 def verify(db_path: Path, acks: list[dict]) -> dict:
     """Which acknowledged writes are missing, and SQLite's integrity check."""
-    conn = driver.connect(db_path)
+    conn = connect(db_path)
     try:
         integrity = conn.execute("PRAGMA integrity_check").fetchone()[0]
         missing = []
@@ -111,7 +111,7 @@ def crash_cycles(home: Path, cycles: int, seed: int, progress: Callable[[int], N
 
 
 def _backlog(db_path: Path) -> int:
-    conn = driver.connect(db_path)
+    conn = connect(db_path)
     try:
         return conn.execute("SELECT count(*) FROM episodes WHERE embedded = 0").fetchone()[0]
     finally:
@@ -131,7 +131,7 @@ def _resumes_backlog(home: Path, daemon: subprocess.Popen | None) -> dict:
     deadline = time.monotonic() + 300
     try:
         while True:
-            conn = driver.connect(db)
+            conn = connect(db)
             try:
                 ran = conn.execute("SELECT status FROM phase_runs WHERE phase = 'embed' AND started_at >= ? "
                                    "AND status != 'running' ORDER BY id DESC", (started,)).fetchone()
@@ -233,7 +233,7 @@ def _peak_rss(home: Path, *args: str) -> tuple[float, float, int]:
 
 
 def _phase_status(db: Path, phase: str, since: float) -> str | None:
-    conn = driver.connect(db)
+    conn = connect(db)
     try:
         row = conn.execute("SELECT status FROM phase_runs WHERE phase = ? AND started_at >= ? ORDER BY id DESC",
                            (phase, since)).fetchone()

@@ -24,11 +24,10 @@ from typing import Callable
 
 import numpy as np
 
-from strata_daemon.embedding.cache import VectorCache
-from strata_daemon.store.vectors import TABLE
 from strata_daemon.config.home import init_home
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases import jobs
+from strata_daemon.app.public import VECTOR_TABLE, VectorCache
 from strata_bench import corpus
 from strata_bench.consolidate import NIGHT_AFTER
 from strata_bench.daemon import idle_daemon, proc_rss_mb
@@ -67,7 +66,7 @@ async def _ingest(n: int, seed: int, progress) -> dict:
 
 def _flat_matrix(conn, agent: str) -> tuple[np.ndarray, np.ndarray]:
     """Every vector of the namespace as one matrix (ids, vectors): the flat vector store."""
-    rows = conn.execute(f"SELECT rowid, embedding FROM {TABLE} WHERE agent = ?", (agent,)).fetchall()
+    rows = conn.execute(f"SELECT rowid, embedding FROM {VECTOR_TABLE} WHERE agent = ?", (agent,)).fetchall()
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(len(rows), -1)
     if len(ids) > 1 and not (np.diff(ids) > 0).all():  # sorted by id (recall_at_k looks ids up); usually already

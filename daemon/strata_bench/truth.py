@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from strata_daemon.capsule import document
 from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import capsule_document
 from strata_bench import corpus
 
 _ITEM = re.compile(r"^- (.*) \[((?:[ef]\d+)(?:, [ef]\d+)*)\]$")
@@ -73,10 +73,10 @@ def capsule_blocks(text: str, facts: Iterable[dict], labels: dict[int, corpus.La
       line closed. `visible` are the memories the render could draw tasks from: the generated
       tasks open among them are the ones it should have shown.
     """
-    doc = document.parse(text)
+    doc = capsule_document.parse(text)
     fact_lines = doc.block_lines("facts") if "facts" in doc.blocks else []
     task_lines = doc.block_lines("tasks") if "tasks" in doc.blocks else []
-    source_of = {document.inert(f"- {f['label']}: {' '.join(str(f['value']).split())}"): f.get("source") or ""
+    source_of = {capsule_document.inert(f"- {f['label']}: {' '.join(str(f['value']).split())}"): f.get("source") or ""
                  for f in facts}
     states = 0
     for line in fact_lines:

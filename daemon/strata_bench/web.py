@@ -19,7 +19,7 @@ from typing import Callable
 
 from strata_daemon.config.home import init_home
 from strata_daemon.app.memory import Memory
-from strata_daemon.graph.spread import spread
+from strata_daemon.app.public import spread
 from strata_bench import corpus
 from strata_bench.ingest import populate
 from strata_bench.stats import ratio, summary_ms

@@ -35,7 +35,12 @@ _PLACES = {  # name -> (module, its name there; None: the module itself)
     "capsule_files": ("capsule.files", None),
     "copies": ("store.copies", None),
     "connect": ("store.driver", "connect"),  # the SQLite strata opens (sqlite-vec, FTS5), with its pragmas
+    "sqlite_module": ("store.driver", "sqlite_module"),  # that SQLite's module, for a bare connection
     "sqlite_errors": ("store.driver", "driver_errors"),
+    "copy_database": ("store.driver", "copy"),
+    "Database": ("store.db", "Database"),
+    "embedded_document": ("store.vectors", "document"),
+    "consolidation_reads": ("store.consolidation", "memories"),
     "match_expression": ("store.fts_query", "match_expression"),
     "EPISODE_COLUMNS": ("store.episodes", "COLUMNS"),
     "VECTOR_TABLE": ("store.vectors", "TABLE"),

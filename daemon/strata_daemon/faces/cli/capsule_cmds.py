@@ -72,7 +72,7 @@ async def cmd_overrides(args) -> int:
 
 
 async def cmd_watch(args) -> int:
-    from strata_daemon.capsule.watch import watch
+    from strata_daemon.app.public import watch_capsule as watch
 
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -6,7 +6,6 @@ from pathlib import Path
 
 from strata_daemon.errors import EXIT_DOCTOR
 from strata_daemon.config.home import resolve_home
-from strata_daemon.store import copies
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit
 
@@ -37,6 +36,8 @@ async def cmd_backup(args) -> int:
     if args.prune_containing is not None:
         return await _prune(args)
     if args.list:
+        from strata_daemon.app.public import copies
+
         folder = resolve_home(args.home).state_dir / "backups"
         found = [{"path": str(p), "bytes": p.stat().st_size} for p in copies.newest_last(folder.glob("*.db"))] \
             if folder.is_dir() else []

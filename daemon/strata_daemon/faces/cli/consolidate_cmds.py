@@ -34,7 +34,7 @@ async def cmd_consolidate(args) -> int:
 
 
 def register(sub, common) -> None:
-    from strata_daemon.consolidation.rules import RULES
+    from strata_daemon.app.public import CONSOLIDATION_RULES as RULES
 
     p = sub.add_parser("consolidate", parents=[common],
                        help="Consolidate now (the daemon does it nightly): merge, replay, potentiate, promote, "

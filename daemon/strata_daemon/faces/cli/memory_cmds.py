@@ -8,9 +8,7 @@ import sys
 import tempfile
 
 from strata_daemon.base import bounded, timeutil
-from strata_daemon.episodes.jsonl import export_line, parse_jsonl, stored_rows
-from strata_daemon.episodes.model import STATES, parse_context_pairs
-from strata_daemon.store import vectors
+from strata_daemon.app.public import STATES, export_line, parse_context_pairs, parse_jsonl, stored_rows
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
 from strata_daemon.app.memory import Memory
 from strata_daemon.config.settings import KINDS, MODES
@@ -98,7 +96,7 @@ async def cmd_import(args) -> int:
         if not args.no_embed:
             # The memories are stored either way; without a model they wait in the backlog.
             try:
-                bar = Progress(await mem.db.run(vectors.backlog), "embedding", unit="memories")
+                bar = Progress(await mem.embedding_backlog(every_namespace=True), "embedding", unit="memories")
                 embedded = (await mem.embed_pending(progress=bar.advance))["embedded"]
                 bar.close()
             except EmbeddingUnavailable as e:

@@ -9,11 +9,8 @@ check the real server's answers against it (tests/test_http_openapi.py)."""
 
 from __future__ import annotations
 
-from strata_daemon.consolidation.rules import RULES
-from strata_daemon.episodes.model import QUALITIES, STATES, TIERS
-from strata_daemon.scoring.composite import ACTIVE, PASSIVE
+from strata_daemon.app.public import ACTIVE, CONSOLIDATION_RULES as RULES, LINK_TYPES, PASSIVE, QUALITIES, STATES, TIERS
 from strata_daemon.config.settings import MODES
-from strata_daemon.store.graph import LINK_TYPES
 
 
 def ref(name: str) -> dict:
