@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 
 from strata_bench.folds import GRID, choose, deal, grid_points
-from strata_bench.locomo import (Bm25, Turn, cosine_rankings, data_issues, dia_ranking, embed_all,
-                                        embedded_documents, episode_turns, evidence_recall, fts_tokenize, home_toml,
-                                        load_locomo, nearest_by_cosine, parse_evidence, parse_locomo, budget_recall,
-                                        parse_session_date, question_scores, token_counter, rrf, session_of,
-                                        session_recall, store_turns, summarise, turn_text)
+from strata_bench.locomo_baselines import (Bm25, cosine_rankings, embed_all, embedded_documents, fts_tokenize,
+                                           nearest_by_cosine, rrf)
+from strata_bench.locomo_data import (Turn, budget_recall, data_issues, dia_ranking, evidence_recall, load_locomo,
+                                      parse_evidence, parse_locomo, parse_session_date, question_scores, session_of,
+                                      session_recall, summarise, token_counter, turn_text)
+from strata_bench.locomo_home import episode_turns, home_toml, store_turns
 from conftest import write_config
 from strata_daemon import Memory
 from strata_daemon.config.load import load_config

@@ -1,3 +1,5 @@
+import re
+
 import pytest
 
 from strata_daemon.app import wiring
@@ -35,6 +37,14 @@ def test_a_tuned_constant_is_no_setting_and_experimental_takes_it_by_name(home):
     cfg = load_config(home / "strata.toml")
     assert cfg.tuning.recall.vector_weight == 1.0 and isinstance(cfg.tuning.recall.vector_weight, float)
     assert cfg.rows()[-1]["key"] == "experimental.recall.vector_weight"
+
+
+def test_config_show_lists_what_experimental_changes(home, cli):
+    write_config(home, '[experimental]\n"recall.rerank_weight" = 0\n')
+    shown = cli("config", "show", check=True).out
+    assert re.search(r"^experimental\.recall\.rerank_weight +0\.0 .*\(experimental\)$", shown, re.M), shown
+    rows = cli.json("config", "show")["settings"]
+    assert rows[-1] == {**rows[-1], "key": "experimental.recall.rerank_weight", "value": 0.0, "default": 0.25}
     for text, said in (('[experimental]\n"recall.candidates" = 2.5\n', "must be a whole number"),
                        ('[experimental]\n"recall.nothing" = 1\n', "no tuned constant")):
         write_config(home, text)

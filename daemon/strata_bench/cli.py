@@ -45,8 +45,8 @@ def _corpus(add) -> None:
     q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
     q.add_argument("--k", type=int, default=10)
     q.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="a setting of the benchmark's home, e.g. recall.overlap_embedding=true (repeatable): "
-                        "measures what a setting costs")
+                   help="a setting or tuned constant of the benchmark's home, e.g. recall.overlap_embedding=true "
+                        "(repeatable): measures what it costs")
     q.add_argument("--fresh", type=int, default=0, metavar="N",
                    help="observe N memories before each recall, left unembedded as with no daemon: what a "
                         "recall costs that catches them up (default 0)")
@@ -96,7 +96,7 @@ def _locomo(add) -> None:
                         "on the other folds and score each fold with its choice (the figure to expect on unseen "
                         "conversations), beside the tuned-on figure and this home's settings")
     q.add_argument("--grid", action="append", default=[], metavar="KEY=V1,V2",
-                   help="with --folds: the values of a recall setting the protocol chooses among (repeatable; the "
+                   help="with --folds: the values of a recall constant the protocol chooses among (repeatable; the "
                         "grid is every combination); default: the fusion settings around their shipped values")
     q.add_argument("--lived", action="store_true",
                    help="also measure a lived copy of each home: every other question asked first with feedback "

@@ -258,12 +258,72 @@ def labelled(n: int, *, seed: int = 0, start: float = 1_767_225_600.0,
     return _generate(n, seed, start, span_days, True)
 
 
+def _status(rng: random.Random, s: _Slots, down: list[bool], extra: list[str],
+            lo: float, hi: float) -> tuple[str, float, float]:
+    """A service check and its importance range (a DOWN line's range stays for the item's retries)."""
+    k = int(rng.random() * len(SERVICES))
+    was = down[k]
+    down[k] = was != (rng.random() < 0.3)  # services flip state now and then, mostly hold it
+    svc = SERVICES[k].capitalize()
+    extra.append(SERVICES[k])
+    if not down[k]:
+        return svc + ": UP (latency {ms} ms, check {seq})".format_map(s), lo, hi
+    if was:
+        return svc + " still DOWN after {min} min (check {seq})".format_map(s), 0.4, 0.7
+    return svc + ": DOWN ({err} from {host}, check {seq})".format_map(s), 0.5, 0.85
+
+
+def _task(rng: random.Random, s: _Slots, loop: int, tid: int,
+          open_tasks: list[tuple[int, str]]) -> tuple[str, tuple[str, int], int]:
+    """A task line, closing an open task or opening a new one: (content, task, last task id)."""
+    if open_tasks and (len(open_tasks) >= 40 or rng.random() < 0.45):
+        done_id, past = open_tasks.pop(int(rng.random() * len(open_tasks)))
+        content = (f"Done T-{done_id}: {past}" if rng.random() < 0.6
+                   else f"Closed T-{done_id}: {past} (cycle {loop})")
+        return content, ("close", done_id), tid
+    tid += 1
+    imp, past = _ch(rng, TASKS)
+    imp, past = imp.format_map(s), past.format_map(s)
+    open_tasks.append((tid, past))
+    form = int(rng.random() * 3)
+    content = (f"TODO T-{tid}: {imp} before " + "{date}" if form == 0 else
+               f"TODO T-{tid} ({{person}} asked): {imp}" if form == 1 else
+               f"New task T-{tid}: {imp}; estimate " + "{min} min").format_map(s)
+    return content, ("open", tid), tid
+
+
+def _context(rng: random.Random, s: _Slots, name: str, env: str, goal: str) -> dict[str, str]:
+    """The item's context fields, each there or not by one draw of 8 random bits."""
+    bits = rng.getrandbits(8)
+    ctx: dict[str, str] = {}
+    if bits & 7:
+        ctx["environment"] = env
+    if bits & 24:
+        ctx["task_type"] = _TASK_TYPE[name]
+    if bits & 96 == 96:
+        ctx["goal"] = goal
+    if "host" in s and bits & 128:
+        ctx["host"] = s["host"]
+    return ctx
+
+
+def _label(name: str, s: _Slots, extra: list[str], content: str, task: tuple[str, int] | None,
+           task_subjects: dict[int, frozenset[str]]) -> Label:
+    """The item's Label; a closing task line takes the subjects its task was opened with."""
+    if task is not None and task[0] == "close":
+        about = task_subjects.pop(task[1], frozenset())
+    else:
+        about = _subjects(s, extra, content)
+        if task is not None:
+            task_subjects[task[1]] = about
+    return Label(name, about, task)
+
+
 def _generate(n: int, seed: int, start: float, span_days: float, labels: bool) -> Iterator[tuple[dict, Label | None]]:
     if n <= 0:
         return
     rng = random.Random(seed)
-    span = span_days * 86400.0
-    slot = span / n
+    slot = span_days * 86400.0 / n
     # Burst starts sit at start + slot*(i + jitter<0.9) and in-burst gaps stay below slot, so item i
     # never passes start + slot*(i + 0.9): times stay in range without knowing the stream's future.
     gap_hi = min(120.0, 0.8 * slot)
@@ -291,7 +351,6 @@ def _generate(n: int, seed: int, start: float, span_days: float, labels: bool) -
             env, goal = _ch(rng, _ENVS), _ch(rng, _GOALS).format_map(_Slots(rng))
         sess_left -= 1
         event_at = round(t, 3)
-
         if debt < 3 and rng.random() < _DUP_RATE:
             debt += 1
         if debt:  # owed repeats wait for an original 1-5 minutes back, keeping the share near _DUP_RATE
@@ -302,7 +361,6 @@ def _generate(n: int, seed: int, start: float, span_days: float, labels: bool) -
                 yield {"content": orig[1], "kind": orig[2], "importance": orig[3], "event_at": event_at,
                        "source": orig[4], "session": session, "context": dict(orig[5])}, orig[6]
                 continue
-
         fam = _ch(rng, _PICK)
         name, kind, lo, hi = fam[0], fam[2], fam[4], fam[5]
         extra: list[str] = []
@@ -312,33 +370,9 @@ def _generate(n: int, seed: int, start: float, span_days: float, labels: bool) -
             extra.clear()
             s["loop"], s["seq"], s["_t"] = loop, seq0 + i, t
             if name == "status":
-                k = int(rng.random() * len(SERVICES))
-                was = down[k]
-                down[k] = was != (rng.random() < 0.3)  # services flip state now and then, mostly hold it
-                svc = SERVICES[k].capitalize()
-                extra.append(SERVICES[k])
-                if not down[k]:
-                    content = svc + ": UP (latency {ms} ms, check {seq})".format_map(s)
-                elif was:
-                    content, lo, hi = svc + " still DOWN after {min} min (check {seq})".format_map(s), 0.4, 0.7
-                else:
-                    content, lo, hi = svc + ": DOWN ({err} from {host}, check {seq})".format_map(s), 0.5, 0.85
+                content, lo, hi = _status(rng, s, down, extra, lo, hi)
             elif name == "task":
-                if open_tasks and (len(open_tasks) >= 40 or rng.random() < 0.45):
-                    done_id, past = open_tasks.pop(int(rng.random() * len(open_tasks)))
-                    content = (f"Done T-{done_id}: {past}" if rng.random() < 0.6
-                               else f"Closed T-{done_id}: {past} (cycle {loop})")
-                    task = ("close", done_id)
-                else:
-                    tid += 1
-                    imp, past = _ch(rng, TASKS)
-                    imp, past = imp.format_map(s), past.format_map(s)
-                    open_tasks.append((tid, past))
-                    form = int(rng.random() * 3)
-                    content = (f"TODO T-{tid}: {imp} before " + "{date}" if form == 0 else
-                               f"TODO T-{tid} ({{person}} asked): {imp}" if form == 1 else
-                               f"New task T-{tid}: {imp}; estimate " + "{min} min").format_map(s)
-                    task = ("open", tid)
+                content, task, tid = _task(rng, s, loop, tid, open_tasks)
             elif name == "note":
                 content = _note(rng, s, extra if labels else None)
             else:
@@ -347,27 +381,10 @@ def _generate(n: int, seed: int, start: float, span_days: float, labels: bool) -
                 break
         burst_seen.add(content)
 
-        bits = rng.getrandbits(8)
-        ctx: dict[str, str] = {}
-        if bits & 7:
-            ctx["environment"] = env
-        if bits & 24:
-            ctx["task_type"] = _TASK_TYPE[name]
-        if bits & 96 == 96:
-            ctx["goal"] = goal
-        if "host" in s and bits & 128:
-            ctx["host"] = s["host"]
+        ctx = _context(rng, s, name, env, goal)
         importance = round(lo + (hi - lo) * rng.random(), 2)
         source = _ch(rng, fam[3])
-        label = None
-        if labels:
-            if task is not None and task[0] == "close":
-                about = task_subjects.pop(task[1], frozenset())
-            else:
-                about = _subjects(s, extra, content)
-                if task is not None:
-                    task_subjects[task[1]] = about
-            label = Label(name, about, task)
+        label = _label(name, s, extra, content, task, task_subjects) if labels else None
         recent.append((event_at, content, kind, importance, source, ctx, label))
         yield {"content": content, "kind": kind, "importance": importance, "event_at": event_at,
                "source": source, "session": session, "context": dict(ctx)}, label

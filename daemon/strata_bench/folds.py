@@ -28,8 +28,9 @@ from typing import Any, Callable, Mapping, Sequence
 
 from strata_daemon.app.memory import Memory
 from strata_bench.lived import copy_home, live_first_half, split
-from strata_bench.locomo import (BUDGET_K, Conversation, Question, Stored, budget_ranking, dia_ranking,
-                                        question_scores, stored_home, summarise, turn_text)
+from strata_bench.locomo_data import (BUDGET_K, Conversation, Question, budget_ranking, dia_ranking, question_scores,
+                                      summarise, turn_text)
+from strata_bench.locomo_home import Stored, stored_home
 
 # Around the shipped values of the settings that shape fusion and the session structure.
 GRID: dict[str, tuple[Any, ...]] = {
@@ -93,6 +94,87 @@ def _arm(mode: str, point: Mapping[str, Any] | None, name: str) -> tuple[str, Ma
     return mode, dict(point or {})
 
 
+async def _homes(tmp: Path, conversations: Sequence[Conversation], mode: str, settings: Mapping[str, Any],
+                 lived: bool, progress: Callable[[int], None] | None,
+                 store_progress: Callable[[int], None] | None) -> tuple[list, list[Path]]:
+    """Each conversation stored once in its own home under `tmp`, as (home, stored); with `lived`,
+    a copy of each home that has lived through the first half of its questions."""
+    homes = []
+    for i, conv in enumerate(conversations):
+        texts = [turn_text(t.raw) for t in conv.turns]
+        homes.append(await stored_home(tmp / f"c{i}", conv, texts, mode, settings, store_progress))
+    copies = []
+    if lived:
+        for i, (conv, (home, stored)) in enumerate(zip(conversations, homes)):
+            copies.append(copy_home(home, tmp / f"lived{i}"))
+            async with await Memory.open(copies[-1], actor="bench") as mem:
+                await live_first_half(mem, conv, stored, mode, progress)
+    return homes, copies
+
+
+async def _grid_scores(conversations: Sequence[Conversation], points: Sequence[Mapping[str, Any]], mode: str,
+                       mems: Sequence[Memory], lived_mems: Sequence[Memory], homes: Sequence,
+                       progress: Callable[[int], None] | None) -> tuple[dict, dict]:
+    """Every point's rows on every conversation: on the fresh homes every question, on the lived
+    copies the measured half."""
+    scores: dict[int, dict[str, list]] = {i: {} for i in range(len(points))}
+    # The lived copies' rows: the measured half of each conversation's questions.
+    lived_scores: dict[int, dict[str, list]] = {i: {} for i in range(len(points))}
+    for i, point in enumerate(points):
+        arm = _arm(mode, point, f"p{i}")
+        for conv, mem, (_, stored) in zip(conversations, mems, homes):
+            scores[i][conv.name] = await _score(mem, conv.questions, stored, arm, budget=False)
+            if progress:
+                progress(len(conv.questions))
+        for conv, mem, (_, stored) in zip(conversations, lived_mems, homes):
+            measured = split(conv.questions)[1]
+            lived_scores[i][conv.name] = await _score(mem, measured, stored, arm, budget=False)
+            if progress:
+                progress(len(measured))
+    return scores, lived_scores
+
+
+async def _held_out(conversations: Sequence[Conversation], groups: Sequence[Sequence[str]],
+                    points: Sequence[Mapping[str, Any]], mode: str, scores: dict, lived_scores: dict | None,
+                    mems: Sequence[Memory], homes: Sequence) -> tuple[list[dict], dict[str, int], dict[str, list]]:
+    """Each fold's point, chosen on the other folds, scored on the fold's own conversations:
+    (per_fold, each conversation's point, each conversation's rows under it)."""
+    names = [c.name for c in conversations]
+    chosen_rows: dict[str, list] = {}
+    chosen: dict[str, int] = {}  # each conversation's point, chosen without it
+    per_fold = []
+    for held in groups:
+        train = [n for n in names if n not in held]
+        best = choose(scores, train, lived_scores)
+        for conv, mem, (_, stored) in zip(conversations, mems, homes):
+            if conv.name in held:  # again, with the longer list the budget figures need
+                chosen[conv.name] = best
+                chosen_rows[conv.name] = await _score(mem, conv.questions, stored,
+                                                      _arm(mode, points[best], f"p{best}"), budget=True)
+        tuned = [s for n in train for _, s in scores[best][n]]
+        held_rows = [s for n in held for _, s in chosen_rows[n]]
+        fold = {"held_out": held, "chosen": points[best], "questions": len(held_rows),
+                "tuned_on": means(tuned), "held_out_scores": means(held_rows)}
+        if lived_scores is not None:
+            fold["lived_held_out_scores"] = means([s for n in held for _, s in lived_scores[best][n]])
+        per_fold.append(fold)
+    return per_fold, chosen, chosen_rows
+
+
+def _lived_block(names: Sequence[str], chosen: Mapping[str, int], chosen_rows: Mapping[str, list],
+                 lived_scores: Mapping[int, Mapping[str, list]], lived_defaults: Sequence) -> dict:
+    """The lived copies' held-out figure beside the fresh homes' on the same questions."""
+    lived_held = [row for n in names for row in lived_scores[chosen[n]][n]]
+    fresh_same = [row for n in names for row in split(chosen_rows[n])[1]]
+    lv, fr = summarise(lived_held), summarise(fresh_same)
+    return {
+        "questions": len(lived_held), "held_out": {m: lv[m] for m in AT_K},
+        "fresh_held_out_same_questions": {m: fr[m] for m in AT_K},
+        "delta": {m: round(lv[m] - fr[m], 4) for m in AT_K},
+        "home_settings": means([s for _, s in lived_defaults]),
+    }
+
+
 async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *, folds: int, mode: str = "balanced",
                       settings: Mapping[str, Any] | None = None, grid: Mapping[str, Sequence[Any]] = GRID,
                       lived: bool = False, progress: Callable[[int], None] | None = None,
@@ -102,54 +184,16 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
     groups = deal(names, folds)
     points = grid_points(grid)
     settings = {**(settings or {}), "store.attention_window_seconds": 0}
-    scores: dict[int, dict[str, list]] = {i: {} for i in range(len(points))}
-    # The lived copies' rows: the measured half of each conversation's questions.
-    lived_scores: dict[int, dict[str, list]] = {i: {} for i in range(len(points))}
     defaults: list = []
     lived_defaults: list = []
-    chosen_rows: dict[str, list] = {}
-    chosen: dict[str, int] = {}  # each conversation's point, chosen without it
     with tempfile.TemporaryDirectory(prefix="strata-folds-") as tmp:
-        homes = []
-        for i, conv in enumerate(conversations):
-            texts = [turn_text(t.raw) for t in conv.turns]
-            homes.append(await stored_home(Path(tmp) / f"c{i}", conv, texts, mode, settings, store_progress))
-        copies = []
-        if lived:
-            for i, (conv, (home, stored)) in enumerate(zip(conversations, homes)):
-                copies.append(copy_home(home, Path(tmp) / f"lived{i}"))
-                async with await Memory.open(copies[-1], actor="bench") as mem:
-                    await live_first_half(mem, conv, stored, mode, progress)
+        homes, copies = await _homes(Path(tmp), conversations, mode, settings, lived, progress, store_progress)
         mems = [await Memory.open(home, actor="bench") for home, _ in homes]
         lived_mems = [await Memory.open(copy, actor="bench") for copy in copies]
         try:
-            for i, point in enumerate(points):
-                arm = _arm(mode, point, f"p{i}")
-                for conv, mem, (_, stored) in zip(conversations, mems, homes):
-                    scores[i][conv.name] = await _score(mem, conv.questions, stored, arm, budget=False)
-                    if progress:
-                        progress(len(conv.questions))
-                for conv, mem, (_, stored) in zip(conversations, lived_mems, homes):
-                    measured = split(conv.questions)[1]
-                    lived_scores[i][conv.name] = await _score(mem, measured, stored, arm, budget=False)
-                    if progress:
-                        progress(len(measured))
-            per_fold = []
-            for held in groups:
-                train = [n for n in names if n not in held]
-                best = choose(scores, train, lived_scores if lived else None)
-                for conv, mem, (_, stored) in zip(conversations, mems, homes):
-                    if conv.name in held:  # again, with the longer list the budget figures need
-                        chosen[conv.name] = best
-                        chosen_rows[conv.name] = await _score(mem, conv.questions, stored,
-                                                              _arm(mode, points[best], f"p{best}"), budget=True)
-                tuned = [s for n in train for _, s in scores[best][n]]
-                held_rows = [s for n in held for _, s in chosen_rows[n]]
-                fold = {"held_out": held, "chosen": points[best], "questions": len(held_rows),
-                        "tuned_on": means(tuned), "held_out_scores": means(held_rows)}
-                if lived:
-                    fold["lived_held_out_scores"] = means([s for n in held for _, s in lived_scores[best][n]])
-                per_fold.append(fold)
+            scores, lived_scores = await _grid_scores(conversations, points, mode, mems, lived_mems, homes, progress)
+            per_fold, chosen, chosen_rows = await _held_out(conversations, groups, points, mode, scores,
+                                                            lived_scores if lived else None, mems, homes)
             for conv, mem, (_, stored) in zip(conversations, mems, homes):
                 defaults += await _score(mem, conv.questions, stored, _arm(mode, None, "defaults"), budget=True)
             for conv, mem, (_, stored) in zip(conversations, lived_mems, homes):
@@ -176,15 +220,7 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
                             **means([s for n in names for _, s in scores[best_all][n]])},
     }
     if lived:
-        lived_held = [row for n in names for row in lived_scores[chosen[n]][n]]
-        fresh_same = [row for n in names for row in split(chosen_rows[n])[1]]
-        lv, fr = summarise(lived_held), summarise(fresh_same)
-        result["lived"] = {
-            "questions": len(lived_held), "held_out": {m: lv[m] for m in AT_K},
-            "fresh_held_out_same_questions": {m: fr[m] for m in AT_K},
-            "delta": {m: round(lv[m] - fr[m], 4) for m in AT_K},
-            "home_settings": means([s for _, s in lived_defaults]),
-        }
+        result["lived"] = _lived_block(names, chosen, chosen_rows, lived_scores, lived_defaults)
         result["protocol_choice"]["lived"] = means([s for n in names for _, s in lived_scores[best_all][n]])
     result["seconds"] = round(time.perf_counter() - started, 1)
     return result

@@ -24,8 +24,10 @@ from strata_daemon.config.home import Home
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.registry import PHASES
 from strata_daemon.app.phases.runs import run_phase
-from strata_bench.locomo import (KS, Conversation, Question, Run, Stored, ask_all, dia_ranking, evidence_recall,
-                                        question_scores, recall_settings, result_of, stored_home, summarise, turn_text)
+from strata_bench.locomo import Run, ask_all, result_of
+from strata_bench.locomo_data import (KS, Conversation, Question, dia_ranking, evidence_recall, question_scores,
+                                      summarise, turn_text)
+from strata_bench.locomo_home import Stored, recall_settings, stored_home
 
 METRICS = ("recall_at_5", "recall_at_10")
 

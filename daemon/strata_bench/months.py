@@ -33,8 +33,8 @@ from strata_daemon.config.home import init_home
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.public import copy_database
 from strata_bench.lived import answer_as_agent, night, split
-from strata_bench.locomo import (KS, Conversation, Question, Stored, dia_ranking, home_toml, question_scores,
-                                        turn_rows, turn_text)
+from strata_bench.locomo_data import KS, Conversation, Question, dia_ranking, question_scores, turn_text
+from strata_bench.locomo_home import Stored, home_toml, turn_rows
 
 DAY = 86400.0
 AGES = (("under_30_days", 0, 30), ("30_to_90_days", 30, 90), ("over_90_days", 90, float("inf")))

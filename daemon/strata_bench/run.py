@@ -116,7 +116,9 @@ async def cmd_embed(args) -> int:
 async def cmd_locomo(args) -> int:
     from strata_bench.folds import GRID, bench_folds, format_folds, grid_points
     from strata_bench.lived import bench_locomo_lived, format_lived, lived_steps, split
-    from strata_bench.locomo import bench_locomo, format_table, home_settings, load_locomo, store_steps
+    from strata_bench.locomo import bench_locomo, format_table
+    from strata_bench.locomo_data import load_locomo
+    from strata_bench.locomo_home import home_settings, store_steps
 
     from strata_daemon.config.home import resolve_home
 
@@ -168,7 +170,8 @@ def _grid(assignments: list[str]) -> dict:
 
 
 async def cmd_lived(args) -> int:
-    from strata_bench.locomo import home_settings, load_locomo
+    from strata_bench.locomo_data import load_locomo
+    from strata_bench.locomo_home import home_settings
     from strata_bench.months import bench_lived, days_of, format_months
 
     from strata_daemon.config.home import resolve_home
@@ -189,7 +192,8 @@ async def cmd_lived(args) -> int:
 
 async def cmd_arena(args) -> int:
     from strata_bench.arena import bench_arena, format_table as arena_table, steps as arena_steps
-    from strata_bench.locomo import home_settings, load_locomo
+    from strata_bench.locomo_data import load_locomo
+    from strata_bench.locomo_home import home_settings
 
     from strata_daemon.app import wiring
     from strata_daemon.config.home import resolve_home

@@ -50,12 +50,8 @@ def _status_names(ops: list) -> dict[str, str]:
             if "$ref" in r}
 
 
-def http_markdown() -> str:
-    from strata_daemon.faces.http.openapi import document
-
-    doc = document()
-    components = doc.get("components", {})
-    schemas = components.get("schemas", {})
+def _intro(doc: dict, components: dict) -> list[str]:
+    """The title, where the document comes from, the server, and how requests are authenticated."""
     lines = ["# HTTP API reference", "", NOTE, "",
              f"From the OpenAPI {doc['openapi']} document that `strata serve --openapi` prints and "
              "`GET /openapi.json` serves.", "",
@@ -73,6 +69,92 @@ def http_markdown() -> str:
         for name, scheme in schemes.items():
             kind = f"HTTP {scheme['scheme']}" if scheme.get("type") == "http" else scheme.get("type", "")
             lines += [f"`{name}` ({kind}): {scheme.get('description', '')}", ""]
+    return lines
+
+
+def _errors(ops: list, components: dict) -> list[str]:
+    """The named error responses, by status."""
+    statuses = _status_names(ops)
+    named = components.get("responses", {})
+    if not named:
+        return []
+    lines = ["## Errors", "", "Every error has the body " + schema_text({"$ref": "#/components/schemas/Error"},
+                                                                        link=True) + ".", ""]
+    lines += table(("Status", "When"), [(code(statuses.get(name, "")), r.get("description", ""))
+                                         for name, r in sorted(named.items(),
+                                                               key=lambda item: statuses.get(item[0], ""))])
+    lines.append("")
+    return lines
+
+
+def _parameters(params: list) -> list[str]:
+    if not params:
+        return []
+    rows = []
+    for p in params:
+        schema = p.get("schema", {})
+        extra = f" (default {json.dumps(schema['default'])})" if "default" in schema else ""
+        rows.append((code(p["name"]), p["in"], schema_text({k: v for k, v in schema.items() if k != "default"}),
+                     "yes" if p.get("required") else "", p.get("description", "") + extra))
+    return ["Parameters:", ""] + table(("Name", "In", "Type", "Required", "Description"), rows) + [""]
+
+
+def _responses(responses: dict) -> list[str]:
+    """A line per answer with a body of its own; the named errors together, on one line."""
+    lines = ["Responses:", ""]
+    errors = [status for status, r in responses.items() if "$ref" in r]
+    for status, r in responses.items():
+        if "$ref" not in r:
+            schema = r.get("content", {}).get("application/json", {}).get("schema", {})
+            lines.append(f"- `{status}`: {schema_text(schema, link=True)}: {r.get('description', '')}")
+    if errors:
+        lines.append("- " + ", ".join(code(c) for c in errors) + ": an "
+                     + schema_text({"$ref": "#/components/schemas/Error"}, link=True)
+                     + " (see [Errors](#errors))")
+    lines.append("")
+    return lines
+
+
+def _operation(path: str, method: str, op: dict) -> list[str]:
+    lines = [f"### {op['operationId']}", "", f"`{method} {path}`", "", op.get("summary", ""), "",
+             op.get("description", ""), ""]
+    lines += _parameters(op.get("parameters", []))
+    body = op.get("requestBody")
+    if body:
+        schema = body["content"]["application/json"]["schema"]
+        lines += ["Request body (JSON" + (", required" if body.get("required") else "") + "):", ""]
+        rows = _body_rows(schema)
+        lines += (table(("Field", "Type", "Required", "Description"), rows) if rows
+                  else [schema_text(schema)]) + [""]
+    return lines + _responses(op["responses"])
+
+
+def _schemas(schemas: dict) -> list[str]:
+    """Each schema's fields; one that has every field of a larger one lists only its own."""
+    if not schemas:
+        return []
+    lines = ["## Schemas", "", "The bodies the operations answer with, and the shapes they share. A field "
+             "not marked required is there only when it applies.", ""]
+    for name, schema in schemas.items():
+        lines += [f"### {name}", "", schema.get("description", ""), ""]
+        base = _base_of(name, schemas)
+        shown = schema
+        if base is not None:
+            lines += [f"The fields of {schema_text({'$ref': base}, link=True)}, and:", ""]
+            mine = {k: v for k, v in schema["properties"].items() if k not in schemas[base]["properties"]}
+            shown = {**schema, "properties": mine}
+        rows = _body_rows(shown, link=True)
+        lines += (table(("Field", "Type", "Required", "Description"), rows) if rows
+                  else [schema_text(schema, link=True)]) + [""]
+    return lines
+
+
+def http_markdown() -> str:
+    from strata_daemon.faces.http.openapi import document
+
+    doc = document()
+    components = doc.get("components", {})
+    lines = _intro(doc, components)
     ops = [(path, method.upper(), op) for path, item in doc["paths"].items() for method, op in item.items()]
     tags: dict[str, list] = {}
     for path, method, op in ops:
@@ -82,62 +164,11 @@ def http_markdown() -> str:
                     [(method, f"[{code(path)}](#{anchor(op['operationId'])})", op.get("summary", ""))
                      for path, method, op in ops])
     lines.append("")
-    statuses = _status_names(ops)
-    named = components.get("responses", {})
-    if named:
-        lines += ["## Errors", "", "Every error has the body " + schema_text({"$ref": "#/components/schemas/Error"},
-                                                                             link=True) + ".", ""]
-        lines += table(("Status", "When"), [(code(statuses.get(name, "")), r.get("description", ""))
-                                             for name, r in sorted(named.items(),
-                                                                   key=lambda item: statuses.get(item[0], ""))])
-        lines.append("")
+    lines += _errors(ops, components)
     descriptions = {t["name"]: t.get("description", "") for t in doc.get("tags", ())}
     for tag, items in tags.items():
         lines += [f"## {tag}", "", descriptions.get(tag, ""), ""]
         for path, method, op in items:
-            lines += [f"### {op['operationId']}", "", f"`{method} {path}`", "", op.get("summary", ""), "",
-                      op.get("description", ""), ""]
-            params = op.get("parameters", [])
-            if params:
-                lines += ["Parameters:", ""]
-                rows = []
-                for p in params:
-                    schema = p.get("schema", {})
-                    extra = f" (default {json.dumps(schema['default'])})" if "default" in schema else ""
-                    rows.append((code(p["name"]), p["in"], schema_text({k: v for k, v in schema.items()
-                                                                           if k != "default"}),
-                                 "yes" if p.get("required") else "", p.get("description", "") + extra))
-                lines += table(("Name", "In", "Type", "Required", "Description"), rows) + [""]
-            body = op.get("requestBody")
-            if body:
-                schema = body["content"]["application/json"]["schema"]
-                lines += ["Request body (JSON" + (", required" if body.get("required") else "") + "):", ""]
-                rows = _body_rows(schema)
-                lines += (table(("Field", "Type", "Required", "Description"), rows) if rows
-                          else [schema_text(schema)]) + [""]
-            lines += ["Responses:", ""]
-            errors = [status for status, r in op["responses"].items() if "$ref" in r]
-            for status, r in op["responses"].items():
-                if "$ref" not in r:
-                    schema = r.get("content", {}).get("application/json", {}).get("schema", {})
-                    lines.append(f"- `{status}`: {schema_text(schema, link=True)}: {r.get('description', '')}")
-            if errors:
-                lines.append("- " + ", ".join(code(c) for c in errors) + ": an "
-                             + schema_text({"$ref": "#/components/schemas/Error"}, link=True)
-                             + " (see [Errors](#errors))")
-            lines.append("")
-    if schemas:
-        lines += ["## Schemas", "", "The bodies the operations answer with, and the shapes they share. A field "
-                  "not marked required is there only when it applies.", ""]
-        for name, schema in schemas.items():
-            lines += [f"### {name}", "", schema.get("description", ""), ""]
-            base = _base_of(name, schemas)
-            shown = schema
-            if base is not None:
-                lines += [f"The fields of {schema_text({'$ref': base}, link=True)}, and:", ""]
-                mine = {k: v for k, v in schema["properties"].items() if k not in schemas[base]["properties"]}
-                shown = {**schema, "properties": mine}
-            rows = _body_rows(shown, link=True)
-            lines += (table(("Field", "Type", "Required", "Description"), rows) if rows
-                      else [schema_text(schema, link=True)]) + [""]
+            lines += _operation(path, method, op)
+    lines += _schemas(components.get("schemas", {}))
     return finish(lines)

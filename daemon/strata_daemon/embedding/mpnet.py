@@ -157,48 +157,59 @@ def relative_buckets(length: int, buckets: int = 32, max_distance: int = 128) ->
     return out + np.where(n < exact, n, large)
 
 
-def build_graph(w: dict[str, np.ndarray], cfg: dict):
-    """The float32 ONNX model: input_ids and attention_mask (batch, length) in, the last hidden
-    states (batch, length, hidden) out; pooling is left to the caller."""
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
+class _Graph:
+    """The nodes and initialisers of the graph being written, each list in the order they are
+    made (the order is the model file's: the same weights give the same file)."""
 
-    hidden, heads = cfg["hidden_size"], cfg["num_attention_heads"]
-    head = hidden // heads
-    eps = float(cfg["layer_norm_eps"])
-    positions = cfg["max_position_embeddings"]
-    nodes, inits = [], []
+    def __init__(self, w: dict[str, np.ndarray], eps: float):
+        from onnx import helper, numpy_helper
 
-    def const(name, value):
-        inits.append(numpy_helper.from_array(np.asarray(value), name))
+        self.w, self.eps, self.nodes, self.inits = w, eps, [], []
+        self._helper, self._numpy_helper = helper, numpy_helper
+
+    def const(self, name, value):
+        self.inits.append(self._numpy_helper.from_array(np.asarray(value), name))
         return name
 
-    def node(op, inputs, name, **attrs):
-        nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+    def node(self, op, inputs, name, **attrs):
+        self.nodes.append(self._helper.make_node(op, inputs, [name], name=name, **attrs))
         return name
 
-    def linear(x, prefix, out):
+    def linear(self, x, prefix, out):
+        w, const, node = self.w, self.const, self.node
         weight = const(prefix + ".weight_t", np.ascontiguousarray(w[prefix + ".weight"].T.astype(np.float32)))
         return node("Add", [node("MatMul", [x, weight], out + "_mm"), const(prefix + ".bias", w[prefix + ".bias"])],
                     out)
 
-    def norm(x, prefix, out):
+    def norm(self, x, prefix, out):
+        w, const, node = self.w, self.const, self.node
         return node("LayerNormalization", [x, const(prefix + ".weight", w[prefix + ".weight"]),
-                                           const(prefix + ".bias", w[prefix + ".bias"])], out, axis=-1, epsilon=eps)
+                                           const(prefix + ".bias", w[prefix + ".bias"])],
+                    out, axis=-1, epsilon=self.eps)
 
-    one = const("one_i64", np.array(1, dtype=np.int64))
-    # Embeddings: positions count the real tokens from padding_idx + 1 (RoBERTa's scheme).
-    mask = "attention_mask"
+
+def _embeddings(g: _Graph, mask: str, one: str) -> str:
+    """Word plus position embeddings, normalised: positions count the real tokens from
+    padding_idx + 1 (RoBERTa's scheme)."""
+    w, const, node = g.w, g.const, g.node
     counted = node("CumSum", [mask, const("axis1", np.array(1, dtype=np.int64))], "mask_cumsum")
     pos = node("Add", [node("Mul", [counted, mask], "pos_masked"), one], "position_ids")
     x = node("Add", [node("Gather", [const("embeddings.word_embeddings.weight",
                                            w["embeddings.word_embeddings.weight"]), "input_ids"], "word_embd"),
                      node("Gather", [const("embeddings.position_embeddings.weight",
                                            w["embeddings.position_embeddings.weight"]), pos], "pos_embd")], "embd_sum")
-    x = norm(x, "embeddings.LayerNorm", "embd")
+    return g.norm(x, "embeddings.LayerNorm", "embd")
+
+
+def _scores_bias(g: _Graph, mask: str, one: str, positions: int) -> str:
+    """What every layer adds to its attention scores: MPNet's relative position bias, and a large
+    negative score for padding keys."""
+    from onnx import TensorProto
+
+    const, node = g.const, g.node
     # Relative position bias (1, heads, L, L), shared by every layer: a table over all distances,
     # each row already the bias of its bucket, gathered at (key - query) + (positions - 1).
-    table = w["encoder.relative_attention_bias.weight"][relative_buckets(positions)].astype(np.float32)
+    table = g.w["encoder.relative_attention_bias.weight"][relative_buckets(positions)].astype(np.float32)
     shape = node("Shape", ["input_ids"], "ids_shape")
     length = node("Gather", [shape, one], "length", axis=0)
     steps = node("Range", [const("zero_i64", np.array(0, dtype=np.int64)), length, one], "steps")
@@ -213,40 +224,65 @@ def build_graph(w: dict[str, np.ndarray], cfg: dict):
                 "mask4f", to=TensorProto.FLOAT)
     blocked = node("Mul", [node("Sub", [const("onef", np.array(1.0, dtype=np.float32)), keep], "unmask"),
                            const("neg", np.array(-1e4, dtype=np.float32))], "mask_bias")
-    scores_bias = node("Add", [bias, blocked], "scores_bias")
-    split = const("split_shape", np.array([0, 0, heads, head], dtype=np.int64))
-    merge = const("merge_shape", np.array([0, 0, hidden], dtype=np.int64))
-    scale = const("scale", np.array(1 / math.sqrt(head), dtype=np.float32))
-    root2 = const("root2", np.array(math.sqrt(2), dtype=np.float32))
-    half = const("half", np.array(0.5, dtype=np.float32))
-    onef = "onef"
+    return node("Add", [bias, blocked], "scores_bias")
+
+
+def _layer(g: _Graph, i: int, x: str, scores_bias: str, shared: dict[str, str]) -> str:
+    """Encoder layer i: attention with the shared score bias, then the GELU feed-forward block;
+    `shared` names the constants every layer uses."""
+    node, linear, norm = g.node, g.linear, g.norm
+    split, merge, scale, root2, half, onef = (shared[k] for k in ("split", "merge", "scale", "root2", "half", "onef"))
+    p, a = f"encoder.layer.{i}.", f"l{i}_"
+
+    def heads_of(n):
+        return node("Transpose", [node("Reshape", [linear(x, p + f"attention.attn.{n}", a + n), split],
+                                       a + n + "_split")], a + n + "_heads", perm=[0, 2, 1, 3])
+
+    q, k, v = heads_of("q"), heads_of("k"), heads_of("v")
+    kt = node("Transpose", [k], a + "kt", perm=[0, 1, 3, 2])
+    scores = node("Add", [node("Mul", [node("MatMul", [q, kt], a + "qk"), scale], a + "qk_scaled"), scores_bias],
+                  a + "scores")
+    probs = node("Softmax", [scores], a + "probs", axis=-1)
+    ctx = node("Reshape", [node("Transpose", [node("MatMul", [probs, v], a + "ctx_heads")], a + "ctx_t",
+                                perm=[0, 2, 1, 3]), merge], a + "ctx")
+    att = norm(node("Add", [linear(ctx, p + "attention.attn.o", a + "o"), x], a + "att_res"),
+               p + "attention.LayerNorm", a + "att")
+    h = linear(att, p + "intermediate.dense", a + "inter")
+    gelu = node("Mul", [node("Mul", [h, half], a + "h_half"),
+                        node("Add", [node("Erf", [node("Div", [h, root2], a + "h_div")], a + "h_erf"), onef],
+                             a + "h_erf1")], a + "gelu")
+    return norm(node("Add", [linear(gelu, p + "output.dense", a + "out"), att], a + "out_res"),
+                p + "output.LayerNorm", a + "layer")
+
+
+def build_graph(w: dict[str, np.ndarray], cfg: dict):
+    """The float32 ONNX model: input_ids and attention_mask (batch, length) in, the last hidden
+    states (batch, length, hidden) out; pooling is left to the caller."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    hidden, heads = cfg["hidden_size"], cfg["num_attention_heads"]
+    head = hidden // heads
+    g = _Graph(w, float(cfg["layer_norm_eps"]))
+    positions = cfg["max_position_embeddings"]
+    const = g.const
+    one = const("one_i64", np.array(1, dtype=np.int64))
+    mask = "attention_mask"
+    x = _embeddings(g, mask, one)
+    scores_bias = _scores_bias(g, mask, one, positions)
+    shared = {"split": const("split_shape", np.array([0, 0, heads, head], dtype=np.int64)),
+              "merge": const("merge_shape", np.array([0, 0, hidden], dtype=np.int64)),
+              "scale": const("scale", np.array(1 / math.sqrt(head), dtype=np.float32)),
+              "root2": const("root2", np.array(math.sqrt(2), dtype=np.float32)),
+              "half": const("half", np.array(0.5, dtype=np.float32)),
+              "onef": "onef"}  # made by _scores_bias
     for i in range(cfg["num_hidden_layers"]):
-        p, a = f"encoder.layer.{i}.", f"l{i}_"
-
-        def heads_of(n):
-            return node("Transpose", [node("Reshape", [linear(x, p + f"attention.attn.{n}", a + n), split],
-                                           a + n + "_split")], a + n + "_heads", perm=[0, 2, 1, 3])
-
-        q, k, v = heads_of("q"), heads_of("k"), heads_of("v")
-        kt = node("Transpose", [k], a + "kt", perm=[0, 1, 3, 2])
-        scores = node("Add", [node("Mul", [node("MatMul", [q, kt], a + "qk"), scale], a + "qk_scaled"), scores_bias],
-                      a + "scores")
-        probs = node("Softmax", [scores], a + "probs", axis=-1)
-        ctx = node("Reshape", [node("Transpose", [node("MatMul", [probs, v], a + "ctx_heads")], a + "ctx_t",
-                                    perm=[0, 2, 1, 3]), merge], a + "ctx")
-        att = norm(node("Add", [linear(ctx, p + "attention.attn.o", a + "o"), x], a + "att_res"),
-                   p + "attention.LayerNorm", a + "att")
-        h = linear(att, p + "intermediate.dense", a + "inter")
-        gelu = node("Mul", [node("Mul", [h, half], a + "h_half"),
-                            node("Add", [node("Erf", [node("Div", [h, root2], a + "h_div")], a + "h_erf"), onef],
-                                 a + "h_erf1")], a + "gelu")
-        x = norm(node("Add", [linear(gelu, p + "output.dense", a + "out"), att], a + "out_res"),
-                 p + "output.LayerNorm", a + "layer")
-    nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
+        x = _layer(g, i, x, scores_bias, shared)
+    g.nodes.append(helper.make_node("Identity", [x], ["last_hidden_state"], name="output"))
     ids_in = helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "length"])
     mask_in = helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "length"])
     out = helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "length", hidden])
-    graph = helper.make_graph(nodes, NAME, [ids_in, mask_in], [out], initializer=inits)
+    graph = helper.make_graph(g.nodes, NAME, [ids_in, mask_in], [out], initializer=g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="strata")
     model.ir_version = 8
     onnx.checker.check_model(model, full_check=False)

@@ -38,7 +38,9 @@ def cmd_config_show(args) -> int:
     width = max(len(r["key"]) for r in rows)
     print(f"# home {home.root}; file {home.config_path}" + ("" if home.config_path.exists() else " (absent)"))
     for r in rows:
-        print(f"{r['key']:<{width}}  {_setting_value(BY_KEY[r['key']], r['value']):<14} {r['source']}")
+        # An [experimental] row is a tuned constant, shown as its value and marked so.
+        shown = _setting_value(BY_KEY[r["key"]], r["value"]) if r["key"] in BY_KEY else plain(r["value"])
+        print(f"{r['key']:<{width}}  {shown:<14} {r['source']}" + ("" if r["key"] in BY_KEY else " (experimental)"))
     return 0
 
 

@@ -10,11 +10,26 @@ import sys
 from strata_daemon import __version__
 from strata_daemon.errors import EXIT_CODES, StrataError
 from strata_daemon.faces.cli import (admin_cmds, arena_cmds, capsule_cmds, care_cmds, consolidate_cmds, dossier_cmds,
-                                     fact_cmds, mcp_cmds, memory_cmds, serve_cmds, systemd_cmds, tui_cmds, web_cmds)
+                                     fact_cmds, io_cmds, mcp_cmds, memory_cmds, serve_cmds, systemd_cmds, tui_cmds,
+                                     web_cmds)
 from strata_daemon.faces.cli.output import error
 
+
+class _Joined:
+    """One group's commands kept in several modules, standing in for one module: COMMANDS in the
+    modules' order (the group's one line in --help) and register(sub, common) adding them in it."""
+
+    def __init__(self, *modules) -> None:
+        self.modules = modules
+        self.COMMANDS = tuple(name for mod in modules for name in mod.COMMANDS)
+
+    def register(self, sub, common) -> None:
+        for mod in self.modules:
+            mod.register(sub, common)
+
+
 GROUPS = (
-    ("memory", memory_cmds),
+    ("memory", _Joined(io_cmds, memory_cmds)),
     ("facts", fact_cmds),
     ("spiderweb", web_cmds),
     ("dossiers", dossier_cmds),

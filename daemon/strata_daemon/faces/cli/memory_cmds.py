@@ -1,21 +1,20 @@
-"""Commands on one namespace's memories: observe, import, export, recall, feedback, show, timeline, ..."""
+"""Commands on the memories a namespace holds: recall, feedback, show, timeline, forget, restore,
+mark; and `opened`, the namespace every command module works on. Bringing memories in and out
+(observe, import, export) is in io_cmds."""
 
 from __future__ import annotations
 
 import contextlib
-import os
-import sys
-import tempfile
 
-from strata_daemon.base import bounded, timeutil
-from strata_daemon.app.public import STATES, export_line, parse_context_pairs, parse_jsonl, stored_rows
-from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
+from strata_daemon.base import timeutil
+from strata_daemon.app.public import STATES, parse_context_pairs
+from strata_daemon.errors import InvalidInput
 from strata_daemon.app.memory import Memory
-from strata_daemon.config.settings import KINDS, MODES
+from strata_daemon.config.settings import MODES
 from strata_daemon.base.wording import plain
-from strata_daemon.faces.cli.output import Progress, count, emit, note, one_line, short_time, show_fact
+from strata_daemon.faces.cli.output import count, emit, one_line, short_time, show_fact
 
-COMMANDS = ("observe", "import", "export", "recall", "feedback", "show", "timeline", "forget", "restore", "mark")
+COMMANDS = ("recall", "feedback", "show", "timeline", "forget", "restore", "mark")
 
 
 @contextlib.asynccontextmanager
@@ -27,143 +26,6 @@ async def opened(args, actor: str = "cli"):
         yield await mem.shared(scope) if scope else mem
     finally:
         await mem.close()
-
-
-async def cmd_observe(args) -> int:
-    piped = args.text is None or args.text == "-"
-    if piped and (sys.stdin is None or sys.stdin.isatty()):
-        raise InvalidInput("no text given", hint="strata observe TEXT, or pipe the text on stdin")
-    async with opened(args) as mem:
-        text: str | bytes = args.text
-        if piped:
-            text = bounded.read_stream(sys.stdin.buffer, mem.limits.max_content_bytes, what="the text on stdin",
-                                       hint="split it, or raise store.max_content_bytes in strata.toml")
-        result = await mem.observe(text, kind=args.kind, importance=args.importance,
-                                   context=parse_context_pairs(args.context), at=args.at, source=args.source,
-                                   session=args.session, factual=args.factual)
-    if args.json:
-        emit(result, True)
-    else:
-        print(result["id"])
-        if result["status"] != "created":
-            note(f"strata: same as memory {result['id']} ({result['status']}, {result['occurrences']} occurrences)")
-    return 0
-
-
-class _Tee:
-    """A pipe's lines as they are read, copied to `spool` for the second reading."""
-
-    def __init__(self, stream, spool):
-        self.stream, self.spool = stream, spool
-
-    def readline(self, size: int = -1) -> bytes:
-        line = self.stream.readline(size)
-        self.spool.write(line)
-        return line
-
-
-async def cmd_import(args) -> int:
-    path = args.file
-    try:
-        stream = sys.stdin.buffer if path == "-" else open(path, "rb")
-        size = 0 if path == "-" else os.fstat(stream.fileno()).st_size
-    except OSError as e:
-        raise InvalidInput(f"cannot read {path}: {e.strerror}") from None
-    async with opened(args, actor="import") as mem:
-        now, keep = timeutil.now(), int(mem.config.tuning.store.import_buffer_mb) * 2**20
-        # A pipe is read once: a copy (private, unnamed, gone on exit) serves the second reading.
-        spool = tempfile.TemporaryFile(dir=mem.home.state_dir) if not stream.seekable() else None
-        with stream, spool or contextlib.nullcontext():
-            bar = Progress(size, "checking", unit="bytes")
-            parsed = parse_jsonl(stream if spool is None else _Tee(stream, spool), mem.limits, agent=mem.agent,
-                                 now=now, progress=bar.advance, keep_bytes=keep)
-            bar.close()
-            if parsed.bad and not args.skip_bad:
-                shown = "\n".join(f"  line {n}: {msg}" for n, msg in parsed.bad[:10])
-                more = f"\n  ... and {len(parsed.bad) - 10} more" if len(parsed.bad) > 10 else ""
-                raise InvalidInput(f"{path}: {len(parsed.bad)} bad line(s), nothing imported\n{shown}{more}",
-                                   hint="fix them, or pass --skip-bad to import the good lines")
-            rows = parsed.rows
-            if rows is None:
-                (spool or stream).seek(0)
-                rows = stored_rows(spool or stream, mem.limits, agent=mem.agent, now=now,
-                                   skip={n for n, _ in parsed.bad})
-            bar = Progress(parsed.good, "importing", unit="observations")
-            totals = await mem.observe_many(rows, validated=True, progress=bar.advance,
-                                             input_sha256=parsed.sha256, skip_purged=True)
-            bar.close()
-        embedded = 0
-        if not args.no_embed:
-            # The memories are stored either way; without a model they wait in the backlog.
-            try:
-                bar = Progress(await mem.embedding_backlog(every_namespace=True), "embedding", unit="memories")
-                embedded = (await mem.embed_pending(progress=bar.advance))["embedded"]
-                bar.close()
-            except EmbeddingUnavailable as e:
-                note(f"strata: imported, but not embedded: {e.message}")
-        backlog = await mem.embedding_backlog()
-    report = {"created": totals["created"], "repeat": totals["repeat"], "duplicate": totals["duplicate"],
-              "skipped_purged": totals["purged"], "skipped_bad": len(parsed.bad),
-              "bad_lines": [n for n, _ in parsed.bad], "embedded": embedded, "embedding_backlog": backlog}
-    emit(report, args.json, lambda r: (f"imported {r['created']} new, {r['repeat']} repeats folded in, "
-                                       f"{r['duplicate']} already present, {r['skipped_bad']} bad lines skipped; "
-                                       f"embedded {r['embedded']}, {r['embedding_backlog']} waiting"))
-    if report["skipped_purged"] and not args.json:
-        note(f"strata: {report['skipped_purged']} left out: they hold the words of memories purged from this home "
-             "(`strata observe` stores such words anew, if that is what you mean)")
-    return 0
-
-
-def export_target(output: str, home) -> tuple[str, bool]:
-    """Where an export writes, and whether through a temporary file renamed over it (a regular
-    file, or none yet) or straight into it (a pipe, a device such as /dev/stdout). A symlink is
-    written through. The home's own files are refused: a rename over the database loses it."""
-    target = os.path.realpath(output)
-    folder = os.path.dirname(target)
-    if os.path.isdir(target):
-        raise InvalidInput(f"{output} is a folder", hint="name a file to export to, e.g. memories.jsonl")
-    if not os.path.isdir(folder):
-        raise InvalidInput(f"cannot export to {output}: the folder {folder} does not exist",
-                           hint="create it first, or name a file in an existing folder")
-    protected = [os.path.realpath(d) for d in (home.state_dir, home.capsule_dir, home.templates_dir)]
-    if any(os.path.commonpath([target, d]) == d for d in protected) or target == os.path.realpath(home.config_path):
-        raise InvalidInput(f"{output} is inside the home's own files ({home.root}); an export there would "
-                           "replace them", hint="export to a file outside the home, e.g. ~/strata-export.jsonl")
-    exists = os.path.exists(target)
-    return target, not exists or os.path.isfile(target)
-
-
-async def _write_export(mem: Memory, out) -> int:
-    count = 0
-    async for ep in mem.export():
-        out.write(export_line(ep))
-        count += 1
-    return count
-
-
-async def cmd_export(args) -> int:
-    to_file = args.output not in (None, "-")
-    async with opened(args) as mem:
-        if not to_file:
-            await _write_export(mem, sys.stdout)
-            return 0
-        target, renamed = export_target(args.output, mem.home)
-        if not renamed:
-            with open(target, "w", encoding="utf-8") as out:
-                count = await _write_export(mem, out)
-        else:
-            # Written beside the target and renamed at the end: a failed export never clobbers an older one.
-            fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    count = await _write_export(mem, out)
-                os.replace(tmp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
-    note(f"strata: exported {count} memories to {args.output}")
-    return 0
 
 
 def _show_recall(r: dict, explain: bool) -> str:
@@ -350,26 +212,6 @@ def register(sub, common) -> None:
         p = sub.add_parser(name, parents=[common], help=help_, description=help_, **kw)
         p.set_defaults(handler=handler)
         return p
-
-    p = add("observe", cmd_observe, "Store an observation; prints its id.")
-    p.add_argument("text", nargs="?", help="the text (omit or '-' to read stdin)")
-    p.add_argument("--kind", help=f"kind of episode (default observation; {', '.join(KINDS)})")
-    p.add_argument("--importance", type=float, help="0-1 (default 0.5)")
-    p.add_argument("--context", action="append", metavar="KEY=VALUE",
-                   help="context feature, repeatable (environment, task_type, goal, or your own)")
-    p.add_argument("--at", help="when it happened (ISO 8601, unix seconds, '3h ago'; default now)")
-    p.add_argument("--source", help="where it came from (loop, email, person, ...)")
-    p.add_argument("--session", help="session or context id")
-    p.add_argument("--factual", action="store_true", help="always eligible for recall, never decays")
-
-    p = add("import", cmd_import, "Import observations from JSON Lines (one object per line).")
-    p.add_argument("file", help="path, or '-' for stdin")
-    p.add_argument("--skip-bad", action="store_true", help="import the good lines, report the bad ones")
-    p.add_argument("--no-embed", action="store_true",
-                   help="store only; the daemon's embed pass (or `strata embed`) embeds them later")
-
-    p = add("export", cmd_export, "Export the namespace as JSON Lines (re-importable).")
-    p.add_argument("-o", "--output", help="file to write (0600); default stdout")
 
     p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")
     p.add_argument("query")

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from strata_daemon import __version__
-from strata_daemon.faces.http.responses import SCHEMAS, ref
+from strata_daemon.faces.http.responses import SCHEMAS
+from strata_daemon.faces.http.shapes import ref
 from strata_daemon.faces.http.routes import OPS, PATH_TYPES, Op, scoped
 
 # The errors, each with the one body shape (Error). Every operation may answer those in

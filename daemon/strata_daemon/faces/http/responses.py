@@ -1,5 +1,6 @@
-"""The JSON schemas of what the HTTP API answers (pure data): one named shape per response body,
-and the shapes several bodies share (a memory, a recall hit, a fact, a dossier, an error).
+"""The JSON schemas of what the HTTP API answers (pure data): one named shape per response body
+(SCHEMAS), among them those several bodies refer to (a memory, a recall hit, a fact, an error).
+They are built from the parts in shapes.py.
 
 They are written from what the `Memory` methods return. An object lists the fields it always
 has as required and the others as optional; a field that can be null says so; and an object
@@ -9,79 +10,12 @@ check the real server's answers against it (tests/test_http_openapi.py)."""
 
 from __future__ import annotations
 
-from strata_daemon.app.public import ACTIVE, CONSOLIDATION_RULES as RULES, LINK_TYPES, PASSIVE, QUALITIES, STATES, TIERS
+from strata_daemon.app.public import CONSOLIDATION_RULES as RULES, LINK_TYPES, STATES, TIERS
 from strata_daemon.config.settings import MODES
-
-
-def ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def about(schema: dict, text: str) -> dict:
-    return {**schema, "description": text}
-
-
-def nullable(schema: dict) -> dict:
-    """The schema, or null."""
-    kind = schema.get("type")
-    if kind is None:
-        return {"anyOf": [schema, {"type": "null"}]}
-    out = {**schema, "type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
-    if "enum" in schema:
-        out["enum"] = [*schema["enum"], None]
-    return out
-
-
-def fields(always: dict, sometimes: dict | None = None, *, text: str = "") -> dict:
-    """An object with the fields in `always` every time, those in `sometimes` when they apply,
-    and no others."""
-    out = {"type": "object", "properties": {**always, **(sometimes or {})}, "required": list(always),
-           "additionalProperties": False}
-    return about(out, text) if text else out
-
-
-def array(items: dict) -> dict:
-    return {"type": "array", "items": items}
-
-
-def map_of(values: dict, keys: tuple[str, ...] | None = None) -> dict:
-    """An object whose keys are names (rules, states, arms: `keys` when they are known) and whose
-    values are all `values`."""
-    out = {"type": "object", "additionalProperties": values}
-    return out if keys is None else {**out, "propertyNames": {"enum": list(keys)}}
-
-
-INT = {"type": "integer"}
-COUNT = {"type": "integer", "minimum": 0}
-ID = {"type": "integer", "minimum": 1}
-POSITIVE = ID  # a count or number that starts at 1
-NUM = {"type": "number"}
-STR = {"type": "string"}
-BOOL = {"type": "boolean"}
-TIME = {"type": "number", "description": "unix seconds"}
-ISO = {"type": "string", "format": "date-time", "description": "the same time in ISO 8601 (UTC)"}
-MS = {"type": "number", "description": "milliseconds"}
-OPEN = {"type": "object", "description": "free-form: its keys vary"}
-WARNINGS = about(array(STR), "what the call could not do as asked, in words (empty when all went well)")
-IDS = array(ID)
-STATE = {"type": "string", "enum": list(STATES)}
-PHASE = about({"type": "string", "enum": [PASSIVE, ACTIVE]},
-              "the learning phase: passive until there is enough use for the thresholds to be trusted")
-NODE = about(STR, "a node of the spiderweb: episode:ID, fact:KEY or entity:TYPE:VALUE")
-NODE_STATE = about({"type": "string", "enum": [*STATES, "current", "retracted", "entity"]},
-                   "a memory's state, `current` or `retracted` for a fact, `entity` for an entity")
-SOURCE = about(STR, "who or what said it: KIND:REF, e.g. person:ines, agent:NAME, episode:12")
-
-
-def _timed(names: tuple[str, ...], nullable_ones: tuple[str, ...] = ()) -> dict:
-    """Each time as unix seconds and as its ISO twin (`NAME_iso`)."""
-    out = {}
-    for name in names:
-        can_be_null = name in nullable_ones
-        out[name] = nullable(TIME) if can_be_null else TIME
-        out[f"{name}_iso"] = nullable(ISO) if can_be_null else ISO
-    return out
-
+from strata_daemon.faces.http.shapes import (BOOL, COUNT, ID, IDS, INT, MEMORY_FIELDS, MS, NODE, NODE_STATE, NUM,
+                                             OPEN, PHASE, POSITIVE, PURGE_FIELDS, SOURCE, STATE, STR, STRATEGY, TIME,
+                                             TIMES, WARNINGS, about, array, fields, map_of, nullable, page_of, ref,
+                                             timed)
 
 # -- errors ------------------------------------------------------------------------------------
 
@@ -96,27 +30,9 @@ ERROR = fields(
 
 # -- memories ----------------------------------------------------------------------------------
 
-_MEMORY_TIMES = ("event_at", "recorded_at", "last_seen_at", "last_access_at", "updated_at", "potentiated_at",
-                 "stale_at", "replayed_at", "tier_at")
-_MEMORY_NEVER_NULL = ("event_at", "recorded_at", "last_seen_at", "updated_at")
-MEMORY_FIELDS = {
-    "id": ID, "agent": about(STR, "the namespace"), "kind": STR, "content": STR,
-    "content_hash": about(STR, "what repeats and duplicates are recognised by"),
-    "occurrences": about(POSITIVE, "how often the same text was observed within the attention window"),
-    "source": nullable(STR), "session": nullable(STR), "importance": about(NUM, "0 to 1"),
-    "factual": about(BOOL, "pinned as factual: it does not fade"), "irrelevant": BOOL,
-    "context": about(OPEN, "the context it was observed in, as given (nested up to 4 levels)"),
-    "access_count": COUNT, "success_count": COUNT, "failure_count": COUNT, "state": STATE,
-    "superseded_by": about(nullable(ID), "the memory a merge folded this one into"),
-    "confidence": about(NUM, "0 to 1; lowered by stale decay"), "quality": {"type": "string", "enum": list(QUALITIES)},
-    "strength_factor": about(NUM, "lowered when newer memories contradict it"),
-    "tier": about({"type": "string", "enum": list(TIERS)}, "cold memories rank lower in recall"),
-    **_timed(_MEMORY_TIMES, tuple(t for t in _MEMORY_TIMES if t not in _MEMORY_NEVER_NULL)),
-}
 STATED_TIME = fields({"phrase": about(STR, "the words in the memory, e.g. `yesterday`"),
                       "date": about(STR, "the date they mean: 2023-05-07, 2023-05, 2023 or a range FROM..TO")},
                      text="A time a memory states, resolved against when it was said.")
-TIMES = about(array(ref("StatedTime")), "the times the text states, resolved (only when it states one)")
 
 MEMORY = fields(MEMORY_FIELDS, text="A memory as stored.")
 MEMORY_DETAIL = fields(
@@ -163,17 +79,6 @@ LIFECYCLE_CHANGE = fields(
 
 # -- forgetting --------------------------------------------------------------------------------
 
-PURGE_FIELDS = {
-    "purge": about(ID, "the audit entry that records the purge"), "memories": about(IDS, "the memories purged"),
-    "facts": array(fields({"key": STR, "retracted": about(BOOL, "no value was left"), "values_removed": COUNT})),
-    "entities": about(COUNT, "spiderweb entities only these memories mentioned"),
-    "audit_redacted": COUNT, "dossier_lines_redacted": COUNT, "capsule_lines_redacted": COUNT,
-    "recalls": about(COUNT, "logged recalls whose query was redacted"), "arena_episodes": COUNT,
-    "phase_runs": COUNT, "wal_cleared": about(BOOL, "false while another process still reads the old pages"),
-    "dossiers_rewritten": array(STR),
-    "backups_holding": about(array(STR), "database copies that still hold the text (remove them to be rid of it)"),
-    "elapsed_ms": fields({"removed": MS, "regenerated": MS}),
-}
 PURGE = fields(PURGE_FIELDS, text="What a purge removed, from every layer, for good.")
 PURGED_MEMORY = fields({"id": ID, "purged": {"type": "boolean", "const": True}, **PURGE_FIELDS},
                        text="A memory purged for good.")
@@ -221,8 +126,6 @@ RECALL_STAGE = about({"type": "object", "required": ["stage", "candidates", "cha
                       "additionalProperties": True},
                      "One step of a recall: the candidates after it, the change it made, its time, and what "
                      "else it reports (varies by step).")
-STRATEGY = {"arm": about(STR, "the strategy used"),
-            "chosen_by": {"type": "string", "enum": ["mode", "config", "arena", "home arena"]}}
 RECALL_RESULT = fields(
     {"recall_id": about(nullable(ID), "what feedback names; null for a shared namespace (not logged)"),
      "agent": STR, "query": STR, "mode": {"type": "string", "enum": list(MODES)},
@@ -306,17 +209,17 @@ NEIGHBOURHOOD = fields(
 _FACT_ALWAYS = {
     "key": about(STR, "the normalised key"), "label": about(STR, "the key as first written"), "fact_id": ID,
     "importance": NUM, "ttl_seconds": about(nullable(NUM), "after this it is stale"),
-    **_timed(("confirmed_at",), ("confirmed_at",)), "stale": BOOL,
+    **timed(("confirmed_at",), ("confirmed_at",)), "stale": BOOL,
 }
 _FACT_VALUE = {
-    "value_id": ID, **_timed(("valid_from",)), "valid_to": about(nullable(TIME), "null while it holds"),
+    "value_id": ID, **timed(("valid_from",)), "valid_to": about(nullable(TIME), "null while it holds"),
     "recorded_at": TIME, "source": SOURCE, "rule": about(nullable(STR), "the capture rule, if one set it"),
     "confidence": NUM, "age_seconds": NUM,
 }
 FACT = fields({**_FACT_ALWAYS, "value": STR, **_FACT_VALUE}, text="A fact and its value at the time asked.")
 FACT_VALUE = fields(
-    {"value_id": ID, "value": about(nullable(STR), "null: retracted"), **_timed(("valid_from",)),
-     **_timed(("valid_to",), ("valid_to",)), **_timed(("recorded_at",)), "source": SOURCE, "rule": nullable(STR),
+    {"value_id": ID, "value": about(nullable(STR), "null: retracted"), **timed(("valid_from",)),
+     **timed(("valid_to",), ("valid_to",)), **timed(("recorded_at",)), "source": SOURCE, "rule": nullable(STR),
      "confidence": NUM, "actor": STR, "current": about(BOOL, "the value now")},
     text="One value a fact had, and when it held.")
 FACT_HISTORY = fields({**_FACT_ALWAYS, "value": about(nullable(STR), "null: none now"),
@@ -336,16 +239,16 @@ FACT_CHANGE = fields(
                      "confirmed: it already held that value; recorded: an older time, history only"),
      "key": STR, "label": STR, "value": about(nullable(STR), "null: retracted"), "previous": nullable(STR),
      "value_id": ID, "conflict": nullable(ref("FactConflictFlag")),
-     "current": about(BOOL, "whether this is the value now"), **_timed(("valid_from",)), "recorded_at": TIME,
+     "current": about(BOOL, "whether this is the value now"), **timed(("valid_from",)), "recorded_at": TIME,
      "source": SOURCE},
     {"replaces": about(nullable(ref("FactSide")), "the value it follows"),
      "replaced_by": about(nullable(ref("FactSide")), "the value that follows it (a write in the past)")},
     text="What a write to a fact did.")
-_CONFLICT_SIDE = fields({"value": nullable(STR), **_timed(("valid_from",)), "source": SOURCE})
+_CONFLICT_SIDE = fields({"value": nullable(STR), **timed(("valid_from",)), "source": SOURCE})
 FACT_CONFLICT = fields(
-    {"id": ID, "key": STR, "reason": REASON, "late": BOOL, **_timed(("at",)),
+    {"id": ID, "key": STR, "reason": REASON, "late": BOOL, **timed(("at",)),
      "acknowledged_at": nullable(TIME), "old": nullable(_CONFLICT_SIDE), "new": _CONFLICT_SIDE,
-     "next": nullable(fields({"value": nullable(STR), **_timed(("valid_from",))}))},
+     "next": nullable(fields({"value": nullable(STR), **timed(("valid_from",))}))},
     text="A conflict between values of a fact: sources disagreeing close together, or a late older value.")
 
 # -- dossiers, capsule -------------------------------------------------------------------------
@@ -354,7 +257,7 @@ DOSSIER_LIST = fields(
     {"topics": array(fields(
         {"topic": STR, "query": about(STR, "what recall looks for"), "facts": about(array(STR), "fact-key prefixes"),
          "origin": {"type": "string", "enum": ["config", "capsule", "person", "discovered"]}, "enabled": BOOL,
-         "version": nullable(POSITIVE), **_timed(("refreshed_at",), ("refreshed_at",)), "checked_at": nullable(TIME),
+         "version": nullable(POSITIVE), **timed(("refreshed_at",), ("refreshed_at",)), "checked_at": nullable(TIME),
          "due": about(BOOL, "the next scheduled refresh takes it")},
         {"proposed_because": about(OPEN, "why it was discovered")})),
      "warnings": WARNINGS, "refresh_interval_hours": NUM, "min_interval_hours": NUM},
@@ -364,7 +267,7 @@ DOSSIER = fields(
      "sources": array(fields({"id": about(STR, "as cited: e12 a memory, f7 a fact value")},
                              {"salience": NUM})),
      "generator": STR, "input_hash": STR, "notes": about(OPEN, "how it was written (off_topic, fallback, llm, ...)"),
-     **_timed(("created_at",)), "actor": STR},
+     **timed(("created_at",)), "actor": STR},
     text="One version of a dossier.")
 DOSSIER_REFRESH = fields(
     {"topic": STR, "status": about({"type": "string", "enum": ["refreshed", "unchanged"]},
@@ -394,7 +297,7 @@ CONSOLIDATION_RUN = fields(
           "by": about(ID, "interference: the newer memory"), "with": about(ID, "associate: the other memory")})),
      "seconds": NUM},
     text="A consolidation pass: what it changed, or (dry run) would.")
-_PHASE_RUN = fields({**_timed(("started_at",)), "ended_at": nullable(TIME),
+_PHASE_RUN = fields({**timed(("started_at",)), "ended_at": nullable(TIME),
                      "status": {"type": "string", "enum": ["running", "ok", "failed", "interrupted"]},
                      "result": about(nullable(OPEN), "what the run reported"), "error": nullable(STR)})
 _LISTENER = fields({"address": STR, "up": BOOL, "error": nullable(STR), "hint": nullable(STR)})
@@ -408,7 +311,7 @@ STATUS_REPORT = fields(
      "facts": about(COUNT, "facts with a value now"), "web_edges": COUNT,
      "dossiers": about(COUNT, "topics with a written dossier"), "phase": PHASE,
      "recall_strategy": fields(STRATEGY, {"warning": STR}, text="what a recall without a mode uses"),
-     "strength": about(nullable(fields({**_timed(("taken_at",)), "episodes": COUNT, "mean": nullable(NUM),
+     "strength": about(nullable(fields({**timed(("taken_at",)), "episodes": COUNT, "mean": nullable(NUM),
                                         "p10": nullable(NUM), "p50": nullable(NUM), "p90": nullable(NUM),
                                         "weak": COUNT, "potentiated": COUNT, "edges": COUNT})),
                        "the newest nightly strength snapshot, or null"),
@@ -419,14 +322,9 @@ STATUS_REPORT = fields(
           "listeners": about(nullable(fields({"unix": nullable(_LISTENER), "tcp": nullable(_LISTENER)})),
                              "the API listeners as the running daemon recorded them, or null"),
           "phases": array(fields({"phase": STR, "every_seconds": NUM, "after": nullable(STR), "at_start": BOOL,
-                                  "last": nullable(_PHASE_RUN), **_timed(("next_at",), ("next_at",))})),
-          "recent_errors": array(fields({"phase": STR, **_timed(("started_at",)), "error": nullable(STR)}))})},
+                                  "last": nullable(_PHASE_RUN), **timed(("next_at",), ("next_at",))})),
+          "recent_errors": array(fields({"phase": STR, **timed(("started_at",)), "error": nullable(STR)}))})},
     text="The namespace in numbers, and the daemon.")
-
-
-def page_of(item: str, text: str) -> dict:
-    return fields({"items": array(ref(item)), "offset": COUNT,
-                   "next_offset": about(nullable(COUNT), "the offset of the next page; null on the last")}, text=text)
 
 
 SCHEMAS = {

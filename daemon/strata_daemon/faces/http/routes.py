@@ -12,7 +12,7 @@ from strata_daemon.app.public import STATES
 from strata_daemon.errors import InvalidInput
 from strata_daemon.app.memory import Memory
 from strata_daemon.config.settings import KINDS, MODES
-from strata_daemon.faces.http.responses import about, array, ref
+from strata_daemon.faces.http.shapes import about, array, ref
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ and `scope` only reaches the namespaces strata.toml shares (agent.shared), read-
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Awaitable, Literal, TypeVar
+from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
@@ -116,15 +116,27 @@ class LeanServer(MCPServer):
                 for t in await super().list_tools()]
 
 
+Reader = Callable[[str | None], Awaitable[Memory]]  # `scope` -> the namespace a tool reads
+
+
 def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
     server = LeanServer("strata", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
-
-    me = f"agent:{mem.agent}"  # facts the agent sets are its own assertions, not a person's
 
     async def reader(scope: str | None) -> Memory:
         return await guarded(mem.shared(scope)) if scope else mem
 
-    # -- episodes -----------------------------------------------------------------------------
+    # Registered in this order, which is the order of the tool list an agent reads.
+    _memory_tools(server, mem, reader)
+    _browse_and_forget_tools(server, mem, reader, allow_purge=allow_purge)
+    _fact_tools(server, mem, reader)
+    _document_tools(server, mem)
+    _web_tools(server, mem)
+    _resources(server, mem)
+    return server
+
+
+def _memory_tools(server: MCPServer, mem: Memory, reader: Reader) -> None:
+    """observe, recall, feedback: the loop an agent runs (store, find, say whether it helped)."""
 
     @server.tool(annotations=WRITE)
     async def observe(
@@ -164,6 +176,10 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
         """Say whether a recall helped, naming what you used."""
         return await guarded(mem.feedback(recall_id, outcome, used=used))
 
+
+def _browse_and_forget_tools(server: MCPServer, mem: Memory, reader: Reader, *, allow_purge: bool) -> None:
+    """timeline, memory_get, forget: the memories in time order, one in full, and forgetting one."""
+
     @server.tool(annotations=READ)
     async def timeline(
         since: Annotated[str | None, Field(description="From this time.")] = None,
@@ -201,7 +217,10 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
             return await guarded(mem.forget_matching(matching, purge=purge, apply=confirm))
         return await guarded(mem.forget(id, purge=purge))
 
-    # -- facts --------------------------------------------------------------------------------
+
+def _fact_tools(server: MCPServer, mem: Memory, reader: Reader) -> None:
+    """fact_get, fact_set: a fact's value now, then or over time, and setting one."""
+    me = f"agent:{mem.agent}"  # facts the agent sets are its own assertions, not a person's
 
     @server.tool(annotations=READ)
     async def fact_get(
@@ -237,7 +256,9 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
             return await guarded(mem.facts.retract(key, at=at, source=source or me))
         return await guarded(mem.facts.set(key, value, at=at, source=source or me))
 
-    # -- dossiers and capsule -----------------------------------------------------------------
+
+def _document_tools(server: MCPServer, mem: Memory) -> None:
+    """dossier, capsule_get."""
 
     @server.tool(annotations=WRITE)
     async def dossier(
@@ -261,7 +282,9 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
         """Who you are and what you must remember. Read it first."""
         return await guarded(mem.capsule.show(last_good=last_good, render_missing=True))
 
-    # -- spiderweb ----------------------------------------------------------------------------
+
+def _web_tools(server: MCPServer, mem: Memory) -> None:
+    """related (the spiderweb), status."""
 
     @server.tool(annotations=READ)
     async def related(
@@ -279,7 +302,9 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
         """Counts, backlog, phase, size, daemon."""
         return await guarded(mem.status())
 
-    # -- resources ----------------------------------------------------------------------------
+
+def _resources(server: MCPServer, mem: Memory) -> None:
+    """The capsule and the dossiers as resources: their markdown text."""
 
     async def read(call: Awaitable[dict]) -> str:
         try:
@@ -296,8 +321,6 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
                      description="The current dossier on a topic; every line cites its sources.")
     async def dossier_resource(topic: str) -> str:
         return await read(mem.dossiers.show(topic))
-
-    return server
 
 
 async def serve(home: str | None, agent: str | None, *, allow_purge: bool = False) -> None:
