@@ -5,17 +5,17 @@ import json
 import math
 
 import pytest
+from test_balanced import CONVERSATION
 
+from conftest import write_config
 from strata_daemon import Memory
+from strata_daemon.app import wiring
 from strata_daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
 from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, paired_gain, ucb
 from strata_daemon.arena.reward import check as check_weights, episode_reward
-from strata_daemon.config.tuning import ArenaWeights
-from strata_daemon.app import wiring
 from strata_daemon.config.load import load_config
+from strata_daemon.config.tuning import ArenaWeights
 from strata_daemon.errors import ConfigError, InvalidInput, NotFound
-from conftest import write_config
-from test_balanced import CONVERSATION
 
 # Paraphrases that share no word with the memory they need: full text alone cannot find them.
 PARAPHRASES = [

@@ -12,11 +12,11 @@ import sys
 import pytest
 
 from conftest import CLI, REPO, write_config
-from strata_daemon import Memory
-from strata_bench.damage import device, folder
-from strata_daemon.errors import StrataError
-from strata_daemon.config.home import init_home
 from mcp_helpers import mcp_client
+from strata_bench.damage import device, folder
+from strata_daemon import Memory
+from strata_daemon.config.home import init_home
+from strata_daemon.errors import StrataError
 
 pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 

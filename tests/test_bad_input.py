@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from strata_daemon import Memory
-from strata_bench.bad_input import CASES, EXIT, cli_call, mcp_args, python_call
-from strata_daemon.errors import StrataError
 from mcp_helpers import mcp_client
+from strata_bench.bad_input import CASES, EXIT, cli_call, mcp_args, python_call
+from strata_daemon import Memory
+from strata_daemon.errors import StrataError
 
 pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 

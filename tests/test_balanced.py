@@ -5,9 +5,9 @@ import contextlib
 
 import pytest
 
+from conftest import write_config
 from strata_daemon import Memory
 from strata_daemon.recall.fusion import Candidate, fuse, normalised, session_boost, spread
-from conftest import write_config
 
 
 def _ranked(name, ids, scores=None):

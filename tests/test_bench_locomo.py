@@ -11,14 +11,35 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from strata_bench.folds import GRID, choose, deal, grid_points
-from strata_bench.locomo_baselines import (Bm25, cosine_rankings, embed_all, embedded_documents, fts_tokenize,
-                                           nearest_by_cosine, rrf)
-from strata_bench.locomo_data import (Turn, budget_recall, data_issues, dia_ranking, evidence_recall, load_locomo,
-                                      parse_evidence, parse_locomo, parse_session_date, question_scores, session_of,
-                                      session_recall, summarise, token_counter, turn_text)
-from strata_bench.locomo_home import episode_turns, home_toml, store_turns
 from conftest import write_config
+from strata_bench.folds import GRID, choose, deal, grid_points
+from strata_bench.locomo_baselines import (
+    Bm25,
+    cosine_rankings,
+    embed_all,
+    embedded_documents,
+    fts_tokenize,
+    nearest_by_cosine,
+    rrf,
+)
+from strata_bench.locomo_data import (
+    Turn,
+    budget_recall,
+    data_issues,
+    dia_ranking,
+    evidence_recall,
+    load_locomo,
+    parse_evidence,
+    parse_locomo,
+    parse_session_date,
+    question_scores,
+    session_of,
+    session_recall,
+    summarise,
+    token_counter,
+    turn_text,
+)
+from strata_bench.locomo_home import episode_turns, home_toml, store_turns
 from strata_daemon import Memory
 from strata_daemon.config.load import load_config
 from strata_daemon.errors import InvalidInput, NotFound

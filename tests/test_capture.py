@@ -10,15 +10,15 @@ import time
 import pytest
 
 from conftest import write_config
-from strata_daemon import Memory
 from strata_bench.capture import SETS, held_out, labelled, score
+from strata_daemon import Memory
+from strata_daemon.config.settings import KINDS
 from strata_daemon.errors import NotFound
+from strata_daemon.facts.attributes import canonical
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import label_of, normalise_key
 from strata_daemon.facts.rules import capture, compile_rules
-from strata_daemon.facts.attributes import canonical
 from strata_daemon.facts.statements import statements
-from strata_daemon.config.settings import KINDS
 
 RULES = compile_rules({}, KINDS)
 
@@ -246,8 +246,8 @@ def test_statements_can_be_switched_off(home):
 
 
 def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_judge(cli, memory):
-    from strata_daemon.store import facts as store
     from strata_daemon.facts.keys import Source
+    from strata_daemon.store import facts as store
 
     memory.observe("Bridge: DOWN")
     events = {"relay 2": "restarted nginx", "nas 1": "cpu temp 54C"}

@@ -52,8 +52,8 @@ def test_doctor_warns_when_deep_recall_lacks_its_cross_encoder(monkeypatch):
 
 def test_the_daemon_check_says_how_long_ago_the_heartbeat_was(home):
     from strata_daemon.app.doctor import daemon
-    from strata_daemon.config.home import Home
     from strata_daemon.app.phases.lock import DaemonLock
+    from strata_daemon.config.home import Home
 
     lock, beat = DaemonLock(home / "state" / "daemon.lock"), home / "state" / "heartbeat"
     lock.acquire()

@@ -17,9 +17,8 @@ import sys
 import pytest
 
 from conftest import write_config
-from strata_daemon.faces.cli.main import build_parser
 from strata_daemon.errors import EXIT_CODES
-
+from strata_daemon.faces.cli.main import build_parser
 
 # -- helpers ---------------------------------------------------------------------------------
 

@@ -2,12 +2,12 @@ import re
 
 import pytest
 
-from strata_daemon.app import wiring
-from strata_daemon.config.load import load_config, parse_assignment, render_default_toml, settings_toml
-from strata_daemon.errors import ConfigError
-from strata_daemon.config.home import Home, init_home, resolve_home, shipped
-from strata_daemon.config.settings import SETTINGS
 from conftest import write_config
+from strata_daemon.app import wiring
+from strata_daemon.config.home import Home, init_home, resolve_home, shipped
+from strata_daemon.config.load import load_config, parse_assignment, render_default_toml, settings_toml
+from strata_daemon.config.settings import SETTINGS
+from strata_daemon.errors import ConfigError
 
 
 def test_defaults_without_file(tmp_path):

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
-from dataclasses import replace
-
+from strata_daemon.app.memory import Memory
 from strata_daemon.config.tuning import Consolidation, Scoring
 from strata_daemon.consolidation import rules as R, similar
-from strata_daemon.app.memory import Memory
 
 NOW = 1_780_000_000.0
 DAY = 86400.0

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 from strata_daemon import Memory
-from strata_daemon.config.home import resolve_home
 from strata_daemon.app.phases.jobs import _backup
 from strata_daemon.app.restore import restore
+from strata_daemon.config.home import resolve_home
 from strata_daemon.store import driver
 
 

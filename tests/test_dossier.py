@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 
 from conftest import write_config
-from strata_daemon.errors import ConfigError, InvalidInput, NotFound
+from strata_daemon.base.cpu import others_busy, threads_for
+from strata_daemon.config.tuning import Dossier
 from strata_daemon.dossier import grounding, salience, topics
 from strata_daemon.dossier.extractive import Patterns, closes, is_open
-from strata_daemon.base.cpu import others_busy, threads_for
 from strata_daemon.dossier.llm import LlmFailed, LocalLlm, lines_schema, parse_lines
-from strata_daemon.config.tuning import Dossier
+from strata_daemon.errors import ConfigError, InvalidInput, NotFound
 
 T0 = 1_790_000_000.0  # 2026-09-21 14:13:20Z
 H, DAY = 3600.0, 86400.0
@@ -311,6 +311,7 @@ def test_refresh_due_takes_each_due_topic_once(fast_home, memory):
 
 def test_dossiers_are_private_to_their_namespace(home, memory):
     import asyncio
+
     from strata_daemon import Memory
 
     write_config(home, '[experimental]\n"dossier.recall_mode" = "fast"\n')
@@ -334,6 +335,7 @@ def test_dossiers_are_private_to_their_namespace(home, memory):
 
 def test_capsule_topics_come_from_the_namespaces_own_capsule(home, memory):
     import asyncio
+
     from strata_daemon import Memory
 
     (home / "capsule" / "CAPSULE.md").write_text("# Capsule\nTopics: revenue\n", encoding="utf-8")
@@ -412,6 +414,7 @@ def _refresh_bridge(home):
     """Store the bridge rows in a Memory opened on the home's config, refresh the dossier once:
     (refresh result, stored version)."""
     import asyncio
+
     from strata_daemon import Memory
 
     async def go():

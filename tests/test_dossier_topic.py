@@ -10,10 +10,10 @@ import re
 import pytest
 
 from conftest import write_config
+from strata_daemon.config.tuning import Dossier
 from strata_daemon.dossier import relevance
 from strata_daemon.dossier.extractive import Patterns, is_open
 from strata_daemon.dossier.topics import Topic
-from strata_daemon.config.tuning import Dossier
 
 T0 = 1_790_000_000.0
 H, DAY = 3600.0, 86400.0

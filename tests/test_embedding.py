@@ -7,13 +7,13 @@ import os
 import numpy as np
 import pytest
 
+from minilm_reference import ReferenceMiniLM
 from strata_daemon.embedding.convert import ConversionError, read_safetensors
 from strata_daemon.embedding.llama import LlamaEmbedder
 from strata_daemon.embedding.loader import load_embedder
 from strata_daemon.embedding.model import configured_model, default_model, packaged_source, sha256
 from strata_daemon.embedding.onnx import MODEL_SHA256, OnnxEmbedder, packaged_model, verified
 from strata_daemon.errors import EmbeddingUnavailable
-from minilm_reference import ReferenceMiniLM
 
 TEXTS = [
     "The bridge went down on gw-02.",

@@ -13,11 +13,11 @@ from conftest import write_config
 from strata_daemon import Memory
 from strata_daemon.app import wiring
 from strata_daemon.config.load import load_config
+from strata_daemon.config.settings import KINDS
 from strata_daemon.errors import CasMismatch, ConfigError, InvalidInput, NotFound
 from strata_daemon.facts import ranking
 from strata_daemon.facts.keys import Source, clean_value, normalise_key, parse_duration
 from strata_daemon.facts.rules import capture, compile_rules
-from strata_daemon.config.settings import KINDS
 
 T0 = 1_790_000_000.0  # a fixed past time: 2026-09-21
 

@@ -8,11 +8,11 @@ import json
 
 import pytest
 
+from mcp_helpers import mcp_client
 from strata_bench.forgetting import CASES, bench_forget
 from strata_daemon.errors import StorageError
 from strata_daemon.forgetting import folding
 from strata_daemon.forgetting.redaction import REDACTED, Purged, redact_line, redact_lines
-from mcp_helpers import mcp_client
 
 
 def raw_bytes(home) -> bytes:

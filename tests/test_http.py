@@ -11,11 +11,11 @@ import stat
 import pytest
 
 from conftest import write_config
+from http_helpers import check_answer, doctor_on_http, free_port, listening_tcp_sockets, serving
 from strata_daemon import Memory
 from strata_daemon.errors import EXIT_DOCTOR
 from strata_daemon.faces.http.openapi import document
 from strata_daemon.faces.http.routes import OPS
-from http_helpers import check_answer, doctor_on_http, free_port, listening_tcp_sockets, serving
 
 pytestmark = pytest.mark.slow
 

@@ -9,9 +9,9 @@ import pytest
 from openapi_spec_validator import validate
 
 from conftest import REPO
+from http_helpers import answer_check, check_answer, free_port, served_here
 from strata_daemon.faces.http.openapi import document
 from strata_daemon.faces.http.routes import OPS
-from http_helpers import answer_check, check_answer, free_port, served_here
 
 DOC = document()
 

@@ -10,13 +10,16 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
-from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,
-                                               status_code_conformance)
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
+from http_helpers import free_port, serving
 from strata_daemon import Memory
 from strata_daemon.config.home import init_home
 from strata_daemon.faces.http.openapi import document
-from http_helpers import free_port, serving
 
 pytestmark = pytest.mark.slow
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
+from strata_daemon.app import wiring
 from strata_daemon.config.load import load_config
 from strata_daemon.episodes.jsonl import MAX_LINE_BYTES, parse_jsonl, stored_rows
-from strata_daemon.app import wiring
 from strata_daemon.errors import InvalidInput
 
 LIMITS = wiring.limits(load_config(None))

@@ -10,10 +10,10 @@ import pytest
 
 from conftest import write_config
 from strata_daemon.app import wiring
-from strata_daemon.config.load import load_config
-from strata_daemon.errors import ConfigError
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.config.load import load_config
+from strata_daemon.errors import ConfigError
 
 
 def _steps(home) -> tuple[dict, list[dict]]:

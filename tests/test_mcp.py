@@ -14,8 +14,8 @@ import pytest
 from mcp import Client, MCPError, StdioServerParameters
 
 from conftest import REPO
-from strata_daemon import Memory
 from mcp_helpers import mcp_client
+from strata_daemon import Memory
 
 pytestmark = pytest.mark.slow
 

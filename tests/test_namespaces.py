@@ -8,9 +8,9 @@ import asyncio
 import pytest
 
 from conftest import CLI, write_config
+from mcp_helpers import mcp_client
 from strata_daemon import Memory
 from strata_daemon.errors import StrataError
-from mcp_helpers import mcp_client
 
 pytestmark = [pytest.mark.slow, pytest.mark.reliability]
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from strata_daemon.errors import EXIT_CODES
 from strata_daemon.config.settings import SETTINGS
+from strata_daemon.errors import EXIT_CODES
 
 REPO = Path(__file__).resolve().parent.parent
 README = (REPO / "README.md").read_text(encoding="utf-8")

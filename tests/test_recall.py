@@ -2,10 +2,10 @@ import asyncio
 
 import pytest
 
-from strata_daemon import Memory
-from strata_daemon.store.fts_query import match_expression, terms
-from strata_daemon.errors import InvalidInput
 from conftest import write_config
+from strata_daemon import Memory
+from strata_daemon.errors import InvalidInput
+from strata_daemon.store.fts_query import match_expression, terms
 
 
 @pytest.mark.parametrize("query, expected", [
@@ -99,8 +99,7 @@ def _bulk(home, n, extra_config=""):
 
 
 def test_common_terms_are_counted_once_until_the_index_has_grown(home, monkeypatch):
-    from strata_daemon.store import fulltext as fts_plan
-    from strata_daemon.store import driver
+    from strata_daemon.store import driver, fulltext as fts_plan
 
     monkeypatch.setattr(fts_plan, "KEEP_COUNTS_FROM", 100)  # the corpus is small: keep what 100+ memories hold
     _bulk(home, 300)

@@ -8,13 +8,12 @@ import asyncio
 import pytest
 
 from conftest import write_config
-from strata_daemon.base import timeutil
-from strata_daemon.store import arena as arena_store
-from strata_daemon.store import episode_reads as reads
-from strata_daemon.errors import NotFound
-from strata_daemon.forgetting.redaction import REDACTED
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.base import timeutil
+from strata_daemon.errors import NotFound
+from strata_daemon.forgetting.redaction import REDACTED
+from strata_daemon.store import arena as arena_store, episode_reads as reads
 
 DAY = 86400.0
 

@@ -11,10 +11,10 @@ import pytest
 
 from strata_bench.reference import generate as reference
 from strata_bench.reference.markdown import REGENERATE as COMMAND
-from strata_daemon.faces.cli.main import GROUPS, build_parser
 from strata_daemon.config.load import render_default_toml
-from strata_daemon.faces.http.openapi import document
 from strata_daemon.config.settings import SETTINGS
+from strata_daemon.faces.cli.main import GROUPS, build_parser
+from strata_daemon.faces.http.openapi import document
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs" / "reference"

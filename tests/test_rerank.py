@@ -9,8 +9,8 @@ import pytest
 from conftest import write_config
 from strata_daemon import Memory
 from strata_daemon.embedding import rerank
-from strata_daemon.recall.deep import reranked
 from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.recall.deep import reranked
 
 
 def test_reranked_blends_relevance_with_where_the_score_falls_between_the_lowest_and_highest():

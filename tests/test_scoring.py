@@ -7,10 +7,24 @@ import math
 
 import pytest
 
-from strata_daemon.scoring import (PRESETS, EpisodeFeatures, ScoringParams, Weights, context_match, hybrid_strength,
-                                   is_potentiated, learning_phase, recency_score, rfm_components, rfm_priority,
-                                   score_episode, wilson_lower_bound, wilson_upper_bound, z_for_confidence)
 from strata_daemon.config.tuning import Scoring
+from strata_daemon.scoring import (
+    PRESETS,
+    EpisodeFeatures,
+    ScoringParams,
+    Weights,
+    context_match,
+    hybrid_strength,
+    is_potentiated,
+    learning_phase,
+    recency_score,
+    rfm_components,
+    rfm_priority,
+    score_episode,
+    wilson_lower_bound,
+    wilson_upper_bound,
+    z_for_confidence,
+)
 
 
 def params_(**changes) -> ScoringParams:

@@ -10,8 +10,8 @@ import random
 import numpy as np
 import pytest
 
-from strata_daemon.scoring import PRESETS, EpisodeFeatures, ScoringParams, context_match, score_episode
 from strata_daemon.config.tuning import Scoring
+from strata_daemon.scoring import PRESETS, EpisodeFeatures, ScoringParams, context_match, score_episode
 from strata_daemon.scoring.batch import Columns, composites
 
 NOW = 1_700_000_000.0

@@ -5,8 +5,8 @@ import pytest
 
 from strata_daemon import Memory
 from strata_daemon.errors import StorageError
-from strata_daemon.store.db import Database
 from strata_daemon.store import driver
+from strata_daemon.store.db import Database
 from strata_daemon.store.migrate import MIGRATIONS, migrate
 
 

@@ -1,9 +1,9 @@
 import pytest
 
+from conftest import write_config
 from strata_daemon import Memory
 from strata_daemon.config.home import init_home
 from strata_daemon.errors import Conflict, InvalidInput, NotFound
-from conftest import write_config
 
 
 def test_observe_stores_every_feature(memory):

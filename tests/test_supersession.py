@@ -119,6 +119,7 @@ def test_questions_about_the_present_are_told_from_questions_about_the_past(quer
 
 def test_alike_memories_of_the_same_subject_order_older_below_newer():
     import numpy as np
+
     from strata_daemon.recall.currency import newer_alike
 
     near = np.array([1.0, 0.0]), np.array([0.8, 0.6]), np.array([0.0, 1.0]), np.array([0.9, 0.436])

@@ -3,8 +3,8 @@ length of time the way a person reads it."""
 
 import pytest
 
-from strata_daemon.errors import InvalidInput
 from strata_daemon.base.timeutil import duration, parse_time
+from strata_daemon.errors import InvalidInput
 
 
 @pytest.mark.parametrize("given, expected", [

@@ -3,16 +3,16 @@ its actions change the database through the same API as the CLI."""
 
 from __future__ import annotations
 
-import os
 import asyncio
+import os
 import sys
 import time
 
 import pytest
 
 from strata_daemon import Memory
-from strata_daemon.store import phases as phase_records
 from strata_daemon.faces.tui.format import age, explain
+from strata_daemon.store import phases as phase_records
 from tests.tui_helpers import drive, notes, rows, settle, switch, type_in
 
 NGINX = "deployed web-01 with nginx 1.25 after error E502"

@@ -7,11 +7,11 @@ import json
 import numpy as np
 import pytest
 
+from conftest import write_config
 from strata_daemon import Memory
-from strata_daemon.store import vectors
 from strata_daemon.embedding.cache import VectorCache, cutoff
 from strata_daemon.errors import EmbeddingUnavailable
-from conftest import write_config
+from strata_daemon.store import vectors
 
 NOTES = ["The bridge went down on gw-02", "Connectivity to gateway two was lost",
          "I baked a lemon cake for Sunday", "disk usage on nas-01 at 91%"]

@@ -13,11 +13,11 @@ import sys
 import pytest
 
 from conftest import REPO
-from strata_daemon.config.load import overlay
 from strata_daemon.base import timeutil
+from strata_daemon.config.load import overlay
+from strata_daemon.config.tuning import Graph, Recall
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.graph import hebbian
-from strata_daemon.config.tuning import Graph, Recall
 from strata_daemon.graph.entities import extract
 from strata_daemon.graph.nodes import parse
 from strata_daemon.graph.spread import spread, strength
@@ -276,6 +276,7 @@ def test_bad_web_input_is_refused_and_changes_nothing(memory, call, error):
 
 def test_namespaces_cannot_touch_each_others_web(home):
     import asyncio
+
     from strata_daemon import Memory
 
     async def go():

@@ -161,8 +161,8 @@ def test_the_cheap_first_test_never_turns_away_what_the_full_pattern_finds():
 
 
 def test_the_memories_of_any_june_latest_first_and_no_more_than_asked(home):
-    from strata_daemon.store.fulltext import Scope
     from strata_daemon.recall.stages.time_named import window_members
+    from strata_daemon.store.fulltext import Scope
 
     async def go():
         async with await Memory.open(home) as mem:

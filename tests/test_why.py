@@ -1,8 +1,8 @@
 """What a hit says about itself besides its rank: `match`, measured against the question (not
 relative to the best candidate), and `why`, its reasons in a line (episodes/why.py)."""
 
-from strata_daemon.store.fulltext import word_shares
 from strata_daemon.recall.why import RECENT, why_line
+from strata_daemon.store.fulltext import word_shares
 
 
 def test_why_line_says_what_found_and_raised_a_memory():

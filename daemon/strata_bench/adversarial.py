@@ -20,12 +20,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.errors import StrataError
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import sqlite_module
 from strata_bench.bad_input import CASES, EXIT, cli_call, http_call, mcp_args, python_call
 from strata_bench.damage import CAPSULES, CLI_FUZZ, CONFIGS, HTTP_BODIES, HTTP_RAW, MCP_RAW, import_files
 from strata_bench.procs import spawn, strata
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import sqlite_module
+from strata_daemon.errors import StrataError
 
 ANSWER_SECONDS = 60.0
 

@@ -20,11 +20,11 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
 from strata_bench.locomo_data import KS, Conversation, Question, dia_ranking, evidence_recall, turn_text
 from strata_bench.locomo_home import home_toml, store_turns
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.app.memory import Memory
+from strata_daemon.config.home import init_home
 
 
 def split(questions: Sequence[Question]) -> tuple[list[Question], list[Question]]:

@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import capsule_files, watch_capsule
 from strata_bench.dossier import TOPICS
 from strata_bench.ingest import populate
 from strata_bench.stats import percentile, ratio, summary_ms
 from strata_bench.truth import capsule_blocks, labels_by_id
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import capsule_files, watch_capsule
+from strata_daemon.config.home import init_home
 
 WARMUP = 5
 WATCH_SETTLE_S = 0.5  # between edits, so each is its own save rather than one debounced batch

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from strata_daemon.errors import InvalidInput
-from strata_daemon.config.settings import KINDS
 from strata_daemon.app.public import fact_rules
+from strata_daemon.config.settings import KINDS
+from strata_daemon.errors import InvalidInput
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 # Seven authors wrote the development lines (the judge and the statement forms were tuned on

@@ -17,10 +17,10 @@ import tracemalloc
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import consolidation_reads
 from strata_bench.kept import filled_home
 from strata_bench.stats import ratio
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import consolidation_reads
 
 NIGHT_AFTER = 1_767_225_600.0 + 181 * 86400.0  # the night after the corpus's last day
 K = 10

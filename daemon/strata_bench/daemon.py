@@ -17,16 +17,16 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.base.cpu import process_cpu_seconds
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.phases.registry import PHASES
-from strata_daemon.app.phases.runs import run_phase
-from strata_daemon.app.public import connect
 from strata_bench import corpus
 from strata_bench.dossier import TOPICS
 from strata_bench.ingest import populate
 from strata_bench.stats import ratio
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases.registry import PHASES
+from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.app.public import connect
+from strata_daemon.base.cpu import process_cpu_seconds
+from strata_daemon.config.home import init_home
 
 READY_TIMEOUT = 600.0  # the at-start phases on 100k memories, on a slow machine
 FOLD_RECALLS = 50  # recalls before each timed fold, so it has access events to fold

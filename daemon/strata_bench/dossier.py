@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
 from strata_bench.ingest import populate
 from strata_bench.stats import ratio, summary_ms
 from strata_bench.truth import labels_by_id, topic_precision
+from strata_daemon.app.memory import Memory
+from strata_daemon.config.home import init_home
 
 # Topics the corpus is about: services whose status flips, people, projects, a job.
 TOPICS = ("bridge", "mail relay", "dns resolver", "vpn tunnel", "task queue", "Amara Okafor", "Mei Lindqvist",

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.app.memory import Memory
+from strata_daemon.config.home import init_home
 
 HOUR = 3600.0
 _CHUNK = 50_000

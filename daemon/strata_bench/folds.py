@@ -26,11 +26,19 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from strata_daemon.app.memory import Memory
 from strata_bench.lived import copy_home, live_first_half, split
-from strata_bench.locomo_data import (BUDGET_K, Conversation, Question, budget_ranking, dia_ranking, question_scores,
-                                      summarise, turn_text)
+from strata_bench.locomo_data import (
+    BUDGET_K,
+    Conversation,
+    Question,
+    budget_ranking,
+    dia_ranking,
+    question_scores,
+    summarise,
+    turn_text,
+)
 from strata_bench.locomo_home import Stored, stored_home
+from strata_daemon.app.memory import Memory
 
 # Around the shipped values of the settings that shape fusion and the session structure.
 GRID: dict[str, tuple[Any, ...]] = {

@@ -25,14 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.base import timeutil
-from strata_daemon.errors import StrataError
-from strata_daemon.config.home import Home, init_home
-from strata_daemon.faces.http.client import UnixConnection
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.app.public import Database, copy_database, export_line, parse_jsonl
 from strata_daemon.app.restore import restore_home
-from strata_daemon.app.public import copy_database, Database, export_line, parse_jsonl
+from strata_daemon.base import timeutil
+from strata_daemon.config.home import Home, init_home
+from strata_daemon.errors import StrataError
+from strata_daemon.faces.http.client import UnixConnection
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
+from strata_bench import corpus
+from strata_bench.procs import child_env
+from strata_bench.recall import corpus_home
+from strata_bench.stats import ratio, summary_ms
 from strata_daemon.errors import StrataError
 from strata_daemon.faces.http.client import UnixConnection
-from strata_bench import corpus
-from strata_bench.recall import corpus_home
-from strata_bench.procs import child_env
-from strata_bench.stats import ratio, summary_ms
 
 WARMUP = 20
 

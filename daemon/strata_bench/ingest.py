@@ -10,12 +10,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.base import timeutil
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import connect, EPISODE_COLUMNS, parse_jsonl
 from strata_bench import corpus
 from strata_bench.stats import ratio
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import EPISODE_COLUMNS, connect, parse_jsonl
+from strata_daemon.base import timeutil
+from strata_daemon.config.home import init_home
 
 
 def corpus_jsonl(n: int, seed: int) -> bytes:

@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.config.load import settings_toml
-from strata_daemon.config.home import Home, init_home
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import copy_database, fact_judge, fact_rules, fact_statements, MIGRATIONS
 from strata_bench import corpus, ingest
 from strata_bench.ingest import populate
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import MIGRATIONS, copy_database, fact_judge, fact_rules, fact_statements
+from strata_daemon.config.home import Home, init_home
+from strata_daemon.config.load import settings_toml
 
 _IMPORTED = "imported"  # marker file in a build's home: the import finished
 

@@ -20,14 +20,22 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from strata_daemon.config.home import Home
+from strata_bench.locomo import Run, ask_all, result_of
+from strata_bench.locomo_data import (
+    KS,
+    Conversation,
+    Question,
+    dia_ranking,
+    evidence_recall,
+    question_scores,
+    summarise,
+    turn_text,
+)
+from strata_bench.locomo_home import Stored, recall_settings, stored_home
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.registry import PHASES
 from strata_daemon.app.phases.runs import run_phase
-from strata_bench.locomo import Run, ask_all, result_of
-from strata_bench.locomo_data import (KS, Conversation, Question, dia_ranking, evidence_recall, question_scores,
-                                      summarise, turn_text)
-from strata_bench.locomo_home import Stored, recall_settings, stored_home
+from strata_daemon.config.home import Home
 
 METRICS = ("recall_at_5", "recall_at_10")
 

@@ -17,12 +17,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from strata_daemon.app.memory import Memory
 from strata_bench.locomo_baselines import BASELINES, CANDIDATES, bm25_over, nearest_by_cosine, rrf
-from strata_bench.locomo_data import (BUDGET_K, BUDGETS, KS, Conversation, Question, budget_ranking, data_issues,
-                                      dia_ranking, question_scores, summarise, turn_text)
+from strata_bench.locomo_data import (
+    BUDGET_K,
+    BUDGETS,
+    KS,
+    Conversation,
+    Question,
+    budget_ranking,
+    data_issues,
+    dia_ranking,
+    question_scores,
+    summarise,
+    turn_text,
+)
 from strata_bench.locomo_home import Stored, recall_settings, stored_home
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.app.memory import Memory
 
 
 @dataclass

@@ -11,10 +11,10 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import EMBED_BATCH, embedded_document, match_expression, sqlite_module
 from strata_bench.locomo_data import Question
 from strata_bench.locomo_home import Stored
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import EMBED_BATCH, embedded_document, match_expression, sqlite_module
 
 BASELINES = ("bm25", "cosine", "rrf")
 CANDIDATES = 50  # per-retriever list length fed to the RRF baseline (strata's recall.candidates default)

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from strata_bench.locomo_data import Conversation, Turn, token_counter
+from strata_daemon.app.memory import Memory
+from strata_daemon.config.home import init_home
 from strata_daemon.config.load import Config
 from strata_daemon.config.settings import BY_KEY
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
-from strata_bench.locomo_data import Conversation, Turn, token_counter
 
 
 def home_settings(config: Config) -> dict[str, Any]:

@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.errors import StrataError
 from strata_bench import corpus
 from strata_bench.recall import corpus_home
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.errors import StrataError
 
 WARMUP = 20
 

@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from strata_daemon.base import timeutil
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import copy_database
 from strata_bench.lived import answer_as_agent, night, split
 from strata_bench.locomo_data import KS, Conversation, Question, dia_ranking, question_scores, turn_text
 from strata_bench.locomo_home import Stored, home_toml, turn_rows
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import copy_database
+from strata_daemon.base import timeutil
+from strata_daemon.config.home import init_home
 
 DAY = 86400.0
 AGES = (("under_30_days", 0, 30), ("30_to_90_days", 30, 90), ("over_90_days", 90, float("inf")))

@@ -13,11 +13,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import VECTOR_TABLE
 from strata_bench import corpus
 from strata_bench.kept import filled_home
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import VECTOR_TABLE
 
 TOPICS = ("backup", "deploy", "revenue")
 

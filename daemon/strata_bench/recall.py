@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import connect, match_expression
 from strata_bench import corpus
 from strata_bench.kept import filled_home
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import connect, match_expression
 
 WARMUP = 20
 

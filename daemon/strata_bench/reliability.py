@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.config.home import init_home
-from strata_daemon.app.phases.lock import holder
-from strata_daemon.app.public import connect
 from strata_bench.procs import spawn, strata
 from strata_bench.stats import summary_ms
+from strata_daemon.app.phases.lock import holder
+from strata_daemon.app.public import connect
+from strata_daemon.config.home import init_home
 
 
 def _daemon(home: Path) -> subprocess.Popen:

@@ -12,6 +12,7 @@ from strata_daemon.config.load import parse_assignment
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.output import Progress, emit
 
+
 def _table(r: dict) -> str:
     skip = {"baseline", "benchmark"}
     lines = [f"{r['benchmark']} benchmark"] + [f"  {k:<26} {v}" for k, v in r.items() if k not in skip]
@@ -102,7 +103,6 @@ async def cmd_scale(args) -> int:
 
 async def cmd_embed(args) -> int:
     from strata_bench.embed import bench_embed
-
     from strata_daemon.config.home import resolve_home
 
     cfg = resolve_home(args.home).config()
@@ -119,7 +119,6 @@ async def cmd_locomo(args) -> int:
     from strata_bench.locomo import bench_locomo, format_table
     from strata_bench.locomo_data import load_locomo
     from strata_bench.locomo_home import home_settings, store_steps
-
     from strata_daemon.config.home import resolve_home
 
     conversations = load_locomo(args.data, args.conversations)  # bad data fails before any work
@@ -173,7 +172,6 @@ async def cmd_lived(args) -> int:
     from strata_bench.locomo_data import load_locomo
     from strata_bench.locomo_home import home_settings
     from strata_bench.months import bench_lived, days_of, format_months
-
     from strata_daemon.config.home import resolve_home
 
     if args.tail_days < 0 or args.checkpoint_days < 1 or args.own_words < 1:
@@ -194,7 +192,6 @@ async def cmd_arena(args) -> int:
     from strata_bench.arena import bench_arena, format_table as arena_table, steps as arena_steps
     from strata_bench.locomo_data import load_locomo
     from strata_bench.locomo_home import home_settings
-
     from strata_daemon.app import wiring
     from strata_daemon.config.home import resolve_home
 
@@ -348,7 +345,6 @@ async def cmd_reliability(args) -> int:
 
 async def cmd_daemon(args) -> int:
     from strata_bench.daemon import bench_daemon
-
     from strata_daemon.app.phases.registry import PHASES
 
     if args.n < 100 or args.seconds <= 0 or args.repeat < 1:

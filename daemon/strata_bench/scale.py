@@ -24,10 +24,6 @@ from typing import Callable
 
 import numpy as np
 
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.phases import jobs
-from strata_daemon.app.public import VECTOR_TABLE, VectorCache
 from strata_bench import corpus
 from strata_bench.consolidate import NIGHT_AFTER
 from strata_bench.daemon import idle_daemon, proc_rss_mb
@@ -38,6 +34,10 @@ from strata_bench.kept import filled_home
 from strata_bench.recall import WARMUP, bare_fts_seconds
 from strata_bench.stats import ratio, summary_ms
 from strata_bench.web import graph
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.phases import jobs
+from strata_daemon.app.public import VECTOR_TABLE, VectorCache
+from strata_daemon.config.home import init_home
 
 MODES = ("fast", "balanced", "deep")
 USE_RECALLS = 100  # recalls before measuring, so the working set has built Hebbian edges (deep uses them)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from strata_bench import corpus
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.public import capsule_document
-from strata_bench import corpus
 
 _ITEM = re.compile(r"^- (.*) \[((?:[ef]\d+)(?:, [ef]\d+)*)\]$")
 

@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
 from strata_bench.dossier import TOPICS
 from strata_bench.ingest import populate
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.app.memory import Memory
+from strata_daemon.config.home import init_home
 
 SIZE = (160, 48)
 KEYS = ("2", "3", "4", "5", "6", "1")  # every screen once, ending where it started

@@ -13,10 +13,10 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.errors import InvalidInput
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
 from strata_bench.corpus import HOSTS, PEOPLE, PROJECTS, SERVICES, observations
+from strata_daemon.app.memory import Memory
+from strata_daemon.config.home import init_home
+from strata_daemon.errors import InvalidInput
 
 DAY = 86400.0
 START = 1_767_225_600.0  # the corpus's first day

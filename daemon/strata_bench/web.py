@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.config.home import init_home
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import spread
 from strata_bench import corpus
 from strata_bench.ingest import populate
 from strata_bench.stats import ratio, summary_ms
+from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import spread
+from strata_daemon.config.home import init_home
 
 _CHUNK = 100_000
 DECAY_RUNS = 5

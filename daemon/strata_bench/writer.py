@@ -13,8 +13,8 @@ import random
 import sys
 import time
 
-from strata_daemon.errors import StrataError
 from strata_daemon.app.memory import Memory
+from strata_daemon.errors import StrataError
 
 
 def ack(began: float, **fields) -> None:

@@ -8,7 +8,6 @@ import re
 
 from strata_bench.reference.markdown import NOTE, anchor, code, finish, table
 
-
 COMMON = ("home", "agent", "scope", "json")  # the options every command takes (cli._common_options)
 
 
@@ -149,8 +148,8 @@ def _paragraph(text: str, parser: argparse.ArgumentParser) -> list[str]:
 
 
 def cli_markdown() -> str:
-    from strata_daemon.faces.cli.main import UNSCOPED, build_parser, command_groups
     from strata_daemon.errors import EXIT_CODES
+    from strata_daemon.faces.cli.main import UNSCOPED, build_parser, command_groups
 
     parser = build_parser(["--help"])  # --help: with the commands plugins add
     commands = list(_commands(parser))

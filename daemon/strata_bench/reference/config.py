@@ -41,11 +41,11 @@ def _allowed(check: Callable | None) -> str:
 
 
 def config_markdown() -> str:
-    from strata_daemon.config.load import _TYPE_WORDS, _toml_value
-    from strata_daemon.errors import ConfigError
     from strata_daemon.config.home import ENV_VAR
+    from strata_daemon.config.load import _TYPE_WORDS, _toml_value
     from strata_daemon.config.overrides import KEYS
     from strata_daemon.config.settings import SETTINGS
+    from strata_daemon.errors import ConfigError
 
     sections: dict[str, list] = {}
     for s in SETTINGS:

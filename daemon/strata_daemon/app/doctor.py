@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Callable
 
 from strata_daemon.base import timeutil
-from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.config.home import Home
+from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.store import driver, files
 from strata_daemon.store.migrate import MIGRATIONS
 

@@ -8,10 +8,18 @@ import hashlib
 import os
 from pathlib import Path
 
-from strata_daemon.errors import Conflict, InvalidInput
-from strata_daemon.config.home import Home
 from strata_daemon.app.phases.lock import holder
-from strata_daemon.store import capsule as capsule_rows, copies, driver, episode_reads as reads, facts as fact_rows, files, users
+from strata_daemon.config.home import Home
+from strata_daemon.errors import Conflict, InvalidInput
+from strata_daemon.store import (
+    capsule as capsule_rows,
+    copies,
+    driver,
+    episode_reads as reads,
+    facts as fact_rows,
+    files,
+    users,
+)
 
 
 def _check_backup(source: Path) -> None:

@@ -12,16 +12,16 @@ import signal
 from typing import Awaitable, Callable
 
 from strata_daemon.app import listeners, wiring
-from strata_daemon.base import logs, stopping, timeutil
-from strata_daemon.capsule.watch import watch
-from strata_daemon.errors import StrataError
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.lock import DaemonLock
 from strata_daemon.app.phases.notify import notify, watchdog_interval
 from strata_daemon.app.phases.registry import PHASES
 from strata_daemon.app.phases.runs import mark_interrupted
-from strata_daemon.store.phases import last_started
 from strata_daemon.app.phases.scheduler import PhaseLoop
+from strata_daemon.base import logs, stopping, timeutil
+from strata_daemon.capsule.watch import watch
+from strata_daemon.errors import StrataError
+from strata_daemon.store.phases import last_started
 
 log = logging.getLogger("strata")
 DRAIN_SECONDS = 5.0

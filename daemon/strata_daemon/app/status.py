@@ -12,8 +12,13 @@ from strata_daemon.episodes.stated import with_times
 from strata_daemon.recall.ranking import features_of
 from strata_daemon.recall.stages.full_text import namespace_phase
 from strata_daemon.scoring import score_episode
-from strata_daemon.store import dossiers as dossier_store, episode_reads as reads, facts as facts_store
-from strata_daemon.store import graph as web_store, vectors
+from strata_daemon.store import (
+    dossiers as dossier_store,
+    episode_reads as reads,
+    facts as facts_store,
+    graph as web_store,
+    vectors,
+)
 
 if TYPE_CHECKING:
     from strata_daemon.app.memory import Memory

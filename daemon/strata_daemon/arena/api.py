@@ -7,14 +7,14 @@ import random
 import time
 from typing import Any, Awaitable, Callable, Iterable
 
-from strata_daemon.base import stopping, timeutil
-from strata_daemon.store.episode_reads import existing_ids, ids_by_source, worked_on_since
-from strata_daemon.errors import InvalidInput, NotFound
-from strata_daemon.store import arena as store
 from strata_daemon.arena.arms import Arm
 from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, ucb
 from strata_daemon.arena.reward import episode_reward
+from strata_daemon.base import stopping, timeutil
 from strata_daemon.config import tuning
+from strata_daemon.errors import InvalidInput, NotFound
+from strata_daemon.store import arena as store
+from strata_daemon.store.episode_reads import existing_ids, ids_by_source, worked_on_since
 
 # rank(query, k, arm, context, at) -> (hits as dicts with id and session, seconds); `at`: rank with
 # the memories' use as it stood then (None: as it stands now)

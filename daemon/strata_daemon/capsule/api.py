@@ -18,15 +18,14 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.config import templates as templating
 from strata_daemon.base import timeutil
-from strata_daemon.dossier import extractive, salience
-from strata_daemon.store import dossiers as dossier_store
-from strata_daemon.errors import InvalidInput, StorageError
-from strata_daemon.config.home import Home, shipped
-from strata_daemon.store.db import Database
 from strata_daemon.capsule import document, files, merge
-from strata_daemon.store import capsule as store
+from strata_daemon.config import templates as templating
+from strata_daemon.config.home import Home, shipped
+from strata_daemon.dossier import extractive, salience
+from strata_daemon.errors import InvalidInput, StorageError
+from strata_daemon.store import capsule as store, dossiers as dossier_store
+from strata_daemon.store.db import Database
 
 log = logging.getLogger("strata.capsule")
 

@@ -11,8 +11,8 @@ import logging
 from pathlib import Path
 from typing import Awaitable, Callable
 
-from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.capsule import files
+from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.store import capsule as store
 
 log = logging.getLogger("strata.capsule")

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from strata_daemon.base import bounded
-from strata_daemon.errors import ConfigError
 from strata_daemon.config import overrides
 from strata_daemon.config.settings import BY_KEY, SETTINGS, Setting
 from strata_daemon.config.tuning import Tuning
+from strata_daemon.errors import ConfigError
 
 
 @dataclass

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import jinja2
 
-from strata_daemon.errors import ConfigError
-from strata_daemon.config.home import Home, shipped
 from strata_daemon.base.wording import printable
+from strata_daemon.config.home import Home, shipped
+from strata_daemon.errors import ConfigError
 
 SHIPPED = shipped("templates")
 _FIX = "fix it, or delete the copy in your home to use the shipped one"

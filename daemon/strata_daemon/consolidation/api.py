@@ -4,18 +4,17 @@ transactions, or (dry run) only report them."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import asyncio
 import time
 from collections.abc import Iterable, Mapping
+from functools import partial
 
 import numpy as np
 
 from strata_daemon.base import stopping, timeutil
-from strata_daemon.errors import InvalidInput
-from strata_daemon.consolidation import rules as R, similar
 from strata_daemon.config import tuning
+from strata_daemon.consolidation import rules as R, similar
+from strata_daemon.errors import InvalidInput
 from strata_daemon.graph import hebbian
 from strata_daemon.store import consolidation as store
 

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from strata_daemon.base import stopping, timeutil
-from strata_daemon.errors import InvalidInput, LlmUnavailable, NotFound, StrataError
-from strata_daemon.config.home import Home
-from strata_daemon.store.db import Database
 from strata_daemon.config import templates as templating
+from strata_daemon.config.home import Home
 from strata_daemon.dossier import about, extractive, grounding, relevance, salience, topics
-from strata_daemon.store import dossiers as store
-from strata_daemon.dossier.llm import LocalLlm, LlmFailed, LlmTimeout, lines_schema
+from strata_daemon.dossier.llm import LlmFailed, LlmTimeout, LocalLlm, lines_schema
+from strata_daemon.errors import InvalidInput, LlmUnavailable, NotFound, StrataError
 from strata_daemon.facts.keys import normalise_key
+from strata_daemon.store import dossiers as store
+from strata_daemon.store.db import Database
 
 log = logging.getLogger("strata.dossier")
 

@@ -27,8 +27,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from strata_daemon.store.fts_query import STOPWORDS
 from strata_daemon.dossier.topics import Topic, default_query
+from strata_daemon.store.fts_query import STOPWORDS
 
 _PIECE = re.compile(r"[^\W_]+")
 _SEPARATOR = re.compile(r"\s*(?:,|;|\||\bOR\b)\s*")

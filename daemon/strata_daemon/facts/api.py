@@ -8,13 +8,13 @@ from typing import Any, Iterable
 
 from strata_daemon.base import timeutil
 from strata_daemon.errors import CasMismatch, InvalidInput, NotFound
-from strata_daemon.store.db import Database
 from strata_daemon.facts import ranking
-from strata_daemon.store import facts as store
+from strata_daemon.facts.attributes import key_of
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import Source, clean_value, label_of, normalise_key, parse_duration
 from strata_daemon.facts.rules import Capture, capture, compile_rules
-from strata_daemon.facts.attributes import key_of
+from strata_daemon.store import facts as store
+from strata_daemon.store.db import Database
 
 log = logging.getLogger("strata.facts")
 

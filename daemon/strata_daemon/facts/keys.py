@@ -13,8 +13,8 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from strata_daemon.errors import InvalidInput
 from strata_daemon.base.timeutil import UNIT_SECONDS
+from strata_daemon.errors import InvalidInput
 
 MAX_KEY_CHARS = 200
 SOURCE_KINDS = ("person", "episode", "capsule", "rule", "agent", "import")

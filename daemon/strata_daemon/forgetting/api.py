@@ -15,11 +15,10 @@ import time
 
 from strata_daemon.base import timeutil
 from strata_daemon.errors import InvalidInput, StrataError
-from strata_daemon.store.db import Database
-from strata_daemon.forgetting import backups, folding
-from strata_daemon.forgetting import purge as purging
+from strata_daemon.forgetting import backups, folding, purge as purging
 from strata_daemon.forgetting.redaction import redact_lines
 from strata_daemon.store import purge as store
+from strata_daemon.store.db import Database
 
 log = logging.getLogger("strata.forgetting")
 

@@ -19,8 +19,7 @@ from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.facts.keys import normalise_key
 from strata_daemon.forgetting import derived
 from strata_daemon.forgetting.redaction import Purged
-from strata_daemon.store import graph as web_store
-from strata_daemon.store import purge as store
+from strata_daemon.store import graph as web_store, purge as store
 
 PURGE_RULE = "purge"  # the rule a retraction left by a purge is recorded under
 MAX_IDS = 10_000

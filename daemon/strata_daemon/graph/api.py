@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Iterable
 
 from strata_daemon.base import timeutil
-from strata_daemon.errors import InvalidInput
-from strata_daemon.store.db import Database
-from strata_daemon.graph import edges, entities
-from strata_daemon.store import graph as store
 from strata_daemon.config.tuning import Graph
+from strata_daemon.errors import InvalidInput
+from strata_daemon.graph import edges, entities
 from strata_daemon.graph.nodes import parse
-from strata_daemon.store.nodes import episode_id
 from strata_daemon.graph.spread import check_range, spread, strength
+from strata_daemon.store import graph as store
+from strata_daemon.store.db import Database
+from strata_daemon.store.nodes import episode_id
 
 
 def supersessions(facts: list[dict]) -> list[tuple[str, str]]:

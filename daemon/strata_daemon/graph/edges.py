@@ -5,13 +5,12 @@ transaction."""
 
 from __future__ import annotations
 
-from functools import partial
-
 import math
 from dataclasses import dataclass
+from functools import partial
 
-from strata_daemon.graph import hebbian
 from strata_daemon.config.tuning import Graph
+from strata_daemon.graph import hebbian
 from strata_daemon.store import graph as store
 
 

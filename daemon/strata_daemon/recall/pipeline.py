@@ -19,9 +19,22 @@ from typing import Awaitable
 
 from strata_daemon.recall.ranking import rank_candidates
 from strata_daemon.recall.request import Request, Sources, State
-from strata_daemon.recall.stages import (alike_newer, asking, cross_encoder, fact_sources, full_text, graph, meaning,
-                                         measured, second_hop, source_named, supersession, time_asked, time_named,
-                                         use_as_of)
+from strata_daemon.recall.stages import (
+    alike_newer,
+    asking,
+    cross_encoder,
+    fact_sources,
+    full_text,
+    graph,
+    meaning,
+    measured,
+    second_hop,
+    source_named,
+    supersession,
+    time_asked,
+    time_named,
+    use_as_of,
+)
 
 STAGES = (
     ("meaning", meaning.meaning),

@@ -11,7 +11,6 @@ from strata_daemon.recall.fusion import Candidate
 from strata_daemon.scoring import EpisodeFeatures, ScoringParams, context_match, score_episode
 from strata_daemon.scoring.batch import Columns, composites
 
-
 SUPERSESSION_DEPTH = 4  # most passes that settle a chain of supersessions among the candidates
 
 

@@ -7,8 +7,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from strata_daemon.embedding.cache import VectorCache
 from strata_daemon.config.tuning import Recall
+from strata_daemon.embedding.cache import VectorCache
 from strata_daemon.recall.fusion import Candidate
 from strata_daemon.scoring import ScoringParams
 from strata_daemon.store.db import Database

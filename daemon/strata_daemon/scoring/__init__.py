@@ -1,7 +1,14 @@
 """Pure scoring functions for ranking remembered episodes (no I/O)."""
 
-from strata_daemon.scoring.composite import (PRESETS, EpisodeFeatures, ScoreBreakdown, ScoringParams, Weights,
-                                             learning_phase, score_episode)
+from strata_daemon.scoring.composite import (
+                                             PRESETS,
+                                             EpisodeFeatures,
+                                             ScoreBreakdown,
+                                             ScoringParams,
+                                             Weights,
+                                             learning_phase,
+                                             score_episode,
+)
 from strata_daemon.scoring.context import context_match
 from strata_daemon.scoring.decay import hybrid_strength, is_potentiated, strength_summary
 from strata_daemon.scoring.recency import recency_score

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-
 HOME = "*"  # the home-wide choice's row name: not a valid namespace, so never one's own
 
 

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from strata_daemon.store.vectors import TABLE, indexed
 from strata_daemon.store import graph as web_store
+from strata_daemon.store.vectors import TABLE, indexed
 
 COLUMNS = ("id", "kind", "source", "content", "event_at", "importance", "access_count", "last_access_at",
            "success_count", "failure_count", "factual", "confidence", "quality", "strength_factor", "potentiated_at",

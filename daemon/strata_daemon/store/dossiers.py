@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
+from strata_daemon.base.timeutil import iso
 from strata_daemon.errors import NotFound
 from strata_daemon.store import facts as facts_store
-from strata_daemon.base.timeutil import iso
 
 _VERSION_COLUMNS = "version, text, sources, generator, input_hash, notes, created_at, actor"
 

@@ -6,8 +6,8 @@ from typing import AsyncIterator
 
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.store.db import Database
-from strata_daemon.store.nodes import episode_id
 from strata_daemon.store.episodes import episode_dict
+from strata_daemon.store.nodes import episode_id
 
 
 async def get_episode(db: Database, agent: str, episode_id: int) -> dict:

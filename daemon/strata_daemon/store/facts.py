@@ -18,9 +18,9 @@ import json
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from strata_daemon.base.timeutil import iso
 from strata_daemon.errors import NotFound
 from strata_daemon.store import floors
-from strata_daemon.base.timeutil import iso
 
 _VALUE_COLUMNS = ("v.id AS value_id, v.value, v.valid_from, v.valid_to, v.recorded_at, v.source_kind, v.source_ref, "
                   "v.confidence, v.rule, v.actor")

@@ -12,8 +12,7 @@ import json
 
 from strata_daemon.store import floors
 from strata_daemon.store.facts import next_value_id
-from strata_daemon.store.vectors import BUMP_EPOCH
-from strata_daemon.store.vectors import TABLE as VECTORS
+from strata_daemon.store.vectors import BUMP_EPOCH, TABLE as VECTORS
 
 RECALL_TEXTS = ("query", "context")  # the columns of a recall that hold its words
 _TERMS_PER_QUERY = 200  # terms are bound as parameters: one statement each, well under SQLite's limit

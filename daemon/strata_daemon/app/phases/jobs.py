@@ -10,12 +10,11 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.base import stopping, timeutil
-from strata_daemon.store import recalls as history
-from strata_daemon.errors import EmbeddingUnavailable
-from strata_daemon.store import copies, phases as phase_records
 from strata_daemon.app.phases import notify, snapshots, steps as loop_steps
 from strata_daemon.app.phases.wake import wake_input
+from strata_daemon.base import stopping, timeutil
+from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.store import copies, phases as phase_records, recalls as history
 
 log = logging.getLogger("strata.phases")
 # One run is bounded so that a stop (SIGTERM, a reload) waits seconds, not the whole backlog;

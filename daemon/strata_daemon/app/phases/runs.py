@@ -8,9 +8,9 @@ import os
 import time
 
 from strata_daemon.app import listeners
+from strata_daemon.app.phases.registry import BY_NAME, PHASES
 from strata_daemon.base import stopping, timeutil
 from strata_daemon.errors import InvalidInput, StrataError
-from strata_daemon.app.phases.registry import BY_NAME, PHASES
 from strata_daemon.store import phases as store
 
 log = logging.getLogger("strata.phases")

@@ -10,11 +10,11 @@ import logging
 
 import schedule
 
-from strata_daemon.base import timeutil
-from strata_daemon.base.wording import plain
 from strata_daemon.app.phases.clock import Clock, ClockScheduler
 from strata_daemon.app.phases.registry import BY_NAME, FOLLOWS, PHASES
 from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.base import timeutil
+from strata_daemon.base.wording import plain
 
 log = logging.getLogger("strata.phases")
 TICK_SECONDS = 0.5

@@ -3,8 +3,8 @@ broken), then the dossiers named in [loop.wake] dossiers, or the newest refreshe
 
 from __future__ import annotations
 
-from strata_daemon.store import dossiers as dossier_store
 from strata_daemon.errors import StrataError
+from strata_daemon.store import dossiers as dossier_store
 
 DEFAULT_MAX_DOSSIERS = 5
 

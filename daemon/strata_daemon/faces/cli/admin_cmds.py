@@ -6,10 +6,10 @@ import shlex
 
 from strata_daemon.app import listeners, runner
 from strata_daemon.base import logs
-from strata_daemon.config.home import init_home, resolve_home
-from strata_daemon.config.settings import BY_KEY
 from strata_daemon.base.timeutil import duration
 from strata_daemon.base.wording import plain
+from strata_daemon.config.home import init_home, resolve_home
+from strata_daemon.config.settings import BY_KEY
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, emit, short_time
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from strata_daemon.errors import EXIT_DOCTOR
 from strata_daemon.config.home import resolve_home
+from strata_daemon.errors import EXIT_DOCTOR
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit
 

@@ -8,11 +8,11 @@ import os
 import sys
 import tempfile
 
-from strata_daemon.base import bounded, timeutil
-from strata_daemon.app.public import export_line, parse_context_pairs, parse_jsonl, stored_rows
-from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
 from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import export_line, parse_context_pairs, parse_jsonl, stored_rows
+from strata_daemon.base import bounded, timeutil
 from strata_daemon.config.settings import KINDS
+from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, emit, note
 

@@ -9,9 +9,22 @@ import sys
 
 from strata_daemon import __version__
 from strata_daemon.errors import EXIT_CODES, StrataError
-from strata_daemon.faces.cli import (admin_cmds, arena_cmds, capsule_cmds, care_cmds, consolidate_cmds, dossier_cmds,
-                                     fact_cmds, io_cmds, mcp_cmds, memory_cmds, serve_cmds, systemd_cmds, tui_cmds,
-                                     web_cmds)
+from strata_daemon.faces.cli import (
+    admin_cmds,
+    arena_cmds,
+    capsule_cmds,
+    care_cmds,
+    consolidate_cmds,
+    dossier_cmds,
+    fact_cmds,
+    io_cmds,
+    mcp_cmds,
+    memory_cmds,
+    serve_cmds,
+    systemd_cmds,
+    tui_cmds,
+    web_cmds,
+)
 from strata_daemon.faces.cli.output import error
 
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 
-from strata_daemon.base import timeutil
-from strata_daemon.app.public import STATES, parse_context_pairs
-from strata_daemon.errors import InvalidInput
 from strata_daemon.app.memory import Memory
-from strata_daemon.config.settings import MODES
+from strata_daemon.app.public import STATES, parse_context_pairs
+from strata_daemon.base import timeutil
 from strata_daemon.base.wording import plain
+from strata_daemon.config.settings import MODES
+from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.output import count, emit, one_line, short_time, show_fact
 
 COMMANDS = ("recall", "feedback", "show", "timeline", "forget", "restore", "mark")

@@ -7,10 +7,9 @@ import sys
 import time
 from typing import Any, Callable
 
-from strata_daemon.errors import StrataError
 from strata_daemon.base.timeutil import duration, iso
 from strata_daemon.base.wording import printable
-
+from strata_daemon.errors import StrataError
 
 # JSON escapes the C0 controls itself; DEL and the C1 ones it leaves, and can only hold them
 # inside strings, where \u00NN says the same.

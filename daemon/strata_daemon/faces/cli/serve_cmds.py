@@ -17,9 +17,9 @@ async def cmd_serve(args) -> int:
 
         print(json.dumps(document(), indent=2))
         return 0
-    from strata_daemon.faces.http.serve import serve
-    from strata_daemon.config.home import resolve_home
     from strata_daemon.base import logs
+    from strata_daemon.config.home import resolve_home
+    from strata_daemon.faces.http.serve import serve
 
     logs.setup(resolve_home(args.home).config()["daemon.log_level"])
     stop = asyncio.Event()

@@ -9,12 +9,19 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from strata_daemon.errors import ConfigError, InvalidInput
+from strata_daemon.app.systemd import (
+    fill,
+    first_private,
+    network_lines,
+    protect_home_lines,
+    step_paths,
+    under,
+    unit_word,
+)
 from strata_daemon.config.home import Home, resolve_home, shipped
-from strata_daemon.faces.http.serve import is_loopback
-from strata_daemon.app.systemd import (fill, first_private, network_lines, protect_home_lines, step_paths, under,
-                                       unit_word)
+from strata_daemon.errors import ConfigError, InvalidInput
 from strata_daemon.faces.cli.output import note
+from strata_daemon.faces.http.serve import is_loopback
 
 COMMANDS = ("systemd print-unit",)
 UNITS = shipped("systemd")

@@ -16,9 +16,19 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from strata_daemon.errors import (CasMismatch, Conflict, ConfigError, EmbeddingUnavailable, InvalidInput,
-                                  LlmUnavailable, NotFound, NotPermitted, StorageError, StrataError)
 from strata_daemon.app.memory import Memory
+from strata_daemon.errors import (
+    CasMismatch,
+    ConfigError,
+    Conflict,
+    EmbeddingUnavailable,
+    InvalidInput,
+    LlmUnavailable,
+    NotFound,
+    NotPermitted,
+    StorageError,
+    StrataError,
+)
 from strata_daemon.faces.http.openapi import document
 from strata_daemon.faces.http.routes import OPS, PATH_TYPES, Call, Op, scoped
 

@@ -10,8 +10,8 @@ import re
 
 from strata_daemon import __version__
 from strata_daemon.faces.http.responses import SCHEMAS
-from strata_daemon.faces.http.shapes import ref
 from strata_daemon.faces.http.routes import OPS, PATH_TYPES, Op, scoped
+from strata_daemon.faces.http.shapes import ref
 
 # The errors, each with the one body shape (Error). Every operation may answer those in
 # EVERYWHERE; those with a body, BODY_ERRORS too; the others (404, 409) each operation names.

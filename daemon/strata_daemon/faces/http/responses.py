@@ -12,10 +12,37 @@ from __future__ import annotations
 
 from strata_daemon.app.public import CONSOLIDATION_RULES as RULES, LINK_TYPES, STATES, TIERS
 from strata_daemon.config.settings import MODES
-from strata_daemon.faces.http.shapes import (BOOL, COUNT, ID, IDS, INT, MEMORY_FIELDS, MS, NODE, NODE_STATE, NUM,
-                                             OPEN, PHASE, POSITIVE, PURGE_FIELDS, SOURCE, STATE, STR, STRATEGY, TIME,
-                                             TIMES, WARNINGS, about, array, fields, map_of, nullable, page_of, ref,
-                                             timed)
+from strata_daemon.faces.http.shapes import (
+                                             BOOL,
+                                             COUNT,
+                                             ID,
+                                             IDS,
+                                             INT,
+                                             MEMORY_FIELDS,
+                                             MS,
+                                             NODE,
+                                             NODE_STATE,
+                                             NUM,
+                                             OPEN,
+                                             PHASE,
+                                             POSITIVE,
+                                             PURGE_FIELDS,
+                                             SOURCE,
+                                             STATE,
+                                             STR,
+                                             STRATEGY,
+                                             TIME,
+                                             TIMES,
+                                             WARNINGS,
+                                             about,
+                                             array,
+                                             fields,
+                                             map_of,
+                                             nullable,
+                                             page_of,
+                                             ref,
+                                             timed,
+)
 
 # -- errors ------------------------------------------------------------------------------------
 

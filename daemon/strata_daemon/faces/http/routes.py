@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
-from strata_daemon.base import timeutil
-from strata_daemon.app.public import STATES
-from strata_daemon.errors import InvalidInput
 from strata_daemon.app.memory import Memory
+from strata_daemon.app.public import STATES
+from strata_daemon.base import timeutil
 from strata_daemon.config.settings import KINDS, MODES
+from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.http.shapes import about, array, ref
 
 

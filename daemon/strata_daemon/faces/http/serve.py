@@ -15,9 +15,9 @@ import stat
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.errors import ConfigError, StorageError, StrataError
 from strata_daemon.app.listeners import listener, stopped
 from strata_daemon.app.memory import Memory
+from strata_daemon.errors import ConfigError, StorageError, StrataError
 
 log = logging.getLogger("strata")
 

@@ -12,15 +12,14 @@ from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp.types import Tool as MCPTool
-from mcp.types import ToolAnnotations
+from mcp.types import Tool as MCPTool, ToolAnnotations
 from pydantic import Field
 
 from strata_daemon import __version__
-from strata_daemon.base import timeutil
-from strata_daemon.errors import StrataError
 from strata_daemon.app.memory import Memory
+from strata_daemon.base import timeutil
 from strata_daemon.base.timeutil import iso
+from strata_daemon.errors import StrataError
 
 T = TypeVar("T")
 

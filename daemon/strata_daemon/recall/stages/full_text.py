@@ -3,16 +3,15 @@ everything else that does not need the question's vector (session neighbours, th
 
 from __future__ import annotations
 
+from strata_daemon.config.tuning import Recall
 from strata_daemon.facts.named import named_in
 from strata_daemon.recall.candidates import fact_source_ids
 from strata_daemon.recall.fusion import Candidate
-from strata_daemon.config.tuning import Recall
 from strata_daemon.recall.request import Lexical, Request, Sources, State
 from strata_daemon.scoring import ScoringParams, learning_phase
 from strata_daemon.store import recall as store
 from strata_daemon.store.db import Database
 from strata_daemon.store.fulltext import Scope, search
-
 
 # Spreading's second step starts from this many of the best full-text matches: what the rest
 # would pass two memories on moves no rank (LoCoMo: 0.7134 / 0.8021 against 0.7138 / 0.8025

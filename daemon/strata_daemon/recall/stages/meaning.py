@@ -3,11 +3,11 @@ within sessions and session aggregation (fusion.py)."""
 
 from __future__ import annotations
 
+from strata_daemon.config.tuning import Recall
 from strata_daemon.embedding.cache import VectorCache
 from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.recall.candidates import fallback, vector_list, with_normalised
 from strata_daemon.recall.fusion import Candidate, fuse, session_boost, spread
-from strata_daemon.config.tuning import Recall
 from strata_daemon.recall.request import Lexical, Request, Sources, State
 from strata_daemon.store import recall as store, vectors
 from strata_daemon.store.db import Database

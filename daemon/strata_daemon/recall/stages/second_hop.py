@@ -10,7 +10,6 @@ from strata_daemon.recall.request import Request, Sources, State
 from strata_daemon.store.fulltext import rarest_within, search
 from strata_daemon.store.recall import CANDIDATE_COLUMNS
 
-
 HOP_JOINS = 0.1  # a memory the second hop alone finds joins when its words weigh this share of the question's
 
 

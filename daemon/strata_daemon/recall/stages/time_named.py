@@ -10,7 +10,6 @@ from strata_daemon.recall.request import Request, Sources, State
 from strata_daemon.store import recall as store
 from strata_daemon.store.fulltext import Scope, word_shares
 
-
 WINDOW_MOST = 2000  # memories of a named time that recall weighs, the latest said
 
 

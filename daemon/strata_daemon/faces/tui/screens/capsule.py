@@ -10,8 +10,8 @@ from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from strata_daemon.errors import InvalidInput
-from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 from strata_daemon.faces.tui.screens.base import LayerScreen, refill
+from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 
 
 class CapsuleScreen(LayerScreen):

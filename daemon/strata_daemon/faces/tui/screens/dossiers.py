@@ -14,9 +14,9 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 from strata_daemon.base import timeutil
 from strata_daemon.faces.tui.fields import rows as field_rows
 from strata_daemon.faces.tui.format import one_line, when
-from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill
 from strata_daemon.faces.tui.screens.dialogs import Ask, Details
+from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 
 
 class DossiersScreen(LayerScreen):

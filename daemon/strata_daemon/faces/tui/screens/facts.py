@@ -13,9 +13,9 @@ from textual.widgets import Checkbox, DataTable, Input, Label
 from strata_daemon.base import timeutil
 from strata_daemon.faces.tui.fields import rows as field_rows
 from strata_daemon.faces.tui.format import age, fact_value, one_line, when
-from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill
 from strata_daemon.faces.tui.screens.dialogs import Ask, Confirm, Details
+from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 
 SOURCE = "person:tui"
 

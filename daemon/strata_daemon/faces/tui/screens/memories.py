@@ -11,10 +11,10 @@ from strata_daemon.base import timeutil
 from strata_daemon.config.settings import MODES
 from strata_daemon.faces.tui.fields import rows as field_rows
 from strata_daemon.faces.tui.format import one_line, when
-from strata_daemon.faces.tui.widgets.explain import ExplainPanel
-from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill
 from strata_daemon.faces.tui.screens.dialogs import Confirm, Details
+from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
+from strata_daemon.faces.tui.widgets.explain import ExplainPanel
 
 
 def summary(result: dict) -> str:

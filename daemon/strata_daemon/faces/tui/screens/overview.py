@@ -10,8 +10,8 @@ from textual.widgets import DataTable, Label, Static
 from strata_daemon.app import listeners
 from strata_daemon.base import timeutil
 from strata_daemon.faces.tui.format import age, one_line, size, when
-from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 from strata_daemon.faces.tui.screens.base import LayerScreen, refill
+from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 
 
 def daemon_line(d: dict) -> str:

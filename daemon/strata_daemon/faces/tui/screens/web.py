@@ -10,11 +10,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Static, Tree
 
+from strata_daemon.errors import StrataError
 from strata_daemon.faces.tui.format import node_short, node_text, nothing_reached, one_line
+from strata_daemon.faces.tui.screens.base import LayerScreen, problem
 from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 from strata_daemon.faces.tui.widgets.webpicture import WebPicture
-from strata_daemon.errors import StrataError
-from strata_daemon.faces.tui.screens.base import LayerScreen, problem
 
 LABEL_CHARS = 70  # of a node's text in the tree and the spread table
 
