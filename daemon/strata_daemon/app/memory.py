@@ -49,9 +49,10 @@ class Memory:
         changed = [k for k, v in config.values.items() if v != self.config.values.get(k)]
         changed += [f"experimental.{k}" for k in set(config.experimental) | set(self.config.experimental)
                     if config.experimental.get(k) != self.config.experimental.get(k)]
-        if any(k.startswith("embedding.") or k in ("recall.vector_cache", "experimental.recall.vector_exact_below")
-               for k in changed):
+        if any(k.startswith("embedding.") for k in changed):
             self.models = wiring.models(self.home, config, self.agent)
+        elif any(k in ("recall.vector_cache", "experimental.recall.vector_exact_below") for k in changed):
+            self.models.keep_vectors(bool(config["recall.vector_cache"]), config.tuning.recall.vector_exact_below)
         self._configure(config)
         return changed
 

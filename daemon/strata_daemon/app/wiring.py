@@ -5,7 +5,6 @@ builds a layer's service; the facade (memory.py) holds what this returns."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from strata_daemon.app.phases.steps import STEP_KEYS, WAKE_KEYS, spec_problem
 from strata_daemon.arena.api import Arena
@@ -115,11 +114,11 @@ def layers(db: Database, home: Home, config: Config, agent: str, actor: str, mod
     recall = Recall(db, agent, config=config, params=params, limits=limit, models=models, web=web,
                     read_only=read_only)
     facts = Facts(db, agent, config, actor)
-    capsule: list[Any] = []
-    dossiers = Dossiers(db, agent, config, actor, home, recall.for_dossier, lambda: capsule[0].read_text())
-    capsule.append(Capsule(db, agent, config, actor, home, facts, dossiers))
+    # The lambda reads `capsule` when a dossier asks, after the line below has built it.
+    dossiers = Dossiers(db, agent, config, actor, home, recall.for_dossier, lambda: capsule.read_text())
+    capsule = Capsule(db, agent, config, actor, home, facts, dossiers)
     consolidation = Consolidation(db, agent, actor, web, tuned=config.tuning, rules=config["consolidation.rules"])
-    forgetting = Forgetting(db, agent, actor, home, capsule[0], dossiers)
+    forgetting = Forgetting(db, agent, actor, home, capsule, dossiers)
     arena = Arena(db, agent, actor, recall.for_arena, enabled=bool(config["arena.enabled"]), arms=arms(config),
                   latency_budget_ms=float(config["arena.latency_budget_ms"]), tuned=config.tuning.arena)
-    return Layers(limit, params, facts, web, dossiers, capsule[0], consolidation, forgetting, arena, recall)
+    return Layers(limit, params, facts, web, dossiers, capsule, consolidation, forgetting, arena, recall)

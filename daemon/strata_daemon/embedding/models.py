@@ -26,6 +26,11 @@ class Models:
         self.reranker = Loaded(threads)
         self.vectors = self._new_vectors()
 
+    def keep_vectors(self, kept: bool, exact_below: int) -> None:
+        """A new copy of the vectors, as recall.vector_cache and its exact search now say."""
+        self.vector_cache, self.exact_below = kept, exact_below
+        self.vectors = self._new_vectors()
+
     def _new_vectors(self) -> VectorCache | None:
         return VectorCache(self.agent, exact_below=self.exact_below) if self.vector_cache else None
 
