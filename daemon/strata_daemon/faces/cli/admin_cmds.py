@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shlex
 
-from strata_daemon.app import listeners, runner
 from strata_daemon.base import logs
 from strata_daemon.base.timeutil import duration
 from strata_daemon.base.wording import plain
@@ -80,6 +79,8 @@ def _show_status(s: dict) -> str:
 
 
 def _show_phases(d: dict) -> str:
+    from strata_daemon.app import listeners
+
     running = f"running (pid {d['running']})" if d["running"] else "not running"
     age = d["heartbeat_age_seconds"]
     lines = [f"daemon {running}; loop {d['loop_count']}; heartbeat "
@@ -141,6 +142,8 @@ async def cmd_reindex(args) -> int:
 
 
 async def cmd_run(args) -> int:
+    from strata_daemon.app import runner
+
     home = resolve_home(args.home)
     logs.setup("debug" if args.verbose else home.config()["daemon.log_level"])
     from strata_daemon.faces.http.serve import serve  # the daemon serves the HTTP face when http.enabled

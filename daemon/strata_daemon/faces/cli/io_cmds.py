@@ -8,8 +8,6 @@ import os
 import sys
 import tempfile
 
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import export_line, parse_context_pairs, parse_jsonl, stored_rows
 from strata_daemon.base import bounded, timeutil
 from strata_daemon.config.settings import KINDS
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
@@ -20,6 +18,8 @@ COMMANDS = ("observe", "import", "export")
 
 
 async def cmd_observe(args) -> int:
+    from strata_daemon.app.public import parse_context_pairs
+
     piped = args.text is None or args.text == "-"
     if piped and (sys.stdin is None or sys.stdin.isatty()):
         raise InvalidInput("no text given", hint="strata observe TEXT, or pipe the text on stdin")
@@ -53,6 +53,8 @@ class _Tee:
 
 
 async def cmd_import(args) -> int:
+    from strata_daemon.app.public import parse_jsonl, stored_rows
+
     path = args.file
     try:
         stream = sys.stdin.buffer if path == "-" else open(path, "rb")
@@ -123,7 +125,9 @@ def export_target(output: str, home) -> tuple[str, bool]:
     return target, not exists or os.path.isfile(target)
 
 
-async def _write_export(mem: Memory, out) -> int:
+async def _write_export(mem, out) -> int:
+    from strata_daemon.app.public import export_line
+
     count = 0
     async for ep in mem.export():
         out.write(export_line(ep))

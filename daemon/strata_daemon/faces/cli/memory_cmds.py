@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import contextlib
 
-from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import STATES, parse_context_pairs
 from strata_daemon.base import timeutil
 from strata_daemon.base.wording import plain
 from strata_daemon.config.settings import MODES
@@ -20,6 +18,8 @@ COMMANDS = ("recall", "feedback", "show", "timeline", "forget", "restore", "mark
 @contextlib.asynccontextmanager
 async def opened(args, actor: str = "cli"):
     """The namespace named by --agent, or with --scope a shared namespace it may only read."""
+    from strata_daemon.app.memory import Memory
+
     mem = await Memory.open(args.home, agent=args.agent, actor=actor)
     try:
         scope = getattr(args, "scope", None)
@@ -82,6 +82,8 @@ def _stage(st: dict) -> str:
 
 
 async def cmd_recall(args) -> int:
+    from strata_daemon.app.public import parse_context_pairs
+
     async with opened(args) as mem:
         result = await mem.recall(args.query, k=args.k, mode=args.mode, context=parse_context_pairs(args.context),
                                   kinds=args.kind or (), include_archived=args.include_archived,
@@ -124,6 +126,8 @@ async def cmd_show(args) -> int:
 
 
 async def cmd_timeline(args) -> int:
+    from strata_daemon.app.public import STATES
+
     states = STATES if args.all_states else ("active",)
     async with opened(args) as mem:
         rows = await mem.timeline(

@@ -9,19 +9,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from strata_daemon.app.systemd import (
-    fill,
-    first_private,
-    network_lines,
-    protect_home_lines,
-    step_paths,
-    under,
-    unit_word,
-)
 from strata_daemon.config.home import Home, resolve_home, shipped
 from strata_daemon.errors import ConfigError, InvalidInput
 from strata_daemon.faces.cli.output import note
-from strata_daemon.faces.http.serve import is_loopback
 
 COMMANDS = ("systemd print-unit",)
 UNITS = shipped("systemd")
@@ -64,6 +54,8 @@ def service_account(home: Path, given: str | None) -> tuple[pwd.struct_passwd, l
 def used_paths(home: Path, cfg, account_home: Path) -> list[Path]:
     """What the daemon reads or runs: the home, this install, the models and loop steps named in
     strata.toml. ProtectHome= must not hide any of them."""
+    from strata_daemon.app.systemd import step_paths, under
+
     install = [Path(sys.executable), Path(sys.prefix), Path(sys.base_prefix), Path(__file__).parents[2]]
     paths = [home, *install, *(p.resolve() for p in install)]
     paths += [under(cfg[key], account_home) for key in ("embedding.model", "llm.model")
@@ -75,6 +67,9 @@ def used_paths(home: Path, cfg, account_home: Path) -> list[Path]:
 
 
 def unit_text(home: Home, *, user: bool, account: pwd.struct_passwd | None = None) -> str:
+    from strata_daemon.app.systemd import fill, first_private, network_lines, protect_home_lines, unit_word
+    from strata_daemon.faces.http.serve import is_loopback
+
     unit = UNITS / ("strata-user.service" if user else "strata.service")
     try:
         text = unit.read_text(encoding="utf-8")
