@@ -917,3 +917,14 @@ def test_common_options_work_before_or_after_the_command(cli):
     before = json.loads(cli("--json", "--agent", "alice", "recall", "Lisbon").out)
     default = json.loads(cli("recall", "Lisbon", "--json").out)
     assert len(after["hits"]) == len(before["hits"]) == 1 and default["hits"] == []
+
+
+def test_the_parser_is_built_without_importing_any_command_s_code():
+    # Each command imports what it needs when it runs: `strata --help` and the parsing of every
+    # command line load no layer, no store and no facade.
+    code = ("import sys; from strata_daemon.faces.cli.main import build_parser; build_parser(['status']); "
+            "print(' '.join(sorted(m for m in sys.modules if m.startswith('strata_daemon.'))))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    heavy = [m for m in loaded if m.startswith(("strata_daemon.app.memory", "strata_daemon.store.db", "strata_daemon.recall",
+                                               "strata_daemon.embedding", "strata_daemon.facts", "strata_daemon.graph"))]
+    assert heavy == [] and "strata_daemon.faces.cli.io_cmds" in loaded
