@@ -7,6 +7,7 @@ import signal
 
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit, note, short_time
+from strata_daemon.faces.cli.parsers import adder
 
 COMMANDS = ("capsule",)
 
@@ -90,10 +91,7 @@ def register(sub, common) -> None:
                                      "blocks strata keeps current. See capsule/CAPSULE-SPEC.md.")
     cs = top.add_subparsers(dest="capsule_command", metavar="ACTION", required=True)
 
-    def add(name, handler, help_):
-        p = cs.add_parser(name, parents=[common], help=help_, description=help_)
-        p.set_defaults(handler=handler)
-        return p
+    add = adder(cs, common)
 
     add("check", cmd_check, "Validate the capsule: sections, markers, blocks, the 300-line budget (exit 4 on error).")
     p = add("render", cmd_render, "Take in your edits and render the blocks from the layers.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, emit, note, short_time
+from strata_daemon.faces.cli.parsers import adder
 
 COMMANDS = ("dossier",)
 
@@ -118,10 +119,7 @@ def register(sub, common) -> None:
                                      "per topic, updated in place with every version kept.")
     ds = top.add_subparsers(dest="dossier_command", metavar="ACTION", required=True)
 
-    def add(name, handler, help_):
-        p = ds.add_parser(name, parents=[common], help=help_, description=help_)
-        p.set_defaults(handler=handler)
-        return p
+    add = adder(ds, common)
 
     add("list", cmd_list, "Topics (from the config, the capsule, people, and proposed ones) and their state.")
     p = add("show", cmd_show, "A topic's current dossier (or --version N).")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened, plan_text, purge_text
 from strata_daemon.faces.cli.output import count, emit, inline, short_time, show_fact
+from strata_daemon.faces.cli.parsers import adder
 
 COMMANDS = ("fact",)
 
@@ -153,10 +154,7 @@ def register(sub, common) -> None:
                                      "Keys ignore case, spacing, '_' and '-'.")
     fs = top.add_subparsers(dest="fact_command", metavar="ACTION", required=True)
 
-    def add(name, handler, help_):
-        p = fs.add_parser(name, parents=[common], help=help_, description=help_)
-        p.set_defaults(handler=handler)
-        return p
+    add = adder(fs, common)
 
     def provenance(p, *, when: bool = True):
         if when:

@@ -13,6 +13,7 @@ from strata_daemon.config.settings import KINDS
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, emit, note
+from strata_daemon.faces.cli.parsers import adder
 
 COMMANDS = ("observe", "import", "export")
 
@@ -161,10 +162,7 @@ async def cmd_export(args) -> int:
 
 
 def register(sub, common) -> None:
-    def add(name, handler, help_, **kw):
-        p = sub.add_parser(name, parents=[common], help=help_, description=help_, **kw)
-        p.set_defaults(handler=handler)
-        return p
+    add = adder(sub, common)
 
     p = add("observe", cmd_observe, "Store an observation; prints its id.")
     p.add_argument("text", nargs="?", help="the text (omit or '-' to read stdin)")

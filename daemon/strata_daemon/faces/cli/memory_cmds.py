@@ -11,6 +11,7 @@ from strata_daemon.base.wording import plain
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.output import count, emit, one_line, short_time, show_fact
+from strata_daemon.faces.cli.parsers import adder
 
 COMMANDS = ("recall", "feedback", "show", "timeline", "forget", "restore", "mark")
 
@@ -212,10 +213,7 @@ async def cmd_mark(args) -> int:
 
 
 def register(sub, common) -> None:
-    def add(name, handler, help_, **kw):
-        p = sub.add_parser(name, parents=[common], help=help_, description=help_, **kw)
-        p.set_defaults(handler=handler)
-        return p
+    add = adder(sub, common)
 
     p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")
     p.add_argument("query")

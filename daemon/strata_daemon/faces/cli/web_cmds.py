@@ -6,6 +6,7 @@ import argparse
 
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import count, emit, short_time
+from strata_daemon.faces.cli.parsers import adder
 
 COMMANDS = ("web", "related", "link")
 
@@ -137,10 +138,7 @@ def register(sub, common) -> None:
                                      "working set are co-activated when it is committed.")
     ws = top.add_subparsers(dest="web_command", metavar="ACTION", required=True)
 
-    def add(name, handler, help_, **kw):
-        p = ws.add_parser(name, parents=[common], help=help_, description=help_, **kw)
-        p.set_defaults(handler=handler)
-        return p
+    add = adder(ws, common)
 
     def spreading(p, limit: int = 50):
         p.add_argument("--depth", type=int, help="edges to follow (1-5; default web.spread_depth)")
