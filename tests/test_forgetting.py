@@ -100,6 +100,94 @@ def test_purge_takes_what_consolidation_merged_into_it_and_never_gives_its_id_ag
     assert memory.observe("a new memory")["id"] == max(keep, dup) + 1
 
 
+def _merge(memory, keep: int, dup: int) -> None:
+    memory.wait(memory.raw.db.transact(lambda c: c.execute(
+        "UPDATE episodes SET state = 'superseded', superseded_by = ?, tier = 'cold' WHERE id = ?", (keep, dup))))
+
+
+def test_purge_of_a_merged_twin_takes_the_memory_it_was_merged_into(memory):
+    keep = memory.observe("The storage unit at Dock 9 opens with 4471-MZR.")["id"]
+    dup = memory.observe("Storage unit, Dock 9: 4471-MZR")["id"]
+    _merge(memory, keep, dup)
+    assert sorted(memory.forget(dup, purge=True)["memories"]) == [keep, dup]
+
+
+def test_archive_follows_merges_and_restore_brings_them_back_as_they_were(memory):
+    keep = memory.observe("The gate code for the Larch Street depot is 6620-VBQ.")["id"]
+    dup = memory.observe("Gate code, Larch Street depot: 6620-VBQ")["id"]
+    _merge(memory, keep, dup)
+    assert memory.forget(keep)["merged_archived"] == [dup]
+    states = {r["id"]: r["state"] for r in memory.sql("SELECT id, state FROM episodes")}
+    assert states == {keep: "archived", dup: "archived"}
+    assert memory.recall("6620-VBQ", mode="fast")["hits"] == []
+    assert memory.restore(keep)["merged_restored"] == [dup]
+    rows = {r["id"]: (r["state"], r["superseded_by"]) for r in memory.sql("SELECT id, state, superseded_by "
+                                                                           "FROM episodes")}
+    assert rows == {keep: ("active", None), dup: ("superseded", keep)}
+    assert memory.forget(dup)["merged_archived"] == [keep]  # from either side
+
+
+def test_an_import_never_gives_a_purged_id_again(cli, home, tmp_path):
+    first = cli.json("observe", "The alarm code at the cabin is 4471-QX.")["id"]
+    cli.json("observe", "The cabin is by the lake.")
+    cli("forget", str(first), "--purge", check=True)
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(json.dumps({"id": first, "content": "a new memory asking for an old id"}) + "\n")
+    cli("import", str(rows), check=True)
+    given = [m for m in map(json.loads, cli("export", check=True).out.splitlines()) if m["content"].startswith("a new")]
+    assert len(given) == 1 and given[0]["id"] != first
+    trail = cli.json("show", str(given[0]["id"]))["history"]
+    assert [a["action"] for a in trail] == ["create"]  # its own trail, not the purged memory's
+
+
+def test_forget_matching_reaches_sources_sessions_contexts_keys_topics_and_entities(cli, home):
+    said = cli.json("observe", "innocent words", "--source", "src-Pellucine", "--session", "s-Pellucine",
+                    "--context", "code=Pellucine")["id"]
+    cli("fact", "set", "Pellucine owner", "bob", check=True)
+    cli("fact", "set", "printer", "10.0.0.9", "--source", "person:Pellucine", check=True)
+    cli("dossier", "add", "pellucine plans", "--query", "innocent", check=True)
+    cli("dossier", "refresh", "pellucine plans", check=True)
+    cli("capsule", "render", check=True)
+    assert cli.json("recall", "Pellucine", "--mode", "fast")["hits"]
+    listed = cli.json("forget", "--matching", "pellucine")
+    assert [m["id"] for m in listed["memories"]] == [said] and listed["topics"] == ["pellucine_plans"]
+    assert {(f["key"], f["removed_whole"]) for f in listed["facts"]} == {("pellucine owner", True),
+                                                                         ("printer", False)}
+    assert listed["entities"]  # the source names a person
+    done = cli.json("forget", "--matching", "pellucine", "--purge", "--yes")["result"]
+    assert done["topics_removed"] == ["pellucine_plans"] and done["memories"] == [said]
+    assert b"ellucine" not in raw_bytes(home).lower()
+    for path in home.rglob("*"):
+        assert not path.is_file() or b"ellucine" not in path.read_bytes().lower(), path
+    assert cli("fact", "get", "pellucine owner").returncode == 3
+    assert cli.json("dossier", "list")["topics"] == [] or "pellucine_plans" not in [
+        t["topic"] for t in cli.json("dossier", "list")["topics"]]
+
+
+def test_fact_forget_and_dossier_remove_take_words_too(cli, home):
+    cli("fact", "set", "Tessaly door code", "4411", check=True)
+    cli("fact", "set", "lamp", "on", check=True)
+    listed = cli("fact", "forget", "--matching", "tessaly", check=True).out
+    assert "fact tessaly door code: the fact itself, key and all" in listed and "lamp" not in listed
+    cli("fact", "forget", "--matching", "tessaly", "--yes", check=True)
+    assert [f["key"] for f in cli.json("fact", "list")] == ["lamp"]
+    assert cli("fact", "forget", "--matching", "tessaly").returncode == 3  # nothing holds it now
+    assert cli("fact", "forget").returncode == 4 and cli("fact", "forget", "lamp", "--matching", "x").returncode == 4
+
+    cli("dossier", "add", "wexmoor orchard", check=True)
+    cli("dossier", "add", "kettle lake", check=True)
+    for topic in ("wexmoor orchard", "kettle lake"):
+        cli("dossier", "refresh", topic, "--force", check=True)
+    assert cli("dossier", "remove", "--matching", "wexmoor").returncode == 4  # for good only: --purge
+    assert "dossier topic wexmoor_orchard, every version" in cli("dossier", "remove", "--matching", "wexmoor",
+                                                                 "--purge", check=True).out
+    cli("dossier", "remove", "--matching", "wexmoor", "--purge", "--yes", check=True)
+    gone = cli.json("dossier", "remove", "kettle lake", "--purge", "--yes")["result"]
+    assert gone["topics_removed"] == ["kettle_lake"] and gone["dossier_versions_removed"] == 1
+    assert not {"wexmoor_orchard", "kettle_lake"} & {t["topic"] for t in cli.json("dossier", "list")["topics"]}
+    assert b"wexmoor" not in raw_bytes(home).lower() and b"kettle" not in raw_bytes(home).lower()
+
+
 def test_a_purge_of_a_lower_id_after_a_higher_one_keeps_both_ids_unused(memory):
     ids = [memory.observe(f"note number {i} about the Larch Street depot")["id"] for i in range(3)]
     memory.forget(ids[2], purge=True)
@@ -288,8 +376,9 @@ def test_the_deletion_compliance_set_leaves_nothing_on_any_face_or_in_any_file()
     r = asyncio.run(bench_forget(servers=True))
     assert r["cases"] == len(CASES) >= 20
     assert r["unseen_before"] == [] and r["in_database_file_before"] == len(CASES)  # the probes can see
-    assert set(r["faces"]) >= {"recall", "facts", "dossiers", "capsule", "export", "file", "http", "mcp"}
-    assert r["leaked"] == [] and r["leaks"] == 0 and r["raw_bytes_clean"]
+    assert set(r["faces"]) >= {"recall", "facts", "dossiers", "capsule", "export", "entities", "timeline", "file",
+                               "http", "mcp"}
+    assert r["leaked"] == [] and r["leaks"] == 0 and r["raw_bytes_clean"] and r["purged_ids_given_again"] == 0
     # An export and a backup made before the requests, put back after them, bring nothing back.
     assert r["brought_back"] == {"import": [], "restore": []}
     assert r["import_skipped_purged"] > 0 and r["restore_purged_again"]["memories"] > 0

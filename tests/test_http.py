@@ -116,11 +116,23 @@ def test_every_endpoint_and_its_errors(home):
         assert api("POST", "/v1/facts/{key}/forget", {"confirm": True}, key="bridge")[1]["applied"] is True
         assert [h["value"] for h in api("GET", "/v1/facts/{key}/history", key="bridge")[1]["history"]] == [None]
         assert api("POST", "/v1/facts/{key}/forget", {}, key="nothing")[0] == 404
+        assert api("PUT", "/v1/facts/{key}", {"value": "on"}, key="Pellucine%20lamp")[0] == 200
+        listed = api("POST", "/v1/facts/forget", {"matching": "pellucine"})[1]
+        assert [(f["key"], f["removed_whole"]) for f in listed["facts"]] == [("pellucine lamp", True)]
+        assert api("POST", "/v1/facts/forget", {"matching": "pellucine", "confirm": True})[1]["result"]["facts"] == \
+            [{"key": "pellucine lamp", "removed": True}]
+        assert api("GET", "/v1/facts/{key}", key="pellucine%20lamp")[0] == 404
+        assert api("POST", "/v1/facts/forget", {"matching": "pellucine"})[0] == 404
         assert api("GET", "/v1/facts/{key}", key="nothing")[0] == 404
 
         assert "bridge" in [t["topic"] for t in api("GET", "/v1/dossiers")[1]["topics"]]
         assert api("POST", "/v1/dossiers/{topic}/refresh", {"force": True}, topic="bridge")[1]["status"] == "refreshed"
         assert "gw-02" in api("GET", "/v1/dossiers/{topic}", topic="bridge")[1]["text"]
+        assert api("POST", "/v1/dossiers/forget", {"topic": "bridge"})[1]["topics"] == ["bridge"]
+        gone = api("POST", "/v1/dossiers/forget", {"matching": "bridge", "confirm": True})[1]["result"]
+        assert gone["topics_removed"] == ["bridge"] and gone["dossier_versions_removed"] == 1
+        assert api("POST", "/v1/dossiers/forget", {"matching": "bridge"})[0] == 404
+        assert api("POST", "/v1/dossiers/forget", {})[0] == 400
         assert api("GET", "/v1/capsule")[1]["ok"] is True
 
         plan = api("POST", "/v1/consolidate", {"dry_run": True})[1]

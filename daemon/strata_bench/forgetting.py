@@ -40,13 +40,20 @@ class Case:
     name: str
     says: tuple[str, ...]  # memories, oldest first
     secret: str  # the words that must be gone
-    forget: tuple[str, object]  # ("memory", index in says) | ("matching", text) | ("fact", key)
+    # ("memory", index in says) | ("matching", text) | ("fact", key) | ("fact matching", text) |
+    # ("topic", name) | ("topic matching", text)
+    forget: tuple[str, object]
     kind: str | None = None
     fact: tuple[str, ...] = ()  # a fact a person sets: its key, then each value it is given in turn
+    fact_source: str | None = None  # where the person says the fact came from
     topic: str | None = None  # a dossier kept on it
+    query: str | None = None  # the words the dossier's recall looks for (default: the topic's)
     pin: str | None = None  # a line a person writes into the capsule's recent block
+    capsule_line: str | None = None  # a line a person writes into the capsule, outside strata's blocks
     asked: str | None = None  # a recall that asks about it, with feedback
     context: dict = field(default_factory=dict)
+    source: str | None = None  # where its memories came from
+    session: str | None = None
 
 
 CASES: tuple[Case, ...] = (
@@ -90,7 +97,31 @@ CASES: tuple[Case, ...] = (
          asked="vault PIN for the lab"),
     Case("matching a fact and memories", ("Insurance policy number: POL-55XQ-2",
                                           "Renewed policy POL-55XQ-2 today."), "POL-55XQ", ("matching", "POL-55XQ")),
-    Case("said by a source", ("Our landlord is Mr. Brenwick-Hale.",), "Brenwick", ("memory", 0)),
+    Case("said by a source", ("Our landlord is Mr. Brenwick-Hale.",), "Brenwick", ("memory", 0),
+         source="person:ines"),
+    Case("words in a fact key", (), "Quillborne", ("matching", "Quillborne"), fact=("Quillborne account owner", "bob")),
+    Case("fact key by words", (), "Tessaly", ("fact matching", "Tessaly"), fact=("Tessaly door code", "4411")),
+    Case("words in a fact's source", (), "Orvanti", ("matching", "Orvanti"), fact=("printer ip", "10.0.0.9"),
+         fact_source="person:Orvanti"),
+    Case("words in a memory's source", ("innocent words about lunch",), "Pellucine", ("matching", "Pellucine"),
+         source="src-Pellucine"),
+    Case("words in a memory's context", ("Patient called back.",), "MRN-88ZV", ("matching", "MRN-88ZV"),
+         context={"code": "MRN-88ZV"}),
+    Case("words in a context key", ("Ticket closed.",), "Vantrosk", ("matching", "Vantrosk"),
+         context={"Vantrosk": "yes"}),
+    Case("words in a session", ("Long meeting today.",), "Grimsholt", ("matching", "Grimsholt"),
+         session="sess-Grimsholt"),
+    Case("words in a dossier topic", ("Harbour refit planned for spring.",), "Zephrane", ("matching", "Zephrane"),
+         topic="zephrane harbour", query="harbour refit"),
+    Case("dossier topic by name", ("Kettle lake cabin bookings open in May.",), "kettle_lake",
+         ("topic", "kettle lake"), topic="kettle lake"),
+    Case("dossier topic by words", ("Orchard survey done.",), "Wexmoor", ("topic matching", "Wexmoor"),
+         topic="wexmoor orchard", query="orchard survey"),
+    Case("words in a capsule topic line", ("Birch grove notes kept.",), "Talvenik", ("matching", "Talvenik"),
+         capsule_line="Topics: talvenik-grove"),
+    Case("merged twin forgotten by the other", ("The storage unit at Dock 9 opens with 4471-MZR.",
+                                                "The storage unit at Dock 9 opens with 4471-MZR!"), "4471-MZR",
+         ("memory", 1)),
 )
 
 
@@ -103,12 +134,12 @@ async def plant(mem: Memory, cases=CASES) -> dict[str, list[int]]:
         ids[c.name] = []
         for i, text in enumerate(c.says):
             r = await mem.observe(text, kind=c.kind, context=c.context or None, at=start + n * 600 + i * 60,
-                                  source="person:ines" if "source" in c.name else None)
+                                  source=c.source, session=c.session)
             ids[c.name].append(r["id"])
         for value in c.fact[1:]:
-            await mem.facts.set(c.fact[0], value)
+            await mem.facts.set(c.fact[0], value, source=c.fact_source)
         if c.topic:
-            await mem.dossiers.add(c.topic, query=c.topic)
+            await mem.dossiers.add(c.topic, query=c.query or c.topic)
     await run_phase(mem, "embed", actor="bench")
     await run_phase(mem, "consolidate", actor="bench")
     for c in cases:
@@ -118,13 +149,15 @@ async def plant(mem: Memory, cases=CASES) -> dict[str, list[int]]:
                 await mem.feedback(r["recall_id"], "success", used=[r["hits"][0]["id"]])
     await mem.capsule.render()
     pins = [c.pin for c in cases if c.pin]
-    if pins:
+    lines = [c.capsule_line for c in cases if c.capsule_line]
+    if pins or lines:
         text = mem.capsule.path.read_text(encoding="utf-8")
         mark = "<!-- strata:begin recent -->\n"
-        mem.capsule.path.write_text(text.replace(mark, mark + "".join(p + "\n" for p in pins)), encoding="utf-8")
-    for c in cases:
-        if c.topic:
-            await mem.dossiers.refresh(c.topic, force=True)
+        text = text.replace(mark, mark + "".join(p + "\n" for p in pins))
+        mem.capsule.path.write_text(text + "".join(f"\n{line}\n" for line in lines), encoding="utf-8")
+    for t in (await mem.dossiers.list())["topics"]:
+        if t["enabled"]:
+            await mem.dossiers.refresh(t["topic"], force=True)
     await mem.capsule.render()
     return ids
 
@@ -136,13 +169,20 @@ async def request(mem: Memory, c: Case, ids: list[int]) -> dict:
         return await mem.forget(ids[int(what)], purge=True)
     if how == "matching":
         return await mem.forget_matching(str(what), purge=True, apply=True)
+    if how == "fact matching":
+        return await mem.forget_fact(matching=str(what), apply=True)
+    if how == "topic":
+        return await mem.forget_topic(str(what), apply=True)
+    if how == "topic matching":
+        return await mem.forget_topic(matching=str(what), apply=True)
     return await mem.forget_fact(str(what), apply=True)
 
 
 async def faces(mem: Memory, cases=CASES) -> dict[str, str]:
     """Each face as one text, in-process: what an agent or person could read there. MEM is
     read-only, so the probe's own recalls log nothing."""
-    out: dict[str, list] = {"recall": [], "facts": [], "dossiers": [], "capsule": [], "export": []}
+    out: dict[str, list] = {"recall": [], "facts": [], "dossiers": [], "capsule": [], "export": [], "entities": [],
+                            "timeline": []}
     for c in cases:
         for q in (c.secret, *c.says, c.asked or ""):
             if q.strip():
@@ -163,6 +203,8 @@ async def faces(mem: Memory, cases=CASES) -> dict[str, str]:
                 pass
     out["capsule"].append(await mem.capsule.show())
     out["export"] += [row async for row in mem.export()]
+    out["entities"].append(await mem.web.entities(limit=10_000))
+    out["timeline"].append(await mem.timeline(states=(), limit=10_000))
     return {k: json.dumps(v, ensure_ascii=False, default=str) for k, v in out.items()}
 
 
@@ -237,15 +279,21 @@ async def _seen(home: Home, cases) -> dict[str, str | bytes]:
             await probe.close()
 
 
-async def _put_back(home: Home, exported: bytes, backup: Path, cases) -> dict:
-    """The old export imported, then the old backup restored: the secrets found after each."""
+async def _put_back(home: Home, exported: bytes, backup: Path, cases, purged: list[int]) -> dict:
+    """The old export imported, new memories that ask for the PURGED ids, then the old backup
+    restored: the secrets found after each, and the purged ids given again."""
     async with await Memory.open(home, actor="bench") as mem:
         parsed = parse_jsonl(io.BytesIO(exported), mem.limits, agent=mem.agent, now=timeutil.now())
         imported = await mem.observe_many(parsed.rows, validated=True, skip_purged=True)
+        asking = "".join(json.dumps({"id": i, "content": f"a new memory asking for id {i}"}) + "\n" for i in purged)
+        parsed = parse_jsonl(io.BytesIO(asking.encode()), mem.limits, agent=mem.agent, now=timeutil.now())
+        given = await mem.observe_many(parsed.rows, validated=True, skip_purged=True)
+    reused = sorted(set(purged) & set(given["ids"]))
     after_import = await _seen(home, cases)
     restored = await restore_home(home, backup)
     after_restore = await _seen(home, cases)
-    return {"import_skipped_purged": imported["purged"], "restore_purged_again": restored["purged_again"],
+    return {"import_skipped_purged": imported["purged"], "purged_ids_given_again": len(reused),
+            "restore_purged_again": restored["purged_again"],
             "brought_back": {"import": [c.name for c in cases if found(c.secret, after_import)],
                              "restore": [c.name for c in cases if found(c.secret, after_restore)]}}
 
@@ -276,7 +324,8 @@ async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[
             await probe.close()
         after.update({f"file:{k}": v for k, v in files(home).items()})
         # Before the servers: their recalls log what they ask, as any recall after a purge does.
-        put_back = await _put_back(home, exported, backup, cases)
+        purged = sorted({i for r in results for i in r["result"].get("memories", ())})
+        put_back = await _put_back(home, exported, backup, cases, purged)
         if servers:
             after["http"] = _http(home, cases)
             after["mcp"] = await _mcp(home, cases)

@@ -6,12 +6,22 @@ Every message says what went wrong and, where it helps, what to do next.
 
 from __future__ import annotations
 
+MAX_MESSAGE = 400
+
+
+def _short(text: str) -> str:
+    """A message cut to MAX_MESSAGE characters: the last guard against an error that quotes a
+    whole input (messages quote values through strata_daemon.base.wording.quoted)."""
+    text = str(text)
+    return text if len(text) <= MAX_MESSAGE else f"{text[:MAX_MESSAGE]}… ({len(text):,} characters)"
+
 
 class StrataError(Exception):
     exit_code = 1
     kind = "error"
 
     def __init__(self, message: str, *, hint: str | None = None):
+        message, hint = _short(message), None if hint is None else _short(hint)
         super().__init__(message)
         self.message = message
         self.hint = hint

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Iterable
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.wording import quoted
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.store import episode_reads as reads, episodes as writes
 
@@ -30,47 +31,100 @@ async def forget(mem: Memory, episode_id: int, *, purge: bool = False, reason: s
     async with mem.db.write() as w:
         before = await writes.set_state(w, mem.agent, episode_id, "archived", actor=mem.actor, now=now,
                                         reason=reason)
-    return {"id": episode_id, "state": "archived", "previous_state": before}
+        # The near-duplicates consolidation merged with it hold the same words: they go too.
+        twins = [t["id"] for t in await w.run(lambda c: reads.merge_group(c, mem.agent, episode_id))]
+        for twin in twins:
+            await writes.set_state(w, mem.agent, twin, "archived", actor=mem.actor, now=now, reason=reason)
+    return {"id": episode_id, "state": "archived", "previous_state": before, "merged_archived": twins}
 
 
 async def forget_matching(mem: Memory, text: str, *, purge: bool = False, apply: bool = False) -> dict:
-    """What holds TEXT (memories, facts) and what goes with it; with APPLY, the memories are
-    archived and the facts retracted (both undoable), or with PURGE all of it is purged."""
+    """What holds TEXT (memories, facts, dossier topics, entities) and what goes with it; with
+    APPLY, the memories are archived and the facts retracted (both undoable), or with PURGE all
+    of it is purged."""
     found = await mem.forgetting.matching(text)
-    texts = sorted({found["text"], *found["spellings"]})  # "MÜLLER" asked, "Müller" stored
-    plan = await mem.forgetting.plan(ids=found["ids"], keys=found["keys"], texts=texts)
+    asked = found["asked"]
+    plan = await mem.forgetting.plan(**asked)
     out = {"text": found["text"], "spellings": found["spellings"], "purge": purge, "applied": apply, **plan}
     if not apply:
         return out
     if purge:
-        out["result"] = await mem.forgetting.purge(ids=found["ids"], keys=found["keys"], texts=texts)
+        out["result"] = await mem.forgetting.purge(**asked)
         return out
-    archived = [(await forget(mem, i))["id"] for i in found["ids"]]
+    archived = []
+    for i in asked["ids"]:
+        r = await forget(mem, i)
+        archived += [r["id"], *r["merged_archived"]]
     retracted = []
-    for key in found["keys"]:
+    for key in [*asked["keys"], *asked["whole"]]:
         try:
             retracted.append((await mem.facts.retract(key))["key"])
         except NotFound:
             pass  # retracted already: its history holds the text until a purge
-    out["result"] = {"archived": archived, "retracted": retracted}
+    out["result"] = {"archived": list(dict.fromkeys(archived)), "retracted": retracted}
     return out
 
 
-async def forget_fact(mem: Memory, key: str, *, apply: bool = False) -> dict:
+async def forget_fact(mem: Memory, key: str | None = None, *, matching: str | None = None,
+                      apply: bool = False) -> dict:
     """A fact's values leave its history, the audit, dossiers and the capsule; the fact is
-    left retracted. Without APPLY, what would go."""
-    plan = await mem.forgetting.plan(keys=[key])
+    left retracted. With MATCHING instead of a key, every fact whose key, label, value or
+    source holds those words: one named by them goes whole, key and all. Without APPLY, what
+    would go."""
+    if (key is None) == (matching is None):
+        raise InvalidInput("name a fact key, or the words to match", hint="strata fact forget KEY | --matching TEXT")
+    if matching is None:
+        asked = {"keys": [key]}
+    else:
+        found = (await mem.forgetting.matching(matching))["asked"]
+        asked = {"keys": found["keys"], "whole": found["whole"], "texts": found["texts"]}
+        if not asked["keys"] and not asked["whole"]:
+            raise NotFound(f"no fact holds {quoted(matching)}", hint="`strata fact list` shows the facts")
+    plan = await mem.forgetting.plan(**asked)
+    named = {"key": key} if matching is None else {"matching": " ".join(matching.split())}
     if not apply:
-        return {"key": key, "applied": False, **plan}
-    return {"key": key, "applied": True, **plan, "result": await mem.forgetting.purge(keys=[key])}
+        return {**named, "applied": False, **plan}
+    return {**named, "applied": True, **plan, "result": await mem.forgetting.purge(**asked)}
+
+
+async def forget_topic(mem: Memory, topic: str | None = None, *, matching: str | None = None,
+                       apply: bool = False) -> dict:
+    """A dossier topic leaves with every version of it, and its lines leave the capsule: asked
+    by name, or by words (every topic whose name or query holds them). Without APPLY, what
+    would go."""
+    if (topic is None) == (matching is None):
+        raise InvalidInput("name a topic, or the words to match", hint="strata dossier remove TOPIC --purge | "
+                                                                      "--matching TEXT --purge")
+    if matching is None:
+        name = (await mem.dossiers.topic(topic)).name
+        asked = {"topics": [name]}
+        named = {"topic": name}
+    else:
+        found = await mem.forgetting.matching(matching)
+        if not found["asked"]["topics"]:
+            raise NotFound(f"no dossier topic holds {quoted(matching)}", hint="`strata dossier list` shows them")
+        asked = {"topics": found["asked"]["topics"], "texts": found["asked"]["texts"]}
+        named = {"matching": found["text"]}
+    plan = await mem.forgetting.plan(**asked)
+    if not apply:
+        return {**named, "applied": False, **plan}
+    return {**named, "applied": True, **plan, "result": await mem.forgetting.purge(**asked)}
 
 
 async def restore(mem: Memory, episode_id: int) -> dict:
     episode_id = checked_id(episode_id, "memory", mem.agent)
     now = timeutil.now()
     async with mem.db.write() as w:
+        group = await w.run(lambda c: reads.merge_group(c, mem.agent, episode_id))
         before = await writes.set_state(w, mem.agent, episode_id, "active", actor=mem.actor, now=now)
-    return {"id": episode_id, "state": "active", "previous_state": before}
+        # The near-duplicates an archive took with it come back as they were: the survivor
+        # active, the others merged into it.
+        twins = [t for t in group if t["state"] == "archived"]
+        for t in twins:
+            await writes.set_state(w, mem.agent, t["id"], "superseded" if t["superseded_by"] else "active",
+                                   actor=mem.actor, now=now)
+    return {"id": episode_id, "state": "active", "previous_state": before,
+            "merged_restored": [t["id"] for t in twins]}
 
 
 async def mark(mem: Memory, episode_id: int, *, factual: bool | None = None, irrelevant: bool | None = None) -> dict:

@@ -127,14 +127,20 @@ class Memory:
         return await changes.forget(self, episode_id, purge=purge, reason=reason)
 
     async def forget_matching(self, text: str, *, purge: bool = False, apply: bool = False) -> dict:
-        """What holds TEXT (memories, facts) and what goes with it; with APPLY, the memories are
-        archived and the facts retracted (both undoable), or with PURGE all of it is purged."""
+        """What holds TEXT wherever words are kept and what goes with it; with APPLY, the memories
+        are archived and the facts retracted (both undoable), or with PURGE all of it is purged."""
         return await changes.forget_matching(self, text, purge=purge, apply=apply)
 
-    async def forget_fact(self, key: str, *, apply: bool = False) -> dict:
-        """A fact's values leave its history, the audit, dossiers and the capsule; the fact is
-        left retracted. Without APPLY, what would go."""
-        return await changes.forget_fact(self, key, apply=apply)
+    async def forget_fact(self, key: str | None = None, *, matching: str | None = None, apply: bool = False) -> dict:
+        """A fact's values leave its history, the audit, dossiers and the capsule (or, asked by
+        words, every fact holding them). Without APPLY, what would go."""
+        return await changes.forget_fact(self, key, matching=matching, apply=apply)
+
+    async def forget_topic(self, topic: str | None = None, *, matching: str | None = None,
+                           apply: bool = False) -> dict:
+        """A dossier topic and every version of it leave for good (or, asked by words, every
+        topic whose name or query holds them). Without APPLY, what would go."""
+        return await changes.forget_topic(self, topic, matching=matching, apply=apply)
 
     async def restore(self, episode_id: int) -> dict:
         return await changes.restore(self, episode_id)

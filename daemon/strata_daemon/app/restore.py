@@ -18,6 +18,7 @@ from strata_daemon.store import (
     episode_reads as reads,
     facts as fact_rows,
     files,
+    purge as purge_rows,
     users,
 )
 
@@ -33,18 +34,22 @@ def _check_backup(source: Path) -> None:
         raise InvalidInput(f"{source} fails SQLite's integrity check", hint="choose an older backup; nothing was changed")
 
 
+_NAMED = ("facts", "whole", "topics", "entities", "texts")  # what a purge record holds by the hashes of its names
+
+
 def purges_since(current: Path, backup: Path) -> dict[str, dict[str, set[str]]]:
-    """agent -> {"memories": content hashes, "facts": key hashes, "texts": hashes of the texts
-    named to `forget --matching`} of the purges CURRENT records and BACKUP does not."""
+    """agent -> {"memories": content hashes, "facts": key hashes (their values went), "whole":
+    key hashes (the facts went), "topics", "entities" ("type:value"), "texts" (named to
+    `forget --matching`): hashes} of the purges CURRENT records and BACKUP does not."""
     before = files.purge_records(backup)
     out: dict[str, dict[str, set[str]]] = {}
     for key, (agent, data) in files.purge_records(current).items():
         if key in before:
             continue
-        mine = out.setdefault(agent, {"memories": set(), "facts": set(), "texts": set()})
+        mine = out.setdefault(agent, {k: set() for k in ("memories", *_NAMED)})
         mine["memories"].update(m["hash"] for m in data.get("memories", ()) if m.get("hash"))
-        mine["facts"].update(data.get("facts", ()))
-        mine["texts"].update(data.get("texts", ()))
+        for k in _NAMED:
+            mine[k].update(data.get(k, ()))
     return out
 
 
@@ -65,33 +70,43 @@ def named_texts(line: str, hashes: set[str]) -> set[str]:
     return out
 
 
-def _held(conn, agent: str, purge: dict[str, set[str]]) -> tuple[list[int], list[str], list[str]]:
-    """The memories of AGENT holding the purged words, its facts under purged keys, and the
-    purged texts its capsule lines written by a person hold (a pin is neither memory nor fact)."""
+def _hashed(values, hashes: set[str], name=lambda v: v) -> list:
+    return [v for v in values if hashlib.sha256(name(v).encode()).hexdigest() in hashes]
+
+
+def _held(conn, agent: str, purge: dict[str, set[str]]) -> dict:
+    """What of AGENT a purge since took, known again by its hashes: the memories holding the
+    purged words, the facts under purged keys (whole, or their values), the topics and
+    entities, and the purged texts its capsule lines written by a person hold (a pin is
+    neither memory nor fact)."""
     ids = reads.ids_by_hashes(conn, agent, sorted(purge["memories"]))
     # A fact `fact forget` emptied keeps its key: only one still holding a value counts.
-    keys = [k for k in fact_rows.keys_with_values(conn, agent) if hashlib.sha256(k.encode()).hexdigest() in purge["facts"]]
+    keys = _hashed(fact_rows.keys_with_values(conn, agent), purge["facts"])
+    whole = _hashed(fact_rows.all_keys(conn, agent), purge["whole"])
+    topics = _hashed([t for t, _ in purge_rows.topic_texts(conn, agent)], purge["topics"])
+    entities = _hashed([tuple(e) for e in purge_rows.entity_texts(conn, agent)], purge["entities"],
+                       lambda e: f"{e[0]}:{e[1]}")
     texts = set()
     if purge["texts"]:
         for line in capsule_rows.override_lines(conn, agent):
             texts |= named_texts(line, purge["texts"])
-    return ids, keys, sorted(texts)
+    return {"ids": ids, "keys": [k for k in keys if k not in whole], "whole": whole, "topics": topics,
+            "entities": entities, "texts": sorted(texts)}
 
 
 async def purge_again(home: Home, purges: dict[str, dict[str, set[str]]]) -> dict[str, int]:
-    """Purge from the restored database what `purges_since` found: the memories holding those
-    very words, the facts under those keys, and the named texts a person's capsule lines hold.
-    Returns the counts of memories and facts."""
+    """Purge from the restored database what `purges_since` found (see `_held`). Returns the
+    counts of memories and facts."""
     from strata_daemon.app.memory import Memory
 
     counts = {"memories": 0, "facts": 0}
     for agent, purge in sorted(purges.items()):
         async with await Memory.open(home.root, agent=agent, actor="restore") as mem:
-            ids, keys, texts = await mem.db.run(_held, agent, purge)
-            if ids or keys or texts:
-                r = await mem.forgetting.purge(ids=ids, keys=keys, texts=texts)
+            asked = await mem.db.run(_held, agent, purge)
+            if any(asked.values()):
+                r = await mem.forgetting.purge(**asked)
                 counts["memories"] += len(r["memories"])
-                counts["facts"] += len(keys)
+                counts["facts"] += len(asked["keys"]) + len(asked["whole"])
     return counts
 
 

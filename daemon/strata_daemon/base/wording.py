@@ -29,3 +29,16 @@ def plain(value: Any) -> str:
             return json.dumps(value, ensure_ascii=False)
         return ", ".join(f"{k}={plain(v)}" for k, v in value.items())
     return str(value)
+
+
+QUOTE_CHARS = 40
+
+
+def quoted(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """VALUE as an error quotes it: its repr, cut to its first LIMIT characters. An error read
+    in a terminal or a journal names the input; it never echoes 100 KB of it back."""
+    text = value if isinstance(value, str) else repr(value)
+    if len(text) <= limit:
+        return repr(text) if isinstance(value, str) else text
+    cut = repr(text[:limit]) if isinstance(value, str) else text[:limit]
+    return f"{cut}… ({len(text):,} characters)"

@@ -14,6 +14,7 @@ import logging
 import time
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.wording import quoted
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.forgetting import backups, folding, purge as purging
 from strata_daemon.forgetting.redaction import redact_lines
@@ -35,55 +36,37 @@ class Forgetting:
     def backups_dir(self):
         return self.home.state_dir / "backups"
 
-    async def plan(self, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
-        """What a purge of these would take with it; changes nothing."""
-        return await self.db.run(lambda c: purging.plan(c, self.agent, ids=list(ids), keys=list(keys),
-                                                        texts=list(texts)))
+    async def plan(self, **asked) -> dict:
+        """What a purge of what ASKED names (purging.Asked's fields: ids, keys, whole, topics,
+        entities, texts) would take with it; changes nothing."""
+        return await self.db.run(purging.plan, self.agent, purging.Asked.of(**asked))
 
     async def matching(self, text: str) -> dict:
-        """The memories whose text holds TEXT (any case, any accents) and the facts whose label
-        or a value of which holds it: what `forget --matching` offers to forget, with each
-        spelling of TEXT found (`spellings`)."""
+        """What holds TEXT (any case, any accents) wherever the namespace keeps words: memories by
+        their text, source, session or context; facts by a value or a value's source (their
+        values go) or by their key or label (they go whole); dossier topics by name or query;
+        entities by value. What `forget --matching` offers to forget: `asked` (what to pass to
+        `plan` and `purge`), with each spelling of TEXT found (`spellings`)."""
         text = " ".join(str(text).split())
         if len(text) < MIN_MATCH_CHARS:
             raise InvalidInput(f"give at least {MIN_MATCH_CHARS} characters to match",
                                hint="a shorter text would match nearly every memory")
-
-        def find(conn):
-            # Compared in Python: SQLite's lower() leaves "Ü" and accents alone.
-            said: set[str] = set()
-            ids = []
-            for i, content in store.memory_texts(conn, self.agent):
-                found = folding.spellings(text, content)
-                if found:
-                    ids.append(i)
-                    said |= found
-                    if len(ids) > MAX_MATCHES:
-                        break
-            keys = []
-            for key, label, value in store.fact_texts(conn, self.agent):
-                found = folding.spellings(text, label or "") | folding.spellings(text, value or "")
-                if found:
-                    said |= found
-                    if key not in keys:
-                        keys.append(key)
-            return ids, keys, sorted(said)
-
-        ids, keys, said = await self.db.run(find)
-        if len(ids) > MAX_MATCHES:
-            raise InvalidInput(f"more than {MAX_MATCHES} memories hold {text!r}",
+        asked, said = await self.db.run(_matching, self.agent, text)
+        if len(asked.ids) > MAX_MATCHES:
+            raise InvalidInput(f"more than {MAX_MATCHES} memories hold {quoted(text)}",
                                hint="name a longer, more particular text")
-        return {"text": text, "ids": ids, "keys": keys, "spellings": said}
+        asked.texts = sorted({text, *said})  # "MÜLLER" asked, "Müller" stored
+        return {"text": text, "asked": asked.as_dict(), "spellings": sorted(said)}
 
-    async def purge(self, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
-        """Remove these memories, facts and texts from every layer, for good. `elapsed_ms` has
+    async def purge(self, **asked) -> dict:
+        """Remove what ASKED names (as for `plan`) from every layer, for good. `elapsed_ms` has
         `removed` (until the words are out of the database, its WAL and the capsule files) and
         `regenerated` (dossiers and the capsule written again from what is left)."""
         started = time.perf_counter()
         now = timeutil.now()
         async with self.capsule.locked():
-            result = await self.db.transact(lambda c: purging.purge(c, self.agent, ids=list(ids), keys=list(keys),
-                                                                    texts=list(texts), actor=self.actor, now=now))
+            what = purging.Asked.of(**asked)
+            result = await self.db.transact(lambda c: purging.purge(c, self.agent, what, actor=self.actor, now=now))
             purged = result.pop("_purged")
             result["capsule_lines_redacted"] += await asyncio.to_thread(self.capsule.redact_files,
                                                                         lambda t: redact_lines(t, purged))
@@ -130,3 +113,42 @@ class Forgetting:
         process kept part of it (the next checkpoint removes the rest)."""
         rows = await self.db.run(store.fold_wal)
         return bool(rows) and rows[0][0] == 0
+
+
+def _found(text: str, *fields) -> set[str]:
+    out: set[str] = set()
+    for f in fields:
+        if f:
+            out |= folding.spellings(text, f)
+    return out
+
+
+def _matching(conn, agent: str, text: str) -> tuple[purging.Asked, set[str]]:
+    """Compared in Python: SQLite's lower() leaves "Ü" and accents alone."""
+    asked, said = purging.Asked(), set()
+    for row in store.memory_texts(conn, agent):
+        found = _found(text, *row[1:])
+        if found:
+            asked.ids.append(row[0])
+            said |= found
+            if len(asked.ids) > MAX_MATCHES:
+                return asked, said
+    for key, label, value, source in store.fact_texts(conn, agent):
+        named, held = _found(text, key, label), _found(text, value, source)
+        said |= named | held
+        if named and key not in asked.whole:
+            asked.whole.append(key)
+        elif held and key not in asked.keys:
+            asked.keys.append(key)
+    asked.keys = [k for k in asked.keys if k not in asked.whole]
+    for topic, query in store.topic_texts(conn, agent):
+        found = _found(text, topic, query)
+        if found:
+            asked.topics.append(topic)
+            said |= found
+    for etype, value in store.entity_texts(conn, agent):
+        found = _found(text, value)
+        if found:
+            asked.entities.append((etype, value))
+            said |= found
+    return asked, said

@@ -22,9 +22,11 @@ def touching(rows, column: str, purged: Purged) -> list:
     return [r for r in rows if r[column] is not None and purged.touches_json(r[column])]
 
 
-def redact_audit(conn, agent: str, purged: Purged, fact_ids: set[int], sources: set[str], purge_id: int) -> int:
+def redact_audit(conn, agent: str, purged: Purged, fact_ids: set[int], sources: set[str], purge_id: int,
+                 whole: set[int] = frozenset()) -> int:
     """Audit rows that hold purged words keep their when, who and what; their data becomes a
-    pointer to the purge. A fact's rows are matched by source and value as well as by text."""
+    pointer to the purge. A fact's rows are matched by source and value as well as by text;
+    every row of a fact removed WHOLE is redacted."""
     hit = {r["id"] for r in touching(store.audit_rows(conn, agent, purged.search_terms(), skip=WORDLESS), "data",
                                      purged)}
     # A purged memory's own entries (its creation's source, a reason given when it was archived)
@@ -40,6 +42,8 @@ def redact_audit(conn, agent: str, purged: Purged, fact_ids: set[int], sources: 
                      and (r["item_id"], w) not in left]
             if d.get("source") in sources or any(w.strip().casefold() in gone for w in words):
                 hit.add(r["id"])
+    if whole:
+        hit |= {r["id"] for r in store.fact_audit(conn, list(whole))}
     store.set_audit_data(conn, [(i, {"redacted_by_purge": purge_id}) for i in sorted(hit)])
     return len(hit)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass, field
 
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.facts.keys import normalise_key
@@ -26,11 +27,11 @@ MAX_IDS = 10_000
 
 
 def _with_merged(conn, agent: str, ids: list[int]) -> list[int]:
-    """IDS and, repeatedly, the memories consolidation merged into them: near-duplicates that
-    hold the same words."""
+    """IDS and, repeatedly, the memories consolidation merged with them (into them, or they
+    into): near-duplicates that hold the same words."""
     out, frontier = list(dict.fromkeys(ids)), list(dict.fromkeys(ids))
     while frontier:
-        found = [i for i in store.merged_into(conn, agent, frontier) if i not in out]
+        found = [i for i in store.merged_with(conn, agent, frontier) if i not in out]
         out += found
         frontier = found
     return out
@@ -71,19 +72,47 @@ def _purged(memories, values, texts: list[str]) -> Purged:
     return p
 
 
-def _gather(conn, agent: str, ids: list[int], keys: list[str], texts: list[str]):
-    """(memories with what was merged into them, fact values, fact keys, what to look for)."""
-    if len(ids) > MAX_IDS:
+@dataclass
+class Asked:
+    """What a purge is asked to take: memories by id, facts by label or key (their values; with
+    `whole`, the facts themselves, for a key or label that holds the words), dossier topics and
+    entities that hold the words, and the texts themselves."""
+    ids: list[int] = field(default_factory=list)
+    keys: list[str] = field(default_factory=list)
+    whole: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
+    entities: list[tuple[str, str]] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, *, ids=(), keys=(), whole=(), topics=(), entities=(), texts=()) -> Asked:
+        return cls(list(ids), list(keys), list(whole), list(topics), [tuple(e) for e in entities], list(texts))
+
+    def as_dict(self) -> dict:
+        return {"ids": self.ids, "keys": self.keys, "whole": self.whole, "topics": self.topics,
+                "entities": [list(e) for e in self.entities], "texts": self.texts}
+
+
+def _gather(conn, agent: str, asked: Asked):
+    """(memories with what was merged into them, fact values, fact keys, whole fact keys, what to
+    look for)."""
+    if len(asked.ids) > MAX_IDS:
         raise InvalidInput(f"a purge takes at most {MAX_IDS} memories at once")
-    memories = _memories(conn, agent, _with_merged(conn, agent, list(ids)))
-    fact_keys = _facts_named(conn, agent, list(keys))
-    values = _values(conn, agent, [m["id"] for m in memories], fact_keys)
-    return memories, values, fact_keys, _purged(memories, values, list(texts))
+    memories = _memories(conn, agent, _with_merged(conn, agent, list(asked.ids)))
+    whole = _facts_named(conn, agent, list(asked.whole))
+    fact_keys = [k for k in _facts_named(conn, agent, list(asked.keys)) if k not in whole]
+    values = _values(conn, agent, [m["id"] for m in memories], fact_keys + whole)
+    purged = _purged(memories, values, list(asked.texts))
+    for key in whole:
+        purged.add_text(key)
+    for topic in asked.topics:
+        purged.add_topic(topic)
+    return memories, values, fact_keys, whole, purged
 
 
-def plan(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = ()) -> dict:
-    """What a purge of these memories, facts (by label or key) and named texts takes with it."""
-    memories, values, _, purged = _gather(conn, agent, ids, keys, texts)
+def plan(conn, agent: str, asked: Asked) -> dict:
+    """What a purge of these memories, facts, topics, entities and named texts takes with it."""
+    memories, values, _, whole, purged = _gather(conn, agent, asked)
     dossier = derived.touching(store.dossier_texts(conn, agent, purged.search_terms()), "text", purged)
     render = store.latest_render(conn, agent)
     capsule_lines = [] if render is None else [
@@ -95,9 +124,12 @@ def plan(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: 
             f["values"].append(v["value"])
     return {
         "memories": [{"id": m["id"], "text": m["content"], "merged_into": m["superseded_by"]} for m in memories],
-        "facts": list(facts.values()),
+        "facts": [{**f, "removed_whole": f["key"] in whole} for f in facts.values()],
+        "topics": sorted(asked.topics),
+        "entities": [f"entity:{t}:{v}" for t, v in asked.entities],
         "dossier_lines": [{"topic": d["topic"], "version": d["version"], "line": line}
-                          for d in dossier for line in d["text"].split("\n") if line.strip() and purged.touches(line)],
+                          for d in dossier if d["topic"] not in asked.topics
+                          for line in d["text"].split("\n") if line.strip() and purged.touches(line)],
         "capsule_lines": capsule_lines,
     }
 
@@ -145,41 +177,69 @@ def _drop_values(conn, agent: str, fact_id: int, dropped: set[int], sources: set
     return {"retracted": retracted, "values_removed": len(gone)}
 
 
-def _record(conn, agent: str, memories, fact_keys: list[str], texts: list[str], *, actor: str, now: float) -> int:
-    """The purge's own audit row, first: what it redacts points at it. Hashes, never words."""
+def _hashes(texts) -> list[str]:
+    return [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+
+
+def _record(conn, agent: str, memories, fact_keys: list[str], whole: list[str], asked: Asked, *, actor: str,
+            now: float) -> int:
+    """The purge's own audit row, first: what it redacts points at it. Hashes, never words: a
+    restore of an older backup finds by them what to purge again."""
     ids = [m["id"] for m in memories]
-    one = len(ids) == 1 and not fact_keys
+    one = len(ids) == 1 and not fact_keys and not whole and not asked.topics and not asked.entities
     return store.audit(conn, agent, "episode" if one else "purge", ids[0] if one else None, "purge", {
         "memories": [{"id": m["id"], "hash": m["content_hash"]} for m in memories],
-        "facts": [hashlib.sha256(k.encode()).hexdigest() for k in fact_keys],
-        "texts": [hashlib.sha256(t.encode()).hexdigest() for t in texts],
+        "facts": _hashes(fact_keys), "whole": _hashes(whole), "texts": _hashes(asked.texts),
+        "topics": _hashes(asked.topics), "entities": _hashes(f"{t}:{v}" for t, v in asked.entities),
         "hash": memories[0]["content_hash"] if len(memories) == 1 else None}, actor=actor, now=now)
 
 
-def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts: list[str] = (), actor: str,
-          now: float) -> dict:
-    """Take these memories (and what was merged into them), these facts' values, and the named
-    texts out of every layer. Final: nothing here can be undone."""
-    memories, values, fact_keys, purged = _gather(conn, agent, ids, keys, texts)
+def _take_whole(conn, agent: str, whole: list[str], asked: Asked, purge_id: int, *, actor: str,
+                now: float) -> tuple[list[str], int, list[str]]:
+    """The facts, topics and entities named whole: gone with every row that holds them. Returns
+    (the entity nodes gone with them, dossier versions removed, topics removed)."""
+    nodes: list[str] = []
+    for key, fact_id in store.fact_ids(conn, agent, whole).items():
+        store.drop_fact(conn, fact_id)
+        nodes += web_store.forget_node(conn, agent, f"fact:{key}")
+        store.audit(conn, agent, "fact", fact_id, "redact", {"purge": purge_id, "removed": True}, actor=actor, now=now)
+    for etype, value in asked.entities:
+        store.drop_entity(conn, agent, etype, value)
+        nodes += [f"entity:{etype}:{value}", *web_store.forget_node(conn, agent, f"entity:{etype}:{value}")]
+    versions, topics = 0, []
+    for topic in asked.topics:
+        versions += store.drop_topic(conn, agent, topic)
+        topics.append(topic)
+    return nodes, versions, topics
+
+
+def purge(conn, agent: str, asked: Asked, *, actor: str, now: float) -> dict:
+    """Take these memories (and what was merged into them), these facts' values (or the facts
+    whole), these topics and entities, and the named texts out of every layer. Final: nothing
+    here can be undone."""
+    memories, values, fact_keys, whole, purged = _gather(conn, agent, asked)
     all_ids = [m["id"] for m in memories]
     store.ensure_namespace(conn, agent, now)
-    purge_id = _record(conn, agent, memories, fact_keys, list(texts), actor=actor, now=now)
+    purge_id = _record(conn, agent, memories, fact_keys, whole, asked, actor=actor, now=now)
     store.start_redacting(conn, purge_id)
     try:
         sources = {f"episode:{i}" for i in all_ids}
         by_fact: dict[int, set[int]] = {}
         for v in values:
-            by_fact.setdefault(v["fact_id"], set()).add(v["id"])
+            if v["key"] not in whole:
+                by_fact.setdefault(v["fact_id"], set()).add(v["id"])
         facts = {fid: _drop_values(conn, agent, fid, dropped, sources, actor=actor, now=now, purge_id=purge_id)
                  for fid, dropped in by_fact.items()}
-        entities: list[str] = []
+        facts.update({v["fact_id"]: {"removed": True} for v in values if v["key"] in whole})
+        entities, versions, topics_gone = _take_whole(conn, agent, whole, asked, purge_id, actor=actor, now=now)
         for i in all_ids:
             entities += web_store.forget_node(conn, agent, f"episode:{i}")
         # The entities only these memories mentioned go with them, and so do their words.
         for ent in entities:
             purged.add_text(ent.split(":", 2)[2], whole=False)
             purged.add_text(ent)
-        audit = derived.redact_audit(conn, agent, purged, set(by_fact), sources, purge_id)
+        audit = derived.redact_audit(conn, agent, purged, set(by_fact), sources, purge_id,
+                                     {v["fact_id"] for v in values if v["key"] in whole})
         dossier_lines, topics = derived.redact_dossiers(conn, agent, purged)
         capsule_lines = derived.redact_capsule(conn, agent, purged, now)
         logs = derived.redact_logs(conn, agent, purged, all_ids)
@@ -191,6 +251,8 @@ def purge(conn, agent: str, *, ids: list[int] = (), keys: list[str] = (), texts:
         store.stop_redacting(conn)
     return {"purge": purge_id, "memories": all_ids, "facts": [
         {"key": v["key"], **facts[v["fact_id"]]} for v in {v["fact_id"]: v for v in values}.values()],
-            "entities": len(entities), "audit_redacted": audit, "dossier_lines_redacted": dossier_lines,
-            "capsule_lines_redacted": capsule_lines, **logs, "_topics": sorted(topics), "_purged": purged,
+            "entities": len(entities), "topics_removed": topics_gone, "dossier_versions_removed": versions,
+            "audit_redacted": audit, "dossier_lines_redacted": dossier_lines,
+            "capsule_lines_redacted": capsule_lines, **logs, "_topics": sorted(set(topics) - set(topics_gone)),
+            "_purged": purged,
             "_hashes": {m["content_hash"] for m in memories}}

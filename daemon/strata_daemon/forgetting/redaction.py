@@ -21,6 +21,7 @@ MIN_NEEDLE = 8
 _CITE = re.compile(r"(?<![\w-])([ef])(\d+)(?![\w-])")
 _PIECES = re.compile(r"\n|(?<=[.!?;:])\s+")
 _LIST = re.compile(r"^(\s*(?:[-*+]\s+(?:\[[ xX]\]\s+)?)?)")
+_TOPIC_LINE = re.compile(r"^\s*[-*+]\s+([^\s:(]+)(?::|\s+\(|\s*$)")  # `- falcon: dossier v3`, `- falcon (dossier v3)`
 
 
 @dataclass
@@ -31,6 +32,7 @@ class Purged:
     fact_lines: set[tuple[str, str]] = field(default_factory=set)  # (label, value), case-folded
     needles: set[str] = field(default_factory=set)  # case-folded
     originals: set[str] = field(default_factory=set)  # as written: SQLite's lower() folds ASCII alone
+    topics: set[str] = field(default_factory=set)  # dossier topics removed: the capsule's lines naming them
 
     def add_memory(self, episode_id: int, content: str) -> None:
         self.episodes.add(episode_id)
@@ -54,6 +56,9 @@ class Purged:
                 self.needles.add(form.casefold())
                 self.originals.add(form)
 
+    def add_topic(self, topic: str) -> None:
+        self.topics.add(topic.casefold())
+
     def json_needles(self) -> list[str]:
         """The needles as they appear inside stored JSON (escaped, with or without ASCII escapes)."""
         out = set(self.needles)
@@ -70,7 +75,8 @@ class Purged:
         """What SQLite looks for to narrow the rows that may hold what is purged: the needles (as
         stored in JSON too), the cites, the values of its facts. Each row found is tested after."""
         return self.json_needles() + self.raw_needles() + [f"e{i}" for i in self.episodes] + \
-            [f"f{i}" for i in self.values] + sorted({json.dumps(v)[1:-1] for _, v in self.fact_lines if v})
+            [f"f{i}" for i in self.values] + sorted({json.dumps(v)[1:-1] for _, v in self.fact_lines if v}) + \
+            sorted(self.topics)
 
     def cites(self, text: str) -> bool:
         return any((self.episodes if kind == "e" else self.values).__contains__(int(n))
@@ -79,6 +85,9 @@ class Purged:
     def touches(self, text: str) -> bool:
         folded = " ".join(text.split()).casefold()
         if any(n in folded for n in self.needles) or self.cites(text):
+            return True
+        topic = _TOPIC_LINE.match(folded)
+        if topic and topic.group(1) in self.topics:
             return True
         label, sep, value = folded.lstrip("-*+ ").partition(": ")
         return bool(sep) and (label, value.strip()) in self.fact_lines

@@ -171,3 +171,17 @@ def ids_by_hashes(conn, agent: str, hashes: list[str]) -> list[int]:
     """The ids of the namespace's memories with these text hashes."""
     return [i for part in (hashes[n:n + 500] for n in range(0, len(hashes), 500)) for (i,) in conn.execute(
         f"SELECT id FROM episodes WHERE agent = ? AND content_hash IN ({', '.join('?' * len(part))})", (agent, *part))]
+
+
+def merge_group(conn, agent: str, episode_id: int) -> list[dict]:
+    """The other memories consolidation merged with EPISODE_ID, (id, state, superseded_by):
+    the one it was merged into, up to the survivor, and every memory merged into those, in
+    turn. Near-duplicates that hold the same words."""
+    rows = conn.execute(
+        "WITH RECURSIVE up(id) AS (SELECT ? UNION SELECT e.superseded_by FROM episodes e JOIN up ON e.id = up.id "
+        "WHERE e.agent = ? AND e.superseded_by IS NOT NULL), "
+        "down(id) AS (SELECT id FROM up UNION SELECT e.id FROM episodes e JOIN down d ON e.superseded_by = d.id "
+        "WHERE e.agent = ?) "
+        "SELECT e.id, e.state, e.superseded_by FROM down JOIN episodes e USING (id) WHERE e.agent = ? AND e.id <> ? "
+        "ORDER BY e.id", (episode_id, agent, agent, agent, episode_id))
+    return [dict(r) for r in rows]

@@ -66,8 +66,11 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
     wanted_ids = [r["id"] for r in rows if r.get("id")]
     taken: set[int] = set()
     for part in _chunks(wanted_ids):
+        # Taken: held now, or given once (its audit trail names it) and purged since.
+        marks = ", ".join("?" * len(part))
         taken.update(r[0] for r in await w.fetchall(
-            f"SELECT id FROM episodes WHERE id IN ({', '.join('?' * len(part))})", part))
+            f"SELECT id FROM episodes WHERE id IN ({marks}) UNION "
+            f"SELECT item_id FROM audit WHERE item_kind = 'episode' AND item_id IN ({marks})", (*part, *part)))
     next_id = max([(await w.fetchone(floors.highest_sql(floors.EPISODES)))[0],
                    *[i for i in wanted_ids if i not in taken]]) + 1
 

@@ -370,6 +370,10 @@ def rejudged(conn, agent: str, now: float) -> list[dict]:
     return out
 
 
+def all_keys(conn, agent: str) -> list[str]:
+    return [k for (k,) in conn.execute("SELECT key FROM facts WHERE agent = ? ORDER BY key", (agent,))]
+
+
 def keys_with_values(conn, agent: str) -> list[str]:
     """The keys of the namespace's facts that still hold a value (`fact forget` leaves a key empty)."""
     return [k for (k,) in conn.execute("SELECT key FROM facts f WHERE agent = ? AND EXISTS (SELECT 1 FROM fact_values v "

@@ -36,10 +36,12 @@ def _candidates(conn, sql: str, params: tuple, expr: str, terms: list[str]) -> l
 
 # -- what a purge gathers ------------------------------------------------------------------------
 
-def merged_into(conn, agent: str, ids: list[int]) -> list[int]:
-    """The memories consolidation merged into any of IDS (one step)."""
-    return [r[0] for r in conn.execute(f"SELECT id FROM episodes WHERE agent = ? AND superseded_by IN ({_in(ids)})",
-                                       (agent, *ids))]
+def merged_with(conn, agent: str, ids: list[int]) -> list[int]:
+    """The memories consolidation merged into any of IDS, and those it merged IDS into (one step)."""
+    return [r[0] for r in conn.execute(
+        f"SELECT id FROM episodes WHERE agent = ? AND superseded_by IN ({_in(ids)}) UNION "
+        f"SELECT superseded_by FROM episodes WHERE agent = ? AND id IN ({_in(ids)}) AND superseded_by IS NOT NULL",
+        (agent, *ids, agent, *ids))]
 
 
 def memories(conn, agent: str, ids: list[int]) -> list:
@@ -77,14 +79,30 @@ def values_of(conn, agent: str, keys: list[str]) -> list:
 
 
 def memory_texts(conn, agent: str):
-    """(id, content) of every memory of the namespace, by id: a cursor, so a reader may stop early."""
-    return conn.execute("SELECT id, content FROM episodes WHERE agent = ? ORDER BY id", (agent,))
+    """(id, content, source, session, context) of every memory of the namespace, by id: a cursor,
+    so a reader may stop early."""
+    return conn.execute("SELECT id, content, source, session, context FROM episodes WHERE agent = ? ORDER BY id",
+                        (agent,))
 
 
 def fact_texts(conn, agent: str) -> list:
-    """(key, label, value) of every value of every fact of the namespace (value None: a fact with none)."""
-    return conn.execute("SELECT f.key, f.label, v.value FROM facts f LEFT JOIN fact_values v ON v.fact_id = f.id "
-                        "WHERE f.agent = ? ORDER BY f.key", (agent,)).fetchall()
+    """(key, label, value, source) of every value of every fact of the namespace (value and
+    source None: a fact with none)."""
+    return conn.execute("SELECT f.key, f.label, v.value, CASE WHEN v.id IS NULL THEN NULL WHEN v.source_ref IS NULL "
+                        "THEN v.source_kind ELSE v.source_kind || ':' || v.source_ref END FROM facts f "
+                        "LEFT JOIN fact_values v ON v.fact_id = f.id WHERE f.agent = ? ORDER BY f.key",
+                        (agent,)).fetchall()
+
+
+def topic_texts(conn, agent: str) -> list:
+    """(topic, query) of every dossier topic the namespace keeps a row for."""
+    return conn.execute("SELECT topic, coalesce(query, '') FROM dossier_topics WHERE agent = ? ORDER BY topic",
+                        (agent,)).fetchall()
+
+
+def entity_texts(conn, agent: str) -> list:
+    """(type, value) of every entity of the namespace."""
+    return conn.execute("SELECT type, value FROM entities WHERE agent = ? ORDER BY type, value", (agent,)).fetchall()
 
 
 # -- rows that may hold the words ----------------------------------------------------------------
@@ -299,6 +317,34 @@ def drop_vectors(conn, ids: list[int]) -> None:
     if conn.execute("SELECT 1 FROM meta WHERE key = 'embedding_model'").fetchone():
         conn.execute(f"DELETE FROM {VECTORS} WHERE rowid IN ({_in(ids)})", ids)
         conn.execute(BUMP_EPOCH)
+
+
+def fact_ids(conn, agent: str, keys: list[str]) -> dict[str, int]:
+    """key -> id of these facts of the namespace."""
+    return {r[0]: r[1] for r in conn.execute(f"SELECT key, id FROM facts WHERE agent = ? AND key IN ({_in(keys)})",
+                                             (agent, *keys))} if keys else {}
+
+
+def drop_fact(conn, fact_id: int) -> None:
+    """The fact and its whole history (inside a purge: its values may go then); the ids of its
+    values are never given again."""
+    highest = conn.execute("SELECT max(id) FROM fact_values WHERE fact_id = ?", (fact_id,)).fetchone()[0]
+    conn.execute("DELETE FROM fact_conflicts WHERE fact_id = ?", (fact_id,))
+    conn.execute("DELETE FROM fact_values WHERE fact_id = ?", (fact_id,))
+    conn.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
+    if highest is not None:
+        floors.raise_floor(conn, floors.FACT_VALUES, highest)
+
+
+def drop_topic(conn, agent: str, topic: str) -> int:
+    """A dossier topic and every version of it (inside a purge); how many versions went."""
+    versions = conn.execute("DELETE FROM dossier_versions WHERE agent = ? AND topic = ?", (agent, topic)).rowcount
+    conn.execute("DELETE FROM dossier_topics WHERE agent = ? AND topic = ?", (agent, topic))
+    return versions
+
+
+def drop_entity(conn, agent: str, etype: str, value: str) -> None:
+    conn.execute("DELETE FROM entities WHERE agent = ? AND type = ? AND value = ?", (agent, etype, value))
 
 
 def drop_memories(conn, agent: str, ids: list[int]) -> None:

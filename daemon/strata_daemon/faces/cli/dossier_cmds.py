@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from strata_daemon.faces.cli.memory_cmds import opened
+from strata_daemon.errors import InvalidInput
+from strata_daemon.faces.cli.memory_cmds import opened, plan_text, purge_text
 from strata_daemon.faces.cli.output import Progress, emit, note, short_time
 from strata_daemon.faces.cli.parsers import adder
 
@@ -93,10 +94,22 @@ async def cmd_add(args) -> int:
 
 
 async def cmd_remove(args) -> int:
+    if (args.topic is None) == (args.matching is None):
+        raise InvalidInput("name a topic or --matching TEXT", hint="strata dossier remove TOPIC, or strata dossier "
+                                                                   "remove --matching TEXT --purge")
+    if args.matching is not None and not args.purge:
+        raise InvalidInput("--matching removes for good: add --purge", hint="it lists what would go unless --yes")
     async with opened(args) as mem:
-        r = await mem.dossiers.remove(args.topic)
-    emit(r, args.json, lambda t: f"no longer keeping a dossier on {t['topic']}; its versions stay "
-                                 "(`strata dossier add` brings it back)")
+        if not args.purge:
+            r = await mem.dossiers.remove(args.topic)
+        else:
+            r = await mem.forget_topic(args.topic, matching=args.matching, apply=args.yes)
+    if not args.purge:
+        emit(r, args.json, lambda t: f"no longer keeping a dossier on {t['topic']}; its versions stay "
+                                     "(`strata dossier add` brings it back)")
+    else:
+        emit(r, args.json, lambda r: purge_text(r["result"]) if r["applied"] else
+             plan_text(r, "remove these topics and every version of them"))
     return 0
 
 
@@ -134,8 +147,15 @@ def register(sub, common) -> None:
     p.add_argument("topic")
     p.add_argument("--query", help="the words recall looks for (default: the topic's words)")
     p.add_argument("--facts", help="comma-separated fact-key prefixes whose facts it shows (default: the topic)")
-    p = add("remove", cmd_remove, "Stop keeping TOPIC's dossier; its versions stay.")
-    p.add_argument("topic")
+    p = add("remove", cmd_remove, "Stop keeping TOPIC's dossier; its versions stay. With --purge, the topic and "
+                                  "every version of it go for good, with the capsule's lines naming it (lists "
+                                  "what would go unless --yes); --matching TEXT --purge: every topic whose name "
+                                  "or query holds TEXT.")
+    p.add_argument("topic", nargs="?", help="the topic (or --matching TEXT)")
+    p.add_argument("--matching", metavar="TEXT", help="every topic whose name or query holds TEXT (any case, any "
+                                                      "accents); with --purge")
+    p.add_argument("--purge", action="store_true", help="remove it for good, every version with it")
+    p.add_argument("--yes", action="store_true", help="with --purge: do it (without, only list)")
     p = add("history", cmd_history, "TOPIC's versions, newest first.")
     p.add_argument("topic")
     p = add("diff", cmd_diff, "What changed between two versions (default: the last two).")

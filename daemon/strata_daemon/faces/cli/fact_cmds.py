@@ -142,9 +142,10 @@ async def cmd_rejudge(args) -> int:
 
 async def cmd_forget(args) -> int:
     async with opened(args) as mem:
-        r = await mem.forget_fact(args.key, apply=args.yes)
+        r = await mem.forget_fact(args.key, matching=args.matching, apply=args.yes)
     emit(r, args.json, lambda r: purge_text(r["result"]) if r["applied"] else
-         plan_text(r, "remove every value of this fact (it is left retracted)"))
+         plan_text(r, "remove every value of this fact (it is left retracted)" if args.matching is None else
+                   "remove these facts (one whose key holds the words goes whole)"))
     return 0
 
 
@@ -202,9 +203,12 @@ def register(sub, common) -> None:
     p.add_argument("key")
 
     p = add("forget", cmd_forget, "Remove every value KEY has had, for good: from its history, the audit trail, "
-                                  "dossiers and the capsule; the fact is left retracted. Lists what would go "
-                                  "unless --yes. Memories that state it stay: `strata forget --matching` finds them.")
-    p.add_argument("key")
+                                  "dossiers and the capsule; the fact is left retracted. With --matching TEXT, "
+                                  "every fact whose key, label, value or source holds TEXT (one whose key or label "
+                                  "holds it goes whole). Lists what would go unless --yes. Memories that state it "
+                                  "stay: `strata forget --matching` finds them.")
+    p.add_argument("key", nargs="?", help="the fact (or --matching TEXT)")
+    p.add_argument("--matching", metavar="TEXT", help="every fact holding TEXT (any case, any accents)")
     p.add_argument("--yes", action="store_true", help="do it (without, only list)")
 
     p = add("rejudge", cmd_rejudge, "Judge again the facts the status-line rule captured: list those that read as "

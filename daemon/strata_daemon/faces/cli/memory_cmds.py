@@ -142,13 +142,20 @@ async def cmd_timeline(args) -> int:
     return 0
 
 
+def _fact_fate(f: dict) -> str:
+    return "removed, key and all" if f.get("removed") else "retracted" if f["retracted"] else \
+        "kept on its other sources"
+
+
 def purge_text(r: dict) -> str:
     """A purge's result as a person reads it: what went, and what still holds it."""
-    facts = [f"{f['key']} ({'retracted' if f['retracted'] else 'kept on its other sources'})" for f in r["facts"]]
+    facts = [f"{f['key']} ({_fact_fate(f)})" for f in r["facts"]]
     lines = [f"purged memor{'y' if len(r['memories']) == 1 else 'ies'} {', '.join(map(str, r['memories']))}"
              if r["memories"] else "purged"]
     if facts:
         lines.append(f"  facts: {', '.join(facts)}")
+    if r["topics_removed"]:
+        lines.append(f"  dossier topics: {', '.join(r['topics_removed'])} ({r['dossier_versions_removed']} version(s))")
     derived = [f"{r[k]} {what}" for k, what in (("audit_redacted", "audit entries redacted"),
                                                 ("dossier_lines_redacted", "dossier lines redacted"),
                                                 ("capsule_lines_redacted", "capsule lines redacted"),
@@ -169,7 +176,10 @@ def plan_text(p: dict, action: str) -> str:
     """What a forget would take (a dry run): memories, facts, derived lines."""
     lines = [f"#{m['id']:<7} {one_line(m['text'], 90)}" + (f"  (merged into {m['merged_into']})" if m["merged_into"]
                                                           else "") for m in p["memories"]]
-    lines += [f"fact {f['key']}: {len(f['values'])} value(s)" for f in p["facts"]]
+    lines += [f"fact {f['key']}: " + ("the fact itself, key and all" if f["removed_whole"] else
+                                     f"{len(f['values'])} value(s)") for f in p["facts"]]
+    lines += [f"dossier topic {t}, every version" for t in p["topics"]]
+    lines += [f"entity {e}" for e in p["entities"]]
     lines += [f"dossier {d['topic']} v{d['version']}: {one_line(d['line'], 80)}" for d in p["dossier_lines"]]
     lines += [f"capsule: {one_line(line, 90)}" for line in p["capsule_lines"]]
     return "\n".join(lines + ["nothing matched" if not lines else f"to {action}, run again with --yes"])
@@ -248,8 +258,9 @@ def register(sub, common) -> None:
     p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good, with "
                                   "what was derived from it.")
     p.add_argument("id", type=int, nargs="?", help="the memory (or --matching TEXT)")
-    p.add_argument("--matching", metavar="TEXT", help="every memory and fact holding TEXT (any case, any "
-                                                      "accents); lists them unless --yes")
+    p.add_argument("--matching", metavar="TEXT", help="everything holding TEXT (any case, any accents): memories "
+                                                      "by text, source, session or context; facts; dossier "
+                                                      "topics; entities. Lists them unless --yes")
     p.add_argument("--purge", action="store_true", help="delete the words for good: from facts, dossiers, the "
                                                         "capsule, the audit trail and the file (the audit keeps "
                                                         "that it happened)")

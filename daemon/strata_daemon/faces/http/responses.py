@@ -97,9 +97,12 @@ STORED_BATCH = fields({"created": COUNT, "repeat": COUNT, "duplicate": COUNT,
                        "facts_captured": COUNT}, text="What storing a batch of observations did.")
 MEMORY_BATCH = fields({"items": array(ref("Memory")), "missing": about(IDS, "the ids this namespace does not hold")},
                       text="The memories asked for.")
-STATE_CHANGE = fields({"id": ID, "state": STATE, "previous_state": STATE}, text="A memory archived or restored.")
+_MERGED = {"merged_archived": about(IDS, "the memories merged with it, archived with it"),
+           "merged_restored": about(IDS, "the memories merged with it, back as they were")}
+STATE_CHANGE = fields({"id": ID, "state": STATE, "previous_state": STATE}, _MERGED,
+                      text="A memory archived or restored.")
 LIFECYCLE_CHANGE = fields(
-    {"id": ID}, {"state": STATE, "previous_state": STATE,
+    {"id": ID}, {"state": STATE, "previous_state": STATE, **_MERGED,
                  "changed": fields({}, {"factual": BOOL, "irrelevant": BOOL},
                                    text="the flags that changed, with their new values")},
     text="What changed on a memory: its state when one was sent, its flags when they were.")
@@ -111,7 +114,10 @@ PURGED_MEMORY = fields({"id": ID, "purged": {"type": "boolean", "const": True}, 
                        text="A memory purged for good.")
 _PLAN = {
     "memories": array(fields({"id": ID, "text": STR, "merged_into": nullable(ID)})),
-    "facts": array(fields({"key": STR, "label": STR, "values": array(STR)})),
+    "facts": array(fields({"key": STR, "label": STR, "values": array(STR),
+                           "removed_whole": about(BOOL, "the fact itself goes, key and all")})),
+    "topics": about(array(STR), "dossier topics that go, every version with them"),
+    "entities": about(array(STR), "spiderweb entities that go"),
     "dossier_lines": array(fields({"topic": STR, "version": POSITIVE, "line": STR})),
     "capsule_lines": array(STR),
 }
@@ -123,8 +129,13 @@ TEXT_FORGETTING = fields(
     {"result": about({"anyOf": [fields({"archived": IDS, "retracted": array(STR)}), ref("Purge")]},
                      "with confirm: the memories archived and facts retracted, or (purge) the purge")},
     text="Everything that holds a text, and what forgetting it did.")
-FACT_FORGETTING = fields({"key": STR, "applied": about(BOOL, "false: only listed"), **_PLAN}, {"result": ref("Purge")},
-                         text="A fact's values, where they appear, and what purging them did.")
+FACT_FORGETTING = fields({"applied": about(BOOL, "false: only listed"), **_PLAN},
+                         {"key": STR, "matching": about(STR, "the words asked for"), "result": ref("Purge")},
+                         text="A fact's values (or the facts holding a text), where they appear, and what purging "
+                              "them did.")
+TOPIC_FORGETTING = fields({"applied": about(BOOL, "false: only listed"), **_PLAN},
+                          {"topic": STR, "matching": about(STR, "the words asked for"), "result": ref("Purge")},
+                          text="A dossier topic (or the topics holding a text), and what purging it did.")
 
 # -- recall ------------------------------------------------------------------------------------
 
@@ -360,6 +371,7 @@ SCHEMAS = {
     "MemoryBatch": MEMORY_BATCH, "MemoryPage": page_of("Memory", "A page of memories."),
     "StateChange": STATE_CHANGE, "LifecycleChange": LIFECYCLE_CHANGE, "Purge": PURGE, "PurgedMemory": PURGED_MEMORY,
     "TextForgetting": TEXT_FORGETTING, "FactForgetting": FACT_FORGETTING,
+    "TopicForgetting": TOPIC_FORGETTING,
     "RecallResult": RECALL_RESULT, "RecallHit": RECALL_HIT, "RecallStage": RECALL_STAGE,
     "FeedbackResult": FEEDBACK_RESULT, "Arena": ARENA,
     "SpreadResult": SPREAD_RESULT, "ReachedNode": REACHED_NODE, "Neighbourhood": NEIGHBOURHOOD,

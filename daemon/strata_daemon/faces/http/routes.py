@@ -171,8 +171,9 @@ OPS: tuple[Op, ...] = (
                "description": "The memory archived, or (purge) what the purge removed."},
        run=lambda c: c.memory.forget(c.path["id"], purge=c.query.get("purge", False))),
     Op("POST", "/v1/forget", "forgetMatching", "Forget everything that holds a text", tag="memories",
-       description="Lists the memories and facts that hold the text (in any case, with any accents) and the "
-                   "dossier and capsule lines that quote them. With confirm, the memories are archived and the "
+       description="Lists what holds the text (in any case, with any accents): memories by their text, source, "
+                   "session or context, facts, dossier topics and entities, and the dossier and capsule lines "
+                   "that quote them. With confirm, the memories are archived and the "
                    "facts retracted (both can be undone); with purge and confirm, all of it is purged for good.",
        writes=True, answer=ref("TextForgetting"),
        body=obj(("matching",),
@@ -294,6 +295,14 @@ OPS: tuple[Op, ...] = (
        writes=True, errors=(404,), body=obj(confirm=about({"type": "boolean"}, "purge them; without, only list")),
        answer=ref("FactForgetting"),
        run=lambda c: c.memory.forget_fact(c.path["key"], apply=c.body.get("confirm", False))),
+    Op("POST", "/v1/facts/forget", "forgetFactsMatching", "Forget the facts that hold a text", tag="facts",
+       description="Lists every fact whose key, label, value or source holds the text (any case, any accents) and "
+                   "where each appears; with confirm, purges them: a fact whose key or label holds it goes whole, "
+                   "the others are left retracted.",
+       writes=True, errors=(404,), answer=ref("FactForgetting"),
+       body=obj(("matching",), matching=about(TEXT, "the text (at least 3 characters)"),
+                confirm=about({"type": "boolean"}, "purge them; without, only list")),
+       run=lambda c: c.memory.forget_fact(matching=c.body["matching"], apply=c.body.get("confirm", False))),
     Op("GET", "/v1/facts/{key}/history", "factHistory", "Read a fact's history", tag="facts",
        description="Every value the fact has had, oldest first, and when each held.",
        errors=(404,), answer=ref("FactHistory"), run=lambda c: c.memory.facts.history(c.path["key"])),
@@ -307,6 +316,14 @@ OPS: tuple[Op, ...] = (
        errors=(404,), answer=ref("Dossier"),
        query=(Param("version", {"type": "integer", "minimum": 1}, "an older version"),),
        run=lambda c: c.memory.dossiers.show(c.path["topic"], version=c.query.get("version"))),
+    Op("POST", "/v1/dossiers/forget", "forgetDossier", "Remove a dossier topic for good", tag="dossiers",
+       description="Lists the topic (or every topic whose name or query holds `matching`) with every version of "
+                   "it; with confirm, purges them, and the capsule's lines naming them.",
+       writes=True, errors=(404,), answer=ref("TopicForgetting"),
+       body=obj(topic=about(TEXT, "the topic"), matching=about(TEXT, "or the words its name or query holds"),
+                confirm=about({"type": "boolean"}, "purge; without, only list")),
+       run=lambda c: c.memory.forget_topic(c.body.get("topic"), matching=c.body.get("matching"),
+                                           apply=c.body.get("confirm", False))),
     Op("POST", "/v1/dossiers/{topic}/refresh", "refreshDossier", "Refresh a dossier now", tag="dossiers",
        description="Writes a new version when what the dossier is written from has changed (with force, in any "
                    "case).",

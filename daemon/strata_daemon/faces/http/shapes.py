@@ -106,8 +106,11 @@ TIMES = about(array(ref("StatedTime")), "the times the text states, resolved (on
 
 PURGE_FIELDS = {
     "purge": about(ID, "the audit entry that records the purge"), "memories": about(IDS, "the memories purged"),
-    "facts": array(fields({"key": STR, "retracted": about(BOOL, "no value was left"), "values_removed": COUNT})),
-    "entities": about(COUNT, "spiderweb entities only these memories mentioned"),
+    "facts": array(fields({"key": STR}, {"retracted": about(BOOL, "no value was left"), "values_removed": COUNT,
+                                         "removed": about(BOOL, "the fact itself went, key and all")})),
+    "entities": about(COUNT, "spiderweb entities that went: named, or only these memories mentioned them"),
+    "topics_removed": about(array(STR), "dossier topics that went, every version with them"),
+    "dossier_versions_removed": COUNT,
     "audit_redacted": COUNT, "dossier_lines_redacted": COUNT, "capsule_lines_redacted": COUNT,
     "recalls": about(COUNT, "logged recalls whose query was redacted"), "arena_episodes": COUNT,
     "phase_runs": COUNT, "wal_cleared": about(BOOL, "false while another process still reads the old pages"),
