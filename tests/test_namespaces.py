@@ -165,3 +165,22 @@ def test_no_namespace_can_share_the_home_capsule_file(home, name):
     assert proc.returncode != 0 and "reserved" in proc.err
     assert (home / "capsule" / "CAPSULE.md").read_bytes() == capsule
     assert not list((home / "capsule").glob("capsule*.md"))
+
+
+def test_a_new_home_namespace_takes_nothing_from_the_capsule_the_old_one_rendered(home):
+    cli = CLI(home)
+    cli("fact", "set", "wifi_password", "hunter2", check=True)
+    cli("observe", "Deployed the old namespace's build", check=True)
+    cli("capsule", "render", check=True)
+    write_config(home, '[agent]\nnamespace = "ops"\n')
+    rendered = cli.json("capsule", "render")
+    assert rendered["absorbed"] == [] and rendered["pinned"] == []
+    assert cli("--agent", "ops", "fact", "get", "wifi_password").returncode == 3
+    assert cli.json("--agent", "ops", "capsule", "overrides") == []
+    assert "hunter2" not in (home / "capsule" / "CAPSULE.md").read_text()
+    # A person's edit of the file after the change is still theirs to make.
+    text = (home / "capsule" / "CAPSULE.md").read_text()
+    begin = "<!-- strata:begin facts -->\n"
+    (home / "capsule" / "CAPSULE.md").write_text(text.replace(begin, begin + "- door code: 4411\n"))
+    cli("capsule", "render", check=True)
+    assert cli.json("--agent", "ops", "fact", "get", "door code")["value"] == "4411"

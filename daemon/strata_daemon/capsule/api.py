@@ -211,7 +211,10 @@ class Capsule:
         found = {n: doc.block_lines(n) for n in doc.blocks}
         # An editor may save a copy opened before strata's latest render: compare with the
         # render the file is closest to, so strata's newer lines are not taken for deletions.
-        renders = await self.db.run(store.recent_renders, self.agent, BASE_CANDIDATES)
+        # Another namespace's render of the same file is a base too (agent.namespace changed):
+        # its lines are its own, not a person's edits to take in here.
+        renders = await self.db.run(lambda c: store.recent_renders(c, self.agent, BASE_CANDIDATES,
+                                                                   file=self.path.name))
         base = min((r["blocks"] for r in renders), default={},
                    key=lambda blocks: sum(merge.edits(blocks.get(n, []), found[n]).size for n in found))
         taken = merge.taken(base, found)
@@ -241,7 +244,7 @@ class Capsule:
             store.drop_override(conn, self.agent, h["block"], "pin", h["line"], now)
             store.add_override(conn, self.agent, h["block"], "hide", h["line"], now)
         store.record_render(conn, self.agent, plan["blocks"], files.sha256(plan["text"]), plan["lines"], now,
-                            keep=BASE_CANDIDATES)
+                            keep=BASE_CANDIDATES, file=self.path.name)
         return absorbed
 
     def _kept(self) -> list[Path]:

@@ -8,11 +8,22 @@ import json
 from strata_daemon.errors import NotFound
 
 
-def recent_renders(conn, agent: str, limit: int) -> list[dict]:
-    return [{"id": r["id"], "blocks": json.loads(r["blocks"]), "sha256": r["sha256"], "lines": r["lines"],
-             "created_at": r["created_at"]}
-            for r in conn.execute("SELECT id, blocks, sha256, lines, created_at FROM capsule_renders WHERE agent = ? "
-                                  "ORDER BY id DESC LIMIT ?", (agent, limit))]
+def _render(r) -> dict:
+    return {"id": r["id"], "blocks": json.loads(r["blocks"]), "sha256": r["sha256"], "lines": r["lines"],
+            "created_at": r["created_at"]}
+
+
+def recent_renders(conn, agent: str, limit: int, *, file: str | None = None) -> list[dict]:
+    """The namespace's newest LIMIT renders; with FILE, also the newest LIMIT renders of that
+    file by any namespace (and those from before renders knew their file): what an edit of it
+    is told from, never shown."""
+    own = conn.execute("SELECT id, blocks, sha256, lines, created_at FROM capsule_renders WHERE agent = ? "
+                       "ORDER BY id DESC LIMIT ?", (agent, limit)).fetchall()
+    if file is None:
+        return [_render(r) for r in own]
+    same = conn.execute("SELECT id, blocks, sha256, lines, created_at FROM capsule_renders WHERE agent <> ? AND "
+                        "(file = ? OR file IS NULL) ORDER BY id DESC LIMIT ?", (agent, file, limit)).fetchall()
+    return [_render(r) for r in sorted([*own, *same], key=lambda r: -r["id"])]
 
 
 def last_render(conn, agent: str) -> dict | None:
@@ -21,11 +32,11 @@ def last_render(conn, agent: str) -> dict | None:
 
 
 def record_render(conn, agent: str, blocks: dict[str, list[str]], sha256: str, lines: int, now: float,
-                  *, keep: int) -> int:
-    """Record a render and keep the newest `keep`: a render every quarter of an hour, each
-    with every line of the capsule, grew the table by a megabyte a day for no reader."""
-    rid = conn.execute("INSERT INTO capsule_renders (agent, blocks, sha256, lines, created_at) VALUES (?, ?, ?, ?, ?)",
-                       (agent, json.dumps(blocks), sha256, lines, now)).lastrowid
+                  *, keep: int, file: str) -> int:
+    """Record a render of FILE and keep the newest `keep`: a render every quarter of an hour,
+    each with every line of the capsule, grew the table by a megabyte a day for no reader."""
+    rid = conn.execute("INSERT INTO capsule_renders (agent, blocks, sha256, lines, created_at, file) "
+                       "VALUES (?, ?, ?, ?, ?, ?)", (agent, json.dumps(blocks), sha256, lines, now, file)).lastrowid
     conn.execute("DELETE FROM capsule_renders WHERE agent = ? AND id NOT IN "
                  "(SELECT id FROM capsule_renders WHERE agent = ? ORDER BY id DESC LIMIT ?)", (agent, agent, keep))
     return rid
