@@ -204,7 +204,8 @@ def test_cosine_baseline_ranks_by_the_vectors_the_store_holds(home, with_source)
 
 
 def test_bm25_baseline_tokenizes_like_the_store(memory):
-    schema = memory.sql("SELECT sql FROM sqlite_master WHERE name = 'episodes_fts'")[0]["sql"]
+    memory.observe("a first memory makes the namespace's full-text table")
+    schema = memory.sql("SELECT sql FROM sqlite_master WHERE name = 'episodes_fts_1'")[0]["sql"]
     tokenize = fts_tokenize(schema)
     assert "porter" in tokenize  # the store stems, so the baseline must too
     bm25 = Bm25(tokenize, [(1, "She runs along the river every morning"), (2, "A quiet evening at home"),

@@ -49,8 +49,8 @@ def test_the_hop_searches_only_words_rare_enough_to_rank_exactly(memory):
     from strata_daemon.store.fulltext import rarest_within
     memory.observe_many([{"content": f"probe {i} reported from gw-0{i % 2}"} for i in range(6)]
                         + [{"content": "the kestrel nests on gw-02"}])
-    found = memory.wait(memory.raw.db.run(lambda conn: rarest_within(conn, ["probe", "kestrel", "gw-02",
+    found = memory.wait(memory.raw.db.run(lambda conn: rarest_within(conn, "default", ["probe", "kestrel", "gw-02",
                                                                             "albatross", "reported"], 4)))
     # kestrel (1) then gw-02 (1): "probe" and "reported" (6 each) would overflow 4; no memory holds albatross
     assert found == ["gw-02", "kestrel"]  # rarest first, ties by the word
-    assert memory.wait(memory.raw.db.run(lambda conn: rarest_within(conn, ["probe"], 4))) == []
+    assert memory.wait(memory.raw.db.run(lambda conn: rarest_within(conn, "default", ["probe"], 4))) == []

@@ -184,3 +184,24 @@ def test_a_new_home_namespace_takes_nothing_from_the_capsule_the_old_one_rendere
     (home / "capsule" / "CAPSULE.md").write_text(text.replace(begin, begin + "- door code: 4411\n"))
     cli("capsule", "render", check=True)
     assert cli.json("--agent", "ops", "fact", "get", "door code")["value"] == "4411"
+
+
+@pytest.mark.parametrize("budget", [None, 2])  # ranked by bm25, and by IDF sums (the bounded plan)
+def test_full_text_statistics_tell_an_agent_nothing_of_another_agents_words(home, budget):
+    if budget:
+        write_config(home, f'[experimental]\n"recall.fts_budget" = {budget}\n')
+
+    async def go():
+        async with await Memory.open(home, agent="b") as b:
+            await b.observe_many([{"content": "the kestrel nests on the bridge"}, {"content": "the kestrel flew"},
+                                  {"content": "lunch at noon"}, {"content": "the bridge is up"}])
+
+            async def scores():
+                hits = (await b.recall("kestrel bridge", mode="fast", explain=True))["hits"]
+                return [(h["id"], h["explain"]["retrievers"]["fts"]) for h in hits]
+            before = await scores()
+            async with await Memory.open(home, agent="a") as a:
+                await a.observe_many([{"content": f"kestrel sighting {i}"} for i in range(40)])
+            return before, await scores()
+    before, after = asyncio.run(go())
+    assert before and before == after

@@ -106,13 +106,13 @@ def test_common_terms_are_counted_once_until_the_index_has_grown(home, monkeypat
     conn = driver.connect(home / "state" / "memory.db")
 
     def counts():
-        total = conn.execute("SELECT max(rowid) FROM episodes_fts").fetchone()[0]
-        return fts_plan._counted(conn, ["cycl", "zebrafish"], total)
+        total = conn.execute("SELECT max(rowid) FROM episodes").fetchone()[0]
+        return fts_plan._counted(conn, "episodes_fts_1", ["cycl", "zebrafish"], total)
 
     assert counts() == {"cycl": 301, "zebrafish": 1}
-    kept = dict(conn.execute("SELECT term, doc FROM temp.fts_doc_counts").fetchall())
+    kept = dict(conn.execute("SELECT term, doc FROM temp.fts_term_counts").fetchall())
     assert kept == {"cycl": 301}  # the rare term is cheap to count: never kept
-    conn.execute("UPDATE temp.fts_doc_counts SET doc = 999")
+    conn.execute("UPDATE temp.fts_term_counts SET doc = 999")
     assert counts()["cycl"] == 999  # the kept count is used while the index has not grown
 
     async def grow(first, n):

@@ -54,9 +54,12 @@ def test_later_migrations_carry_existing_memories_over(tmp_path):
     # 3: the vector sequence continues after the existing vectors
     meta = dict(conn.execute("SELECT key, value FROM meta WHERE key LIKE 'vector_%'"))
     assert meta == {"vector_seq": "1", "vector_epoch": "0"}
-    # 4: the rebuilt full-text index holds the old memory, by its text and by its source
+    # 4 and 28: the rebuilt full-text index (the namespace's own) holds the old memory, by its
+    # text and by its source
+    assert conn.execute("SELECT agent, n FROM fts_tables").fetchall() == [("default", 1)]
     for word in ("bridge", "ines"):
-        assert conn.execute("SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?", (word,)).fetchall() == [(1,)]
+        assert conn.execute("SELECT rowid FROM episodes_fts_1 WHERE episodes_fts_1 MATCH ?", (word,)).fetchall() \
+            == [(1,)]
     # 5: facts start empty beside the old memories
     assert conn.execute("SELECT count(*) FROM facts").fetchone() == (0,)
 
@@ -262,7 +265,7 @@ def test_migration_25_gives_back_what_consolidation_took_for_feedback_alone(tmp_
           {"tier": "hot"})
     audit(3, "archive", "..., unhelpful: 0 of 4 rated recalls succeeded: to the cold tier", {"tier": "hot"})
     audit(4, "stale", "..., contradicted by a newer memory: confidence 0.55 -> 0.4", {"confidence": 0.55})
-    assert migrate(conn, MIGRATIONS) == [25]
+    assert migrate(conn, MIGRATIONS)[0] == 25
     rows = conn.execute("SELECT id, confidence, tier FROM episodes ORDER BY id").fetchall()
     # 1 comes back whole; 2 and 4 went for other reasons; 3 was superseded by a merge, which stays.
     assert rows == [(1, 1.0, "hot"), (2, 0.7, "cold"), (3, 0.1, "cold"), (4, 0.4, "hot")]

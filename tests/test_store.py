@@ -28,7 +28,7 @@ def test_a_large_batch_is_stored_whole_and_every_row_is_searchable(memory):
     for i in (0, 499, 500, 999, 1000, 1100):
         assert [h["id"] for h in memory.recall(f"token{i:04d}", mode="fast")["hits"]] == [i + 1]
         assert memory.get(i + 1)["content"] == rows[i]["content"]
-    assert memory.sql("SELECT count(*) AS n FROM episodes_fts WHERE episodes_fts MATCH 'probe'")[0]["n"] == 1101
+    assert memory.sql("SELECT count(*) AS n FROM episodes_fts_1 WHERE episodes_fts_1 MATCH 'probe'")[0]["n"] == 1101
 
 
 def test_attention_filter_collapses_repeats_within_window(memory):
@@ -101,7 +101,7 @@ def test_forget_archives_restore_and_purge(memory):
     audit = memory.sql("SELECT action, data FROM audit WHERE item_id = ? ORDER BY id", (i,))
     assert [a["action"] for a in audit] == ["create", "state", "state", "purge"]
     assert all("hunter2" not in a["data"] for a in audit)  # the audit outlives the text, never holds it
-    assert memory.sql("SELECT count(*) AS n FROM episodes_fts WHERE episodes_fts MATCH 'hunter2'")[0]["n"] == 0
+    assert memory.sql("SELECT count(*) AS n FROM episodes_fts_1 WHERE episodes_fts_1 MATCH 'hunter2'")[0]["n"] == 0
 
 
 def test_feedback_is_shared_by_every_hit_and_counted_once(memory):

@@ -29,14 +29,14 @@ def test_why_line_says_what_found_and_raised_a_memory():
 def test_word_shares_weigh_the_questions_words_by_rarity(memory):
     memory.observe_many([{"content": f"the nightly backup {i} finished"} for i in range(8)]
                         + [{"content": "the kestrel nests on the bridge"}])
-    shares = memory.wait(memory.raw.db.run(word_shares, "kestrel backup", [
+    shares = memory.wait(memory.raw.db.run(word_shares, "default", "kestrel backup", [
         "a kestrel and a backup", "the kestrels nested", "the backups ran", "nothing alike", ""]))
     assert shares[0] == 1.0 and shares[3] == shares[4] == 0.0
     # the stemmer's words count ("kestrels" holds "kestrel"); the rare word weighs more than the common one
     assert 0.5 < shares[1] < 1.0 and 0 < shares[2] < 0.5 and abs(shares[1] + shares[2] - 1.0) < 1e-9
     # a question of stopwords only keeps them, and a memory holding them all matches it whole
-    assert memory.wait(memory.raw.db.run(word_shares, "the of and", ["and the cat of mine"])) == [1.0]
-    assert memory.wait(memory.raw.db.run(word_shares, "?!", ["anything"])) == [0.0]
+    assert memory.wait(memory.raw.db.run(word_shares, "default", "the of and", ["and the cat of mine"])) == [1.0]
+    assert memory.wait(memory.raw.db.run(word_shares, "default", "?!", ["anything"])) == [0.0]
 
 
 def test_hits_carry_their_measured_match_and_a_why_line(memory):
@@ -61,4 +61,4 @@ def test_words_the_tokenizer_splits_otherwise_than_python_do_not_break_recall(me
     memory.observe(f"a note in many scripts: {odd}")
     r = memory.recall(odd, explain=True)
     assert r["hits"] and r["hits"][0]["content"].endswith(odd) and r["hits"][0]["match"] > 0.5
-    assert memory.wait(memory.raw.db.run(word_shares, "ᦶ", ["ᦶ and more"])) in ([0.0], [1.0])
+    assert memory.wait(memory.raw.db.run(word_shares, "default", "ᦶ", ["ᦶ and more"])) in ([0.0], [1.0])

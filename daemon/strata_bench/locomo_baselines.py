@@ -14,7 +14,7 @@ import numpy as np
 from strata_bench.locomo_data import Question
 from strata_bench.locomo_home import Stored
 from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import EMBED_BATCH, embedded_document, match_expression, sqlite_module
+from strata_daemon.app.public import EMBED_BATCH, embedded_document, fts_table, match_expression, sqlite_module
 
 BASELINES = ("bm25", "cosine", "rrf")
 CANDIDATES = 50  # per-retriever list length fed to the RRF baseline (strata's recall.candidates default)
@@ -37,7 +37,7 @@ def cosine_rankings(queries: np.ndarray, docs: np.ndarray, doc_ids: Sequence[int
 
 
 def fts_tokenize(schema_sql: str) -> str:
-    """The tokenize option of the store's episodes_fts, read from its schema so the BM25 baseline
+    """The tokenize option of the store's full-text tables, read from its schema so the BM25 baseline
     tokenizes exactly as the store does, whatever a later migration chooses."""
     m = re.search(r"tokenize\s*=\s*'([^']*)'", schema_sql)
     if m is None:
@@ -95,5 +95,6 @@ async def nearest_by_cosine(embedder, stored: Stored, questions: Sequence[Questi
 
 
 async def bm25_over(mem: Memory, stored: Stored) -> Bm25:
-    schema = await mem.db.fetchone("SELECT sql FROM sqlite_master WHERE name = 'episodes_fts'")
+    table = await mem.db.run(fts_table, mem.agent)
+    schema = await mem.db.fetchone("SELECT sql FROM sqlite_master WHERE name = ?", (table,))
     return Bm25(fts_tokenize(schema[0]), zip(stored.episodes, stored.texts))

@@ -15,19 +15,20 @@ from strata_bench import corpus
 from strata_bench.kept import filled_home
 from strata_bench.stats import ratio, summary_ms
 from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import connect, match_expression
+from strata_daemon.app.public import connect, fts_table, match_expression
 
 WARMUP = 20
 
 
-def bare_fts_seconds(db_path: Path, queries: list[str], k: int) -> list[float]:
+def bare_fts_seconds(db_path: Path, queries: list[str], k: int, agent: str = "default") -> list[float]:
     conn = connect(db_path)
+    table = fts_table(conn, agent)
     times = []
     for i, q in enumerate(queries):
         expr = match_expression(q)
         started = time.perf_counter()
         if expr:
-            conn.execute("SELECT rowid, bm25(episodes_fts) FROM episodes_fts WHERE episodes_fts MATCH ? "
+            conn.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ? "
                          "ORDER BY rank LIMIT ?", (expr, k)).fetchall()
         if i >= WARMUP:
             times.append(time.perf_counter() - started)

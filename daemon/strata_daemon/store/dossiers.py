@@ -8,7 +8,7 @@ import json
 
 from strata_daemon.base.timeutil import iso
 from strata_daemon.errors import NotFound
-from strata_daemon.store import facts as facts_store
+from strata_daemon.store import facts as facts_store, fts_tables
 
 _VERSION_COLUMNS = "version, text, sources, generator, input_hash, notes, created_at, actor"
 
@@ -151,11 +151,14 @@ def topic_changes(conn, agent: str, fact_ids: list[int], since: float, limit: in
 def later_mentions(conn, agent: str, identifier: str, after: float, limit: int = 10) -> list[dict]:
     """Active memories of the hot tier after `after` that name an identifier such as T-12 (as an FTS phrase)."""
     phrase = '"' + identifier.replace('"', "") + '"'
+    table = fts_tables.table_of(conn, agent)
+    if table is None:
+        return []
     return [dict(r) for r in conn.execute(
         # As a subquery: joined, the planner walks the namespace's memories by time and runs the
         # match once per row (140 ms at 3,000 memories instead of under 1 ms).
         "SELECT e.id, e.kind, e.content, e.event_at FROM episodes e "
-        "WHERE e.id IN (SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?) AND e.agent = ? "
+        f"WHERE e.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?) AND e.agent = ? "
         "AND e.state = 'active' AND e.tier = 'hot' AND e.event_at >= ? ORDER BY e.event_at LIMIT ?",
         (phrase, agent, after, limit))]
 

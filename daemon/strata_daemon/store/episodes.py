@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 
 from strata_daemon.base.timeutil import iso
 from strata_daemon.errors import Conflict, InvalidInput, NotFound
-from strata_daemon.store import floors
+from strata_daemon.store import floors, fts_tables
 from strata_daemon.store.db import Writer
 
 # The episodes table's columns in table order after the id; inserts and exports share this list.
@@ -35,6 +35,7 @@ def _chunks(seq: Sequence, size: int = _CHUNK):
 
 async def _ensure_namespace(w: Writer, agent: str, now: float) -> None:
     await w.execute("INSERT OR IGNORE INTO namespaces (agent, created_at) VALUES (?, ?)", (agent, now))
+    await w.run(lambda c: fts_tables.ensure(c, agent))  # its own full-text index, before its first memory
 
 
 async def purged_among(w: Writer, agent: str, hashes: list[str]) -> set[str]:

@@ -18,12 +18,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from strata_daemon.store import fts_tables
 from strata_daemon.store.fts_query import MAX_TERMS, all_of, any_of, phrase, pieces, terms
 
-# CROSS JOIN pins the FTS table as the outer loop; left to itself the planner may walk the
-# namespace index and run the match once per episode.
-_FROM = "FROM episodes_fts CROSS JOIN episodes e ON e.id = episodes_fts.rowid"
-_TOKENIZER = "porter unicode61 remove_diacritics 2"  # must match the episodes_fts migration
+_TOKENIZER = fts_tables.TOKENIZER
+
+
+def _from(table: str) -> str:
+    # CROSS JOIN pins the FTS table as the outer loop; left to itself the planner may walk the
+    # namespace index and run the match once per episode.
+    return f"FROM {table} CROSS JOIN episodes e ON e.id = {table}.rowid"
 
 
 @dataclass
@@ -93,42 +97,50 @@ def _tokens(conn, text: str) -> list[str]:
     return [r[0] for r in _all(conn, "SELECT term FROM temp.query_stems_v ORDER BY offset")]
 
 
-def _counted(conn, terms: list[str], total: int) -> dict[str, int]:
-    """Document frequencies of the terms. fts5vocab counts a term by reading its whole
+def _counted(conn, table: str, terms: list[str], total: int) -> dict[str, int]:
+    """Document frequencies of the terms in TABLE. fts5vocab counts a term by reading its whole
     doclist, which for a word in a third of a million memories takes ~10 ms; so the counts of
     common terms are kept in the connection's temp schema and counted again only once the
     index has grown by COUNT_AGAIN_AFTER since (an IDF weight moves little meanwhile)."""
-    conn.execute("CREATE TABLE IF NOT EXISTS temp.fts_doc_counts "
-                 "(term TEXT PRIMARY KEY, doc INTEGER, total INTEGER)")
+    conn.execute("CREATE TABLE IF NOT EXISTS temp.fts_term_counts "
+                 "(tbl TEXT, term TEXT, doc INTEGER, total INTEGER, PRIMARY KEY (tbl, term))")
     marks = ", ".join("?" * len(terms))
-    df = {r[0]: r[1] for r in _all(conn, f"SELECT term, doc FROM temp.fts_doc_counts WHERE term IN ({marks}) "
-                                         "AND total >= ?", (*terms, total / (1 + COUNT_AGAIN_AFTER)))}
+    df = {r[0]: r[1] for r in _all(conn, f"SELECT term, doc FROM temp.fts_term_counts WHERE tbl = ? AND term IN "
+                                         f"({marks}) AND total >= ?",
+                                   (table, *terms, total / (1 + COUNT_AGAIN_AFTER)))}
     missing = [t for t in terms if t not in df]
     if missing:
         fresh = {r[0]: r[1] for r in _all(
-            conn, f"SELECT term, doc FROM episodes_vocab WHERE term IN ({', '.join('?' * len(missing))})", missing)}
-        conn.executemany("INSERT OR REPLACE INTO temp.fts_doc_counts VALUES (?, ?, ?)",
-                         [(t, d, total) for t, d in fresh.items() if d >= KEEP_COUNTS_FROM])
+            conn, f"SELECT term, doc FROM {fts_tables.vocab_of(table)} WHERE term IN ({', '.join('?' * len(missing))})",
+            missing)}
+        conn.executemany("INSERT OR REPLACE INTO temp.fts_term_counts VALUES (?, ?, ?, ?)",
+                         [(table, t, d, total) for t, d in fresh.items() if d >= KEEP_COUNTS_FROM])
         df.update(fresh)
     return df
 
 
-def _doc_freqs(conn, pieces: list[list[str]]) -> tuple[list[int], int]:
+def _size(conn, agent: str) -> int:
+    """How many memories the namespace's index holds: what its IDF weights count against."""
+    return _one(conn, "SELECT episode_count FROM namespaces WHERE agent = ?", (agent,)) or 0
+
+
+def _doc_freqs(conn, table: str, agent: str, pieces: list[list[str]]) -> tuple[list[int], int]:
     stems = _stems(conn, pieces)
     flat = sorted({s for ss in stems for s in ss})
-    total = _one(conn, "SELECT coalesce(max(rowid), 0) FROM episodes_fts") or 0
-    df = _counted(conn, flat, total)
+    total = _size(conn, agent)
+    df = _counted(conn, table, flat, total)
     # A phrase is in no more memories than its rarest word.
     return [min((df.get(s, 0) for s in ss), default=0) for ss in stems], total
 
 
-def rarest_within(conn, words: list[str], budget: int) -> list[str]:
+def rarest_within(conn, agent: str, words: list[str], budget: int) -> list[str]:
     """The rarest of `words` whose memories together stay within `budget`, rarest first: what a
     search of them can rank exactly. Words in no memory, or too common to fit, are left out."""
     words = [w for w in words if terms(w)]
-    if not words:
+    table = fts_tables.table_of(conn, agent)
+    if not words or table is None:
         return []
-    dfs, _ = _doc_freqs(conn, [terms(w)[0] for w in words])  # "gw-02" is one phrase of two pieces
+    dfs, _ = _doc_freqs(conn, table, agent, [terms(w)[0] for w in words])  # "gw-02" is one phrase of two pieces
     kept, held = [], 0
     for df, word in sorted(zip(dfs, words)):
         if df == 0:
@@ -147,15 +159,16 @@ def idf(df: int, total: int) -> float:
 SHARE_WORDS = 1000  # a memory's first words that count for word_shares: a long one costs no more than this
 
 
-def word_shares(conn, query: str, texts: list[str]) -> list[float]:
+def word_shares(conn, agent: str, query: str, texts: list[str]) -> list[float]:
     """For each text, the share of the question's phrases it holds, each weighed by its IDF as
     the index stems and counts it: an absolute measure of the words it has in common with the
     question (1: every phrase; the rare ones weigh most), unlike bm25, which is only comparable
     within one question."""
     phrases = terms(query)[:MAX_TERMS]
-    if not phrases or not texts:
+    table = fts_tables.table_of(conn, agent)
+    if not phrases or not texts or table is None:
         return [0.0] * len(texts)
-    dfs, total = _doc_freqs(conn, phrases)
+    dfs, total = _doc_freqs(conn, table, agent, phrases)
     weights = [idf(d, max(total, d)) for d in dfs]
     whole = sum(weights)
     question = _stems(conn, phrases)
@@ -165,12 +178,12 @@ def word_shares(conn, query: str, texts: list[str]) -> list[float]:
             for h in held]
 
 
-def _rowids(conn, expr: str, limit: int) -> list[int]:
-    return [r[0] for r in _all(conn,
-        "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? ORDER BY rowid DESC LIMIT ?", (expr, limit))]
+def _rowids(conn, table: str, expr: str, limit: int) -> list[int]:
+    return [r[0] for r in _all(conn, f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
+                               (expr, limit))]
 
 
-def _bounded(conn, phrases: list[str], dfs: list[int], total: int, budget: int, limit: int) -> dict[int, float]:
+def _bounded(conn, table: str, phrases: list[str], dfs: list[int], total: int, budget: int, limit: int) -> dict[int, float]:
     weights = {p: idf(d, total) for p, d in zip(phrases, dfs)}
     rare = [p for p, d in zip(phrases, dfs) if d < budget]
     common = [p for p in phrases if p not in rare]
@@ -179,20 +192,20 @@ def _bounded(conn, phrases: list[str], dfs: list[int], total: int, budget: int, 
     scores: dict[int, float] = {}
     if rare:
         for p in rare:
-            for rid in _rowids(conn, p, budget):
+            for rid in _rowids(conn, table, p, budget):
                 scores[rid] = scores.get(rid, 0.0) + weights[p]
         gate = any_of(rare)
         for c in common:  # AND seeks through the long doclist instead of reading it
-            for rid in _rowids(conn, f"{c} AND ({gate})", budget):
+            for rid in _rowids(conn, table, f"{c} AND ({gate})", budget):
                 scores[rid] = scores.get(rid, 0.0) + weights[c]
         return scores
     every = set()
     if len(phrases) > 1:
-        every = set(_rowids(conn, all_of(phrases), budget))
+        every = set(_rowids(conn, table, all_of(phrases), budget))
         scores = dict.fromkeys(every, sum(weights.values()))
     if len(scores) < limit:
         for p in phrases:
-            for rid in _rowids(conn, p, budget // len(phrases)):
+            for rid in _rowids(conn, table, p, budget // len(phrases)):
                 if rid not in every:
                     scores[rid] = scores.get(rid, 0.0) + weights[p]
     return scores
@@ -205,16 +218,19 @@ def search(conn, query: str, scope: Scope, columns: str, *, limit: int, budget: 
     pieces = terms(query)[:MAX_TERMS]
     if not pieces:
         return [], {"strategy": "none", "reason": "no searchable words"}
+    table = fts_tables.table_of(conn, scope.agent)
+    if table is None:
+        return [], {"strategy": "none", "reason": "no memories yet"}
     phrases = [phrase(p) for p in pieces]
-    dfs, total = _doc_freqs(conn, pieces)
+    dfs, total = _doc_freqs(conn, table, scope.agent, pieces)
     if sum(dfs) <= budget:
         where, params = scope.where()
-        rows = _all(conn, f"SELECT {columns}, bm25(episodes_fts, 1.0, ?) AS bm {_FROM} WHERE episodes_fts MATCH ? "
+        rows = _all(conn, f"SELECT {columns}, bm25({table}, 1.0, ?) AS bm {_from(table)} WHERE {table} MATCH ? "
                           f"AND {where} ORDER BY bm LIMIT ?", (source_weight, any_of(phrases), *params, limit))
         return [(dict(r), -r["bm"]) for r in rows], {"strategy": "exact", "scorer": "bm25"}
-    scores = _bounded(conn, phrases, dfs, total, budget, limit)
-    # Over-fetch before the namespace filter: the index is shared by every namespace. Only ids
-    # are read for the filter; full rows only for those kept.
+    scores = _bounded(conn, table, phrases, dfs, total, budget, limit)
+    # Over-fetch before the filter of states and kinds. Only ids are read for the filter; full
+    # rows only for those kept.
     best = sorted(scores, key=lambda rid: (-scores[rid], -rid))[: limit * 4]
     where, params = scope.where(by_id=True)
     kept: list[int] = []

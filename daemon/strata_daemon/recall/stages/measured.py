@@ -17,7 +17,7 @@ async def measured(req: Request, src: Sources, hits: list[dict]) -> None:
     and the share of the question's words it holds. Also the hit's reasons in a line (`why`)."""
     def read(conn):  # one trip to the database thread for both
         with_times(hits, reads.stated_times_of(conn, [h["id"] for h in hits]))
-        return word_shares(conn, req.query, [h["content"] for h in hits])
+        return word_shares(conn, req.scope.agent, req.query, [h["content"] for h in hits])
 
     shares = await src.db.run(read)
     cosine_of: dict[int, float] = {}

@@ -30,7 +30,7 @@ async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
     def read(conn):
         # Only words rare enough to rank exactly: a common word would weigh next to nothing
         # against the question's best match, and reading its memories costs the most.
-        rare = rarest_within(conn, words, t.fts_budget)
+        rare = rarest_within(conn, req.scope.agent, words, t.fts_budget)
         return rare, search(conn, " ".join(rare), req.scope, CANDIDATE_COLUMNS, limit=t.candidates,
                             budget=t.fts_budget, source_weight=t.source_weight)[0] if rare else []
 

@@ -51,7 +51,8 @@ async def time_named(req: Request, src: Sources, st: State) -> dict | None:
         rest = [i for i in members if i not in close]
         if rest:
             text = {i: r["content"] for i, r in store.rows_in_scope(conn, req.scope, rest).items()}
-            close.update(zip(rest, word_shares(conn, req.query, [text.get(i, "") for i in rest])))  # gone: no match
+            shares = word_shares(conn, req.scope.agent, req.query, [text.get(i, "") for i in rest])  # gone: no match
+            close.update(zip(rest, shares))
         floor = req.tuning.min_similarity
         joining = sorted((i for i in members if i not in known and close[i] >= floor), key=lambda i: -close[i])
         return members, close, store.rows_in_scope(conn, req.scope, joining[:WINDOW_JOINS])
