@@ -146,6 +146,32 @@ def test_render_matches_the_golden_file(memory, home):
     assert text == GOLDEN.read_text(encoding="utf-8")
 
 
+def test_a_capsule_saved_with_a_byte_order_mark_is_read_as_its_text(memory, home, cli):
+    path = home / "capsule" / "CAPSULE.md"
+    memory.capsule.render(now=T0)
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # as some editors save UTF-8
+    proc = cli("capsule", "check")  # was: no `# ` title line
+    assert proc.returncode == 0 and "ok" in proc.out, proc.err
+    memory.facts.set("wifi ssid", "strata-lab")
+    assert memory.capsule.render(now=T0 + 60)["status"] == "rendered"
+    assert "strata-lab" in path.read_text(encoding="utf-8")
+
+
+def test_a_capsule_that_is_a_link_stays_one_and_its_file_changes(memory, home, tmp_path):
+    path, kept = home / "capsule" / "CAPSULE.md", tmp_path / "notes" / "agent.md"
+    memory.capsule.render(now=T0)
+    kept.parent.mkdir()
+    kept.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(kept)  # a capsule kept in a repository of notes
+    memory.facts.set("wifi ssid", "strata-lab")
+    assert memory.capsule.render(now=T0 + 60)["status"] == "rendered"
+    assert path.is_symlink() and "strata-lab" in kept.read_text(encoding="utf-8")
+    # A purge redacts the linked file too: replacing the link would have left the words in it.
+    memory.forget_fact("wifi ssid", apply=True)
+    assert path.is_symlink() and "strata-lab" not in kept.read_text(encoding="utf-8")
+
+
 def test_hand_edits_become_facts_pins_and_hides_and_survive_renders(memory, home):
     _history(memory)
     path = home / "capsule" / "CAPSULE.md"

@@ -113,6 +113,57 @@ def test_bad_observation_is_refused_and_stores_nothing(cli, args, stdin):
     assert episode_count(cli) == 1
 
 
+NOT_UTF8 = {  # what Python makes of the byte 0xff in an argument: a lone surrogate, no text to store
+    "source": ("--source", ("observe", "text", "--source", "src-\udcff")),
+    "session": ("--session", ("observe", "text", "--session", "\udcff")),
+    "context value": ("--context", ("observe", "text", "--context", "code=\udcff")),
+    "context key": ("--context", ("observe", "text", "--context", "\udcff=v")),
+    "fact source": ("--source", ("fact", "set", "k", "v", "--source", "person:\udcff")),
+    "fact key": ("KEY", ("fact", "set", "k\udcff", "v")),
+    "forget text": ("--matching", ("forget", "--matching", "sec\udcffret")),
+    "dossier query": ("--query", ("dossier", "add", "topic", "--query", "\udcff")),
+    "query": ("QUERY", ("recall", "\udcff")),
+}
+
+
+@pytest.mark.parametrize("named, args", NOT_UTF8.values(), ids=NOT_UTF8.keys())
+def test_an_argument_that_is_not_utf8_is_refused_by_name(cli, named, args):
+    observe(cli, "an existing memory")
+    proc = cli(*args)  # each was a UnicodeEncodeError traceback, or a 'not a topic' of mojibake
+    assert_fails(proc, 4)
+    assert proc.err.startswith(f"strata: {named} is not valid UTF-8 text")
+    assert episode_count(cli) == 1 and cli.json("fact", "list") == []
+
+
+def test_a_number_with_a_digit_separator_or_too_many_digits_is_a_usage_error(cli):
+    proc = cli("observe", "text", "--importance", "0_5")  # float() reads it as 5.0
+    assert proc.returncode == 2 and "invalid number value: '0_5'" in proc.err
+    proc = cli("recall", "--k", "9" * 5001, "disk")
+    assert proc.returncode == 2 and "invalid integer value" in proc.err and len(proc.err) < 2000
+
+
+def test_an_empty_home_is_refused_as_init_refuses_it(cli, tmp_path):
+    for args in (("--home", "", "status"), ("init", "")):  # it used the per-user home, and made it
+        proc = cli(*args, env={"HOME": str(tmp_path), "XDG_DATA_HOME": ""})
+        assert proc.returncode == 7 and "empty path" in proc.err
+    assert not (tmp_path / ".local").exists()
+
+
+def test_a_write_whose_answer_cannot_be_printed_says_it_was_done(cli, home):
+    def to_full(*args):
+        with open("/dev/full", "wb") as full:
+            return subprocess.run([sys.executable, "-m", "strata_daemon", *args], stdout=full, stderr=subprocess.PIPE,
+                                  env={**os.environ, "STRATA_HOME": str(home)}, timeout=120)
+    stored = to_full("observe", "kept though its id was not printed")
+    assert stored.returncode == 0 and b"done (what it stored is stored)" in stored.stderr
+    assert b"Traceback" not in stored.stderr and episode_count(cli) == 1
+    for args in (("recall", "kept"), ("timeline",)):  # a read that cannot print failed at its one job
+        read = to_full(*args)
+        assert read.returncode == 6 and read.stderr.startswith(b"strata: the answer could not be printed")
+    proc = cli("export", "-o", "/dev/full")
+    assert proc.returncode == 6 and proc.err.startswith("strata: cannot write the export to /dev/full")
+
+
 def test_exactly_64_kib_is_accepted(cli):
     eid = observe(cli, "b" * 65536)
     assert len(cli.json("show", str(eid))["content"]) == 65536

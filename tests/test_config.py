@@ -75,6 +75,15 @@ def test_broken_toml_is_reported(home):
         load_config(home / "strata.toml")
 
 
+@pytest.mark.parametrize("text", ["x" + ".x" * 1000 + " = 1\n", "[" + "t." * 1000 + "t]\n",
+                                  "[recall]\n" + "a." * 8 + "b = 1\n"])
+def test_a_key_nested_past_eight_levels_is_named_as_such(home, text):
+    write_config(home, text)  # 1,000 levels raised RecursionError from every command
+    with pytest.raises(ConfigError, match="nested more than 8 levels deep") as info:
+        load_config(home / "strata.toml")
+    assert len(info.value.message) < 200 + len(str(home))
+
+
 def test_all_zero_weights_rejected(home):
     write_config(home, "[scoring.weights]\n" + "".join(
         f"{w} = 0\n" for w in ("relevance", "recency", "strength", "priority", "wilson", "context")))

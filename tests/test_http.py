@@ -315,3 +315,32 @@ def test_clients_that_go_away_or_dawdle_cost_one_quiet_line_and_a_closed_connect
         assert api("GET", "/v1/status")[1]["episodes"] == 0
     assert "http: serving" in api.stderr  # the log was read
     assert "Traceback" not in api.stderr and len(api.stderr.splitlines()) < 10, api.stderr[-2000:]
+
+
+def test_odd_but_valid_requests_are_answered_and_bad_ones_refused_without_a_500(home):
+    with serving(home) as api:
+        assert api("POST", "/v1/memories", {"content": "Disk on db-01 is 91% full"})[0] == 201
+        # HEAD is GET without a body (it was a KeyError, so a 500).
+        assert api.raw("HEAD", "/v1/status")[0] == 200
+        # JSON Schema calls 3.0 an integer; the code behind it counts with ints.
+        code, spread = api("POST", "/v1/spread", {"items": ["episode:1"], "limit": 3.0})
+        assert code == 200 and len(spread["reached"]) <= 3
+        assert api("POST", "/v1/spread", {"items": ["episode:1"], "limit": 3.5})[0] == 400
+        # A key holding '/' goes as %2F and is one key, on every route that names one.
+        assert api("PUT", "/v1/facts/ops%2Fon-call", {"value": "ines"})[0] == 200
+        assert api("GET", "/v1/facts/ops%2Fon-call")[1]["value"] == "ines"
+        assert api("GET", "/v1/facts/ops%2Fon-call/history")[1]["label"] == "ops/on-call"
+        assert api("GET", "/v1/facts/caf%C3%A9")[1]["message"] == "no fact 'café' in this namespace"
+        refused = {
+            "a 5,001-digit number": api.raw("POST", "/v1/memories", b'{"content": "x", "importance": 1'
+                                            + b"0" * 5000 + b"}"),
+            "a 5,001-digit query": api.raw("GET", "/v1/timeline?limit=" + "9" * 5001),
+            "a lone surrogate": api.raw("POST", "/v1/memories", b'{"content": "x", "session": "\\ud800"}'),
+            "a key not UTF-8": api.raw("GET", "/v1/facts/a%FFb"),
+            "a write through a scope": api("POST", "/v1/memories?scope=default", {"content": "x"}),
+        }
+        for what, (code, answer) in refused.items():
+            assert 400 <= code < 500 and len(answer["message"]) < 200, (what, code, answer)
+        assert refused["a lone surrogate"][1]["message"] == "the request body at session is not valid UTF-8 text"
+        assert api("GET", "/v1/timeline")[1]["items"][0]["content"] == "Disk on db-01 is 91% full"  # one memory
+    assert "Traceback" not in api.stderr

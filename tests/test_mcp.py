@@ -201,10 +201,15 @@ BAD_LINES = [  # (line, the id answered, the JSON-RPC error code)
     (b'{"id": 5, "hello": "not json-rpc"}', 5, -32600),
     (b'{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"observe","arguments":{"content":"'
      + b"x" * (17 * 2**20) + b'"}}}', 6, -32700),
+    # More digits than Python converts: the SDK's parser raised, and the server died.
+    (b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"observe","arguments":{"content":"x",'
+     b'"importance":1' + b"0" * 5000 + b'}}}', 8, -32700),
+    (b'{"jsonrpc":"2.0","id":1' + b"0" * 5000 + b',"method":"tools/list"}', None, -32700),
 ]
 
 
 def test_every_line_is_answered_and_nothing_malformed_is_stored(home):
+    """Also a request before `initialize`, told what to send first."""
     import select
 
     proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -218,6 +223,9 @@ def test_every_line_is_answered_and_nothing_malformed_is_stored(home):
         return json.loads(proc.stdout.readline())
 
     try:
+        early = ask(b'{"jsonrpc":"2.0","id":0,"method":"tools/list"}')
+        assert early["id"] == 0 and early["error"]["code"] == -32600
+        assert "send `initialize`" in early["error"]["message"]
         ask(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).encode())
         proc.stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')

@@ -134,7 +134,10 @@ def test_a_shared_namespace_is_readable_by_every_face_and_writable_by_none(home,
     shown = cli("--agent", "a", "--scope", "b", "recall", "vault", check=True).out
     assert shown.startswith("recall (read-only namespace: not logged)") and "None" not in shown
     proc = cli("--agent", "a", "--scope", "b", "observe", "planted")
-    assert proc.returncode == 11 and "shared read-only" in proc.err
+    assert proc.returncode == 11 and "read only through a scope" in proc.err
+    # A scope only reads, also when it names the agent's own namespace (that wrote).
+    proc = cli("--agent", "a", "--scope", "a", "observe", "planted")
+    assert proc.returncode == 11 and "read only through a scope" in proc.err
     assert cli("--agent", "a", "--scope", "b", "run").returncode == 2  # --scope means nothing there
 
     async def mcp_face():
@@ -152,6 +155,12 @@ def test_a_bad_shared_namespace_is_a_configuration_error(home):
     write_config(home, '[agent]\nshared = ["team", "no spaces allowed"]\n')
     proc = CLI(home)("recall", "anything")
     assert proc.returncode == 7 and "agent.shared" in proc.err and "no spaces allowed" in proc.err
+
+
+@pytest.mark.parametrize("name", ["ops\n", "ops\n\n", "_ops", "o" * 65])
+def test_a_namespace_name_is_all_of_the_argument(home, name):
+    proc = CLI(home)("--agent", name, "observe", "a note")
+    assert proc.returncode == 4 and "agent namespace" in proc.err
 
 
 @pytest.mark.parametrize("name", ["CAPSULE", "capsule"])

@@ -68,12 +68,30 @@ def test_attention_window_zero_keeps_every_observation(home):
     ({"content": "ok", "at": "last tuesday-ish"}, "cannot read time"),
     ({"content": "ok", "context": {"a": {"b": {"c": {"d": {"e": 1}}}}}}, "nested"),
     ({"content": "ok", "source": "s" * 300}, "source"),
+    ({"content": "ok", "source": "s\udcff"}, "the source is not valid UTF-8"),
+    ({"content": "ok", "session": "\ud800"}, "the session is not valid UTF-8"),
+    ({"content": "ok", "context": {"env": ["prod", "\udfff"]}}, r"the context at env\[1\] is not valid UTF-8"),
+    ({"content": "ok", "context": '{"a": 1' + "0" * 5000 + "}"}, "context is not valid JSON"),
 ])
 def test_bad_input_is_refused_and_nothing_stored(memory, kwargs, message):
     content = kwargs.pop("content")
     with pytest.raises(InvalidInput, match=message):
         memory.observe(content, **kwargs)
     assert memory.status()["episodes"] == 0
+
+
+def test_the_write_path_refuses_what_is_not_text_that_a_layer_let_through(memory):
+    # The net under every layer's own check: SQLite takes UTF-8 only, and its driver raised
+    # UnicodeEncodeError out of any write or read that bound a lone surrogate.
+    db = memory.raw.db
+    with pytest.raises(InvalidInput, match="not valid UTF-8 text"):
+        memory.wait(db.transact(lambda c: c.execute("SELECT ?", ("\ud800",))))
+    with pytest.raises(InvalidInput, match="not valid UTF-8 text"):
+        memory.wait(db.fetchall("SELECT ?", ("\udcff",)))
+    for query in ("dossier", "fact"):
+        with pytest.raises(InvalidInput, match="not valid UTF-8"):
+            memory.dossiers.add("topic", query="\udcff") if query == "dossier" else \
+                memory.facts.set("k", "v", source="person:\udcff")
 
 
 def test_multibyte_text_at_the_byte_limit(home):

@@ -65,18 +65,24 @@ def fingerprint(db_path: Path) -> dict[str, str]:
         conn.close()
 
 
+COUNTS = ("inputs", "tracebacks", "server_errors", "unanswered", "unexpected")
+
+
 class Tally:
     def __init__(self):
         self.faces: dict[str, dict] = {}
         self.problems: list[str] = []
 
-    def add(self, face: str, name: str, *, answered: bool, traceback: bool, expected: bool = True) -> None:
-        f = self.faces.setdefault(face, {"inputs": 0, "tracebacks": 0, "unanswered": 0, "unexpected": 0})
+    def add(self, face: str, name: str, *, answered: bool, traceback: bool, expected: bool = True,
+            server_error: bool = False) -> None:
+        """SERVER_ERROR: an HTTP 5xx or a JSON-RPC internal error, the server's fault by its own word."""
+        f = self.faces.setdefault(face, dict.fromkeys(COUNTS, 0))
         f["inputs"] += 1
         f["tracebacks"] += traceback
+        f["server_errors"] += server_error
         f["unanswered"] += not answered
         f["unexpected"] += answered and not traceback and not expected
-        for bad, what in ((not answered, "unanswered"), (traceback, "traceback"),
+        for bad, what in ((not answered, "unanswered"), (traceback, "traceback"), (server_error, "server error"),
                           (answered and not traceback and not expected, "unexpected answer")):
             if bad:
                 self.problems.append(f"{face}: {name}: {what}")
@@ -218,12 +224,15 @@ def _http_face(home: Path, tally: Tally, progress) -> None:
             status = answer.split(b" ", 2)[1] if answer and answer.startswith(b"HTTP/1.1 ") else b""
             ok_status = status.startswith(b"2")
             good = ok_status if expected == "ok" else (not ok_status and status != b"500")
-            tally.add("http", name, answered=bool(status), traceback=status == b"500", expected=good)
+            tally.add("http", name, answered=bool(status), traceback=False, expected=good,
+                      server_error=status.startswith(b"5"))
             progress(1)
         for name, raw in HTTP_RAW:
             answer = _http_exchange(sock_path, raw)
             # A malformed request may be answered with a status or with the connection closed.
-            tally.add("http", f"raw: {name}", answered=answer is not None, traceback=b" 500 " in (answer or b"")[:20])
+            status = (answer or b"")[9:12]
+            tally.add("http", f"raw: {name}", answered=answer is not None, traceback=False,
+                      server_error=status.startswith(b"5"))
             progress(1)
     finally:
         server.send_signal(signal.SIGTERM)
@@ -232,6 +241,10 @@ def _http_face(home: Path, tally: Tally, progress) -> None:
     if logged:
         tally.faces["http"]["tracebacks"] += logged
         tally.problems.append(f"http: the server logged {logged} traceback(s)")
+
+
+def _internal(message: dict | None) -> bool:
+    return isinstance(message, dict) and (message.get("error") or {}).get("code") == -32603  # JSON-RPC internal
 
 
 def _mcp_face(home: Path, tally: Tally, progress) -> None:
@@ -275,12 +288,13 @@ def _mcp_face(home: Path, tally: Tally, progress) -> None:
             text = json.dumps(got or {})
             failed = got is not None and ("error" in got or got.get("result", {}).get("isError"))
             tally.add("mcp", name, answered=got is not None, traceback="Traceback" in text,
-                      expected=(not failed) if expected == "ok" else bool(failed))
+                      expected=(not failed) if expected == "ok" else bool(failed), server_error=_internal(got))
             progress(1)
         for name, line in MCP_RAW:
             send(line)
             got = answer()
-            tally.add("mcp", f"raw: {name}", answered=got is not None, traceback="Traceback" in json.dumps(got or {}))
+            tally.add("mcp", f"raw: {name}", answered=got is not None, traceback="Traceback" in json.dumps(got or {}),
+                      server_error=_internal(got))
             progress(1)
     finally:
         proc.kill()
@@ -311,6 +325,6 @@ def adversarial(home: Path, work: Path, progress: Callable[[int], None] | None =
     _import_face(home, work, tally, progress)
     after = fingerprint(db)
     changed = [layer for layer in before if before[layer] != after[layer]]
-    total = {k: sum(f[k] for f in tally.faces.values()) for k in ("inputs", "tracebacks", "unanswered", "unexpected")}
+    total = {k: sum(f[k] for f in tally.faces.values()) for k in COUNTS}
     return {**total, "data_changed": changed, "by_face": tally.faces, "problems": tally.problems[:40],
             "seconds": round(time.perf_counter() - started, 1)}

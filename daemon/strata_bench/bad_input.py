@@ -7,6 +7,7 @@ adversarial corpus."""
 from __future__ import annotations
 
 import json
+import os
 from urllib.parse import quote
 
 from strata_daemon.app.memory import Memory
@@ -34,6 +35,14 @@ CASES = [
     ("minus infinity time", "observe", {"content": "x", "at": "-inf"}, "invalid_input"),
     ("source too long", "observe", {"content": "x", "source": "s" * 5000}, "invalid_input"),
     ("NUL in session", "observe", {"content": "x", "session": "a\x00b"}, "invalid_input"),
+    # Bytes that are not UTF-8 reach Python as lone surrogates: \udcff is the byte 0xff of a
+    # command line, \ud800 what a careless JSON encoder writes.
+    ("byte 0xff in source", "observe", {"content": "x", "source": "src-\udcff"}, "invalid_input"),
+    ("lone surrogate in session", "observe", {"content": "x", "session": "\ud800"}, "invalid_input"),
+    ("byte 0xff in session", "observe", {"content": "x", "session": "\udcff"}, "invalid_input"),
+    ("byte 0xff in a context value", "observe", {"content": "x", "context": {"code": "\udcff"}}, "invalid_input"),
+    ("byte 0xff in a context key", "observe", {"content": "x", "context": {"\udcff": "v"}}, "invalid_input"),
+    ("importance with a digit separator", "observe", {"content": "x", "importance": "0_5"}, "invalid_input"),
     ("empty query", "recall", {"query": ""}, "invalid_input"),
     ("blank query", "recall", {"query": " \t "}, "invalid_input"),
     ("NUL in query", "recall", {"query": "disk\x00full"}, "invalid_input"),
@@ -53,6 +62,7 @@ CASES = [
     ("k a billion", "recall", {"query": "disk", "k": 10**9}, "invalid_input"),
     ("unknown mode", "recall", {"query": "disk", "mode": "turbo"}, "invalid_input"),
     ("unknown kind filter", "recall", {"query": "disk", "kinds": ["nope"]}, "invalid_input"),
+    ("byte 0xff in recall context", "recall", {"query": "disk", "context": {"k": "\udcff"}}, "invalid_input"),
     ("empty key", "fact_set", {"key": "", "value": "v"}, "invalid_input"),
     ("key of blanks and dashes", "fact_set", {"key": " - _ ", "value": "v"}, "invalid_input"),
     ("control character in key", "fact_set", {"key": "a\x07b", "value": "v"}, "invalid_input"),
@@ -60,6 +70,12 @@ CASES = [
     ("NUL in value", "fact_set", {"key": "k", "value": "a\x00b"}, "invalid_input"),
     ("1 MB value", "fact_set", {"key": "k", "value": "v" * (1 << 20)}, "invalid_input"),
     ("unreadable fact time", "fact_set", {"key": "k", "value": "v", "at": "soonish"}, "invalid_input"),
+    ("byte 0xff in a fact source", "fact_set", {"key": "k", "value": "v", "source": "person:\udcff"}, "invalid_input"),
+    ("byte 0xff in a fact key", "fact_set", {"key": "k\udcff", "value": "v"}, "invalid_input"),
+    ("forget matching 0xff bytes", "forget_matching", {"text": "sec\udcffret"}, "invalid_input"),
+    ("forget matching a lone surrogate", "forget_matching", {"text": "sec\ud800ret"}, "invalid_input"),
+    ("forget matching two letters", "forget_matching", {"text": "db"}, "invalid_input"),
+    ("forget matching, a dry run", "forget_matching", {"text": "db-01"}, "ok"),
     ("missing fact", "fact_get", {"key": "never set"}, "not_found"),
     ("fact as of year 99999", "fact_get", {"key": "canary", "at": "99999-01-01"}, "invalid_input"),
     ("compare-and-set mismatch", "fact_cas", {"key": "canary", "expected": "wrong", "new": "x"}, "cas_mismatch"),
@@ -86,7 +102,9 @@ async def python_call(mem: Memory, op: str, a: dict):
     if op == "recall":
         return await mem.recall(**a)
     if op == "fact_set":
-        return await mem.facts.set(a["key"], a["value"], at=a.get("at"))
+        return await mem.facts.set(a["key"], a["value"], at=a.get("at"), source=a.get("source"))
+    if op == "forget_matching":
+        return await mem.forget_matching(a["text"])
     if op == "fact_get":
         return await mem.facts.get(a["key"], at=a.get("at"))
     if op == "fact_cas":
@@ -106,6 +124,24 @@ def _lone_surrogate(v) -> bool:
     return isinstance(v, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in v)
 
 
+def _argv_cannot_hold(v) -> bool:
+    """A NUL, more than 128 KiB, or a lone surrogate that stands for no byte (only \udc80-\udcff
+    do: they are how Python reads the bytes of an argument that are not UTF-8)."""
+    if isinstance(v, dict):
+        return any(_argv_cannot_hold(x) for x in (*v.keys(), *v.values()))
+    if not isinstance(v, str):
+        return False
+    try:
+        os.fsencode(v)
+    except UnicodeEncodeError:
+        return True
+    return "\x00" in v or len(v) > 100_000
+
+
+def _pairs(context: dict) -> list[str]:
+    return [f"--context={k}={v}" for k, v in context.items()]
+
+
 def cli_call(op: str, a: dict) -> tuple[list[str], bytes | None] | None:
     """The command line for a case, with its stdin; None when a command line cannot say it."""
     if op == "observe":
@@ -114,19 +150,23 @@ def cli_call(op: str, a: dict) -> tuple[list[str], bytes | None] | None:
         for opt in ("kind", "importance", "at", "source", "session"):
             if opt in a:
                 argv += [f"--{opt}={a[opt]}"]
-        if any("\x00" in x for x in argv):
-            return None  # no NUL reaches a program through argv
+        argv += _pairs(a.get("context", {}))
+        if any(_argv_cannot_hold(x) for x in argv):
+            return None
         # a lone surrogate goes as the bytes a careless encoder writes for it
         return argv, content if isinstance(content, bytes) else content.encode("utf-8", "surrogatepass")
-    if any(isinstance(v, str) and ("\x00" in v or len(v) > 100_000 or _lone_surrogate(v)) for v in a.values()):
-        return None  # argv holds no NUL, no lone surrogate, and at most 128 KiB an argument
+    if any(_argv_cannot_hold(v) for v in a.values()):
+        return None
     if op == "recall":
         argv = ["recall", f"--k={a['k']}"] if "k" in a else ["recall"]
         argv += [f"--mode={a['mode']}"] if "mode" in a else ["--mode=fast"]
-        argv += [f"--kind={k}" for k in a.get("kinds", [])]
+        argv += [f"--kind={k}" for k in a.get("kinds", [])] + _pairs(a.get("context", {}))
         return argv + ["--", a["query"]], None
     if op == "fact_set":
-        return ["fact", "set"] + ([f"--at={a['at']}"] if "at" in a else []) + ["--", a["key"], a["value"]], None
+        opts = [f"--{o}={a[o]}" for o in ("at", "source") if o in a]
+        return ["fact", "set", *opts, "--", a["key"], a["value"]], None
+    if op == "forget_matching":
+        return ["forget", f"--matching={a['text']}"], None
     if op == "fact_get":
         return ["fact", "get", a["key"]] + ([f"--at={a['at']}"] if "at" in a else []), None
     if op == "fact_cas":
@@ -145,8 +185,11 @@ def cli_call(op: str, a: dict) -> tuple[list[str], bytes | None] | None:
 def mcp_args(op: str, a: dict) -> tuple[str, dict] | None:
     """A case's MCP tool and arguments; None when the face cannot carry it (the client's JSON
     carries no raw bytes, NaN or lone surrogate)."""
-    if any(isinstance(v, bytes) or (isinstance(v, float) and v != v) or _lone_surrogate(v) for v in a.values()):
+    if any(isinstance(v, bytes) or (isinstance(v, float) and v != v) or _lone_surrogate(v)
+           or (isinstance(v, dict) and any(map(_lone_surrogate, (*v.keys(), *v.values())))) for v in a.values()):
         return None
+    if op == "forget_matching":
+        return "forget", {"matching": a["text"]}
     if op == "fact_cas":
         return "fact_set", {"key": a["key"], "expected": a["expected"], "value": a["new"]}
     if op == "dossier_get":
@@ -168,6 +211,15 @@ def _json_bytes(value) -> bytes:
     return out
 
 
+def _quoted(text: str) -> str:
+    """TEXT as a path segment; a lone surrogate as the bytes it stands for (or CESU-8, as a
+    careless encoder writes it)."""
+    try:
+        return quote(text.encode("utf-8", "surrogateescape"), safe="")
+    except UnicodeEncodeError:
+        return quote(text.encode("utf-8", "surrogatepass"), safe="")
+
+
 def http_call(op: str, a: dict) -> tuple[str, str, bytes | None]:
     """(method, path, body) for a case over HTTP."""
     if op == "observe":
@@ -176,12 +228,14 @@ def http_call(op: str, a: dict) -> tuple[str, str, bytes | None]:
         return "POST", "/v1/recall", _json_bytes(a)
     if op == "fact_set":
         body = {k: v for k, v in a.items() if k != "key"}
-        return "PUT", f"/v1/facts/{quote(a['key'], safe='')}", _json_bytes(body)
+        return "PUT", f"/v1/facts/{_quoted(a['key'])}", _json_bytes(body)
     if op == "fact_get":
         at = f"?at={quote(a['at'])}" if "at" in a else ""
-        return "GET", f"/v1/facts/{quote(a['key'], safe='')}{at}", None
+        return "GET", f"/v1/facts/{_quoted(a['key'])}{at}", None
+    if op == "forget_matching":
+        return "POST", "/v1/forget", _json_bytes({"matching": a["text"]})
     if op == "fact_cas":
-        return "POST", f"/v1/facts/{quote(a['key'], safe='')}/cas", _json_bytes({"expected": a["expected"],
+        return "POST", f"/v1/facts/{_quoted(a['key'])}/cas", _json_bytes({"expected": a["expected"],
                                                                                   "new": a["new"]})
     if op == "feedback":
         return "POST", f"/v1/recalls/{a['recall_id']}/feedback", _json_bytes({"outcome": a["outcome"]})

@@ -28,6 +28,16 @@ CLI_FUZZ = [
     ["arena", "questions", "/dev/zero"], ["--agent", "CAPSULE", "status"], ["--agent", "no spaces", "status"],
     ["--agent", "", "status"], ["--scope", "unshared", "timeline"], ["--home", "/nonexistent/home", "status"],
     ["capsule", "show", "--bogus"], ["mark", "1", "--irrelevant", "--factual", "--bogus"],
+    # \udcff is how Python reads the byte 0xff of an argument: not UTF-8, so not text to store
+    ["observe", "x", "--source", "\udcff"], ["observe", "x", "--session", "s-\udcff"],
+    ["observe", "x", "--context", "code=\udcff"], ["observe", "x", "--context", "\udcff=v"],
+    ["fact", "set", "k", "v", "--source", "person:\udcff"], ["fact", "set", "k\udcff", "v"],
+    ["forget", "--matching", "sec\udcffret"], ["recall", "--context", "k=\udcff", "disk"],
+    ["dossier", "add", "topic", "--query", "\udcff"], ["dossier", "add", "\udcff"], ["recall", "\udcff"],
+    ["observe", "x", "--importance", "0_5"], ["recall", "--k", "1_0", "disk"], ["--home", "", "status"],
+    ["--agent", "ops\n", "status"], ["--scope", "default", "observe", "a write through a scope"],
+    ["recall", "--k", "9" * 5001, "disk"], ["show", "9" * 5001], ["export", "-o", "/dev/full"],
+    ["observe", "x", "--source", "s" * 100_000],
 ]
 
 
@@ -65,6 +75,12 @@ def import_files() -> list[tuple[str, bytes]]:
         ("negative id", good + b'{"content": "x", "id": -4}\n'),
         ("state unknown", good + b'{"content": "x", "state": "zombie"}\n'),
         ("BOM then garbage", b"\xef\xbb\xbfnot json\n"),
+        ("session a lone surrogate", good + b'{"content": "x", "session": "\\ud800"}\n'),
+        ("source a lone surrogate", good + b'{"content": "x", "source": "s-\\udcff"}\n'),
+        ("context key a lone surrogate", good + b'{"content": "x", "context": {"\\ud800": 1}}\n'),
+        ("context value a lone surrogate", good + b'{"content": "x", "context": {"k": ["\\udfff"]}}\n'),
+        ("a 5,001-digit importance", good + b'{"content": "x", "importance": 1' + b"0" * 5000 + b"}\n"),
+        ("a 5,001-digit id", good + b'{"content": "x", "id": 1' + b"0" * 5000 + b"}\n"),
     ]
 
 
@@ -92,6 +108,14 @@ def _edit(change: Callable[[str], str]) -> Callable[[Path], None]:
     return lambda path: path.write_text(change(path.read_text(encoding="utf-8")), encoding="utf-8")
 
 
+def _linked(path: Path) -> None:
+    """The capsule as a link to a file of the same text elsewhere (a notes repository)."""
+    target = path.parent.parent / "capsule-target.md"  # outside capsule/, where capsules are read
+    target.write_bytes(path.read_bytes())
+    path.unlink()
+    path.symlink_to(target)
+
+
 def _write(data: bytes) -> Callable[[Path], None]:
     return lambda path: path.write_bytes(data)
 
@@ -113,6 +137,8 @@ CAPSULES: list[tuple[str, Callable[[Path], None]]] = [
     ("CRLF endings", _edit(lambda t: t.replace("\n", "\r\n"))),
     ("a lone surrogate escape", _write("# Capsule\n\\ud800 \ud7ff\n".encode("utf-8"))),
     ("markers inside a code block", _edit(lambda t: t + "\n```\n<!-- strata:begin facts -->\n```\n")),
+    ("a byte-order mark", lambda path: path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())),
+    ("a link to the file", _linked),
 ]
 
 CONFIGS: list[tuple[str, bytes | Callable[[Path], None]]] = [
@@ -132,6 +158,9 @@ CONFIGS: list[tuple[str, bytes | Callable[[Path], None]]] = [
     ("a date as a number", b"[recall]\nk = 1979-05-27\n"), ("an array of tables", b"[[recall]]\nk = 3\n"),
     ("port 70000", b"[http]\nport = 70000\n"), ("host as a list", b"[http]\nhost = ['a']\n"),
     ("model path a device", b"[embedding]\nmodel = '/dev/zero'\n"), ("lone surrogate escape", b"a = '\\ud800'\n"),
+    ("a dotted key 1,000 deep", b"x" + b".x" * 1000 + b" = 1\n"), ("a table 1,000 deep", b"[" + b"t." * 1000 + b"t]\n"),
+    ("inline tables 900 deep", b"a = " + b"{b = " * 900 + b"1" + b"}" * 900 + b"\n"),
+    ("namespace with a final newline", b'[agent]\nnamespace = "ops\\n"\n'),
 ]
 
 HTTP_RAW: list[tuple[str, bytes]] = [
@@ -156,6 +185,12 @@ HTTP_RAW: list[tuple[str, bytes]] = [
     ("HTTP/2 preface", b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
     ("header without colon", b"GET /v1/status HTTP/1.1\r\nHost x\r\n\r\n"),
     ("bare LF lines", b"GET /v1/status HTTP/1.1\nHost: x\n\n"),
+    ("HEAD on a read", b"HEAD /v1/timeline HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("HEAD on a write", b"HEAD /v1/memories/batch HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("a 5,001-digit path id", b"GET /v1/memories/" + b"9" * 5001 + b" HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("a 5,001-digit query limit", b"GET /v1/timeline?limit=" + b"9" * 5001 + b" HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("a key of bytes not UTF-8", b"GET /v1/facts/a%FFb HTTP/1.1\r\nHost: x\r\n\r\n"),
+    ("an encoded slash in a key", b"GET /v1/facts/a%2Fb/history HTTP/1.1\r\nHost: x\r\n\r\n"),
 ]
 HTTP_BODIES: list[tuple[str, str, str, bytes]] = [
     ("not JSON", "POST", "/v1/memories", b"hello"), ("a JSON array", "POST", "/v1/memories", b"[1, 2]"),
@@ -175,6 +210,14 @@ HTTP_BODIES: list[tuple[str, str, str, bytes]] = [
     ("dossier version 0", "GET", "/v1/dossiers/nope?version=0", b""),
     ("cas without expected", "POST", "/v1/facts/canary/cas", b'{"new": "x"}'),
     ("retract with a bad time", "DELETE", "/v1/facts/canary?at=soonish", b""),
+    ("a 5,001-digit number", "POST", "/v1/memories", b'{"content": "x", "importance": 1' + b"0" * 5000 + b"}"),
+    ("a 5,001-digit spread limit", "POST", "/v1/spread", b'{"items": ["episode:1"], "limit": 1' + b"0" * 5000 + b"}"),
+    ("a fractional limit", "POST", "/v1/spread", b'{"items": ["episode:1"], "limit": 3.5}'),
+    ("a lone surrogate in a context key", "POST", "/v1/memories", b'{"content": "x", "context": {"\\ud800": 1}}'),
+    ("a lone surrogate in a session", "POST", "/v1/memories", b'{"content": "x", "session": "\\udcff"}'),
+    ("a lone surrogate in a fact source", "PUT", "/v1/facts/k", b'{"value": "v", "source": "person:\\ud800"}'),
+    ("a lone surrogate to forget", "POST", "/v1/forget", b'{"matching": "sec\\ud800ret"}'),
+    ("a write through a scope of its own", "POST", "/v1/memories?scope=default", b'{"content": "x"}'),
 ]
 
 MCP_RAW: list[tuple[str, bytes]] = [
@@ -200,4 +243,9 @@ MCP_RAW: list[tuple[str, bytes]] = [
     ("huge integer id", b'{"jsonrpc":"2.0","id":1' + b"0" * 400 + b',"method":"tools/list"}'),
     ("BOM first", b'\xef\xbb\xbf{"jsonrpc":"2.0","id":102,"method":"tools/list"}'),
     ("id null", b'{"jsonrpc":"2.0","id":null,"method":"tools/list"}'),
+    ("a 5,000-digit argument", b'{"jsonrpc":"2.0","id":103,"method":"tools/call","params":{"name":"observe",'
+                               b'"arguments":{"content":"x","importance":1' + b"0" * 5000 + b"}}}"),
+    ("a 5,000-digit id", b'{"jsonrpc":"2.0","id":1' + b"0" * 5000 + b',"method":"tools/list"}'),
+    ("a lone surrogate in a context key", b'{"jsonrpc":"2.0","id":104,"method":"tools/call","params":{"name":'
+                                          b'"observe","arguments":{"content":"x","context":{"\\udcff":"v"}}}}'),
 ]

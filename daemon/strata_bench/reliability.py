@@ -318,7 +318,8 @@ def bench_reliability(*, cycles: int = 100, seconds: float = 60.0, writers: int 
                 and not busy["read_error_count"] and busy["daemon_exit"] == 0
         if "adversarial" in parts:
             found = out["adversarial"] = adversarial(home("adversarial"), Path(tmp) / "adversarial", progress)
-            ok &= found["tracebacks"] == found["unanswered"] == 0 and not found["data_changed"]
+            ok &= found["tracebacks"] == found["server_errors"] == found["unanswered"] == 0 \
+                and not found["data_changed"]
         if "shutdown" in parts:
             stopped = out["shutdown"] = shutdown(home("shutdown"), similar, stops, seed, progress)
             ok &= stopped["clean"] and (stopped["exit_seconds_max"] or 0) <= 10 \

@@ -9,11 +9,11 @@ from __future__ import annotations
 MAX_MESSAGE = 400
 
 
-def _short(text: str) -> str:
+def shortened(text: str, limit: int = MAX_MESSAGE) -> str:
     """A message cut to MAX_MESSAGE characters: the last guard against an error that quotes a
     whole input (messages quote values through strata_daemon.base.wording.quoted)."""
     text = str(text)
-    return text if len(text) <= MAX_MESSAGE else f"{text[:MAX_MESSAGE]}… ({len(text):,} characters)"
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} characters)"
 
 
 class StrataError(Exception):
@@ -21,7 +21,7 @@ class StrataError(Exception):
     kind = "error"
 
     def __init__(self, message: str, *, hint: str | None = None):
-        message, hint = _short(message), None if hint is None else _short(hint)
+        message, hint = shortened(message), None if hint is None else shortened(hint)
         super().__init__(message)
         self.message = message
         self.hint = hint

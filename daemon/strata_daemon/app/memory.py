@@ -83,15 +83,14 @@ class Memory:
         agent.shared. The view has its own connection, on which an SQLite authorizer refuses every
         change; its recalls are not logged (no recall id, no access events)."""
         name = check_namespace(name)
-        if name == self.agent:
-            return self
-        if name not in self.config["agent.shared"]:
+        # Its own namespace too is read only through a view: a scope only reads, whatever it names.
+        if name != self.agent and name not in self.config["agent.shared"]:
             raise NotPermitted(f"namespace {name!r} is not shared with agent {self.agent!r}",
                                hint="a person can list it in agent.shared in strata.toml")
         view = self._shared.get(name)
         if view is None:
-            db = await Database.open(self.db.path, read_only=f"namespace {name!r} is shared read-only with "
-                                                               f"agent {self.agent!r}; nothing was changed")
+            db = await Database.open(self.db.path, read_only=f"namespace {name!r} is read only through a scope "
+                                                               f"(agent {self.agent!r}); nothing was changed")
             view = self._shared[name] = Memory(db, self.home, self.config, name, self.actor)
             view.models.share_embedder(self.models)
         return view

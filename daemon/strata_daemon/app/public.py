@@ -39,6 +39,7 @@ _PLACES = {  # name -> (module, its name there; None: the module itself)
     "sqlite_errors": ("store.driver", "driver_errors"),
     "copy_database": ("store.driver", "copy"),
     "Database": ("store.db", "Database"),
+    "changes_committed": ("store.db", "changes"),  # whether a command stored what it was asked to
     "embedded_document": ("store.vectors", "document"),
     "consolidation_reads": ("store.consolidation", "memories"),
     "match_expression": ("store.fts_query", "match_expression"),

@@ -39,17 +39,31 @@ UNREADABLE_HINT = ("put a text file there: `strata capsule show --last-good` pri
                    "or move the path away and `strata capsule render` writes one")
 
 
+BOM = "\ufeff"  # some editors (Notepad, some IDEs' defaults) start a UTF-8 file with one
+
+
 def read(path: Path) -> str | None:
-    """The capsule's text; None when there is no file. A folder, a device, a file that is not
-    UTF-8 or is over LIMIT is an InvalidInput naming the problem."""
-    return bounded.read_text(path, LIMIT, hint=UNREADABLE_HINT)
+    """The capsule's text, without a byte-order mark; None when there is no file. A folder, a
+    device, a file that is not UTF-8 or is over LIMIT is an InvalidInput naming the problem."""
+    text = bounded.read_text(path, LIMIT, hint=UNREADABLE_HINT)
+    return None if text is None else text.removeprefix(BOM)
 
 
 def _text_of(f) -> str | None:
     if f is None:
         return None
     f.seek(0)
-    return f.read().decode("utf-8")
+    return f.read().decode("utf-8").removeprefix(BOM)
+
+
+def _target(path: Path) -> Path:
+    """Where a write of PATH lands: a link's file when the capsule is a link to one (a capsule
+    kept in a repository of notes stays a link, and its file is what changes)."""
+    if path.is_symlink():
+        target = path.resolve()
+        if target.is_file():
+            return target
+    return path
 
 
 def replace_if_unchanged(path: Path, expected: str | None, text: str) -> bool:
@@ -60,6 +74,7 @@ def replace_if_unchanged(path: Path, expected: str | None, text: str) -> bool:
     the file being replaced; that file is read again after the rename and such an edit is put
     back (False again). An editor renaming its own file over the capsule in that window can
     still lose to strata's rename: nothing closes that without a lock editors would take."""
+    path = _target(path)
     if read(path) != expected:
         return False
     # A name of its own per write: a render and the watcher's render may write at once in one

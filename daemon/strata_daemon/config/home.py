@@ -80,7 +80,9 @@ class Home:
 
 
 def resolve_home(explicit: str | os.PathLike | None = None) -> Home:
-    if explicit:
+    if explicit is not None:
+        if not str(explicit).strip():  # `--home ""`, an unset shell variable: not the per-user home
+            raise ConfigError("an empty path names no home folder", hint="name it: --home PATH")
         return Home(Path(explicit).expanduser().resolve(), named=True)
     env = os.environ.get(ENV_VAR)
     if env:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from strata_daemon.base import bounded
+from strata_daemon.base.wording import quoted
 from strata_daemon.config import overrides
 from strata_daemon.config.settings import BY_KEY, SETTINGS, Setting
 from strata_daemon.config.tuning import Tuning
@@ -40,13 +41,27 @@ class Config:
              for k, v in self.experimental.items()]
 
 
-def _flatten(table: dict, prefix: str = "") -> dict[str, Any]:
+MAX_DEPTH = 8  # levels of tables; strata's own settings use three at most ([dossier.topics.NAME])
+
+
+def _flatten(table: dict, path: Path) -> dict[str, Any]:
+    """dotted key -> value, in the file's order. Iterative, and refusing a key nested past
+    MAX_DEPTH: a file can nest far deeper than Python recurses."""
     flat: dict[str, Any] = {}
-    for name, value in table.items():
-        key = f"{prefix}{name}"
+    stack = [(iter(table.items()), "")]
+    while stack:
+        items, prefix = stack[-1]
+        item = next(items, None)
+        if item is None:
+            stack.pop()
+            continue
+        key, value = f"{prefix}{item[0]}", item[1]
         if isinstance(value, dict) and key not in BY_KEY and key.removeprefix(overrides.SECTION + ".") not in \
                 overrides.KEYS:
-            flat.update(_flatten(value, key + "."))
+            if len(stack) >= MAX_DEPTH:
+                raise ConfigError(f"{path}: the key {quoted(key)} is nested more than {MAX_DEPTH} levels deep",
+                                  hint="strata's settings are at most three levels deep; fix the file")
+            stack.append((iter(value.items()), key + "."))
         else:
             flat[key] = value
     return flat
@@ -117,7 +132,7 @@ def load_config(path: Path | None) -> Config:
     except RecursionError:
         raise ConfigError(f"{path} nests its tables or arrays too deeply to read",
                           hint="strata's settings are at most two levels deep; fix the file") from None
-    for key, value in _flatten(raw).items():
+    for key, value in _flatten(raw, path).items():
         if key.startswith(overrides.SECTION + "."):
             name = key.removeprefix(overrides.SECTION + ".")
             bad = overrides.problem(name, value)
@@ -128,7 +143,7 @@ def load_config(path: Path | None) -> Config:
             continue
         setting = BY_KEY.get(key)
         if setting is None:
-            raise ConfigError(f"{path}: unknown setting {key!r}", hint=_unknown_hint(key))
+            raise ConfigError(f"{path}: unknown setting {quoted(key)}", hint=_unknown_hint(key))
         cfg.values[key] = _coerce(setting, value, str(path))
         cfg.sources[key] = str(path)
     cfg.tuning = overrides.laid_over(cfg.tuning, cfg.experimental)

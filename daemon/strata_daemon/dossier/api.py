@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from strata_daemon.base import stopping, timeutil
+from strata_daemon.base.text import require_text
 from strata_daemon.config import templates as templating
 from strata_daemon.config.home import Home
 from strata_daemon.dossier import about, extractive, grounding, relevance, salience, topics
@@ -120,6 +121,8 @@ class Dossiers:
         key = topics.normalise_topic(name)
         if query is not None and not query.strip():
             raise InvalidInput("the query is empty", hint="say what words recall should look for")
+        require_text(query or "", "the query")
+        require_text(facts or [], "--facts")
         prefixes = None if facts is None else [f.strip() for f in facts if f.strip()]
         if facts is not None and not prefixes:
             raise InvalidInput("--facts needs at least one fact-key prefix")

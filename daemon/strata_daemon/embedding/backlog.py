@@ -39,7 +39,7 @@ async def embed_waiting(db: Database, emb: Any, spec: vectors.Spec, *, agent: st
                     await storing
                 done += len(rows)
                 storing = asyncio.ensure_future(
-                    db.transact(vectors.store, [(r[0], r[1], v) for r, v in zip(rows, found)]))
+                    db.transact(vectors.store, [(r[0], r[1], v) for r, v in zip(rows, found)], upkeep=True))
                 if progress:
                     progress(len(rows))
             window = await next_window(max(r[0] for r in window), done)

@@ -74,7 +74,7 @@ class Models:
             # Nothing waits: don't load the model just to find that out (the daemon asks every minute).
             return {"embedded": 0, "backlog": 0}
         emb, spec = await self.embedder(), await self.spec()
-        await db.transact(vectors.prepare, spec)
+        await db.transact(vectors.prepare, spec, upkeep=True)  # the index's own bookkeeping
         done = await backlog.embed_waiting(db, emb, spec, agent=agent, batch=batch, limit=limit, progress=progress)
         return {"embedded": done, "backlog": await db.run(vectors.backlog), "model": emb.name,
                 "dimension": emb.dim}

@@ -54,6 +54,8 @@ def _row(raw: bytes, limits: Limits, agent: str, now: float) -> dict:
         raise InvalidInput(f"not valid JSON ({e.msg} at column {e.colno})") from None
     except RecursionError:
         raise InvalidInput("JSON nested too deeply") from None
+    except ValueError:  # an integer of more digits than Python converts (4,300)
+        raise InvalidInput("a number on the line has too many digits") from None
     if isinstance(record, dict) and record.get("agent") not in (None, agent):
         raise InvalidInput(f"belongs to agent {record['agent']!r}, not {agent!r} "
                            f"(import it with --agent {record['agent']})")

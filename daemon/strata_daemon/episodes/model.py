@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from strata_daemon.base.text import HINT as TEXT_HINT, broken_part, require_text
 from strata_daemon.base.timeutil import parse_time
 from strata_daemon.errors import InvalidInput
 
@@ -87,12 +88,14 @@ def clean_context(value: Any) -> dict:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, too deep, or a number of too many digits
             raise InvalidInput("context is not valid JSON") from None
     if not isinstance(value, Mapping):
         raise InvalidInput("context must be an object of KEY: VALUE pairs")
     if _too_deep(value, MAX_CONTEXT_DEPTH):
         raise InvalidInput(f"context is nested deeper than {MAX_CONTEXT_DEPTH} levels")
+    if (where := broken_part(value)) is not None:
+        raise InvalidInput(f"the context{' at ' + where if where else ''} is not valid UTF-8 text", hint=TEXT_HINT)
     for key in value:
         if not isinstance(key, str) or not key.strip() or len(key) > MAX_SHORT_FIELD:
             raise InvalidInput(f"context key {key!r} must be a non-empty string of at most {MAX_SHORT_FIELD} characters")
@@ -133,6 +136,7 @@ def _short(value: Any, name: str) -> str | None:
     text = str(value)
     if len(text) > MAX_SHORT_FIELD or "\x00" in text:
         raise InvalidInput(f"{name} must be at most {MAX_SHORT_FIELD} characters of text")
+    require_text(text, f"the {name}")
     return text
 
 

@@ -13,6 +13,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from strata_daemon.base.text import require_text
 from strata_daemon.base.timeutil import UNIT_SECONDS
 from strata_daemon.errors import InvalidInput
 
@@ -89,6 +90,7 @@ class Source:
     def parse(cls, text: str | None, *, default: "Source") -> "Source":
         if text is None or not str(text).strip():
             return default
+        require_text(str(text), "the source")
         kind, _, ref = str(text).strip().partition(":")
         kind = kind.strip().lower()
         if kind not in SOURCE_KINDS:

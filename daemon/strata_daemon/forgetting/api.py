@@ -14,6 +14,7 @@ import logging
 import time
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.text import require_text
 from strata_daemon.base.wording import quoted
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.forgetting import backups, folding, purge as purging
@@ -47,6 +48,7 @@ class Forgetting:
         values go) or by their key or label (they go whole); dossier topics by name or query;
         entities by value. What `forget --matching` offers to forget: `asked` (what to pass to
         `plan` and `purge`), with each spelling of TEXT found (`spellings`)."""
+        require_text(str(text), "the text to match")
         text = " ".join(str(text).split())
         if len(text) < MIN_MATCH_CHARS:
             raise InvalidInput(f"give at least {MIN_MATCH_CHARS} characters to match",

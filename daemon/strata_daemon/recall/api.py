@@ -127,7 +127,7 @@ class Recall:
                                        [(h["id"], h["rank"], h["score"]) for h in hits], now, strategy["arm"])
             return rid, self.web.feed_in(conn, hits, rid, now)
 
-        recall_id, fed = (None, None) if self.read_only else await self.db.transact(record)
+        recall_id, fed = (None, None) if self.read_only else await self.db.transact(record, upkeep=True)
         if not explain:
             r.pop("stages")
             for hit in hits:

@@ -10,6 +10,7 @@ from typing import Any, AsyncIterator, Callable, Iterable, Sequence, TypeVar
 
 import aiosqlite
 
+from strata_daemon.base import text
 from strata_daemon.errors import InvalidInput, NotPermitted, StorageError, StrataError
 from strata_daemon.store import driver, users
 from strata_daemon.store.migrate import migrate
@@ -32,6 +33,11 @@ def too_large() -> InvalidInput:
     return InvalidInput("a number in the request is too large (ids and counts stay below 2^63)")
 
 
+def not_text() -> InvalidInput:
+    # SQLite takes UTF-8 only; a field that did not check its own input fails here, not as a traceback.
+    return InvalidInput("a value is not valid UTF-8 text", hint=text.HINT)
+
+
 def _reads_only(conn):
     """Deny every statement that would change the database; the temp schema stays writable
     because the full-text planner keeps a scratch table there (PRAGMA query_only would stop it)."""
@@ -47,8 +53,17 @@ def _reads_only(conn):
     return conn
 
 
+def changes() -> int:
+    """Write transactions this process committed, but upkeep (Database.changes)."""
+    return Database.changes
+
+
 class Database:
     """One aiosqlite connection. Writes go through `write()`: a short BEGIN IMMEDIATE transaction."""
+
+    # Write transactions committed in this process that changed a row, but upkeep: a face that
+    # cannot print its answer still tells the user that what they asked to store was stored.
+    changes = 0
 
     def __init__(self, conn: aiosqlite.Connection, path: Path, read_only: str | None = None):
         self._conn = conn
@@ -128,6 +143,8 @@ class Database:
             raise self._describe(e) from None
         except OverflowError:
             raise too_large() from None
+        except UnicodeEncodeError:
+            raise not_text() from None
 
     async def fetchone(self, sql: str, params: Sequence[Any] = ()):
         rows = await self.fetchall(sql, params)
@@ -144,19 +161,26 @@ class Database:
             raise self._describe(e) from None
         except OverflowError:
             raise too_large() from None
+        except UnicodeEncodeError:
+            raise not_text() from None
 
     async def scalar(self, sql: str, params: Sequence[Any] = ()) -> Any:
         row = await self.fetchone(sql, params)
         return None if row is None else row[0]
 
-    async def transact(self, fn: Callable[..., T], *args: Any) -> T:
+    async def transact(self, fn: Callable[..., T], *args: Any, upkeep: bool = False) -> T:
         """The write path in a single hop: BEGIN IMMEDIATE, fn(connection, *args), COMMIT (ROLLBACK on
-        any error), all on the connection's thread. For short writes on hot paths (each recall)."""
+        any error), all on the connection's thread. For short writes on hot paths (each recall).
+        UPKEEP: what strata writes for itself while answering (a recall's log, vectors), not a
+        change anyone asked for; it is not counted in `changes`."""
         def body(conn, *a):
             conn.execute("BEGIN IMMEDIATE")
+            before = conn.total_changes
             try:
                 out = fn(conn, *a)
                 conn.execute("COMMIT")
+                if not upkeep and conn.total_changes != before:
+                    Database.changes += 1
                 return out
             except BaseException:
                 conn.execute("ROLLBACK")
@@ -174,9 +198,12 @@ class Database:
                 await self._conn.execute("BEGIN IMMEDIATE")
             except driver.driver_errors() as e:
                 raise driver.describe(e, self.path) from None
+            before = self._conn.total_changes
             try:
                 yield Writer(self._conn, self.path)
                 await self._conn.execute("COMMIT")
+                if self._conn.total_changes != before:
+                    Database.changes += 1
             except BaseException as exc:
                 with contextlib.suppress(Exception):
                     await self._conn.execute("ROLLBACK")
@@ -184,6 +211,8 @@ class Database:
                     raise driver.describe(exc, self.path) from None
                 if isinstance(exc, OverflowError):
                     raise too_large() from None
+                if isinstance(exc, UnicodeEncodeError):
+                    raise not_text() from None
                 raise
 
 

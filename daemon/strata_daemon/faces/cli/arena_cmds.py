@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from strata_daemon.base import bounded
-from strata_daemon.errors import InvalidInput
+from strata_daemon.errors import InvalidInput, shortened
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, count, emit, short_time
 
@@ -81,8 +81,9 @@ def _read_questions(path: str):
         raise InvalidInput(f"cannot read {path}: no such file")
     try:
         return json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise InvalidInput(f"{path} is not JSON: {e}", hint='a list of {"question": ..., "evidence": [...]}') from None
+    except ValueError as e:  # not UTF-8, not JSON, or a number of more digits than Python reads
+        raise InvalidInput(f"{path} is not JSON: {shortened(str(e), 120)}",
+                           hint='a list of {"question": ..., "evidence": [...]}') from None
     except RecursionError:
         raise InvalidInput(f"{path} nests too deeply to be a question set") from None
 

@@ -7,7 +7,7 @@ import signal
 
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit, note, short_time
-from strata_daemon.faces.cli.parsers import adder
+from strata_daemon.faces.cli.parsers import adder, integer
 
 COMMANDS = ("capsule",)
 
@@ -102,4 +102,4 @@ def register(sub, common) -> None:
     add("stats", cmd_stats, "Lines, bytes, and how much smaller it is than the memories behind it.")
     add("watch", cmd_watch, "Watch the capsule and take in each saved edit (the daemon does this too).")
     p = add("overrides", cmd_overrides, "Lines you pinned into or hid from rendered blocks.")
-    p.add_argument("--clear", type=int, metavar="ID", help="drop one, so strata renders that line as it sees fit")
+    p.add_argument("--clear", type=integer, metavar="ID", help="drop one, so strata renders that line as it sees fit")

@@ -8,6 +8,7 @@ from strata_daemon.config.home import resolve_home
 from strata_daemon.errors import EXIT_DOCTOR
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit
+from strata_daemon.faces.cli.parsers import integer
 
 COMMANDS = ("doctor", "backup")
 MARK = {"ok": "ok   ", "warn": "warn ", "error": "ERROR"}
@@ -88,7 +89,7 @@ def register(sub, common) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--list", action="store_true", help="list the backups")
     what.add_argument("--restore", metavar="PATH", help="put this backup back as the database (daemon stopped)")
-    what.add_argument("--prune-containing", type=int, metavar="ID",
+    what.add_argument("--prune-containing", type=integer, metavar="ID",
                       help="the backups (and databases a restore replaced) that still hold purged memory ID; "
                            "removed with --yes. A backup is a snapshot: it is removed, never rewritten")
     p.add_argument("--yes", action="store_true", help="with --prune-containing: remove them (without, only list)")

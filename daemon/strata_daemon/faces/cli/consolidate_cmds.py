@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit, one_line
+from strata_daemon.faces.cli.parsers import integer
 
 COMMANDS = ("consolidate",)
 SHOWN = 200  # changes a dry run lists; --json has them all
@@ -43,5 +44,5 @@ def register(sub, common) -> None:
                                    "the values before it; --dry-run shows each change and why without making it.")
     p.add_argument("--dry-run", action="store_true", help="show what would change and why, change nothing")
     p.add_argument("--rule", action="append", choices=RULES, help="run only this rule (repeatable)")
-    p.add_argument("--undo", type=int, metavar="RUN", help="put back what run RUN changed")
+    p.add_argument("--undo", type=integer, metavar="RUN", help="put back what run RUN changed")
     p.set_defaults(handler=cmd_consolidate)

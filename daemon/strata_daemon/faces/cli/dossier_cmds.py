@@ -5,7 +5,7 @@ from __future__ import annotations
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened, plan_text, purge_text
 from strata_daemon.faces.cli.output import Progress, emit, note, short_time
-from strata_daemon.faces.cli.parsers import adder
+from strata_daemon.faces.cli.parsers import adder, integer
 
 COMMANDS = ("dossier",)
 
@@ -137,7 +137,7 @@ def register(sub, common) -> None:
     add("list", cmd_list, "Topics (from the config, the capsule, people, and proposed ones) and their state.")
     p = add("show", cmd_show, "A topic's current dossier (or --version N).")
     p.add_argument("topic")
-    p.add_argument("--version", type=int, help="an older version (default: the current one)")
+    p.add_argument("--version", type=integer, help="an older version (default: the current one)")
     p = add("refresh", cmd_refresh, "Bring a topic's dossier up to date; an unchanged input is skipped.")
     p.add_argument("topic", nargs="?")
     p.add_argument("--force", action="store_true", help="write a new version even if the input is unchanged")
@@ -160,5 +160,5 @@ def register(sub, common) -> None:
     p.add_argument("topic")
     p = add("diff", cmd_diff, "What changed between two versions (default: the last two).")
     p.add_argument("topic")
-    p.add_argument("--from", dest="old", type=int, help="older version (default: the one before --to)")
-    p.add_argument("--to", dest="new", type=int, help="newer version (default: current)")
+    p.add_argument("--from", dest="old", type=integer, help="older version (default: the one before --to)")
+    p.add_argument("--to", dest="new", type=integer, help="newer version (default: current)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened, plan_text, purge_text
 from strata_daemon.faces.cli.output import count, emit, inline, short_time, show_fact
-from strata_daemon.faces.cli.parsers import adder
+from strata_daemon.faces.cli.parsers import adder, integer, number
 
 COMMANDS = ("fact",)
 
@@ -168,8 +168,8 @@ def register(sub, common) -> None:
     p.add_argument("key")
     p.add_argument("value")
     provenance(p)
-    p.add_argument("--confidence", type=float, help="0-1 (default 1)")
-    p.add_argument("--importance", type=float, help="0-1, ranks facts for the capsule (default 0.5)")
+    p.add_argument("--confidence", type=number, help="0-1 (default 1)")
+    p.add_argument("--importance", type=number, help="0-1, ranks facts for the capsule (default 0.5)")
     p.add_argument("--ttl", help="re-confirm within this (e.g. 30m, 12h, 7d) or show as stale; 'none' clears "
                                  "(default: the fact keeps its TTL; a new fact has none)")
 
@@ -190,7 +190,7 @@ def register(sub, common) -> None:
     p.add_argument("values", nargs="+", metavar="EXPECTED NEW")
     p.add_argument("--absent", action="store_true", help="expect no current value: strata fact cas --absent KEY NEW")
     provenance(p, when=False)
-    p.add_argument("--confidence", type=float, help="0-1 (default 1)")
+    p.add_argument("--confidence", type=number, help="0-1 (default 1)")
 
     p = add("list", cmd_list, "Current facts, by key.")
     p.add_argument("--stale", action="store_true", help="only facts not re-confirmed within their TTL")
@@ -224,4 +224,4 @@ def register(sub, common) -> None:
     p.add_argument("--flagged", action="store_true", help="only those nobody has acknowledged yet")
     p.add_argument("--since", help="only changes recorded since this time")
     p.add_argument("--limit", type=count, default=50)
-    p.add_argument("--ack", type=int, metavar="ID", help="acknowledge a conflict: looked at")
+    p.add_argument("--ack", type=integer, metavar="ID", help="acknowledge a conflict: looked at")

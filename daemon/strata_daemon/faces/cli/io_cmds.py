@@ -10,10 +10,10 @@ import tempfile
 
 from strata_daemon.base import bounded, timeutil
 from strata_daemon.config.settings import KINDS
-from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
+from strata_daemon.errors import EmbeddingUnavailable, InvalidInput, StorageError
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, emit, note
-from strata_daemon.faces.cli.parsers import adder
+from strata_daemon.faces.cli.parsers import adder, number
 
 COMMANDS = ("observe", "import", "export")
 
@@ -143,22 +143,31 @@ async def cmd_export(args) -> int:
             await _write_export(mem, sys.stdout)
             return 0
         target, renamed = export_target(args.output, mem.home)
-        if not renamed:
-            with open(target, "w", encoding="utf-8") as out:
-                count = await _write_export(mem, out)
-        else:
-            # Written beside the target and renamed at the end: a failed export never clobbers an older one.
-            fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as out:
-                    count = await _write_export(mem, out)
-                os.replace(tmp, target)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-                raise
+        try:
+            count = await _export_to(mem, target, renamed)
+        except OSError as e:
+            raise StorageError(f"cannot write the export to {args.output}: {e.strerror or e}",
+                               hint="free some space or choose another file; the memories are unchanged, and an "
+                                    "older export there is kept") from None
     note(f"strata: exported {count} memories to {args.output}")
     return 0
+
+
+async def _export_to(mem, target: str, renamed: bool) -> int:
+    if not renamed:
+        with open(target, "w", encoding="utf-8") as out:
+            return await _write_export(mem, out)
+    # Written beside the target and renamed at the end: a failed export never clobbers an older one.
+    fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            count = await _write_export(mem, out)
+        os.replace(tmp, target)
+        return count
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def register(sub, common) -> None:
@@ -167,7 +176,7 @@ def register(sub, common) -> None:
     p = add("observe", cmd_observe, "Store an observation; prints its id.")
     p.add_argument("text", nargs="?", help="the text (omit or '-' to read stdin)")
     p.add_argument("--kind", help=f"kind of episode (default observation; {', '.join(KINDS)})")
-    p.add_argument("--importance", type=float, help="0-1 (default 0.5)")
+    p.add_argument("--importance", type=number, help="0-1 (default 0.5)")
     p.add_argument("--context", action="append", metavar="KEY=VALUE",
                    help="context feature, repeatable (environment, task_type, goal, or your own)")
     p.add_argument("--at", help="when it happened (ISO 8601, unix seconds, '3h ago'; default now)")

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import sys
 
 from strata_daemon import __version__
-from strata_daemon.errors import EXIT_CODES, StrataError
+from strata_daemon.base import text
+from strata_daemon.errors import EXIT_CODES, InvalidInput, StorageError, StrataError, shortened
 from strata_daemon.faces.cli import (
     admin_cmds,
     arena_cmds,
@@ -25,7 +28,7 @@ from strata_daemon.faces.cli import (
     tui_cmds,
     web_cmds,
 )
-from strata_daemon.faces.cli.output import error
+from strata_daemon.faces.cli.output import Guarded, OutputLost, error, note
 
 
 class _Joined:
@@ -77,6 +80,7 @@ class _Parser(argparse.ArgumentParser):
     json_wanted = False  # set by main() from the whole command line, before parsing
 
     def error(self, message: str):
+        message = shortened(message, 160)  # argparse quotes the whole value it refused
         if _Parser.json_wanted:
             sys.stdout.write(json.dumps({"error": "usage", "message": message,
                                          "hint": f"see {self.prog} --help"}) + "\n")
@@ -135,11 +139,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "scope", None) and args.command in UNSCOPED:
         parser.error(f"--scope does not apply to `strata {args.command}`")
+    if (name := _not_text(args)) is not None:
+        return error(InvalidInput(f"{name} is not valid UTF-8 text", hint=text.HINT), getattr(args, "json", False))
+    if not isinstance(sys.stdout, Guarded):
+        sys.stdout = Guarded(sys.stdout)
     try:
         result = args.handler(args)
         if asyncio.iscoroutine(result):
             result = asyncio.run(result)
+        sys.stdout.flush()
         return int(result or 0)
+    except OutputLost as e:
+        return _unprinted(e)
     except StrataError as e:
         return error(e, getattr(args, "json", False))
     except KeyboardInterrupt:
@@ -148,6 +159,34 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `strata export | head`
         sys.stderr.close()
         return 0
+
+
+# A file name may be any bytes; every other argument is text strata may store.
+_PATHS = frozenset({"home", "dir", "file", "output", "restore", "socket"})
+
+
+def _not_text(args: argparse.Namespace) -> str | None:
+    """The first argument holding bytes that are not UTF-8 (Python reads them as lone
+    surrogates), as the user wrote it (`--source`, `key`); None when all are text."""
+    for name, value in vars(args).items():
+        if name not in _PATHS and not callable(value) and text.broken_part(value) is not None:
+            return f"--{name.replace('_', '-')}" if any(f"--{name.replace('_', '-')}" in a for a in sys.argv) \
+                else name.upper()
+    return None
+
+
+def _unprinted(e: OutputLost) -> int:
+    """The answer could not be printed. What was stored stays stored, and the user is told so
+    (exit 0); a command that only read failed at its one job (exit 6)."""
+    from strata_daemon.app.public import changes_committed
+
+    with contextlib.suppress(OSError):  # what is still buffered would fail again at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.__stdout__.fileno())
+    if changes_committed():
+        note(f"strata: done (what it stored is stored), but its answer could not be printed: {e}")
+        return 0
+    return error(StorageError(f"the answer could not be printed: {e}",
+                              hint="free space where standard output goes, or send it elsewhere"), False)
 
 
 if __name__ == "__main__":  # pragma: no cover

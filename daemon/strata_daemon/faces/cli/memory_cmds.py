@@ -11,7 +11,7 @@ from strata_daemon.base.wording import plain
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.output import count, emit, one_line, short_time, show_fact
-from strata_daemon.faces.cli.parsers import adder
+from strata_daemon.faces.cli.parsers import adder, integer
 
 COMMANDS = ("recall", "feedback", "show", "timeline", "forget", "restore", "mark")
 
@@ -227,7 +227,7 @@ def register(sub, common) -> None:
 
     p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")
     p.add_argument("query")
-    p.add_argument("--k", type=int, help="how many results (default recall.k)")
+    p.add_argument("--k", type=integer, help="how many results (default recall.k)")
     p.add_argument("--mode", choices=MODES,
                    help="fast (full text), balanced (+ meaning), deep (+ spiderweb and cross-encoder; slower) "
                         "(default recall.mode)")
@@ -238,13 +238,13 @@ def register(sub, common) -> None:
     p.add_argument("--explain", action="store_true", help="show every signal of every hit")
 
     p = add("feedback", cmd_feedback, "Record whether a recall helped; shared by every memory it returned.")
-    p.add_argument("recall_id", type=int)
+    p.add_argument("recall_id", type=integer)
     p.add_argument("outcome", choices=("success", "failure"))
-    p.add_argument("--used", type=int, action="append", metavar="ID",
+    p.add_argument("--used", type=integer, action="append", metavar="ID",
                    help="a memory you actually used (repeatable): makes the recall an arena evaluation episode")
 
     p = add("show", cmd_show, "Everything about one memory: fields, scores, history.")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=integer)
 
     p = add("timeline", cmd_timeline, "Memories in time order, newest first.")
     p.add_argument("--since", help="from this time (ISO 8601, unix seconds, '2d ago')")
@@ -252,12 +252,12 @@ def register(sub, common) -> None:
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     p.add_argument("--all-states", action="store_true", help="include archived, superseded, quarantined")
     p.add_argument("--limit", type=count, default=50)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--offset", type=integer, default=0)
     p.add_argument("--oldest-first", action="store_true")
 
     p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good, with "
                                   "what was derived from it.")
-    p.add_argument("id", type=int, nargs="?", help="the memory (or --matching TEXT)")
+    p.add_argument("id", type=integer, nargs="?", help="the memory (or --matching TEXT)")
     p.add_argument("--matching", metavar="TEXT", help="everything holding TEXT (any case, any accents): memories "
                                                       "by text, source, session or context; facts; dossier "
                                                       "topics; entities. Lists them unless --yes")
@@ -268,10 +268,10 @@ def register(sub, common) -> None:
     p.add_argument("--reason", help="why, kept in the audit trail")
 
     p = add("restore", cmd_restore, "Make an archived memory active again.")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=integer)
 
     p = add("mark", cmd_mark, "Pin a memory as factual or mark it irrelevant (or undo either).")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=integer)
     g = p.add_mutually_exclusive_group()
     g.add_argument("--factual", dest="factual", action="store_true", default=None)
     g.add_argument("--not-factual", dest="factual", action="store_false")

@@ -16,6 +16,41 @@ from strata_daemon.errors import StrataError
 _JSON_VISIBLE = {c: f"\\u{c:04x}" for c in (0x7f, *range(0x80, 0xa0))}
 
 
+class OutputLost(Exception):
+    """Standard output took no more (a full disk, a closed terminal): the answer is lost, and
+    what the command did is not."""
+
+    def __init__(self, cause: OSError):
+        super().__init__(cause.strerror or str(cause))
+
+
+class Guarded:
+    """Standard output whose write failures are `OutputLost`, told apart from any other OSError.
+    A closed pipe stays a BrokenPipeError (`strata export | head` is no failure)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputLost(e) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise OutputLost(e) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
 def _json(value: Any, indent: int | None) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent, default=str).translate(_JSON_VISIBLE)
 

@@ -13,3 +13,17 @@ def adder(sub, common) -> Callable:
         p.set_defaults(handler=handler)
         return p
     return add
+
+
+# Argument types. Python's own int() and float() read "0_5" as 5 (a digit separator), which a
+# person typing a number never means; argparse names these functions in its errors.
+def number(text: str) -> float:
+    if "_" in text:
+        raise ValueError(text)
+    return float(text)
+
+
+def integer(text: str) -> int:
+    if "_" in text:
+        raise ValueError(text)
+    return int(text)

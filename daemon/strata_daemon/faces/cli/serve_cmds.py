@@ -7,6 +7,7 @@ import json
 import signal
 
 from strata_daemon.faces.cli.memory_cmds import opened
+from strata_daemon.faces.cli.parsers import integer
 
 COMMANDS = ("serve",)
 
@@ -38,6 +39,7 @@ def register(sub, common) -> None:
                                    "also on loopback TCP, where every request needs the bearer token in "
                                    "state/http-token. `strata run` serves it too when http.enabled is true.")
     p.add_argument("--socket", metavar="PATH", help="the Unix socket (default: http.socket)")
-    p.add_argument("--port", type=int, metavar="PORT", help="also listen on this loopback port (default: http.port)")
+    p.add_argument("--port", type=integer, metavar="PORT",
+                   help="also listen on this loopback port (default: http.port)")
     p.add_argument("--openapi", action="store_true", help="print the OpenAPI document and exit")
     p.set_defaults(handler=cmd_serve)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from strata_daemon.faces.cli.memory_cmds import opened
+from strata_daemon.faces.cli.parsers import number
 
 COMMANDS = ("tui",)
 
@@ -20,6 +21,6 @@ def register(sub, common) -> None:
                        description="A terminal inspector over this home: overview, memories (with why each was "
                                    "recalled), facts, spiderweb, dossiers and the capsule. Safe to run beside the "
                                    "daemon; press ? inside for the keys.")
-    p.add_argument("--refresh", type=float, metavar="SECONDS",
+    p.add_argument("--refresh", type=number, metavar="SECONDS",
                    help="look for changes this often (default: tui.refresh_seconds; 0: never)")
     p.set_defaults(handler=cmd_tui)

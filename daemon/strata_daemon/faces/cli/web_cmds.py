@@ -6,7 +6,7 @@ import argparse
 
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import count, emit, short_time
-from strata_daemon.faces.cli.parsers import adder
+from strata_daemon.faces.cli.parsers import adder, integer, number
 
 COMMANDS = ("web", "related", "link")
 
@@ -141,8 +141,8 @@ def register(sub, common) -> None:
     add = adder(ws, common)
 
     def spreading(p, limit: int = 50):
-        p.add_argument("--depth", type=int, help="edges to follow (1-5; default web.spread_depth)")
-        p.add_argument("--threshold", type=float, help="least activation kept (0-1; default web.spread_threshold)")
+        p.add_argument("--depth", type=integer, help="edges to follow (1-5; default web.spread_depth)")
+        p.add_argument("--threshold", type=number, help="least activation kept (0-1; default web.spread_threshold)")
         p.add_argument("--limit", type=count, default=limit)
 
     p = add("activate", cmd_activate, "Put items in the working set (used together).")
@@ -154,7 +154,7 @@ def register(sub, common) -> None:
                                          "web.edge_cap) and whether `related` follows it.", aliases=["neighbours"])
     p.add_argument("item", help=items_help)
     p.add_argument("--limit", type=count, default=50)
-    p.add_argument("--threshold", type=float, help="mark edges weaker than this (0-1; default web.spread_threshold)")
+    p.add_argument("--threshold", type=number, help="mark edges weaker than this (0-1; default web.spread_threshold)")
     p = add("spread", cmd_spread, "Spreading activation from items over the weighted edges.")
     p.add_argument("items", nargs="+", metavar="ITEM", help=items_help)
     spreading(p)

@@ -9,6 +9,7 @@ import hmac
 import json
 import logging
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
@@ -17,6 +18,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from strata_daemon.app.memory import Memory
+from strata_daemon.base import text
+from strata_daemon.base.wording import quoted
 from strata_daemon.errors import (
     CasMismatch,
     ConfigError,
@@ -28,6 +31,7 @@ from strata_daemon.errors import (
     NotPermitted,
     StorageError,
     StrataError,
+    shortened,
 )
 from strata_daemon.faces.http.openapi import document
 from strata_daemon.faces.http.routes import OPS, PATH_TYPES, Call, Op, scoped
@@ -77,13 +81,64 @@ def _scalar(raw: str, schema: dict, name: str) -> Any:
             return int(raw)
         if kind == "number":
             return float(raw)
-    except ValueError:
-        raise InvalidInput(f"{name} must be a {'whole ' if kind == 'integer' else ''}number, not {raw!r}") from None
+    except ValueError:  # also a number of more digits than Python converts
+        raise InvalidInput(f"{name} must be a {'whole ' if kind == 'integer' else ''}number, not {quoted(raw)}") \
+            from None
     if kind == "boolean":
         if raw.lower() not in ("true", "false", "1", "0"):
-            raise InvalidInput(f"{name} must be true or false, not {raw!r}")
+            raise InvalidInput(f"{name} must be true or false, not {quoted(raw)}")
         return raw.lower() in ("true", "1")
     return raw
+
+
+def _whole(value: Any, schema: dict) -> Any:
+    """VALUE with the numbers its schema calls integers as ints: JSON Schema counts 3.0 as an
+    integer, and the code behind it counts with ints."""
+    if isinstance(value, float) and schema.get("type") == "integer":
+        return int(value)
+    if isinstance(value, dict) and "properties" in schema:
+        return {k: _whole(v, schema["properties"].get(k, {})) for k, v in value.items()}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [_whole(v, schema["items"]) for v in value]
+    for alternative in schema.get("anyOf", ()):
+        if alternative.get("type") == "integer":
+            return _whole(value, alternative)
+    return value
+
+
+def _json(raw: bytes) -> Any:
+    try:
+        body = json.loads(raw) if raw else {}
+    except ValueError as e:  # not UTF-8, not JSON, or an integer of more digits than Python reads
+        said = "a number in it has too many digits" if "digits" in str(e) else shortened(str(e), 120)
+        raise InvalidInput(f"the request body is not valid JSON ({said})") from None
+    except RecursionError:
+        raise InvalidInput("the request body is nested too deeply") from None
+    if (where := text.broken_part(body)) is not None:
+        raise InvalidInput(f"the request body{' at ' + where if where else ''} is not valid UTF-8 text",
+                           hint=text.HINT)
+    return body
+
+
+class RawPath:
+    """Routes on the path as the client sent it, each parameter decoded on its own: a fact's key
+    may hold '/', sent as %2F, which a path decoded first would split into two segments."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope.get("raw_path"):
+            # Some servers' raw_path carries the query string too; the query is read from its own field.
+            scope = {**scope, "path": scope["raw_path"].decode("latin-1").partition("?")[0]}
+        await self.app(scope, receive, send)
+
+
+def _unquoted(raw: str, name: str) -> str:
+    try:
+        return unquote_to_bytes(raw.encode("latin-1")).decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput(f"path parameter {name} is not valid UTF-8 text", hint=text.HINT) from None
 
 
 class Checked:
@@ -115,7 +170,7 @@ class Checked:
     def path(self, request: Request) -> dict:
         out = {}
         for name, raw in request.path_params.items():
-            value = _scalar(raw, PATH_TYPES[name], name)
+            value = _scalar(_unquoted(raw, name), PATH_TYPES[name], name)
             problem = _problem(PATH_CHECKS[name].iter_errors(value))
             if problem:
                 raise InvalidInput(f"path parameter {name}: {problem}")
@@ -136,16 +191,11 @@ class Checked:
         except TimeoutError:
             raise TooSlow(f"the request body did not arrive within {seconds:g} s",
                           hint="http.request_timeout_seconds sets the limit") from None
-        try:
-            body = json.loads(raw) if raw else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise InvalidInput(f"the request body is not valid JSON ({e})") from None
-        except RecursionError:
-            raise InvalidInput("the request body is nested too deeply") from None
+        body = _json(bytes(raw))
         problem = _problem(self.body_schema.iter_errors(body))
         if problem:
             raise InvalidInput(f"request body {problem}")
-        return body
+        return _whole(body, self.op.body)
 
 
 def error_response(e: StrataError) -> JSONResponse:
@@ -169,7 +219,7 @@ def build(mem: Memory, *, token: str | None = None, max_body_bytes: int = 8 << 2
 
     def endpoint(by_method: dict[str, Checked]):
         async def handle(request: Request) -> Response:
-            checked = by_method[request.method]
+            checked = by_method[request.method if request.method != "HEAD" else "GET"]
             try:
                 authorize(request)
                 if checked.op.writes and "scope" in request.query_params:
@@ -213,4 +263,4 @@ def build(mem: Memory, *, token: str | None = None, max_body_bytes: int = 8 << 2
         return JSONResponse({"error": kind, "message": text, "hint": "GET /openapi.json lists the endpoints"},
                             status_code=code)
 
-    return Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    return RawPath(Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found}))

@@ -17,7 +17,8 @@ import anyio.to_thread
 import mcp_types
 
 MAX_LINE_BYTES = 16 * 1024 * 1024  # as an import line: well above any memory store.max_content_bytes allows
-_LEADING_ID = re.compile(rb'^\s*\{[^{}]{0,200}?"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,200}")')
+# An id the line opens with; a number only when whole (not the first digits of a longer one).
+_LEADING_ID = re.compile(rb'^\s*\{[^{}]{0,200}?"id"\s*:\s*(-?\d{1,18}(?![\d.eE])|"[^"\\]{0,200}")')
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
 
 
@@ -80,6 +81,10 @@ def problem(raw: bytes) -> tuple[object, int, str] | None:
         return None, PARSE_ERROR, "the message nests too deeply to read"
     except json.JSONDecodeError as e:
         return None, PARSE_ERROR, f"the message is not JSON ({e.msg} at column {e.colno})"
+    except ValueError:  # an integer of more digits than Python converts (4,300)
+        found = _LEADING_ID.match(raw[:1024])
+        return (None if found is None else json.loads(found.group(1))), PARSE_ERROR, \
+            "a number in the message has too many digits to read"
     ident = _id_of(message)
     if isinstance(message, dict) and "id" in message and ident is None:
         return None, INVALID_REQUEST, "the id must be a string or a number"
@@ -93,12 +98,22 @@ def problem(raw: bytes) -> tuple[object, int, str] | None:
     return None
 
 
+def too_early(message) -> tuple[object, int, str] | None:
+    """(id, code, message) for a request sent before `initialize`, which the SDK answers only with
+    "Invalid request parameters"; None for a ping or a notification."""
+    if not isinstance(message, dict) or "id" not in message or message.get("method") in (None, "ping"):
+        return None
+    return _id_of(message), INVALID_REQUEST, ("the session is not initialized: send `initialize` (and then "
+                                              "`notifications/initialized`) before any other request")
+
+
 class In:
     """The wire in: the client's lines, checked; a bad one is answered on `out` and skipped."""
 
     def __init__(self, fd: int, out: Out):
         self._file = os.fdopen(fd, "rb", closefd=False)
         self._out = out
+        self._initialized = False
 
     def _readline(self) -> bytes:
         return self._file.readline(MAX_LINE_BYTES + 2)
@@ -123,6 +138,10 @@ class In:
             if not raw.strip():
                 continue
             found = problem(raw)
+            if found is None and not self._initialized:
+                message = json.loads(raw)
+                self._initialized = isinstance(message, dict) and message.get("method") == "initialize"
+                found = None if self._initialized else too_early(message)
             if found:
                 await self._out.error(*found)
                 continue
