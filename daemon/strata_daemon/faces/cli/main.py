@@ -135,11 +135,12 @@ UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
-    _Parser.json_wanted = "--json" in (sys.argv[1:] if argv is None else argv)
+    words = sys.argv[1:] if argv is None else argv
+    _Parser.json_wanted = "--json" in words
     args = parser.parse_args(argv)
     if getattr(args, "scope", None) and args.command in UNSCOPED:
         parser.error(f"--scope does not apply to `strata {args.command}`")
-    if (name := _not_text(args)) is not None:
+    if (name := _not_text(args, words)) is not None:
         return error(InvalidInput(f"{name} is not valid UTF-8 text", hint=text.HINT), getattr(args, "json", False))
     if not isinstance(sys.stdout, Guarded):
         sys.stdout = Guarded(sys.stdout)
@@ -165,13 +166,13 @@ def main(argv: list[str] | None = None) -> int:
 _PATHS = frozenset({"home", "dir", "file", "output", "restore", "socket"})
 
 
-def _not_text(args: argparse.Namespace) -> str | None:
+def _not_text(args: argparse.Namespace, words: list[str]) -> str | None:
     """The first argument holding bytes that are not UTF-8 (Python reads them as lone
-    surrogates), as the user wrote it (`--source`, `key`); None when all are text."""
+    surrogates), named as the user wrote it (`--source`, `KEY`); None when all are text."""
     for name, value in vars(args).items():
         if name not in _PATHS and not callable(value) and text.broken_part(value) is not None:
-            return f"--{name.replace('_', '-')}" if any(f"--{name.replace('_', '-')}" in a for a in sys.argv) \
-                else name.upper()
+            option = f"--{name.replace('_', '-')}"
+            return option if any(w == option or w.startswith(option + "=") for w in words) else name.upper()
     return None
 
 
