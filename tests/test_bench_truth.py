@@ -107,6 +107,14 @@ def test_bench_dossier_reports_the_topic_precision_of_every_dossier(cli):
     assert "p95_ms" in r and "lines_per_dossier" in r  # the fields it had stay
 
 
+def test_bench_dossier_times_the_llm_quiet_and_beside_a_busy_process(cli, small_llm):
+    r = cli.json("bench", "dossier", "--n", "200", "--refreshes", "1", "--llm", str(small_llm), "--llm-topics", "1",
+                 timeout=600)
+    quiet, busy = r["llm"], r["llm"]["busy_neighbour"]
+    assert quiet["dossiers"] == busy["dossiers"] == 1
+    assert quiet["generation_tokens_per_s"] > 0 and busy["generation_tokens_per_s"] > 0, r["llm"]
+
+
 def test_bench_capsule_reports_what_its_facts_and_tasks_are(cli):
     r = cli.json("bench", "capsule", "--n", "600", "--renders", "1", "--edits", "1")
     assert r["task_lines"] > 0 and r["task_open_share"] == 1.0 and r["open_tasks_visible"] >= r["task_open_lines"]

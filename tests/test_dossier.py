@@ -553,3 +553,14 @@ def test_fact_prefixes_are_read_as_keys_are(memory):
     text = memory.dossiers.refresh("gateway")
     shown = memory.dossiers.show("gateway")["text"]
     assert text["status"] == "refreshed" and "UP" in shown and "DOWN" in shown
+
+
+def test_llama_cpp_is_loaded_with_passive_openmp_waiting(small_llm):
+    # Busy-waiting OpenMP threads slowed generation 4-20x beside another process; the policy is
+    # read once, when llama.cpp's OpenMP runtime loads, so it must be set before the import.
+    code = ("import os\nfrom strata_daemon.dossier.llm import LocalLlm\n"
+            f"LocalLlm({str(small_llm)!r}, threads=1, context=256).load()\n"
+            "import llama_cpp\nprint(os.environ['OMP_WAIT_POLICY'])")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert out.stdout.strip() == "PASSIVE", out.stderr[-500:]

@@ -263,8 +263,8 @@ async def cmd_dossier(args) -> int:
     if llm is not None and not llm.is_file():
         raise InvalidInput(f"no LLM at {llm}", hint="give --llm a GGUF file, or --no-llm")
     llm_runs = args.llm_topics if llm is not None else 0
-    bar = Progress(3 * (args.refreshes + DOSSIER_WARMUP) + llm_runs,
-                   "dossier (forced, unchanged, recall baseline, LLM)", unit="refreshes")
+    bar = Progress(3 * (args.refreshes + DOSSIER_WARMUP) + 2 * llm_runs,
+                   "dossier (forced, unchanged, recall baseline, LLM quiet and beside a busy process)", unit="refreshes")
     embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
     result = await bench_dossier(args.n, refreshes=args.refreshes, mode=args.mode, llm=llm, llm_topics=llm_runs,
                                  seed=args.seed, progress=bar.advance, embed_progress=embed_bar.advance)

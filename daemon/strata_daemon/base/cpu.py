@@ -49,3 +49,10 @@ def others_busy(window: float = 0.2) -> float | None:
     except (OSError, ValueError, IndexError):
         return None
     return max(0.0, (busy2 - busy - (own2 - own)) / elapsed)
+
+
+def passive_openmp() -> None:
+    """Call before llama.cpp is loaded: OpenMP's waiting threads then sleep instead of spinning.
+    Spinning threads on two shared cores slowed generation 4-20x whenever another process ran.
+    A value the person set in the environment is kept."""
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from strata_daemon.base import stopping
+from strata_daemon.base import cpu, stopping
 from strata_daemon.base.cpu import others_busy, threads_for
 from strata_daemon.embedding.model import GGUF_MAGIC
 from strata_daemon.errors import LlmUnavailable
@@ -107,6 +107,7 @@ class LocalLlm:
         if magic != GGUF_MAGIC:
             raise LlmUnavailable(f"the LLM {self.path} is not a GGUF file", hint="point [llm] model at a .gguf model")
         try:
+            cpu.passive_openmp()
             from llama_cpp import Llama
         except ImportError:
             raise LlmUnavailable("llama-cpp-python is not installed", hint="run `make run` to set up") from None

@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 
+from strata_daemon.base import cpu
 from strata_daemon.embedding.model import ModelFile, _check_gguf
 from strata_daemon.errors import EmbeddingUnavailable
 
@@ -20,6 +21,7 @@ class LlamaEmbedder:
     def __init__(self, model: ModelFile, *, threads: int = 2, context: int = 512):
         _check_gguf(model.path)
         try:
+            cpu.passive_openmp()
             from llama_cpp import LLAMA_POOLING_TYPE_MEAN, Llama
         except ImportError:
             raise EmbeddingUnavailable("llama-cpp-python is not installed",
