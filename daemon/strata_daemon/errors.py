@@ -8,6 +8,11 @@ from __future__ import annotations
 
 MAX_MESSAGE = 400
 
+# How to install what a feature needs, said so that it works from a pip install and a checkout.
+INSTALL_CORE = "reinstall strata: `pip install --force-reinstall strata-daemon` (in a checkout: `make run`)"
+INSTALL_LLM = ("`pip install 'strata-daemon[llm]'` (in a checkout: `pip install '.[llm]'`); it builds llama.cpp "
+               "once, which needs a C compiler and cmake and takes about 5 minutes")
+
 
 def shortened(text: str, limit: int = MAX_MESSAGE) -> str:
     """A message cut to MAX_MESSAGE characters: the last guard against an error that quotes a

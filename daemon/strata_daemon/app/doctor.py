@@ -3,6 +3,7 @@ database is opened read-only (no migration), and nothing is created or repaired.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import stat
@@ -12,7 +13,7 @@ from typing import Callable
 
 from strata_daemon.base import timeutil
 from strata_daemon.config.home import Home
-from strata_daemon.errors import InvalidInput, StrataError
+from strata_daemon.errors import INSTALL_LLM, InvalidInput, StrataError
 from strata_daemon.store import driver, files
 from strata_daemon.store.migrate import MIGRATIONS
 
@@ -131,6 +132,8 @@ def _llm(path: Path, magic: bytes) -> dict:
                        "fix [llm] model in strata.toml")
     if head != magic:
         return finding("llm model", ERROR, f"{path} is not a GGUF file{fallback}", "point [llm] model at a .gguf file")
+    if importlib.util.find_spec("llama_cpp") is None:  # an extra: a pip install has it only when asked
+        return finding("llm model", ERROR, f"llama-cpp-python is not installed{fallback}", INSTALL_LLM)
     return finding("llm model", OK, f"{path.name} is a GGUF file")
 
 
@@ -152,7 +155,7 @@ def daemon(home: Home) -> list[dict]:
     beat = home.state_dir / "heartbeat"
     if pid is None:
         return [finding("daemon", WARN, "no daemon runs on this home",
-                        "start it: make run, strata run, or systemctl --user start strata")]
+                        "start it: `strata run`, or as a service (`strata systemd print-unit --user` writes its unit)")]
     try:
         every = float(home.config()["daemon.heartbeat_seconds"])
     except StrataError:

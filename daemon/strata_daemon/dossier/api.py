@@ -320,8 +320,8 @@ class Dossiers:
             llm = self.llm()
             await asyncio.to_thread(llm.load)
         except LlmUnavailable as e:
-            notes["fallback"] = e.message
-            notes["warnings"].append(f"extractive dossier used: {e.message}")
+            notes["fallback"] = e.message if not e.hint else f"{e.message}; {e.hint}"
+            notes["warnings"].append(f"extractive dossier used: {notes['fallback']}")
             return None
         facts, offered, checkable = self._prompt_parts(t, material, sections)
         if not offered:

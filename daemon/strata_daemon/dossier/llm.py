@@ -17,7 +17,7 @@ from pathlib import Path
 from strata_daemon.base import cpu, stopping
 from strata_daemon.base.cpu import others_busy, threads_for
 from strata_daemon.embedding.model import GGUF_MAGIC
-from strata_daemon.errors import LlmUnavailable
+from strata_daemon.errors import INSTALL_LLM, LlmUnavailable
 
 
 class LlmTimeout(Exception):
@@ -110,7 +110,8 @@ class LocalLlm:
             cpu.passive_openmp()
             from llama_cpp import Llama
         except ImportError:
-            raise LlmUnavailable("llama-cpp-python is not installed", hint="run `make run` to set up") from None
+            raise LlmUnavailable("llama-cpp-python is not installed (dossiers stay extractive meanwhile)",
+                                 hint=INSTALL_LLM) from None
         with open(os.devnull, "w") as devnull, contextlib.redirect_stderr(devnull):
             try:
                 self._llm = Llama(model_path=str(self.path), n_ctx=self.context, n_threads=self.threads,

@@ -10,7 +10,7 @@ import numpy as np
 
 from strata_daemon.base import cpu
 from strata_daemon.embedding.model import ModelFile, _check_gguf
-from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.errors import INSTALL_LLM, EmbeddingUnavailable
 
 
 class LlamaEmbedder:
@@ -24,8 +24,8 @@ class LlamaEmbedder:
             cpu.passive_openmp()
             from llama_cpp import LLAMA_POOLING_TYPE_MEAN, Llama
         except ImportError:
-            raise EmbeddingUnavailable("llama-cpp-python is not installed",
-                                       hint="run `make run` (it builds it once, about 5 minutes)") from None
+            raise EmbeddingUnavailable("llama-cpp-python is not installed (embedding.runtime = \"llama\" needs it)",
+                                       hint=INSTALL_LLM) from None
         self.name = model.name
         self.path = model.path
         # llama.cpp reports load failures on stderr and then raises; keep its noise out of our output.

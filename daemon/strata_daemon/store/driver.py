@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 from types import ModuleType
 
-from strata_daemon.errors import StorageError
+from strata_daemon.errors import INSTALL_CORE, StorageError
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -23,7 +23,7 @@ def sqlite_module() -> ModuleType:
     except ImportError:  # pragma: no cover - sqlean-py is a dependency
         raise StorageError(
             "this Python's sqlite3 cannot load extensions and sqlean-py is not installed",
-            hint="run `make run` (it installs the dependencies) or `pip install sqlean-py`",
+            hint=INSTALL_CORE,
         ) from None
     return sqlean
 
