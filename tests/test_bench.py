@@ -268,3 +268,10 @@ def test_bench_updates_ranks_the_newer_statement_first_against_a_home_without_st
     generated = r["sets"]["generated"]  # the forms capture reads: the newer always wins
     assert generated["strata"]["older_above_newer"] == 0 and generated["strata"]["older_first"] == 0
     assert generated["strata"]["newer_first"] > generated["baseline"]["newer_first"]
+
+
+def test_bench_cli_times_each_command_as_a_new_process_with_and_without_a_daemon(cli):
+    r = cli.json("bench", "cli", "--n", "100", "--rounds", "2", timeout=600)
+    assert r["baseline"]["p50_ms"] > 0 and r["first_daemon_recall_ms"] > 0
+    for name in ("help", "observe", "fact_get", "status", "recall_daemon", "recall_no_daemon"):
+        assert r[name]["p50_ms"] >= r["baseline"]["p50_ms"] and r[name]["ratio_p50"] >= 1, (name, r[name])

@@ -86,7 +86,7 @@ def test_the_listener_record_round_trips_private_and_a_damaged_one_reads_as_none
 
     up = listeners.listener("/home/x/state/strata.sock")
     down = listeners.listener("127.0.0.1:8080", StorageError("cannot listen", hint="choose another http.port"))
-    listeners.write(tmp_path, up, down)
+    listeners.write(tmp_path, up, down, agent="default")
     record = listeners.read(tmp_path)
     assert record["pid"] == os.getpid() and (record["unix"], record["tcp"]) == (up, down)
     assert (tmp_path / listeners.FILE).stat().st_mode & 0o777 == 0o600 and len(list(tmp_path.iterdir())) == 1

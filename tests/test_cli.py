@@ -979,3 +979,16 @@ def test_the_parser_is_built_without_importing_any_command_s_code():
     heavy = [m for m in loaded if m.startswith(("strata_daemon.app.memory", "strata_daemon.store.db", "strata_daemon.recall",
                                                "strata_daemon.embedding", "strata_daemon.facts", "strata_daemon.graph"))]
     assert heavy == [] and "strata_daemon.faces.cli.io_cmds" in loaded
+
+
+def test_storing_and_reading_a_fact_load_no_numpy_templates_or_models(home):
+    # What starting a command costs is most of what an agent that shells out each turn waits:
+    # numpy alone was a fifth of `strata observe` (`strata bench cli` has the figures).
+    code = ("import sys; from strata_daemon.faces.cli.main import main; code = main(sys.argv[1:]); "
+            "print(' '.join(sorted(m for m in ('numpy', 'jinja2', 'onnxruntime', 'sqlite_vec', 'textual', 'mcp', "
+            "'starlette', 'strata_daemon.recall.api', 'strata_daemon.capsule.api') if m in sys.modules))); "
+            "sys.exit(code)")
+    for args in (("observe", "a note to keep"), ("fact", "set", "bridge", "UP"), ("fact", "get", "bridge")):
+        proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "STRATA_HOME": str(home)})
+        assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "", (args, proc.stdout, proc.stderr)

@@ -117,11 +117,11 @@ def test_the_file_init_writes_takes_lines_uncommented_and_tables_appended(tmp_pa
     assert cfg["http.port"] == 8765 and cfg.sources["http.port"] == str(path)
     assert cfg["recall.k"] == 3 and cfg["scoring.preset"] == "long-term"
     assert cfg["loop.steps"] == {"uptime": {"command": "uptime"}}
-    assert cfg["http.enabled"] is False and cfg.sources["http.enabled"] == "default"
+    assert cfg["http.enabled"] is True and cfg.sources["http.enabled"] == "default"
 
 
 @pytest.mark.parametrize("edit, said", [
-    (lambda t: t.replace("# http.enabled = false", "http.enabled = true") + "\n[http]\nport = 8765\n",
+    (lambda t: t.replace("# http.enabled = true", "http.enabled = false") + "\n[http]\nport = 8765\n",
      "[http] is given twice"),
     (lambda t: t + "\n[http]\nport = 8765\nrecall.k = 3\n", "sits below the table [http]"),
     (lambda t: "k = 3\n" + t, "recall.k = ..."),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import signal
@@ -416,3 +417,39 @@ def _phase_status(db, phase: str, first: bool = False) -> str | None:
         row = conn.execute(f"SELECT status FROM phase_runs WHERE phase = ? ORDER BY id {'ASC' if first else 'DESC'} "
                            "LIMIT 1", (phase,)).fetchone()
     return row and row[0]
+
+
+def test_recall_asks_the_running_daemon_and_finds_what_it_finds_in_process(home, cli):
+    lines = [f"Disk on db-0{i % 3} is {80 + i}% full after the nightly backup {i}" for i in range(12)]
+    lines += ["The bridge on gw-02 went DOWN at 09:12", "Rolled gw-02 back to firmware 4.1; the bridge is UP"]
+    cli("import", "-", input="".join(json.dumps({"content": t}) + "\n" for t in lines), check=True)
+    cli("embed", check=True)
+    # A command whose own process cannot load the embedding model (as if onnxruntime were gone):
+    # balanced recall in it is possible only through the daemon.
+    blind = ("import sys; sys.modules['onnxruntime'] = None\n"
+             "from strata_daemon.faces.cli.main import main\nsys.exit(main(sys.argv[1:]))")
+
+    def recall(*args, model=True):
+        argv = [sys.executable, "-m", "strata_daemon"] if model else [sys.executable, "-c", blind]
+        proc = subprocess.run([*argv, "--json", "recall", *args, "is the bridge down on gw-02?"], cwd=REPO,
+                              env={**os.environ, "STRATA_HOME": str(home)}, capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    assert recall(model=False)["mode_used"] == "fast"  # no daemon: this process has no model
+    here = recall("--no-daemon")
+    daemon = Daemon(home)
+    try:
+        wait_until(lambda: (home / "state" / "http-listeners.json").exists(), START_TIMEOUT, "the API's record")
+        asked = recall(model=False)
+        assert asked["mode_used"] == "balanced" and asked["warnings"] == []  # the daemon's model answered
+        assert [h["id"] for h in asked["hits"]] == [h["id"] for h in here["hits"]]
+        assert [h["score"] for h in asked["hits"]] == pytest.approx([h["score"] for h in here["hits"]], abs=0.02)
+        assert recall("--no-daemon", model=False)["mode_used"] == "fast"  # --no-daemon: this process answers
+        refused = subprocess.run([sys.executable, "-m", "strata_daemon", "recall", "--k", "5000", "bridge"],
+                                 cwd=REPO, env={**os.environ, "STRATA_HOME": str(home)}, capture_output=True,
+                                 text=True, timeout=120)
+        assert refused.returncode == 4 and refused.stderr.startswith("strata: ")  # the daemon's error, as the CLI's
+    finally:
+        assert daemon.stop(signal.SIGTERM) == 0
+    assert recall(model=False)["mode_used"] == "fast"  # the daemon gone: in process again

@@ -87,7 +87,7 @@ def test_every_hardening_option_says_why(cli, service_home, flags, config):
 @pytest.mark.parametrize("config, families, system_ip, private_network", [
     ("", "AF_UNIX", ["IPAddressDeny=any"], True),
     (TCP.format(port=8765), "AF_UNIX AF_INET AF_INET6", ["IPAddressAllow=localhost", "IPAddressDeny=any"], False),
-    ("[http]\nport = 8765\n", "AF_UNIX", ["IPAddressDeny=any"], True),  # not enabled: `strata run` opens no port
+    ("[http]\nenabled = false\nport = 8765\n", "AF_UNIX", ["IPAddressDeny=any"], True),  # `strata run` opens no port
     ('[http]\nenabled = true\nport = 8765\nhost = "0.0.0.0"\nallow_remote = true\n', "AF_UNIX AF_INET AF_INET6",
      [], False),
 ], ids=["socket only", "tcp", "port but not enabled", "remote"])

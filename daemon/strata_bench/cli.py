@@ -12,7 +12,7 @@ from strata_daemon.config.settings import MODES
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
             "bench http", "bench reliability", "bench arena", "bench scale", "bench capture", "bench updates",
-            "bench forget", "bench purge")
+            "bench forget", "bench purge", "bench cli")
 GROUP = "benchmarks"
 CONVERSATIONS = "use only the first N conversations, or the A-th to the B-th (counted from 1)"
 
@@ -199,6 +199,10 @@ def _faces(add) -> None:
     q = cached(add("purge", run.cmd_purge, "`forget ID --purge` end to end in a home that has lived a little (capsule, "
                                        "dossiers, recalls with feedback), vs deleting the memory's row alone."))
     q.add_argument("--purges", type=int, default=30, help="memories purged (half of them ones recalls used)")
+    q = cached(add("cli", run.cmd_cli, "Wall time of `strata` commands from exec to exit (--help, observe, fact get, "
+                                   "status, recall with a daemon running and without), vs `python -c 'import "
+                                   "sqlite3'`.", n=10_000))
+    q.add_argument("--rounds", type=int, default=10, help="runs of each command, taking turns (default 10)")
 
 
 def register(sub, common) -> None:

@@ -390,3 +390,11 @@ async def cmd_purge(args) -> int:
     return _report(result, args, bar)
 
 
+async def cmd_cli(args) -> int:
+    from strata_bench.cli_start import bench_cli
+
+    if args.n < 100 or not 1 <= args.rounds <= 1000:
+        raise InvalidInput("need --n >= 100 and --rounds between 1 and 1000")
+    bar, embed_bar = Progress(args.rounds, "rounds of every command", unit="rounds"), Progress(args.n, "embedding")
+    return _report(await bench_cli(args.n, rounds=args.rounds, seed=args.seed, progress=bar.advance,
+                                   embed_progress=embed_bar.advance, cache=_cache(args)), args, bar)

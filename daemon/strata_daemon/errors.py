@@ -96,6 +96,21 @@ class NotPermitted(StrataError):
 EXIT_DOCTOR = 12
 
 
+def of_kind(answer: dict) -> StrataError:
+    """An error another strata process answered with ({"error", "message", "hint"?}, the shape of
+    every face), as the exception this one would have raised."""
+    classes, stack = {}, [StrataError]
+    while stack:
+        cls = stack.pop()
+        classes.setdefault(cls.kind, cls)
+        stack.extend(cls.__subclasses__())
+    cls = classes.get(answer.get("error"), StrataError)
+    message, hint = str(answer.get("message") or "error"), answer.get("hint")
+    if cls is CasMismatch:
+        return CasMismatch(message, current=answer.get("current"), hint=hint)
+    return cls(message, hint=hint)
+
+
 # Exit codes, documented in docs/operations.md; 2 is argparse's usage error.
 EXIT_CODES = {
     0: "success",

@@ -31,11 +31,13 @@ def stopped(state: dict | None, why: BaseException | None) -> dict | None:
     return listener(state["address"], why or StrataError("stopped"))
 
 
-def write(state_dir: Path, unix: dict, tcp: dict | None) -> None:
-    """Replace the record (0600) in one rename, so a reader never sees half of it."""
+def write(state_dir: Path, unix: dict, tcp: dict | None, *, agent: str) -> None:
+    """Replace the record (0600) in one rename, so a reader never sees half of it. AGENT is the
+    namespace the API serves: the CLI asks it only for that one."""
     path = state_dir / FILE
     tmp = path.with_name(f".{FILE}.{os.getpid()}.tmp")
-    record = {"pid": os.getpid(), "written_at": timeutil.iso(timeutil.now()), "unix": unix, "tcp": tcp}
+    record = {"pid": os.getpid(), "written_at": timeutil.iso(timeutil.now()), "agent": agent, "unix": unix,
+              "tcp": tcp}
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -62,6 +64,22 @@ def of_daemon(state_dir: Path, pid: int | None) -> dict | None:
     if record is None or record.get("pid") != pid:
         return None
     return {"unix": record.get("unix"), "tcp": record.get("tcp")}
+
+
+def serving(state_dir: Path, agent: str) -> str | None:
+    """The Unix socket of a live daemon that serves AGENT's namespace; None when there is none
+    (no daemon, its API off or down, another namespace)."""
+    record = read(state_dir)
+    if record is None or record.get("agent") != agent or not isinstance(record.get("unix"), dict) \
+            or not record["unix"].get("up") or not isinstance(record.get("pid"), int):
+        return None
+    try:
+        os.kill(record["pid"], 0)  # a record left by a daemon that was killed names a dead process
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # alive, as another account: its socket's mode decides
+    return str(record["unix"].get("address") or "") or None
 
 
 def line(states: dict) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator, Callable, Iterable, Mapping
 
-from strata_daemon.app import changes, observing, status, wiring
+from strata_daemon.app import changes, observing, wiring
 from strata_daemon.app.phases.runs import daemon_status
 from strata_daemon.arena.arms import Arm
 from strata_daemon.base import timeutil
@@ -34,13 +34,21 @@ class Memory:
         self._shared: dict[str, Memory] = {}
 
     def _configure(self, config: Config) -> None:
-        """Every service, built from the configuration."""
+        """Every service, as the configuration builds it (each when first used)."""
         self.config = config
-        built = wiring.layers(self.db, self.home, config, self.agent, self.actor, self.models,
-                              read_only=self.read_only)
-        self.limits, self.params, self._recall = built.limits, built.params, built.recall
-        self.facts, self.web, self.dossiers, self.capsule = built.facts, built.web, built.dossiers, built.capsule
-        self.consolidation, self.forgetting, self.arena = built.consolidation, built.forgetting, built.arena
+        self._layers = wiring.Layers(self.db, self.home, config, self.agent, self.actor, self.models,
+                                     read_only=self.read_only)
+        self.limits, self.params = self._layers.limits, self._layers.params
+
+    # The layers, one attribute each (wiring.Layers builds them).
+    facts = property(lambda self: self._layers.facts)
+    web = property(lambda self: self._layers.web)
+    dossiers = property(lambda self: self._layers.dossiers)
+    capsule = property(lambda self: self._layers.capsule)
+    consolidation = property(lambda self: self._layers.consolidation)
+    forgetting = property(lambda self: self._layers.forgetting)
+    arena = property(lambda self: self._layers.arena)
+    _recall = property(lambda self: self._layers.recall)
 
     def reconfigure(self, config: Config) -> list[str]:
         """Take a reloaded configuration (the daemon's SIGHUP); returns the keys whose values
@@ -165,7 +173,8 @@ class Memory:
         """Unload the embedder, the in-memory vectors, the cross-encoder and the dossier LLM. A
         long-lived process that only uses them now and then (the daemon) stays small."""
         self.models.release()
-        self.dossiers.release()
+        if self._layers.built("dossiers"):
+            self.dossiers.release()
 
     def embedded_text(self) -> str:
         """What of a memory is embedded: one of `vectors.TEXTS` (`embedding.with_source`)."""
@@ -212,6 +221,8 @@ class Memory:
 
     async def get(self, episode_id: int) -> dict:
         """Everything about one memory, with every score as of now."""
+        from strata_daemon.app import status  # scores as recall would: numpy, which storing needs not
+
         return await status.get(self, changes.checked_id(episode_id, "memory", self.agent))
 
     async def get_many(self, ids: Iterable[int]) -> dict[int, dict]:
@@ -238,4 +249,6 @@ class Memory:
         return await daemon_status(self)
 
     async def status(self) -> dict:
+        from strata_daemon.app import status
+
         return await status.status(self)

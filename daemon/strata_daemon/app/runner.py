@@ -55,7 +55,7 @@ async def _http(mem: Memory, stop: asyncio.Event, serve: Serve) -> None:
     goes on without it. Each listener's state goes to state/http-listeners.json for the doctor."""
     def report(unix: dict, tcp: dict | None) -> None:
         try:
-            listeners.write(mem.home.state_dir, unix, tcp)
+            listeners.write(mem.home.state_dir, unix, tcp, agent=mem.agent)
         except OSError as e:
             log.warning("http: cannot record the listeners' state in %s: %s", mem.home.state_dir, e.strerror or e)
 

@@ -4,28 +4,20 @@ builds a layer's service; the facade (memory.py) holds what this returns."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import cached_property
 
 from strata_daemon.app.phases.steps import STEP_KEYS, WAKE_KEYS, spec_problem
-from strata_daemon.arena.api import Arena
 from strata_daemon.arena.arms import Arm, arms_of, preset_problem, presets_of
 from strata_daemon.arena.reward import check as check_reward
-from strata_daemon.capsule.api import Capsule
 from strata_daemon.config import overrides
 from strata_daemon.config.home import Home
 from strata_daemon.config.load import Config, overlay
 from strata_daemon.config.settings import BY_KEY
-from strata_daemon.consolidation.api import Consolidation
 from strata_daemon.consolidation.rules import RULES
-from strata_daemon.dossier.api import Dossiers
 from strata_daemon.embedding.models import Models
 from strata_daemon.episodes.model import Limits
 from strata_daemon.errors import ConfigError
-from strata_daemon.facts.api import Facts
 from strata_daemon.facts.rules import compile_rules
-from strata_daemon.forgetting.api import Forgetting
-from strata_daemon.graph.api import Web
-from strata_daemon.recall.api import Recall
 from strata_daemon.scoring import ScoringParams
 from strata_daemon.store.db import Database
 
@@ -89,36 +81,70 @@ def models(home: Home, config: Config, agent: str) -> Models:
                   exact_below=config.tuning.recall.vector_exact_below)
 
 
-@dataclass
 class Layers:
-    """One namespace's services, as built from one configuration."""
-    limits: Limits
-    params: ScoringParams
-    facts: Facts
-    web: Web
-    dossiers: Dossiers
-    capsule: Capsule
-    consolidation: Consolidation
-    forgetting: Forgetting
-    arena: Arena
-    recall: Recall
+    """One namespace's services, as built from one configuration: each when first used, so that
+    a command that stores one memory loads neither recall's numpy nor the capsule's templates.
+    Recall is handed to the dossiers and the arena as the function each ranks with; the
+    capsule's text reaches the dossiers through a function too (the capsule renders them)."""
 
+    def __init__(self, db: Database, home: Home, config: Config, agent: str, actor: str, models: Models, *,
+                 read_only: bool):
+        self.db, self.home, self.config, self.agent, self.actor = db, home, config, agent, actor
+        self.models, self.read_only = models, read_only
+        self.limits, self.params = limits(config), scoring_params(config)
 
-def layers(db: Database, home: Home, config: Config, agent: str, actor: str, models: Models, *,
-           read_only: bool) -> Layers:
-    """Every service of the namespace. Recall is handed to the dossiers and the arena as the
-    function each ranks with; the capsule's text reaches the dossiers through a function too
-    (the capsule, which renders them, is built after them)."""
-    limit, params = limits(config), scoring_params(config)
-    web = Web(db, agent, config.tuning.graph, actor)
-    recall = Recall(db, agent, config=config, params=params, limits=limit, models=models, web=web,
-                    read_only=read_only)
-    facts = Facts(db, agent, config, actor)
-    # The lambda reads `capsule` when a dossier asks, after the line below has built it.
-    dossiers = Dossiers(db, agent, config, actor, home, recall.for_dossier, lambda: capsule.read_text())
-    capsule = Capsule(db, agent, config, actor, home, facts, dossiers)
-    consolidation = Consolidation(db, agent, actor, web, tuned=config.tuning, rules=config["consolidation.rules"])
-    forgetting = Forgetting(db, agent, actor, home, capsule, dossiers)
-    arena = Arena(db, agent, actor, recall.for_arena, enabled=bool(config["arena.enabled"]), arms=arms(config),
-                  latency_budget_ms=float(config["arena.latency_budget_ms"]), tuned=config.tuning.arena)
-    return Layers(limit, params, facts, web, dossiers, capsule, consolidation, forgetting, arena, recall)
+    def built(self, name: str) -> bool:
+        return name in self.__dict__  # where cached_property keeps what it built
+
+    @cached_property
+    def web(self):
+        from strata_daemon.graph.api import Web
+
+        return Web(self.db, self.agent, self.config.tuning.graph, self.actor)
+
+    @cached_property
+    def recall(self):
+        from strata_daemon.recall.api import Recall
+
+        return Recall(self.db, self.agent, config=self.config, params=self.params, limits=self.limits,
+                      models=self.models, web=self.web, read_only=self.read_only)
+
+    @cached_property
+    def facts(self):
+        from strata_daemon.facts.api import Facts
+
+        return Facts(self.db, self.agent, self.config, self.actor)
+
+    @cached_property
+    def dossiers(self):
+        from strata_daemon.dossier.api import Dossiers
+
+        return Dossiers(self.db, self.agent, self.config, self.actor, self.home, lambda *a, **kw:
+                        self.recall.for_dossier(*a, **kw), lambda: self.capsule.read_text())
+
+    @cached_property
+    def capsule(self):
+        from strata_daemon.capsule.api import Capsule
+
+        return Capsule(self.db, self.agent, self.config, self.actor, self.home, self.facts, self.dossiers)
+
+    @cached_property
+    def consolidation(self):
+        from strata_daemon.consolidation.api import Consolidation
+
+        return Consolidation(self.db, self.agent, self.actor, self.web, tuned=self.config.tuning,
+                             rules=self.config["consolidation.rules"])
+
+    @cached_property
+    def forgetting(self):
+        from strata_daemon.forgetting.api import Forgetting
+
+        return Forgetting(self.db, self.agent, self.actor, self.home, self.capsule, self.dossiers)
+
+    @cached_property
+    def arena(self):
+        from strata_daemon.arena.api import Arena
+
+        return Arena(self.db, self.agent, self.actor, lambda *a, **kw: self.recall.for_arena(*a, **kw),
+                     enabled=bool(self.config["arena.enabled"]), arms=arms(self.config),
+                     latency_budget_ms=float(self.config["arena.latency_budget_ms"]), tuned=self.config.tuning.arena)

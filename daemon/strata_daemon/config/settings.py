@@ -247,7 +247,9 @@ SETTINGS: tuple[Setting, ...] = (
             "lexical and lasting.", _presets_table),
     Setting("arena.latency_budget_ms", 250.0, "A recall this slow scores 0 on latency; an instant one 1.",
             _positive),
-    Setting("http.enabled", False, "Also serve the HTTP API from `strata run` (as `strata serve` does).", None),
+    Setting("http.enabled", True, "Also serve the HTTP API from `strata run` (as `strata serve` does), on the "
+            "Unix socket (and http.port when set): `strata recall` then asks the daemon, whose model is loaded.",
+            None),
     Setting("http.socket", "state/strata.sock", "The API's Unix socket (mode 0600), relative to the home.", None),
     Setting("http.port", 0, "Also listen on this loopback TCP port (0: the socket only); every request then needs "
             "the bearer token in state/http-token.", _between(0, 65535)),

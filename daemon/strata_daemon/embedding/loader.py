@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Protocol
-
-import numpy as np
+from typing import TYPE_CHECKING, Protocol
 
 from strata_daemon.embedding.model import configured_model
 from strata_daemon.errors import EmbeddingUnavailable
+
+if TYPE_CHECKING:
+    import numpy as np
 
 RUNTIMES = ("auto", "onnx", "llama")
 # `embedding.model` names one of these, or is the path of a GGUF file. See docs/embedding-models.md.

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from strata_daemon.embedding import backlog
-from strata_daemon.embedding.cache import VectorCache
 from strata_daemon.embedding.loader import load_embedder
-from strata_daemon.embedding.rerank import Loaded
 from strata_daemon.store import vectors
 from strata_daemon.store.db import Database
+
+if TYPE_CHECKING:
+    from strata_daemon.embedding.cache import VectorCache
+    from strata_daemon.embedding.rerank import Loaded
 
 
 class Models:
@@ -23,15 +25,33 @@ class Models:
         self.with_source = with_source
         self.agent, self.vector_cache, self.exact_below = agent, vector_cache, exact_below
         self._embedder = None
-        self.reranker = Loaded(threads)
-        self.vectors = self._new_vectors()
+        self._vectors: VectorCache | None | bool = False  # False: not made yet
+        self._reranker: Loaded | None = None
+
+    # numpy, onnxruntime and the vector copy are loaded when a recall first needs them: a command
+    # that only stores a memory never does.
+    @property
+    def reranker(self) -> "Loaded":
+        if self._reranker is None:
+            from strata_daemon.embedding.rerank import Loaded
+
+            self._reranker = Loaded(self.threads)
+        return self._reranker
+
+    @property
+    def vectors(self) -> "VectorCache | None":
+        if self._vectors is False:
+            self._vectors = self._new_vectors()
+        return self._vectors
 
     def keep_vectors(self, kept: bool, exact_below: int) -> None:
         """A new copy of the vectors, as recall.vector_cache and its exact search now say."""
         self.vector_cache, self.exact_below = kept, exact_below
-        self.vectors = self._new_vectors()
+        self._vectors = False
 
-    def _new_vectors(self) -> VectorCache | None:
+    def _new_vectors(self) -> "VectorCache | None":
+        from strata_daemon.embedding.cache import VectorCache
+
         return VectorCache(self.agent, exact_below=self.exact_below) if self.vector_cache else None
 
     async def embedder(self):
@@ -48,8 +68,9 @@ class Models:
     def release(self) -> None:
         """Unload the embedder, the cross-encoder and the vectors; the next use loads them again."""
         self._embedder = None
-        self.reranker.release()
-        self.vectors = self._new_vectors()
+        if self._reranker is not None:
+            self._reranker.release()
+        self._vectors = False
 
     def embedded_text(self) -> str:
         """What of a memory is embedded: one of `vectors.TEXTS` (`embedding.with_source`)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 import sqlite3
 from pathlib import Path
@@ -78,10 +79,17 @@ def copy(source: Path, target: Path) -> None:
         src.close()
 
 
+def _vec0() -> str:
+    """The sqlite-vec extension the sqlite-vec package ships, found without importing the package
+    (its module loads numpy, which opening a database does not need)."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise StorageError("sqlite-vec is not installed", hint=INSTALL_CORE)
+    return os.path.normpath(os.path.join(spec.submodule_search_locations[0], "vec0"))
+
+
 def connect(path: Path | str, *, check_same_thread: bool = False):
     """A connection in autocommit mode (strata issues BEGIN itself), WAL, sqlite-vec loaded."""
-    import sqlite_vec
-
     mod = sqlite_module()
     try:
         if str(path) != ":memory:":
@@ -98,7 +106,7 @@ def connect(path: Path | str, *, check_same_thread: bool = False):
         conn.execute("PRAGMA temp_store = MEMORY")
         conn.execute("PRAGMA cache_size = -32000")
         conn.enable_load_extension(True)
-        sqlite_vec.load(conn)
+        conn.load_extension(_vec0())
         conn.enable_load_extension(False)
     except driver_errors() as e:
         raise describe(e, path) from None

@@ -8,10 +8,12 @@ here take a raw connection and run inside Database.run / Database.transact.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from strata_daemon.errors import EmbeddingUnavailable
+
+if TYPE_CHECKING:  # numpy is loaded by the functions that need it: storing a memory does not
+    import numpy as np
 
 TABLE = "episode_vectors"
 
@@ -93,6 +95,8 @@ def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:
     """Write vectors and mark their episodes embedded with the batch's sequence number (inside a
     write transaction). An episode purged, or embedded by another process, while its vector was
     being computed is skipped."""
+    import numpy as np
+
     waiting = {r[0] for r in conn.execute(
         f"SELECT id FROM episodes WHERE embedded = 0 AND id IN ({', '.join('?' * len(rows))})", [r[0] for r in rows])}
     kept = [(eid, agent, vec.astype(np.float32).tobytes()) for eid, agent, vec in rows if eid in waiting]
@@ -110,6 +114,8 @@ def backlog(conn, agent: str | None = None) -> int:
 
 def vectors_of(conn, ids) -> dict[int, np.ndarray]:
     """The stored vectors of these episode ids (those embedded)."""
+    import numpy as np
+
     ids = list(ids)
     if not ids or indexed(conn) is None:
         return {}
@@ -124,6 +130,8 @@ def vectors_of(conn, ids) -> dict[int, np.ndarray]:
 
 def nearest(conn, agent: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
     """The k nearest vectors of one namespace: (episode id, cosine distance)."""
+    import numpy as np
+
     if indexed(conn) is None:
         return []
     rows = conn.execute(f"SELECT rowid, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? AND agent = ?",

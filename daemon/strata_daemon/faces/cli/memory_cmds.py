@@ -10,6 +10,7 @@ from strata_daemon.base import timeutil
 from strata_daemon.base.wording import plain
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput
+from strata_daemon.faces.cli import daemon
 from strata_daemon.faces.cli.output import count, emit, one_line, short_time, show_fact
 from strata_daemon.faces.cli.parsers import adder, integer
 
@@ -85,10 +86,12 @@ def _stage(st: dict) -> str:
 async def cmd_recall(args) -> int:
     from strata_daemon.app.public import parse_context_pairs
 
-    async with opened(args) as mem:
-        result = await mem.recall(args.query, k=args.k, mode=args.mode, context=parse_context_pairs(args.context),
-                                  kinds=args.kind or (), include_archived=args.include_archived,
-                                  explain=args.explain)
+    result = daemon.recall(args)  # the running daemon's loaded model answers at once
+    if result is None:
+        async with opened(args) as mem:
+            result = await mem.recall(args.query, k=args.k, mode=args.mode,
+                                      context=parse_context_pairs(args.context), kinds=args.kind or (),
+                                      include_archived=args.include_archived, explain=args.explain)
     emit(result, args.json, lambda r: _show_recall(r, args.explain))
     return 0
 
@@ -236,6 +239,9 @@ def register(sub, common) -> None:
     p.add_argument("--include-archived", action="store_true",
                    help="also recall memories explicitly forgotten (`strata forget`); the cold tier is always recalled")
     p.add_argument("--explain", action="store_true", help="show every signal of every hit")
+    p.add_argument("--no-daemon", action="store_true",
+                   help="answer in this process even when a daemon serves the namespace (the daemon has the "
+                        "model loaded; this process loads it, a second or two)")
 
     p = add("feedback", cmd_feedback, "Record whether a recall helped; shared by every memory it returned.")
     p.add_argument("recall_id", type=integer)
