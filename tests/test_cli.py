@@ -857,7 +857,7 @@ def test_unknown_command_is_a_usage_error(cli):
 
 def test_a_usage_error_with_json_answers_on_stdout_too(cli):
     proc = cli("recall", "x", "--mode", "sideways", "--json")
-    assert proc.returncode == 2 and "invalid choice" in proc.err
+    assert proc.returncode == 2 and "--mode 'sideways' is not one strata knows" in proc.err
     answer = json.loads(proc.out)
     assert answer["error"] == "usage" and "sideways" in answer["message"] and "strata recall" in answer["hint"]
 
@@ -992,3 +992,14 @@ def test_storing_and_reading_a_fact_load_no_numpy_templates_or_models(home):
         proc = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120,
                               env={**os.environ, "STRATA_HOME": str(home)})
         assert proc.returncode == 0 and proc.stdout.splitlines()[-1] == "", (args, proc.stdout, proc.stderr)
+
+
+@pytest.mark.parametrize("args, said", [
+    (("recal", "bridge"), "command 'recal' is not one strata knows; did you mean 'recall'?"),
+    (("fact", "gett", "bridge"), "action 'gett' is not one strata knows; did you mean 'get'?"),
+    (("recall", "--mode", "fsat", "bridge"), "--mode 'fsat' is not one strata knows; did you mean 'fast'?"),
+    (("zzzz",), "command 'zzzz' is not one strata knows (--help lists them)"),
+])
+def test_a_mistyped_command_or_choice_gets_the_nearest_ones(cli, args, said):
+    proc = cli(*args)  # argparse listed all 33 commands and no suggestion
+    assert proc.returncode == 2 and proc.err.splitlines()[-1].endswith(said), proc.err

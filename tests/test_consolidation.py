@@ -320,7 +320,7 @@ def test_unknown_rule_is_refused(cli, tmp_path):
     from strata_daemon.errors import ConfigError
 
     bad = cli("consolidate", "--rule", "nap")
-    assert bad.returncode == 2 and "invalid choice" in bad.err
+    assert bad.returncode == 2 and "is not one strata knows" in bad.err
     path = tmp_path / "strata.toml"
     path.write_text('[consolidation]\nrules = ["merge", "nap"]\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="unknown rule 'nap'"):

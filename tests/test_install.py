@@ -87,7 +87,7 @@ def test_the_first_commands_work_from_the_installed_package(installed):
     capsule = (root / "agent" / "capsule" / "CAPSULE.md").read_text()
     assert rendered["path"].endswith("CAPSULE.md") and "tea" in capsule and "## Identity" in capsule
     no_bench = subprocess.run([strata, "bench", "--help"], cwd=root, env=env, capture_output=True, text=True)
-    assert no_bench.returncode == 2 and "invalid choice: 'bench'" in no_bench.stderr
+    assert no_bench.returncode == 2 and "command 'bench' is not one strata knows" in no_bench.stderr
     unit = run(f"{strata} systemd print-unit --user", root, env).stdout  # --user: run as root, the system unit is refused
     assert f"ExecStart={strata} --home {root / 'agent'} run" in unit
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import difflib
 import json
 import os
+import re
 import sys
 
 from strata_daemon import __version__
@@ -80,11 +82,31 @@ class _Parser(argparse.ArgumentParser):
     json_wanted = False  # set by main() from the whole command line, before parsing
 
     def error(self, message: str):
-        message = shortened(message, 160)  # argparse quotes the whole value it refused
+        message = shortened(_suggested(message), 160)  # argparse quotes the whole value it refused
         if _Parser.json_wanted:
             sys.stdout.write(json.dumps({"error": "usage", "message": message,
                                          "hint": f"see {self.prog} --help"}) + "\n")
         super().error(message)
+
+
+_CHOICE = re.compile(r"argument (?P<what>[^:]+): invalid choice: '(?P<given>.*)' \(choose from (?P<known>.*)\)$",
+                     re.DOTALL)
+
+
+def _suggested(message: str) -> str:
+    """An unknown command or choice with the nearest known ones ("did you mean"), in place of
+    argparse's list of every one."""
+    m = _CHOICE.match(message)
+    if m is None:
+        return message
+    known = re.findall(r"'([^']*)'", m["known"])
+    alike = {k: difflib.SequenceMatcher(None, m["given"], k).ratio() for k in known}
+    best = max(alike.values(), default=0.0)
+    near = [k for k in sorted(known, key=alike.get, reverse=True)[:3] if alike[k] >= max(0.6, best - 0.1)]
+    said = f"{m['what'].lower()} {m['given']!r} is not one strata knows"
+    if near:
+        return f"{said}; did you mean {' or '.join(repr(n) for n in near)}?"
+    return f"{said} (one of: {', '.join(known)})" if len(known) <= 8 else f"{said} (--help lists them)"
 
 
 _VALUED = ("--home", "--agent", "--scope")  # the options before a command that take a value
