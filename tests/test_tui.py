@@ -428,3 +428,40 @@ def test_help_and_command_palette(filled):
         await settle(pilot)
         assert type(app.screen).__name__ == "CapsuleScreen"
     drive(filled, body)
+
+
+def test_what_a_narrow_pane_cuts_is_shown_whole_and_focus_leaves_an_input_after_enter(filled):
+    async def body(app, pilot):
+        await switch(pilot, "2")
+        await pilot.press("slash")
+        await pilot.press(*"tea", "enter")
+        await settle(pilot)
+        assert app.focused.id == "hits"
+        # The why panel is narrow (its values were cut at 16 characters even at 220 columns):
+        # Enter on it shows every row whole.
+        app.screen.query_one("#explain").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        why = dict(app.screen.rows)
+        assert why["score · match"].startswith("1.000 (meaning ") and why["score · match"].endswith(")")
+        assert why["retriever · fts"].startswith("rank 1, bm25 ")
+        await pilot.press("escape")
+        await switch(pilot, "3")
+        await pilot.press("slash")
+        await pilot.press(*"user.drink", "enter")
+        await settle(pilot)
+        assert app.focused.id == "facts"  # `e` now edits instead of typing into the filter
+        app.screen.query_one("#facts").move_cursor(row=0)
+        await settle(pilot)
+        app.screen.query_one("#history").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        value = dict(app.screen.rows)
+        assert value["source"] in ("person:alice", "agent") and value["valid from"].startswith("20")
+        await pilot.press("escape")
+        await switch(pilot, "4")
+        await pilot.press("slash")
+        await pilot.press(*"episode:1", "enter")
+        await settle(pilot)
+        assert app.focused.id == "web"
+    drive(filled, body, size=(100, 40))

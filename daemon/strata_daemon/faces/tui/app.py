@@ -36,8 +36,8 @@ CSS = """
 #searchbar Select { width: 16; }
 #searchbar Checkbox { width: auto; }
 #left { width: 3fr; }
-#hits { width: 1fr; }
-#side { width: 50; }
+#hits { width: 3fr; }
+#side { width: 2fr; min-width: 50; }
 #fulltext { height: auto; max-height: 10; padding: 0 1; }
 #why { height: auto; padding: 0 1; color: $text-muted; }
 #right { width: 2fr; }

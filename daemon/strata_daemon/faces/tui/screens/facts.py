@@ -35,6 +35,7 @@ class FactsScreen(LayerScreen):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.facts: dict[str, dict] = {}
+        self.history: dict[str, dict] = {}  # value id -> the value as its history gives it
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -78,6 +79,7 @@ class FactsScreen(LayerScreen):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.reload()
+        self.query_one("#facts", DataTable).focus()  # keys act on the list again, not typed into the filter
 
     def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
         self.reload()
@@ -90,10 +92,18 @@ class FactsScreen(LayerScreen):
     async def _history(self, key: str | None) -> None:
         """The selected key's values over time (none when no fact is selected)."""
         h = None if key is None else await self.memory.facts.history(key)
+        self.history = {str(v["value_id"]): v for v in (h["history"] if h else [])}
         self.query_one("#history-title", Label).update("History" + (f" of {h['label']}" if h else ""))
         refill(self.query_one("#history", DataTable), [(str(v["value_id"]), (
             one_line(fact_value(v["value"]), 40), when(v["valid_from"]), when(v["valid_to"]), v["source"],
             "current" if v["current"] else "")) for v in (h["history"] if h else [])])
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a value of the history: the whole of it, where the narrow pane cuts its cells."""
+        value = self.history.get(event.row_key.value) if event.data_table.id == "history" else None
+        if value is not None:
+            self.app.push_screen(Details(f"a value of {value.get('label') or value.get('key', 'the fact')}",
+                                         field_rows(value, timeutil.now())))
 
     def action_focus_filter(self) -> None:
         self.query_one("#prefix", Input).focus()

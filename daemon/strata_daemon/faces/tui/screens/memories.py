@@ -121,6 +121,7 @@ class MemoriesScreen(LayerScreen):
         if not query.strip():
             self.result = None
             self.reload()
+            self.query_one("#hits", DataTable).focus()  # keys act on the list again, not typed into the search
             return
         mode = self.query_one("#mode", Select).value
         archived = self.query_one("#archived", Checkbox).value

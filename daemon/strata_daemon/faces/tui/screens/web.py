@@ -142,6 +142,7 @@ class WebScreen(LayerScreen):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.value.strip():
             self.show(event.value.strip())
+            self.query_one("#web", Tree).focus()  # keys act on the graph again, not typed into the input
 
     def _selected(self) -> str | None:
         node = self.query_one("#web", Tree).cursor_node
