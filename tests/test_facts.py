@@ -263,6 +263,18 @@ def test_two_memories_disagreeing_within_minutes_are_a_conflict(mem):
     assert c["reason"] == "disagree" and c["old"]["source"] != c["new"]["source"]
 
 
+def test_a_person_setting_a_fact_over_what_a_memory_said_corrects_it(mem):
+    # The README's quickstart: an observation says DOWN, a person sets UP. It printed a conflict.
+    mem.run(mem.raw.observe("Bridge: DOWN", at=T0))
+    fixed = mem.set("bridge", "UP", at=T0 + 60, source="person:alice")
+    assert fixed["conflict"]["flagged"] is False and mem.conflicts() == []
+    # Two people, or a memory after a person, still disagree.
+    other = mem.set("bridge", "DOWN", at=T0 + 120, source="person:bob")
+    assert other["conflict"]["reason"] == "disagree"
+    mem.run(mem.raw.observe("Bridge: UP", at=T0 + 180))
+    assert [c["new"]["source"].split(":")[0] for c in mem.conflicts()] == ["episode", "person"]
+
+
 def test_a_late_arriving_older_value_is_a_conflict_and_one_that_agrees_is_not(mem):
     mem.set("bridge", "DOWN", at=T0 - 86400, source="agent:monitor")
     mem.set("bridge", "UP", at=T0, source="agent:monitor")

@@ -59,14 +59,16 @@ class Assertion:
 # - the new value arrived late: a different value after it had already begun when it was
 #   recorded (`late`); or
 # - it and the value before it differ, hold from within the window (the one "?") of each
-#   other, and came from different sources (`disagree`: each memory is a source of its own).
+#   other, and came from different sources (`disagree`: each memory is a source of its own),
+#   unless a person set the new value over one read from a memory: that corrects it.
 # Any other change (a status that goes UP, DOWN, UP over days; one source correcting itself)
 # is history, not a conflict. The reason is NULL then. docs/concepts.md says the same.
 CONFLICT_REASON = (
     "CASE WHEN n.value IS NULL THEN NULL "
     "WHEN x.value IS NOT NULL AND x.value <> n.value AND x.valid_from <= n.recorded_at THEN 'late' "
     "WHEN o.value IS NOT NULL AND o.value <> n.value AND abs(n.valid_from - o.valid_from) <= ? "
-    "AND (o.source_kind IS NOT n.source_kind OR o.source_ref IS NOT n.source_ref) THEN 'disagree' END")
+    "AND (o.source_kind IS NOT n.source_kind OR o.source_ref IS NOT n.source_ref) "
+    "AND NOT (n.source_kind = 'person' AND o.source_kind = 'episode') THEN 'disagree' END")
 CHANGES = ("fact_conflicts c JOIN fact_values n ON n.id = c.new_value_id LEFT JOIN fact_values o ON "
            "o.id = c.old_value_id LEFT JOIN fact_values x ON x.id = c.next_value_id")
 
