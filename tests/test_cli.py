@@ -1003,3 +1003,16 @@ def test_storing_and_reading_a_fact_load_no_numpy_templates_or_models(home):
 def test_a_mistyped_command_or_choice_gets_the_nearest_ones(cli, args, said):
     proc = cli(*args)  # argparse listed all 33 commands and no suggestion
     assert proc.returncode == 2 and proc.err.splitlines()[-1].endswith(said), proc.err
+
+
+def test_a_hit_that_leads_for_the_fact_it_states_is_marked_so_order_and_scores_agree(cli):
+    # "Backup: FAILED" states the fact `backup`, which the question names: it leads, with a lower
+    # score than the exact match below it. Printed without a word, the order looked wrong.
+    for text in ("Backup: FAILED", "TODO: migrate the nightly backup job to the new NAS before Friday"):
+        observe(cli, text)
+    r = cli.json("recall", "--no-daemon", "--mode", "fast", "migrate the nightly backup job")
+    assert [(h["content"][:6], h.get("led", False)) for h in r["hits"]] == [("Backup", True), ("TODO: ", False)]
+    assert r["hits"][0]["score"] < r["hits"][1]["score"]
+    shown = cli("recall", "--no-daemon", "--mode", "fast", "migrate the nightly backup job", check=True).out
+    assert "(the first states a fact the question names and leads, marked ^" in shown
+    assert re.search(r"1\. #1 +\^0\.\d{3}", shown) and re.search(r"2\. #2 +0\.\d{3}", shown), shown

@@ -121,7 +121,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
             "rank": rank, "id": r["id"], "score": round(score[j], 6), "kind": r["kind"], "content": r["content"],
             "event_at": r["event_at"], "source": r["source"], "session": r["session"],
             "factual": feats.factual, "context": feats.context or json.loads(r["context"]),
-            "tier": r["tier"], "state": r["state"],
+            "tier": r["tier"], "state": r["state"], **({"led": True} if r["id"] in first else {}),
             "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items() if k_ in _SIGNALS},
                         "retrievers": {name: _shown(v) for name, v in c.retrievers.items()},
                         "features": {"access_count": feats.access_count, "successes": feats.successes,

@@ -44,9 +44,14 @@ def _show_recall(r: dict, explain: bool) -> str:
     if r.get("cold_matched"):
         lines.append(f"({r['cold_matched']} of the candidates are in the cold tier, ranked x"
                      f"{r['cold_factor']:g})")
+    led = sum(1 for h in r["hits"] if h.get("led"))
+    if led:  # the printed order then follows the scores only after them
+        lines.append(f"(the first {led} state a fact the question names and lead, marked ^; the rest follow their "
+                     "scores)" if led > 1 else "(the first states a fact the question names and leads, marked ^; "
+                     "the rest follow their scores)")
     for h in r["hits"]:
         cold = " cold" if h.get("tier") == "cold" else ""
-        lines.append(f"{h['rank']:>3}. #{h['id']:<7} {h['score']:.3f}  {h['kind']:<11} "
+        lines.append(f"{h['rank']:>3}. #{h['id']:<7}{'^' if h.get('led') else ' '}{h['score']:.3f}  {h['kind']:<11} "
                      f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}{cold}")
         lines.append(f"        match {h['match']:.2f} · {h['why']}")
         if h.get("times"):

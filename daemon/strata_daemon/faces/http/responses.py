@@ -149,6 +149,7 @@ RECALL_HIT = fields(
                          "share of the query's words it holds, not relative to the best hit"),
      "why": about(STR, "why it was recalled, in a line")},
     {"times": TIMES,
+     "led": about(BOOL, "it states a fact the question names, so it leads the hits whatever its score"),
      "explain": fields(
          {"signals": fields({s: NUM for s in _SIGNALS}, text="each signal of the composite, and its factors"),
           "match": fields({"cosine": nullable(NUM), "words": NUM}, text="the parts of `match`"),
