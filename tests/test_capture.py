@@ -119,6 +119,9 @@ def test_conditions_worded_many_ways_are_states(line, key, value):
     ("The homelab wiki now lives at wiki.lan:8080.", [("homelab wiki.location", "wiki.lan:8080")]),
     ("I changed my email to kai@example.org.", [("my email", "kai@example.org")]),
     ("Switched the lab DNS resolver to 9.9.9.9.", [("lab dns resolver", "9.9.9.9")]),
+    # What it was switched for is not its value (it was `node-2 for maintenance`).
+    ("Switched the cluster leader to node-2 for maintenance", [("cluster leader", "node-2")]),
+    ("We changed the backup window to 03:00 because of the load", [("backup window", "03:00")]),
     ("Home Assistant is on 2024.6.1.", [("home assistant.version", "2024.6.1")]),
     ("Dr. Haines is my GP now.", [("my gp", "Dr. Haines")]),
     ("Actually the meeting room is now Lovelace, not Turing.", [("meeting room", "Lovelace, not Turing")]),

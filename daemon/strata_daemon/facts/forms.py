@@ -215,9 +215,15 @@ def _who(m: re.Match) -> str:
     return "my" if m.group("subj") == "I" else m.group("subj")
 
 
+# What a switch was for, or why, is not what it was switched to: `... to node-2 for maintenance`.
+_PURPOSE = re.compile(r"\s+(?:for|during|while|because|since|until|till|so\s+that|as\s+part\s+of|in\s+order\s+to)\b.*$",
+                      re.IGNORECASE | re.DOTALL)
+
+
 def _switched(m: re.Match) -> Read:
     det = (m.group("det") or {"I": "my", "We": "our"}.get(m.group("who") or "", "")).casefold()
-    yield "", f"{det} {m.group('subj')}" if det in ("my", "our") else m.group("subj"), m.group("value")
+    value = _PURPOSE.sub("", m.group("value"))
+    yield "", f"{det} {m.group('subj')}" if det in ("my", "our") else m.group("subj"), value
 
 
 def _words(*names: str) -> frozenset[str]:
