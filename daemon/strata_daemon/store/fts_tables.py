@@ -7,7 +7,7 @@ of the namespaces before it). The DDL is migration 28's, which keeps its own cop
 
 from __future__ import annotations
 
-import sqlite3
+from strata_daemon.store.migrations.script import statements
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -56,17 +56,6 @@ def ensure(conn, agent: str) -> str:
         return found
     n = conn.execute("SELECT coalesce(max(n), 0) + 1 FROM fts_tables").fetchone()[0]
     conn.execute("INSERT INTO fts_tables (agent, n) VALUES (?, ?)", (agent, n))
-    for statement in _statements(ddl(n, agent)):
+    for statement in statements(ddl(n, agent)):
         conn.execute(statement)
     return f"episodes_fts_{n}"
-
-
-def _statements(script: str) -> list[str]:
-    """The statements of a script (trigger bodies hold semicolons, so SQLite says where each ends)."""
-    out, buf = [], ""
-    for line in script.splitlines(keepends=True):
-        buf += line
-        if sqlite3.complete_statement(buf):
-            out.append(buf.strip())
-            buf = ""
-    return out
