@@ -319,10 +319,9 @@ class Capsule:
             window = store.hot_window(conn, self.agent, min(task_after, recent_after), now, scan)
             kept = dossier_store.states(conn, self.agent)
             versions = {t: dossier_store.version(conn, self.agent, t) for t, s in kept.items() if s["version"]}
-            older = older_open(conn, self.agent, task_after, patterns, int(self.config["capsule.task_lines"]), scan)
-            return window, versions, store.loop_count(conn), store.episode_count(conn, self.agent), older
+            return window, versions, store.loop_count(conn), store.episode_count(conn, self.agent)
 
-        window, versions, loops, episodes, older = await self.db.run(read)
+        window, versions, loops, episodes = await self.db.run(read)
         recent = [m for m in window if m["event_at"] >= recent_after]
         opened = [m for m in window if m["event_at"] >= task_after and extractive.is_open(m, patterns)]
         facts = await self.facts.for_capsule(pending=pending)
@@ -336,12 +335,10 @@ class Capsule:
                                 "text": extractive.quote(m["content"], limit), "event_at": m["event_at"]}
                                for m in chosen), key=lambda m: -m["event_at"])
         tasks = []
-        for m in [*extractive.still_open(opened, window, patterns), *older]:
+        for m in extractive.still_open(opened, window, patterns):
             due = _DEADLINE.search(m["content"])
-            days = int((now - m["event_at"]) // 86400)
             tasks.append({"id": m["id"], "when": extractive.when(m["event_at"]), "due": due.group(1) if due else None,
-                          "text": extractive.quote(m["content"], limit), "event_at": m["event_at"],
-                          "age": f"{days} day{'s' if days != 1 else ''}" if days >= 1 else None})
+                          "text": extractive.quote(m["content"], limit), "event_at": m["event_at"]})
         tasks.sort(key=lambda t: (t["due"] is None, t["due"] or "", -t["event_at"]))
         kept = [t for t in listing["topics"] if t["enabled"]]
         active = sorted(((sum(s.get("salience", 0) for s in versions[t["topic"]]["sources"]), t) for t in kept
@@ -357,26 +354,6 @@ class Capsule:
                                "refreshed": extractive.when(t["refreshed_at"]) if t["refreshed_at"] else None}
                               for _, t in active[:int(self.config.tuning.capsule.priority_topics)]],
         }
-
-
-CLOSERS = 200  # memories read that may close one old task: a closing word and its words, newest first
-
-
-def older_open(conn, agent: str, before: float, patterns: extractive.Patterns, want: int, scan: int) -> list[dict]:
-    """Tasks opened before the window and never closed since, newest first, at most WANT: pending
-    work an agent waking up must see however old it is. Each one's closers are looked up by its
-    own words, for it may have been closed any time since."""
-    out: list[dict] = []
-    for m in store.older_tasks(conn, agent, before, extractive.OPENING_WORDS, scan):
-        if len(out) >= want:
-            break
-        if not extractive.is_open(m, patterns):
-            continue
-        query = extractive.closing_query(m, patterns)
-        later = store.closers(conn, agent, m["event_at"], query, CLOSERS) if query else []
-        if extractive.still_open([m], later, patterns):
-            out.append(m)
-    return out
 
 
 def _taken(plan: dict, absorbed: list[dict]) -> dict:

@@ -226,7 +226,7 @@ class Llm:
 class Capsule:
     # Memories from this many days feed the capsule's recent work. A judgement.
     recent_days: float = 3.0
-    # Open tasks from this many days are read with the recent window; older ones through the full-text index.
+    # Open tasks from this many days are pending tasks. A judgement.
     task_days: float = 60.0
     # Most memories a render reads for recent work and tasks: a cost bound. p95 67.0 ms at 100,000 (2026-11-22).
     task_scan: int = 2000

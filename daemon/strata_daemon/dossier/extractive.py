@@ -132,26 +132,6 @@ def still_open(items: list[dict], later: list[dict], patterns: Patterns) -> list
     return out
 
 
-# Full-text words tasks are opened and closed with: a prefilter for the open and closed
-# patterns (which decide), over memories too old to read all of.
-OPENING_WORDS = "todo OR task OR tasks OR need OR must OR remind OR reminder OR forget OR follow OR action"
-CLOSING_WORDS = "done OR closed OR fixed OR resolved OR completed OR finished OR cancelled OR canceled"
-
-
-def closing_query(item: dict, patterns: Patterns) -> str | None:
-    """The full-text query for memories that may close ITEM: a closing word and its identifier,
-    or a closing word and any of its words (as prefixes, the stems `still_open` compares)."""
-    ids = set(_IDENTIFIER.findall(item["content"]))
-    if ids:
-        names = " OR ".join('"' + i.replace('"', "") + '"' for i in sorted(ids))
-    else:
-        stems = sorted(_stems(patterns.open.sub(" ", item["content"])))
-        if not stems:
-            return None
-        names = " OR ".join(f'"{s}"*' for s in stems)
-    return f"({CLOSING_WORDS}) AND ({names})"
-
-
 def closes(later: dict, item: dict, patterns: Patterns) -> bool:
     return not still_open([item], [later], patterns)
 

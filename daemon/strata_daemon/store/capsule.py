@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from strata_daemon.errors import NotFound
-from strata_daemon.store import fts_tables
 
 
 def _render(r) -> dict:
@@ -79,34 +78,6 @@ def hot_window(conn, agent: str, after: float, until: float, limit: int) -> list
         "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
         "AND tier = 'hot' AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
         (agent, after, until, limit))]
-
-
-def _matching(conn, agent: str, query: str, where: str, params: tuple, limit: int) -> list[dict]:
-    table = fts_tables.table_of(conn, agent)
-    if table is None:
-        return []
-    # As a subquery, as in dossiers.later_mentions: joined, the match would run once per row.
-    return [dict(r) for r in conn.execute(
-        "SELECT e.id, e.kind, e.content, e.event_at, e.importance FROM episodes e WHERE e.agent = ? AND "
-        f"e.state = 'active' AND {where} AND (e.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)) "
-        "ORDER BY e.event_at DESC LIMIT ?", (agent, *params, query, limit))]
-
-
-def older_tasks(conn, agent: str, before: float, query: str, limit: int) -> list[dict]:
-    """Active memories from before BEFORE, either tier, that the full-text QUERY finds (the
-    words tasks are said with) or of kind task: what may still be open however old, newest
-    first, at most LIMIT. The open pattern decides which are tasks."""
-    kind_task = [dict(r) for r in conn.execute(
-        "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
-        "AND kind = 'task' AND event_at < ? ORDER BY event_at DESC LIMIT ?", (agent, before, limit))]
-    found = {m["id"]: m for m in [*_matching(conn, agent, query, "e.event_at < ?", (before,), limit), *kind_task]}
-    return sorted(found.values(), key=lambda m: -m["event_at"])[:limit]
-
-
-def closers(conn, agent: str, after: float, query: str, limit: int) -> list[dict]:
-    """Active memories from AFTER on that the full-text QUERY finds (a closing word and the
-    task's words), newest first, at most LIMIT."""
-    return _matching(conn, agent, query, "e.event_at >= ?", (after,), limit)
 
 
 def episode_count(conn, agent: str) -> int:
