@@ -61,6 +61,9 @@ async def _http(mem: Memory, stop: asyncio.Event, serve: Serve) -> None:
 
     try:
         async with await Memory.open(mem.home, agent=mem.agent, actor="http") as api:
+            # One embedding model in the process: the API's recalls use the phases' (loaded by
+            # whichever needs it first, released after a phase as daemon.release_models says).
+            api.models.share_embedder(mem.models)
             await serve(api, stop, tcp_optional=True, report=report)
     except StrataError as e:
         log.error("http: not serving: %s%s", e.message, f" ({e.hint})" if e.hint else "")
