@@ -44,7 +44,27 @@ def test_pending_tasks_are_the_open_tasks_and_nothing_else(memory, home):
                                   "remind me to pay the rent on Friday", "follow up with Dana about the contract",
                                   "rotate the API keys")}
     assert shown == expected
-    assert lines[0].endswith(f"(due 2026-10-01) [e{said['TODO: renew the TLS cert on gw-01 before 2026-10-01']}]")
+    assert lines[0].endswith(f"(due 2026-10-01) (open 2 days) "
+                             f"[e{said['TODO: renew the TLS cert on gw-01 before 2026-10-01']}]")
     # What is not a task is recent work like any other line.
     recent = "\n".join(document.parse(text).block_lines("recent"))
     assert "nothing to do" in recent and "pending the penetration test" in recent
+
+
+def test_a_pending_task_stays_pending_however_old_it_grows_until_it_is_done(memory, home):
+    # A task never done fell out of the pending block after capsule.task_days (60), though
+    # pending work is what an agent waking up must see.
+    def pending(now):
+        memory.capsule.render(now=now)
+        text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+        return [re.sub(r" \[e\d+\]$", "", ln) for ln in document.parse(text).block_lines("tasks")]
+
+    memory.observe("TODO: migrate the nightly backup job to the new NAS", at=T0 - 120 * DAY)
+    memory.observe("TODO T-31: archive the 2024 invoices", at=T0 - 110 * DAY, kind="task")
+    memory.observe("need to replace the UPS battery in the rack", at=T0 - 105 * DAY)
+    assert len(pending(T0 - 100 * DAY)) == 3  # all three in the window then
+    memory.observe("Done T-31: archived the 2024 invoices", at=T0 - 90 * DAY)
+    memory.observe("replaced the UPS battery in the rack, done", at=T0 - 2 * DAY)
+    assert pending(T0) == ["- [ ] TODO: migrate the nightly backup job to the new NAS (open 120 days)"]
+    memory.observe("migrated the nightly backup job to the new NAS, done", at=T0 + H)
+    assert pending(T0 + 2 * H) == []

@@ -319,9 +319,10 @@ class Capsule:
             window = store.hot_window(conn, self.agent, min(task_after, recent_after), now, scan)
             kept = dossier_store.states(conn, self.agent)
             versions = {t: dossier_store.version(conn, self.agent, t) for t, s in kept.items() if s["version"]}
-            return window, versions, store.loop_count(conn), store.episode_count(conn, self.agent)
+            older = still_pending(conn, self.agent, task_after, patterns)
+            return window, versions, store.loop_count(conn), store.episode_count(conn, self.agent), older
 
-        window, versions, loops, episodes = await self.db.run(read)
+        window, versions, loops, episodes, older = await self.db.run(read)
         recent = [m for m in window if m["event_at"] >= recent_after]
         opened = [m for m in window if m["event_at"] >= task_after and extractive.is_open(m, patterns)]
         facts = await self.facts.for_capsule(pending=pending)
@@ -335,10 +336,12 @@ class Capsule:
                                 "text": extractive.quote(m["content"], limit), "event_at": m["event_at"]}
                                for m in chosen), key=lambda m: -m["event_at"])
         tasks = []
-        for m in extractive.still_open(opened, window, patterns):
+        for m in [*extractive.still_open(opened, window, patterns), *older]:
             due = _DEADLINE.search(m["content"])
+            days = int((now - m["event_at"]) // 86400)
             tasks.append({"id": m["id"], "when": extractive.when(m["event_at"]), "due": due.group(1) if due else None,
-                          "text": extractive.quote(m["content"], limit), "event_at": m["event_at"]})
+                          "text": extractive.quote(m["content"], limit), "event_at": m["event_at"],
+                          "age": f"{days} day{'s' if days != 1 else ''}" if days >= 1 else None})
         tasks.sort(key=lambda t: (t["due"] is None, t["due"] or "", -t["event_at"]))
         kept = [t for t in listing["topics"] if t["enabled"]]
         active = sorted(((sum(s.get("salience", 0) for s in versions[t["topic"]]["sources"]), t) for t in kept
@@ -354,6 +357,28 @@ class Capsule:
                                "refreshed": extractive.when(t["refreshed_at"]) if t["refreshed_at"] else None}
                               for _, t in active[:int(self.config.tuning.capsule.priority_topics)]],
         }
+
+
+CLOSERS = 200  # memories read that may close one old task: a closing word and its words, newest first
+_SHOWN_ID = re.compile(r"\[e(\d+)\]\s*$")
+
+
+def still_pending(conn, agent: str, before: float, patterns: extractive.Patterns) -> list[dict]:
+    """The tasks the last render showed as pending that are older than BEFORE (the window the
+    render reads) and that no memory has closed since: a task stays pending however old it grows.
+    Each one's closers are looked up by its own identifier or words."""
+    last = store.last_render(conn, agent)
+    ids = [int(m.group(1)) for line in (last["blocks"].get("tasks", []) if last else [])
+           if (m := _SHOWN_ID.search(line))]
+    out = []
+    for m in store.active(conn, agent, ids):
+        if m["event_at"] >= before or not extractive.is_open(m, patterns):
+            continue  # the window reads it itself
+        query = extractive.closing_query(m, patterns)
+        later = store.closers(conn, agent, m["event_at"], query, CLOSERS) if query else []
+        if extractive.still_open([m], later, patterns):
+            out.append(m)
+    return out
 
 
 def _taken(plan: dict, absorbed: list[dict]) -> dict:

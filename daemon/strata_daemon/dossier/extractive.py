@@ -132,6 +132,24 @@ def still_open(items: list[dict], later: list[dict], patterns: Patterns) -> list
     return out
 
 
+# The full-text words tasks are closed with: a prefilter for the closed pattern, which decides.
+CLOSING_WORDS = "done OR closed OR fixed OR resolved OR completed OR finished OR cancelled OR canceled"
+
+
+def closing_query(item: dict, patterns: Patterns) -> str | None:
+    """The full-text query for memories that may close ITEM: a closing word and its identifier,
+    or a closing word and any of its words (as prefixes, the stems `still_open` compares)."""
+    ids = set(_IDENTIFIER.findall(item["content"]))
+    if ids:
+        names = " OR ".join('"' + i.replace('"', "") + '"' for i in sorted(ids))
+    else:
+        stems = sorted(_stems(patterns.open.sub(" ", item["content"])))
+        if not stems:
+            return None
+        names = " OR ".join(f'"{s}"*' for s in stems)
+    return f"({CLOSING_WORDS}) AND ({names})"
+
+
 def closes(later: dict, item: dict, patterns: Patterns) -> bool:
     return not still_open([item], [later], patterns)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from strata_daemon.errors import NotFound
+from strata_daemon.store import fts_tables
 
 
 def _render(r) -> dict:
@@ -78,6 +79,30 @@ def hot_window(conn, agent: str, after: float, until: float, limit: int) -> list
         "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
         "AND tier = 'hot' AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
         (agent, after, until, limit))]
+
+
+_TASK_COLUMNS = "e.id, e.kind, e.content, e.event_at, e.importance"
+
+
+def active(conn, agent: str, ids: list[int]) -> list[dict]:
+    """The namespace's active memories among IDS, either tier."""
+    marks = ",".join("?" * len(ids))
+    return [dict(r) for r in conn.execute(
+        f"SELECT {_TASK_COLUMNS} FROM episodes e WHERE e.agent = ? AND e.state = 'active' AND e.id IN ({marks})",
+        (agent, *ids))] if ids else []
+
+
+def closers(conn, agent: str, after: float, query: str, limit: int) -> list[dict]:
+    """Active memories from AFTER on that the full-text QUERY finds (a closing word and a
+    task's words), newest first, at most LIMIT."""
+    table = fts_tables.table_of(conn, agent)
+    if table is None:
+        return []
+    # As a subquery, as in dossiers.later_mentions: joined, the match would run once per row.
+    return [dict(r) for r in conn.execute(
+        f"SELECT {_TASK_COLUMNS} FROM episodes e WHERE e.agent = ? AND e.state = 'active' AND e.event_at >= ? "
+        f"AND e.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?) ORDER BY e.event_at DESC LIMIT ?",
+        (agent, after, query, limit))]
 
 
 def episode_count(conn, agent: str) -> int:
