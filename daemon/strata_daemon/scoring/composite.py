@@ -37,14 +37,15 @@ _z_for = lru_cache(maxsize=8)(z_for_confidence)
 
 @dataclass(frozen=True)
 class Weights:
-    """Weights of the composite; all >= 0, not all zero."""
+    """Weights of the composite; all >= 0, not all zero. Their values are tuned constants
+    (config/tuning.py ScoringWeights), written there once."""
 
-    relevance: float = 0.55
-    recency: float = 0.10
-    strength: float = 0.05
-    priority: float = 0.10
-    wilson: float = 0.10
-    context: float = 0.10
+    relevance: float
+    recency: float
+    strength: float
+    priority: float
+    wilson: float
+    context: float
 
     def __post_init__(self) -> None:
         values = (self.relevance, self.recency, self.strength,
