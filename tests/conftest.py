@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
@@ -77,22 +78,76 @@ def memory(home):
     runner.close()
 
 
+# Commands that run until a signal, serve, or own the terminal: they need a process of their own.
+_PROCESS_COMMANDS = {"run", "serve", "mcp", "tui"}
+
+
 class CLI:
+    """`strata ARGS` against the test's home. In process (`main(argv)`, as fast as a function call)
+    unless the command needs a process, or the test asks for one (`process=True`: exit codes set by
+    the interpreter, signals, a locale from `env`)."""
+
     def __init__(self, home: Path):
         self.home = home
 
     def __call__(self, *args: str, input: bytes | str | None = None, check: bool = False,
-                 env: dict | None = None, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess:
-        full_env = {**os.environ, "STRATA_HOME": str(self.home), **(env or {})}
+                 env: dict | None = None, timeout: float = 120, cwd: Path | None = None,
+                 process: bool | None = None) -> subprocess.CompletedProcess:
         if isinstance(input, str):
             input = input.encode()
-        proc = subprocess.run([sys.executable, "-m", "strata_daemon", *args], input=input, capture_output=True,
-                              env=full_env, cwd=cwd or REPO, timeout=timeout)
+        if process is None:
+            words = [a for a in args if not a.startswith("-")]
+            process = bool(words) and (words[0] in _PROCESS_COMMANDS or words[:2] == ["capsule", "watch"])
+        run = self._process if process else self._in_process
+        proc = run(list(args), input, {"STRATA_HOME": str(self.home), **(env or {})}, timeout, cwd or REPO)
         proc.out = proc.stdout.decode("utf-8", "replace")
         proc.err = proc.stderr.decode("utf-8", "replace")
         if check and proc.returncode != 0:
-            raise AssertionError(f"strata {' '.join(args)} exited {proc.returncode}: {proc.err}")
+            raise AssertionError(f"strata {' '.join(args)} exited {proc.returncode}: {proc.err}{proc.out[-2000:]}")
         return proc
+
+    @staticmethod
+    def _process(args, input, env, timeout, cwd) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "strata_daemon", *args], input=input, capture_output=True,
+                              env={**os.environ, **env}, cwd=cwd, timeout=timeout)
+
+    @staticmethod
+    def _in_process(args, input, env, timeout, cwd) -> subprocess.CompletedProcess:
+        import io
+        import traceback
+
+        from strata_daemon.faces.cli.main import main
+
+        class Kept(io.BytesIO):  # what was written stays readable after a command closes its stream
+            def close(self):
+                pass
+
+        out, err = Kept(), Kept()
+        streams = (sys.stdin, sys.stdout, sys.stderr)
+        saved_env, saved_cwd = dict(os.environ), os.getcwd()
+        # The streams a process would have: stdin from `input` (empty, like /dev/null, without it),
+        # UTF-8 out, stderr that escapes what it cannot encode.
+        sys.stdin = io.TextIOWrapper(io.BytesIO(input or b""), encoding="utf-8")
+        sys.stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+        sys.stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
+        os.environ.update(env)
+        os.chdir(cwd)
+        try:
+            code = main(args)
+        except SystemExit as e:  # argparse: --help, --version, a usage error
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except BaseException:  # what the interpreter would print on its way out
+            sys.stderr.write(traceback.format_exc())
+            code = 1
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(ValueError):  # closed by the command (a broken pipe)
+                    stream.flush()
+            sys.stdin, sys.stdout, sys.stderr = streams
+            os.environ.clear()
+            os.environ.update(saved_env)
+            os.chdir(saved_cwd)
+        return subprocess.CompletedProcess(["strata", *args], code, out.getvalue(), err.getvalue())
 
     def json(self, *args: str, **kw):
         proc = self(*args, "--json", check=True, **kw)
