@@ -21,8 +21,8 @@ def test_expansion_prefers_words_several_hits_share_and_never_the_questions():
     assert "counseling" in expansion("What might Caroline study?", seeds, 20, found)
 
 
-def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
-    async def go(weight):
+def test_a_second_hop_finds_the_memory_the_question_does_not_name(home, cli):
+    async def go(weight, **how):
         write_config(home, f"[experimental]\n\"recall.hop_weight\" = {weight}\n\"recall.min_similarity\" = 1.0\n")  # full text only
         async with await Memory.open(home) as mem:
             if not await mem.timeline():
@@ -32,7 +32,7 @@ def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
                 for other in ("Dana fixed the billing bug", "web-3 rotated its logs", "Tom sent the quarterly report",
                               "We talked about pricing for the launch", "The bridge on gw-02 went down overnight"):
                     await mem.observe(other)  # a home large enough that rarer words weigh more
-            r = await mem.recall("What career does Caroline want?", explain=True)
+            r = await mem.recall("What career does Caroline want?", explain=True, **how)
             return [h["content"] for h in r["hits"]], r["stages"], r["hits"]
 
     found, stages, _ = asyncio.run(go(0))
@@ -43,6 +43,15 @@ def test_a_second_hop_finds_the_memory_the_question_does_not_name(home):
                          "Counseling programs with a mental health focus open applications in May"]
     hop = next(s for s in stages if s["stage"] == "second_hop")
     assert hop["added"] == 1 and "counseling" in hop["words"]
+    # fast keeps to the question's words: the hop may reorder them and brings in nothing, unless asked
+    found, stages, _ = asyncio.run(go(0.5, mode="fast"))
+    assert found == ["Caroline told me she wants a career in counseling and mental health"]
+    assert next(s for s in stages if s["stage"] == "second_hop")["added"] == 0
+    found, _, _ = asyncio.run(go(0.5, mode="fast", hop=True))
+    assert found[1] == "Counseling programs with a mental health focus open applications in May"
+    words = cli.json("recall", "What career does Caroline want?", "--mode", "fast")["hits"]
+    hopped = cli.json("recall", "What career does Caroline want?", "--mode", "fast", "--hop")["hits"]
+    assert (len(words), len(hopped)) == (1, 2)
 
 
 def test_the_hop_searches_only_words_rare_enough_to_rank_exactly(memory):

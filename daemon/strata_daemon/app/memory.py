@@ -198,14 +198,16 @@ class Memory:
 
     async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
                      context: Mapping | None = None, kinds: Iterable[str] = (),
-                     include_archived: bool = False, explain: bool = True) -> dict:
+                     include_archived: bool = False, explain: bool = True, hop: bool | None = None) -> dict:
         """Ranked memories for a query, logged as a recall (its id takes feedback). Without a
         mode, the strategy is the arena's choice for the namespace (or recall.mode). Without
-        `explain`, hits leave out why they ranked (what the faces print unless asked)."""
+        `explain`, hits leave out why they ranked (what the faces print unless asked). `hop`: the
+        second hop may bring in memories the question's words do not find (default: every mode
+        but fast)."""
         arm, strategy = (None, {"arm": mode, "chosen_by": "mode"}) if mode else await self.arena.strategy()
         return await self._recall.recall(query, k=k, mode=mode, context=context, kinds=kinds,
                                          include_archived=include_archived, explain=explain, arm=arm,
-                                         strategy=strategy)
+                                         strategy=strategy, hop=hop)
 
     async def rank(self, query: str, k: int, *, mode: str | None = None, changes: Mapping[str, Any] | None = None,
                    arm: Arm | None = None, at: float | None = None) -> tuple[list[dict], float]:

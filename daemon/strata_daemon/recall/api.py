@@ -83,9 +83,11 @@ class Recall:
 
     async def ranked(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
                      kinds: Iterable[str], include_archived: bool, now: float, arm: Arm | None = None,
-                     hot_only: bool = False, as_of: bool = False) -> dict:
+                     hot_only: bool = False, as_of: bool = False, hop: bool | None = None) -> dict:
         """Recall's reading half: candidates, scores and order, without recording anything. With
-        `as_of`, each candidate is scored with its use (accesses, feedback) as it stood at `now`."""
+        `as_of`, each candidate is scored with its use (accesses, feedback) as it stood at `now`.
+        `hop` lets the second hop bring in memories the question's words do not find; by default
+        every mode but `fast` (words only) does."""
         mode, k = self._checked(query, mode, k)
         kinds = self.limits.known_kinds(kinds)
         query_context = {str(a): str(b) for a, b in clean_context(context).items()}
@@ -93,7 +95,8 @@ class Recall:
         states = (*RECALLED, "archived") if include_archived else RECALLED
         params, tuned = self.tuned(arm)
         request = Request(query, mode, k, Scope(self.agent, states, kinds, hot_only), query_context, now,
-                          params, tuned, self.config.tuning.facts.in_recall, tuned.overlap_embedding, as_of)
+                          params, tuned, self.config.tuning.facts.in_recall, tuned.overlap_embedding, as_of,
+                          mode != "fast" if hop is None else hop)
         embedding = None
         if mode != "fast":
             try:
@@ -107,7 +110,7 @@ class Recall:
 
     async def recall(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
                      kinds: Iterable[str], include_archived: bool, explain: bool, arm: Arm | None,
-                     strategy: dict) -> dict:
+                     strategy: dict, hop: bool | None = None) -> dict:
         """Ranked memories, logged as a recall (its id takes feedback): with `arm` (the arena's
         choice) when no mode is given. Without `explain`, hits leave out why they ranked."""
         now = timeutil.now()
@@ -115,7 +118,7 @@ class Recall:
         caught_up: list[str] = []
         await self.catch_up(mode or arm.mode, caught_up)
         r = await self.ranked(query, k=k, mode=mode or arm.mode, context=context, kinds=kinds,
-                              include_archived=include_archived, now=now, arm=arm)
+                              include_archived=include_archived, now=now, arm=arm, hop=hop)
         hits, query_context = r["hits"], r.pop("query_context")
         r["warnings"][:0] = caught_up
         if "warning" in strategy:

@@ -42,6 +42,7 @@ class Request:
     facts_in_recall: bool
     overlap_embedding: bool
     as_of: bool = False
+    hop_joins: bool = True  # the second hop may bring in memories the question's words did not find
 
 
 @dataclass

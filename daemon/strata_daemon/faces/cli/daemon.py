@@ -80,5 +80,5 @@ def recall(args) -> dict | None:
 
     body = {"query": args.query, "explain": args.explain, "context": parse_context_pairs(args.context),
             "kinds": args.kind or [], "include_archived": args.include_archived}
-    body.update({k: v for k, v in (("k", args.k), ("mode", args.mode)) if v is not None})
+    body.update({k: v for k, v in (("k", args.k), ("mode", args.mode), ("hop", args.hop or None)) if v is not None})
     return ask(sock, "/v1/recall", body, scope=getattr(args, "scope", None))

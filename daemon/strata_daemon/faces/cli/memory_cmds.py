@@ -96,7 +96,8 @@ async def cmd_recall(args) -> int:
         async with opened(args) as mem:
             result = await mem.recall(args.query, k=args.k, mode=args.mode,
                                       context=parse_context_pairs(args.context), kinds=args.kind or (),
-                                      include_archived=args.include_archived, explain=args.explain)
+                                      include_archived=args.include_archived, explain=args.explain,
+                                      hop=args.hop or None)
     emit(result, args.json, lambda r: _show_recall(r, args.explain))
     return 0
 
@@ -239,6 +240,9 @@ def register(sub, common) -> None:
     p.add_argument("--mode", choices=MODES,
                    help="fast (full text), balanced (+ meaning), deep (+ spiderweb and cross-encoder; slower) "
                         "(default recall.mode)")
+    p.add_argument("--hop", action="store_true",
+                   help="with --mode fast, also bring in what the best hits' own words find (the second hop; "
+                        "the other modes always do)")
     p.add_argument("--context", action="append", metavar="KEY=VALUE", help="current context, boosts matches")
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     p.add_argument("--include-archived", action="store_true",

@@ -121,7 +121,7 @@ async def _recall(c: Call) -> dict:
     b = c.body
     return await c.memory.recall(b["query"], k=b.get("k"), mode=b.get("mode"), context=b.get("context"),
                                  kinds=b.get("kinds", ()), include_archived=b.get("include_archived", False),
-                                 explain=b.get("explain", False))
+                                 explain=b.get("explain", False), hop=b.get("hop"))
 
 
 async def _consolidate(c: Call) -> dict:
@@ -207,7 +207,9 @@ OPS: tuple[Op, ...] = (
                 context=about(CONTEXT, "the situation now, as KEY: VALUE pairs: memories from a like one rank "
                                        "higher"),
                 kinds=about({"type": "array", "items": KIND}, "only these kinds"),
-                include_archived=about({"type": "boolean"}, "archived memories too")),
+                include_archived=about({"type": "boolean"}, "archived memories too"),
+                hop=about({"type": "boolean"}, "let the second hop bring in memories the question's words do not "
+                                               "find (default: every mode but fast)")),
        answer=ref("RecallResult"), run=_recall),
     Op("POST", "/v1/recalls/{id}/feedback", "feedback", "Say whether a recall helped", tag="recall",
        description="`used` names the memories the agent used: a success goes to them, a failure to the hits "

@@ -15,7 +15,8 @@ HOP_JOINS = 0.1  # a memory the second hop alone finds joins when its words weig
 
 async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
     """Search again with what the best first hits say that the question does not (hop.py);
-    what that finds, the seeds aside, gains `hop_weight` of its relevance there. A seed found
+    what that finds, the seeds aside, gains `hop_weight` of its relevance there; a memory only
+    the hop finds joins unless the request keeps to the question's words (`fast`). A seed found
     again by its own words would only rise for being a seed, above memories that feedback
     raised."""
     t = req.tuning
@@ -50,7 +51,7 @@ async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
         share = min(1.0, score / best) if best > 1e-6 else 1.0
         c = known.get(row["id"])
         if c is None:
-            if share < HOP_JOINS:
+            if not req.hop_joins or share < HOP_JOINS:
                 continue
             c = known[row["id"]] = Candidate(row)
             st.candidates.append(c)
