@@ -43,7 +43,7 @@ def test_event_lines_are_not_captured(line):
 @pytest.mark.parametrize("line, key, value", [
     ("Bridge: DOWN", "bridge", "DOWN"), ("Backup job: failed at 03:00", "backup job", "failed at 03:00"),
     ("leader: node-2", "leader", "node-2"), ("consulting tier: 1500 per month", "consulting tier", "1500 per month"),
-    ("relay-2: DOWN", "relay 2", "DOWN"), ("Backup job: retried, ok", "backup job", "retried, ok"),
+    ("relay-2: DOWN", "relay-2", "DOWN"), ("Backup job: retried, ok", "backup job", "retried, ok"),
     ("Landlord: Mrs. Okafor", "landlord", "Mrs. Okafor"), ("Invoice #4471: overdue", "invoice #4471", "overdue"),
     ("Disk usage: 83%", "disk usage", "83%"), ("Opening hours: 8am to 8pm, closed Sundays", "opening hours",
                                                 "8am to 8pm, closed Sundays")])
@@ -105,7 +105,7 @@ def test_conditions_worded_many_ways_are_states(line, key, value):
     ("My dog's name is Rex.", [("my dog.name", "Rex")]),
     ("The price of the pro plan is 49 EUR.", [("pro plan.price", "49 EUR")]),
     ("The billing service is now owned by Lena.", [("billing service.owner", "Lena")]),
-    ("web-3's version is 2.4.1.", [("web 3.version", "2.4.1")]),
+    ("web-3's version is 2.4.1.", [("web-3.version", "2.4.1")]),
     ("I work at Acme Corp.", [("my employer", "Acme Corp")]),
     ("I'm vegan now", [("my diet", "vegan")]),
     ("Tom moved to Lisbon.", [("tom.location", "Lisbon")]),
@@ -253,7 +253,7 @@ def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_ju
     from strata_daemon.store import facts as store
 
     memory.observe("Bridge: DOWN")
-    events = {"relay 2": "restarted nginx", "nas 1": "cpu temp 54C"}
+    events = {"relay-2": "restarted nginx", "nas-1": "cpu temp 54C"}
 
     def old_capture(conn):  # what the status-line rule stored before it judged lines
         for key, value in events.items():
@@ -269,7 +269,7 @@ def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_ju
     assert {f["key"] for f in cli.json("fact", "list")} == {"bridge", *events}  # a dry run changes nothing
     assert cli.json("fact", "rejudge", "--apply")["count"] == 2
     assert [f["key"] for f in cli.json("fact", "list")] == ["bridge"]
-    assert [h["value"] for h in cli.json("fact", "history", "relay 2")["history"]] == ["restarted nginx", None]
+    assert [h["value"] for h in cli.json("fact", "history", "relay-2")["history"]] == ["restarted nginx", None]
     assert cli.json("fact", "rejudge")["count"] == 0
     assert {f["key"]: f["value"] for f in cli.json("fact", "rejudge", "--undo")["facts"]} == events
     assert {f["key"] for f in cli.json("fact", "list")} == {"bridge", *events}

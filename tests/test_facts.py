@@ -33,6 +33,19 @@ def test_keys_treat_spacing_underscores_and_hyphens_alike():
     assert {normalise_key(k) for k in ("backup job", "Backup_Job", "backup-job", "backup \t job")} == {"backup job"}
 
 
+def test_a_hyphen_or_underscore_before_a_digit_keeps_a_name_whole(cli):
+    assert {normalise_key(k) for k in ("db-01 disk usage", "DB_01 Disk Usage", "db--01 disk-usage")} == {
+        "db-01 disk usage"}
+    assert normalise_key("2026-11-28") == "2026-11-28" and normalise_key("v2-beta") == "v2 beta"
+    cli("fact", "set", "db-01 disk usage", "91%", check=True)
+    assert "db-01 disk usage = 91%" in cli("fact", "list", check=True).out
+    assert cli.json("fact", "get", "DB_01 disk usage")["value"] == "91%"
+    cli("observe", "gw-02 status: DOWN", check=True)
+    cli("fold", check=True)
+    named = cli.json("recall", "Is gw-02 healthy?", "--mode", "fast")["facts"]
+    assert [(f["key"], f["value"]) for f in named] == [("gw-02 status", "DOWN")]
+
+
 @pytest.mark.parametrize("raw, message", [("", "empty"), ("   ", "empty"), (":", "empty"), ("a\nb", "line break"),
                                           ("x" * 201, "limit is 200"), ("a\x07", "control")])
 def test_bad_keys_are_refused_with_a_reason(raw, message):

@@ -269,3 +269,30 @@ def test_migration_25_gives_back_what_consolidation_took_for_feedback_alone(tmp_
     rows = conn.execute("SELECT id, confidence, tier FROM episodes ORDER BY id").fetchall()
     # 1 comes back whole; 2 and 4 went for other reasons; 3 was superseded by a merge, which stays.
     assert rows == [(1, 1.0, "hot"), (2, 0.7, "cold"), (3, 0.1, "cold"), (4, 0.4, "hot")]
+
+
+def test_migration_29_gives_fact_keys_their_identifiers_back(tmp_path):
+    from strata_daemon.facts.keys import normalise_key
+
+    conn = driver.connect(tmp_path / "keys.db")
+    migrate(conn, MIGRATIONS[:28])
+    conn.execute("INSERT INTO namespaces (agent, created_at) VALUES ('default', 0)")
+    # Before, every `-` and `_` became a space: `db-01` was the key `db 01`.
+    facts = [(1, "db 01 disk usage", "db-01 disk usage"), (2, "backup job", "Backup-Job"),
+             (3, "dana whitfield.email", "Dana Whitfield's email"), (4, "node 2", "node_2")]
+    conn.executemany("INSERT INTO facts (id, agent, key, label, created_at, updated_at) VALUES (?, 'default', ?, ?, 0, 0)",
+                     facts)
+    conn.executemany("INSERT INTO web_edges (agent, a, b, level, activations, created_at, last_at) "
+                     "VALUES ('default', ?, ?, 0.5, 1, 0, 0)",
+                     [("episode:1", "fact:db 01 disk usage"), ("fact:db 01 disk usage", "fact:node 2")])
+    conn.execute("INSERT INTO web_links (agent, src, dst, type, created_at, actor) "
+                 "VALUES ('default', 'episode:1', 'fact:node 2', 'mentions', 0, 'daemon')")
+    conn.execute("INSERT INTO web_context (agent, node, activated_at, source) VALUES ('default', 'fact:node 2', 0, 'x')")
+    assert migrate(conn, MIGRATIONS) == [29]
+    keys = dict(conn.execute("SELECT id, key FROM facts").fetchall())
+    assert keys == {1: "db-01 disk usage", 2: "backup job", 3: "dana whitfield.email", 4: "node-2"}
+    assert all(keys[i] == normalise_key(label) for i, _, label in facts if i != 3)  # the rule the code has now
+    assert conn.execute("SELECT a, b FROM web_edges ORDER BY a").fetchall() == [
+        ("episode:1", "fact:db-01 disk usage"), ("fact:db-01 disk usage", "fact:node-2")]
+    assert conn.execute("SELECT dst FROM web_links").fetchall() == [("fact:node-2",)]
+    assert conn.execute("SELECT node FROM web_context").fetchall() == [("fact:node-2",)]

@@ -20,7 +20,7 @@ CASES = {
     "owner": ("The owner of the billing service is Lena.", "The billing service is now owned by Marek.",
               "Who owns the billing service?", "billing service.owner"),
     "version": ("web-3's version is 2.4.1.", "web-3's version is now 2.5.0.", "Which version runs on web-3?",
-                "web 3.version"),
+                "web-3.version"),
     "price": ("The price of the pro plan is 49 EUR.", "The price of the pro plan has changed to 59 EUR.",
               "How much does the pro plan cost?", "pro plan.price"),
     "location": ("Tom moved to Lisbon.", "Tom moved to Porto.", "Where does Tom live now?", "tom.location"),

@@ -255,6 +255,7 @@ def judge(key: str, value: str, label: str | None = None, *, stamped: bool = Fal
     """None when KEY: VALUE reads as a state, else why it is an event (a short phrase).
     KEY is normalised (facts/keys.py); LABEL, the key as written, tells `pi-attic memory` (a
     host's name) from `disk usage`; STAMPED, that a timestamp opened the line."""
+    key = key.replace("-", " ")  # the rules read `db-01 disk usage` word by word, `db 01` its host
     v = value.strip()
     words = [w for w in (w.strip(".,;:!()'\"’").casefold() for w in _WORD.findall(v)) if w]
     if not words:

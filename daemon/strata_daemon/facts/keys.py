@@ -1,9 +1,10 @@
 """Fact keys, values and sources: validation and normalisation. Pure: no I/O.
 
 Key rules (documented in docs/concepts.md): Unicode NFKC, case-folded, surrounding space and one
-trailing colon removed, every run of whitespace, `_` or `-` between words made one space.
-So `Bridge`, ` BRIDGE:` and `bridge` are one key, and `backup_job`, `Backup-Job` and
-`backup  job` are another. The key as first written is kept as its label.
+trailing colon removed, every run of whitespace, `_` or `-` between words made one space, except
+that `_` or `-` before a digit joins an identifier and is kept as `-`. So `Bridge`, ` BRIDGE:`
+and `bridge` are one key; `backup_job`, `Backup-Job` and `backup  job` are another; `db-01` and
+`DB_01` a third, not `db 01`. The key as first written is kept as its label.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from strata_daemon.errors import InvalidInput
 
 MAX_KEY_CHARS = 200
 SOURCE_KINDS = ("person", "episode", "capsule", "rule", "agent", "import")
-_SEPARATORS = re.compile(r"[\s_\-]+")
+# A host, a node or a ticket (`db-01`, `node_2`, `2026-11-28`) is one name, not two words.
+_SEPARATORS = re.compile(r"(?P<joins>(?<=\w)[_\-]+(?=\d))|[\s_\-]+")
 # Control characters other than newline and tab; a value may span lines, a key may not.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -54,7 +56,8 @@ def label_of(raw: Any) -> str:
 
 
 def normalise_key(raw: Any) -> str:
-    key = _SEPARATORS.sub(" ", unicodedata.normalize("NFKC", label_of(raw)).casefold()).strip()
+    folded = unicodedata.normalize("NFKC", label_of(raw)).casefold()
+    key = _SEPARATORS.sub(lambda m: "-" if m["joins"] else " ", folded).strip()
     if not key:
         raise InvalidInput(f"the key {raw!r} has no letters or digits")
     return key

@@ -9,7 +9,7 @@ from strata_daemon.facts.attributes import asked_attributes
 from strata_daemon.facts.keys import normalise_key
 from strata_daemon.store import facts as store
 
-_WORDS = re.compile(r"[^\W_][\w./]*")
+_WORDS = re.compile(r"[^\W_](?:[\w./]|-(?=\w))*")  # `gw-02` one word, as its key has it
 MAX_KEY_WORDS = 6
 
 
@@ -28,7 +28,7 @@ def named_in(conn, agent: str, query: str, now: float) -> list[dict]:
         return []
     subjects = [k for k in keys if k.count(" ") < 3][:400]
     asked = asked_attributes(k for k in keys if " " not in k)
-    # "Is gw-02 healthy?" names the status line `gw 02 status` without saying "status".
+    # "Is gw-02 healthy?" names the status line `gw-02 status` without saying "status".
     cued = [f"{k} {a}" for k in subjects for a in asked if not k.endswith(f" {a}")][:400]
     found = store.current_of_keys(conn, agent, keys + cued, now)
     runs = set(keys) | asked
