@@ -13,6 +13,7 @@ import random
 import signal
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -221,15 +222,21 @@ def routine_file(path: Path, n: int, seed: int) -> Path:
     return path
 
 
+# Linux counts a child's peak from its fork, the pages of the process it was forked from
+# included (a test runner holding models, say): a bare interpreter starts the command and
+# reads its account, so that what is counted is the command's own.
+_MEASURER = ("import os, subprocess, sys; p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, "
+             "stderr=subprocess.DEVNULL); _, s, u = os.wait4(p.pid, 0); "
+             "print(u.ru_maxrss, os.waitstatus_to_exitcode(s))")
+
+
 def _peak_rss(home: Path, *args: str) -> tuple[float, float, int]:
     """(seconds, peak resident MB, exit code) of one strata command, from the kernel's account."""
     started = time.perf_counter()
-    proc = spawn(["-m", "strata_daemon", *args], home)
-    proc.stdout.close()
-    proc.stderr.close()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - started, usage.ru_maxrss / 1024, proc.returncode
+    proc = spawn(["-c", _MEASURER, sys.executable, "-m", "strata_daemon", *args], home)
+    out, _ = proc.communicate()
+    peak_kb, code = (int(x) for x in out.split())
+    return time.perf_counter() - started, peak_kb / 1024, code
 
 
 def _phase_status(db: Path, phase: str, since: float) -> str | None:
