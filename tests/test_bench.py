@@ -261,9 +261,11 @@ def test_bench_capture_scores_both_labelled_sets(cli):
 
 def test_bench_updates_ranks_the_newer_statement_first_against_a_home_without_statements(cli):
     r = cli.json("bench", "updates", "--n", "100", timeout=900)
-    assert r["benchmark"] == "updates" and r["background"] == 100 and set(r["sets"]) == {"generated", "dev", "held_out"}
-    for s in r["sets"].values():
+    assert r["benchmark"] == "updates" and r["background"] == 100
+    assert set(r["sets"]) == {"generated", "dev", "held_out", "chains_dev", "chains_held_out"}
+    for name, s in r["sets"].items():
         assert s["pairs"] >= 50 and s["older_arrives_late"] == s["pairs"] // 2
+        assert s["statements"] > (3 if name.startswith("chains") else 2) * s["pairs"] - 1  # every chain A, B, C at least
         assert 0 <= s["strata"]["newer_first"] <= 1 and s["strata"]["both_retrieved"] > 0
     generated = r["sets"]["generated"]  # the forms capture reads: the newer always wins
     assert generated["strata"]["older_above_newer"] == 0 and generated["strata"]["older_first"] == 0

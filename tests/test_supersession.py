@@ -200,3 +200,26 @@ def test_a_present_question_ranks_the_newer_of_two_alike_memories_first(memory):
     assert r["hits"][ids.index(old)]["explain"]["newer_alike"] == [new]
     past = memory.recall("Where was the analytics warehouse hosted before?", mode="balanced", k=5)
     assert all("newer_alike" not in h["explain"] for h in past["hits"])
+
+
+@pytest.mark.parametrize("shown", [[1, 2, 3], [1, 3, 2], [2, 1, 3], [3, 2, 1], [2, 3, 1]])
+def test_a_chain_of_alike_updates_ends_newest_first_whatever_the_order(shown):
+    from strata_daemon.recall.ranking import _newer_above
+
+    ids = [0, 10, 20, 30, 99]  # positions 1, 2, 3: a chain said in that order; 4 and 0 outside it
+    alike = {10: {20, 30}, 20: {30}}
+    order, _ = _newer_above([0, *shown, 4], ids, alike)
+    assert order == [0, 3, 2, 1, 4]
+    # Only B -> C read as alike (A -> C not): C still ends above B, as B above A.
+    order, moved = _newer_above([1, 2, 3], ids, {10: {20}, 20: {30}})
+    assert order == [3, 2, 1] and moved == {10: [20], 20: [30]}
+
+
+def test_a_present_question_ranks_the_last_of_three_updates_first(memory):
+    chain = ["atlas repo default branch: master", "Renamed atlas default branch to main.",
+             "atlas: default branch switched to trunk for the new release flow"]
+    ids = [memory.observe(text, at=f"{days}d ago")["id"] for text, days in zip(chain, (60, 30, 2))]
+    memory.observe_many([{"content": text} for text in NOISE])
+    memory.embed_pending()
+    r = memory.recall("What's the default branch of the atlas repository now?", mode="balanced", k=5)
+    assert [h["id"] for h in r["hits"][:3]] == ids[::-1]

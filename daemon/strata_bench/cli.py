@@ -125,11 +125,12 @@ def _locomo(add) -> None:
                                 "events to leave alone): the development set it was tuned on and a held-out set.",
         n=None)
     q = add("updates", run.cmd_updates, "Knowledge updates: pairs of memories stating an older and a newer value of "
-                                    "one fact among corpus memories (half with the older arriving late), each "
-                                    "asked about; how often the newer ranks first, vs a home without attribute "
-                                    "statements.", n=2000)
+                                    "one fact among corpus memories (half with the older arriving late), and "
+                                    "chains of three or four values, each asked about; how often the newest ranks "
+                                    "first, vs a home without attribute statements.", n=2000)
     q.add_argument("--k", type=int, default=10)
-    q.add_argument("--set", choices=("generated", "dev", "held_out"), help="only this set of pairs (default: all)")
+    q.add_argument("--set", choices=("generated", "dev", "held_out", "chains_dev", "chains_held_out"),
+                   help="only this set of pairs or chains (default: all)")
 
 
 def _layers(add) -> None:

@@ -48,7 +48,11 @@ def _newer_above(shown: list[int], ids: list[int], alike: dict[int, set[int]]
                  ) -> tuple[list[int], dict[int, list[int]]]:
     """The first hits (candidate positions, best first) with each newer memory alike an older
     one moved just above it, when it ranked below; the set stays the same, so only the order
-    changes. Returns the order and, per older id, the newer ids moved above it."""
+    changes. Returns the order and, per older id, the newer ids moved above it.
+
+    What moves up is read again in its new place, so a chain of updates (A, then B, then C)
+    ends newest first whichever order the hits were in: C moves above B as B moved above A.
+    Each move puts a later statement above an earlier one, so this ends."""
     if not alike:
         return shown, {}
     order = list(shown)
@@ -57,13 +61,13 @@ def _newer_above(shown: list[int], ids: list[int], alike: dict[int, set[int]]
     while at < len(order):
         old = ids[order[at]]
         later = [p for p in order[at + 1:] if ids[p] in alike.get(old, ())]
-        if later:
-            for p in later:
-                order.remove(p)
-            order[at:at] = later
-            moved.setdefault(old, []).extend(ids[p] for p in later)
-            at += len(later)
-        at += 1
+        if not later:
+            at += 1
+            continue
+        for p in later:
+            order.remove(p)
+        order[at:at] = later
+        moved.setdefault(old, []).extend(ids[p] for p in later)
     return order, moved
 
 
