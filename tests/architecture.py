@@ -20,7 +20,7 @@ FLOORS = (
     ("store",),
     ("scoring", "embedding"),
     ("episodes", "facts", "graph"),
-    ("dossier", "capsule", "consolidation", "arena", "forgetting", "recall"),
+    ("dossier", "capsule", "consolidation", "arena", "forgetting", "recall", "context"),
     ("app",),
     ("faces", "__main__"),
 )

@@ -68,6 +68,9 @@ def test_every_endpoint_and_its_errors(home):
         assert api("GET", "/v1/memories/{id}", id=first["id"])[1]["success_count"] == 0
         arena = api("GET", "/v1/arena")[1]
         assert arena["episodes"] == {"total": 1, "used": 1, "shared": 0, "questions": 0}
+        code, block = api("POST", "/v1/context", {"text": "what about the bridge on gw-02?", "budget": 64})
+        assert code == 200 and 0 < block["tokens"] <= 64 and block["recall_id"] > found["recall_id"]
+        assert {m["id"] for m in block["parts"]["memories"]} <= {first["id"], second}
         assert arena["strategy"]["chosen_by"] == "config"
         assert api("POST", "/v1/recalls/{id}/feedback", {"outcome": "success"}, id=found["recall_id"])[0] == 409
 
@@ -145,6 +148,7 @@ def test_every_endpoint_and_its_errors(home):
                 ("GET", "/v1/memories/999", None, 404), ("GET", "/v1/memories/abc", None, 400),
                 ("POST", "/v1/recall", {"query": ""}, 400), ("POST", "/v1/recall", {"query": "x", "k": 0}, 400),
                 ("POST", "/v1/recall", {"query": "x", "surprise": 1}, 400), ("POST", "/v1/memories", [], 400),
+                ("POST", "/v1/context", {"text": "x", "budget": 8}, 400), ("POST", "/v1/context", {}, 400),
                 ("POST", "/v1/memories", {"content": "nul \x00"}, 400), ("GET", "/v1/timeline?limit=0", None, 400),
                 ("GET", "/v1/nowhere", None, 404), ("DELETE", "/v1/status", None, 405),
                 ("POST", "/v1/memories?scope=other", {"content": "x"}, 403),

@@ -115,6 +115,16 @@ def test_every_tool_over_stdio(home):
             assert resource.contents[0].text == capsule["text"]
             resource = await t.client.read_resource("strata://dossier/bridge")
             assert resource.contents[0].text == dossier["text"]
+            # The context block, as a resource template and as a prompt, without a tool call.
+            templates = {r.name: r.uri_template for r in (await t.client.list_resource_templates()).resource_templates}
+            assert templates["context"] == "strata://context/{text}"
+            resource = await t.client.read_resource("strata://context/is%20the%20bridge%20on%20gw-02%20up%3F")
+            assert "## Memories" in resource.contents[0].text and "#" in resource.contents[0].text
+            prompts = {p.name: p for p in (await t.client.list_prompts()).prompts}
+            assert {a.name for a in prompts["context"].arguments} == {"text", "budget"}
+            prompt = await t.client.get_prompt("context", {"text": "is the bridge on gw-02 up?", "budget": "64"})
+            said = prompt.messages[0].content.text
+            assert said.startswith("## ") and "(recall " in said
     asyncio.run(go())
 
     async def check():

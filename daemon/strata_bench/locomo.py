@@ -11,6 +11,7 @@ vectors the store holds for them, and plain reciprocal rank fusion of the two.
 from __future__ import annotations
 
 import contextlib
+import statistics
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ class Run:
     scored: dict[str, list[tuple[int, dict]]] = field(
         default_factory=lambda: {name: [] for name in ("strata", *BASELINES)})  # system -> (category, scores)
     latencies: list[float] = field(default_factory=list)
+    context: list[tuple[int, dict]] = field(default_factory=list)  # (category, evidence within each budget)
     modes_used: set[str] = field(default_factory=set)
     warnings: set[str] = field(default_factory=set)
 
@@ -56,6 +58,26 @@ class Run:
             self.scored[name].append((question.category, question_scores(
                 question.evidence, dia_ranking(ranking, stored.dia_ids),
                 budget_ranking(full, stored.dia_ids, stored.tokens))))
+
+
+async def through_context(mem: Memory, q: Question, stored: Stored, mode: str) -> dict[str, float]:
+    """The share of the question's evidence in the block `strata context` gives for it at each
+    budget: the capsule and the facts it names count inside the budget. Read only (no recall is
+    logged), so the questions after it meet the same home."""
+    out = {}
+    for budget in BUDGETS:
+        block = await mem.context(q.text, budget=budget, mode=mode, record=False)
+        given = {d for m in block["parts"]["memories"] for d in stored.dia_ids.get(m["id"], ())}
+        out[f"context_within_{budget}"] = sum(e in given for e in q.evidence) / len(q.evidence) if q.evidence else 0.0
+    return out
+
+
+def context_summary(rows: Sequence[tuple[int, Mapping[str, float]]]) -> dict:
+    """Means of the context figures, overall and per category."""
+    def means(part):
+        return {m: round(statistics.fmean(r[m] for r in part), 4) for m in part[0]} if part else {}
+    return {**means([r for _, r in rows]),
+            "categories": {str(c): means([r for cat, r in rows if cat == c]) for c in sorted({c for c, _ in rows})}}
 
 
 async def ask_all(mem: Memory, conv: Conversation, stored: Stored, mode: str, run: "Run",
@@ -72,6 +94,7 @@ async def ask_all(mem: Memory, conv: Conversation, stored: Stored, mode: str, ru
             run.modes_used.add(result["mode_used"])
             run.warnings.update(result["warnings"])
             longer, _ = await mem.rank(q.text, BUDGET_K, mode=mode)
+            run.context.append((q.category, await through_context(mem, q, stored, mode)))
             lexical = bm25.search(q.text, CANDIDATES)
             run.add(q, {"strata": [h["id"] for h in result["hits"]], "bm25": lexical, "cosine": cosine,
                         "rrf": rrf([lexical, cosine])}, stored, {"strata": [h["id"] for h in longer]})
@@ -107,6 +130,7 @@ def result_of(data: str | Path, conversations: Sequence[Conversation], runs: Seq
         "mode_used": "+".join(sorted(set().union(*(r.modes_used for r in runs)))),
         **strata, "baselines": baselines, "ratios": ratios(strata, baselines),
         "recall_latency_ms": summary_ms([t for r in runs for t in r.latencies]),
+        "context": context_summary([row for r in runs for row in r.context]),
         "seconds": round(time.perf_counter() - started, 3),
         "settings": runs[0].settings,
         "turns": sum(len(c.turns) for c in conversations), "embedding_model": runs[0].embedding_model,
@@ -150,6 +174,9 @@ def format_table(result: Mapping[str, Any]) -> str:
              *(f"  {b:>4} tokens  " + "".join(f"  {name} {s[f'evidence_within_{b}']:.4f}" for name, s in
                                             (("strata", result), *result["baselines"].items()))
                for b in BUDGETS),
+             "evidence in `strata context`'s block (capsule and facts inside the budget): "
+             + ", ".join(f"{b} tokens {result['context'][f'context_within_{b}']:.4f}" for b in BUDGETS
+                         if f"context_within_{b}" in result.get("context", {})),
              f"strata recall latency: p50 {lat['p50_ms']} ms, p95 {lat['p95_ms']} ms"]
     lines += [f"warning: {w}" for w in result["warnings"]]
     return "\n".join(lines)

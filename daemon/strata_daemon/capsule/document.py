@@ -87,6 +87,11 @@ class Document:
         return current
 
 
+def is_marker(line: str) -> bool:
+    """Whether a line is a block's begin or end marker."""
+    return _MARKER.match(line) is not None
+
+
 def parse(text: str) -> Document:
     doc = Document(text.splitlines(keepends=True))
     problems = doc.problems

@@ -202,6 +202,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("capsule.recent_lines", 20, "Most recent-work lines (20 to 80 leave room in the capsule's 300-line "
             "budget).", _between(0, 300)),
     Setting("capsule.task_lines", 20, "Most pending-task lines.", _between(0, 300)),
+    Setting("context.budget", 512, "Tokens in a context block (`strata context`, the hooks) when none is asked "
+            "for: the capsule condensed, the facts the text names, then the best memories that fit; counted with "
+            "the packaged MiniLM's tokenizer.", _between(32, 100000)),
     Setting("capsule.keep_versions", 20, "Renders of the capsule kept in state/capsule/ (0: none).",
             _between(0, 100000)),
     Setting("daemon.heartbeat_seconds", 300, "Heartbeat phase: state/heartbeat, loop count, database and disk "

@@ -69,16 +69,28 @@ def ask(sock: str, path: str, body: dict, *, scope: str | None = None) -> dict |
     return answer if isinstance(answer, dict) else None
 
 
-def recall(args) -> dict | None:
-    """`strata recall` answered by the daemon, or None."""
+def answered(args, path: str, body: dict) -> dict | None:
+    """The answer of the daemon serving the command line's namespace to POST PATH, or None
+    (no daemon, --no-daemon, or it cannot be reached)."""
     if getattr(args, "no_daemon", False):
         return None
     sock = socket_of(args.home, args.agent)
     if sock is None or not Path(sock).is_socket():
         return None
+    return ask(sock, path, body, scope=getattr(args, "scope", None))
+
+
+def recall(args) -> dict | None:
+    """`strata recall` answered by the daemon, or None."""
     from strata_daemon.app.public import parse_context_pairs
 
     body = {"query": args.query, "explain": args.explain, "context": parse_context_pairs(args.context),
             "kinds": args.kind or [], "include_archived": args.include_archived}
     body.update({k: v for k, v in (("k", args.k), ("mode", args.mode), ("hop", args.hop or None)) if v is not None})
-    return ask(sock, "/v1/recall", body, scope=getattr(args, "scope", None))
+    return answered(args, "/v1/recall", body)
+
+
+def context(args, text: str) -> dict | None:
+    """`strata context` (and the prompt hook) answered by the daemon, or None."""
+    body = {"text": text, **{k: v for k, v in (("budget", args.budget), ("mode", args.mode)) if v is not None}}
+    return answered(args, "/v1/context", body)

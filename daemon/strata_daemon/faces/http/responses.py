@@ -185,6 +185,20 @@ RECALL_RESULT = fields(
      "elapsed_ms": MS},
     {"stages": about(array(ref("RecallStage")), "each step's work (with explain)")},
     text="The memories a query found, best first, and how the recall ran.")
+CONTEXT_RESULT = fields(
+    {"block": about(STR, "markdown to paste into a prompt: the capsule condensed, the facts the text names, the "
+                         "memories (`#ID text` under the day said, newest first)"),
+     "tokens": about(COUNT, "the block's tokens, never more than the budget"), "budget": POSITIVE,
+     "tokenizer": about(STR, "the ruler (minilm-wordpiece)"),
+     "recall_id": about(nullable(ID), "what the turn's feedback names; null when not logged"),
+     "agent": STR, "mode_used": {"type": "string", "enum": list(MODES)}, "at": TIME,
+     "parts": fields({"capsule": array(fields({"heading": STR, "lines": array(STR)})),
+                      "facts": array(fields({"key": STR, "value": STR})),
+                      "memories": array(fields({"id": ID, "rank": POSITIVE, "event_at": NUM}))},
+                     text="what the block holds"),
+     "left_out": about(array({"type": "object"}), "what did not fit or repeated what the block says, and why"),
+     "warnings": WARNINGS},
+    text="A context block for one turn, within a token budget.")
 FEEDBACK_RESULT = fields(
     {"recall_id": ID, "outcome": {"type": "string", "enum": ["success", "failure"]},
      "episodes": about(IDS, "the memories the outcome went to"), "used": nullable(IDS),
@@ -374,7 +388,7 @@ SCHEMAS = {
     "TextForgetting": TEXT_FORGETTING, "FactForgetting": FACT_FORGETTING,
     "TopicForgetting": TOPIC_FORGETTING,
     "RecallResult": RECALL_RESULT, "RecallHit": RECALL_HIT, "RecallStage": RECALL_STAGE,
-    "FeedbackResult": FEEDBACK_RESULT, "Arena": ARENA,
+    "FeedbackResult": FEEDBACK_RESULT, "Arena": ARENA, "ContextResult": CONTEXT_RESULT,
     "SpreadResult": SPREAD_RESULT, "ReachedNode": REACHED_NODE, "Neighbourhood": NEIGHBOURHOOD,
     "Fact": FACT, "FactPage": page_of("Fact", "A page of facts."), "FactHistory": FACT_HISTORY,
     "FactValue": FACT_VALUE, "FactChange": FACT_CHANGE, "FactSide": FACT_SIDE, "FactConflictFlag": FACT_CONFLICT_FLAG,

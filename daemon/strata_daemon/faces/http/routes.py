@@ -124,6 +124,11 @@ async def _recall(c: Call) -> dict:
                                  explain=b.get("explain", False), hop=b.get("hop"))
 
 
+async def _context(c: Call) -> dict:
+    b = c.body
+    return await c.memory.context(b["text"], budget=b.get("budget"), mode=b.get("mode"))
+
+
 async def _consolidate(c: Call) -> dict:
     return await c.memory.consolidation.run(dry_run=c.body.get("dry_run", False), rules=c.body.get("rules"))
 
@@ -211,6 +216,16 @@ OPS: tuple[Op, ...] = (
                 hop=about({"type": "boolean"}, "let the second hop bring in memories the question's words do not "
                                                "find (default: every mode but fast)")),
        answer=ref("RecallResult"), run=_recall),
+    Op("POST", "/v1/context", "context", "A context block for a turn", tag="recall",
+       description="One block to paste into a prompt, within a token budget: the capsule condensed (who the agent "
+                   "is, its rules, its pending work), the current facts the text names, then the best memories "
+                   "for it, each line with its id and day. Logged as a recall: `recall_id` takes the turn's "
+                   "feedback.",
+       body=obj(("text",), text=about(TEXT, "what the agent is about to do, or was asked"),
+                budget=about({"type": "integer", "minimum": 32, "maximum": 100000},
+                             "tokens (default context.budget)"),
+                mode=about({"type": "string", "enum": list(MODES)}, "as for a recall")),
+       answer=ref("ContextResult"), run=_context),
     Op("POST", "/v1/recalls/{id}/feedback", "feedback", "Say whether a recall helped", tag="recall",
        description="`used` names the memories the agent used: a success goes to them, a failure to the hits "
                    "offered in their place, and the recall becomes an evaluation episode for the arena. Without "

@@ -131,6 +131,7 @@ def build(mem: Memory, *, allow_purge: bool = False) -> MCPServer:
     _document_tools(server, mem)
     _web_tools(server, mem)
     _resources(server, mem)
+    _prompts(server, mem)
     return server
 
 
@@ -320,6 +321,32 @@ def _resources(server: MCPServer, mem: Memory) -> None:
                      description="The current dossier on a topic; every line cites its sources.")
     async def dossier_resource(topic: str) -> str:
         return await read(mem.dossiers.show(topic))
+
+    @server.resource("strata://context/{text}", name="context", mime_type="text/markdown",
+                     description="What the agent should know for a text (percent-encoded): its capsule condensed, "
+                                 "the facts the text names, the best memories, within context.budget tokens.")
+    async def context_resource(text: str) -> str:
+        from urllib.parse import unquote
+
+        return await read(_as_text(mem.context(unquote(text))))
+
+
+async def _as_text(call: Awaitable[dict]) -> dict:
+    return {"text": (await call)["block"]}
+
+
+def _prompts(server: MCPServer, mem: Memory) -> None:
+    """The context block as a prompt, for clients that offer prompts to the person or the agent."""
+
+    @server.prompt(name="context", description="What the agent should know before it acts on a text: its capsule "
+                                               "condensed, the facts the text names and the best memories, each "
+                                               "with its id, within a token budget.")
+    async def context_prompt(text: str, budget: str = "") -> str:
+        try:
+            block = await mem.context(text, budget=int(budget) if budget.strip() else None)
+        except (StrataError, ValueError) as e:
+            raise ToolError(error_text(e) if isinstance(e, StrataError) else f"budget: {e}") from None
+        return block["block"] + (f"\n(recall {block['recall_id']}: name it in feedback)\n" if block["recall_id"] else "")
 
 
 async def serve(home: str | None, agent: str | None, *, allow_purge: bool = False) -> None:

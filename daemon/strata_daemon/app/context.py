@@ -1,0 +1,72 @@
+"""A context block for one turn (`strata context`, the hooks, MCP's prompt and resource): the
+namespace's capsule condensed, the current facts the text names and the best memories for it,
+packed within a token budget (context/pack.py). The memories come from one recall, logged as
+any other: its id takes the feedback of the turn that used the block."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from strata_daemon.base import timeutil
+from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
+
+if TYPE_CHECKING:
+    from strata_daemon.app.memory import Memory
+
+MAX_HITS = 200
+
+
+def hits_for(budget: int) -> int:
+    """How many hits to ask recall for: enough to fill the budget with short memories (a chat
+    turn is about 25 tokens), never more than MAX_HITS."""
+    return max(10, min(MAX_HITS, budget // 12))
+
+
+def _capsule_parts(mem: "Memory") -> list[tuple[str, list[str]]]:
+    from strata_daemon.capsule.api import EXAMPLE
+    from strata_daemon.capsule.condensed import condensed
+
+    text = mem.capsule.read_text()
+    return condensed(text, EXAMPLE.read_text(encoding="utf-8")) if text else []
+
+
+def _counter():
+    from strata_daemon.embedding import tokens
+
+    try:
+        return tokens.NAME, tokens.counter()
+    except EmbeddingUnavailable:  # no packaged tokenizer: a word is a token or more; say so
+        return "words", lambda texts: [len(t.split()) * 2 for t in texts]
+
+
+async def _recalled(mem: "Memory", text: str, k: int, mode: str | None, record: bool) -> dict:
+    """The recall behind the block: logged (its id takes feedback), or, with `record` off, only
+    read (a benchmark asking the same home many times)."""
+    if record:
+        return await mem.recall(text, k=k, mode=mode, explain=False)
+    arm, _ = (None, None) if mode else await mem.arena.strategy()
+    r = await mem._recall.ranked(text, k=k, mode=mode or arm.mode, context=None, kinds=(), include_archived=False,
+                                 now=timeutil.now(), arm=arm)
+    return {**r, "recall_id": None}
+
+
+async def build(mem: "Memory", text: str, *, budget: int | None, mode: str | None, k: int | None,
+                record: bool = True) -> dict:
+    from strata_daemon.context.pack import pack
+
+    budget = int(mem.config["context.budget"] if budget is None else budget)
+    if not 32 <= budget <= 100000:
+        raise InvalidInput(f"the budget must be between 32 and 100000 tokens, not {budget}")
+    r = await _recalled(mem, text, k or hits_for(budget), mode, record)
+    name, count = _counter()
+    p = pack(budget, count, capsule=_capsule_parts(mem), facts=r["facts"], hits=r["hits"])
+    lines = p.lines()
+    used = sum(count(lines)) if lines else 0
+    return {
+        "block": "\n".join(lines) + ("\n" if lines else ""), "tokens": used, "budget": budget, "tokenizer": name,
+        "recall_id": r["recall_id"], "agent": mem.agent, "mode_used": r["mode_used"], "at": timeutil.now(),
+        "parts": {"capsule": [{"heading": h, "lines": ls} for h, ls in p.capsule],
+                  "facts": [{"key": f["key"], "value": f["value"]} for f in p.facts],
+                  "memories": [{"id": m["id"], "rank": m["rank"], "event_at": m["at"]} for m in p.memories]},
+        "left_out": p.left_out, "warnings": r["warnings"],
+    }

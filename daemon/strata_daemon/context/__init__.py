@@ -1,0 +1,1 @@
+"""A context block: what an agent needs for one turn, within a token budget."""

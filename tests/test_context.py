@@ -1,0 +1,146 @@
+"""`strata context` and the hooks: a block within its budget on every face, what it holds and
+leaves out, and the feedback and memories a session's hooks record. Real SQLite, the real
+embedding model and tokenizer, real processes for the hooks."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import stat
+import subprocess
+import sys
+
+import pytest
+
+from strata_daemon.capsule.condensed import condensed
+from strata_daemon.context.pack import pack
+from strata_daemon.context.replies import used, worth_keeping
+from strata_daemon.embedding.tokens import counter
+
+T0 = 1_790_000_000.0
+NOTES = ["Bridge: DOWN", "TODO: migrate the nightly backup job to nas-2",
+         "The nightly backup job failed on nas-1 at 03:00 after the disk filled up",
+         "Alice prefers messages on Signal", "Decided to move backups to nas-2 next week"]
+
+
+def test_a_block_never_exceeds_its_budget_and_says_why_it_left_things_out():
+    count, rng = counter(), random.Random(7)
+    words = "backup job nas disk bridge gateway Alice Signal failed restored migrated quota".split()
+    for _ in range(40):
+        hits = [{"id": i, "content": " ".join(rng.choices(words, k=rng.randint(1, 60))),
+                 "event_at": T0 + rng.randint(0, 30) * 86400} for i in range(1, 60)]
+        budget = rng.choice([32, 64, 100, 256, 512])
+        p = pack(budget, count, capsule=[("Who I am", ["I am ops-bot."] * 3)],
+                 facts=[{"key": "bridge", "label": "Bridge", "value": "UP", "valid_from": T0}], hits=hits)
+        assert sum(count(p.lines())) == p.used <= budget
+        assert {m["id"] for m in p.memories}.isdisjoint({o["id"] for o in p.left_out if o["part"] == "memories"})
+    # The capsule and the facts take at most a quarter each; a repeat is left out, and why.
+    p = pack(64, count, capsule=[("Rules", [f"- rule number {i} says something long enough" for i in range(9)])],
+             hits=[{"id": 1, "content": "The disk on nas-1 is full", "event_at": T0},
+                   {"id": 2, "content": "the disk on nas-1 is  FULL", "event_at": T0 + 86400}])
+    assert sum(count(["## Rules", *p.capsule[0][1]])) <= 16
+    assert [m["id"] for m in p.memories] == [1]
+    assert {"part": "memories", "id": 2, "reason": "says what #1 says"} in p.left_out
+    # Newest day first: a newer statement before the older it updates.
+    p = pack(200, count, hits=[{"id": 1, "content": "leader: node-1", "event_at": T0},
+                               {"id": 2, "content": "leader: node-2", "event_at": T0 + 86400}])
+    assert p.lines()[1:] == ["### 22 Sep 2026", "#2 leader: node-2", "### 21 Sep 2026", "#1 leader: node-1"]
+
+
+def test_the_capsule_condensed_leaves_out_what_nobody_wrote(home):
+    shipped = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+    assert condensed(shipped, shipped) == []
+    edited = shipped.replace("## Operational rules\n", "## Operational rules\n\n- Never reboot nas-1 during a backup.\n")
+    assert condensed(edited, shipped) == [("Rules", ["- Never reboot nas-1 during a backup."])]
+
+
+def test_a_reply_uses_what_it_cites_or_quotes_and_a_session_keeps_its_decisions():
+    given = {12: "x", 7: "y", 4: "The nightly backup job on nas-1 failed at 03:00 again", 5: "the job"}
+    assert used("As #12 says, and e7: the backup job on nas-1 failed at 03:00 again.", given) == [12, 7, 4]
+    assert used("the job failed", given) == [] and used("#99 and e", given) == []
+    kept = worth_keeping(["Decided to move backups to nas-2.\n- Lesson: check the disk first\nok", "Decided to move "
+                          "backups to nas-2."])
+    assert kept == [("decision", "Decided to move backups to nas-2."), ("lesson", "Lesson: check the disk first")]
+
+
+@pytest.fixture
+def lived(memory):
+    for i, text in enumerate(NOTES):
+        memory.observe(text, at=f"{len(NOTES) - i}h ago")
+    memory.fold()
+    memory.embed_pending()
+    memory.capsule.render()
+    return memory
+
+
+def test_the_block_holds_pending_work_facts_and_memories_and_its_recall_takes_feedback(lived):
+    r = lived.context("what is going on with the backup job and the bridge?", budget=200)
+    assert r["tokens"] <= 200 and r["tokenizer"] == "minilm-wordpiece" and r["recall_id"]
+    assert "## Pending\n- [ ] TODO: migrate the nightly backup job to nas-2" in r["block"]
+    assert "## Facts\n- Bridge: DOWN (since" in r["block"]
+    ids = [m["id"] for m in r["parts"]["memories"]]
+    assert 3 in ids and f"#3 {NOTES[2]}" in r["block"]
+    # Said by the pending line and the fact already: left out, with the reason.
+    assert {o["id"]: o["reason"] for o in r["left_out"] if o["part"] == "memories"} == {
+        1: "says what the fact bridge says", 2: "says what the pending line says"}
+    assert lived.feedback(r["recall_id"], "success", used=[3])["episodes"] == [3]
+    quiet = lived.context("backup job", budget=64, record=False)
+    assert quiet["recall_id"] is None and quiet["tokens"] <= 64
+    assert len(lived.sql("SELECT id FROM recalls")) == 1
+
+
+def test_the_cli_prints_the_block_or_its_parts(lived, cli):
+    out = cli("context", "the backup job", "--budget", "100", check=True).out
+    assert out.startswith("## Pending") and "#3 " in out
+    r = cli.json("context", "-", "--budget", "48", input="the backup job")
+    assert r["tokens"] <= 48 and set(r) >= {"block", "parts", "left_out", "recall_id", "tokenizer"}
+    bad = cli("context", "x", "--budget", "8")
+    assert bad.returncode == 4 and "between 32 and 100000" in bad.err
+
+
+def _hook(home, *args, stdin: str, env=None):
+    """A hook as an agent's loop runs it: a new process, its input on stdin."""
+    return subprocess.run([sys.executable, "-m", "strata_daemon", "hook", *args], input=stdin.encode(),
+                          capture_output=True, env={**os.environ, "STRATA_HOME": str(home), **(env or {})},
+                          timeout=120)
+
+
+def test_the_hooks_give_context_record_feedback_and_keep_what_a_session_decided(lived, home, tmp_path):
+    start = _hook(home, "session-start", stdin="{}")
+    assert start.returncode == 0 and start.stdout.decode().startswith("# Capsule")
+    prompt = _hook(home, "prompt", stdin=json.dumps({"prompt": "why did the backup job fail?", "session_id": "s-1"}))
+    assert prompt.returncode == 0 and b"#3 The nightly backup job failed" in prompt.stdout
+    state = home / "state" / "hooks" / "default" / "s-1.json"
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600 and b"nightly" not in state.read_bytes()  # ids, no words
+    transcript = tmp_path / "t.jsonl"
+    reply = "The backup job failed on nas-1 at 03:00 after the disk filled up (#3).\nDecided to add a disk alert."
+    transcript.write_text("\n".join(json.dumps(e) for e in (
+        {"type": "user", "message": {"role": "user", "content": "why did the backup job fail?"}},
+        {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": reply}]}},
+        "not an entry")) + "\n{broken\n", encoding="utf-8")
+    stop = _hook(home, "stop", stdin=json.dumps({"session_id": "s-1", "transcript_path": str(transcript)}))
+    assert stop.returncode == 0, stop.stderr
+    rows = lived.sql("SELECT kind, content, session, source FROM episodes WHERE session = 's-1'")
+    assert rows == [{"kind": "decision", "content": "Decided to add a disk alert.", "session": "s-1",
+                     "source": "agent:hook"}]
+    assert lived.get(3)["success_count"] == 1  # cited in the reply: used
+    again = _hook(home, "stop", stdin=json.dumps({"session_id": "s-1", "transcript_path": str(transcript)}))
+    assert again.returncode == 0 and len(lived.sql("SELECT id FROM episodes WHERE session = 's-1'")) == 1
+    assert lived.get(3)["success_count"] == 1  # a reply gives its feedback once
+
+
+def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home, tmp_path):
+    block = _hook(home, "prompt", stdin="the backup job")
+    assert block.returncode == 0 and block.stdout.startswith(b"## Pending")
+    reply = _hook(home, "reply", stdin="I looked at #3 first.")
+    assert reply.returncode == 0 and b"used 1 memories" in reply.stderr
+    for env, stdin in (({"STRATA_HOME": str(tmp_path / "nowhere")}, "the backup job"),
+                       ({}, "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"))):
+        r = _hook(home, "prompt", stdin=stdin, env=env)
+        assert r.returncode == 0 and b"Traceback" not in r.stderr
+    assert _hook(tmp_path / "nowhere", "stop", stdin="not json").returncode == 0
+    settings = json.loads(subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook",
+                                          "claude-code"], capture_output=True, check=True).stdout)
+    commands = [h["command"] for event in settings["hooks"].values() for entry in event for h in entry["hooks"]]
+    assert len(commands) == 4 and all(f"--home {home}" in c for c in commands)
