@@ -226,6 +226,14 @@ def test_bench_mcp_times_recall_round_trips_against_the_same_recalls_in_process(
     assert r["ratio_p95"] == round(r["p95_ms"] / r["baseline"]["p95_ms"], 3) and r["connect_seconds"] > 0
 
 
+def test_bench_context_times_blocks_through_the_daemon_against_its_recalls(cli, tmp_path):
+    r = cli.json("bench", "context", "--n", "300", "--queries", "8", "--budget", "128", "--corpus-cache",
+                 str(tmp_path))
+    assert r["benchmark"] == "context" and r["queries"] == 8 and r["budget"] == 128
+    assert r["p95_ms"] >= r["p50_ms"] > 0 and r["baseline"]["p50_ms"] > 0
+    assert 0 < r["tokens"]["mean"] <= r["tokens"]["max"] <= 128 and r["memories_per_block"] > 0
+
+
 def test_bench_http_times_one_client_and_several_against_the_same_recalls_in_process(cli, tmp_path):
     r = cli.json("bench", "http", "--n", "300", "--queries", "12", "--clients", "3", "--corpus-cache",
                  str(tmp_path))

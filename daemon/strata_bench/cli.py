@@ -11,8 +11,8 @@ from strata_daemon.config.settings import MODES
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
-            "bench http", "bench reliability", "bench arena", "bench scale", "bench capture", "bench updates",
-            "bench forget", "bench purge", "bench cli")
+            "bench http", "bench context", "bench reliability", "bench arena", "bench scale", "bench capture",
+            "bench updates", "bench forget", "bench purge", "bench cli")
 GROUP = "benchmarks"
 CONVERSATIONS = "use only the first N conversations, or the A-th to the B-th (counted from 1)"
 
@@ -177,6 +177,11 @@ def _faces(add) -> None:
     q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
     q.add_argument("--clients", type=int, default=4, help="concurrent clients in the second part (default 4)")
     q.add_argument("--k", type=int, default=10)
+    q = cached(add("context", run.cmd_context, "Context blocks through the running daemon (`strata run`) over its "
+                                           "Unix socket, as the prompt hook asks, vs a recall of the same "
+                                           "question through the same socket."))
+    q.add_argument("--budget", type=int, default=512, help="tokens per block (default 512)")
+    q.add_argument("--queries", type=int, default=300, help="timed blocks (after 20 warm-up ones)")
     q = add("reliability", run.cmd_reliability, "Crash cycles (SIGKILL of writers and the daemon mid-write: every "
                                             "acknowledged write kept, integrity ok, restart works); the daemon, "
                                             "writers and readers at once (no error reaches any); the adversarial "
