@@ -403,6 +403,11 @@ def test_cli_locomo_lived_on_the_tiny_fixture(cli, home):
     assert all(0.0 <= lv["arena_choice"][m] <= 1.0 for m in ("recall_at_5", "recall_at_10"))
     assert sum(c["questions"] for c in lv["categories"].values()) == 5
     assert lv["night_seconds"]["max"] >= lv["night_seconds"]["median"] > 0
+    # The hooked copies: the first half asked through the prompt hook, replies citing the evidence.
+    hooked = r["hooked"]
+    assert hooked["questions"] == 5 and hooked["asked_through_the_hook"] == 6 and 0 < hooked["feedback_given"] <= 6
+    assert set(hooked["fresh"]) == set(hooked["hooked"]) == {f"context_within_{b}" for b in (256, 512, 1024)}
+    assert r["context"]["context_within_1024"] >= r["context"]["context_within_256"] > 0
     for conv in lv["per_conversation"]:
         assert conv["phase"] == "active" and conv["failed_phases"] == [] and conv["strategy"]
         assert conv["night"]["consolidate"]["run"] == 1 and conv["night"]["fold"]["events"] > 0
@@ -434,6 +439,9 @@ def test_cli_locomo_folds_scores_each_question_with_settings_chosen_without_it(c
     assert sum(f["questions"] for f in r["per_fold"]) == 11
     _check_figures(r["held_out"], 11)
     _check_figures(r["home_settings"], 11)
+    for part in ("held_out_context", "home_settings_context"):  # the evidence inside `strata context`'s block
+        assert set(r[part]) == {"context_within_256", "context_within_512", "context_within_1024", "categories"}
+        assert 0 < r[part]["context_within_256"] <= r[part]["context_within_1024"] <= 1
     for f in r["per_fold"]:
         assert all(f["chosen"][k] in r["grid"][k] for k in r["grid"])
     assert r["gap"]["recall_at_5"] == round(r["tuned_on"]["recall_at_5"] - r["held_out"]["recall_at_5"], 4)

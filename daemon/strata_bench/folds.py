@@ -37,6 +37,7 @@ from strata_bench.locomo_data import (
     summarise,
     turn_text,
 )
+from strata_bench.locomo import context_summary, through_context
 from strata_bench.locomo_home import Stored, stored_home
 from strata_daemon.app.memory import Memory
 
@@ -93,7 +94,10 @@ async def _score(mem: Memory, questions: Sequence[Question], stored: Stored, arm
         ranked = dia_ranking(await _ranked_ids(mem, q.text, K_RANKED, arm), stored.dia_ids)
         longer = budget_ranking(await _ranked_ids(mem, q.text, BUDGET_K, arm), stored.dia_ids, stored.tokens) \
             if budget else None
-        rows.append((q.category, question_scores(q.evidence, ranked, longer)))
+        scores = question_scores(q.evidence, ranked, longer)
+        if budget:  # and what `strata context`'s block holds at each budget, with the same settings
+            scores.update(await through_context(mem, q, stored, arm[0], arm[1]))
+        rows.append((q.category, scores))
     return rows
 
 
@@ -218,9 +222,10 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
         "mode": mode, "questions": sum(len(c.questions) for c in conversations),
         "grid": {k: list(v) for k, v in grid.items()}, "points": len(points),
         "held_out": held_out, "tuned_on": tuned,
+        "held_out_context": _context_of([row for n in names for row in chosen_rows[n]]),
         "gap": {m: round(tuned[m] - held_out[m], 4) for m in AT_K},
         "per_fold": per_fold,
-        "home_settings": summarise(defaults),
+        "home_settings": summarise(defaults), "home_settings_context": _context_of(defaults),
         "point_scores": [{"settings": p, **means([s for n in names for _, s in scores[i][n]]),
                           **({"lived": means([s for n in names for _, s in lived_scores[i][n]])} if lived else {})}
                          for i, p in enumerate(points)],
@@ -234,6 +239,11 @@ async def bench_folds(data: str | Path, conversations: Sequence[Conversation], *
     return result
 
 
+def _context_of(rows: Sequence[tuple[int, Mapping[str, float]]]) -> dict:
+    """The evidence inside `strata context`'s block, from rows scored with the budget figures."""
+    return context_summary([(c, {m: v for m, v in r.items() if m.startswith("context_within_")}) for c, r in rows])
+
+
 def format_folds(r: Mapping[str, Any]) -> str:
     h, t, d = r["held_out"], r["tuned_on"], r["home_settings"]
     lines = [f"LoCoMo, {r['conversations']} conversations in {r['folds']} folds, {r['points']} grid points, "
@@ -241,7 +251,8 @@ def format_folds(r: Mapping[str, Any]) -> str:
              f"held out (each question scored by settings chosen without its conversation): "
              f"@5 {h['recall_at_5']:.4f}  @10 {h['recall_at_10']:.4f}  "
              f"within 256/512/1024 tokens {h['evidence_within_256']:.4f} / {h['evidence_within_512']:.4f} / "
-             f"{h['evidence_within_1024']:.4f}",
+             f"{h['evidence_within_1024']:.4f}; inside `strata context`'s block "
+             + " / ".join(f"{v:.4f}" for k, v in r["held_out_context"].items() if k != "categories"),
              f"tuned on (the chosen settings on the conversations they were chosen on): @5 {t['recall_at_5']:.4f}  "
              f"@10 {t['recall_at_10']:.4f}  gap {r['gap']['recall_at_5']:+.4f} / {r['gap']['recall_at_10']:+.4f}",
              "  held out by category: " + ", ".join(f"{c['name']} {c['recall_at_5']:.3f}/{c['recall_at_10']:.3f}"

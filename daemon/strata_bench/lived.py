@@ -137,18 +137,23 @@ async def bench_locomo_lived(data: str | Path, conversations: Sequence[Conversat
     copies on the measured half of the questions."""
     started = time.perf_counter()
     settings = {**(settings or {}), "store.attention_window_seconds": 0}
+    from strata_bench import hooked
+
     runs: list[Run] = []
     lived: list[dict] = []
+    hooked_runs: list[dict] = []
     for conv in conversations:
         texts = [turn_text(t.raw) for t in conv.turns]
         with tempfile.TemporaryDirectory(prefix="strata-lived-") as tmp:
             home, stored = await stored_home(Path(tmp) / "fresh", conv, texts, mode, settings, store_progress)
             copy = copy_home(home, Path(tmp) / "lived")
+            hooked_copy = copy_home(home, Path(tmp) / "hooked")
             async with await Memory.open(home, actor="bench") as mem:
                 run = Run(recall_settings(mem.config), (await mem.embedder()).name)
                 await ask_all(mem, conv, stored, mode, run, progress, store_progress)
             runs.append(run)
             lived.append({"name": conv.name, **await live(copy, conv, stored, mode, progress)})
+            hooked_runs.append(await hooked.hooked(hooked_copy, conv, stored, mode, split, night))
     result = result_of(data, conversations, runs, mode, started)
     fresh_measured = [s for r in runs for s in split(r.scored["strata"])[1]]
     by_arena = summarise([s for r in lived for s in r["by_arena"]])
@@ -167,6 +172,7 @@ async def bench_locomo_lived(data: str | Path, conversations: Sequence[Conversat
                               "failed_phases": [p for p, v in r["phases"].items() if v["status"] != "ok"]}
                              for r in lived],
     }
+    result["hooked"] = hooked.compare([row for r in runs for row in split(r.context)[1]], hooked_runs)
     result["seconds"] = round(time.perf_counter() - started, 3)
     return result
 
@@ -194,4 +200,11 @@ def format_lived(result: Mapping[str, Any]) -> str:
                      f"cold hits {c['cold_hit_share']:.0%}  "
                      f"consolidation: {counts or 'nothing'}" + (f"  FAILED: {', '.join(c['failed_phases'])}"
                                                                  if c["failed_phases"] else ""))
+    if "hooked" in result:
+        h = result["hooked"]
+        lines.append(f"hooked vs fresh, evidence inside `strata context`'s block on the measured half "
+                     f"({h['questions']} questions; the first half asked through the prompt hook, "
+                     f"{h['feedback_given']} of {h['asked_through_the_hook']} replies citing evidence, then a night)")
+        lines += [f"  {m.removeprefix('context_within_'):>5} tokens  fresh {h['fresh'][m]:.4f}  hooked "
+                  f"{h['hooked'][m]:.4f}  change {h['delta'][m]:+.4f}" for m in h["fresh"]]
     return "\n".join(lines)

@@ -60,13 +60,14 @@ class Run:
                 budget_ranking(full, stored.dia_ids, stored.tokens))))
 
 
-async def through_context(mem: Memory, q: Question, stored: Stored, mode: str) -> dict[str, float]:
+async def through_context(mem: Memory, q: Question, stored: Stored, mode: str,
+                          changes: Mapping[str, Any] | None = None) -> dict[str, float]:
     """The share of the question's evidence in the block `strata context` gives for it at each
     budget: the capsule and the facts it names count inside the budget. Read only (no recall is
     logged), so the questions after it meet the same home."""
     out = {}
     for budget in BUDGETS:
-        block = await mem.context(q.text, budget=budget, mode=mode, record=False)
+        block = await mem.context(q.text, budget=budget, mode=mode, record=False, changes=changes)
         given = {d for m in block["parts"]["memories"] for d in stored.dia_ids.get(m["id"], ())}
         out[f"context_within_{budget}"] = sum(e in given for e in q.evidence) / len(q.evidence) if q.evidence else 0.0
     return out

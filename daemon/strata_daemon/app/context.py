@@ -5,8 +5,9 @@ any other: its id takes the feedback of the turn that used the block."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Mapping
 
+from strata_daemon.arena.arms import Arm
 from strata_daemon.base import timeutil
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
 
@@ -39,25 +40,31 @@ def _counter():
         return "words", lambda texts: [len(t.split()) * 2 for t in texts]
 
 
-async def _recalled(mem: "Memory", text: str, k: int, mode: str | None, record: bool) -> dict:
+async def _recalled(mem: "Memory", text: str, k: int, mode: str | None, record: bool,
+                    changes: Mapping[str, Any] | None) -> dict:
     """The recall behind the block: logged (its id takes feedback), or, with `record` off, only
-    read (a benchmark asking the same home many times)."""
+    read (a benchmark asking the same home many times, maybe with `changes` laid over the
+    settings as an arena preset is)."""
     if record:
         return await mem.recall(text, k=k, mode=mode, explain=False)
-    arm, _ = (None, None) if mode else await mem.arena.strategy()
+    if changes:
+        mode = mode or mem.config["recall.mode"]
+        arm = Arm("+".join([mode, *map(str, sorted(changes.items()))]), mode, None, tuple(sorted(changes.items())))
+    else:
+        arm, _ = (None, None) if mode else await mem.arena.strategy()
     r = await mem._recall.ranked(text, k=k, mode=mode or arm.mode, context=None, kinds=(), include_archived=False,
                                  now=timeutil.now(), arm=arm)
     return {**r, "recall_id": None}
 
 
 async def build(mem: "Memory", text: str, *, budget: int | None, mode: str | None, k: int | None,
-                record: bool = True) -> dict:
+                record: bool = True, changes: Mapping[str, Any] | None = None) -> dict:
     from strata_daemon.context.pack import pack
 
     budget = int(mem.config["context.budget"] if budget is None else budget)
     if not 32 <= budget <= 100000:
         raise InvalidInput(f"the budget must be between 32 and 100000 tokens, not {budget}")
-    r = await _recalled(mem, text, k or hits_for(budget), mode, record)
+    r = await _recalled(mem, text, k or hits_for(budget), mode, record, changes)
     name, count = _counter()
     p = pack(budget, count, capsule=_capsule_parts(mem), facts=r["facts"], hits=r["hits"])
     lines = p.lines()

@@ -210,13 +210,14 @@ class Memory:
                                          strategy=strategy, hop=hop)
 
     async def context(self, text: str, *, budget: int | None = None, mode: str | None = None,
-                      k: int | None = None, record: bool = True) -> dict:
+                      k: int | None = None, record: bool = True, changes: Mapping[str, Any] | None = None) -> dict:
         """One block for an agent's turn within `budget` tokens (context.budget): the capsule
         condensed, the facts the text names, then the best memories; logged as a recall, whose
-        id takes the turn's feedback, unless `record` is off (app/context.py)."""
+        id takes the turn's feedback, unless `record` is off; then `changes` may lay settings
+        over the configuration, as for `rank` (app/context.py)."""
         from strata_daemon.app import context
 
-        return await context.build(self, text, budget=budget, mode=mode, k=k, record=record)
+        return await context.build(self, text, budget=budget, mode=mode, k=k, record=record, changes=changes)
 
     async def rank(self, query: str, k: int, *, mode: str | None = None, changes: Mapping[str, Any] | None = None,
                    arm: Arm | None = None, at: float | None = None) -> tuple[list[dict], float]:
