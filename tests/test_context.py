@@ -99,9 +99,10 @@ def test_the_cli_prints_the_block_or_its_parts(lived, cli):
     assert bad.returncode == 4 and "between 32 and 100000" in bad.err
 
 
-def _hook(home, *args, stdin: str, env=None):
+def _hook(home, *args, stdin: str | bytes, env=None):
     """A hook as an agent's loop runs it: a new process, its input on stdin."""
-    return subprocess.run([sys.executable, "-m", "strata_daemon", "hook", *args], input=stdin.encode(),
+    stdin = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run([sys.executable, "-m", "strata_daemon", "hook", *args], input=stdin,
                           capture_output=True, env={**os.environ, "STRATA_HOME": str(home), **(env or {})},
                           timeout=120)
 
@@ -128,6 +129,13 @@ def test_the_hooks_give_context_record_feedback_and_keep_what_a_session_decided(
     again = _hook(home, "stop", stdin=json.dumps({"session_id": "s-1", "transcript_path": str(transcript)}))
     assert again.returncode == 0 and len(lived.sql("SELECT id FROM episodes WHERE session = 's-1'")) == 1
     assert lived.get(3)["success_count"] == 1  # a reply gives its feedback once
+    with transcript.open("a", encoding="utf-8") as f:  # the next turn: only its new lines are read
+        f.write(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": "Lesson: watch the "
+                                                                                            "disk on nas-1"}}) + "\n")
+    _hook(home, "compact", "--session", "s-1", stdin=json.dumps({"transcript_path": str(transcript)}))
+    assert [r["content"] for r in lived.sql("SELECT content FROM episodes WHERE session = 's-1' ORDER BY id")] == [
+        "Decided to add a disk alert.", "Lesson: watch the disk on nas-1"]
+    assert all(stat.S_IMODE(p.stat().st_mode) == 0o700 for p in (state.parent, state.parent.parent))
 
 
 def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home, tmp_path):
@@ -136,11 +144,29 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
     reply = _hook(home, "reply", stdin="I looked at #3 first.")
     assert reply.returncode == 0 and b"used 1 memories" in reply.stderr
     for env, stdin in (({"STRATA_HOME": str(tmp_path / "nowhere")}, "the backup job"),
-                       ({}, "\udcff".encode("utf-8", "surrogateescape").decode("latin-1"))):
+                       ({}, b"the backup \xff job"), ({}, "[1, 2]"), ({}, "x" * 200_000), ({}, '{"prompt": 3}')):
         r = _hook(home, "prompt", stdin=stdin, env=env)
-        assert r.returncode == 0 and b"Traceback" not in r.stderr
-    assert _hook(tmp_path / "nowhere", "stop", stdin="not json").returncode == 0
+        assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    assert b"#3 " in _hook(home, "prompt", stdin=b"the backup \xff job").stdout  # a bad byte, still a block
+    for stdin in ("not json", json.dumps({"session_id": "s", "transcript_path": str(tmp_path)}),
+                  json.dumps({"session_id": ["s"], "transcript_path": str(tmp_path / "missing.jsonl")})):
+        r = _hook(home, "stop", stdin=stdin)
+        assert r.returncode == 0 and b"Traceback" not in r.stderr and b"strata hook stop:" in r.stderr
     settings = json.loads(subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook",
                                           "claude-code"], capture_output=True, check=True).stdout)
     commands = [h["command"] for event in settings["hooks"].values() for entry in event for h in entry["hooks"]]
-    assert len(commands) == 4 and all(f"--home {home}" in c for c in commands)
+    assert len(commands) == 4 and all(f"--home {home}" in c and " -m strata_daemon " in c for c in commands)
+    # Merged into a project's settings: the person's own hooks stay, strata's are replaced.
+    mine = {"type": "command", "command": "echo strata is great"}
+    target = tmp_path / ".claude" / "settings.json"
+    target.parent.mkdir()
+    target.write_text(json.dumps({"model": "x", "hooks": {"Stop": [{"hooks": [mine]}]}}), encoding="utf-8")
+    for _ in range(2):
+        subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook", "claude-code", "--write",
+                        str(target)], capture_output=True, check=True)
+    merged = json.loads(target.read_text(encoding="utf-8"))
+    assert merged["model"] == "x" and merged["hooks"]["Stop"][0]["hooks"] == [mine] and len(merged["hooks"]["Stop"]) == 2
+    target.write_text("{broken", encoding="utf-8")
+    broken = subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook", "claude-code",
+                             "--write", str(target)], capture_output=True)
+    assert broken.returncode == 4 and b"cannot read" in broken.stderr and target.read_text() == "{broken"

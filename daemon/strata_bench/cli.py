@@ -163,6 +163,12 @@ def _layers(add) -> None:
     q.add_argument("--queries", type=int, default=300, help="memories looked for by their own words (default 300)")
 
 
+async def _context(args) -> int:
+    from strata_bench.context import cmd_context  # the daemon, the corpus: loaded for this command only
+
+    return await cmd_context(args)
+
+
 def _faces(add) -> None:
     """Benchmarks of the faces, reliability and forgetting."""
     q = cached(add("mcp", run.cmd_mcp, "Recall round trip through `strata mcp` over stdio with the SDK's client, vs "
@@ -177,7 +183,7 @@ def _faces(add) -> None:
     q.add_argument("--queries", type=int, default=300, help="timed recalls (after 20 warm-up ones)")
     q.add_argument("--clients", type=int, default=4, help="concurrent clients in the second part (default 4)")
     q.add_argument("--k", type=int, default=10)
-    q = cached(add("context", run.cmd_context, "Context blocks through the running daemon (`strata run`) over its "
+    q = cached(add("context", _context, "Context blocks through the running daemon (`strata run`) over its "
                                            "Unix socket, as the prompt hook asks, vs a recall of the same "
                                            "question through the same socket."))
     q.add_argument("--budget", type=int, default=512, help="tokens per block (default 512)")

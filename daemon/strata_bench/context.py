@@ -1,7 +1,8 @@
 """`strata bench context`: context blocks through the running daemon (`strata run`, its Unix
 socket), as the prompt hook asks for one on every turn, against recalls of the same questions
 (k 10) through the same socket in the same run, interleaved so that both meet the same
-machine."""
+machine. The recall asks for 10 hits, as an agent's recall does; a block asks for more (one
+per 12 tokens of its budget), which is part of what it costs."""
 
 from __future__ import annotations
 
@@ -17,24 +18,34 @@ from strata_bench import corpus
 from strata_bench.procs import child_env
 from strata_bench.recall import corpus_home
 from strata_bench.stats import ratio, summary_ms
-from strata_daemon.errors import StrataError
+from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.faces.http.client import UnixConnection
 
 WARMUP = 20
 
 
 def _daemon(home: Path) -> tuple[subprocess.Popen, Path]:
-    """`strata run` on the home, once its socket answers."""
-    path = home / "state" / "strata.sock"
-    proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), "run"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=child_env())
+    """`strata run` on the home, once its socket answers; its log in the home (read if it fails)."""
+    path, log = home / "state" / "strata.sock", home / "state" / "bench-daemon.log"
+    with log.open("w", encoding="utf-8") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), "run"],
+                                stdout=subprocess.DEVNULL, stderr=err, env=child_env())
     deadline = time.monotonic() + 300
     while not path.is_socket():
         if proc.poll() is not None or time.monotonic() > deadline:
-            proc.kill()
-            raise StrataError(f"strata run did not start: {proc.communicate(timeout=10)[1][-500:]}")
+            _stop(proc)
+            raise StrataError(f"strata run did not start: {log.read_text(encoding='utf-8')[-500:]}")
         time.sleep(0.05)
     return proc, path
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def _post(conn: UnixConnection, path: str, body: dict) -> tuple[float, dict]:
@@ -71,8 +82,7 @@ async def bench_context(n: int, *, budget: int = 512, queries: int = 300, seed: 
                     progress(1)
         finally:
             conn.close()
-            proc.send_signal(signal.SIGTERM)
-            proc.communicate(timeout=120)
+            _stop(proc)
     ours, base = summary_ms(blocks), summary_ms(recalls)
     return {
         "benchmark": "context", "n": n, "budget": budget, "queries": len(blocks), "seed": seed,
@@ -82,3 +92,17 @@ async def bench_context(n: int, *, budget: int = 512, queries: int = 300, seed: 
         "baseline": {"name": "a recall of the same question (k 10) through the same socket, interleaved", **base},
         "ratio_p50": ratio(ours["p50_ms"], base["p50_ms"]), "ratio_p95": ratio(ours["p95_ms"], base["p95_ms"]),
     }
+
+
+async def cmd_context(args) -> int:
+    """`strata bench context`."""
+    from strata_bench.run import _cache, _report
+    from strata_daemon.faces.cli.output import Progress
+
+    if args.n < 100 or args.queries < 1 or not 32 <= args.budget <= 100000:
+        raise InvalidInput("need --n >= 100, --queries >= 1 and --budget between 32 and 100000")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
+    bar = Progress(args.queries + WARMUP, "blocks and recalls through the daemon", unit="questions")
+    result = await bench_context(args.n, budget=args.budget, queries=args.queries, seed=args.seed,
+                                 progress=bar.advance, embed_progress=embed_bar.advance, cache=_cache(args))
+    return _report(result, args, bar)

@@ -320,18 +320,6 @@ async def cmd_http(args) -> int:
     return _report(result, args, bar)
 
 
-async def cmd_context(args) -> int:
-    from strata_bench.context import WARMUP as CONTEXT_WARMUP, bench_context
-
-    if args.n < 100 or args.queries < 1 or not 32 <= args.budget <= 100000:
-        raise InvalidInput("need --n >= 100, --queries >= 1 and --budget between 32 and 100000")
-    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
-    bar = Progress(args.queries + CONTEXT_WARMUP, "blocks and recalls through the daemon", unit="questions")
-    result = await bench_context(args.n, budget=args.budget, queries=args.queries, seed=args.seed,
-                                 progress=bar.advance, embed_progress=embed_bar.advance, cache=_cache(args))
-    return _report(result, args, bar)
-
-
 async def cmd_reliability(args) -> int:
     from strata_bench.adversarial import corpus_size
     from strata_bench.reliability import PARTS, bench_reliability

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from strata_daemon.arena.arms import Arm
 from strata_daemon.base import timeutil
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
 
@@ -18,8 +17,9 @@ MAX_HITS = 200
 
 
 def hits_for(budget: int) -> int:
-    """How many hits to ask recall for: enough to fill the budget with short memories (a chat
-    turn is about 25 tokens), never more than MAX_HITS."""
+    """How many hits to ask recall for, never more than MAX_HITS: one per 12 tokens, about twice
+    what fits of memories as short as a chat turn (25 tokens and its id), since some are left
+    out as repeats and a long one is skipped for the next."""
     return max(10, min(MAX_HITS, budget // 12))
 
 
@@ -46,13 +46,11 @@ async def _recalled(mem: "Memory", text: str, k: int, mode: str | None, record: 
     read (a benchmark asking the same home many times, maybe with `changes` laid over the
     settings as an arena preset is)."""
     if record:
+        if changes:
+            raise InvalidInput("settings can be laid over only a block that is not logged (record off)")
         return await mem.recall(text, k=k, mode=mode, explain=False)
-    if changes:
-        mode = mode or mem.config["recall.mode"]
-        arm = Arm("+".join([mode, *map(str, sorted(changes.items()))]), mode, None, tuple(sorted(changes.items())))
-    else:
-        arm, _ = (None, None) if mode else await mem.arena.strategy()
-    r = await mem._recall.ranked(text, k=k, mode=mode or arm.mode, context=None, kinds=(), include_archived=False,
+    arm = mem.arm_of(mode, changes) if mode or changes else (await mem.arena.strategy())[0]
+    r = await mem._recall.ranked(text, k=k, mode=arm.mode, context=None, kinds=(), include_archived=False,
                                  now=timeutil.now(), arm=arm)
     return {**r, "recall_id": None}
 

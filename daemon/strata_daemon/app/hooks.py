@@ -17,21 +17,25 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
+from strata_daemon.base.private import private_folder, write_private
 from strata_daemon.context import replies
+from strata_daemon.errors import InvalidInput
 
 if TYPE_CHECKING:
     from strata_daemon.app.memory import Memory
 
 SOURCE = "agent:hook"
-_SAFE = re.compile(r"^[A-Za-z0-9._-]{1,80}$")
-MAX_TRANSCRIPT_BYTES = 64 * 1024 * 1024
+_SAFE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]{0,79}$")
+# What one Stop or PreCompact reads of a transcript: a turn's new lines are far less; a session
+# that outgrew this since the last hook is read on in later calls.
+READ_BYTES = 8 * 1024 * 1024
 
 
 def _session_file(state_dir: Path, agent: str, session: str) -> Path:
-    name = session if _SAFE.match(session) and not session.startswith(".") else \
-        hashlib.sha256(session.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    name = session if _SAFE.match(session) else \
+        hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
     return state_dir / "hooks" / agent / f"{name}.json"
 
 
@@ -44,18 +48,9 @@ def read_session(state_dir: Path, agent: str, session: str) -> dict:
 
 
 def write_session(state_dir: Path, agent: str, session: str, state: dict) -> None:
-    """Replace the session's record (0600, its folders 0700) in one rename."""
     path = _session_file(state_dir, agent, session)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(state, f)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    private_folder(path.parent, state_dir)
+    write_private(path, json.dumps(state))
 
 
 def given(state_dir: Path, agent: str, session: str, block: dict) -> None:
@@ -67,61 +62,60 @@ def given(state_dir: Path, agent: str, session: str, block: dict) -> None:
 
 async def feedback_from(mem: "Memory", session: str, reply: str) -> dict | None:
     """The memories of the session's last block that the reply cites or quotes, recorded as a
-    success on its recall; None when there is no block, no recall or nothing used."""
+    success on its recall, once; None when there is no block, no reply or nothing used."""
     state = read_session(mem.home.state_dir, mem.agent, session)
     block = state.get("block") or {}
-    if not block.get("recall_id") or not block.get("ids") or block.get("answered"):
+    if not block.get("recall_id") or not block.get("ids") or block.get("answered") or not reply.strip():
         return None
     texts = {i: m["content"] for i, m in (await mem.get_many(block["ids"])).items()}
     used = replies.used(reply, {i: texts[i] for i in block["ids"] if i in texts})
-    block["answered"] = True
-    write_session(mem.home.state_dir, mem.agent, session, {**state, "block": block})
+    write_session(mem.home.state_dir, mem.agent, session, {**state, "block": {**block, "answered": True}})
     if not used:
         return None
     return await mem.feedback(block["recall_id"], "success", used=used)
 
 
-def assistant_texts(transcript: Path, start: int = 0) -> tuple[list[str], int]:
-    """The agent's own texts in a Claude Code transcript (JSON Lines), from line `start`, and
-    the number of lines read in all."""
-    texts, n = [], start
+def assistant_texts(transcript: Path, offset: int = 0) -> tuple[list[str], int]:
+    """The agent's own texts in the whole lines of a Claude Code transcript (JSON Lines) after
+    byte `offset`, at most READ_BYTES of them, and the offset after the last line read. A
+    transcript shorter than the offset is a new one, read from its start."""
     with transcript.open("rb") as f:
-        for n, raw in enumerate(_lines(f), 1):
-            if n <= start:
-                continue
-            try:
-                entry = json.loads(raw)
-            except ValueError:
-                continue
-            message = entry.get("message") if isinstance(entry, dict) else None
-            if not isinstance(message, dict) or message.get("role") != "assistant":
-                continue
-            content = message.get("content")
-            parts = [content] if isinstance(content, str) else [
-                c.get("text") for c in content or () if isinstance(c, dict) and c.get("type") == "text"]
-            texts += [t for t in parts if isinstance(t, str) and t.strip()]
-    return texts, n
-
-
-def _lines(f) -> Iterator[bytes]:
-    read = 0
-    for raw in f:
-        read += len(raw)
-        if read > MAX_TRANSCRIPT_BYTES:
-            return
-        yield raw
+        if f.seek(0, os.SEEK_END) < offset:
+            offset = 0
+        f.seek(offset)
+        chunk = f.read(READ_BYTES)
+    whole = chunk[:chunk.rfind(b"\n") + 1]
+    texts = []
+    for raw in whole.splitlines():
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        parts = [content] if isinstance(content, str) else [
+            c.get("text") for c in content if isinstance(c, dict) and c.get("type") == "text"] \
+            if isinstance(content, list) else []
+        texts += [t for t in parts if isinstance(t, str) and t.strip()]
+    return texts, offset + len(whole)
 
 
 async def keep_session(mem: "Memory", session: str, transcript: Path) -> dict:
     """Store what the transcript's new lines decided and learnt, as memories of the session, and
-    give the last reply's feedback on the block the session was last given."""
+    give the feedback of the agent's new text on the block the session was last given. A line
+    strata refuses (too long, a NUL) is passed over; the transcript is read on from where this
+    call ended either way."""
     state = read_session(mem.home.state_dir, mem.agent, session)
-    texts, read = assistant_texts(transcript, int(state.get("transcript_lines", 0)))
+    texts, offset = assistant_texts(transcript, int(state.get("transcript_offset", 0)))
     stored = []
     for kind, line in replies.worth_keeping(texts):
-        r = await mem.observe(line, kind=kind, session=session, source=SOURCE)
-        stored.append(r["id"])
-    write_session(mem.home.state_dir, mem.agent, session, {**read_session(mem.home.state_dir, mem.agent, session),
-                                                           "transcript_lines": read})
-    feedback = await feedback_from(mem, session, texts[-1]) if texts else None
+        try:
+            stored.append((await mem.observe(line, kind=kind, session=session, source=SOURCE))["id"])
+        except InvalidInput:
+            continue
+    write_session(mem.home.state_dir, mem.agent, session,
+                  {**read_session(mem.home.state_dir, mem.agent, session), "transcript_offset": offset})
+    feedback = await feedback_from(mem, session, "\n".join(texts))
     return {"stored": stored, "feedback": feedback}

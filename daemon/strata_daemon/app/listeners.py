@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.private import write_private
 from strata_daemon.errors import StrataError
 
 FILE = "http-listeners.json"
@@ -34,18 +35,9 @@ def stopped(state: dict | None, why: BaseException | None) -> dict | None:
 def write(state_dir: Path, unix: dict, tcp: dict | None, *, agent: str) -> None:
     """Replace the record (0600) in one rename, so a reader never sees half of it. AGENT is the
     namespace the API serves: the CLI asks it only for that one."""
-    path = state_dir / FILE
-    tmp = path.with_name(f".{FILE}.{os.getpid()}.tmp")
     record = {"pid": os.getpid(), "written_at": timeutil.iso(timeutil.now()), "agent": agent, "unix": unix,
               "tcp": tcp}
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(record, f)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    write_private(state_dir / FILE, json.dumps(record))
 
 
 def read(state_dir: Path) -> dict | None:

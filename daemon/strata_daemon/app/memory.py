@@ -225,11 +225,13 @@ class Memory:
         settings or tuned constants over the configuration, as an arena preset does (a
         benchmark's grid point); `arm` is one of the arena's; `at`, a past time to rank with the
         memories' use as it stood then."""
-        if arm is None:
-            mode = mode or self.config["recall.mode"]
-            name = mode + "".join(f"+{key}={value!r}" for key, value in sorted((changes or {}).items()))
-            arm = Arm(name, mode, None, tuple(sorted((changes or {}).items())))
-        return await self._recall.for_arena(query, k, arm, {}, at)
+        return await self._recall.for_arena(query, k, arm or self.arm_of(mode, changes), {}, at)
+
+    def arm_of(self, mode: str | None, changes: Mapping[str, Any] | None) -> Arm:
+        """A mode with settings laid over the configuration, as an arena arm (a benchmark's grid point)."""
+        mode = mode or self.config["recall.mode"]
+        name = mode + "".join(f"+{key}={value!r}" for key, value in sorted((changes or {}).items()))
+        return Arm(name, mode, None, tuple(sorted((changes or {}).items())))
 
     async def get(self, episode_id: int) -> dict:
         """Everything about one memory, with every score as of now."""

@@ -41,8 +41,8 @@ class Packed:
     budget: int
     capsule: list[tuple[str, list[str]]] = field(default_factory=list)
     facts: list[dict] = field(default_factory=list)
-    memories: list[dict] = field(default_factory=list)  # {id, at, text, rank}
-    left_out: list[dict] = field(default_factory=list)  # {part, id or line, reason}
+    memories: list[dict] = field(default_factory=list)  # {id, at, rank, line}
+    left_out: list[dict] = field(default_factory=list)  # {part, reason, and id, key or line}
     used: int = 0
 
     def lines(self) -> list[str]:

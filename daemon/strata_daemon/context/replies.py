@@ -48,6 +48,7 @@ def worth_keeping(texts: Iterable[str], limit: int = 20) -> list[tuple[str, str]
     for text in texts:
         for line in _lines(text):
             kind = "decision" if _DECISION.match(line) else "lesson" if _LESSON.match(line) else None
+            line = line[:MAX_LINE]
             if kind and line not in out and len(out) < limit:
-                out[line[:MAX_LINE]] = kind
+                out[line] = kind
     return [(kind, line) for line, kind in out.items()]

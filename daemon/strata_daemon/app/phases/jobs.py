@@ -13,6 +13,7 @@ from typing import Callable
 from strata_daemon.app.phases import notify, snapshots, steps as loop_steps
 from strata_daemon.app.phases.wake import wake_input
 from strata_daemon.base import stopping, timeutil
+from strata_daemon.base.private import write_private
 from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.store import copies, phases as phase_records, recalls as history
 
@@ -34,7 +35,7 @@ def _health(home, db_path: Path) -> dict:
 async def heartbeat(mem) -> dict:
     now = timeutil.now()
     path = mem.home.state_dir / "heartbeat"
-    await asyncio.to_thread(_write_private, path, f"{timeutil.iso(now)} {os.getpid()}\n")
+    await asyncio.to_thread(write_private, path, f"{timeutil.iso(now)} {os.getpid()}\n")
     loop = await mem.db.transact(phase_records.bump_loop)
     notify.notify(f"STATUS=loop {loop}")
     health = await asyncio.to_thread(_health, mem.home, mem.db.path)
@@ -158,12 +159,6 @@ async def arena(mem) -> dict:
         return r
     return {"run": r["run"], "decision": r["decision"], "leader": r["leader"], "strategy": r["strategy"]["arm"],
             "episodes": r["episodes"]["total"], "seconds": r["seconds"]}
-
-
-def _write_private(path: Path, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
 
 
 def _backup(db_path: Path, folder: Path, keep: int) -> dict:

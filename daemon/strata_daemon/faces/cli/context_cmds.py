@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
+from strata_daemon.config.home import resolve_home
 from strata_daemon.config.settings import MODES
+from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli import daemon
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit, note
@@ -39,15 +40,27 @@ async def cmd_context(args) -> int:
     return 0
 
 
-def _stdin() -> tuple[str, dict]:
-    """The hook's input: Claude Code's JSON (`prompt`, `session_id`, `transcript_path`), or
-    plain text from any other loop."""
-    raw = sys.stdin.read()
+# What of a prompt is looked for: recall takes at most store.max_content_bytes (64 KiB), and a
+# turn's first 16 KiB say what it is about.
+PROMPT_BYTES = 16 * 1024
+
+
+def _stdin(field: str) -> tuple[str, dict]:
+    """The hook's input: Claude Code's JSON (FIELD, `session_id`, `transcript_path`), or plain
+    text from any other loop; bytes that are not UTF-8 read as U+FFFD."""
+    raw = (sys.stdin.buffer.read() if sys.stdin is not None else b"").decode("utf-8", "replace")
     try:
         event = json.loads(raw)
     except ValueError:
         return raw, {}
-    return (event.get("prompt") or "", event) if isinstance(event, dict) else (raw, {})
+    if not isinstance(event, dict):
+        return raw, {}
+    text = event.get(field)
+    return (text if isinstance(text, str) else ""), event
+
+
+def _session(args, event: dict) -> str:
+    return str(args.session or event.get("session_id") or GENERIC_SESSION)
 
 
 def _never_fails(handler):
@@ -62,17 +75,15 @@ def _never_fails(handler):
 
 
 async def hook_prompt(args) -> None:
-    text, event = _stdin()
-    session = args.session or event.get("session_id") or GENERIC_SESSION
+    text, event = _stdin("prompt")
     if not text.strip():
         return
-    result = await _block(args, text)
+    result = await _block(args, text.encode("utf-8")[:PROMPT_BYTES].decode("utf-8", "ignore"))
     sys.stdout.write(result["block"])
     if result.get("recall_id"):
         from strata_daemon.app import hooks
-        from strata_daemon.config.home import resolve_home
 
-        hooks.given(resolve_home(args.home).state_dir, result["agent"], session, result)
+        hooks.given(resolve_home(args.home).state_dir, result["agent"], _session(args, event), result)
 
 
 async def hook_session_start(args) -> None:
@@ -85,9 +96,9 @@ async def hook_session_start(args) -> None:
 async def hook_reply(args) -> None:
     from strata_daemon.app import hooks
 
-    text, event = _stdin()
+    text, event = _stdin("reply")
     async with opened(args, actor="hook") as mem:
-        r = await hooks.feedback_from(mem, args.session or event.get("session_id") or GENERIC_SESSION, text)
+        r = await hooks.feedback_from(mem, _session(args, event), text)
     if r is not None:
         note(f"strata: the reply used {len(r['used'])} memories of recall {r['recall_id']}")
 
@@ -95,35 +106,52 @@ async def hook_reply(args) -> None:
 async def hook_session_end(args) -> None:
     from strata_daemon.app import hooks
 
-    _, event = _stdin()
-    transcript, session = event.get("transcript_path"), event.get("session_id")
-    if not transcript or not session:
-        raise ValueError("no session_id and transcript_path on stdin (Claude Code's hook input)")
+    _, event = _stdin("transcript_path")
+    transcript = event.get("transcript_path")
+    if not isinstance(transcript, str) or not transcript:
+        raise ValueError("no transcript_path on stdin (Claude Code's hook input)")
+    session = _session(args, event)
     async with opened(args, actor="hook") as mem:
-        r = await hooks.keep_session(mem, str(session), Path(transcript))
+        r = await hooks.keep_session(mem, session, Path(transcript))
     note(f"strata: kept {len(r['stored'])} decisions and lessons of session {session}")
 
 
-def _claude_settings(args) -> dict:
-    exe = shutil.which("strata") or str(Path(sys.executable).with_name("strata"))
-    base = [exe, *(["--home", args.home] if args.home else []), *(["--agent", args.agent] if args.agent else [])]
-    return {"hooks": {event: [{"hooks": [{"type": "command", "command": shlex.join([*base, "hook", name])}]}]
-                      for event, name in EVENTS}}
+def _hook_command(args, name: str) -> str:
+    """The command Claude Code runs: this interpreter and this home, whatever folder it runs in."""
+    home = str(resolve_home(args.home).root.resolve())
+    return shlex.join([sys.executable, "-m", "strata_daemon", "--home", home,
+                       *(["--agent", args.agent] if args.agent else []), "hook", name])
+
+
+def _ours(entry) -> bool:
+    """Whether a settings entry is one strata wrote (its command runs `strata_daemon ... hook`)."""
+    return isinstance(entry, dict) and any(
+        isinstance(h, dict) and "strata_daemon" in str(h.get("command", "")) and " hook " in str(h.get("command", ""))
+        for h in entry.get("hooks") or [])
 
 
 async def hook_claude_code(args) -> int:
-    settings = _claude_settings(args)
+    settings = {"hooks": {event: [{"hooks": [{"type": "command", "command": _hook_command(args, name)}]}]
+                          for event, name in EVENTS}}
     if not args.write:
         emit(settings, True)
         return 0
     path = Path(args.write)
-    current = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    try:
+        current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise InvalidInput(f"cannot read {path} as JSON: {e}", hint="fix or move the file, or print the settings "
+                                                                   "without --write and merge them by hand") from None
+    if not isinstance(current, dict) or not isinstance(current.get("hooks", {}), dict):
+        raise InvalidInput(f"{path} is not a settings object with a `hooks` object", hint="merge them by hand")
     hooks = current.setdefault("hooks", {})
     for event, entries in settings["hooks"].items():
-        kept = [e for e in hooks.get(event, []) if "strata" not in json.dumps(e)]
+        kept = [e for e in hooks.get(event, []) if not _ours(e)] if isinstance(hooks.get(event), list) else []
         hooks[event] = kept + entries
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
+    tmp = path.with_name(f".{path.name}.strata.tmp")
+    tmp.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
+    tmp.replace(path)
     note(f"strata: wrote its hooks for {', '.join(e for e, _ in EVENTS)} into {path}")
     return 0
 

@@ -189,7 +189,8 @@ CONTEXT_RESULT = fields(
     {"block": about(STR, "markdown to paste into a prompt: the capsule condensed, the facts the text names, the "
                          "memories (`#ID text` under the day said, newest first)"),
      "tokens": about(COUNT, "the block's tokens, never more than the budget"), "budget": POSITIVE,
-     "tokenizer": about(STR, "the ruler (minilm-wordpiece)"),
+     "tokenizer": about(STR, "the ruler: minilm-wordpiece, or words (each counted twice) without the packaged "
+                             "model"),
      "recall_id": about(nullable(ID), "what the turn's feedback names; null when not logged"),
      "agent": STR, "mode_used": {"type": "string", "enum": list(MODES)}, "at": TIME,
      "parts": fields({"capsule": array(fields({"heading": STR, "lines": array(STR)})),

@@ -325,14 +325,18 @@ def _resources(server: MCPServer, mem: Memory) -> None:
     @server.resource("strata://context/{text}", name="context", mime_type="text/markdown",
                      description="What the agent should know for a text (percent-encoded): its capsule condensed, "
                                  "the facts the text names, the best memories, within context.budget tokens.")
-    async def context_resource(text: str) -> str:
-        from urllib.parse import unquote
-
-        return await read(_as_text(mem.context(unquote(text))))
+    async def context_resource(text: str) -> str:  # the SDK has decoded the text
+        return await read(_as_text(mem.context(text)))
 
 
 async def _as_text(call: Awaitable[dict]) -> dict:
-    return {"text": (await call)["block"]}
+    block = await call
+    return {"text": block["block"] + _feedback_line(block)}
+
+
+def _feedback_line(block: dict) -> str:
+    """The recall behind a block, which feedback names (a block for a shared namespace has none)."""
+    return f"\n(recall {block['recall_id']}: name it in feedback)\n" if block["recall_id"] else ""
 
 
 def _prompts(server: MCPServer, mem: Memory) -> None:
@@ -346,7 +350,7 @@ def _prompts(server: MCPServer, mem: Memory) -> None:
             block = await mem.context(text, budget=int(budget) if budget.strip() else None)
         except (StrataError, ValueError) as e:
             raise ToolError(error_text(e) if isinstance(e, StrataError) else f"budget: {e}") from None
-        return block["block"] + (f"\n(recall {block['recall_id']}: name it in feedback)\n" if block["recall_id"] else "")
+        return block["block"] + _feedback_line(block)
 
 
 async def serve(home: str | None, agent: str | None, *, allow_purge: bool = False) -> None:
