@@ -1,4 +1,4 @@
-"""docs/reference/mcp.md: every tool and resource of the MCP server."""
+"""docs/reference/mcp.md: every tool, resource and prompt of the MCP server."""
 
 from __future__ import annotations
 
@@ -20,11 +20,12 @@ class _NoMemory:
         raise RuntimeError(f"the MCP reference reads tool definitions only, not Memory.{name}")
 
 
-async def _mcp_listing() -> tuple[Any, list, list, list]:
+async def _mcp_listing() -> tuple[Any, list, list, list, list]:
     from strata_daemon.faces.mcp.server import build
 
     server = build(_NoMemory())  # type: ignore[arg-type]
-    return server, await server.list_tools(), await server.list_resources(), await server.list_resource_templates()
+    return (server, await server.list_tools(), await server.list_resources(), await server.list_resource_templates(),
+            await server.list_prompts())
 
 
 def _run(coro):
@@ -73,7 +74,7 @@ def _optional(prop: dict) -> dict:
 def mcp_markdown() -> str:
     from strata_daemon.faces.mcp.server import INSTRUCTIONS
 
-    server, tools, resources, templates = _run(_mcp_listing())
+    server, tools, resources, templates, prompts = _run(_mcp_listing())
     lines = ["# MCP reference", "", NOTE, "",
              f"`strata mcp` serves one agent namespace to an MCP client over stdio, as the server "
              f"{code(server.name)}. Tools return JSON (structured content, and the same JSON as text); a strata "
@@ -104,4 +105,8 @@ def mcp_markdown() -> str:
     rows = [(code(r.uri), r.name, r.mime_type or "", r.description or "") for r in resources]
     rows += [(code(r.uri_template), r.name, r.mime_type or "", r.description or "") for r in templates]
     lines += table(("URI", "Name", "MIME type", "Description"), rows)
+    lines += ["", "## Prompts", ""]
+    lines += table(("Prompt", "Arguments", "Description"),
+                   [(code(p.name), ", ".join(code(a.name) + ("" if a.required else " (optional)")
+                                             for a in p.arguments or ()), p.description or "") for p in prompts])
     return finish(lines)
