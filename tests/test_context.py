@@ -45,7 +45,7 @@ def test_a_block_never_exceeds_its_budget_and_says_why_it_left_things_out():
     # Newest day first: a newer statement before the older it updates.
     p = pack(200, count, hits=[{"id": 1, "content": "leader: node-1", "event_at": T0},
                                {"id": 2, "content": "leader: node-2", "event_at": T0 + 86400}])
-    assert p.lines()[1:] == ["### 22 Sep 2026", "#2 leader: node-2", "### 21 Sep 2026", "#1 leader: node-1"]
+    assert p.lines()[1:] == ["22 Sep 2026:", "#2 leader: node-2", "21 Sep 2026:", "#1 leader: node-1"]
 
 
 def test_the_capsule_condensed_leaves_out_what_nobody_wrote(home):
@@ -84,6 +84,9 @@ def test_the_block_holds_pending_work_facts_and_memories_and_its_recall_takes_fe
     # Said by the pending line and the fact already: left out, with the reason.
     assert {o["id"]: o["reason"] for o in r["left_out"] if o["part"] == "memories"} == {
         1: "says what the fact bridge says", 2: "says what the pending line says"}
+    # Only what the block holds was shown: its access events, and what feedback reaches.
+    shown = lived.sql("SELECT episode_id FROM access_events WHERE recall_id = ?", (r["recall_id"],))
+    assert sorted(e["episode_id"] for e in shown) == sorted(ids)
     assert lived.feedback(r["recall_id"], "success", used=[3])["episodes"] == [3]
     quiet = lived.context("backup job", budget=64, record=False)
     assert quiet["recall_id"] is None and quiet["tokens"] <= 64

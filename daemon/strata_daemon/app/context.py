@@ -5,7 +5,7 @@ any other: its id takes the feedback of the turn that used the block."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from strata_daemon.base import timeutil
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
@@ -40,19 +40,28 @@ def _counter():
         return "words", lambda texts: [len(t.split()) * 2 for t in texts]
 
 
-async def _recalled(mem: "Memory", text: str, k: int, mode: str | None, record: bool,
-                    changes: Mapping[str, Any] | None) -> dict:
-    """The recall behind the block: logged (its id takes feedback), or, with `record` off, only
-    read (a benchmark asking the same home many times, maybe with `changes` laid over the
-    settings as an arena preset is)."""
+async def _packed(mem: "Memory", text: str, k: int, mode: str | None, record: bool,
+                  changes: Mapping[str, Any] | None, packing: Callable[[dict], Any]) -> tuple[dict, Any]:
+    """The recall behind the block and the block packed from it. Logged, only the memories the
+    block holds count as shown (their access events, the working set, what feedback without
+    `used` reaches); with `record` off, only read (a benchmark asking the same home many times,
+    maybe with `changes` laid over the settings as an arena preset is)."""
+    packed = []
+
+    def keep(r: dict) -> list[dict]:
+        packed.append(packing(r))
+        held = {m["id"] for m in packed[0].memories}
+        return [h for h in r["hits"] if h["id"] in held]
+
     if record:
         if changes:
             raise InvalidInput("settings can be laid over only a block that is not logged (record off)")
-        return await mem.recall(text, k=k, mode=mode, explain=False)
+        r = await mem.recall(text, k=k, mode=mode, explain=False, given=keep)
+        return r, packed[0]
     arm = mem.arm_of(mode, changes) if mode or changes else (await mem.arena.strategy())[0]
     r = await mem._recall.ranked(text, k=k, mode=arm.mode, context=None, kinds=(), include_archived=False,
                                  now=timeutil.now(), arm=arm)
-    return {**r, "recall_id": None}
+    return {**r, "recall_id": None}, packing(r)
 
 
 async def build(mem: "Memory", text: str, *, budget: int | None, mode: str | None, k: int | None,
@@ -62,9 +71,10 @@ async def build(mem: "Memory", text: str, *, budget: int | None, mode: str | Non
     budget = int(mem.config["context.budget"] if budget is None else budget)
     if not 32 <= budget <= 100000:
         raise InvalidInput(f"the budget must be between 32 and 100000 tokens, not {budget}")
-    r = await _recalled(mem, text, k or hits_for(budget), mode, record, changes)
     name, count = _counter()
-    p = pack(budget, count, capsule=_capsule_parts(mem), facts=r["facts"], hits=r["hits"])
+    parts = _capsule_parts(mem)
+    r, p = await _packed(mem, text, k or hits_for(budget), mode, record, changes,
+                         lambda r: pack(budget, count, capsule=parts, facts=r["facts"], hits=r["hits"]))
     lines = p.lines()
     used = sum(count(lines)) if lines else 0
     return {

@@ -198,16 +198,17 @@ class Memory:
 
     async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
                      context: Mapping | None = None, kinds: Iterable[str] = (),
-                     include_archived: bool = False, explain: bool = True, hop: bool | None = None) -> dict:
+                     include_archived: bool = False, explain: bool = True, hop: bool | None = None,
+                     given: Callable[[dict], list[dict]] | None = None) -> dict:
         """Ranked memories for a query, logged as a recall (its id takes feedback). Without a
         mode, the strategy is the arena's choice for the namespace (or recall.mode). Without
         `explain`, hits leave out why they ranked (what the faces print unless asked). `hop`: the
         second hop may bring in memories the question's words do not find (default: every mode
-        but fast)."""
+        but fast). `given` picks the hits handed on, the only ones logged (app/context.py)."""
         arm, strategy = (None, {"arm": mode, "chosen_by": "mode"}) if mode else await self.arena.strategy()
         return await self._recall.recall(query, k=k, mode=mode, context=context, kinds=kinds,
                                          include_archived=include_archived, explain=explain, arm=arm,
-                                         strategy=strategy, hop=hop)
+                                         strategy=strategy, hop=hop, given=given)
 
     async def context(self, text: str, *, budget: int | None = None, mode: str | None = None,
                       k: int | None = None, record: bool = True, changes: Mapping[str, Any] | None = None) -> dict:

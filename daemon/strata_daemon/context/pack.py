@@ -3,7 +3,7 @@
 The block is what an agent pastes into its prompt for one turn: its capsule condensed (who it
 is, its rules, its pending work), the current facts the turn names, then the best memories
 that fit. Each part is a markdown section; a memory is one line, `#ID text`, under the day it
-was said, newest day first, so a newer statement of a thing comes before the older one it
+was said (`8 May 2023:`, five tokens where a heading took seven), newest day first, so a newer statement of a thing comes before the older one it
 updates and every line can be cited by its id. Tokens are counted line by line with one ruler
 (embedding/tokens.py): a line break is whitespace to it, so the block costs the sum of its
 lines, and the block never exceeds the budget.
@@ -23,7 +23,7 @@ from typing import Callable, Sequence
 
 Counter = Callable[[Sequence[str]], list[int]]
 SHARE = 4  # the capsule and the facts: each at most 1/SHARE of the budget
-MEMORIES = "## Memories (newest first; cite as #id)"
+MEMORIES = "## Memories (cite #id)"  # under each day, newest first: the days say the order
 _SPACE = re.compile(r"\s+")
 
 
@@ -57,7 +57,7 @@ class Packed:
             for m in sorted(self.memories, key=lambda m: (-m["at"], m["rank"])):
                 if day(m["at"]) != shown:
                     shown = day(m["at"])
-                    out.append(f"### {shown}")
+                    out.append(f"{shown}:")
                 out.append(m["line"])
         return out
 
@@ -106,7 +106,7 @@ def _repeats(text: str, kept: dict[str, str]) -> str | None:
 def _memories(p: Packed, hits: Sequence[dict], count: Counter) -> None:
     lines = [f"#{h['id']} {_flat(h['content'])}" for h in hits]
     days = [day(h["event_at"]) for h in hits]
-    costs = count([MEMORIES, *lines, *(f"### {d}" for d in days)])
+    costs = count([MEMORIES, *lines, *(f"{d}:" for d in days)])
     header, line_costs, day_costs = costs[0], costs[1:len(hits) + 1], costs[len(hits) + 1:]
     # What the capsule and the facts already say: a pending task's memory, a status line that
     # is all its fact says.

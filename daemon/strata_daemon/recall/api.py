@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from strata_daemon.arena.arms import Arm
 from strata_daemon.base import timeutil
@@ -110,9 +110,12 @@ class Recall:
 
     async def recall(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
                      kinds: Iterable[str], include_archived: bool, explain: bool, arm: Arm | None,
-                     strategy: dict, hop: bool | None = None) -> dict:
+                     strategy: dict, hop: bool | None = None,
+                     given: Callable[[dict], list[dict]] | None = None) -> dict:
         """Ranked memories, logged as a recall (its id takes feedback): with `arm` (the arena's
-        choice) when no mode is given. Without `explain`, hits leave out why they ranked."""
+        choice) when no mode is given. Without `explain`, hits leave out why they ranked. `given`
+        picks from the ranked result the hits its caller hands on (a context block keeps those
+        that fit): only they are logged, as what the agent was shown."""
         now = timeutil.now()
         started = time.perf_counter()
         caught_up: list[str] = []
@@ -124,11 +127,13 @@ class Recall:
         if "warning" in strategy:
             r["warnings"].append(strategy.pop("warning"))
 
+        shown = hits if given is None else given(r)  # before the write: the lock is held for the write alone
+
         def record(conn):
             rid = writes.record_recall(conn, self.agent, query, r["mode_used"], r["k"],
                                        json.dumps(query_context, sort_keys=True),
-                                       [(h["id"], h["rank"], h["score"]) for h in hits], now, strategy["arm"])
-            return rid, self.web.feed_in(conn, hits, rid, now)
+                                       [(h["id"], h["rank"], h["score"]) for h in shown], now, strategy["arm"])
+            return rid, self.web.feed_in(conn, shown, rid, now)
 
         recall_id, fed = (None, None) if self.read_only else await self.db.transact(record, upkeep=True)
         if not explain:
