@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import numbers
-import sqlite3
 
 import pytest
+
+from conftest import strata_sqlite as sqlite3
 
 pytestmark = pytest.mark.slow
 

@@ -186,8 +186,9 @@ def test_import_good_file(cli, tmp_path):
 @pytest.mark.slow
 def test_an_import_killed_and_run_again_stores_each_line_once(cli, home, tmp_path):
     import signal
-    import sqlite3
     import time
+
+    from conftest import strata_sqlite as sqlite3
 
     # Lines without a time, so neither a time nor the attention window tells a line seen again.
     path = write_lines(tmp_path / "big.jsonl", [good_line(n) for n in range(12_000)])

@@ -381,7 +381,7 @@ def test_sigterm_stops_a_long_consolidation_promptly_and_leaves_it_whole(home, c
 
 def _merges_whole(db) -> bool:
     """Every superseded memory points at an active survivor."""
-    import sqlite3
+    from conftest import strata_sqlite as sqlite3
 
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
         return conn.execute("SELECT count(*) FROM episodes e LEFT JOIN episodes s ON s.id = e.superseded_by "
@@ -411,7 +411,7 @@ def test_a_phase_left_running_by_a_killed_daemon_is_marked_interrupted(home, cli
 
 
 def _phase_status(db, phase: str, first: bool = False) -> str | None:
-    import sqlite3
+    from conftest import strata_sqlite as sqlite3
 
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
         row = conn.execute(f"SELECT status FROM phase_runs WHERE phase = ? ORDER BY id {'ASC' if first else 'DESC'} "

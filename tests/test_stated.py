@@ -1,12 +1,11 @@
 """The times a memory states, resolved when it is stored (episodes/stated.py) and used by recall."""
 
 import asyncio
-import sqlite3
 from datetime import datetime, timezone
 
 import pytest
 
-from conftest import write_config
+from conftest import strata_sqlite as sqlite3, write_config
 from strata_daemon import Memory
 from strata_daemon.episodes.stated import label, stated_times
 
