@@ -225,10 +225,11 @@ def test_capture_on_the_development_set_meets_its_targets():
 
 
 def test_capture_on_the_held_out_set_stays_where_it_was_measured():
-    # Written apart from the code and never tuned on: the figure the README reports. A floor
-    # below it catches a change that makes capture worse on lines it was not tuned on.
+    # Written apart from the code and never tuned on: the figure docs/benchmarks.md reports
+    # (0.966 / 0.824 when the ninth author's set was new). A floor just below it catches a change
+    # that makes capture worse on lines it was not tuned on.
     r = score(held_out(SETS)["held_out"])
-    assert r["precision"] >= 0.95 and r["recall"] >= 0.90
+    assert r["precision"] >= 0.96 and r["recall"] >= 0.82
 
 
 def test_a_home_captures_statements_and_skips_events(memory):
