@@ -5,6 +5,7 @@ any other: its id takes the feedback of the turn that used the block."""
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from strata_daemon.base import timeutil
@@ -23,12 +24,19 @@ def hits_for(budget: int) -> int:
     return max(10, min(MAX_HITS, budget // 12))
 
 
-def _capsule_parts(mem: "Memory") -> list[tuple[str, list[str]]]:
+@functools.cache
+def _shipped_capsule() -> str:
+    """The capsule strata ships, read once: a prompt hook asks for a block on every turn."""
     from strata_daemon.capsule.api import EXAMPLE
+
+    return EXAMPLE.read_text(encoding="utf-8")
+
+
+def _capsule_parts(mem: "Memory") -> list[tuple[str, list[str]]]:
     from strata_daemon.capsule.condensed import condensed
 
     text = mem.capsule.read_text()
-    return condensed(text, EXAMPLE.read_text(encoding="utf-8")) if text else []
+    return condensed(text, _shipped_capsule()) if text else []
 
 
 def _counter():

@@ -3,8 +3,9 @@
 The block is what an agent pastes into its prompt for one turn: its capsule condensed (who it
 is, its rules, its pending work), the current facts the turn names, then the best memories
 that fit. Each part is a markdown section; a memory is one line, `#ID text`, under the day it
-was said (`8 May 2023:`, five tokens where a heading took seven), newest day first, so a newer statement of a thing comes before the older one it
-updates and every line can be cited by its id. Tokens are counted line by line with one ruler
+was said (`8 May 2023:`, five tokens where a heading took seven), newest day first, so a
+newer statement of a thing comes before the older one it updates and every line can be cited
+by its id. Tokens are counted line by line with one ruler
 (embedding/tokens.py): a line break is whitespace to it, so the block costs the sum of its
 lines, and the block never exceeds the budget.
 
@@ -104,7 +105,8 @@ def _repeats(text: str, kept: dict[str, str]) -> str | None:
 
 
 def _memories(p: Packed, hits: Sequence[dict], count: Counter) -> None:
-    lines = [f"#{h['id']} {_flat(h['content'])}" for h in hits]
+    texts = [_flat(h["content"]) for h in hits]
+    lines = [f"#{h['id']} {text}" for h, text in zip(hits, texts)]
     days = [day(h["event_at"]) for h in hits]
     costs = count([MEMORIES, *lines, *(f"{d}:" for d in days)])
     header, line_costs, day_costs = costs[0], costs[1:len(hits) + 1], costs[len(hits) + 1:]
@@ -113,8 +115,9 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter) -> None:
     kept = {_flat(line).casefold(): f"the {heading.casefold()} line" for heading, lines in p.capsule for line in lines}
     kept.update({f"{f['label']}: {_flat(str(f['value']))}".casefold(): f"the fact {f['key']}" for f in p.facts})
     shown_days: set[str] = set()
-    for rank, (h, line, cost, d, d_cost) in enumerate(zip(hits, lines, line_costs, days, day_costs), 1):
-        if (same := _repeats(_flat(h["content"]), kept)) is not None:
+    rows = zip(hits, texts, lines, line_costs, days, day_costs)
+    for rank, (h, text, line, cost, d, d_cost) in enumerate(rows, 1):
+        if (same := _repeats(text, kept)) is not None:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": f"says what {same} says"})
             continue
         extra = (header if not p.memories else 0) + (d_cost if d not in shown_days else 0)
@@ -122,7 +125,7 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter) -> None:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": "budget"})
             continue
         p.memories.append({"id": h["id"], "at": h["event_at"], "rank": rank, "line": line})
-        kept[_flat(h["content"]).casefold()] = f"#{h['id']}"
+        kept[text.casefold()] = f"#{h['id']}"
         shown_days.add(d)
         p.used += extra + cost
 
