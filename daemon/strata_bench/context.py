@@ -7,45 +7,18 @@ per 12 tokens of its budget), which is part of what it costs."""
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Callable
 
 from strata_bench import corpus
-from strata_bench.procs import child_env
+from strata_bench.procs import serving, stop
 from strata_bench.recall import corpus_home
 from strata_bench.stats import ratio, summary_ms
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.faces.http.client import UnixConnection
 
 WARMUP = 20
-
-
-def _daemon(home: Path) -> tuple[subprocess.Popen, Path]:
-    """`strata run` on the home, once its socket answers; its log in the home (read if it fails)."""
-    path, log = home / "state" / "strata.sock", home / "state" / "bench-daemon.log"
-    with log.open("w", encoding="utf-8") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), "run"],
-                                stdout=subprocess.DEVNULL, stderr=err, env=child_env())
-    deadline = time.monotonic() + 300
-    while not path.is_socket():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            _stop(proc)
-            raise StrataError(f"strata run did not start: {log.read_text(encoding='utf-8')[-500:]}")
-        time.sleep(0.05)
-    return proc, path
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def _post(conn: UnixConnection, path: str, body: dict) -> tuple[float, dict]:
@@ -64,7 +37,7 @@ async def bench_context(n: int, *, budget: int = 512, queries: int = 300, seed: 
                         embed_progress: Callable[[int], None] | None = None, cache: Path | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
     async with corpus_home(n, seed, "balanced", texts[:WARMUP + 1], 10, None, embed_progress, cache) as (home, _):
-        proc, path = _daemon(home)
+        proc, path = serving(home, "run")
         conn = UnixConnection(path, timeout=600)
         blocks, recalls, tokens, memories = [], [], [], []
         try:
@@ -82,7 +55,7 @@ async def bench_context(n: int, *, budget: int = 512, queries: int = 300, seed: 
                     progress(1)
         finally:
             conn.close()
-            _stop(proc)
+            stop(proc)
     ours, base = summary_ms(blocks), summary_ms(recalls)
     return {
         "benchmark": "context", "n": n, "budget": budget, "queries": len(blocks), "seed": seed,

@@ -4,16 +4,13 @@ and then several at once, against the same recalls made in-process through the P
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
 from strata_bench import corpus
-from strata_bench.procs import child_env
+from strata_bench.procs import serving, stop
 from strata_bench.recall import corpus_home
 from strata_bench.stats import ratio, summary_ms
 from strata_daemon.errors import StrataError
@@ -43,25 +40,12 @@ def _recalls(socket_path: Path, texts: list[str], k: int, mode: str, progress) -
     return times
 
 
-def _server(home: Path) -> tuple[subprocess.Popen, Path]:
-    path = home / "state" / "strata.sock"
-    proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), "serve"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            env=child_env())
-    deadline = time.monotonic() + 120
-    while not path.exists():
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise StrataError(f"strata serve did not start: {proc.communicate(timeout=10)[1][-500:]}")
-        time.sleep(0.05)
-    return proc, path
-
-
 async def bench_http(n: int, *, mode: str = "balanced", queries: int = 300, clients: int = 4, k: int = 10,
                      seed: int = 0, progress: Callable[[int], None] | None = None,
                      embed_progress: Callable[[int], None] | None = None, cache: Path | None = None) -> dict:
     texts = corpus.queries(queries + WARMUP, seed=seed)
     async with corpus_home(n, seed, mode, texts, k, progress, embed_progress, cache) as (home, baseline):
-        proc, path = _server(home)
+        proc, path = serving(home, "serve")
         try:
             single = _recalls(path, texts, k, mode, progress)[WARMUP:]
             shares = [texts[WARMUP + i::clients] for i in range(clients)]
@@ -71,8 +55,7 @@ async def bench_http(n: int, *, mode: str = "balanced", queries: int = 300, clie
                             for t in part]
             wall = time.perf_counter() - started
         finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.communicate(timeout=60)
+            stop(proc)
     ours, base, together = summary_ms(single), summary_ms(baseline), summary_ms(parallel)
     return {
         "benchmark": "http", "n": n, "mode": mode, "queries": len(single), "k": k, "seed": seed,

@@ -4,9 +4,13 @@ STRATA_ settings leaking into it."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+from strata_daemon.errors import StrataError
 
 
 def child_env(home: Path | None = None) -> dict[str, str]:
@@ -24,3 +28,29 @@ def strata(home: Path, *args: str, timeout: float = 3600, stdin: bytes | None = 
     """`strata ARGS` on `home`, run to its end; output as bytes."""
     return subprocess.run([sys.executable, "-m", "strata_daemon", *args], input=stdin, capture_output=True,
                           env=child_env(home), timeout=timeout)
+
+
+def serving(home: Path, command: str) -> tuple[subprocess.Popen, Path]:
+    """`strata COMMAND` (run, serve) on the home, once its socket answers; its log in the home,
+    read when it fails to start."""
+    path, log = home / "state" / "strata.sock", home / "state" / f"bench-{command}.log"
+    with log.open("w", encoding="utf-8") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), command],
+                                stdout=subprocess.DEVNULL, stderr=err, env=child_env())
+    deadline = time.monotonic() + 300
+    while not path.is_socket():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop(proc)
+            raise StrataError(f"strata {command} did not start: {log.read_text(encoding='utf-8')[-500:]}")
+        time.sleep(0.05)
+    return proc, path
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, and SIGKILL if it is not gone in two minutes."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
