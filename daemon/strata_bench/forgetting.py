@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import io
 import json
-import signal
 import sys
 import tempfile
 import time
@@ -226,9 +225,9 @@ def _unechoed(text: str) -> str:
 
 
 def _http(home: Home, cases) -> str:
-    from strata_bench.http import _server
+    from strata_bench.procs import serving, stop
 
-    proc, path = _server(home.root)
+    proc, path = serving(home.root, "serve")
     try:
         texts = []
         conn = UnixConnection(path, timeout=120)
@@ -242,8 +241,7 @@ def _http(home: Home, cases) -> str:
         conn.close()
         return "\n".join(texts)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=60)
+        stop(proc)
 
 
 async def _mcp(home: Home, cases) -> str:

@@ -31,9 +31,9 @@ def strata(home: Path, *args: str, timeout: float = 3600, stdin: bytes | None = 
 
 
 def serving(home: Path, command: str) -> tuple[subprocess.Popen, Path]:
-    """`strata COMMAND` (run, serve) on the home, once its socket answers; its log in the home,
-    read when it fails to start."""
-    path, log = home / "state" / "strata.sock", home / "state" / f"bench-{command}.log"
+    """`strata COMMAND` (run, serve) on the home, once its socket answers; its log beside the
+    home (never in it: bench forget reads every file of a home), read when it fails to start."""
+    path, log = home / "state" / "strata.sock", home.parent / f".{home.name}-{command}.log"
     with log.open("w", encoding="utf-8") as err:
         proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), command],
                                 stdout=subprocess.DEVNULL, stderr=err, env=child_env())
