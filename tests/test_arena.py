@@ -12,10 +12,12 @@ from strata_daemon import Memory
 from strata_daemon.app import wiring
 from strata_daemon.arena.arms import BUILTIN_PRESETS, arms_of, parse_arm, presets_of
 from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, paired_gain, ucb
-from strata_daemon.arena.reward import check as check_weights, episode_reward
+from strata_daemon.arena.reward import check as check_weights, episode_reward, latency_score
+from strata_daemon.arena.wording import overlap, terms, worded_apart
 from strata_daemon.config.load import load_config
 from strata_daemon.config.tuning import ArenaWeights
 from strata_daemon.errors import ConfigError, InvalidInput, NotFound
+from strata_daemon.store import arena as arena_store
 
 # Paraphrases that share no word with the memory they need: full text alone cannot find them.
 PARAPHRASES = [
@@ -45,16 +47,45 @@ def test_reward_by_hand():
     w = ArenaWeights()
     hits = [(1, "a"), (2, "a"), (3, "b"), (4, None)]
     useful = [(2, "a"), (9, "c")]
-    r = episode_reward(hits, useful, 50.0, latency_budget_ms=200.0, weights=w)
-    # recall 1/2, precision 1/4, sessions {a, c}: a reached -> 1/2, latency 1 - 50/200, diversity {a, b, #4} 3/4
+    r = episode_reward(hits, useful, 300.0, k=4, latency_budget_ms=200.0, weights=w)
+    # recall 1/2, precision 1/4, sessions {a, c}: a reached -> 1/2, latency 2 - 300/200, diversity {a, b, #4} 3/4
     assert r["recall"] == 0.5 and r["precision"] == 0.25 and r["session_recall"] == 0.5
-    assert r["latency"] == 0.75 and r["diversity"] == 0.75
-    assert r["reward"] == pytest.approx(0.55 * 0.5 + 0.15 * 0.25 + 0.20 * 0.5 + 0.07 * 0.75 + 0.03 * 0.75)
-    nothing = episode_reward([], useful, 500.0, latency_budget_ms=200.0, weights=w)
+    assert r["latency"] == 0.5 and r["diversity"] == 0.75
+    assert r["reward"] == pytest.approx(0.55 * 0.5 + 0.15 * 0.25 + 0.20 * 0.5 + 0.07 * 0.5 + 0.03 * 0.75)
+    nothing = episode_reward([], useful, 500.0, k=4, latency_budget_ms=200.0, weights=w)
     assert nothing["reward"] == 0.0
     # weights need not sum to 1: the reward is their weighted mean
     only_recall = ArenaWeights(recall=2, precision=0, session_recall=0, latency=0, diversity=0)
-    assert episode_reward(hits, useful, 0, latency_budget_ms=1, weights=only_recall)["reward"] == 0.5
+    assert episode_reward(hits, useful, 0, k=4, latency_budget_ms=1, weights=only_recall)["reward"] == 0.5
+
+
+def test_no_cheap_trade_speed_within_the_budget_and_fewer_hits_win_nothing():
+    useful = [(2, "a")]
+    # Within the budget every recall scores alike on latency; past it, 0 at twice the budget.
+    assert [latency_score(ms, 250.0) for ms in (0, 3, 249, 250, 375, 500, 900)] == [1, 1, 1, 1, 0.5, 0, 0]
+    slow = episode_reward([(2, "a"), *((i, f"s{i}") for i in range(10, 19))], useful, 240.0, k=10,
+                          latency_budget_ms=250.0, weights=ArenaWeights())
+    # An arm that finds the same memory and returns nothing else (fast keeps to the question's
+    # words) scores no higher on precision or diversity, nor for its speed.
+    quick = episode_reward([(2, "a")], useful, 2.0, k=10, latency_budget_ms=250.0, weights=ArenaWeights())
+    assert quick["precision"] == slow["precision"] == 0.1 and quick["latency"] == slow["latency"] == 1
+    assert quick["reward"] < slow["reward"]  # the slower arm's hits span more sessions
+
+
+def test_arms_that_search_less_and_questions_worded_apart():
+    fast, balanced, deep = (parse_arm(m, {}) for m in ("fast", "balanced", "deep"))
+    assert fast.searches_less_than(balanced) and balanced.searches_less_than(deep)
+    assert not balanced.searches_less_than(fast) and not parse_arm("balanced+recent", BUILTIN_PRESETS) \
+        .searches_less_than(balanced)
+    assert terms("The Gateway's links were failing") == {"gateway", "link", "were", "failing"} - {"were"}
+    assert overlap("who dislikes instant messaging?", ["Bob hates chat apps, prefers email"]) == 0
+    assert overlap("when is the nightly backup?", ["the backup runs nightly at 02:00"]) == 1
+    assert overlap("?", ["anything"]) == 1  # no content word: nothing says it is worded apart
+    episodes = [{"id": i, "query": q, "texts": [t]} for i, (q, t) in enumerate([
+        ("nightly backup time", "backup runs nightly"), ("who dislikes chat?", "Bob hates chat apps"),
+        ("plant needing water", "the fern wants watering"), ("gateway link down", "gateway link down at 3")])]
+    assert [e["id"] for e in worded_apart(episodes)] == [1, 2]  # the half sharing fewest words, in order
+    assert worded_apart([]) == [] and len(worded_apart(episodes[:1])) == 1
     with pytest.raises(ValueError):
         check_weights(ArenaWeights(recall=0, precision=0, session_recall=0, latency=0, diversity=0))
 
@@ -192,25 +223,56 @@ async def _paraphrase_home(home, *, agent=None, questions=PARAPHRASES):
     return mem, ids
 
 
-def test_nightly_runs_follow_new_evidence_and_do_not_confirm_a_leader_again_for_a_few_episodes(home):
+def test_nightly_runs_follow_new_evidence(home):
     write_config(home, ARENA_TOML)
+    more = [{"question": q, "evidence": []} for q in ("who would rather get an email?", "what fails at the gateway?",
+                                                       "when do copies of the data run?", "which plant is thirsty?")]
 
     async def go():
         mem, ids = await _paraphrase_home(home)
         async with mem:
             first = await mem.arena.run(if_new=True)  # no run before: a full one
             idle = await mem.arena.run(if_new=True)
-            await mem.arena.add_questions([{"question": "who would rather get an email?", "evidence": [ids[4]]}])
+            await mem.arena.add_questions([{**more[0], "evidence": [ids[4]]}])
+            few = await mem.arena.run(if_new=True)
+            await mem.arena.add_questions([{**q, "evidence": [ids[i]]} for q, i in zip(more[1:], (1, 2, 5))])
             again = await mem.arena.run(if_new=True)
             runs = (await mem.arena.history())["runs"]
-            return first, idle, again, runs
+            return first, idle, few, again, runs
 
-    first, idle, again, runs = asyncio.run(go())
+    first, idle, few, again, runs = asyncio.run(go())
     assert first["decision"] == "adopt" and first["confirm"] and len(first["pulls"]) == 8
     assert idle == {"skipped": "no evaluation episode since the last run (newest 4)"}
-    assert len(again["pulls"]) == 1 and again["confirm"] is None  # one new episode: one pull, no new comparison
-    assert again["decision"] == "adopt" and f"run {first['run']} compared it with the default" in again["reason"]
+    # One new episode would hardly move a mean over arena.sample (4) of them: the night waits.
+    assert few == {"skipped": "1 evaluation episodes since the last run, fewer than arena.sample (4): they "
+                              "would not change the choice"}
+    # Four new: one pull's worth of evidence, one pull (the first run's statistics carry over).
+    assert len(again["pulls"]) == 1 and again["decision"] == "adopt" and again["episodes"]["total"] == 8
     assert again["strategy"]["arm"] == "balanced" and len(runs) == 2
+
+
+def test_an_arm_that_searches_less_is_confirmed_on_questions_worded_apart(home):
+    # balanced by default; fast has led every earlier pull (as an agent whose questions repeat its
+    # memories' words would make it lead). Odd ids confirm: two paraphrases, two in the memories' words.
+    write_config(home, '[arena]\narms = ["fast"]\n[experimental]\n"arena.min_episodes" = 4\n"arena.pulls" = 2\n'
+                       '"arena.sample" = 4\n"arena.min_pulls" = 2\n')
+    questions = [(PARAPHRASES[0][0], 4), ("bridge between mail relay and gw-02", 1),
+                 ("when do backups run on the NAS?", 2), ("Priya contacted by email", 4),
+                 (PARAPHRASES[3][0], 5), ("lemon tree on the balcony", 5),
+                 ("TLS certificate for web-01", 6), ("invoice for March paid", 7)]
+
+    async def go():
+        mem, ids = await _paraphrase_home(home, questions=questions)
+        async with mem:
+            await mem.db.transact(lambda c: arena_store.save_stats(
+                c, mem.agent, {"fast": ArmStats(50, 47.5), "balanced": ArmStats(50, 25.0)}, 0.0))
+            return await mem.arena.run()
+
+    run = asyncio.run(go())
+    assert run["leader"] == "fast" and run["decision"] == "keep", run
+    assert "on the 2 of 4 confirmation episodes worded furthest from their memories (fast searches less than " \
+           "balanced)" in run["reason"]
+    assert run["confirm"]["fast"] < run["confirm"]["balanced"] and run["strategy"]["arm"] == "balanced"
 
 
 def test_the_clearly_better_arm_is_adopted_and_explicit_modes_never_change(home):
@@ -381,10 +443,11 @@ def test_cli_arena_commands(cli, home):
     assert ran["phase"] == "arena" and ran["status"] == "ok", ran
     # Nothing new since `arena run`: the nightly phase has nothing to learn and costs nothing.
     assert ran["result"] == {"skipped": "no evaluation episode since the last run (newest 4)"}
-    assert cli.json("arena", "questions", str(qfile))["added"] == 3
+    qfile.write_text(json.dumps([{"question": q, "evidence": [ids[i]]} for q, i in PARAPHRASES]))
+    assert cli.json("arena", "questions", str(qfile))["added"] == 4
     ran = cli.json("phase", "run", "arena")
-    assert ran["result"]["decision"] in ("adopt", "keep") and ran["result"]["episodes"] == 7
-    assert len(cli.json("arena", "history")["runs"][0]["pulls"]) == 3  # one pull per new episode
+    assert ran["result"]["decision"] in ("adopt", "keep") and ran["result"]["episodes"] == 8
+    assert len(cli.json("arena", "history")["runs"][0]["pulls"]) == 1  # one pull per arena.sample new episodes
 
 
 # -- the benchmark --------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from typing import Any, Awaitable, Callable, Iterable
 from strata_daemon.arena.arms import Arm
 from strata_daemon.arena.bandit import ArmStats, choose, clearly_better, held_apart, leader, ucb
 from strata_daemon.arena.reward import episode_reward
+from strata_daemon.arena.wording import worded_apart
 from strata_daemon.base import stopping, timeutil
 from strata_daemon.config import tuning
 from strata_daemon.errors import InvalidInput, NotFound
@@ -92,27 +93,29 @@ class Arena:
             # today's counts an arm that weights recent use would win on evidence it created.
             hits, seconds = await self._rank(e["query"], self.tuned.k, arm, e["context"], e["at"])
             rewards.append(episode_reward([(h["id"], h["session"]) for h in hits], e["useful"], seconds * 1000,
-                                          latency_budget_ms=self.latency_budget_ms,
+                                          k=self.tuned.k, latency_budget_ms=self.latency_budget_ms,
                                           weights=self.tuned.weights)["reward"])
         return rewards
 
     async def run(self, *, progress: Callable[[int], None] | None = None, if_new: bool = False) -> dict:
         """One arena run: `arena.pulls` pulls chosen by UCB1, each scoring an arm on a sample of
         the episodes of even id; then the leader, if it is not the default, must beat the default
-        on the newest `arena.confirm_episodes` of odd id by `arena.min_gain` and `arena.confirm_z`
-        standard errors to be adopted (bandit.held_apart). With
-        `if_new` (the daemon's nightly phase) the work follows the new evidence, not the home's
-        age: nothing runs when no evaluation episode arrived since the last run (the choice
-        would be the same; returns {"skipped": reason}), and a run pulls once per new episode,
-        up to `arena.pulls` (the statistics carry over from run to run), and a leader that an
-        earlier run already compared with the default is compared again only once `arena.sample`
-        episodes have arrived since."""
+        on the newest `arena.confirm_episodes` of odd id (`_decide`). With `if_new` (the daemon's
+        nightly phase) the work follows the new evidence, not the home's age: a night runs once
+        `arena.sample` evaluation episodes have arrived since the last run (fewer would not move
+        the choice; returns {"skipped": reason}), and pulls once per `arena.sample` new episodes,
+        up to `arena.pulls` (the statistics carry over from run to run), so that its evaluation
+        recalls are about as many as the episodes that arrived."""
         s = self.tuned
         started, now = time.perf_counter(), timeutil.now()
         newest_id, seen = await self.db.run(store.newest_episode, self.agent)
         if if_new and seen is not None and (newest_id is None or newest_id <= seen):
             return {"skipped": f"no evaluation episode since the last run (newest {seen})"}
         episodes = await self.db.run(store.episodes, self.agent, s.max_episodes)
+        fresh = sum(e["id"] > seen for e in episodes) if if_new and seen is not None else None
+        if fresh is not None and fresh < s.sample:
+            return {"skipped": f"{fresh} evaluation episodes since the last run, fewer than arena.sample "
+                               f"({s.sample}): they would not change the choice"}
         order = [a.name for a in self.arms]
         if len(episodes) < s.min_episodes:
             reason = (f"{len(episodes)} evaluation episodes, fewer than arena.min_episodes ({s.min_episodes}): "
@@ -127,8 +130,7 @@ class Arena:
         rng = random.Random(f"{self.agent}:{len(episodes)}:{sum(st.pulls for st in stats.values())}")
         pool, held = held_apart(episodes, s.confirm_episodes)
         pulls = []
-        fresh = sum(e["id"] > seen for e in episodes) if if_new and seen is not None else s.pulls
-        for _ in range(min(s.pulls, max(1, fresh))):
+        for _ in range(s.pulls if fresh is None else min(s.pulls, fresh // s.sample)):
             name = choose(order, stats, s.exploration)
             reward = await self._mean_reward(self.by_name[name], rng.sample(pool, min(s.sample, len(pool))))
             stats[name].add(reward)
@@ -136,28 +138,7 @@ class Arena:
             if progress:
                 progress(1)
         lead = leader(order, stats, s.min_pulls)
-        confirm = None
-        if lead is None:
-            decision, reason = "keep", f"no arm pulled arena.min_pulls ({s.min_pulls}) times yet: the default stays"
-        elif lead == self.default.name:
-            decision, reason = "keep", (f"the default {lead} leads with mean reward {stats[lead].mean:.4f} over "
-                                        f"{stats[lead].pulls} pulls")
-        elif if_new and (last := await self.db.run(store.last_confirmation, self.agent)) is not None \
-                and last["leader"] == lead and (newest_id or 0) - (last["newest_episode"] or 0) < s.sample:
-            # A comparison on arena.confirm_episodes episodes is not overturned by a handful more.
-            decision = "adopt" if last["decision"] == "adopt" else "keep"
-            reason = (f"{lead} leads again; run {last['id']} compared it with the default and fewer than "
-                      f"arena.sample ({s.sample}) evaluation episodes arrived since: its decision stands")
-        else:
-            rewards = {name: await self._rewards(self.by_name[name], held) for name in (lead, self.default.name)}
-            confirm = {name: round(sum(r) / len(r), 4) for name, r in rewards.items()}
-            gain, error, adopt = clearly_better(rewards[lead], rewards[self.default.name], s.min_gain, s.confirm_z)
-            decision = "adopt" if adopt else "keep"
-            reason = (f"{lead} leads ({stats[lead].mean:.4f} over {stats[lead].pulls} pulls); on {len(held)} "
-                      f"confirmation episodes it scored {confirm[lead]:.4f} against the default "
-                      f"{self.default.name}'s {confirm[self.default.name]:.4f} ({gain:+.4f}, standard error "
-                      f"{error:.4f}; arena.min_gain {s.min_gain:g}, arena.confirm_z {s.confirm_z:g}): "
-                      + ("adopted" if adopt else "the default stays"))
+        decision, reason, confirm = await self._decide(lead, stats, held)
         seconds = round(time.perf_counter() - started, 3)
 
         def record(conn) -> int:
@@ -172,6 +153,34 @@ class Arena:
         run_id = await self.db.transact(record)
         self._choices = None
         return await self._report(run_id, decision, reason, pulls, lead, confirm)
+
+    async def _decide(self, lead: str | None, stats: dict[str, ArmStats], held: list[dict]
+                      ) -> tuple[str, str, dict | None]:
+        """(decision, reason, the confirmation's mean rewards or None). A leader that is not the
+        default is adopted only if, on confirmation episodes no pull used, it beats the default by
+        `arena.min_gain` and `arena.confirm_z` standard errors (bandit.clearly_better). A leader
+        that searches less than the default is confirmed only on those of them worded apart from
+        their memories (wording.worded_apart): it must find more where an agent's words differ
+        from what it stored, not only where they repeat it. A leader an earlier nightly run
+        already compared is compared again only once `arena.sample` episodes have arrived since."""
+        s, default = self.tuned, self.default.name
+        if lead is None:
+            return "keep", f"no arm pulled arena.min_pulls ({s.min_pulls}) times yet: the default stays", None
+        if lead == default:
+            return "keep", (f"the default {lead} leads with mean reward {stats[lead].mean:.4f} over "
+                            f"{stats[lead].pulls} pulls"), None
+        cheaper = self.by_name[lead].searches_less_than(self.default)
+        on = worded_apart(held) if cheaper else held
+        rewards = {name: await self._rewards(self.by_name[name], on) for name in (lead, default)}
+        confirm = {name: round(sum(r) / len(r), 4) for name, r in rewards.items()}
+        gain, error, adopt = clearly_better(rewards[lead], rewards[default], s.min_gain, s.confirm_z)
+        episodes = (f"the {len(on)} of {len(held)} confirmation episodes worded furthest from their memories "
+                    f"({lead} searches less than {default})" if cheaper else f"{len(on)} confirmation episodes")
+        return ("adopt" if adopt else "keep"), (
+            f"{lead} leads ({stats[lead].mean:.4f} over {stats[lead].pulls} pulls); on {episodes} it scored "
+            f"{confirm[lead]:.4f} against the default {default}'s {confirm[default]:.4f} ({gain:+.4f}, standard "
+            f"error {error:.4f}; arena.min_gain {s.min_gain:g}, arena.confirm_z {s.confirm_z:g}): "
+            + ("adopted" if adopt else "the default stays")), confirm
 
     def _choose(self, conn, agent: str, kind: str, arm: str | None, reason: str, run_id: int | None,
                 now: float) -> None:

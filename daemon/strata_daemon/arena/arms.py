@@ -34,12 +34,20 @@ BUILTIN_PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+# How much of the home each mode searches: fast the question's words, balanced also the vectors
+# and the graph, deep also a second hop and the cross-encoder.
+SEARCH_DEPTH = {"fast": 0, "balanced": 1, "deep": 2}
+
+
 @dataclass(frozen=True)
 class Arm:
     name: str
     mode: str
     preset: str | None
     overrides: tuple[tuple[str, Any], ...] = ()
+
+    def searches_less_than(self, other: "Arm") -> bool:
+        return SEARCH_DEPTH[self.mode] < SEARCH_DEPTH[other.mode]
 
 
 def preset_problem(name: str, preset: Any, known: Mapping[str, Any]) -> str | None:

@@ -295,7 +295,7 @@ class ArenaWeights:
     precision: float = 0.15
     # Share of the used memories' sessions reached (document recall). From the seeds' arena score; not swept.
     session_recall: float = 0.20
-    # Speed within arena.latency_budget_ms. Not swept; deep loses here more than its 0.01 recall gain (2026-11-27).
+    # Speed past arena.latency_budget_ms (none within it). Not swept: it only parts arms too slow for the budget.
     latency: float = 0.07
     # Share of distinct sessions among the hits. From the seeds' arena score; not swept.
     diversity: float = 0.03
@@ -305,9 +305,11 @@ class ArenaWeights:
 class Arena:
     # UCB1 exploration constant c in mean + c x sqrt(ln(pulls + 1) / arm pulls). From the seeds' arena; not swept.
     exploration: float = 0.35
-    # Arms pulled per run, on `sample` episodes each. A judgement; ~800 recalls, p50 29.5 s per home (2026-11-27).
+    # Arms pulled in a first run, on `sample` episodes each; a later one pulls once per `sample` new
+    # episodes, up to this. A judgement; ~800 recalls, p50 29.5 s per home (2026-11-27).
     pulls: int = 24
-    # Episodes scored per pull; also new episodes that reopen a comparison. A judgement; not swept.
+    # Episodes scored per pull; also the new episodes a night needs to run, and that reopen a
+    # comparison. A judgement; not swept.
     sample: int = 25
     # Hits per evaluation recall. A judgement (recall.k's default); not swept.
     k: int = 10

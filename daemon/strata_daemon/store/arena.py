@@ -17,24 +17,26 @@ def add_episode(conn, agent: str, query: str, context: str, useful: list[int], o
 
 
 def episodes(conn, agent: str, limit: int) -> list[dict]:
-    """The newest `limit` episodes with their useful memories that still exist, as (id, session),
-    and when their question was asked (`at`: the recall's time, kept after the recall is pruned;
+    """The newest `limit` episodes with their useful memories that still exist, as (id, session)
+    and their texts (`texts`, in the same order), and when their question was asked (`at`: the recall's time, kept after the recall is pruned;
     None for a question set's); an episode none of whose memories is left is skipped."""
     rows = conn.execute("SELECT id, query, context, useful, origin, asked_at AS at FROM arena_episodes "
                         "WHERE agent = ? ORDER BY id DESC LIMIT ?", (agent, limit)).fetchall()
     wanted = {i for r in rows for i in json.loads(r["useful"])}
-    sessions: dict[int, str | None] = {}
+    found: dict[int, tuple[str | None, str]] = {}
     ids = list(wanted)
     for start in range(0, len(ids), 500):
         part = ids[start:start + 500]
-        sessions.update(conn.execute(f"SELECT id, session FROM episodes WHERE +agent = ? "
-                                     f"AND id IN ({', '.join('?' * len(part))})", (agent, *part)).fetchall())
+        found.update((r[0], (r[1], r[2])) for r in conn.execute(
+            f"SELECT id, session, content FROM episodes WHERE +agent = ? AND id IN ({', '.join('?' * len(part))})",
+            (agent, *part)))
     out = []
     for r in reversed(rows):
-        useful = [(i, sessions[i]) for i in json.loads(r["useful"]) if i in sessions]
-        if useful:
+        kept = [i for i in json.loads(r["useful"]) if i in found]
+        if kept:
             out.append({"id": r["id"], "query": r["query"], "context": json.loads(r["context"]),
-                        "useful": useful, "origin": r["origin"], "at": r["at"]})
+                        "useful": [(i, found[i][0]) for i in kept], "texts": [found[i][1] for i in kept],
+                        "origin": r["origin"], "at": r["at"]})
     return out
 
 
@@ -69,13 +71,6 @@ def add_run(conn, agent: str, now: float, episodes: int, pulls: list, leader: st
         "newest_episode) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (agent, now, episodes, json.dumps(pulls), leader, None if confirm is None else json.dumps(confirm),
          decision, reason, seconds, newest)).lastrowid
-
-
-def last_confirmation(conn, agent: str) -> dict | None:
-    """The namespace's latest run that compared a leader with the default."""
-    r = conn.execute("SELECT id, leader, decision, newest_episode FROM arena_runs WHERE agent = ? "
-                     "AND confirm IS NOT NULL ORDER BY id DESC LIMIT 1", (agent,)).fetchone()
-    return None if r is None else dict(r)
 
 
 def newest_episode(conn, agent: str) -> tuple[int | None, int | None]:
