@@ -417,6 +417,42 @@ def test_cli_locomo_lived_on_the_tiny_fixture(cli, home):
     assert "lived vs fresh on the measured half (3 questions" in text and "night: median" in text
 
 
+def test_cli_bench_lived_on_the_tiny_fixture(cli, home, tmp_path):
+    from strata_bench.months_probes import question_key
+
+    # The measured questions of the first conversation, worded apart as tests/data/LABELLING.md says.
+    conv = load_locomo(TINY)[0]
+    apart = ["What name did Bram give his sailing vessel?",
+             "What does Ines craft during her lessons, and at which place were they traded?",
+             "What do they call the shelled reptile Ines keeps?"]
+    table = tmp_path / "reworded.tsv"
+    table.write_text("# conversation\tkey\treworded\n" + "".join(
+        f"{conv.name}\t{question_key(q.text)}\t{text}\n" for q, text in zip(conv.questions[1::2], apart)))
+    r = cli.json("bench", "lived", "--data", str(TINY), "--tail-days", "40", "--checkpoint-days", "20",
+                 "--reworded", str(table), timeout=600)
+    assert r["mode"] == "none (the arena's)" and r["conversations"] == 2
+    last = r["last_day"]
+    # Measured: every other question whose evidence arrives (one names a turn of a third session
+    # the second conversation never had).
+    assert last["as_written"]["all"]["questions"] == 4 and last["worded_apart"]["all"]["questions"] == 3
+    for block in (r["by_evidence_age"]["all"], last["as_written"]["all"], last["worded_apart"]["all"]):
+        assert all(0 <= block[f"{h}_recall_at_{k}"] <= 1 for h in ("lived", "fresh") for k in (1, 5, 10))
+        assert block["lived_recall_at_1"] <= block["lived_recall_at_5"] <= block["lived_recall_at_10"]
+    assert last["shared_words"]["worded_apart"] < last["shared_words"]["as_written"]
+    # The held-out update pairs are dealt between the conversations and asked on the last day.
+    u = r["updates"]
+    assert u["lived"]["pairs"] == u["fresh"]["pairs"] > 150 and 0 <= u["lived"]["newer_first"] <= 1
+    a = r["arena"]
+    assert a["nights"] == sum(c["days"] for c in r["per_conversation"]) and 0 <= a["nights_it_ran"] <= a["nights"]
+    assert sum(a["days_on_each_strategy"].values()) == a["nights"]
+    assert all(changes[0][0] == 1 for changes in a["choice_over_time"].values())
+    assert r["forgotten_returned"] == 0 and 0.9 <= r["own_words_top10"]["lived"] <= 1
+    text = cli("bench", "lived", "--data", str(TINY), "--conversations", "2", "--tail-days", "5",
+               check=True, timeout=300).out
+    assert "last day, worded apart" in text and "knowledge updates, newest statement first" in text
+    assert "the arena ran on" in text
+
+
 def test_folds_deal_every_conversation_once_and_choose_by_training_questions():
     assert deal(["a", "b", "c", "d", "e", "f", "g"], 2) == [["a", "c", "e", "g"], ["b", "d", "f"]]
     assert len(grid_points({"x": (1, 2), "y": (3, 4, 5)})) == 6

@@ -106,12 +106,17 @@ def _locomo(add) -> None:
     q = add("lived", run.cmd_lived, "A home lived for months on LoCoMo conversations (a clock the benchmark moves; "
                                 "sessions observed on their days, daily recalls with feedback, explicit forgets, "
                                 "every daemon phase each night) against a fresh home holding the same memories: "
-                                "held-out questions by the age of their evidence, memories found by their own "
-                                "words, forgotten ones returned, and what nights cost.", n=None)
+                                "held-out questions by the age of their evidence, and on the last day worded "
+                                "apart; knowledge updates; memories found by their own words, forgotten ones "
+                                "returned, the arena's choice over time and what nights cost.", n=None)
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", metavar="N|A-B", help=CONVERSATIONS)
-    q.add_argument("--mode", choices=MODES, default="balanced")
+    q.add_argument("--mode", choices=MODES, help="the mode every recall names (default: none, so each gets the "
+                                                 "strategy its home's arena chose, as an agent naming no mode does)")
     q.add_argument("--tail-days", type=int, default=90, help="days lived after the last session (default 90)")
+    q.add_argument("--reworded", metavar="TSV", help="the measured questions worded apart, asked on the last day "
+                                                    "(default: tests/data/locomo_dev_reworded.tsv, for the "
+                                                    "development conversations; tests/data/LABELLING.md)")
     q.add_argument("--checkpoint-days", type=int, default=30, help="measure every this many days (default 30)")
     q.add_argument("--own-words", type=int, default=100,
                    help="memories looked for by their own words at each checkpoint before the last, which looks "

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from strata_bench.lived import copy_home, live_first_half, split
+from strata_bench.locomo import context_summary, through_context
 from strata_bench.locomo_data import (
     BUDGET_K,
     Conversation,
@@ -37,7 +38,6 @@ from strata_bench.locomo_data import (
     summarise,
     turn_text,
 )
-from strata_bench.locomo import context_summary, through_context
 from strata_bench.locomo_home import Stored, stored_home
 from strata_daemon.app.memory import Memory
 

@@ -171,20 +171,20 @@ def _grid(assignments: list[str]) -> dict:
 async def cmd_lived(args) -> int:
     from strata_bench.locomo_data import load_locomo
     from strata_bench.locomo_home import home_settings
-    from strata_bench.months import bench_lived, days_of, format_months
+    from strata_bench import months, months_report
     from strata_daemon.config.home import resolve_home
 
     if args.tail_days < 0 or args.checkpoint_days < 1 or args.own_words < 1:
         raise InvalidInput("need --tail-days >= 0, --checkpoint-days >= 1 and --own-words >= 1")
     conversations = load_locomo(args.data, args.conversations)
     settings = home_settings(resolve_home(args.home).config())
-    bar = Progress(days_of(conversations, args.tail_days), "lived (simulated days)", unit="days")
-    result = await bench_lived(args.data, conversations, mode=args.mode, settings=settings, tail_days=args.tail_days,
-                               checkpoint_days=args.checkpoint_days, own_words_sample=args.own_words,
-                               progress=bar.advance)
+    bar = Progress(months.days_of(conversations, args.tail_days), "lived (simulated days)", unit="days")
+    result = await months.bench_lived(args.data, conversations, mode=args.mode, settings=settings,
+                                      tail_days=args.tail_days, checkpoint_days=args.checkpoint_days,
+                                      own_words_sample=args.own_words, reworded=args.reworded, progress=bar.advance)
     bar.close()
     _save(result, args.out)
-    emit(result, args.json, format_months)
+    emit(result, args.json, months_report.format_months)
     return 0
 
 
