@@ -225,30 +225,39 @@ async def _paraphrase_home(home, *, agent=None, questions=PARAPHRASES):
 
 def test_nightly_runs_follow_new_evidence(home):
     write_config(home, ARENA_TOML)
-    more = [{"question": q, "evidence": []} for q in ("who would rather get an email?", "what fails at the gateway?",
-                                                       "when do copies of the data run?", "which plant is thirsty?")]
+    more = [("who would rather get an email?", 4), ("what fails at the gateway?", 1),
+            ("when do copies of the data run?", 2), ("which plant is thirsty?", 5)]
 
     async def go():
         mem, ids = await _paraphrase_home(home)
+
+        async def ask(questions):
+            await mem.arena.add_questions([{"question": q, "evidence": [ids[i]]} for q, i in questions])
+            return await mem.arena.run(if_new=True)
+
         async with mem:
             first = await mem.arena.run(if_new=True)  # no run before: a full one
             idle = await mem.arena.run(if_new=True)
-            await mem.arena.add_questions([{**more[0], "evidence": [ids[4]]}])
-            few = await mem.arena.run(if_new=True)
-            await mem.arena.add_questions([{**q, "evidence": [ids[i]]} for q, i in zip(more[1:], (1, 2, 5))])
-            again = await mem.arena.run(if_new=True)
+            few = await ask(more[:1])
+            again = await ask(more[1:])
+            third = await ask(PARAPHRASES)
             runs = (await mem.arena.history())["runs"]
-            return first, idle, few, again, runs
+            return first, idle, few, again, third, runs
 
-    first, idle, few, again, runs = asyncio.run(go())
+    first, idle, few, again, third, runs = asyncio.run(go())
     assert first["decision"] == "adopt" and first["confirm"] and len(first["pulls"]) == 8
     assert idle == {"skipped": "no evaluation episode since the last run (newest 4)"}
     # One new episode would hardly move a mean over arena.sample (4) of them: the night waits.
     assert few == {"skipped": "1 evaluation episodes since the last run, fewer than arena.sample (4): they "
                               "would not change the choice"}
-    # Four new: one pull's worth of evidence, one pull (the first run's statistics carry over).
+    # Four new: one pull's worth of evidence, one pull (the first run's statistics carry over);
+    # half the confirmation episodes (odd ids 5 and 7 of 1-7) are new: compared again.
     assert len(again["pulls"]) == 1 and again["decision"] == "adopt" and again["episodes"]["total"] == 8
-    assert again["strategy"]["arm"] == "balanced" and len(runs) == 2
+    assert again["confirm"] and again["strategy"]["arm"] == "balanced"
+    # Four more: 2 of 6 confirmation episodes new since that comparison; its decision stands.
+    assert third["confirm"] is None and third["decision"] == "adopt" and len(third["pulls"]) == 1
+    assert f"run {again['run']} compared it with the default and 2 of 6 confirmation episodes are new" \
+        in third["reason"] and len(runs) == 3
 
 
 def test_an_arm_that_searches_less_is_confirmed_on_questions_worded_apart(home):

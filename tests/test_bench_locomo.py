@@ -428,7 +428,7 @@ def test_cli_bench_lived_on_the_tiny_fixture(cli, home, tmp_path):
     table = tmp_path / "reworded.tsv"
     table.write_text("# conversation\tkey\treworded\n" + "".join(
         f"{conv.name}\t{question_key(q.text)}\t{text}\n" for q, text in zip(conv.questions[1::2], apart)))
-    r = cli.json("bench", "lived", "--data", str(TINY), "--tail-days", "40", "--checkpoint-days", "20",
+    r = cli.json("bench", "lived", "--data", str(TINY), "--tail-days", "20", "--checkpoint-days", "20",
                  "--reworded", str(table), timeout=600)
     assert r["mode"] == "none (the arena's)" and r["conversations"] == 2
     last = r["last_day"]

@@ -138,7 +138,7 @@ class Arena:
             if progress:
                 progress(1)
         lead = leader(order, stats, s.min_pulls)
-        decision, reason, confirm = await self._decide(lead, stats, held)
+        decision, reason, confirm = await self._decide(lead, stats, held, if_new)
         seconds = round(time.perf_counter() - started, 3)
 
         def record(conn) -> int:
@@ -154,21 +154,30 @@ class Arena:
         self._choices = None
         return await self._report(run_id, decision, reason, pulls, lead, confirm)
 
-    async def _decide(self, lead: str | None, stats: dict[str, ArmStats], held: list[dict]
+    async def _decide(self, lead: str | None, stats: dict[str, ArmStats], held: list[dict], if_new: bool
                       ) -> tuple[str, str, dict | None]:
         """(decision, reason, the confirmation's mean rewards or None). A leader that is not the
         default is adopted only if, on confirmation episodes no pull used, it beats the default by
         `arena.min_gain` and `arena.confirm_z` standard errors (bandit.clearly_better). A leader
         that searches less than the default is confirmed only on those of them worded apart from
         their memories (wording.worded_apart): it must find more where an agent's words differ
-        from what it stored, not only where they repeat it. A leader an earlier nightly run
-        already compared is compared again only once `arena.sample` episodes have arrived since."""
+        from what it stored, not only where they repeat it. At night, the leader the last
+        comparison judged is judged again only once half as many confirmation episodes as it
+        was judged on are new: a comparison costs two recalls an episode (deep's take ~0.2 s
+        each), and a few new episodes would not overturn it."""
         s, default = self.tuned, self.default.name
         if lead is None:
             return "keep", f"no arm pulled arena.min_pulls ({s.min_pulls}) times yet: the default stays", None
         if lead == default:
             return "keep", (f"the default {lead} leads with mean reward {stats[lead].mean:.4f} over "
                             f"{stats[lead].pulls} pulls"), None
+        if if_new and (last := await self.db.run(store.last_confirmation, self.agent)) is not None \
+                and last["leader"] == lead:
+            new = sum(e["id"] > (last["newest_episode"] or 0) for e in held)
+            if new < len(held) / 2:
+                return ("adopt" if last["decision"] == "adopt" else "keep"), (
+                    f"{lead} leads again; run {last['id']} compared it with the default and {new} of "
+                    f"{len(held)} confirmation episodes are new since: its decision stands"), None
         cheaper = self.by_name[lead].searches_less_than(self.default)
         on = worded_apart(held) if cheaper else held
         rewards = {name: await self._rewards(self.by_name[name], on) for name in (lead, default)}

@@ -73,6 +73,13 @@ def add_run(conn, agent: str, now: float, episodes: int, pulls: list, leader: st
          decision, reason, seconds, newest)).lastrowid
 
 
+def last_confirmation(conn, agent: str) -> dict | None:
+    """The namespace's latest run that compared a leader with the default."""
+    r = conn.execute("SELECT id, leader, decision, newest_episode FROM arena_runs WHERE agent = ? "
+                     "AND confirm IS NOT NULL ORDER BY id DESC LIMIT 1", (agent,)).fetchone()
+    return None if r is None else dict(r)
+
+
 def newest_episode(conn, agent: str) -> tuple[int | None, int | None]:
     """(the namespace's newest evaluation episode, the newest its last arena run saw)."""
     newest = conn.execute("SELECT max(id) FROM arena_episodes WHERE agent = ?", (agent,)).fetchone()[0]
