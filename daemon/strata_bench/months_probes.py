@@ -94,8 +94,10 @@ def schedule(pairs: Sequence[dict], span_days: int, rng: random.Random) -> dict[
 
 async def ask_updates(mem: Memory, pairs: Sequence[dict], ids: dict[int, list[int]], k: int,
                       mode: str | None) -> dict:
-    """Of the pairs whose statements all arrived: the newest first, an older one first."""
+    """Of the pairs whose statements all arrived: the newest first, an older one first (and
+    which pairs, by their place in `pairs`)."""
     newer = older = asked = 0
+    older_pairs = []
     for p, pair in enumerate(pairs):
         said = ids.get(p, [])
         if len(said) < len(pair["said"]):
@@ -105,4 +107,6 @@ async def ask_updates(mem: Memory, pairs: Sequence[dict], ids: dict[int, list[in
         asked += 1
         newer += first == said[-1]
         older += first in said[:-1]
-    return {"pairs": asked, "newer_first": newer, "older_first": older}
+        if first in said[:-1]:
+            older_pairs.append(p)
+    return {"pairs": asked, "newer_first": newer, "older_first": older, "older_first_pairs": older_pairs}
