@@ -417,6 +417,16 @@ def test_cli_locomo_lived_on_the_tiny_fixture(cli, home):
     assert "lived vs fresh on the measured half (3 questions" in text and "night: median" in text
 
 
+def test_an_agent_asking_in_its_own_words_uses_its_evidence_turns_words():
+    from strata_bench.months import in_own_words
+
+    q = load_locomo(TINY)[0].questions[0]
+    texts = {q.evidence[0]: "one two three four five six seven eight nine ten eleven twelve thirteen"}
+    asked = in_own_words(q, texts)
+    assert asked.text == "one two three four five six seven eight nine ten eleven twelve"
+    assert asked.evidence == q.evidence and asked.category == q.category
+
+
 def test_cli_bench_lived_on_the_tiny_fixture(cli, home, tmp_path):
     from strata_bench.months_probes import question_key
 
@@ -429,8 +439,8 @@ def test_cli_bench_lived_on_the_tiny_fixture(cli, home, tmp_path):
     table.write_text("# conversation\tkey\treworded\n" + "".join(
         f"{conv.name}\t{question_key(q.text)}\t{text}\n" for q, text in zip(conv.questions[1::2], apart)))
     r = cli.json("bench", "lived", "--data", str(TINY), "--tail-days", "20", "--checkpoint-days", "20",
-                 "--reworded", str(table), timeout=600)
-    assert r["mode"] == "none (the arena's)" and r["conversations"] == 2
+                 "--asking", "own-words", "--reworded", str(table), timeout=600)
+    assert r["mode"] == "none (the arena's)" and r["conversations"] == 2 and r["asking"] == "own-words"
     last = r["last_day"]
     # Measured: every other question whose evidence arrives (one names a turn of a third session
     # the second conversation never had).

@@ -114,6 +114,10 @@ def _locomo(add) -> None:
     q.add_argument("--mode", choices=MODES, help="the mode every recall names (default: none, so each gets the "
                                                  "strategy its home's arena chose, as an agent naming no mode does)")
     q.add_argument("--tail-days", type=int, default=90, help="days lived after the last session (default 90)")
+    q.add_argument("--asking", choices=("questions", "own-words"), default="questions",
+                   help="how the agent words its daily recalls: LoCoMo's training questions (default), or the "
+                        "first 12 words of each one's first evidence turn, as an agent that asks in the words it "
+                        "stored (the held-out questions and the last day's are the same either way)")
     q.add_argument("--reworded", metavar="TSV", help="the measured questions worded apart, asked on the last day "
                                                     "(default: tests/data/locomo_dev_reworded.tsv, for the "
                                                     "development conversations; tests/data/LABELLING.md)")

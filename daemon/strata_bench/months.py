@@ -72,6 +72,8 @@ class Life:
     updates: list[dict] = field(default_factory=list)  # knowledge updates (months_probes), statements in order
     update_days: dict[int, list[tuple[int, int]]] = field(default_factory=dict)
     update_ids: dict[int, list[int]] = field(default_factory=dict)  # pair -> its statements' ids so far
+    own_words_habit: bool = False  # the agent asks in its memories' words (in_own_words)
+    turn_texts: dict[str, str] = field(default_factory=dict)  # dia id -> the turn's text
 
     def stored(self) -> Stored:
         return Stored(list(self.dia_ids), [], [], self.dia_ids)
@@ -119,13 +121,21 @@ async def _observe_updates(life: Life, day: int, at: float) -> None:
         await mem.embed_pending()
 
 
+def in_own_words(q: Question, texts: Mapping[str, str], words: int = 12) -> Question:
+    """The question as an agent asks that words its recalls like what it stored: the first
+    `words` words of its first evidence turn."""
+    text = " ".join(texts.get(q.evidence[0], q.text).split()[:words]) if q.evidence else q.text
+    return Question(text, q.category, q.evidence, q.irregular, q.unreadable)
+
+
 async def _ask(life: Life, training: Sequence[Question], rng: random.Random, mode: str | None) -> int:
     due = [i for i, q in enumerate(training) if i not in life.asked and life.arrived(q)]
     again = sorted(life.asked)
     if again:
         due.append(rng.choice(again))
     for i in due:
-        await answer_as_agent(life.lived, training[i], life.stored(), mode=mode)
+        q = in_own_words(training[i], life.turn_texts) if life.own_words_habit else training[i]
+        await answer_as_agent(life.lived, q, life.stored(), mode=mode)
         life.asked.add(i)
     return len(due)
 
@@ -232,7 +242,7 @@ async def _night(life: Life) -> None:
 
 async def live_conversation(conv: Conversation, index: int, of: int, *, settings: Mapping[str, Any], tail_days: int,
                             checkpoint_days: int, own_words_sample: int, mode: str | None,
-                            apart_table: dict[tuple[str, str], str],
+                            apart_table: dict[tuple[str, str], str], asking: str = "questions",
                             progress: Callable[[int], None] | None = None) -> dict:
     training, held = split(conv.questions)
     apart = reworded(conv, held, apart_table)
@@ -253,6 +263,8 @@ async def live_conversation(conv: Conversation, index: int, of: int, *, settings
                 await Memory.open(homes[1], actor="bench") as fresh:
             fresh.embedder = lived.embedder
             life = Life(conv, [turn_text(t.raw) for t in conv.turns], lived, fresh, start)
+            life.own_words_habit = asking == "own-words"
+            life.turn_texts = {t.dia_id: text for t, text in zip(conv.turns, life.texts)}
             life.updates = update_pairs(index, of)
             life.update_days = schedule(life.updates, span, random.Random(f"updates:{conv.name}"))
             for day in range(days):
@@ -280,16 +292,17 @@ async def live_conversation(conv: Conversation, index: int, of: int, *, settings
 
 async def bench_lived(data: str | Path, conversations: Sequence[Conversation], *, mode: str | None = None,
                       settings: Mapping[str, Any] | None = None, tail_days: int = 90, checkpoint_days: int = 30,
-                      own_words_sample: int = 100, reworded: str | Path | None = None,
+                      own_words_sample: int = 100, reworded: str | Path | None = None, asking: str = "questions",
                       progress: Callable[[int], None] | None = None) -> dict:
     started = time.perf_counter()
     settings = {**(settings or {}), "store.attention_window_seconds": 0}
     table = load_reworded(Path(reworded)) if reworded else load_reworded()
     lives = [await live_conversation(c, n, len(conversations), settings=settings, tail_days=tail_days,
                                      checkpoint_days=checkpoint_days, own_words_sample=own_words_sample, mode=mode,
-                                     apart_table=table, progress=progress)
+                                     apart_table=table, asking=asking, progress=progress)
              for n, c in enumerate(conversations)]
-    return {"benchmark": "lived", "data": str(data), "conversations": len(lives), "mode": mode or "none (the arena's)",
+    return {"benchmark": "lived", "data": str(data), "conversations": len(lives),
+            "mode": mode or "none (the arena's)", "asking": asking,
             "tail_days": tail_days, "checkpoint_days": checkpoint_days, **summarise_life(lives),
             "per_conversation": [{"name": life["name"], "days": life["days"], "checkpoints": [
                 {k: cp[k] for k in ("day", "memories", "forgotten", "by_tier", "own_words", "forgotten_returned")}

@@ -116,7 +116,7 @@ def _age_lines(title: str, ages: Mapping[str, Mapping]) -> list[str]:
 def format_months(r: Mapping[str, Any]) -> str:
     lines = [f"a home lived for months: {r['conversations']} conversations, each from its first session to "
              f"{r['tail_days']} days after its last; measured every {r['checkpoint_days']} days on copies; "
-             f"mode {r['mode']}"]
+             f"mode {r['mode']}; the agent asks {r['asking'].replace('-', ' ')}"]
     lines += _age_lines("held-out questions by the age of their evidence", r["by_evidence_age"])
     last = r["last_day"]
     sw = last["shared_words"]

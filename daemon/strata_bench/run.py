@@ -179,7 +179,7 @@ async def cmd_lived(args) -> int:
     conversations = load_locomo(args.data, args.conversations)
     settings = home_settings(resolve_home(args.home).config())
     bar = Progress(months.days_of(conversations, args.tail_days), "lived (simulated days)", unit="days")
-    result = await months.bench_lived(args.data, conversations, mode=args.mode, settings=settings,
+    result = await months.bench_lived(args.data, conversations, mode=args.mode, settings=settings, asking=args.asking,
                                       tail_days=args.tail_days, checkpoint_days=args.checkpoint_days,
                                       own_words_sample=args.own_words, reworded=args.reworded, progress=bar.advance)
     bar.close()
