@@ -169,9 +169,9 @@ def _grid(assignments: list[str]) -> dict:
 
 
 async def cmd_lived(args) -> int:
+    from strata_bench import months, months_report
     from strata_bench.locomo_data import load_locomo
     from strata_bench.locomo_home import home_settings
-    from strata_bench import months, months_report
     from strata_daemon.config.home import resolve_home
 
     if args.tail_days < 0 or args.checkpoint_days < 1 or args.own_words < 1:
