@@ -445,7 +445,9 @@ def test_cli_bench_lived_on_the_tiny_fixture(cli, home, tmp_path):
     # Measured: every other question whose evidence arrives (one names a turn of a third session
     # the second conversation never had).
     assert last["as_written"]["all"]["questions"] == 4 and last["worded_apart"]["all"]["questions"] == 3
-    for block in (r["by_evidence_age"]["all"], last["as_written"]["all"], last["worded_apart"]["all"]):
+    assert r["worded_apart_by_evidence_age"]["all"]["questions"] >= 3
+    for block in (r["by_evidence_age"]["all"], last["as_written"]["all"], last["worded_apart"]["all"],
+                  r["worded_apart_by_evidence_age"]["all"]):
         assert all(0 <= block[f"{h}_recall_at_{k}"] <= 1 for h in ("lived", "fresh") for k in (1, 5, 10))
         assert block["lived_recall_at_1"] <= block["lived_recall_at_5"] <= block["lived_recall_at_10"]
     assert last["shared_words"]["worded_apart"] < last["shared_words"]["as_written"]

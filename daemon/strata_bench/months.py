@@ -18,8 +18,8 @@ and measured on the copies, so measuring leaves no trace in the home that goes o
 - memories looked for by their own words: the share found in the top 10 (the memory, or one
   with the very same text), of every memory on the last day and of a sample before;
 - the explicitly forgotten memories: how many times one was returned (must be 0).
-On the last day also the held-out questions worded apart from the agent's and from their
-evidence (tests/data/locomo_dev_reworded.tsv), by age, and the knowledge updates: is the
+The held-out questions are also asked worded apart from the agent's and from their evidence
+(tests/data/locomo_dev_reworded.tsv), and on the last day the knowledge updates: is the
 newest statement the first hit?
 """
 
@@ -199,19 +199,19 @@ async def _by_age(life: Life, homes: Sequence[tuple[str, Memory]], questions: Se
     return scored, leaks
 
 
-async def _checkpoint(life: Life, held: Sequence[Question], apart: Sequence[Question] | None, day: int, now: float,
-                      tmp: Path, sample: int | None, rng: random.Random, mode: str | None) -> dict:
-    """Both homes measured on copies; `apart` (the questions worded apart) and the knowledge
-    updates only on the last day (`apart` not None)."""
+async def _checkpoint(life: Life, held: Sequence[Question], apart: Sequence[Question], day: int, now: float,
+                      tmp: Path, sample: int | None, rng: random.Random, mode: str | None, last: bool) -> dict:
+    """Both homes measured on copies: the held-out questions as written and worded apart
+    (`apart`); the knowledge updates on the last day."""
     lived = await _copy(life.lived, tmp / f"lived-{day}")
     fresh = await _copy(life.fresh, tmp / f"fresh-{day}")
     homes = (("lived", lived), ("fresh", fresh))
     out: dict[str, Any] = {"day": day, "memories": len(life.dia_ids), "forgotten": len(life.forgotten)}
     try:
         out["questions"], leaks = await _by_age(life, homes, held, now, mode)
-        if apart is not None:
-            out["worded_apart"], more = await _by_age(life, homes, apart, now, mode)
-            leaks += more
+        out["worded_apart"], more = await _by_age(life, homes, apart, now, mode)
+        leaks += more
+        if last:
             out["updates"] = {name: await ask_updates(mem, life.updates, life.update_ids, K, mode)
                               for name, mem in homes}
         live = [i for i in life.dia_ids if i not in life.forgotten]
@@ -280,8 +280,8 @@ async def live_conversation(conv: Conversation, index: int, of: int, *, settings
                 last = day == days - 1
                 if (day + 1) % checkpoint_days == 0 or last:
                     now = start + (day + 1) * DAY + 9 * 3600  # the next morning
-                    checkpoints.append(await _checkpoint(life, held, apart if last else None, day + 1, now,
-                                                         Path(tmp), None if last else own_words_sample, rng, mode))
+                    checkpoints.append(await _checkpoint(life, held, apart, day + 1, now, Path(tmp),
+                                                         None if last else own_words_sample, rng, mode, last))
                 if progress:
                     progress(1)
     text_of = {t.dia_id: turn_text(t.raw) for t in conv.turns}

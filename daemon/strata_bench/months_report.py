@@ -85,6 +85,8 @@ def summarise_life(lives: Sequence[Mapping]) -> dict:
                  for i in range(0, len(life["nights"]), 30)] for life in lives]
     return {
         "by_evidence_age": _ages(_pool([cp for life in lives for cp in life["checkpoints"]], "questions")),
+        "worded_apart_by_evidence_age": _ages(_pool([cp for life in lives for cp in life["checkpoints"]],
+                                                    "worded_apart")),
         "last_day": {"as_written": _ages(_pool(finals, "questions")),
                      "worded_apart": _ages(_pool(finals, "worded_apart")),
                      "shared_words": {"as_written": _weighted(lives, "as_written"),
@@ -118,6 +120,7 @@ def format_months(r: Mapping[str, Any]) -> str:
              f"{r['tail_days']} days after its last; measured every {r['checkpoint_days']} days on copies; "
              f"mode {r['mode']}; the agent asks {r['asking'].replace('-', ' ')}"]
     lines += _age_lines("held-out questions by the age of their evidence", r["by_evidence_age"])
+    lines += _age_lines("the same worded apart", r["worded_apart_by_evidence_age"])
     last = r["last_day"]
     sw = last["shared_words"]
     lines += _age_lines("last day, as written", last["as_written"])
