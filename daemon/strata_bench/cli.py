@@ -106,8 +106,8 @@ def _locomo(add) -> None:
     q = add("lived", run.cmd_lived, "A home lived for months on LoCoMo conversations (a clock the benchmark moves; "
                                 "sessions observed on their days, daily recalls with feedback, explicit forgets, "
                                 "every daemon phase each night) against a fresh home holding the same memories: "
-                                "held-out questions by the age of their evidence, and on the last day worded "
-                                "apart; knowledge updates; memories found by their own words, forgotten ones "
+                                "held-out questions as written and worded apart, by the age of their evidence; "
+                                "knowledge updates; memories found by their own words, forgotten ones "
                                 "returned, the arena's choice over time and what nights cost.", n=None)
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", metavar="N|A-B", help=CONVERSATIONS)
@@ -118,7 +118,7 @@ def _locomo(add) -> None:
                    help="how the agent words its daily recalls: LoCoMo's training questions (default), or the "
                         "first 12 words of each one's first evidence turn, as an agent that asks in the words it "
                         "stored (the held-out questions and the last day's are the same either way)")
-    q.add_argument("--reworded", metavar="TSV", help="the measured questions worded apart, asked on the last day "
+    q.add_argument("--reworded", metavar="TSV", help="the measured questions worded apart, asked at every checkpoint "
                                                     "(default: tests/data/locomo_dev_reworded.tsv, for the "
                                                     "development conversations; tests/data/LABELLING.md)")
     q.add_argument("--checkpoint-days", type=int, default=30, help="measure every this many days (default 30)")
