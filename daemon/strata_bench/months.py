@@ -284,7 +284,7 @@ async def live_conversation(conv: Conversation, index: int, of: int, *, settings
                                                          None if last else own_words_sample, rng, mode, last))
                 if progress:
                     progress(1)
-    text_of = {t.dia_id: turn_text(t.raw) for t in conv.turns}
+    text_of = life.turn_texts
     return {"name": conv.name, "days": days, "checkpoints": checkpoints, "nights": life.nights,
             "shared_words": {"as_written": mean_shared(held, text_of), "worded_apart": mean_shared(apart, text_of),
                              "questions": len(apart)}}

@@ -8,26 +8,12 @@ useful memories (`worded_apart`)."""
 
 from __future__ import annotations
 
-import re
 from typing import Mapping, Sequence
 
-from strata_daemon.store.fts_query import STOPWORDS
+from strata_daemon.store.fts_query import content_words as terms
 
-_WORD = re.compile(r"[^\W_]+")
 # Which half of the confirmation episodes, by least shared words, confirm an arm that searches less.
 WORDED_APART_SHARE = 0.5
-
-
-def terms(text: str) -> frozenset[str]:
-    """Content words as compared: case-folded, a possessive or plural `s` dropped, stopwords and
-    words under three letters left out."""
-    out = set()
-    for word in _WORD.findall(text.casefold()):
-        if len(word) > 4 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            word = word[:-1]
-        if len(word) >= 3 and word not in STOPWORDS:
-            out.add(word)
-    return frozenset(out)
 
 
 def overlap(query: str, texts: Sequence[str]) -> float:

@@ -19,7 +19,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from strata_daemon.store.fts_query import STOPWORDS
+from strata_daemon.store.fts_query import (
+    STOPWORDS,
+    WORD as _WORD,
+    content_words as words_of,
+    term as _term,
+    term_list as _tokens,
+)
 
 # Past tense, or a question about a time or an order, asks for the history, not the state.
 _PAST = re.compile(r"(?i)\b(?:did|was|were|had|used\s+to|previous(?:ly)?|formerly|former|original(?:ly)?|"
@@ -28,7 +34,6 @@ _PAST = re.compile(r"(?i)\b(?:did|was|were|had|used\s+to|previous(?:ly)?|formerl
 _PRESENT = re.compile(r"(?i)^\s*(?:(?:in|at|on|for|from|to|with|by)\s+)?(?:what|who|whom|whose|where|which|when|how|"
                       r"is|are|does|do)\b|"
                       r"\b(?:now|current(?:ly)?|these\s+days|latest|today|at\s+the\s+moment|nowadays)\b")
-_WORD = re.compile(r"[^\W_][\w'-]*")
 # Words that say a statement replaces an earlier one.
 _UPDATE = re.compile(r"(?i)\b(?:now|new|newly|changed?|moved?|switched|actually|instead|no\s+longer|any\s*more|"
                      r"from\s+now\s+on|going\s+forward|as\s+of|relocated|renamed|replaced|took\s+over|"
@@ -62,27 +67,6 @@ _VALUES = (("email", re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")),
 
 def asks_present(query: str) -> bool:
     return bool(_PRESENT.search(query)) and not _PAST.search(query)
-
-
-def _term(word: str) -> str:
-    """A word as compared: case-folded, a possessive `'s` and a plural `s` dropped."""
-    w = word.casefold().removesuffix("'s").removesuffix("’s")
-    return w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")) else w
-
-
-def _tokens(text: str) -> list[str]:
-    """Terms in order; an identifier (`billing-api`, `api.example.com`) also gives its parts."""
-    out = []
-    for word in _WORD.findall(text):
-        out.append(_term(word))
-        if "-" in word or "." in word.strip("."):
-            out.extend(_term(p) for p in re.split(r"[-.]", word) if len(p) >= 3)
-    return out
-
-
-def words_of(text: str) -> frozenset[str]:
-    """Content terms (see _tokens), stopwords and words under three letters dropped."""
-    return frozenset(w for w in _tokens(text) if len(w) >= 3 and w not in STOPWORDS)
 
 
 # An identifier names one thing (`search-index`, `gw-02`, `api.example.com`).

@@ -18,8 +18,9 @@ def add_episode(conn, agent: str, query: str, context: str, useful: list[int], o
 
 def episodes(conn, agent: str, limit: int) -> list[dict]:
     """The newest `limit` episodes with their useful memories that still exist, as (id, session)
-    and their texts (`texts`, in the same order), and when their question was asked (`at`: the recall's time, kept after the recall is pruned;
-    None for a question set's); an episode none of whose memories is left is skipped."""
+    and their texts (`texts`, in the same order), and when their question was asked (`at`: the
+    recall's time, kept after the recall is pruned; None for a question set's); an episode none
+    of whose memories is left is skipped."""
     rows = conn.execute("SELECT id, query, context, useful, origin, asked_at AS at FROM arena_episodes "
                         "WHERE agent = ? ORDER BY id DESC LIMIT ?", (agent, limit)).fetchall()
     wanted = {i for r in rows for i in json.loads(r["useful"])}

@@ -22,6 +22,32 @@ when where which while who whom why will with would you your yours
 """.split())
 
 
+# A word as written: letters and digits, then any of them or `'`, `-`, `_` (`gw-02`, `Dana's`).
+WORD = re.compile(r"[^\W_][\w'-]*")
+
+
+def term(word: str) -> str:
+    """A word as compared: case-folded, a possessive `'s` and a plural `s` dropped."""
+    w = word.casefold().removesuffix("'s").removesuffix("’s")
+    return w[:-1] if len(w) > 4 and w.endswith("s") and not w.endswith(("ss", "us", "is")) else w
+
+
+def term_list(text: str) -> list[str]:
+    """Terms in order; an identifier (`billing-api`, `api.example.com`) also gives its parts."""
+    out = []
+    for word in WORD.findall(text):
+        out.append(term(word))
+        if "-" in word or "." in word.strip("."):
+            out.extend(term(p) for p in re.split(r"[-.]", word) if len(p) >= 3)
+    return out
+
+
+def content_words(text: str) -> frozenset[str]:
+    """Content terms (see term_list), stopwords and words under three letters dropped: what a
+    question and a memory are compared by, outside full-text search."""
+    return frozenset(w for w in term_list(text) if len(w) >= 3 and w not in STOPWORDS)
+
+
 def terms(query: str) -> list[list[str]]:
     """Word pieces per chunk, lower-cased, stopword-only chunks dropped unless nothing else remains."""
     chunks = []
