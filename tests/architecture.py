@@ -56,18 +56,10 @@ def load(root: Path, package: str) -> dict[str, Module]:
         text = path.read_text(encoding="utf-8")
         mods[name] = Module(name, path, is_package, ast.parse(text), len(text.splitlines()))
     for mod in mods.values():
-        typing_only = {id(n) for block in ast.walk(mod.tree) if _is_type_checking(block)
-                       for stmt in block.body for n in ast.walk(stmt)}
-        for node in ast.walk(mod.tree):
-            if id(node) not in typing_only:  # `if TYPE_CHECKING:` imports never run
-                for target in _targets(mod, node):
-                    mod.imports.append((target, node.lineno))
+        for node in ast.walk(mod.tree):  # `if TYPE_CHECKING:` imports too: a cycle of types is one a reader follows
+            for target in _targets(mod, node):
+                mod.imports.append((target, node.lineno))
     return mods
-
-
-def _is_type_checking(node: ast.AST) -> bool:
-    return isinstance(node, ast.If) and (getattr(node.test, "id", None) == "TYPE_CHECKING"
-                                         or getattr(node.test, "attr", None) == "TYPE_CHECKING")
 
 
 def _targets(mod: Module, node: ast.AST) -> list[str]:
@@ -209,6 +201,22 @@ def attribute_uses(mods: dict[str, Module], within: str, names: tuple[str, ...])
     return [f"{mod.name}:{node.lineno} uses .{node.attr}"
             for mod in mods.values() if top(mod.name) == within
             for node in ast.walk(mod.tree) if isinstance(node, ast.Attribute) and node.attr in names]
+
+
+def facade_reads(mods: dict[str, Module], within: str, allowed: set[str],
+                 holders: tuple[str, ...] = ("mem", "memory", "target", "view")) -> list[str]:
+    """Names read off a Memory in the part `within` that the facade does not offer (`allowed`):
+    a face or the harness reaching a layer's service, the store or the models through it. A
+    Memory is what a variable named in `holders` holds, or `self.memory`."""
+    def holds(node: ast.AST) -> bool:
+        return isinstance(node, ast.Name) and node.id in holders or (
+            isinstance(node, ast.Attribute) and node.attr in ("memory", "mem")
+            and isinstance(node.value, ast.Name) and node.value.id == "self")
+
+    return [f"{mod.name}:{node.lineno} reads .{node.attr}"
+            for mod in mods.values() if top(mod.name) == within or not within
+            for node in ast.walk(mod.tree)
+            if isinstance(node, ast.Attribute) and holds(node.value) and node.attr not in allowed]
 
 
 def sql_outside(mods: dict[str, Module], home: str = "store") -> list[str]:

@@ -60,8 +60,8 @@ def memory(home):
 
     class Sync(Layer):
         def __getattr__(self, name):
-            if name in ("facts", "web", "dossiers", "capsule", "arena", "consolidation"):  # layers of Memory; async too
-                return Layer(getattr(mem, name))
+            if name == "layers":  # the services behind the facade; async too
+                return type("Layers", (), {"__getattr__": lambda _, n: Layer(getattr(mem.layers, n))})()
             return super().__getattr__(name)
 
         @property

@@ -36,13 +36,42 @@ def test_only_the_store_writes_sql():
     assert arch.sql_outside(PRODUCT) == []
 
 
+def facade() -> set[str]:
+    """What a face may read off a Memory: its public methods and the values it is opened with,
+    not its store (`db`), its services (`layers`) or its loaded models."""
+    from strata_daemon.app.memory import Memory
+
+    return {n for n in dir(Memory) if not n.startswith("_")} | {"home", "agent", "actor", "config", "limits"}
+
+
 def test_faces_go_through_the_facade():
     assert arch.imports_outside(PRODUCT, "faces", arch.FACE_MAY_IMPORT) == []
-    assert arch.attribute_uses(PRODUCT, "faces", ("db",)) == []
+    assert arch.attribute_uses(PRODUCT, "faces", ("db", "layers")) == []
+    assert arch.facade_reads(PRODUCT, "faces", facade()) == []
+
+
+def test_the_facade_offers_no_service_of_a_layer():
+    from strata_daemon.app.memory import Memory
+
+    assert not {"db", "layers", "models"} & facade()
+    assert not any(hasattr(Memory, n) for n in ("facts", "web", "dossiers", "capsule", "consolidation", "arena",
+                                                "forgetting"))
+
+
+# The harness's modules that hold a Memory's database: fixtures of a million rows written
+# straight into the tables (facts' history, edges), baselines built in the same file (bare
+# FTS5 over strata's index, a bare key-value table, a flat edge table, a flat vector matrix, a
+# bare delete) and a home aged by hand (memories moved to the cold tier, the recalls a capsule
+# reads). Each is SQLite without strata, for comparison; none is a way a user reaches a home.
+BENCH_BASELINES = ("capsule", "consolidate", "facts", "locomo_baselines", "purge", "recall", "scale", "web")
 
 
 def test_the_benchmark_harness_uses_only_the_public_api():
     assert arch.foreign_imports(BENCH, "strata_daemon", arch.BENCH_MAY_IMPORT) == []
+    outside = {n: m for n, m in BENCH.items() if n.removeprefix("strata_bench.") not in BENCH_BASELINES}
+    assert arch.facade_reads(outside, "", facade() | {"models"}, holders=("mem", "memory")) == []
+    baselines = {n: m for n, m in BENCH.items() if n.removeprefix("strata_bench.") in BENCH_BASELINES}
+    assert arch.facade_reads(baselines, "", facade() | {"models", "db"}, holders=("mem", "memory")) == []
 
 
 def test_modules_and_functions_stay_short():
@@ -76,7 +105,7 @@ BROKEN = {
     "layer/a.py": "from pkg.layer import b\n\n\ndef rows(conn):\n    return conn.execute('SELECT id FROM t')\n",
     "layer/b.py": "from pkg.layer import a\nfrom pkg.store import db\n",  # a -> b -> store.db -> a
     "faces/__init__.py": "",
-    "faces/cli.py": "from pkg.store import db\n\n\ndef show(mem):\n    return mem.db\n",
+    "faces/cli.py": "from pkg.store import db\n\n\ndef show(mem):\n    return mem.db, mem.layers.facts.set(1)\n",
     "faces/long.py": "def long():\n" + "    x = 1\n" * 80 + "    return x\n" + "\n" * 319,  # 401 lines
     "bench.py": "",
 }
@@ -93,12 +122,12 @@ def broken(tmp_path_factory) -> dict[str, arch.Module]:
     return arch.load(root, "pkg")
 
 
-def test_an_import_only_type_checkers_read_is_no_edge(tmp_path):
+def test_an_import_only_type_checkers_read_is_an_edge_too(tmp_path):
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "__init__.py").write_text("")
     (tmp_path / "p" / "a.py").write_text("from p import b\n")
     (tmp_path / "p" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from p import a\n")
-    assert arch.cycles(arch.module_graph(arch.load(tmp_path, "p"))) == []
+    assert arch.cycles(arch.module_graph(arch.load(tmp_path, "p"))) == [["p.a", "p.b"]]
 
 
 def test_a_module_cycle_is_found(broken):
@@ -123,6 +152,7 @@ def test_sql_outside_the_store_is_found(broken):
 def test_a_face_past_the_facade_is_found(broken):
     assert arch.imports_outside(broken, "faces", ("", "base")) == ["pkg.faces.cli:1 imports pkg.store.db"]
     assert arch.attribute_uses(broken, "faces", ("db",)) == ["pkg.faces.cli:5 uses .db"]
+    assert arch.facade_reads(broken, "faces", {"recall"}) == ["pkg.faces.cli:5 reads .db", "pkg.faces.cli:5 reads .layers"]
 
 
 def test_a_reach_into_another_package_is_found(broken):

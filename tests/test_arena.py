@@ -141,11 +141,11 @@ def test_a_preset_of_ones_own_changes_the_weights(home):
     async def go():
         async with await Memory.open(home) as mem:
             await mem.observe("the relay dropped connections")
-            arm = mem.arena.by_name["fast+mine"]
+            arm = mem.layers.arena.by_name["fast+mine"]
             hits, _ = await mem.rank("relay", 3, arm=arm, at=2e9)
-            mine_w = mem._recall.tuned(arm)[0].weights.recency
-            lasting = mem._recall.tuned(mem.arena.by_name["balanced+lasting"])[0].half_life_hours
-            return mine_w, mem._recall.tuned(None)[0].weights.recency, hits, lasting
+            mine_w = mem.layers.recall.tuned(arm)[0].weights.recency
+            lasting = mem.layers.recall.tuned(mem.layers.arena.by_name["balanced+lasting"])[0].half_life_hours
+            return mine_w, mem.layers.recall.tuned(None)[0].weights.recency, hits, lasting
     mine, default, hits, lasting = asyncio.run(go())
     assert (mine, default) == (0.5, 0.10) and len(hits) == 1
     assert lasting == 720.0  # the long-term preset's half-life
@@ -166,7 +166,7 @@ def test_feedback_makes_evaluation_episodes(memory):
     assert memory.feedback(r3["recall_id"], "failure")["arena_episode"] is None
     # what the agent put in the working set after the recall counts as used
     r4 = memory.recall("certificate", mode="fast")
-    memory.web.activate([ids[6], ids[0]])
+    memory.activate([ids[6], ids[0]])
     assert memory.feedback(r4["recall_id"], "failure")["arena_episode"] is not None
     rows = memory.sql("SELECT query, useful, origin, recall_id FROM arena_episodes ORDER BY id")
     assert [(r["query"], sorted(json.loads(r["useful"])), r["origin"]) for r in rows] == [
@@ -198,7 +198,7 @@ def test_feedback_with_a_memory_of_another_namespace_changes_nothing(home):
 def test_question_sets_name_memories_by_id_or_source(memory):
     a = memory.observe("the relay is in rack 4", source="D1:3")["id"]
     b = memory.observe("the gateway is gw-02", source="D1:4")["id"]
-    r = memory.arena.add_questions([
+    r = memory.add_arena_questions([
         {"qa": [{"question": "where is the relay?", "evidence": ["D1:3"]},
                 {"question": "which gateway?", "evidence": [b, "D9:9"], "category": 4}]},
         {"question": "nothing known", "evidence": [999, "D7:7"]},
@@ -209,7 +209,7 @@ def test_question_sets_name_memories_by_id_or_source(memory):
                                                                        ("which gateway?", [b])]
     for bad in ("text", [{"question": ""}], [{"question": "q", "evidence": "D1:3"}], [{"question": "q"}]):
         with pytest.raises(InvalidInput):
-            memory.arena.add_questions(bad)
+            memory.add_arena_questions(bad)
 
 
 # -- runs, adoption, safety -----------------------------------------------------------------
@@ -219,7 +219,7 @@ async def _paraphrase_home(home, *, agent=None, questions=PARAPHRASES):
     ids = (await mem.observe_many([{"content": t, "event_at": 1_780_000_000 + i * 3600}
                                    for i, t in enumerate(CONVERSATION)]))["ids"]
     await mem.embed_pending()
-    await mem.arena.add_questions([{"question": q, "evidence": [ids[i]]} for q, i in questions])
+    await mem.add_arena_questions([{"question": q, "evidence": [ids[i]]} for q, i in questions])
     return mem, ids
 
 
@@ -232,16 +232,16 @@ def test_nightly_runs_follow_new_evidence(home):
         mem, ids = await _paraphrase_home(home)
 
         async def ask(questions):
-            await mem.arena.add_questions([{"question": q, "evidence": [ids[i]]} for q, i in questions])
-            return await mem.arena.run(if_new=True)
+            await mem.add_arena_questions([{"question": q, "evidence": [ids[i]]} for q, i in questions])
+            return await mem.run_arena(if_new=True)
 
         async with mem:
-            first = await mem.arena.run(if_new=True)  # no run before: a full one
-            idle = await mem.arena.run(if_new=True)
+            first = await mem.run_arena(if_new=True)  # no run before: a full one
+            idle = await mem.run_arena(if_new=True)
             few = await ask(more[:1])
             again = await ask(more[1:])
             third = await ask(PARAPHRASES)
-            runs = (await mem.arena.history())["runs"]
+            runs = (await mem.arena_history())["runs"]
             return first, idle, few, again, third, runs
 
     first, idle, few, again, third, runs = asyncio.run(go())
@@ -275,7 +275,7 @@ def test_an_arm_that_searches_less_is_confirmed_on_questions_worded_apart(home):
         async with mem:
             await mem.db.transact(lambda c: arena_store.save_stats(
                 c, mem.agent, {"fast": ArmStats(50, 47.5), "balanced": ArmStats(50, 25.0)}, 0.0))
-            return await mem.arena.run()
+            return await mem.run_arena()
 
     run = asyncio.run(go())
     assert run["leader"] == "fast" and run["decision"] == "keep", run
@@ -292,7 +292,7 @@ def test_the_clearly_better_arm_is_adopted_and_explicit_modes_never_change(home)
         async with mem:
             before = await mem.recall("who dislikes instant messaging?")
             explicit_before = await mem.recall("who dislikes instant messaging?", mode="fast")
-            run = await mem.arena.run()
+            run = await mem.run_arena()
             after = await mem.recall("who dislikes instant messaging?")
             explicit_after = await mem.recall("who dislikes instant messaging?", mode="fast")
             logged = await mem.db.fetchall("SELECT arm FROM recalls ORDER BY id")
@@ -322,7 +322,7 @@ def test_too_few_episodes_keep_the_default(home):
     async def go():
         mem, _ = await _paraphrase_home(home)
         async with mem:
-            return await mem.arena.run(), await mem.recall("which plant requires irrigation?"), \
+            return await mem.run_arena(), await mem.recall("which plant requires irrigation?"), \
                 await mem.db.scalar("SELECT count(*) FROM arena_choices")
     run, recall, choices = asyncio.run(go())
     assert run["decision"] == "too_few" and run["pulls"] == [] and "fewer than arena.min_episodes" in run["reason"]
@@ -359,7 +359,7 @@ def test_a_leader_that_does_not_beat_the_default_by_min_gain_is_not_adopted(home
     async def go():
         mem, _ = await _paraphrase_home(home)
         async with mem:
-            return await mem.arena.run()
+            return await mem.run_arena()
     run = asyncio.run(go())
     assert run["leader"] == "balanced" and run["decision"] == "keep" and "the default stays" in run["reason"]
     assert run["confirm"]["balanced"] > run["confirm"]["fast"] and "standard error" in run["reason"]
@@ -375,17 +375,17 @@ def test_inheritance_namespace_then_home_then_default_and_undo(home):
         b = await Memory.open(home, agent="b")
         async with a, b:
             await b.observe("nothing to learn from yet")
-            fresh = (await b.arena.status())["strategy"]
-            await a.arena.run()
-            inherited = (await b.arena.status())["strategy"]
-            own_a = (await a.arena.status())["strategy"]
+            fresh = (await b.arena_status())["strategy"]
+            await a.run_arena()
+            inherited = (await b.arena_status())["strategy"]
+            own_a = (await a.arena_status())["strategy"]
             # b decides for itself: its own choice (keep the default) wins over the home's
-            await b.db.transact(lambda c: b.arena._choose(c, "b", "keep", None, "test", None, 0.0))
-            b_own = (await b.arena.status())["strategy"]
-            undone = await b.arena.undo()
-            reset = await a.arena.reset()
-            a_stats = (await a.arena.status())["arms"]
-            history = await a.arena.history()
+            await b.db.transact(lambda c: b.layers.arena._choose(c, "b", "keep", None, "test", None, 0.0))
+            b_own = (await b.arena_status())["strategy"]
+            undone = await b.undo_arena()
+            reset = await a.reset_arena()
+            a_stats = (await a.arena_status())["arms"]
+            history = await a.arena_history()
             return fresh, inherited, own_a, b_own, undone, reset, a_stats, history
 
     fresh, inherited, own_a, b_own, undone, reset, a_stats, history = asyncio.run(go())
@@ -408,7 +408,7 @@ def test_arena_off_or_a_retired_arm_falls_back_to_the_configured_default(home):
     async def adopt():
         mem, _ = await _paraphrase_home(home)
         async with mem:
-            return (await mem.arena.run())["decision"]
+            return (await mem.run_arena())["decision"]
     assert asyncio.run(adopt()) == "adopt"
 
     async def recall():

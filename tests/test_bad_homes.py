@@ -143,9 +143,9 @@ def test_a_broken_capsule_is_said_by_every_face_and_the_last_good_render_stays(h
     async def python_face():
         async with await Memory.open(home) as mem:
             with pytest.raises(StrataError) as caught:
-                await mem.capsule.render()
+                await mem.render_capsule()
             assert caught.value.kind == "invalid_input"
-            assert not (await mem.capsule.check())["ok"]
+            assert not (await mem.check_capsule())["ok"]
     asyncio.run(python_face())
 
     async def mcp_face():

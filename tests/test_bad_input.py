@@ -28,7 +28,7 @@ def corpus_home(tmp_path_factory):
     async def fill():
         async with await Memory.open(home) as mem:
             await mem.observe("Disk on db-01 is 91% full", kind="event")
-            await mem.facts.set("canary", "alive")
+            await mem.set_fact("canary", "alive")
     asyncio.run(fill())
     return home
 
@@ -37,7 +37,7 @@ def state(home) -> dict:
     async def read():
         async with await Memory.open(home) as mem:
             return {"memories": [(e["id"], e["content"]) for e in await mem.timeline(states=())],
-                    "canary": (await mem.facts.history("canary"))["history"]}
+                    "canary": (await mem.fact_history("canary"))["history"]}
     return asyncio.run(read())
 
 

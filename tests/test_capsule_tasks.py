@@ -35,7 +35,7 @@ def test_pending_tasks_are_the_open_tasks_and_nothing_else(memory, home):
     # closings: a task-kind report of one done is no task, and closes its own
     observe("Done T-7: pruned 40 old snapshots on nas-01", DAY, kind="task")
     observe("called the landlord about the heating, done", DAY)
-    memory.capsule.render(now=T0)
+    memory.render_capsule(now=T0)
     text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
     lines = document.parse(text).block_lines("tasks")
     shown = {int(re.search(r"\[e(\d+)\]$", ln).group(1)) for ln in lines}
@@ -55,7 +55,7 @@ def test_a_pending_task_stays_pending_however_old_it_grows_until_it_is_done(memo
     # A task never done fell out of the pending block after capsule.task_days (60), though
     # pending work is what an agent waking up must see.
     def pending(now):
-        memory.capsule.render(now=now)
+        memory.render_capsule(now=now)
         text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
         return [re.sub(r" \[e\d+\]$", "", ln) for ln in document.parse(text).block_lines("tasks")]
 

@@ -193,7 +193,7 @@ def test_a_fault_in_capture_costs_the_facts_not_the_observation(memory, monkeypa
 def test_a_later_clause_of_the_same_shape_updates_the_fact(memory):
     memory.observe("Callum pays 950 GBP a month for Flat B.", at="40d ago")
     new = memory.observe("Callum pays 990 GBP a month for Flat B.", at="2d ago")
-    assert memory.facts.get("Callum.pay")["value"] == "990 GBP a month for Flat B"
+    assert memory.get_fact("Callum.pay")["value"] == "990 GBP a month for Flat B"
     assert [f["status"] for f in new["facts"]] == ["changed"]
 
 
@@ -237,7 +237,7 @@ def test_a_home_captures_statements_and_skips_events(memory):
     r = mem.observe("Dana Whitfield's email address is dana.whitfield@oldmail.example")
     assert [(f["key"], f["rule"]) for f in r["facts"]] == [("dana whitfield.email", "statement")]
     assert mem.observe("relay-2: restarted nginx")["facts"] == []
-    assert mem.facts.get("Dana Whitfield.email")["value"] == "dana.whitfield@oldmail.example"
+    assert mem.get_fact("Dana Whitfield.email")["value"] == "dana.whitfield@oldmail.example"
 
 
 def test_statements_can_be_switched_off(home):
@@ -281,8 +281,8 @@ def test_fact_get_reads_a_key_worded_as_the_statement_put_it(memory):
     memory.observe("Dana Whitfield's email address is dana@whitfield.example")
     memory.observe("My dog's name is Rex.")
     memory.observe("My phone number is 555-0101.")
-    assert memory.facts.get("Dana Whitfield's email address")["value"] == "dana@whitfield.example"
-    assert memory.facts.get("my dog's name")["value"] == "Rex"
-    assert memory.facts.get("My phone number")["value"] == "555-0101"
+    assert memory.get_fact("Dana Whitfield's email address")["value"] == "dana@whitfield.example"
+    assert memory.get_fact("my dog's name")["value"] == "Rex"
+    assert memory.get_fact("My phone number")["value"] == "555-0101"
     with pytest.raises(NotFound, match="no fact \"sam's email\""):
-        memory.facts.get("Sam's email")
+        memory.get_fact("Sam's email")

@@ -230,7 +230,7 @@ def _home_with_memories(home):
 def _run(home, **kw):
     async def go():
         async with await Memory.open(home) as mem:
-            r = await mem.consolidation.run(now=NOW, **kw)
+            r = await mem.consolidate(now=NOW, **kw)
             states = {row[0]: dict(row) for row in await mem.db.fetchall(
                 "SELECT id, state, tier, superseded_by, confidence, strength_factor, access_count FROM episodes")}
             edges = (await mem.db.fetchone("SELECT count(*) FROM web_edges"))[0]

@@ -70,7 +70,7 @@ def lived(memory):
         memory.observe(text, at=f"{len(NOTES) - i}h ago")
     memory.fold()
     memory.embed_pending()
-    memory.capsule.render()
+    memory.render_capsule()
     return memory
 
 

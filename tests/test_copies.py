@@ -21,8 +21,8 @@ def bridge(home, value: str | None = None) -> str:
         mem = await Memory.open(home)
         try:
             if value is not None:
-                await mem.facts.set("bridge", value)
-            return (await mem.facts.get("bridge"))["value"]
+                await mem.set_fact("bridge", value)
+            return (await mem.get_fact("bridge"))["value"]
         finally:
             await mem.close()
     return asyncio.run(go())

@@ -195,8 +195,8 @@ def bridge(fast_home, memory):
 
 
 def test_extractive_dossier_matches_the_golden_file(bridge):
-    r = bridge.dossiers.refresh("bridge", now=T0)
-    text = bridge.dossiers.show("bridge")["text"]
+    r = bridge.refresh_dossier("bridge", now=T0)
+    text = bridge.show_dossier("bridge")["text"]
     assert r["status"] == "refreshed" and r["generator"] == "extractive"
     if os.environ.get("UPDATE_GOLDEN"):
         GOLDEN.write_text(text, encoding="utf-8")
@@ -205,9 +205,9 @@ def test_extractive_dossier_matches_the_golden_file(bridge):
 
 
 def test_extractive_dossier_is_deterministic_and_cites_every_line(bridge, home, tmp_path):
-    first = bridge.dossiers.refresh("bridge", now=T0, force=True)
-    again = bridge.dossiers.refresh("bridge", now=T0, force=True)
-    a, b = bridge.dossiers.show("bridge", version=1)["text"], bridge.dossiers.show("bridge", version=2)["text"]
+    first = bridge.refresh_dossier("bridge", now=T0, force=True)
+    again = bridge.refresh_dossier("bridge", now=T0, force=True)
+    a, b = bridge.show_dossier("bridge", version=1)["text"], bridge.show_dossier("bridge", version=2)["text"]
     assert a == b and first["input_hash"] == again["input_hash"]
     items = [ln for ln in a.splitlines() if ln.startswith("- ")]
     assert items and all(re.search(r"\[(?:[ef]\d+)(?:, [ef]\d+)*\]$", ln) for ln in items)
@@ -218,35 +218,35 @@ def test_extractive_dossier_is_deterministic_and_cites_every_line(bridge, home, 
 
 
 def test_a_contradiction_is_named_with_both_values_and_times(bridge):
-    bridge.dossiers.refresh("bridge", now=T0)
-    text = bridge.dossiers.show("bridge")["text"]
+    bridge.refresh_dossier("bridge", now=T0)
+    text = bridge.show_dossier("bridge")["text"]
     section = text.split("## Contradictions", 1)[1].split("##", 1)[0]
     assert '"DOWN (ETIMEDOUT from gw-01, check 4411)" at 2026-09-21 12:13Z' in section
     assert '"UP (latency 40 ms, check 4412)" at 2026-09-21 12:17Z' in section and "4 min apart" in section
 
 
 def test_open_items_leave_out_what_a_later_memory_closed(bridge):
-    bridge.dossiers.refresh("bridge", now=T0)
-    text = bridge.dossiers.show("bridge")["text"]
+    bridge.refresh_dossier("bridge", now=T0)
+    text = bridge.show_dossier("bridge")["text"]
     open_items = text.split("## Open items", 1)[1].split("##", 1)[0]
     assert "T-12" in open_items and "T-13" not in open_items
 
 
 def test_unchanged_input_skips_and_a_change_makes_a_new_version(bridge):
-    first = bridge.dossiers.refresh("bridge", now=T0)
-    same = bridge.dossiers.refresh("bridge", now=T0 + 60)
+    first = bridge.refresh_dossier("bridge", now=T0)
+    same = bridge.refresh_dossier("bridge", now=T0 + 60)
     assert first["status"] == "refreshed" and same["status"] == "unchanged" and same["version"] == 1
     bridge.observe("Bridge: DOWN again (HTTP 502 from gw-02)", at=T0 + 120)
-    changed = bridge.dossiers.refresh("bridge", now=T0 + 180)
+    changed = bridge.refresh_dossier("bridge", now=T0 + 180)
     assert changed["status"] == "refreshed" and changed["version"] == 2
-    history = bridge.dossiers.history("bridge")
+    history = bridge.dossier_history("bridge")
     assert [v["version"] for v in history["versions"]] == [2, 1]
     assert history["versions"][0]["input_hash"] != history["versions"][1]["input_hash"]
-    d = bridge.dossiers.diff("bridge")
+    d = bridge.diff_dossier("bridge")
     assert d["from"] == 1 and d["to"] == 2 and '+- Bridge: "DOWN again (HTTP 502 from gw-02)"' in d["diff"]
-    assert bridge.dossiers.diff("bridge", old=2, new=2)["changed"] is False
+    assert bridge.diff_dossier("bridge", old=2, new=2)["changed"] is False
     with pytest.raises(NotFound):
-        bridge.dossiers.show("bridge", version=9)
+        bridge.show_dossier("bridge", version=9)
     state = bridge.sql("SELECT current_version, refreshed_at, checked_at FROM dossier_topics")[0]
     assert state == {"current_version": 2, "refreshed_at": T0 + 180, "checked_at": T0 + 180}
 
@@ -254,7 +254,7 @@ def test_unchanged_input_skips_and_a_change_makes_a_new_version(bridge):
 def test_versions_cannot_be_rewritten_or_deleted(bridge, home):
     from strata_daemon.store import driver
 
-    bridge.dossiers.refresh("bridge", now=T0)
+    bridge.refresh_dossier("bridge", now=T0)
     conn = driver.connect(home / "state" / "memory.db")
     try:
         for sql in ("UPDATE dossier_versions SET text = 'x'", "DELETE FROM dossier_versions"):
@@ -262,52 +262,52 @@ def test_versions_cannot_be_rewritten_or_deleted(bridge, home):
                 conn.execute(sql)
     finally:
         conn.close()
-    assert bridge.dossiers.show("bridge")["version"] == 1
+    assert bridge.show_dossier("bridge")["version"] == 1
 
 
 def test_a_template_override_in_the_home_changes_the_layout_and_the_input(bridge, home):
-    bridge.dossiers.refresh("bridge", now=T0)
+    bridge.refresh_dossier("bridge", now=T0)
     (home / "templates" / "dossier.md.j2").write_text(
         "TOPIC {{ topic.name }}\n{% for s in sections %}{% for l in s.lines %}* {{ l.text }} "
         "<{{ l.cites | join('+') }}>\n{% endfor %}{% endfor %}", encoding="utf-8")
-    r = bridge.dossiers.refresh("bridge", now=T0 + 60)
-    text = bridge.dossiers.show("bridge")["text"]
+    r = bridge.refresh_dossier("bridge", now=T0 + 60)
+    text = bridge.show_dossier("bridge")["text"]
     assert r["status"] == "refreshed" and text.startswith("TOPIC bridge\n* Bridge:") and "<f2+e2>" in text
     (home / "templates" / "dossier.md.j2").write_text("{% for x in %}", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"dossier\.md\.j2 has a syntax error on line 1"):
-        bridge.dossiers.refresh("bridge", now=T0 + 120)
+        bridge.refresh_dossier("bridge", now=T0 + 120)
     (home / "templates" / "dossier.md.j2").write_text("{{ nonsense.field }}", encoding="utf-8")
     with pytest.raises(ConfigError, match="failed to render"):
-        bridge.dossiers.refresh("bridge", now=T0 + 120)
-    assert bridge.dossiers.show("bridge")["version"] == 2  # nothing half-written
+        bridge.refresh_dossier("bridge", now=T0 + 120)
+    assert bridge.show_dossier("bridge")["version"] == 2  # nothing half-written
 
 
 def test_topics_from_config_capsule_people_and_discovery(fast_home, memory):
     (fast_home / "capsule" / "CAPSULE.md").write_text("# Me\nTopics: revenue\n", encoding="utf-8")
     for i in range(30):
         memory.observe(f"asked Amara Okafor about invoice {i}", at=T0 + i)
-    listing = {t["topic"]: t for t in memory.dossiers.list()["topics"]}
+    listing = {t["topic"]: t for t in memory.list_dossiers()["topics"]}
     assert listing["bridge"]["origin"] == "config" and listing["bridge"]["enabled"]
     assert listing["revenue"]["origin"] == "capsule" and listing["revenue"]["due"]
     assert listing["amara_okafor"]["origin"] == "discovered" and not listing["amara_okafor"]["enabled"]
     assert listing["amara_okafor"]["proposed_because"]["mentions"] == 30
-    memory.dossiers.add("Amara Okafor")
-    memory.dossiers.remove("revenue")
-    listing = {t["topic"]: t for t in memory.dossiers.list()["topics"]}
+    memory.add_topic("Amara Okafor")
+    memory.remove_topic("revenue")
+    listing = {t["topic"]: t for t in memory.list_dossiers()["topics"]}
     assert listing["amara_okafor"]["enabled"] and listing["amara_okafor"]["origin"] == "person"
     assert not listing["revenue"]["enabled"]
-    r = memory.dossiers.refresh("amara_okafor", now=T0 + 60)
-    assert "Amara Okafor" in memory.dossiers.show("amara_okafor")["text"] and r["lines"] > 0
+    r = memory.refresh_dossier("amara_okafor", now=T0 + 60)
+    assert "Amara Okafor" in memory.show_dossier("amara_okafor")["text"] and r["lines"] > 0
     with pytest.raises(NotFound):
-        memory.dossiers.refresh("nobody")
+        memory.refresh_dossier("nobody")
 
 
 def test_refresh_due_takes_each_due_topic_once(fast_home, memory):
     _bridge_history(memory)
-    memory.dossiers.add("gw-01")
-    first = memory.dossiers.refresh_due()
+    memory.add_topic("gw-01")
+    first = memory.layers.dossiers.refresh_due()
     assert sorted(first["due"]) == ["bridge", "gw_01"] and not first["failed"]
-    assert memory.dossiers.refresh_due()["due"] == []  # checked just now, within min_interval_hours
+    assert memory.layers.dossiers.refresh_due()["due"] == []  # checked just now, within min_interval_hours
 
 
 def test_dossiers_are_private_to_their_namespace(home, memory):
@@ -321,17 +321,17 @@ def test_dossiers_are_private_to_their_namespace(home, memory):
     async def other():
         async with await Memory.open(home, agent="other") as b:
             await b.observe("Bridge: maintenance window on Sunday", at=T0)
-            await b.dossiers.add("bridge")
+            await b.add_topic("bridge")
             with pytest.raises(NotFound):
-                await b.dossiers.show("bridge")
-            await b.dossiers.refresh("bridge", now=T0)
-            return (await b.dossiers.show("bridge"))["text"], await b.dossiers.list()
+                await b.show_dossier("bridge")
+            await b.refresh_dossier("bridge", now=T0)
+            return (await b.show_dossier("bridge"))["text"], await b.list_dossiers()
 
     text, listing = asyncio.run(other())
     assert "maintenance window" in text and "gw-01" not in text and "ETIMEDOUT" not in text
     assert [t["topic"] for t in listing["topics"] if t["enabled"]] == ["bridge"]
     with pytest.raises(NotFound):
-        memory.dossiers.show("bridge")  # agent default never refreshed its own
+        memory.show_dossier("bridge")  # agent default never refreshed its own
 
 
 def test_capsule_topics_come_from_the_namespaces_own_capsule(home, memory):
@@ -344,17 +344,17 @@ def test_capsule_topics_come_from_the_namespaces_own_capsule(home, memory):
 
     async def listed():
         async with await Memory.open(home, agent="other") as b:
-            return [t["topic"] for t in (await b.dossiers.list())["topics"] if t["origin"] == "capsule"]
+            return [t["topic"] for t in (await b.list_dossiers())["topics"] if t["origin"] == "capsule"]
 
-    assert [t["topic"] for t in memory.dossiers.list()["topics"] if t["origin"] == "capsule"] == ["revenue"]
+    assert [t["topic"] for t in memory.list_dossiers()["topics"] if t["origin"] == "capsule"] == ["revenue"]
     assert asyncio.run(listed()) == ["gardening"]
 
 
 def test_balanced_recall_feeds_the_dossier_without_recording_an_access(home, memory):
     _bridge_history(memory)
     memory.embed_pending()
-    memory.dossiers.add("bridge")
-    r = memory.dossiers.refresh("bridge", now=T0)
+    memory.add_topic("bridge")
+    r = memory.refresh_dossier("bridge", now=T0)
     assert r["status"] == "refreshed" and not r["warnings"]
     assert memory.sql("SELECT count(*) AS n FROM recalls")[0]["n"] == 0
     assert memory.sql("SELECT count(*) AS n FROM access_events")[0]["n"] == 0
@@ -406,7 +406,8 @@ def test_the_llm_prompt_offers_only_recalled_memories(fast_home, memory):
     sections = [Section("facts", "Current facts", [Line("Bridge: UP", ("f2", "e2"))]),
                 Section("changes", "What changed", [Line("Bridge changed", ("f1", "e1", "f2", "e2"))]),
                 Section("open", "Open items", [Line("TODO T-1", ("e5",))])]
-    facts, offered, checkable = memory.raw.dossiers._prompt_parts(t, Material(t, [], [], [source], {}, T0), sections)
+    material = Material(t, [], [], [source], {}, T0)
+    facts, offered, checkable = memory.raw.layers.dossiers._prompt_parts(t, material, sections)
     assert [s["id"] for s in offered] == ["e5"] and set(checkable) == {"e5"}
     assert facts == [{"text": "Bridge: UP", "cites": ["f2", "e2"]}]
 
@@ -422,7 +423,7 @@ def _refresh_bridge(home):
         async with await Memory.open(home) as mem:
             for row in _rows():
                 await mem.observe(**row)
-            return await mem.dossiers.refresh("bridge", now=T0), await mem.dossiers.show("bridge")
+            return await mem.refresh_dossier("bridge", now=T0), await mem.show_dossier("bridge")
 
     return asyncio.run(go())
 
@@ -548,11 +549,11 @@ def test_a_generation_beside_busy_processes_runs_on_the_cores_they_leave(small_l
 
 def test_fact_prefixes_are_read_as_keys_are(memory):
     # A person types `GW_02` or `Bridge`; the facts are stored under `gw 02 ...` and `bridge`.
-    memory.facts.set("gw-02 status", "UP")
-    memory.facts.set("bridge", "DOWN")
-    memory.dossiers.add("gateway", query="gateway", facts=["GW_02", "Bridge"])
-    text = memory.dossiers.refresh("gateway")
-    shown = memory.dossiers.show("gateway")["text"]
+    memory.set_fact("gw-02 status", "UP")
+    memory.set_fact("bridge", "DOWN")
+    memory.add_topic("gateway", query="gateway", facts=["GW_02", "Bridge"])
+    text = memory.refresh_dossier("gateway")
+    shown = memory.show_dossier("gateway")["text"]
     assert text["status"] == "refreshed" and "UP" in shown and "DOWN" in shown
 
 

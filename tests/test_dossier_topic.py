@@ -111,15 +111,15 @@ def _lines(text):
 def test_a_topic_with_three_relevant_memories_shows_those_three_lines(home, memory):
     """Balanced recall hands the refresh its nearest memories; only three are about revenue:
     two name it, one is linked to one of those by a person."""
-    memory.dossiers.add("revenue")
+    memory.add_topic("revenue")
     a = memory.observe("Revenue for October was 12,400 dollars", at=T0 - 20 * DAY, importance=0.6)["id"]
     b = memory.observe("Consulting revenues fell in November", at=T0 - 2 * DAY, importance=0.5)["id"]
     c = memory.observe("Stripe payout for the consulting tier delayed to Monday", at=T0 - DAY, importance=0.4)["id"]
-    memory.web.link(f"episode:{c}", f"episode:{b}", "related")
+    memory.link(f"episode:{c}", f"episode:{b}", "related")
     _routine(memory, 45, T0 - 30 * DAY)
     memory.embed_pending()
-    r = memory.dossiers.refresh("revenue", now=T0)
-    text = memory.dossiers.show("revenue")["text"]
+    r = memory.refresh_dossier("revenue", now=T0)
+    text = memory.show_dossier("revenue")["text"]
     # Recall did hand it routine lines (fewer since it leaves out the least alike, recall.min_similarity).
     assert r["notes"]["off_topic"] >= 5
     assert sorted(int(i) for i in re.findall(r"\be(\d+)\b", text)) == sorted([a, b, c])
@@ -130,18 +130,18 @@ def test_a_topic_with_three_relevant_memories_shows_those_three_lines(home, memo
 def test_the_spiderweb_brings_in_what_names_the_topic_only_through_an_entity(home, memory):
     """A memory whose source is the person mentions her entity though its text does not name
     her; one a person linked to her entity counts too; another Amara does not."""
-    memory.dossiers.add("Amara Okafor")
+    memory.add_topic("Amara Okafor")
     memory.observe("Email from Amara Okafor: the contract is signed", at=T0 - 3 * DAY)
     said = memory.observe("the invoice total looks wrong to me", source="Amara Okafor", at=T0 - DAY)["id"]
     chat = memory.observe("Amara on chat: invoice 42 is paid", at=T0 - 2 * H)["id"]
     filed = memory.observe("filed the signed contract PDF in the shared drive", at=T0 - 2 * DAY)["id"]
-    memory.web.link(f"episode:{filed}", "entity:person:Amara Okafor", "related")
+    memory.link(f"episode:{filed}", "entity:person:Amara Okafor", "related")
     memory.observe("Amara Lopez sent an invoice for the flat", at=T0 - 3 * H)
     memory.observe("paid the hosting invoice", at=T0 - 4 * H)
     _routine(memory, 10, T0 - 30 * DAY)
     memory.embed_pending()
-    r = memory.dossiers.refresh("amara_okafor", now=T0)
-    text = memory.dossiers.show("amara_okafor")["text"]
+    r = memory.refresh_dossier("amara_okafor", now=T0)
+    text = memory.show_dossier("amara_okafor")["text"]
     cited = {int(i) for i in re.findall(r"\be(\d+)\b", text)}
     assert r["notes"]["off_topic"] >= 2  # recall handed it unrelated lines, and they were left out
     assert {said, chat, filed} <= cited and len(cited) == 4 and "Lopez" not in text and "hosting" not in text
@@ -159,8 +159,8 @@ def test_open_items_are_tasks_and_a_pending_clause_is_context(fast_home, memory)
     venue = memory.observe("TODO: book the launch venue", at=T0 - 9 * DAY)["id"]
     memory.observe("need to print the launch flyers", at=T0 - 9 * DAY)
     memory.observe("printed the launch flyers, done", at=T0 - 8 * DAY)
-    memory.dossiers.refresh("launch", now=T0)
-    text = memory.dossiers.show("launch")["text"]
+    memory.refresh_dossier("launch", now=T0)
+    text = memory.show_dossier("launch")["text"]
     open_items = text.split("## Open items", 1)[1].split("##", 1)[0]
     assert f"[e{venue}]" in open_items and f"[e{approved}]" not in open_items and "flyers" not in open_items
     assert f"[e{approved}]" in text  # about the launch, so it stays, as context

@@ -138,7 +138,7 @@ def mem(home):
         raw = m
 
         def __getattr__(self, name):
-            return lambda *a, **kw: runner.run(getattr(m.facts, name)(*a, **kw))
+            return lambda *a, **kw: runner.run(getattr(m.layers.facts, name)(*a, **kw))
 
         def run(self, coro):
             return runner.run(coro)
@@ -314,7 +314,7 @@ def test_the_window_is_a_setting_and_applies_to_changes_already_recorded(home, m
 
     async def wider():
         async with await Memory.open(home) as m:
-            return await m.facts.conflicts()
+            return await m.fact_conflicts()
     assert [c["reason"] for c in asyncio.run(wider())] == ["disagree"]
 
 
@@ -334,7 +334,7 @@ def _racer(home: str, start, index: int, results) -> None:
         async with await Memory.open(home, actor=f"racer{index}") as m:
             start.wait()
             try:
-                await m.facts.cas("leader", "none yet", f"racer {index}")
+                await m.cas_fact("leader", "none yet", f"racer {index}")
                 results.put((index, "won"))
             except CasMismatch as e:
                 results.put((index, f"lost to {e.current}"))
@@ -396,7 +396,7 @@ def test_capture_can_be_switched_off(home):
     async def go():
         async with await Memory.open(home) as m:
             await m.observe("Bridge: DOWN")
-            return await m.facts.list()
+            return await m.list_facts()
     assert asyncio.run(go()) == []
 
 
@@ -416,17 +416,17 @@ def test_a_recall_naming_a_key_returns_the_fact_first_then_its_episodes(mem):
 def test_namespaces_keep_their_facts_apart(home):
     async def go():
         async with await Memory.open(home, agent="alpha") as a, await Memory.open(home, agent="beta") as b:
-            await a.facts.set("bridge", "UP")
-            await b.facts.set("bridge", "DOWN")
-            await a.facts.set("alpha only", "x")
+            await a.set_fact("bridge", "UP")
+            await b.set_fact("bridge", "DOWN")
+            await a.set_fact("alpha only", "x")
             with pytest.raises(NotFound):
-                await b.facts.get("alpha only")
+                await b.get_fact("alpha only")
             with pytest.raises(NotFound):
-                await b.facts.history("alpha only")
+                await b.fact_history("alpha only")
             with pytest.raises(CasMismatch):
-                await b.facts.cas("alpha only", "x", "y")
-            return ((await a.facts.get("bridge"))["value"], (await b.facts.get("bridge"))["value"],
-                    [f["key"] for f in await b.facts.list()], await b.facts.conflicts())
+                await b.cas_fact("alpha only", "x", "y")
+            return ((await a.get_fact("bridge"))["value"], (await b.get_fact("bridge"))["value"],
+                    [f["key"] for f in await b.list_facts()], await b.fact_conflicts())
     assert asyncio.run(go()) == ("UP", "DOWN", ["bridge"], [])
 
 

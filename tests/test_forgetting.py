@@ -43,12 +43,12 @@ def test_a_line_is_touched_by_a_cite_a_needle_or_a_fact_line_and_keeps_its_list_
 
 def test_purge_takes_the_fact_its_audit_and_the_words_from_the_file(memory, home):
     first = memory.observe("Dana Whitfield's email address is dana.w@oldmailbox.example")
-    assert memory.facts.get("dana whitfield.email")["value"] == "dana.w@oldmailbox.example"
+    assert memory.get_fact("dana whitfield.email")["value"] == "dana.w@oldmailbox.example"
     assert b"oldmailbox" in raw_bytes(home)
     r = memory.forget(first["id"], purge=True)
     assert r["purged"] and r["facts"] == [{"key": "dana whitfield.email", "retracted": True, "values_removed": 1}]
     assert r["audit_redacted"] >= 1 and r["wal_cleared"]
-    history = memory.facts.history("dana whitfield.email")["history"]
+    history = memory.fact_history("dana whitfield.email")["history"]
     assert [h["value"] for h in history] == [None] and history[0]["rule"] == "purge"
     assert history[0]["value_id"] > 1  # the purged value's id (1) is never given again: dossiers cite it
     audit = memory.sql("SELECT action, data FROM audit WHERE item_kind = 'fact'")
@@ -74,19 +74,19 @@ def test_a_fact_keeps_what_its_other_sources_say(memory):
     old = memory.observe("Marek's phone number is 555-0111.", at="2d ago")
     memory.observe("Marek's phone number is now 555-0122.", at="1d ago")
     memory.forget(old["id"], purge=True)
-    assert [h["value"] for h in memory.facts.history("marek.phone")["history"]] == ["555-0122"]
+    assert [h["value"] for h in memory.fact_history("marek.phone")["history"]] == ["555-0122"]
 
     memory.observe("Oskar's office is room B-12.", at="2d ago")
     newer = memory.observe("Oskar's office is now room Z-99.", at="1d ago")
     memory.forget(newer["id"], purge=True)
-    fact = memory.facts.get("oskar.office")
+    fact = memory.get_fact("oskar.office")
     assert fact["value"] == "room B-12" and fact["valid_to"] is None  # the older value runs on again
 
     said = memory.observe("Door code: 5512-KK", at="3d ago")
     memory.observe("Door code: 5512-KK", at="1d ago")  # a confirmation: no value of its own
     memory.forget(said["id"], purge=True)
-    assert memory.facts.get("door code")["value"] == "5512-KK"  # on the later memory's word
-    assert memory.facts.get("door code")["source"] != f"episode:{said['id']}"
+    assert memory.get_fact("door code")["value"] == "5512-KK"  # on the later memory's word
+    assert memory.get_fact("door code")["source"] != f"episode:{said['id']}"
 
 
 def test_purge_takes_what_consolidation_merged_into_it_and_never_gives_its_id_again(memory):
@@ -198,15 +198,15 @@ def test_a_purge_of_a_lower_id_after_a_higher_one_keeps_both_ids_unused(memory):
 def test_dossier_versions_lose_the_line_and_the_current_one_is_written_again(memory):
     secret = memory.observe("Project Falcon budget approved at 88k zorbles by the board.")["id"]
     memory.observe("Project Falcon kickoff moved to Thursday.")
-    memory.dossiers.add("falcon", query="falcon")
-    first = memory.dossiers.refresh("falcon", force=True)
-    assert "zorbles" in memory.dossiers.show("falcon")["text"]
+    memory.add_topic("falcon", query="falcon")
+    first = memory.refresh_dossier("falcon", force=True)
+    assert "zorbles" in memory.show_dossier("falcon")["text"]
     r = memory.forget(secret, purge=True)
     assert r["dossier_lines_redacted"] >= 1 and r["dossiers_rewritten"] == ["falcon"]
-    old = memory.dossiers.show("falcon", version=first["version"])
+    old = memory.show_dossier("falcon", version=first["version"])
     assert "zorbles" not in old["text"] and REDACTED in old["text"]
     assert all(s["id"] != f"e{secret}" for s in old["sources"])
-    current = memory.dossiers.show("falcon")
+    current = memory.show_dossier("falcon")
     assert current["version"] > first["version"] and "zorbles" not in current["text"]
     assert "kickoff" in current["text"]
 
@@ -214,27 +214,27 @@ def test_dossier_versions_lose_the_line_and_the_current_one_is_written_again(mem
 def test_the_capsule_loses_the_line_without_taking_it_back_as_an_edit(memory, home):
     said = memory.observe("Wifi password: hunter-gx2")["id"]
     memory.observe("TODO: call Dr. Okonkwo about the biopsy results", kind="task")
-    memory.capsule.render()
-    path = memory.capsule.path
+    memory.render_capsule()
+    path = memory.capsule_path
     assert "hunter-gx2" in path.read_text() and "biopsy" in path.read_text()
     memory.forget(said, purge=True)
     task = memory.sql("SELECT id FROM episodes WHERE kind = 'task'")[0]["id"]
     memory.forget(task, purge=True)
     text = path.read_text()
     assert "hunter-gx2" not in text and "biopsy" not in text and REDACTED not in text  # rendered again
-    assert memory.capsule.overrides() == []  # neither pinned nor hidden
-    assert "wifi password" not in {f["key"] for f in memory.facts.list()}  # not absorbed back as a fact
+    assert memory.capsule_overrides() == []  # neither pinned nor hidden
+    assert "wifi password" not in {f["key"] for f in memory.list_facts()}  # not absorbed back as a fact
     for kept in (home / "state" / "capsule").rglob("CAPSULE-*.md"):
         assert "hunter-gx2" not in kept.read_text() and "biopsy" not in kept.read_text()
 
 
 def test_a_capsule_shows_control_characters_escaped_and_a_purge_still_finds_the_line(memory, home):
     said = memory.observe("TODO: read the mail \x1b]0;pwned\x07 from Halvorsen-Quist", kind="task")["id"]
-    memory.capsule.render()
-    text = memory.capsule.path.read_text()
+    memory.render_capsule()
+    text = memory.capsule_path.read_text()
     assert "\\x1b]0;pwned\\x07 from Halvorsen-Quist" in text and "\x1b" not in text and "\x07" not in text
     memory.forget(said, purge=True)
-    assert "Halvorsen" not in memory.capsule.path.read_text()
+    assert "Halvorsen" not in memory.capsule_path.read_text()
     for kept in (home / "state" / "capsule").rglob("CAPSULE-*.md"):
         assert "Halvorsen" not in kept.read_text()
 
@@ -391,14 +391,14 @@ def test_a_purge_stays_in_its_namespace(home):
         async with await Memory.open(home, agent="alpha") as a, await Memory.open(home, agent="beta") as b:
             mine = (await a.observe("Locker code: 7Q4417"))["id"]
             theirs = (await b.observe("Locker code: 7Q4417"))["id"]
-            await a.capsule.render()
-            await b.capsule.render()
+            await a.render_capsule()
+            await b.render_capsule()
             with pytest.raises(Exception, match="no memory"):
                 await a.forget(theirs, purge=True)
             await a.forget(mine, purge=True)
             assert (await b.get(theirs))["content"] == "Locker code: 7Q4417"
-            assert (await b.facts.get("locker code"))["value"] == "7Q4417"
-            assert "7Q4417" in b.capsule.path.read_text() and "7Q4417" not in a.capsule.path.read_text()
+            assert (await b.get_fact("locker code"))["value"] == "7Q4417"
+            assert "7Q4417" in b.capsule_path.read_text() and "7Q4417" not in a.capsule_path.read_text()
             audit = await b.db.fetchall("SELECT data FROM audit WHERE agent = 'beta' AND item_kind = 'fact'")
             assert "7Q4417" in audit[0][0]
             # An import leaves out only what this agent purged.

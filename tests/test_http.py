@@ -32,8 +32,8 @@ def test_by_default_a_private_socket_and_no_tcp_port(home):
 def test_every_endpoint_and_its_errors(home):
     async def prepare():
         async with await Memory.open(home) as mem:
-            await mem.dossiers.add("bridge", query="bridge gw-02")
-            await mem.capsule.render()
+            await mem.add_topic("bridge", query="bridge gw-02")
+            await mem.render_capsule()
     asyncio.run(prepare())
     called: set[tuple[str, str]] = set()
     doc = document()
@@ -96,8 +96,8 @@ def test_every_endpoint_and_its_errors(home):
 
         async def link():
             async with await Memory.open(home) as mem:
-                await mem.web.activate([f"episode:{first['id']}", f"episode:{second}"])
-                await mem.web.commit()
+                await mem.activate([f"episode:{first['id']}", f"episode:{second}"])
+                await mem.commit_working_set()
         asyncio.run(link())
         related = api("GET", "/v1/memories/{id}/related", id=first["id"])[1]
         assert [r["node"] for r in related["reached"]] == [f"episode:{second}"]

@@ -35,10 +35,10 @@ def server(tmp_path_factory):
         async with await Memory.open(home) as mem:
             for i in range(20):
                 await mem.observe(f"Deploy {i} of api finished on web-0{i % 3}", kind="event")
-            await mem.facts.set("bridge", "UP")
-            await mem.dossiers.add("api", query="deploy api")
-            await mem.dossiers.refresh("api")
-            await mem.capsule.render()
+            await mem.set_fact("bridge", "UP")
+            await mem.add_topic("api", query="deploy api")
+            await mem.refresh_dossier("api")
+            await mem.render_capsule()
     asyncio.run(fill())
     port = free_port()
     with serving(home, "--port", str(port)):

@@ -30,7 +30,7 @@ def _lived(memory) -> dict:
         r = memory.recall("bridge gw-02", mode="fast")
         memory.feedback(r["recall_id"], "success", used=[ids["today"]])
     memory.fold()
-    ids["night"] = memory.consolidation.run()
+    ids["night"] = memory.consolidate()
     memory.fold()
     return ids
 
@@ -129,7 +129,7 @@ def test_a_memory_other_questions_passed_over_stays_hot_and_is_found_by_its_own_
         memory.feedback(r["recall_id"], "failure", used=[answer])
     memory.fold()
     for night in range(3):
-        memory.consolidation.run(now=timeutil.now() + night * DAY)
+        memory.consolidate(now=timeutil.now() + night * DAY)
     row = memory.sql("SELECT tier, confidence, failure_count FROM episodes WHERE id = ?", (beside,))[0]
     assert row == {"tier": "hot", "confidence": 1.0, "failure_count": 5}
     hits = memory.recall("Ines mentors two apprentices at the tile workshop", mode="fast", explain=True)["hits"]
@@ -142,7 +142,7 @@ def test_used_cold_memories_come_back_to_the_hot_tier_and_the_working_set_keeps_
     cold = ids["routine"][0]
     r = memory.recall(ROUTINE[0], mode="fast")
     assert next(h for h in r["hits"] if h["id"] == cold)["tier"] == "cold"
-    working = {n["node"] for n in memory.web.context()["items"]}
+    working = {n["node"] for n in memory.working_set()["items"]}
     assert f"episode:{cold}" not in working  # recalled, but the working set draws on the hot tier
     given = memory.feedback(r["recall_id"], "success", used=[cold])
     assert given["episodes"] == [cold]
@@ -158,8 +158,8 @@ def test_consolidation_moves_to_the_cold_tier_only_what_is_redundant_or_contradi
         ("Kwame prefers calls after 16:00", "The garden sensors run on 5 V", "Ledger-sync deploys on Fridays"))]
     down = memory.observe("Bridge: DOWN", at=old)["id"]
     memory.observe("Bridge: UP", at=old + DAY)
-    first = memory.consolidation.run()
-    second = memory.consolidation.run()
+    first = memory.consolidate()
+    second = memory.consolidate()
     memory.fold()
     tiers = {r["id"]: r["tier"] for r in memory.sql("SELECT id, tier FROM episodes")}
     assert [tiers[i] for i in unique] == ["hot"] * 3  # old and never used, but the only ones to say it

@@ -51,8 +51,8 @@ def test_the_tools_are_described_for_an_llm_and_cost_little_context(home, small_
 def test_every_tool_over_stdio(home):
     async def prepare():
         async with await Memory.open(home) as mem:
-            await mem.dossiers.add("bridge", query="bridge gw-02")
-            await mem.capsule.render()
+            await mem.add_topic("bridge", query="bridge gw-02")
+            await mem.render_capsule()
     asyncio.run(prepare())
 
     async def go():
@@ -101,8 +101,8 @@ def test_every_tool_over_stdio(home):
 
             # used together: the spiderweb links them
             async with await Memory.open(home) as mem:
-                await mem.web.activate([f"episode:{first['id']}", f"episode:{second['id']}"])
-                await mem.web.commit()
+                await mem.activate([f"episode:{first['id']}", f"episode:{second['id']}"])
+                await mem.commit_working_set()
             related = await t.call("related", item=str(first["id"]))
             assert [r["node"] for r in related["reached"]] == [f"episode:{second['id']}"]
             spread = await t.call("related", item=f"episode:{first['id']}", depth=2)
@@ -130,7 +130,7 @@ def test_every_tool_over_stdio(home):
     async def check():
         async with await Memory.open(home) as mem:
             assert (await mem.status())["episodes"] == 2
-            assert (await mem.facts.history("bridge"))["history"][0]["source"] == "agent:default"
+            assert (await mem.fact_history("bridge"))["history"][0]["source"] == "agent:default"
     asyncio.run(check())
 
 

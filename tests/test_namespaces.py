@@ -25,11 +25,11 @@ def two_agents(home):
         async with await Memory.open(home, agent="b") as b:
             first = (await b.observe(SECRET, kind="lesson"))["id"]
             second = (await b.observe("Rotated the vault-07 keys; unseal took 4 minutes"))["id"]
-            await b.facts.set("vault", "sealed")
-            await b.dossiers.add("vault", query="vault-07 keys")
-            await b.dossiers.refresh("vault")
-            await b.web.activate([f"episode:{first}", f"episode:{second}"])
-            await b.web.commit()
+            await b.set_fact("vault", "sealed")
+            await b.add_topic("vault", query="vault-07 keys")
+            await b.refresh_dossier("vault")
+            await b.activate([f"episode:{first}", f"episode:{second}"])
+            await b.commit_working_set()
             recall_id = (await b.recall("vault keys", mode="fast"))["recall_id"]
             return {"episode": first, "recall": recall_id}
     ids = asyncio.run(fill())
@@ -39,9 +39,9 @@ def two_agents(home):
             async with await Memory.open(home, agent="b") as b:
                 return {"episodes": [(e["id"], e["content"], e["state"], e["factual"], e["irrelevant"])
                                      for e in await b.timeline()],
-                        "fact": (await b.facts.history("vault"))["history"],
-                        "dossier": (await b.dossiers.show("vault"))["version"],
-                        "edges": await b.web.neighbours(f"episode:{ids['episode']}"),
+                        "fact": (await b.fact_history("vault"))["history"],
+                        "dossier": (await b.show_dossier("vault"))["version"],
+                        "edges": await b.neighbours(f"episode:{ids['episode']}"),
                         "feedback": await b.db.fetchall("SELECT outcome FROM recalls WHERE agent = 'b'")}
         return asyncio.run(read())
     ids["snapshot"] = snapshot
@@ -57,16 +57,16 @@ def test_python_api(home, two_agents):
             assert (await a.recall("vault-07 unseal keys Friday"))["hits"] == []
             assert await a.get_many([eid]) == {}
             kinds = []
-            for call in (lambda: a.get(eid), lambda: a.facts.get("vault"), lambda: a.facts.history("vault"),
-                         lambda: a.dossiers.show("vault"), lambda: a.web.related(f"episode:{eid}"),
+            for call in (lambda: a.get(eid), lambda: a.get_fact("vault"), lambda: a.fact_history("vault"),
+                         lambda: a.show_dossier("vault"), lambda: a.related(f"episode:{eid}"),
                          lambda: a.feedback(rid, "failure"), lambda: a.forget(eid), lambda: a.mark(eid, factual=True),
-                         lambda: a.web.link(f"episode:{eid}", f"episode:{eid + 1}"),
-                         lambda: a.facts.cas("vault", "sealed", "open"), lambda: a.shared("b")):
+                         lambda: a.link(f"episode:{eid}", f"episode:{eid + 1}"),
+                         lambda: a.cas_fact("vault", "sealed", "open"), lambda: a.shared("b")):
                 with pytest.raises(StrataError) as caught:
                     await call()
                 kinds.append(caught.value.kind)
             assert kinds == ["not_found"] * 9 + ["cas_mismatch", "not_permitted"]
-            await a.facts.set("vault", "open")  # A's own fact of the same name
+            await a.set_fact("vault", "open")  # A's own fact of the same name
             assert (await a.status())["episodes"] == 0
     asyncio.run(probe())
     assert two_agents["snapshot"]() == before
@@ -118,10 +118,10 @@ def test_a_shared_namespace_is_readable_by_every_face_and_writable_by_none(home,
             b = await a.shared("b")
             found = await b.recall("vault-07 unseal keys Friday", mode="fast")
             assert found["hits"][0]["id"] == eid and found["recall_id"] is None  # reading leaves no trace
-            assert (await b.facts.get("vault"))["value"] == "sealed"
-            for write in (lambda: b.observe("planted"), lambda: b.facts.set("vault", "open"),
-                          lambda: b.forget(eid), lambda: b.dossiers.refresh("vault", force=True),
-                          lambda: b.web.activate([f"episode:{eid}"]), lambda: b.capsule.render(),
+            assert (await b.get_fact("vault"))["value"] == "sealed"
+            for write in (lambda: b.observe("planted"), lambda: b.set_fact("vault", "open"),
+                          lambda: b.forget(eid), lambda: b.refresh_dossier("vault", force=True),
+                          lambda: b.activate([f"episode:{eid}"]), lambda: b.render_capsule(),
                           lambda: b.db.run(lambda c: c.execute("DELETE FROM episodes"))):
                 with pytest.raises(StrataError) as caught:
                     await write()

@@ -90,8 +90,8 @@ def test_the_write_path_refuses_what_is_not_text_that_a_layer_let_through(memory
         memory.wait(db.fetchall("SELECT ?", ("\udcff",)))
     for query in ("dossier", "fact"):
         with pytest.raises(InvalidInput, match="not valid UTF-8"):
-            memory.dossiers.add("topic", query="\udcff") if query == "dossier" else \
-                memory.facts.set("k", "v", source="person:\udcff")
+            memory.add_topic("topic", query="\udcff") if query == "dossier" else \
+                memory.set_fact("k", "v", source="person:\udcff")
 
 
 def test_multibyte_text_at_the_byte_limit(home):

@@ -56,7 +56,7 @@ def test_the_newer_value_ranks_first(memory, case, newer_first, mode):
     if old_id in ids:
         old_hit = r["hits"][ids.index(old_id)]
         assert old_hit["explain"]["superseded_by"] == [new_id]
-    assert memory.facts.get(key)["source"] == f"episode:{new_id}"
+    assert memory.get_fact(key)["source"] == f"episode:{new_id}"
 
 
 def test_capture_links_the_newer_memory_and_the_link_can_be_undone(memory):
@@ -64,7 +64,7 @@ def test_capture_links_the_newer_memory_and_the_link_can_be_undone(memory):
     shown = memory.get(old_id)["supersession"]
     assert shown == {"supersedes": [], "superseded_by": [new_id]}
     assert memory.get(new_id)["supersession"]["supersedes"] == [old_id]
-    memory.web.link(f"episode:{new_id}", f"episode:{old_id}", "supersedes", remove=True)
+    memory.link(f"episode:{new_id}", f"episode:{old_id}", "supersedes", remove=True)
     assert memory.get(old_id)["supersession"]["superseded_by"] == []
     r = memory.recall("Dana Whitfield email address", mode="fast", k=5)
     assert all("superseded_by" not in h["explain"] for h in r["hits"])
@@ -80,7 +80,7 @@ def test_a_repeat_or_an_unrelated_fact_links_nothing(memory):
 def test_a_memory_superseded_twice_ranks_below_the_newest(memory):
     ids = [memory.observe(f"Bridge: {state}", at=f"2026-03-0{day}T10:00:00Z")["id"]
            for day, state in ((1, "DOWN"), (2, "DEGRADED"), (3, "UP"))]
-    memory.facts.set("bridge", "UP")  # a person's value links nothing
+    memory.set_fact("bridge", "UP")  # a person's value links nothing
     r = memory.recall("bridge", mode="fast", k=3)
     assert [h["id"] for h in r["hits"]][:3] == ids[::-1]
 
@@ -180,7 +180,7 @@ def test_a_fact_read_from_the_older_statement_gives_way_to_an_update_capture_cou
     other = memory.observe("My email address has changed to me@new.example", at="1d ago")["id"]
     memory.observe_many([{"content": text} for text in NOISE])
     memory.embed_pending()
-    assert memory.facts.get("my phone")["value"] == "+44 7700 900412"  # capture read only the older
+    assert memory.get_fact("my phone")["value"] == "+44 7700 900412"  # capture read only the older
     r = memory.recall("What's my phone number?", mode="balanced", k=5)
     ids = [h["id"] for h in r["hits"]]
     assert ids[0] == new and ids.index(old) > 0, ids

@@ -40,8 +40,8 @@ def filled(home):
     async def fill(mem):
         for text in (NGINX, TEA, BACKUP):
             await mem.observe(text)
-        await mem.facts.set("user.drink", "tea", source="person:alice")
-        await mem.facts.set("user.drink", "coffee")  # another source, at once: a conflict
+        await mem.set_fact("user.drink", "tea", source="person:alice")
+        await mem.set_fact("user.drink", "coffee")  # another source, at once: a conflict
         rid = await mem.db.transact(phase_records.start_run, "embed", 1_790_000_000.0, "daemon", os.getpid())
         await mem.db.transact(phase_records.end_run, rid, 1_790_000_001.0, "failed", None, "model file is damaged")
     on(home, fill)
@@ -277,15 +277,15 @@ def test_facts_history_edit_new_retract(filled):
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
-        assert (await app.memory.facts.get("user.drink"))["value"] == "cocoa"
+        assert (await app.memory.get_fact("user.drink"))["value"] == "cocoa"
         assert dict(r[:2] for r in rows(app, "#facts"))["user.drink"] == "cocoa"
-        assert (await app.memory.facts.get("user.drink"))["source"] == "person:tui"
+        assert (await app.memory.get_fact("user.drink"))["source"] == "person:tui"
 
         await pilot.press("n")
         await settle(pilot)
         await pilot.press(*"user.city", "enter", *"Lisbon", "enter")
         await settle(pilot)
-        assert (await app.memory.facts.get("user.city"))["value"] == "Lisbon"
+        assert (await app.memory.get_fact("user.city"))["value"] == "Lisbon"
 
         app.screen.query_one("#facts").move_cursor(row=[r[0] for r in rows(app, "#facts")].index("user.drink"))
         await pilot.press("r")
@@ -294,7 +294,7 @@ def test_facts_history_edit_new_retract(filled):
         await settle(pilot)
         assert [r[0] for r in rows(app, "#facts")] == ["Alice.preference", "backup job on the home server.runs",
                                                       "user.city"]
-        current = [h for h in (await app.memory.facts.history("user.drink"))["history"] if h["current"]]
+        current = [h for h in (await app.memory.fact_history("user.drink"))["history"] if h["current"]]
         assert [h["value"] for h in current] == [None]
     drive(filled, body)
 
@@ -303,8 +303,8 @@ def test_facts_history_edit_new_retract(filled):
 def test_spiderweb_tree_picture_jump_and_spread(filled):
     async def link(mem):
         for _ in range(3):  # used together often enough that a spread passes web.spread_threshold
-            await mem.web.activate(["episode:1", "episode:2"])
-            await mem.web.commit()
+            await mem.activate(["episode:1", "episode:2"])
+            await mem.commit_working_set()
     on(filled, link)
 
     async def body(app, pilot):
@@ -341,9 +341,9 @@ def test_spiderweb_tree_picture_jump_and_spread(filled):
 def test_a_spread_that_reaches_nothing_says_why(filled):
     async def link(mem):  # used together once: weight 1, under the 1.5 a spread needs
         quiet = [(await mem.observe(text))["id"] for text in ("a quiet note", "another quiet note")]
-        assert (await mem.web.neighbours(quiet[0]))["links"] == []  # names nothing a link could go to
-        await mem.web.activate(quiet)
-        await mem.web.commit()
+        assert (await mem.neighbours(quiet[0]))["links"] == []  # names nothing a link could go to
+        await mem.activate(quiet)
+        await mem.commit_working_set()
         return quiet[0]
     quiet = on(filled, link)
 
@@ -363,8 +363,8 @@ def test_a_spread_that_reaches_nothing_says_why(filled):
 @pytest.mark.slow
 def test_dossiers_show_sources_versions_and_refresh(filled):
     async def make(mem):
-        await mem.dossiers.add("alice")
-        await mem.dossiers.refresh("alice", force=True)
+        await mem.add_topic("alice")
+        await mem.refresh_dossier("alice", force=True)
     on(filled, make)
 
     async def body(app, pilot):
@@ -381,7 +381,7 @@ def test_dossiers_show_sources_versions_and_refresh(filled):
         await settle(pilot)
         await pilot.press("r")
         await settle(pilot, 0.2)
-        versions = await app.memory.dossiers.history("alice")
+        versions = await app.memory.dossier_history("alice")
         assert len(versions["versions"]) == 2
         assert len(rows(app, "#versions")) == 2
     drive(filled, body)
@@ -390,7 +390,7 @@ def test_dossiers_show_sources_versions_and_refresh(filled):
 @pytest.mark.slow
 def test_capsule_problems_with_lines_diff_and_render(filled):
     async def render(mem):
-        return await mem.capsule.render()
+        return await mem.render_capsule()
     on(filled, render)
     path = filled / "capsule" / "CAPSULE.md"
     lines = path.read_text().splitlines()

@@ -31,12 +31,12 @@ def still(home, monkeypatch):
                                       "the backup job on the home server runs at night",
                                       "nginx on web-02 restarted cleanly after the config change")):
                 await mem.observe(text, at=NOW - 3600 * (4 - i))
-            await mem.facts.set("user.drink", "tea", at=NOW - 300, source="person:alice")
-            await mem.facts.set("user.drink", "coffee")  # another source, 5 min later: a conflict
-            await mem.facts.set("host.web-01.role", "reverse proxy")
-            await mem.dossiers.add("nginx")
-            await mem.dossiers.refresh("nginx", force=True)
-            await mem.capsule.render()
+            await mem.set_fact("user.drink", "tea", at=NOW - 300, source="person:alice")
+            await mem.set_fact("user.drink", "coffee")  # another source, 5 min later: a conflict
+            await mem.set_fact("host.web-01.role", "reverse proxy")
+            await mem.add_topic("nginx")
+            await mem.refresh_dossier("nginx", force=True)
+            await mem.render_capsule()
     asyncio.run(fill())
     return home
 
@@ -75,10 +75,10 @@ def test_spiderweb_screen(still, snap_compare):
     async def link():
         async with await Memory.open(still) as mem:
             for _ in range(3):
-                await mem.web.activate(["episode:1", "episode:4"])
-                await mem.web.commit()
-            await mem.web.activate(["episode:1", "episode:3"])
-            await mem.web.commit()
+                await mem.activate(["episode:1", "episode:4"])
+                await mem.commit_working_set()
+            await mem.activate(["episode:1", "episode:3"])
+            await mem.commit_working_set()
     asyncio.run(link())
 
     async def go(pilot):

@@ -125,26 +125,26 @@ def observe(memory, *texts):
 
 
 def weight(memory, a, b):
-    rows = memory.web.neighbours(a)["neighbours"]
+    rows = memory.neighbours(a)["neighbours"]
     return next((n["weight"] for n in rows if n["node"] == b), None)
 
 
 def test_commit_applies_seed_004_arithmetic_and_decay_prunes(memory):
     a, b, c = observe(memory, "bridge gw-02 down", "restarted bridge", "paged Ines")
-    memory.web.activate([a, b, c])
-    r = memory.web.commit()
-    assert r["edges_strengthened"] == 3 and memory.web.context()["items"] == []
+    memory.activate([a, b, c])
+    r = memory.commit_working_set()
+    assert r["edges_strengthened"] == 3 and memory.working_set()["items"] == []
     assert weight(memory, a, f"episode:{b}") == 1.0
     for _ in range(11):
-        memory.web.activate([a, b])
-        memory.web.commit()
+        memory.activate([a, b])
+        memory.commit_working_set()
     assert weight(memory, a, f"episode:{b}") == 10.0
     assert weight(memory, a, f"episode:{c}") == 1.0
-    d = memory.web.decay()
+    d = memory.decay_web()
     assert d["pruned"] == 0 and d["decay_runs"] == 1
     assert weight(memory, a, f"episode:{b}") == pytest.approx(9.5)
     for _ in range(89):
-        memory.web.decay()
+        memory.decay_web()
     # After 90 runs: 1.0 x 0.95^90 < 0.01 is pruned, 10 x 0.95^90 = 0.099 stays.
     assert weight(memory, a, f"episode:{c}") is None
     assert weight(memory, a, f"episode:{b}") == pytest.approx(10 * 0.95 ** 90, abs=1e-6)  # shown to 6 places
@@ -153,8 +153,8 @@ def test_commit_applies_seed_004_arithmetic_and_decay_prunes(memory):
 
 def test_activating_one_item_twice_makes_no_self_loop(memory):
     (a,) = observe(memory, "alone")
-    memory.web.activate([a, a, f"episode:{a}"])
-    assert memory.web.commit()["edges_strengthened"] == 0
+    memory.activate([a, a, f"episode:{a}"])
+    assert memory.commit_working_set()["edges_strengthened"] == 0
     assert memory.sql("SELECT count(*) AS n FROM web_edges")[0]["n"] == 0
 
 
@@ -164,19 +164,19 @@ def test_the_working_set_evicts_the_least_recent_beyond_capacity(memory, monkeyp
     monkeypatch.setattr(timeutil, "now", lambda: clock[0])
     for i in ids:
         clock[0] += 1
-        r = memory.web.activate([i])
+        r = memory.activate([i])
     assert r["evicted"] == [f"episode:{ids[1]}"]
-    assert [c["node"] for c in memory.web.context()["items"]] == [f"episode:{i}" for i in ids[2:]]
+    assert [c["node"] for c in memory.working_set()["items"]] == [f"episode:{i}" for i in ids[2:]]
 
 
 def test_an_idle_working_set_is_committed_by_the_next_activation(memory, monkeypatch):
     a, b, c = observe(memory, "one", "two", "three")
     clock = [1_790_000_000.0]
     monkeypatch.setattr(timeutil, "now", lambda: clock[0])
-    memory.web.activate([a, b])
+    memory.activate([a, b])
     clock[0] += 1801  # web.context_ttl_seconds defaults to 1800
-    assert memory.web.context()["expired"]
-    r = memory.web.activate([c])
+    assert memory.working_set()["expired"]
+    r = memory.activate([c])
     assert r["expired_commit"]["reason"] == "expired" and r["expired_commit"]["edges_strengthened"] == 1
     assert [i["node"] for i in r["context"]] == [f"episode:{c}"]
     assert weight(memory, a, f"episode:{b}") == 1.0
@@ -187,7 +187,7 @@ def test_recalls_feed_their_best_hits_to_the_working_set(memory):
             "lunch order")
     r = memory.recall("bridge gw-02", mode="fast", k=5)
     assert len(r["working_set"]["activated"]) == 3
-    items = memory.web.context()["items"]
+    items = memory.working_set()["items"]
     assert [i["node"] for i in items] == sorted(f"episode:{h['id']}" for h in r["hits"][:3])
     assert {i["source"] for i in items} == {f"recall:{r['recall_id']}"}
 
@@ -195,19 +195,19 @@ def test_recalls_feed_their_best_hits_to_the_working_set(memory):
 def test_spread_over_stored_edges_leaves_out_archived_memories_unless_asked(memory):
     a, b, c = observe(memory, "alpha", "beta", "gamma")
     for _ in range(5):
-        memory.web.activate([a, b])
-        memory.web.commit()
+        memory.activate([a, b])
+        memory.commit_working_set()
     for _ in range(10):
-        memory.web.activate([b, c])
-        memory.web.commit()
-    r = memory.web.spread(a)
+        memory.activate([b, c])
+        memory.commit_working_set()
+    r = memory.spread(a)
     assert [(n["node"], n["activation"]) for n in r["reached"]] == [(f"episode:{b}", 0.5), (f"episode:{c}", 0.5)]
     assert r["reached"][1]["path"] == [f"episode:{a}", f"episode:{b}", f"episode:{c}"]
     memory.forget(c)
-    assert [n["node"] for n in memory.web.spread(a)["reached"]] == [f"episode:{b}"]
-    assert memory.web.spread(a, include_archived=True)["reached"][1]["state"] == "archived"
-    assert memory.web.spread(c)["warnings"] == [f"episode:{c} is archived; spreading from it anyway"]
-    assert [n["node"] for n in memory.web.related(c)["reached"]] == [f"episode:{b}", f"episode:{a}"]
+    assert [n["node"] for n in memory.spread(a)["reached"]] == [f"episode:{b}"]
+    assert memory.spread(a, include_archived=True)["reached"][1]["state"] == "archived"
+    assert memory.spread(c)["warnings"] == [f"episode:{c} is archived; spreading from it anyway"]
+    assert [n["node"] for n in memory.related(c)["reached"]] == [f"episode:{b}", f"episode:{a}"]
 
 
 def test_neighbours_and_related_agree_on_which_edges_count(memory):
@@ -217,13 +217,13 @@ def test_neighbours_and_related_agree_on_which_edges_count(memory):
     hub, *others = observe(memory, "hub", "once-1", "once-2", "twice", "thrice", "linked", "both")
     once_1, once_2, twice, thrice, linked, both = others
     for group in ([hub, once_1, once_2, twice, thrice, both], [hub, twice, thrice], [hub, thrice]):
-        memory.web.activate(group)
-        memory.web.commit()
-    memory.web.link(hub, linked, "supports")
-    memory.web.link(both, hub, "related")  # an edge of 1.0 and a link: the link carries it
+        memory.activate(group)
+        memory.commit_working_set()
+    memory.link(hub, linked, "supports")
+    memory.link(both, hub, "related")  # an edge of 1.0 and a link: the link carries it
     for threshold in (None, 0.1, 0.25, 0.6):
-        n = memory.web.neighbours(hub, threshold=threshold)
-        r = memory.web.related(hub, depth=1, threshold=threshold, limit=100)
+        n = memory.neighbours(hub, threshold=threshold)
+        r = memory.related(hub, depth=1, threshold=threshold, limit=100)
         assert n["threshold"] == r["threshold"]
         edges = {e["node"]: e for e in n["neighbours"]}
         links = {(k["dst"] if k["src"] == f"episode:{hub}" else k["src"]): k for k in n["links"]}
@@ -233,45 +233,45 @@ def test_neighbours_and_related_agree_on_which_edges_count(memory):
         assert {x["node"] for x in r["reached"]} == followed, threshold
         weak = [e["strength"] for e in (*edges.values(), *links.values()) if not e["followed"]]
         assert r["left_out"] == {"below_threshold": len(weak), "strongest": max(weak) if weak else None}, threshold
-    n = memory.web.neighbours(hub)
+    n = memory.neighbours(hub)
     assert {e["node"]: (e["weight"], e["strength"], e["followed"]) for e in n["neighbours"]} == {
         f"episode:{once_1}": (1.0, 0.1, False), f"episode:{once_2}": (1.0, 0.1, False),
         f"episode:{both}": (1.0, 0.1, False), f"episode:{twice}": (2.0, 0.2, True),
         f"episode:{thrice}": (3.0, 0.3, True)}
     assert [(k["strength"], k["followed"]) for k in n["links"]] == [(0.5, True), (0.5, True)]
-    reached = {x["node"] for x in memory.web.related(hub)["reached"]}
+    reached = {x["node"] for x in memory.related(hub)["reached"]}
     assert f"episode:{both}" in reached and f"episode:{once_1}" not in reached  # the link carries `both`
 
 
 def test_facts_are_nodes(memory):
-    memory.facts.set("Bridge", "DOWN")
+    memory.set_fact("Bridge", "DOWN")
     (a,) = observe(memory, "bridge alarm")
-    memory.web.activate(["fact:bridge", a])
-    memory.web.commit()
-    assert memory.web.neighbours("fact:BRIDGE")["neighbours"][0]["node"] == f"episode:{a}"
+    memory.activate(["fact:bridge", a])
+    memory.commit_working_set()
+    assert memory.neighbours("fact:BRIDGE")["neighbours"][0]["node"] == f"episode:{a}"
 
 
 def test_texts_say_what_each_node_holds(memory):
-    memory.facts.set("Bridge", "DOWN")
+    memory.set_fact("Bridge", "DOWN")
     (a,) = observe(memory, "paged Ines about gw-02")
-    ent = next(link["dst"] for link in memory.web.neighbours(a)["links"] if link["dst"].startswith("entity:"))
-    memory.facts.retract("bridge")
-    texts = memory.web.texts([a, "fact:BRIDGE", ent, "episode:999"])
+    ent = next(link["dst"] for link in memory.neighbours(a)["links"] if link["dst"].startswith("entity:"))
+    memory.retract_fact("bridge")
+    texts = memory.node_texts([a, "fact:BRIDGE", ent, "episode:999"])
     assert texts == {f"episode:{a}": "paged Ines about gw-02", "fact:bridge": "Bridge = (retracted)",
                      ent: ent.split(":", 2)[2], "episode:999": None}
 
 
 @pytest.mark.parametrize("call, error", [
-    (lambda m: m.web.activate([999]), NotFound), (lambda m: m.web.activate(["fact:nothing"]), NotFound),
-    (lambda m: m.web.activate([]), InvalidInput), (lambda m: m.web.spread(1, depth=0), InvalidInput),
-    (lambda m: m.web.spread(1, depth=6), InvalidInput), (lambda m: m.web.spread(1, threshold=0), InvalidInput),
-    (lambda m: m.web.spread(1, threshold=1.5), InvalidInput), (lambda m: m.web.neighbours("entity:host:x"), NotFound),
+    (lambda m: m.activate([999]), NotFound), (lambda m: m.activate(["fact:nothing"]), NotFound),
+    (lambda m: m.activate([]), InvalidInput), (lambda m: m.spread(1, depth=0), InvalidInput),
+    (lambda m: m.spread(1, depth=6), InvalidInput), (lambda m: m.spread(1, threshold=0), InvalidInput),
+    (lambda m: m.spread(1, threshold=1.5), InvalidInput), (lambda m: m.neighbours("entity:host:x"), NotFound),
 ])
 def test_bad_web_input_is_refused_and_changes_nothing(memory, call, error):
     observe(memory, "one")
     with pytest.raises(error):
         call(memory)
-    assert memory.web.context()["items"] == []
+    assert memory.working_set()["items"] == []
 
 
 def test_namespaces_cannot_touch_each_others_web(home):
@@ -282,15 +282,15 @@ def test_namespaces_cannot_touch_each_others_web(home):
     async def go():
         async with await Memory.open(home, agent="alice") as a, await Memory.open(home, agent="bob") as b:
             x, y = (await a.observe("alice one"))["id"], (await a.observe("alice two"))["id"]
-            await a.web.activate([x, y])
-            await a.web.commit()
+            await a.activate([x, y])
+            await a.commit_working_set()
             with pytest.raises(NotFound):
-                await b.web.activate([x])
+                await b.activate([x])
             with pytest.raises(NotFound):
-                await b.web.spread(x)
-            assert (await b.web.context())["items"] == []
-            await b.web.decay()
-            assert (await a.web.neighbours(x))["neighbours"][0]["weight"] == 1.0
+                await b.spread(x)
+            assert (await b.working_set())["items"] == []
+            await b.decay_web()
+            assert (await a.neighbours(x))["neighbours"][0]["weight"] == 1.0
     asyncio.run(go())
 
 
@@ -298,50 +298,50 @@ def test_an_entity_named_many_times_in_one_batch_counts_every_mention(memory):
     memory.observe("paged Ines about gw-02")
     memory.observe_many([{"content": f"gw-02 check {i} by db-7", "at": 1_790_000_000 + i} for i in range(30)]
                         + [{"content": "db-7 vacuum done", "at": 1_790_000_100}])
-    counts = {e["node"]: e["mentions"] for e in memory.web.entities()}
+    counts = {e["node"]: e["mentions"] for e in memory.entities()}
     assert counts["entity:host:gw-02"] == 31 and counts["entity:host:db-7"] == 31
     assert memory.sql("SELECT count(*) AS n FROM web_links WHERE dst = 'entity:host:gw-02'")[0]["n"] == 31
 
 
 def test_purging_a_memory_removes_its_edges_links_and_the_entities_only_it_mentioned(memory):
     a, b = observe(memory, "keep gw-02", "purge me, gw-02 and db-7")
-    memory.web.activate([a, b])
-    memory.web.commit()
+    memory.activate([a, b])
+    memory.commit_working_set()
     memory.forget(b, purge=True)
     assert memory.sql("SELECT count(*) AS n FROM web_edges")[0]["n"] == 0
-    assert [e["node"] for e in memory.web.entities()] == ["entity:host:gw-02"]
-    assert memory.web.entities()[0]["mentions"] == 1
+    assert [e["node"] for e in memory.entities()] == ["entity:host:gw-02"]
+    assert memory.entities()[0]["mentions"] == 1
     assert memory.sql("SELECT src, dst FROM web_links") == [{"src": f"episode:{a}", "dst": "entity:host:gw-02"}]
 
 
 def test_memories_sharing_an_entity_reach_each_other_through_it(memory):
     a, b, c = observe(memory, "paged Ines about gw-02", "gw-02 rebooted", "lunch order")
-    r = memory.web.spread(a)
+    r = memory.spread(a)
     assert {n["node"]: n["activation"] for n in r["reached"]} == {
         "entity:host:gw-02": 0.5, "entity:person:Ines": 0.5, f"episode:{b}": 0.25}
     hop = next(n for n in r["reached"] if n["node"] == f"episode:{b}")
     assert hop["path"] == [f"episode:{a}", "entity:host:gw-02", f"episode:{b}"] and hop["via"] == "mentions"
-    assert [n["node"] for n in memory.web.related("entity:host:gw-02")["reached"]] == [f"episode:{a}", f"episode:{b}"]
+    assert [n["node"] for n in memory.related("entity:host:gw-02")["reached"]] == [f"episode:{a}", f"episode:{b}"]
 
 
 def test_captured_facts_are_linked_to_the_memory_that_set_them(memory):
     (a,) = observe(memory, "Bridge: DOWN")
-    assert memory.web.neighbours("fact:bridge")["links"][0]["src"] == f"episode:{a}"
+    assert memory.neighbours("fact:bridge")["links"][0]["src"] == f"episode:{a}"
 
 
 def test_typed_links_are_directed_refuse_self_links_and_can_be_removed(memory):
     a, b = observe(memory, "old runbook", "new runbook")
-    assert memory.web.link(b, a, "supersedes")["status"] == "created"
-    assert memory.web.link(b, a, "supersedes")["status"] == "exists"
-    assert [n["node"] for n in memory.web.spread(a)["reached"]] == [f"episode:{b}"]  # followed both ways
+    assert memory.link(b, a, "supersedes")["status"] == "created"
+    assert memory.link(b, a, "supersedes")["status"] == "exists"
+    assert [n["node"] for n in memory.spread(a)["reached"]] == [f"episode:{b}"]  # followed both ways
     with pytest.raises(InvalidInput, match="itself"):
-        memory.web.link(a, a, "related")
+        memory.link(a, a, "related")
     with pytest.raises(InvalidInput, match="unknown link type"):
-        memory.web.link(a, b, "likes")
+        memory.link(a, b, "likes")
     with pytest.raises(NotFound):
-        memory.web.link(a, 999, "related")
-    assert memory.web.link(b, a, "supersedes", remove=True)["status"] == "removed"
-    assert memory.web.spread(a)["reached"] == []
+        memory.link(a, 999, "related")
+    assert memory.link(b, a, "supersedes", remove=True)["status"] == "removed"
+    assert memory.spread(a)["reached"] == []
 
 
 # -- processes --------------------------------------------------------------------------------
@@ -351,7 +351,7 @@ import asyncio, sys, time
 from strata_daemon import Memory
 async def go():
     mem = await Memory.open(sys.argv[1])
-    await mem.web.activate([int(i) for i in sys.argv[2:]])
+    await mem.activate([int(i) for i in sys.argv[2:]])
     print("activated", flush=True)
     time.sleep(600)
 asyncio.run(go())
@@ -367,8 +367,8 @@ def test_a_process_killed_between_activation_and_commit_loses_nothing(home, memo
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=30)
-    assert [i["node"] for i in memory.web.context()["items"]] == [f"episode:{a}", f"episode:{b}"]
-    assert memory.web.commit()["edges_strengthened"] == 1
+    assert [i["node"] for i in memory.working_set()["items"]] == [f"episode:{a}", f"episode:{b}"]
+    assert memory.commit_working_set()["edges_strengthened"] == 1
     assert weight(memory, a, f"episode:{b}") == 1.0
 
 
@@ -442,8 +442,8 @@ def test_deep_recall_reaches_memories_through_entities_and_edges_and_explains_th
     a, b, c, _ = observe(memory, "the bridge on gw-02 went down during the night",
                          "rebooted gw-02 at noon", "ordered new fans for the rack", "lunch order for friday")
     for _ in range(6):
-        memory.web.activate([a, c])
-        memory.web.commit()
+        memory.activate([a, c])
+        memory.commit_working_set()
     balanced = memory.recall("bridge outage", mode="balanced", k=10)
     deep = memory.recall("bridge outage", mode="deep", k=10)
     assert deep["mode_used"] == "deep" and deep["hits"][0]["id"] == a

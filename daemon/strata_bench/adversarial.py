@@ -313,7 +313,7 @@ def adversarial(home: Path, work: Path, progress: Callable[[int], None] | None =
     async def fill():
         async with await Memory.open(home) as mem:
             await mem.observe("Disk on db-01 is 91% full", kind="event")
-            await mem.facts.set("canary", "alive")
+            await mem.set_fact("canary", "alive")
     asyncio.run(fill())
     (home / "strata.toml").write_text("[http]\nrequest_timeout_seconds = 2.0\n", encoding="utf-8")
     db = home / "state" / "memory.db"

@@ -60,7 +60,7 @@ async def run_conversation(conv: Conversation, settings: Mapping[str, Any],
                 await mem.feedback(r["recall_id"], "success" if found else "failure", used=used or None)
                 if progress:
                     progress(1)
-            run = await mem.arena.run()
+            run = await mem.run_arena()
             chosen = {"arena": [], "default": []}
             for q in held:
                 for name, mode in (("arena", None), ("default", mem.config["recall.mode"])):
@@ -69,7 +69,7 @@ async def run_conversation(conv: Conversation, settings: Mapping[str, Any],
                 if progress:
                     progress(1)
             arms = {}
-            for arm in mem.arena.arms:
+            for arm in mem.arena_arms:
                 rows = []
                 for q in held:
                     hits, _ = await mem.rank(q.text, max(KS), arm=arm)

@@ -102,22 +102,22 @@ async def python_call(mem: Memory, op: str, a: dict):
     if op == "recall":
         return await mem.recall(**a)
     if op == "fact_set":
-        return await mem.facts.set(a["key"], a["value"], at=a.get("at"), source=a.get("source"))
+        return await mem.set_fact(a["key"], a["value"], at=a.get("at"), source=a.get("source"))
     if op == "forget_matching":
         return await mem.forget_matching(a["text"])
     if op == "fact_get":
-        return await mem.facts.get(a["key"], at=a.get("at"))
+        return await mem.get_fact(a["key"], at=a.get("at"))
     if op == "fact_cas":
-        return await mem.facts.cas(a["key"], a["expected"], a["new"])
+        return await mem.cas_fact(a["key"], a["expected"], a["new"])
     if op == "feedback":
         return await mem.feedback(a["recall_id"], a["outcome"])
     if op == "memory_get":
         return await mem.get(a["id"])
     if op == "dossier_get":
-        return await mem.dossiers.show(a["topic"])
+        return await mem.show_dossier(a["topic"])
     if op == "timeline":
         return await mem.timeline(limit=a["limit"])
-    return await mem.web.related(a["item"])
+    return await mem.related(a["item"])
 
 
 def _lone_surrogate(v) -> bool:

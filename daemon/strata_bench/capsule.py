@@ -18,7 +18,7 @@ from strata_bench.ingest import populate
 from strata_bench.stats import percentile, ratio, summary_ms
 from strata_bench.truth import capsule_blocks, labels_by_id
 from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import capsule_files, watch_capsule
+from strata_daemon.app.public import capsule_files
 from strata_daemon.config.home import init_home
 
 WARMUP = 5
@@ -34,19 +34,19 @@ async def bench_capsule(n: int, *, renders: int = 100, edits: int = 30, seed: in
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
             for t in TOPICS[:5]:  # priorities come from the most active dossiers
-                await mem.dossiers.refresh((await mem.dossiers.add(t))["topic"], now=end)
+                await mem.refresh_dossier((await mem.add_topic(t))["topic"], now=end)
             times, lines = [], 0
             for i in range(renders + WARMUP):
                 started = time.perf_counter()
-                r = await mem.capsule.render(now=end + i)  # a new header each time: always a real write
+                r = await mem.render_capsule(now=end + i)  # a new header each time: always a real write
                 if i >= WARMUP:
                     times.append(time.perf_counter() - started)
                 lines = r["lines"]
                 if progress:
                     progress(1)
-            path = mem.capsule.path
+            path = mem.capsule_path
             text = path.read_text(encoding="utf-8")
-            judged = capsule_blocks(text, await mem.facts.for_capsule(), await labels_by_id(mem, n, seed),
+            judged = capsule_blocks(text, await mem.capsule_facts(), await labels_by_id(mem, n, seed),
                                     await _task_window(mem, end + renders + WARMUP - 1))
             base = []
             for i in range(renders + WARMUP):
@@ -54,7 +54,7 @@ async def bench_capsule(n: int, *, renders: int = 100, edits: int = 30, seed: in
                 await asyncio.to_thread(capsule_files.replace_if_unchanged, path, text, text)
                 if i >= WARMUP:
                     base.append(time.perf_counter() - started)
-            stats = await mem.capsule.stats()
+            stats = await mem.capsule_stats()
             latency = await _watch_latency(mem, edits, progress)
     ours, floor = summary_ms(times), summary_ms(base)
     return {"benchmark": "capsule", "n": n, "renders": len(times), "seed": seed, **ours, "lines": lines,
@@ -83,9 +83,9 @@ async def _watch_latency(mem: Memory, edits: int, progress) -> dict:
         for a in r.get("absorbed", []):
             seen.setdefault(a["key"], time.monotonic())
 
-    task = asyncio.create_task(watch_capsule(mem, stop, on_handled=handled))
+    task = asyncio.create_task(mem.watch_capsule(stop, on_handled=handled))
     await asyncio.sleep(0.5)  # the watcher's first scan
-    path = mem.capsule.path
+    path = mem.capsule_path
     waits = []
     try:
         for i in range(edits):

@@ -28,9 +28,9 @@ K = 10
 
 async def own_words(mem: Memory, n: int, seed: int) -> list[tuple[int, str]]:
     """A seeded sample of n memories, (id, text), in id order."""
-    rows = await mem.db.fetchall("SELECT id, content FROM episodes WHERE agent = ? ORDER BY id", (mem.agent,))
+    rows = [(e["id"], e["content"]) async for e in mem.export()]  # in id order
     picked = random.Random(seed).sample(range(len(rows)), min(n, len(rows)))
-    return [(rows[i][0], rows[i][1]) for i in sorted(picked)]
+    return [rows[i] for i in sorted(picked)]
 
 
 async def found_share(mem: Memory, queries: list[tuple[int, str]], progress: Callable[[int], None] | None) -> float:
@@ -57,18 +57,18 @@ async def bench_consolidate(n: int, *, seed: int = 0, queries: int = 300,
             read_s = time.perf_counter() - started
             # Memory first, in a dry run of its own: tracing every allocation slows the pass down.
             tracemalloc.start()
-            await mem.consolidation.run(dry_run=True, now=NIGHT_AFTER, detail=False)
+            await mem.consolidate(dry_run=True, now=NIGHT_AFTER, detail=False)
             peak = tracemalloc.get_traced_memory()[1]
             tracemalloc.stop()
             if progress:
                 progress(1)
-            dry = await mem.consolidation.run(dry_run=True, now=NIGHT_AFTER, detail=False)
+            dry = await mem.consolidate(dry_run=True, now=NIGHT_AFTER, detail=False)
             if progress:
                 progress(1)
-            first = await mem.consolidation.run(now=NIGHT_AFTER, detail=False)
+            first = await mem.consolidate(now=NIGHT_AFTER, detail=False)
             if progress:
                 progress(1)
-            second = await mem.consolidation.run(now=NIGHT_AFTER, detail=False)  # the same night: must change nothing
+            second = await mem.consolidate(now=NIGHT_AFTER, detail=False)  # the same night: must change nothing
             if progress:
                 progress(1)
             after = await found_share(mem, asked, progress)

@@ -61,17 +61,17 @@ async def bench_dossier(n: int, *, refreshes: int = 200, mode: str = "balanced",
             await populate(mem, n, seed)
             if mode != "fast":
                 await mem.embed_pending(progress=embed_progress)
-            names = [(await mem.dossiers.add(t))["topic"] for t in TOPICS]
-            queries = [(await mem.dossiers.topic(t)).query for t in names]
+            names = [(await mem.add_topic(t))["topic"] for t in TOPICS]
+            queries = [(await mem.dossier_topic(t)).query for t in names]
             k = int(mem.config.tuning.dossier.sources)
             lines: list[int] = []
 
             async def refresh(i: int) -> None:
-                r = await mem.dossiers.refresh(names[i % len(names)], force=True, now=end)
+                r = await mem.refresh_dossier(names[i % len(names)], force=True, now=end)
                 lines.append(r["lines"])
 
             async def unchanged(i: int) -> None:
-                await mem.dossiers.refresh(names[i % len(names)], now=end)
+                await mem.refresh_dossier(names[i % len(names)], now=end)
 
             async def recall(i: int) -> None:
                 await mem.recall(queries[i % len(queries)], k=k, mode=mode)
@@ -80,8 +80,8 @@ async def bench_dossier(n: int, *, refreshes: int = 200, mode: str = "balanced",
             forced = await _timed(refresh, refreshes + WARMUP, progress)
             skipped = await _timed(unchanged, refreshes + WARMUP, progress)
             base = await _timed(recall, refreshes + WARMUP, progress)
-            sample = (await mem.dossiers.show(names[0]))["text"]
-            texts = {name: (await mem.dossiers.show(name))["text"] for name in names}
+            sample = (await mem.show_dossier(names[0]))["text"]
+            texts = {name: (await mem.show_dossier(name))["text"] for name in names}
             precision = topic_precision(texts, dict(zip(names, TOPICS)), await labels_by_id(mem, n, seed))
         llm_part = None
         if llm is not None:
@@ -119,7 +119,7 @@ async def _llm_runs(mem: Memory, names: list[str], now: float, progress) -> dict
     runs = []
     for name in names:
         started = time.perf_counter()
-        r = await mem.dossiers.refresh(name, force=True, now=now)
+        r = await mem.refresh_dossier(name, force=True, now=now)
         seconds = time.perf_counter() - started
         stats = r["notes"].get("llm") or {}
         runs.append({"topic": name, "seconds": round(seconds, 2), "generator": r["generator"],

@@ -97,10 +97,10 @@ async def bench_facts(keys: int = 10_000, history: int = 1_000_000, ops: int = 1
             # `service_194` into one name, another key).
             typed = [_key(i).upper() if n % 3 == 0 else _key(i).replace(" status", "__Status")
                      for n, i in enumerate(picks)]
-            get = await _timed(mem.facts.get, [(k,) for k in typed], progress)
-            get_at = await _timed(lambda k, at: mem.facts.get(k, at=at),
+            get = await _timed(mem.get_fact, [(k,) for k in typed], progress)
+            get_at = await _timed(lambda k, at: mem.get_fact(k, at=at),
                                   [(k, now - rng.uniform(HOUR, span)) for k in typed], progress)
-            put = await _timed(lambda k, v: mem.facts.set(k, v),
+            put = await _timed(lambda k, v: mem.set_fact(k, v),
                                [(k, f"state {rng.randrange(100, 200)}") for k in typed], progress)
 
             def kv_get(conn, key):

@@ -136,9 +136,9 @@ async def plant(mem: Memory, cases=CASES) -> dict[str, list[int]]:
                                   source=c.source, session=c.session)
             ids[c.name].append(r["id"])
         for value in c.fact[1:]:
-            await mem.facts.set(c.fact[0], value, source=c.fact_source)
+            await mem.set_fact(c.fact[0], value, source=c.fact_source)
         if c.topic:
-            await mem.dossiers.add(c.topic, query=c.query or c.topic)
+            await mem.add_topic(c.topic, query=c.query or c.topic)
     await run_phase(mem, "embed", actor="bench")
     await run_phase(mem, "consolidate", actor="bench")
     for c in cases:
@@ -146,18 +146,18 @@ async def plant(mem: Memory, cases=CASES) -> dict[str, list[int]]:
             r = await mem.recall(c.asked, k=5)
             if r["hits"]:
                 await mem.feedback(r["recall_id"], "success", used=[r["hits"][0]["id"]])
-    await mem.capsule.render()
+    await mem.render_capsule()
     pins = [c.pin for c in cases if c.pin]
     lines = [c.capsule_line for c in cases if c.capsule_line]
     if pins or lines:
-        text = mem.capsule.path.read_text(encoding="utf-8")
+        text = mem.capsule_path.read_text(encoding="utf-8")
         mark = "<!-- strata:begin recent -->\n"
         text = text.replace(mark, mark + "".join(p + "\n" for p in pins))
-        mem.capsule.path.write_text(text + "".join(f"\n{line}\n" for line in lines), encoding="utf-8")
-    for t in (await mem.dossiers.list())["topics"]:
+        mem.capsule_path.write_text(text + "".join(f"\n{line}\n" for line in lines), encoding="utf-8")
+    for t in (await mem.list_dossiers())["topics"]:
         if t["enabled"]:
-            await mem.dossiers.refresh(t["topic"], force=True)
-    await mem.capsule.render()
+            await mem.refresh_dossier(t["topic"], force=True)
+    await mem.render_capsule()
     return ids
 
 
@@ -187,22 +187,22 @@ async def faces(mem: Memory, cases=CASES) -> dict[str, str]:
             if q.strip():
                 r = await mem.recall(q[:200], k=10, include_archived=True)
                 out["recall"].append({k: v for k, v in r.items() if k != "query"})  # not the probe's own words
-    facts = await mem.facts.list()
+    facts = await mem.list_facts()
     out["facts"].append(facts)
     for key in {f["key"] for f in facts} | {c.fact[0] for c in cases if c.fact} | {"locker code", "wifi password"}:
         try:
-            out["facts"].append(await mem.facts.history(key))
+            out["facts"].append(await mem.fact_history(key))
         except StrataError:
             pass
-    for t in (await mem.dossiers.list())["topics"]:
-        for v in (await mem.dossiers.history(t["topic"]))["versions"]:
+    for t in (await mem.list_dossiers())["topics"]:
+        for v in (await mem.dossier_history(t["topic"]))["versions"]:
             try:
-                out["dossiers"].append(await mem.dossiers.show(t["topic"], version=v["version"]))
+                out["dossiers"].append(await mem.show_dossier(t["topic"], version=v["version"]))
             except StrataError:
                 pass
-    out["capsule"].append(await mem.capsule.show())
+    out["capsule"].append(await mem.show_capsule())
     out["export"] += [row async for row in mem.export()]
-    out["entities"].append(await mem.web.entities(limit=10_000))
+    out["entities"].append(await mem.entities(limit=10_000))
     out["timeline"].append(await mem.timeline(states=(), limit=10_000))
     return {k: json.dumps(v, ensure_ascii=False, default=str) for k, v in out.items()}
 

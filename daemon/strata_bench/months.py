@@ -168,8 +168,7 @@ def _age_bucket(days: float) -> str:
 
 async def _own_words(mem: Memory, ids: list[int], forgotten: set[int]) -> tuple[float, int]:
     """(share of `ids` found in the top K by their own words, times a forgotten memory was returned)."""
-    texts = {r[0]: r[1] for r in await mem.db.fetchall(
-        f"SELECT id, content FROM episodes WHERE id IN ({', '.join('?' * len(ids))})", ids)} if ids else {}
+    texts = {i: e["content"] for i, e in (await mem.get_many(ids)).items()}
     found = leaks = 0
     for i in ids:
         hits = (await mem.recall(texts[i], k=K, mode="balanced", explain=False))["hits"]

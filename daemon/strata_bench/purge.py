@@ -24,13 +24,13 @@ TOPICS = ("backup", "deploy", "revenue")
 
 async def _lived(mem: Memory, seed: int, recalls: int) -> None:
     for topic in TOPICS:
-        await mem.dossiers.add(topic, query=topic)
-        await mem.dossiers.refresh(topic, force=True)
+        await mem.add_topic(topic, query=topic)
+        await mem.refresh_dossier(topic, force=True)
     for q in corpus.queries(recalls, seed=seed):
         r = await mem.recall(q, k=5)
         if r["hits"]:
             await mem.feedback(r["recall_id"], "success", used=[r["hits"][0]["id"]])
-    await mem.capsule.render()
+    await mem.render_capsule()
 
 
 async def bench_purge(n: int, *, seed: int = 0, purges: int = 30, recalls: int = 50, cache: Path | None = None,
@@ -40,7 +40,7 @@ async def bench_purge(n: int, *, seed: int = 0, purges: int = 30, recalls: int =
         home, _, _ = await filled_home(Path(tmp) / "home", n, seed, "balanced", embed_progress, cache)
         async with await Memory.open(home, actor="bench") as mem:
             await _lived(mem, seed, recalls)
-            ids = [r[0] for r in await mem.db.fetchall("SELECT id FROM episodes WHERE agent = ?", (mem.agent,))]
+            ids = [e["id"] async for e in mem.export()]
             rng = random.Random(seed)
             # Half at random, half among what the capsule, dossiers and recalls drew on: the purges
             # that have the most to redact.

@@ -67,7 +67,7 @@ async def corpus_home(n: int, seed: int, mode: str, texts: list[str], k: int,
 async def cool(mem: Memory, share: float, seed: int) -> int:
     """Move a seeded random `share` of the memories to the cold tier, as consolidation's archive
     would over time: what recall costs when much of a home is cold. Returns how many moved."""
-    ids = [r[0] for r in await mem.db.fetchall("SELECT id FROM episodes WHERE agent = ?", (mem.agent,))]
+    ids = [e["id"] async for e in mem.export()]
     chosen = random.Random(seed).sample(ids, round(share * len(ids)))
     await mem.db.transact(lambda conn: conn.executemany("UPDATE episodes SET tier = 'cold' WHERE id = ?",
                                                         [(i,) for i in chosen]))

@@ -137,12 +137,12 @@ async def _facts(mem: Memory, seed: int, progress) -> dict:
     sets, gets = [], []
     for i, key in enumerate(keys):
         t = time.perf_counter()
-        await mem.facts.set(key, f"value {i} {rng.random():.6f}")
+        await mem.set_fact(key, f"value {i} {rng.random():.6f}")
         sets.append(time.perf_counter() - t)
         progress(1)
     for key in rng.sample(keys, len(keys)):
         t = time.perf_counter()
-        await mem.facts.get(key)
+        await mem.get_fact(key)
         gets.append(time.perf_counter() - t)
         progress(1)
     s, g = summary_ms(sets), summary_ms(gets)
@@ -164,12 +164,12 @@ async def _web_part(mem: Memory, n: int, seed: int, progress) -> dict:
     starts = await graph(mem, max(n // 10, 64), n, rng, lambda _: None)
     decays = []
     for _ in range(DECAY_RUNS):
-        seconds, out = await _timed(mem.web.decay(), progress)
+        seconds, out = await _timed(mem.decay_web(), progress)
         decays.append(seconds)
     spreads = []
     for s in (rng.choice(starts) for _ in range(SPREADS)):
         t = time.perf_counter()
-        await mem.web.spread(s)
+        await mem.spread(s)
         spreads.append(time.perf_counter() - t)
         progress(1)
     sp = summary_ms(spreads)
@@ -182,7 +182,7 @@ async def _phases(mem: Memory, progress) -> dict:
     it (their access events for fold; every dossier due)."""
     out = {}
     for name, run in (("fold", jobs.fold), ("decay", jobs.decay),
-                      ("consolidate", lambda m: m.consolidation.run(now=NIGHT_AFTER, detail=False)),
+                      ("consolidate", lambda m: m.consolidate(now=NIGHT_AFTER, detail=False)),
                       ("dossiers", jobs.dossiers), ("capsule", jobs.capsule), ("backup", jobs.backup)):
         seconds, _ = await _timed(run(mem), progress)
         out[f"{name}_s"] = round(seconds, 4)
@@ -210,7 +210,7 @@ async def measure(n: int, *, queries: int = 200, seed: int = 0, idle_seconds: fl
             for i, q in enumerate(corpus.queries(USE_RECALLS, seed=seed + 1)):
                 await mem.recall(q, mode="balanced")
                 if i % 3 == 2:
-                    await mem.web.commit()
+                    await mem.commit_working_set()
                 progress(1)
             times = await _recalls(mem, texts, progress)
             vec = await _vector_part(mem, texts, progress)

@@ -21,8 +21,7 @@ async def labels_by_id(mem: Memory, n: int, seed: int) -> dict[int, corpus.Label
     """Each stored memory's Label. Contents are unique but for the generator's exact repeats,
     which carry their original's label (and were folded into it at import)."""
     by_content = {o["content"]: label for o, label in corpus.labelled(n, seed=seed)}
-    rows = await mem.db.fetchall("SELECT id, content FROM episodes WHERE agent = ?", (mem.agent,))
-    return {r["id"]: by_content[r["content"]] for r in rows if r["content"] in by_content}
+    return {e["id"]: by_content[e["content"]] async for e in mem.export() if e["content"] in by_content}
 
 
 def dossier_lines(text: str) -> list[tuple[str, list[int]]]:

@@ -107,8 +107,8 @@ async def bench_tui(n: int, *, rounds: int = 10, seed: int = 0, think: float = 0
         async with await Memory.open(home, actor="bench") as mem:
             await populate(mem, n, seed)
             for t in TOPICS[:5]:  # dossiers for its screen, and so the capsule has priorities
-                await mem.dossiers.refresh((await mem.dossiers.add(t))["topic"])
-            await mem.capsule.render()
+                await mem.refresh_dossier((await mem.add_topic(t))["topic"])
+            await mem.render_capsule()
             status = await mem.status()
             first, first_visit, again = await _inspector(mem, rounds, think, progress)
     base_first, base_switch = await _bare(rounds)

@@ -100,19 +100,19 @@ async def _graph_part(nodes: int, edges: int, spreads: int, seed: int, progress)
             t = time.perf_counter()
             starts = await graph(mem, nodes, edges, rng, progress)
             populate_s = time.perf_counter() - t
-            web = mem.web
+            g = mem.config.tuning.graph
             decays, flat = [], []
             for _ in range(DECAY_RUNS):
                 t = time.perf_counter()
-                result = await web.decay()
+                result = await mem.decay_web()
                 decays.append(time.perf_counter() - t)
-                flat.append(await _flat_decay(mem, web.rules.decay_factor, web.rules.prune_below))
+                flat.append(await _flat_decay(mem, g.decay_factor, g.prune_below))
                 progress(1)
             seeds = [rng.choice(starts) for _ in range(spreads + WARMUP)]
             times, reached = [], []
             for i, s in enumerate(seeds):
                 t = time.perf_counter()
-                r = await web.spread(s)
+                r = await mem.spread(s)
                 if i >= WARMUP:
                     times.append(time.perf_counter() - t)
                     reached.append(len(r["reached"]))
@@ -121,8 +121,8 @@ async def _graph_part(nodes: int, edges: int, spreads: int, seed: int, progress)
             base = []
             for s in seeds[WARMUP:]:
                 t = time.perf_counter()
-                spread([s], lambda ns, floors: {n: adj.get(n, [])[:web.fan_limit] for n in ns}, depth=web.depth,
-                       threshold=web.threshold, cap=web.rules.edge_cap, fan_out=web.fan_out)
+                spread([s], lambda ns, floors: {n: adj.get(n, [])[:g.spread_fan_limit] for n in ns},
+                       depth=g.spread_depth, threshold=g.spread_threshold, cap=g.edge_cap, fan_out=g.fan_out_normalise)
                 base.append(time.perf_counter() - t)
     ours, flat_spread = summary_ms(times), summary_ms(base)
     decay_s, flat_s = statistics.median(decays), statistics.median(flat)
@@ -153,7 +153,7 @@ async def _deep_part(n: int, queries: int, seed: int, progress, embed_progress) 
             for i, q in enumerate(corpus.queries(300, seed=seed + 1)):
                 await mem.recall(q, mode="balanced")
                 if i % 3 == 2:
-                    await mem.web.commit()
+                    await mem.commit_working_set()
             edges = (await mem.db.fetchone("SELECT count(*) FROM web_edges"))[0]
             links = (await mem.db.fetchone("SELECT count(*) FROM web_links"))[0]
             deep, balanced, graph_hits = [], [], 0

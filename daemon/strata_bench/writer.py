@@ -40,14 +40,14 @@ async def write(home: str, name: str, seconds: float) -> None:
                     ack(began, op="observe", id=r["id"], content=f"{name} observation {n}")
                 elif roll < 0.80:
                     key, value = f"{name} counter", str(n)
-                    await mem.facts.set(key, value)
+                    await mem.set_fact(key, value)
                     ack(began, op="fact", key=key, value=value)
                 elif roll < 0.95:
-                    await mem.web.activate([f"episode:{i}" for i in rng.sample(seen, 2)])
-                    r = await mem.web.commit()
+                    await mem.activate([f"episode:{i}" for i in rng.sample(seen, 2)])
+                    r = await mem.commit_working_set()
                     ack(began, op="web", committed=r["committed"])
                 else:
-                    r = await mem.capsule.render()
+                    r = await mem.render_capsule()
                     ack(began, op="capsule", status=r["status"])
             except StrataError as e:  # reported, never hidden: the benchmark counts these
                 ack(began, op="error", kind=e.kind, message=e.message)

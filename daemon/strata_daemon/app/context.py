@@ -6,13 +6,10 @@ any other: its id takes the feedback of the turn that used the block."""
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from strata_daemon.base import timeutil
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
-
-if TYPE_CHECKING:
-    from strata_daemon.app.memory import Memory
 
 MAX_HITS = 200
 
@@ -32,10 +29,10 @@ def _shipped_capsule() -> str:
     return EXAMPLE.read_text(encoding="utf-8")
 
 
-def _capsule_parts(mem: "Memory") -> list[tuple[str, list[str]]]:
+def _capsule_parts(mem: Context) -> list[tuple[str, list[str]]]:
     from strata_daemon.capsule.condensed import condensed
 
-    text = mem.capsule.read_text()
+    text = mem.layers.capsule.read_text()
     return condensed(text, _shipped_capsule()) if text else []
 
 
@@ -48,7 +45,7 @@ def _counter():
         return "words", lambda texts: [len(t.split()) * 2 for t in texts]
 
 
-async def _packed(mem: "Memory", text: str, k: int, mode: str | None, record: bool,
+async def _packed(mem: Context, text: str, k: int, mode: str | None, record: bool,
                   changes: Mapping[str, Any] | None, packing: Callable[[dict], Any]) -> tuple[dict, Any]:
     """The recall behind the block and the block packed from it. Logged, only the memories the
     block holds count as shown (their access events, the working set, what feedback without
@@ -66,30 +63,38 @@ async def _packed(mem: "Memory", text: str, k: int, mode: str | None, record: bo
             raise InvalidInput("settings can be laid over only a block that is not logged (record off)")
         r = await mem.recall(text, k=k, mode=mode, explain=False, given=keep)
         return r, packed[0]
-    arm = mem.arm_of(mode, changes) if mode or changes else (await mem.arena.strategy())[0]
-    r = await mem._recall.ranked(text, k=k, mode=arm.mode, context=None, kinds=(), include_archived=False,
-                                 now=timeutil.now(), arm=arm)
+    arm = mem.arm_of(mode, changes) if mode or changes else (await mem.layers.arena.strategy())[0]
+    r = await mem.layers.recall.ranked(text, k=k, mode=arm.mode, context=None, kinds=(), include_archived=False,
+                                       now=timeutil.now(), arm=arm)
     return {**r, "recall_id": None}, packing(r)
 
 
-async def build(mem: "Memory", text: str, *, budget: int | None, mode: str | None, k: int | None,
-                record: bool = True, changes: Mapping[str, Any] | None = None) -> dict:
-    from strata_daemon.context.pack import pack
+class Context:
+    """The facade's context block (memory.py assembles the facade)."""
 
-    budget = int(mem.config["context.budget"] if budget is None else budget)
-    if not 32 <= budget <= 100000:
-        raise InvalidInput(f"the budget must be between 32 and 100000 tokens, not {budget}")
-    name, count = _counter()
-    parts = _capsule_parts(mem)
-    r, p = await _packed(mem, text, k or hits_for(budget), mode, record, changes,
-                         lambda r: pack(budget, count, capsule=parts, facts=r["facts"], hits=r["hits"]))
-    lines = p.lines()
-    used = sum(count(lines)) if lines else 0
-    return {
-        "block": "\n".join(lines) + ("\n" if lines else ""), "tokens": used, "budget": budget, "tokenizer": name,
-        "recall_id": r["recall_id"], "agent": mem.agent, "mode_used": r["mode_used"], "at": timeutil.now(),
-        "parts": {"capsule": [{"heading": h, "lines": ls} for h, ls in p.capsule],
-                  "facts": [{"key": f["key"], "value": f["value"]} for f in p.facts],
-                  "memories": [{"id": m["id"], "rank": m["rank"], "event_at": m["at"]} for m in p.memories]},
-        "left_out": p.left_out, "warnings": r["warnings"],
-    }
+    async def context(self, text: str, *, budget: int | None = None, mode: str | None = None,
+                      k: int | None = None, record: bool = True, changes: Mapping[str, Any] | None = None) -> dict:
+        """One block for an agent's turn within `budget` tokens (context.budget): the capsule
+        condensed, the facts the text names, then the best memories; logged as a recall, whose
+        id takes the turn's feedback, unless `record` is off; then `changes` may lay settings
+        over the configuration, as for `rank`."""
+        from strata_daemon.context.pack import pack
+
+        budget = int(self.config["context.budget"] if budget is None else budget)
+        if not 32 <= budget <= 100000:
+            raise InvalidInput(f"the budget must be between 32 and 100000 tokens, not {budget}")
+        name, count = _counter()
+        parts = _capsule_parts(self)
+        r, p = await _packed(self, text, k or hits_for(budget), mode, record, changes,
+                             lambda r: pack(budget, count, capsule=parts, facts=r["facts"], hits=r["hits"]))
+        lines = p.lines()
+        used = sum(count(lines)) if lines else 0
+        return {
+            "block": "\n".join(lines) + ("\n" if lines else ""), "tokens": used, "budget": budget,
+            "tokenizer": name, "recall_id": r["recall_id"], "agent": self.agent, "mode_used": r["mode_used"],
+            "at": timeutil.now(),
+            "parts": {"capsule": [{"heading": h, "lines": ls} for h, ls in p.capsule],
+                      "facts": [{"key": f["key"], "value": f["value"]} for f in p.facts],
+                      "memories": [{"id": m["id"], "rank": m["rank"], "event_at": m["at"]} for m in p.memories]},
+            "left_out": p.left_out, "warnings": r["warnings"],
+        }

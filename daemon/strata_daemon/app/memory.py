@@ -1,32 +1,46 @@
 """The async Python API, and the facade every face goes through: one agent namespace of one home.
 
 The CLI, the daemon, the MCP server, the HTTP API and the inspector all hold a Memory; it
-returns values and leaves presenting them to its caller. It holds the namespace's services
-(wiring.py builds them) and does little itself: each layer is one of its attributes (`facts`,
-`web`, `dossiers`, `capsule`, `consolidation`, `arena`, `forgetting`), and what spans several
-is in the modules beside this one (observing, changes, status).
+returns values and leaves presenting them to its caller. Its methods are all a face may call:
+those that span layers are written in the modules beside this one (observing, changes, status,
+context), and those that are one layer's own are listed below, each bound to that layer's
+service when read. The services themselves (`layers`, built by wiring.py) are for the
+application's own modules and for tests; a face never reads them (tests/architecture.py).
 """
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Callable, Iterable, Mapping
+import asyncio
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 
-from strata_daemon.app import changes, observing, wiring
-from strata_daemon.app.phases.runs import daemon_status
+from strata_daemon.app import wiring
+from strata_daemon.app.changes import Changes
+from strata_daemon.app.context import Context
+from strata_daemon.app.observing import Observing
+from strata_daemon.app.status import Status
 from strata_daemon.arena.arms import Arm
-from strata_daemon.base import timeutil
 from strata_daemon.base.namespace import check_namespace
 from strata_daemon.config.home import Home, resolve_home
 from strata_daemon.config.load import Config
 from strata_daemon.embedding import backlog
 from strata_daemon.episodes import storing
-from strata_daemon.episodes.model import normalize
 from strata_daemon.errors import NotPermitted
 from strata_daemon.store import episode_reads as reads, vectors
 from strata_daemon.store.db import Database
 
 
-class Memory:
+class Through:
+    """A facade method that is one layer's own: reading it gives that method of this namespace's
+    service, with its own signature, defaults and docstring, so nothing of it is written twice."""
+
+    def __init__(self, layer: str, name: str):
+        self.layer, self.name = layer, name
+
+    def __get__(self, mem: "Memory | None", owner: type | None = None) -> Any:
+        return self if mem is None else getattr(getattr(mem.layers, self.layer), self.name)
+
+
+class Memory(Observing, Changes, Context, Status):
     def __init__(self, db: Database, home: Home, config: Config, agent: str, actor: str):
         self.db, self.home, self.agent, self.actor = db, home, agent, actor
         self.models = wiring.models(home, config, agent)
@@ -36,19 +50,63 @@ class Memory:
     def _configure(self, config: Config) -> None:
         """Every service, as the configuration builds it (each when first used)."""
         self.config = config
-        self._layers = wiring.Layers(self.db, self.home, config, self.agent, self.actor, self.models,
-                                     read_only=self.read_only)
-        self.limits, self.params = self._layers.limits, self._layers.params
+        self.layers = wiring.Layers(self.db, self.home, config, self.agent, self.actor, self.models,
+                                    read_only=self.read_only)
+        self.limits, self.params = self.layers.limits, self.layers.params
 
-    # The layers, one attribute each (wiring.Layers builds them).
-    facts = property(lambda self: self._layers.facts)
-    web = property(lambda self: self._layers.web)
-    dossiers = property(lambda self: self._layers.dossiers)
-    capsule = property(lambda self: self._layers.capsule)
-    consolidation = property(lambda self: self._layers.consolidation)
-    forgetting = property(lambda self: self._layers.forgetting)
-    arena = property(lambda self: self._layers.arena)
-    _recall = property(lambda self: self._layers.recall)
+    # Facts: a key's value over time (strata_daemon/facts/api.py).
+    set_fact = Through("facts", "set")
+    get_fact = Through("facts", "get")
+    retract_fact = Through("facts", "retract")
+    cas_fact = Through("facts", "cas")
+    fact_history = Through("facts", "history")
+    list_facts = Through("facts", "list")
+    fact_conflicts = Through("facts", "conflicts")
+    acknowledge_conflict = Through("facts", "acknowledge")
+    rejudge_facts = Through("facts", "rejudge")
+    capsule_facts = Through("facts", "for_capsule")
+    # The spiderweb: edges, links, the working set and spreading (strata_daemon/graph/api.py).
+    spread = Through("web", "spread")
+    related = Through("web", "related")
+    neighbours = Through("web", "neighbours")
+    entities = Through("web", "entities")
+    node_texts = Through("web", "texts")
+    link = Through("web", "link")
+    activate = Through("web", "activate")
+    working_set = Through("web", "context")
+    commit_working_set = Through("web", "commit")
+    decay_web = Through("web", "decay")
+    # Dossiers: one synthesised page a topic, versioned (strata_daemon/dossier/api.py).
+    list_dossiers = Through("dossiers", "list")
+    show_dossier = Through("dossiers", "show")
+    refresh_dossier = Through("dossiers", "refresh")
+    dossier_history = Through("dossiers", "history")
+    diff_dossier = Through("dossiers", "diff")
+    add_topic = Through("dossiers", "add")
+    remove_topic = Through("dossiers", "remove")
+    dossier_topic = Through("dossiers", "topic")
+    # The capsule: the markdown a person reads and edits (strata_daemon/capsule/api.py).
+    show_capsule = Through("capsule", "show")
+    render_capsule = Through("capsule", "render")
+    check_capsule = Through("capsule", "check")
+    capsule_stats = Through("capsule", "stats")
+    capsule_text = Through("capsule", "read_text")
+    capsule_path = Through("capsule", "path")
+    capsule_changes = Through("capsule", "since_render")
+    capsule_overrides = Through("capsule", "overrides")
+    clear_capsule_override = Through("capsule", "clear_override")
+    # Care: consolidation, the arena and what a purge leaves in backups.
+    consolidate = Through("consolidation", "run")
+    undo_consolidation = Through("consolidation", "undo")
+    run_arena = Through("arena", "run")
+    arena_status = Through("arena", "status")
+    arena_history = Through("arena", "history")
+    reset_arena = Through("arena", "reset")
+    undo_arena = Through("arena", "undo")
+    add_arena_questions = Through("arena", "add_questions")
+    arena_arms = Through("arena", "arms")
+    purge_plan = Through("forgetting", "plan")
+    backups_holding = Through("forgetting", "backups_holding")
 
     def reconfigure(self, config: Config) -> list[str]:
         """Take a reloaded configuration (the daemon's SIGHUP); returns the keys whose values
@@ -109,60 +167,6 @@ class Memory:
     async def __aexit__(self, *exc) -> None:
         await self.close()
 
-    # -- writing -----------------------------------------------------------------------------
-
-    def validate(self, record: Mapping[str, Any], *, now: float | None = None) -> dict:
-        return normalize(record, self.limits, agent=self.agent, now=now or timeutil.now())
-
-    async def observe(self, content: str | bytes, *, kind: str | None = None, importance: float | None = None,
-                      context: Mapping | None = None, at: str | float | None = None, source: str | None = None,
-                      session: str | None = None, factual: bool = False) -> dict:
-        """Store one observation. Returns {"id", "status": created|repeat|duplicate, "occurrences"}."""
-        return await observing.observe(self, content, kind=kind, importance=importance, context=context, at=at,
-                                       source=source, session=session, factual=factual)
-
-    async def observe_many(self, rows: Iterable[dict], *, validated: bool = False,
-                           progress: Callable[[int], None] | None = None,
-                           input_sha256: str | None = None, skip_purged: bool = False) -> dict:
-        """Store many observations in short transactions (app/observing.py says how)."""
-        return await observing.observe_many(self, rows, validated=validated, progress=progress,
-                                            input_sha256=input_sha256, skip_purged=skip_purged)
-
-    async def forget(self, episode_id: int, *, purge: bool = False, reason: str | None = None) -> dict:
-        """Archive a memory (undone by `restore`), or purge it: its words leave every layer and
-        the file, for good (strata_daemon/forgetting/)."""
-        return await changes.forget(self, episode_id, purge=purge, reason=reason)
-
-    async def forget_matching(self, text: str, *, purge: bool = False, apply: bool = False) -> dict:
-        """What holds TEXT wherever words are kept and what goes with it; with APPLY, the memories
-        are archived and the facts retracted (both undoable), or with PURGE all of it is purged."""
-        return await changes.forget_matching(self, text, purge=purge, apply=apply)
-
-    async def forget_fact(self, key: str | None = None, *, matching: str | None = None, apply: bool = False) -> dict:
-        """A fact's values leave its history, the audit, dossiers and the capsule (or, asked by
-        words, every fact holding them). Without APPLY, what would go."""
-        return await changes.forget_fact(self, key, matching=matching, apply=apply)
-
-    async def forget_topic(self, topic: str | None = None, *, matching: str | None = None,
-                           apply: bool = False) -> dict:
-        """A dossier topic and every version of it leave for good (or, asked by words, every
-        topic whose name or query holds them). Without APPLY, what would go."""
-        return await changes.forget_topic(self, topic, matching=matching, apply=apply)
-
-    async def restore(self, episode_id: int) -> dict:
-        return await changes.restore(self, episode_id)
-
-    async def mark(self, episode_id: int, *, factual: bool | None = None, irrelevant: bool | None = None) -> dict:
-        return await changes.mark(self, episode_id, factual=factual, irrelevant=irrelevant)
-
-    async def feedback(self, recall_id: int, outcome: str, *, used: Iterable[int] | None = None) -> dict:
-        """Feedback on a recall (app/changes.py says where it goes)."""
-        return await changes.feedback(self, recall_id, outcome, used=used)
-
-    async def fold(self) -> dict:
-        """Fold pending access events into features. Maintenance: covers every namespace."""
-        return await changes.fold(self)
-
     # -- embeddings (maintenance: the backlog spans every namespace) -------------------------
 
     async def embedder(self):
@@ -173,8 +177,8 @@ class Memory:
         """Unload the embedder, the in-memory vectors, the cross-encoder and the dossier LLM. A
         long-lived process that only uses them now and then (the daemon) stays small."""
         self.models.release()
-        if self._layers.built("dossiers"):
-            self.dossiers.release()
+        if self.layers.built("dossiers"):
+            self.layers.dossiers.release()
 
     def embedded_text(self) -> str:
         """What of a memory is embedded: one of `vectors.TEXTS` (`embedding.with_source`)."""
@@ -194,6 +198,14 @@ class Memory:
         """Memories waiting for a vector: this namespace's, or the home's."""
         return await self.db.run(vectors.backlog, None if every_namespace else self.agent)
 
+    async def watch_capsule(self, stop: asyncio.Event, *,
+                            on_handled: Callable[[dict], Awaitable[None] | None] | None = None) -> None:
+        """Take a person's edits of the capsule in as each save lands, until `stop` is set
+        (capsule/watch.py); `on_handled` hears what each save led to."""
+        from strata_daemon.capsule.watch import watch
+
+        await watch(self.layers.capsule, stop, on_handled=on_handled)
+
     # -- reading -----------------------------------------------------------------------------
 
     async def recall(self, query: str, *, k: int | None = None, mode: str | None = None,
@@ -205,20 +217,10 @@ class Memory:
         `explain`, hits leave out why they ranked (what the faces print unless asked). `hop`: the
         second hop may bring in memories the question's words do not find (default: every mode
         but fast). `given` picks the hits handed on, the only ones logged (app/context.py)."""
-        arm, strategy = (None, {"arm": mode, "chosen_by": "mode"}) if mode else await self.arena.strategy()
-        return await self._recall.recall(query, k=k, mode=mode, context=context, kinds=kinds,
+        arm, strategy = (None, {"arm": mode, "chosen_by": "mode"}) if mode else await self.layers.arena.strategy()
+        return await self.layers.recall.recall(query, k=k, mode=mode, context=context, kinds=kinds,
                                          include_archived=include_archived, explain=explain, arm=arm,
                                          strategy=strategy, hop=hop, given=given)
-
-    async def context(self, text: str, *, budget: int | None = None, mode: str | None = None,
-                      k: int | None = None, record: bool = True, changes: Mapping[str, Any] | None = None) -> dict:
-        """One block for an agent's turn within `budget` tokens (context.budget): the capsule
-        condensed, the facts the text names, then the best memories; logged as a recall, whose
-        id takes the turn's feedback, unless `record` is off; then `changes` may lay settings
-        over the configuration, as for `rank` (app/context.py)."""
-        from strata_daemon.app import context
-
-        return await context.build(self, text, budget=budget, mode=mode, k=k, record=record, changes=changes)
 
     async def rank(self, query: str, k: int, *, mode: str | None = None, changes: Mapping[str, Any] | None = None,
                    arm: Arm | None = None, at: float | None = None) -> tuple[list[dict], float]:
@@ -226,19 +228,13 @@ class Memory:
         settings or tuned constants over the configuration, as an arena preset does (a
         benchmark's grid point); `arm` is one of the arena's; `at`, a past time to rank with the
         memories' use as it stood then."""
-        return await self._recall.for_arena(query, k, arm or self.arm_of(mode, changes), {}, at)
+        return await self.layers.recall.for_arena(query, k, arm or self.arm_of(mode, changes), {}, at)
 
     def arm_of(self, mode: str | None, changes: Mapping[str, Any] | None) -> Arm:
         """A mode with settings laid over the configuration, as an arena arm (a benchmark's grid point)."""
         mode = mode or self.config["recall.mode"]
         name = mode + "".join(f"+{key}={value!r}" for key, value in sorted((changes or {}).items()))
         return Arm(name, mode, None, tuple(sorted((changes or {}).items())))
-
-    async def get(self, episode_id: int) -> dict:
-        """Everything about one memory, with every score as of now."""
-        from strata_daemon.app import status  # scores as recall would: numpy, which storing needs not
-
-        return await status.get(self, changes.checked_id(episode_id, "memory", self.agent))
 
     async def get_many(self, ids: Iterable[int]) -> dict[int, dict]:
         """Several memories as stored (no scores or history), by id; ids not in this namespace
@@ -258,12 +254,3 @@ class Memory:
         its screen is out of date."""
         return await self.db.data_version()
 
-    async def daemon_status(self) -> dict:
-        """Whether a daemon runs on this home, its heartbeat and loop count, and each phase's
-        last run and (from its interval) next one."""
-        return await daemon_status(self)
-
-    async def status(self) -> dict:
-        from strata_daemon.app import status
-
-        return await status.status(self)

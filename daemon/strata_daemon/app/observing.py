@@ -4,77 +4,80 @@ transaction a batch, so that a memory is never stored without its facts and link
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from strata_daemon.base import timeutil
 from strata_daemon.episodes import storing
+from strata_daemon.episodes.model import normalize
 from strata_daemon.store import episode_reads as reads, episodes as writes
-
-if TYPE_CHECKING:
-    from strata_daemon.app.memory import Memory
 
 IMPORT_BATCH = 2000
 
 
-async def observe(mem: Memory, content: str | bytes, *, kind: str | None = None, importance: float | None = None,
-                  context: Mapping | None = None, at: str | float | None = None, source: str | None = None,
-                  session: str | None = None, factual: bool = False) -> dict:
-    """Store one observation. Returns {"id", "status": created|repeat|duplicate, "occurrences"}."""
-    now = timeutil.now()
-    row = mem.validate({"content": content, "kind": kind, "importance": importance, "context": context,
-                         "event_at": at, "source": source, "session": session, "factual": factual}, now=now)
-    async with mem.db.write() as w:
-        results = await storing.insert(
-            w, mem.agent, [row], window=float(mem.config["store.attention_window_seconds"]),
-            actor=mem.actor, now=now)
-        facts = await w.run(mem.facts.capture_in, [row], results, now)
-        await w.run(mem.web.mentions_in, [row], results, facts, now)
-    return {**results[0], "facts": facts}
+class Observing:
+    """The facade's writing of observations (memory.py assembles the facade)."""
 
+    def validate(self, record: Mapping[str, Any], *, now: float | None = None) -> dict:
+        return normalize(record, self.limits, agent=self.agent, now=now or timeutil.now())
 
-async def observe_many(mem: Memory, rows: Iterable[dict], *, validated: bool = False,
-                       progress: Callable[[int], None] | None = None,
-                       input_sha256: str | None = None, skip_purged: bool = False) -> dict:
-    """Store many observations in short transactions of IMPORT_BATCH rows.
+    async def observe(self, content: str | bytes, *, kind: str | None = None, importance: float | None = None,
+                      context: Mapping | None = None, at: str | float | None = None, source: str | None = None,
+                      session: str | None = None, factual: bool = False) -> dict:
+        """Store one observation. Returns {"id", "status": created|repeat|duplicate, "occurrences"}."""
+        now = timeutil.now()
+        row = self.validate({"content": content, "kind": kind, "importance": importance, "context": context,
+                             "event_at": at, "source": source, "session": session, "factual": factual}, now=now)
+        async with self.db.write() as w:
+            results = await storing.insert(
+                w, self.agent, [row], window=float(self.config["store.attention_window_seconds"]),
+                actor=self.actor, now=now)
+            facts = await w.run(self.layers.facts.capture_in, [row], results, now)
+            await w.run(self.layers.web.mentions_in, [row], results, facts, now)
+        return {**results[0], "facts": facts}
 
-    Rows are validated before the first write, so a bad row stores nothing. With
-    `input_sha256` (the hash of the input the rows come from, in the same order each time)
-    the rows an earlier run of that input stored are skipped and counted as duplicates: an
-    import cut short and run again, or run twice, adds nothing. With `skip_purged` (an
-    import) rows holding the words of a purged memory are counted as `purged`, not stored.
-    `ids` are the ids of the rows this call stored, repeated and found already present.
-    """
-    now = timeutil.now()
-    # Validated rows may come from a generator (a large import read a second time): taken a
-    # batch at a time, never all at once.
-    source = iter(rows) if validated else iter([mem.validate(r, now=now) for r in rows])
-    # `purged` only where it can happen: the API's batch answer keeps its documented shape.
-    totals = {"created": 0, "repeat": 0, "duplicate": 0, **({"purged": 0} if skip_purged else {})}
-    if input_sha256 is not None:
-        done = await mem.db.run(reads.import_progress, mem.agent, input_sha256)
-        skipped = sum(1 for _ in itertools.islice(source, done))
-        totals["duplicate"] = skipped
-        if progress and skipped:
-            progress(skipped)
-    ids: list[int] = []
-    captured = 0
-    window = float(mem.config["store.attention_window_seconds"])
-    while part := list(itertools.islice(source, IMPORT_BATCH)):
-        async with mem.db.write() as w:
-            results = await storing.insert(w, mem.agent, part, window=window,
-                                          actor=mem.actor, now=now, skip_purged=skip_purged)
-            facts = await w.run(mem.facts.capture_in, part, results, now)
-            await w.run(mem.web.mentions_in, part, results, facts, now)
-            if input_sha256 is not None:
-                await writes.record_import(w, mem.agent, input_sha256, len(part), now=now)
-            captured += len(facts)
-        for r in results:
-            totals[r["status"]] += 1
-            if r["id"] is not None:
-                ids.append(r["id"])
-        if progress:
-            progress(len(part))
-    if input_sha256 is not None:
-        async with mem.db.write() as w:
-            await writes.record_import(w, mem.agent, input_sha256, 0, now=now, finished=True)
-    return {**totals, "ids": ids, "facts_captured": captured}
+    async def observe_many(self, rows: Iterable[dict], *, validated: bool = False,
+                           progress: Callable[[int], None] | None = None,
+                           input_sha256: str | None = None, skip_purged: bool = False) -> dict:
+        """Store many observations in short transactions of IMPORT_BATCH rows.
+
+        Rows are validated before the first write, so a bad row stores nothing. With
+        `input_sha256` (the hash of the input the rows come from, in the same order each time)
+        the rows an earlier run of that input stored are skipped and counted as duplicates: an
+        import cut short and run again, or run twice, adds nothing. With `skip_purged` (an
+        import) rows holding the words of a purged memory are counted as `purged`, not stored.
+        `ids` are the ids of the rows this call stored, repeated and found already present.
+        """
+        now = timeutil.now()
+        # Validated rows may come from a generator (a large import read a second time): taken a
+        # batch at a time, never all at once.
+        source = iter(rows) if validated else iter([self.validate(r, now=now) for r in rows])
+        # `purged` only where it can happen: the API's batch answer keeps its documented shape.
+        totals = {"created": 0, "repeat": 0, "duplicate": 0, **({"purged": 0} if skip_purged else {})}
+        if input_sha256 is not None:
+            done = await self.db.run(reads.import_progress, self.agent, input_sha256)
+            skipped = sum(1 for _ in itertools.islice(source, done))
+            totals["duplicate"] = skipped
+            if progress and skipped:
+                progress(skipped)
+        ids: list[int] = []
+        captured = 0
+        window = float(self.config["store.attention_window_seconds"])
+        while part := list(itertools.islice(source, IMPORT_BATCH)):
+            async with self.db.write() as w:
+                results = await storing.insert(w, self.agent, part, window=window,
+                                              actor=self.actor, now=now, skip_purged=skip_purged)
+                facts = await w.run(self.layers.facts.capture_in, part, results, now)
+                await w.run(self.layers.web.mentions_in, part, results, facts, now)
+                if input_sha256 is not None:
+                    await writes.record_import(w, self.agent, input_sha256, len(part), now=now)
+                captured += len(facts)
+            for r in results:
+                totals[r["status"]] += 1
+                if r["id"] is not None:
+                    ids.append(r["id"])
+            if progress:
+                progress(len(part))
+        if input_sha256 is not None:
+            async with self.db.write() as w:
+                await writes.record_import(w, self.agent, input_sha256, 0, now=now, finished=True)
+        return {**totals, "ids": ids, "facts_captured": captured}

@@ -6,7 +6,7 @@ the choices of its options from a few of them without importing the rest.
 - vocabularies a face shows or checks: memory states, tiers and qualities, consolidation rules,
   link types, learning phases;
 - JSON Lines in and out (`strata import`, `strata export`), context pairs on a command line;
-- the watcher of the capsule, the database copies kept beside a home;
+- the database copies kept beside a home;
 - parts a benchmark measures on their own or against a baseline built the same way: the SQLite
   strata opens, the full-text query it writes, the embedders and their batches, fact capture,
   the in-memory vector copy, spreading, the capsule document, the corpus cache's code and
@@ -30,7 +30,6 @@ _PLACES = {  # name -> (module, its name there; None: the module itself)
     "export_line": ("episodes.jsonl", "export_line"),
     "parse_jsonl": ("episodes.jsonl", "parse_jsonl"),
     "stored_rows": ("episodes.jsonl", "stored_rows"),
-    "watch_capsule": ("capsule.watch", "watch"),
     "capsule_document": ("capsule.document", None),
     "capsule_files": ("capsule.files", None),
     "copies": ("store.copies", None),

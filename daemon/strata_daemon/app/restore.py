@@ -104,7 +104,7 @@ async def purge_again(home: Home, purges: dict[str, dict[str, set[str]]]) -> dic
         async with await Memory.open(home.root, agent=agent, actor="restore") as mem:
             asked = await mem.db.run(_held, agent, purge)
             if any(asked.values()):
-                r = await mem.forgetting.purge(**asked)
+                r = await mem.layers.forgetting.purge(**asked)
                 counts["memories"] += len(r["memories"])
                 counts["facts"] += len(asked["keys"]) + len(asked["whole"])
     return counts

@@ -19,7 +19,6 @@ from strata_daemon.app.phases.registry import PHASES
 from strata_daemon.app.phases.runs import mark_interrupted
 from strata_daemon.app.phases.scheduler import PhaseLoop
 from strata_daemon.base import logs, stopping, timeutil
-from strata_daemon.capsule.watch import watch
 from strata_daemon.errors import StrataError
 from strata_daemon.store.phases import last_started
 
@@ -109,7 +108,7 @@ async def run(home, *, agent: str | None = None, verbose: bool = False, serve_ht
         log.info("%d phase run(s) left running by a process that ended are marked interrupted", left)
     phases = PhaseLoop(mem, stop, last_started=await mem.db.run(last_started))
     loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases, verbose)
-    tasks = [asyncio.create_task(watch(mem, stop), name="capsule-watch"),
+    tasks = [asyncio.create_task(mem.watch_capsule(stop), name="capsule-watch"),
              asyncio.create_task(phases.run(), name="phases")]
     if mem.config["http.enabled"] and serve_http is not None:
         tasks.append(asyncio.create_task(_http(mem, stop, serve_http), name="http"))

@@ -1,4 +1,4 @@
-"""The capsule layer of a Memory: `mem.capsule.check()`, `render()`, `show()`, `stats()`.
+"""The capsule layer of a Memory (`mem.check_capsule()`, `render_capsule()`, `show_capsule()`, ...).
 
 A render reads the file and works out, reading only, what a person changed inside the
 rendered blocks since the last render (a fact line becomes a fact; other added lines are

@@ -9,19 +9,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Awaitable, Callable
+from typing import TYPE_CHECKING, Awaitable, Callable
 
 from strata_daemon.capsule import files
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.store import capsule as store
 
+if TYPE_CHECKING:
+    from strata_daemon.capsule.api import Capsule
+
 log = logging.getLogger("strata.capsule")
 
 
-async def handle_change(mem) -> dict:
+async def handle_change(cap: Capsule) -> dict:
     """What the watcher does with one save. Returns {"action": "own-write" | "invalid" |
     "rendered" | "missing", ...}; never raises for the file's sake."""
-    cap = mem.capsule
     try:
         text = await asyncio.to_thread(files.read, cap.path)
     except InvalidInput as e:
@@ -34,7 +36,7 @@ async def handle_change(mem) -> dict:
     digest = files.sha256(text)
     if digest == cap.written_sha256:
         return {"action": "own-write"}
-    last = await mem.db.run(store.last_render, mem.agent)
+    last = await cap.db.run(store.last_render, cap.agent)
     if last is not None and last["sha256"] == digest:
         return {"action": "own-write"}
     checked = await cap.check(text)
@@ -52,19 +54,19 @@ async def handle_change(mem) -> dict:
     return {"action": "rendered", "taken": taken, **r}
 
 
-async def watch(mem, stop: asyncio.Event, *, on_handled: Callable[[dict], Awaitable[None] | None] | None = None
+async def watch(cap: Capsule, stop: asyncio.Event, *, on_handled: Callable[[dict], Awaitable[None] | None] | None = None
                 ) -> None:
     """Run until `stop` is set. Each debounced batch of changes to the capsule is handled once."""
     from watchfiles import awatch
 
-    path: Path = mem.capsule.path
+    path: Path = cap.path
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    debounce = int(mem.config.tuning.capsule.watch_debounce_ms)
+    debounce = int(cap.config.tuning.capsule.watch_debounce_ms)
     log.info("watching %s for edits", path)
     async for _ in awatch(path.parent, stop_event=stop, debounce=debounce, step=50, recursive=False,
                           watch_filter=lambda _change, changed: Path(changed).name == path.name):
         try:
-            result = await handle_change(mem)
+            result = await handle_change(cap)
         except StrataError as e:
             log.error("capsule: %s", e.message)
             result = {"action": "failed", **e.as_dict()}

@@ -1,4 +1,4 @@
-"""The facts layer of a Memory: `mem.facts.set(...)`, `get`, `cas`, ... Each call is one
+"""The facts layer of a Memory: `mem.set_fact(...)`, `get_fact`, `cas_fact`, ... Each call is one
 database hop; writes are one short transaction."""
 
 from __future__ import annotations

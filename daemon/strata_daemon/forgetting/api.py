@@ -1,4 +1,4 @@
-"""The forgetting layer of a Memory: `mem.forgetting.plan(...)`, `purge(...)`, `matching(text)`.
+"""The forgetting layer of a Memory: `mem.purge_plan(...)`, and the purges `mem.forget*` run.
 
 A purge is one transaction (strata_daemon/forgetting/purge.py) taken under the capsule's render
 lock, so the capsule file and its kept renders lose the same lines as the renders stored in

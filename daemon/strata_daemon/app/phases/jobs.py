@@ -39,7 +39,7 @@ async def heartbeat(mem) -> dict:
     loop = await mem.db.transact(phase_records.bump_loop)
     notify.notify(f"STATUS=loop {loop}")
     health = await asyncio.to_thread(_health, mem.home, mem.db.path)
-    expired = await mem.web.expire()
+    expired = await mem.layers.web.expire()
     problems = [p for p, bad in (("database quick_check: " + health["quick_check"], health["quick_check"] != "ok"),
                                  (f"only {health['free_bytes'] // 2**20} MB free in {mem.home.state_dir}",
                                   health["low_disk"])) if bad]
@@ -126,7 +126,7 @@ async def _prune_recalls(mem) -> dict:
 
 
 async def decay(mem) -> dict:
-    web = await mem.web.decay()
+    web = await mem.decay_web()
     before = timeutil.now() - float(mem.config.tuning.daemon.phase_runs_keep_days) * 86400
     pruned = await mem.db.transact(phase_records.prune_runs, before)
     return {**web, "strength": await snapshots.take(mem), "phase_runs_pruned": pruned,
@@ -134,19 +134,19 @@ async def decay(mem) -> dict:
 
 
 async def consolidate(mem) -> dict:
-    r = await mem.consolidation.run(detail=False)
+    r = await mem.consolidate(detail=False)
     return {"run": r["run"], **r["counts"], "memories": r["memories"], "seconds": r["seconds"]}
 
 
 @_releasing()
 async def dossiers(mem) -> dict:
-    done = await mem.dossiers.refresh_due()
+    done = await mem.layers.dossiers.refresh_due()
     return {"due": len(done["due"]), "refreshed": sum(r["status"] == "refreshed" for r in done["results"]),
             "failed": done["failed"]}
 
 
 async def capsule(mem) -> dict:
-    r = await mem.capsule.render()
+    r = await mem.render_capsule()
     return {k: r[k] for k in ("status", "lines", "cut")} | {"absorbed": len(r["absorbed"])}
 
 
@@ -154,7 +154,7 @@ async def capsule(mem) -> dict:
 async def arena(mem) -> dict:
     if not mem.config["arena.enabled"]:
         return {"skipped": "arena.enabled is false"}
-    r = await mem.arena.run(if_new=True)
+    r = await mem.run_arena(if_new=True)
     if "skipped" in r:
         return r
     return {"run": r["run"], "decision": r["decision"], "leader": r["leader"], "strategy": r["strategy"]["arm"],

@@ -20,9 +20,9 @@ def _dossiers(conn, agent: str, names: list[str] | None, limit: int) -> list[dic
 
 async def wake_input(mem, spec: dict) -> bytes:
     try:
-        shown = await mem.capsule.show()
+        shown = await mem.show_capsule()
         if not shown["ok"]:
-            shown = await mem.capsule.show(last_good=True)
+            shown = await mem.show_capsule(last_good=True)
         capsule = shown["text"]
     except StrataError as e:  # no capsule yet: the agent still gets its dossiers and the reason
         capsule = f"(no capsule: {e.message})\n"

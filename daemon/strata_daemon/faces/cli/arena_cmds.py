@@ -49,24 +49,23 @@ def _show_history(r: dict) -> str:
 
 async def cmd_arena(args) -> int:
     async with opened(args) as mem:
-        arena = mem.arena
         if args.action == "run":
-            bar = Progress(arena.tuned.pulls, "arena", unit="pulls")
-            r = await arena.run(progress=bar.advance)
+            bar = Progress(mem.config.tuning.arena.pulls, "arena", unit="pulls")
+            r = await mem.run_arena(progress=bar.advance)
             bar.close()
             emit(r, args.json, _show_run)
         elif args.action == "status":
-            emit(await arena.status(), args.json, _show_status)
+            emit(await mem.arena_status(), args.json, _show_status)
         elif args.action == "history":
-            emit(await arena.history(limit=args.limit), args.json, _show_history)
+            emit(await mem.arena_history(limit=args.limit), args.json, _show_history)
         elif args.action == "reset":
-            emit(await arena.reset(), args.json,
+            emit(await mem.reset_arena(), args.json,
                  lambda r: f"arena reset ({r['arms_reset']} arms forgotten); " + _strategy(r["strategy"]))
         elif args.action == "undo":
-            emit(await arena.undo(), args.json,
+            emit(await mem.undo_arena(), args.json,
                  lambda r: f"choice {r['undone']} undone; " + _strategy(r["strategy"]))
         else:
-            r = await arena.add_questions(_read_questions(args.file))
+            r = await mem.add_arena_questions(_read_questions(args.file))
             emit(r, args.json, lambda r: f"{r['added']} evaluation episodes added, {r['skipped']} questions "
                                          f"skipped (no evidence names a memory of this namespace)")
     return 0

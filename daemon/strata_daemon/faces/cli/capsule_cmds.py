@@ -34,26 +34,27 @@ def _show_render(r: dict) -> str:
 
 async def cmd_check(args) -> int:
     async with opened(args) as mem:
-        r = await mem.capsule.check()
+        r = await mem.check_capsule()
     emit(r, args.json, _show_check)
     return 0 if r["ok"] else 4
 
 
 async def cmd_render(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.capsule.render(dry_run=args.dry_run), args.json, _show_render)
+        emit(await mem.render_capsule(dry_run=args.dry_run), args.json, _show_render)
     return 0
 
 
 async def cmd_show(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.capsule.show(last_good=args.last_good, render_missing=not args.last_good), args.json, lambda r: r["text"])
+        emit(await mem.show_capsule(last_good=args.last_good, render_missing=not args.last_good), args.json,
+             lambda r: r["text"])
     return 0
 
 
 async def cmd_stats(args) -> int:
     async with opened(args) as mem:
-        r = await mem.capsule.stats()
+        r = await mem.capsule_stats()
     emit(r, args.json, lambda r: f"{r['path']}: {r['lines']} lines of {r['budget_lines']}, {r['bytes']:,} bytes; "
                                  f"{r['episodes']:,} memories, {r['archive_bytes']:,} bytes: "
                                  f"{r['compression_ratio']}:1; last render {short_time(r['last_render_at'])}")
@@ -63,25 +64,23 @@ async def cmd_stats(args) -> int:
 async def cmd_overrides(args) -> int:
     async with opened(args) as mem:
         if args.clear is not None:
-            r = await mem.capsule.clear_override(args.clear)
+            r = await mem.clear_capsule_override(args.clear)
             emit(r, args.json, lambda r: f"cleared: {r['kind']} in {r['block']}: {r['line']}")
             return 0
-        rows = await mem.capsule.overrides()
+        rows = await mem.capsule_overrides()
     emit(rows, args.json, lambda rows: "\n".join(f"#{o['id']:<4} {o['kind']:<4} {o['block']:<10} {o['line']}"
                                                  for o in rows) or "no overrides")
     return 0
 
 
 async def cmd_watch(args) -> int:
-    from strata_daemon.app.public import watch_capsule as watch
-
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     async with opened(args) as mem:
-        note(f"watching {mem.capsule.path}; Ctrl-C stops")
-        await watch(mem, stop, on_handled=lambda r: emit(r, True) if args.json else None)
+        note(f"watching {mem.capsule_path}; Ctrl-C stops")
+        await mem.watch_capsule(stop, on_handled=lambda r: emit(r, True) if args.json else None)
     return 0
 
 

@@ -53,7 +53,7 @@ async def cmd_backup(args) -> int:
 
 async def _prune(args) -> int:
     async with opened(args, actor="cli") as mem:
-        r = await mem.forgetting.backups_holding(args.prune_containing, remove=args.yes)
+        r = await mem.backups_holding(args.prune_containing, remove=args.yes)
     emit(r, args.json, lambda r: "\n".join(
         [f"{'removed' if r['removed'] else 'holds it'}: {p}" for p in r["backups"]]
         + ([f"no backup holds memory {r['id']}"] if not r["backups"] else [] if r["removed"]

@@ -25,10 +25,10 @@ def _show(r: dict, texts: dict[int, str]) -> str:
 async def cmd_consolidate(args) -> int:
     async with opened(args, actor="cli") as mem:
         if args.undo is not None:
-            r = await mem.consolidation.undo(args.undo)
+            r = await mem.undo_consolidation(args.undo)
             emit(r, args.json, lambda r: f"run {r['run']}: {r['undone']} changes undone")
             return 0
-        r = await mem.consolidation.run(dry_run=args.dry_run, rules=args.rule)
+        r = await mem.consolidate(dry_run=args.dry_run, rules=args.rule)
         shown = {} if args.json or not args.dry_run else await mem.get_many(a["episode"] for a in r["actions"][:SHOWN])
     emit(r, args.json, lambda r: _show(r, {i: ep["content"] for i, ep in shown.items()}))
     return 0

@@ -88,7 +88,7 @@ async def hook_prompt(args) -> None:
 
 async def hook_session_start(args) -> None:
     async with opened(args) as mem:
-        text = mem.capsule.read_text()
+        text = mem.capsule_text()
     if text:
         sys.stdout.write(text)
 

@@ -52,13 +52,13 @@ def _show_history(r: dict) -> str:
 
 async def cmd_list(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.dossiers.list(), args.json, _show_list)
+        emit(await mem.list_dossiers(), args.json, _show_list)
     return 0
 
 
 async def cmd_show(args) -> int:
     async with opened(args) as mem:
-        r = await mem.dossiers.show(args.topic, version=args.version)
+        r = await mem.show_dossier(args.topic, version=args.version)
     emit(r, args.json, lambda r: r["text"])
     return 0
 
@@ -66,12 +66,12 @@ async def cmd_show(args) -> int:
 async def cmd_refresh(args) -> int:
     async with opened(args) as mem:
         if args.all or args.due:
-            listing = await mem.dossiers.list()
+            listing = await mem.list_dossiers()
             names = [t["topic"] for t in listing["topics"] if t["enabled"] and (args.all or t["due"])]
             bar = Progress(len(names), "dossiers", unit="topics")
             results = []
             for name in names:
-                results.append(await mem.dossiers.refresh(name, force=args.force))
+                results.append(await mem.refresh_dossier(name, force=args.force))
                 bar.advance(1)
             bar.close()
             emit({"results": results}, args.json,
@@ -80,14 +80,14 @@ async def cmd_refresh(args) -> int:
         if not args.topic:
             note("strata: name a TOPIC, or use --all or --due")
             return 2
-        emit(await mem.dossiers.refresh(args.topic, force=args.force), args.json, _show_refresh)
+        emit(await mem.refresh_dossier(args.topic, force=args.force), args.json, _show_refresh)
     return 0
 
 
 async def cmd_add(args) -> int:
     facts = None if args.facts is None else args.facts.split(",")
     async with opened(args) as mem:
-        r = await mem.dossiers.add(args.topic, query=args.query, facts=facts)
+        r = await mem.add_topic(args.topic, query=args.query, facts=facts)
     emit(r, args.json, lambda t: f"keeping a dossier on {t['topic']} (recall looks for {t['query']!r}; facts under "
                                  f"{', '.join(t['facts'])}); `strata dossier refresh {t['topic']}` writes it")
     return 0
@@ -101,7 +101,7 @@ async def cmd_remove(args) -> int:
         raise InvalidInput("--matching removes for good: add --purge", hint="it lists what would go unless --yes")
     async with opened(args) as mem:
         if not args.purge:
-            r = await mem.dossiers.remove(args.topic)
+            r = await mem.remove_topic(args.topic)
         else:
             r = await mem.forget_topic(args.topic, matching=args.matching, apply=args.yes)
     if not args.purge:
@@ -115,13 +115,13 @@ async def cmd_remove(args) -> int:
 
 async def cmd_history(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.dossiers.history(args.topic), args.json, _show_history)
+        emit(await mem.dossier_history(args.topic), args.json, _show_history)
     return 0
 
 
 async def cmd_diff(args) -> int:
     async with opened(args) as mem:
-        r = await mem.dossiers.diff(args.topic, old=args.old, new=args.new)
+        r = await mem.diff_dossier(args.topic, old=args.old, new=args.new)
     emit(r, args.json, lambda r: r["diff"] or f"versions {r['from']} and {r['to']} are the same")
     return 0
 

@@ -54,7 +54,7 @@ def _show_conflict(c: dict) -> str:
 async def cmd_set(args) -> int:
     async with opened(args) as mem:
         kw = {} if args.ttl is None else {"ttl": args.ttl}
-        r = await mem.facts.set(args.key, args.value, at=args.at, source=args.source, confidence=args.confidence,
+        r = await mem.set_fact(args.key, args.value, at=args.at, source=args.source, confidence=args.confidence,
                                 importance=args.importance, **kw)
     emit(r, args.json, _show_write)
     return 0
@@ -62,14 +62,14 @@ async def cmd_set(args) -> int:
 
 async def cmd_get(args) -> int:
     async with opened(args) as mem:
-        r = await mem.facts.get(args.key, at=args.at, known_at=args.known_at)
+        r = await mem.get_fact(args.key, at=args.at, known_at=args.known_at)
     emit(r, args.json, lambda f: f["value"] if args.value_only else show_fact(f))
     return 0
 
 
 async def cmd_retract(args) -> int:
     async with opened(args) as mem:
-        r = await mem.facts.retract(args.key, at=args.at, source=args.source)
+        r = await mem.retract_fact(args.key, at=args.at, source=args.source)
     emit(r, args.json, _show_write)
     return 0
 
@@ -86,7 +86,7 @@ async def cmd_cas(args) -> int:
     else:
         expected, new = values
     async with opened(args) as mem:
-        r = await mem.facts.cas(args.key, expected, new, source=args.source, confidence=args.confidence)
+        r = await mem.cas_fact(args.key, expected, new, source=args.source, confidence=args.confidence)
     emit(r, args.json, _show_write)
     return 0
 
@@ -94,9 +94,9 @@ async def cmd_cas(args) -> int:
 async def cmd_list(args) -> int:
     async with opened(args) as mem:
         if args.capsule:
-            rows = await mem.facts.for_capsule(args.limit)
+            rows = await mem.capsule_facts(args.limit)
         else:
-            rows = await mem.facts.list(stale=args.stale, prefix=args.prefix)
+            rows = await mem.list_facts(stale=args.stale, prefix=args.prefix)
     emit(rows, args.json, lambda rs: "\n".join(map(show_fact, rs)) or
          ("no stale facts" if args.stale else "no facts"))
     return 0
@@ -104,17 +104,17 @@ async def cmd_list(args) -> int:
 
 async def cmd_history(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.facts.history(args.key), args.json, _show_history)
+        emit(await mem.fact_history(args.key), args.json, _show_history)
     return 0
 
 
 async def cmd_conflicts(args) -> int:
     async with opened(args) as mem:
         if args.ack is not None:
-            r = await mem.facts.acknowledge(args.ack)
+            r = await mem.acknowledge_conflict(args.ack)
             emit(r, args.json, lambda r: f"conflict {r['id']} acknowledged")
             return 0
-        rows = await mem.facts.conflicts(flagged=args.flagged, since=args.since, limit=args.limit)
+        rows = await mem.fact_conflicts(flagged=args.flagged, since=args.since, limit=args.limit)
     emit(rows, args.json, lambda rs: "\n".join(map(_show_conflict, rs)) or "no conflicts")
     return 0
 
@@ -135,7 +135,7 @@ def _show_rejudge(r: dict) -> str:
 
 async def cmd_rejudge(args) -> int:
     async with opened(args) as mem:
-        r = await mem.facts.rejudge(apply=args.apply, undo=args.undo)
+        r = await mem.rejudge_facts(apply=args.apply, undo=args.undo)
     emit(r, args.json, _show_rejudge)
     return 0
 

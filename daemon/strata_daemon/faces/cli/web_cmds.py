@@ -69,13 +69,13 @@ def _show_neighbours(r: dict) -> str:
 
 async def cmd_activate(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.web.activate(args.items), args.json, _show_activated)
+        emit(await mem.activate(args.items), args.json, _show_activated)
     return 0
 
 
 async def cmd_commit(args) -> int:
     async with opened(args) as mem:
-        r = await mem.web.commit()
+        r = await mem.commit_working_set()
     emit(r, args.json, lambda r: f"co-activated {len(r['committed'])} items: {_edges(r['edges_strengthened'])} "
                                  "strengthened" if r["committed"] else "the working set was empty; nothing to commit")
     return 0
@@ -83,13 +83,13 @@ async def cmd_commit(args) -> int:
 
 async def cmd_context(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.web.context(), args.json, _show_context)
+        emit(await mem.working_set(), args.json, _show_context)
     return 0
 
 
 async def cmd_decay(args) -> int:
     async with opened(args) as mem:
-        r = await mem.web.decay()
+        r = await mem.decay_web()
     emit(r, args.json, lambda r: f"decay run {r['decay_runs']}: weights x {r['factor']}, {_edges(r['pruned'])} pruned, "
                                  f"{r['edges']} left")
     return 0
@@ -97,14 +97,14 @@ async def cmd_decay(args) -> int:
 
 async def cmd_neighbours(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.web.neighbours(args.item, limit=args.limit, threshold=args.threshold), args.json,
+        emit(await mem.neighbours(args.item, limit=args.limit, threshold=args.threshold), args.json,
              _show_neighbours)
     return 0
 
 
 async def cmd_spread(args) -> int:
     async with opened(args) as mem:
-        r = await mem.web.spread(args.items, depth=args.depth, threshold=args.threshold, fan_out=args.fan_out,
+        r = await mem.spread(args.items, depth=args.depth, threshold=args.threshold, fan_out=args.fan_out,
                                  include_archived=args.include_archived, limit=args.limit)
     emit(r, args.json, _show_reached)
     return 0
@@ -112,21 +112,21 @@ async def cmd_spread(args) -> int:
 
 async def cmd_related(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.web.related(args.item, limit=args.limit, depth=args.depth, threshold=args.threshold),
+        emit(await mem.related(args.item, limit=args.limit, depth=args.depth, threshold=args.threshold),
              args.json, _show_reached)
     return 0
 
 
 async def cmd_link(args) -> int:
     async with opened(args) as mem:
-        r = await mem.web.link(args.src, args.dst, args.type, remove=args.remove)
+        r = await mem.link(args.src, args.dst, args.type, remove=args.remove)
     emit(r, args.json, lambda r: f"{r['src']} -{r['type']}-> {r['dst']}: {r['status']}")
     return 0
 
 
 async def cmd_entities(args) -> int:
     async with opened(args) as mem:
-        rows = await mem.web.entities(kind=args.type, limit=args.limit)
+        rows = await mem.entities(kind=args.type, limit=args.limit)
     emit(rows, args.json, lambda rs: "\n".join(f"{r['mentions']:6}  {r['node']}" for r in rs) or "no entities")
     return 0
 

@@ -94,7 +94,7 @@ async def _timeline(c: Call) -> dict:
 
 
 async def _facts(c: Call) -> dict:
-    rows = await c.memory.facts.list(stale=c.query.get("stale", False), prefix=c.query.get("prefix"))
+    rows = await c.memory.list_facts(stale=c.query.get("stale", False), prefix=c.query.get("prefix"))
     start, limit = c.query["offset"], c.query["limit"]
     return page(rows[start:start + limit], c, len(rows) > start + limit)
 
@@ -130,7 +130,7 @@ async def _context(c: Call) -> dict:
 
 
 async def _consolidate(c: Call) -> dict:
-    return await c.memory.consolidation.run(dry_run=c.body.get("dry_run", False), rules=c.body.get("rules"))
+    return await c.memory.consolidate(dry_run=c.body.get("dry_run", False), rules=c.body.get("rules"))
 
 
 SCOPE = Param("scope", {"type": "string"}, "read this shared namespace (agent.shared) instead of the server's")
@@ -238,21 +238,21 @@ OPS: tuple[Op, ...] = (
     Op("GET", "/v1/arena", "arenaStatus", "Show the retrieval arena", tag="recall",
        description="The recall strategy in force and why, each strategy's trials and mean reward, and the "
                    "evaluation episodes the arena learns from.",
-       answer=ref("Arena"), run=lambda c: c.memory.arena.status()),
+       answer=ref("Arena"), run=lambda c: c.memory.arena_status()),
     # spiderweb
     Op("GET", "/v1/memories/{id}/related", "relatedMemories", "Find the memories related to one", tag="spiderweb",
        description="The memories a spread of activation from this one reaches in the spiderweb, most activated "
                    "first.",
        errors=(404,), answer=ref("SpreadResult"),
        query=(Param("limit", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 10}, "most to return"),),
-       run=lambda c: c.memory.web.related(f"episode:{c.path['id']}", limit=c.query.get("limit", 10))),
+       run=lambda c: c.memory.related(f"episode:{c.path['id']}", limit=c.query.get("limit", 10))),
     Op("GET", "/v1/nodes/{node}/coactivations", "coactivations", "Show a node's edges and links", tag="spiderweb",
        description="The weighted edges a node (episode:ID, fact:KEY or entity:TYPE:VALUE) gained by being used "
                    "together with others, heaviest first, and its typed links.",
        errors=(404,), answer=ref("Neighbourhood"),
        query=(Param("limit", {"type": "integer", "minimum": 1, "maximum": 1000, "default": 50},
                     "most edges to return"),),
-       run=lambda c: c.memory.web.neighbours(c.path["node"], limit=c.query.get("limit", 50))),
+       run=lambda c: c.memory.neighbours(c.path["node"], limit=c.query.get("limit", 50))),
     Op("POST", "/v1/spread", "spread", "Spread activation from nodes", tag="spiderweb",
        description="Activation flows from the items over weighted edges, weakening at each step; the nodes it "
                    "reaches come back most activated first, each with the path that reached it.",
@@ -264,7 +264,7 @@ OPS: tuple[Op, ...] = (
                 threshold=about({"type": "number", "exclusiveMinimum": 0, "maximum": 1},
                                 "the least activation worth following (default web.spread_threshold)"),
                 limit=about({"type": "integer", "minimum": 1, "maximum": 1000}, "most nodes to return (default 50)")),
-       run=lambda c: c.memory.web.spread(c.body["items"], depth=c.body.get("depth"),
+       run=lambda c: c.memory.spread(c.body["items"], depth=c.body.get("depth"),
                                          threshold=c.body.get("threshold"), limit=c.body.get("limit", 50))),
     # facts
     Op("GET", "/v1/facts", "listFacts", "List the current facts", tag="facts",
@@ -279,10 +279,10 @@ OPS: tuple[Op, ...] = (
                    "known. Other changes are history. flagged=true keeps those nobody has acknowledged yet.",
        query=(Param("flagged", {"type": "boolean"}, "only those nobody has acknowledged yet"), LIMIT),
        answer={**array(ref("FactConflict")), "description": "The conflicts, newest first."},
-       run=lambda c: c.memory.facts.conflicts(flagged=c.query.get("flagged", False), limit=c.query["limit"])),
+       run=lambda c: c.memory.fact_conflicts(flagged=c.query.get("flagged", False), limit=c.query["limit"])),
     Op("GET", "/v1/facts/{key}", "getFact", "Read a fact", tag="facts",
        description="A fact's value now, or as it was at a time (`at`).", query=(AT,), errors=(404,),
-       answer=ref("Fact"), run=lambda c: c.memory.facts.get(c.path["key"], at=c.query.get("at"))),
+       answer=ref("Fact"), run=lambda c: c.memory.get_fact(c.path["key"], at=c.query.get("at"))),
     Op("PUT", "/v1/facts/{key}", "setFact", "Set a fact", tag="facts",
        description="The fact holds the value from now (or from `at`). Its old value stays in its history; the "
                    "value it already holds only confirms it.",
@@ -292,7 +292,7 @@ OPS: tuple[Op, ...] = (
                 source=about(STR, "who says so: KIND:REF, e.g. person:ines (default person:http)"),
                 confidence=about(UNIT, "0 to 1 (default 1)"),
                 importance=about(UNIT, "0 to 1 (a new fact's default: 0.5; otherwise it keeps its own)")),
-       run=lambda c: c.memory.facts.set(c.path["key"], **c.body)),
+       run=lambda c: c.memory.set_fact(c.path["key"], **c.body)),
     Op("POST", "/v1/facts/{key}/cas", "casFact", "Change a fact only if it holds a given value", tag="facts",
        description="Compare-and-set: the fact becomes `new` only if it holds `expected` now (null: only if it has "
                    "no value). The check and the change are one step, so of two callers racing one wins, and the "
@@ -301,11 +301,11 @@ OPS: tuple[Op, ...] = (
        body=obj(("expected", "new"), expected=about({"type": ["string", "null"]}, "the value it must hold now "
                                                                                     "(null: none)"),
                 new=about(TEXT, "the value to set"), source=about(STR, "who says so (default person:http)")),
-       run=lambda c: c.memory.facts.cas(c.path["key"], c.body["expected"], c.body["new"], source=c.body.get("source"))),
+       run=lambda c: c.memory.cas_fact(c.path["key"], c.body["expected"], c.body["new"], source=c.body.get("source"))),
     Op("DELETE", "/v1/facts/{key}", "retractFact", "Retract a fact", tag="facts",
        description="The fact has no value from now (or from `at`) on; its history stays.",
        writes=True, errors=(404,), query=(AT,), answer=ref("FactChange"),
-       run=lambda c: c.memory.facts.retract(c.path["key"], at=c.query.get("at"))),
+       run=lambda c: c.memory.retract_fact(c.path["key"], at=c.query.get("at"))),
     Op("POST", "/v1/facts/{key}/forget", "forgetFact", "Forget a fact's values for good", tag="facts",
        description="Lists every value the fact has had and where each appears (its history, the audit, dossiers, "
                    "the capsule); with confirm, purges them all. The fact is left retracted.",
@@ -322,17 +322,17 @@ OPS: tuple[Op, ...] = (
        run=lambda c: c.memory.forget_fact(matching=c.body["matching"], apply=c.body.get("confirm", False))),
     Op("GET", "/v1/facts/{key}/history", "factHistory", "Read a fact's history", tag="facts",
        description="Every value the fact has had, oldest first, and when each held.",
-       errors=(404,), answer=ref("FactHistory"), run=lambda c: c.memory.facts.history(c.path["key"])),
+       errors=(404,), answer=ref("FactHistory"), run=lambda c: c.memory.fact_history(c.path["key"])),
     # dossiers, capsule
     Op("GET", "/v1/dossiers", "listDossiers", "List the dossier topics", tag="dossiers",
        description="The topics kept (by a person, the configuration or the capsule) and those proposed, each with "
                    "its version, its refresh times and whether it is due.",
-       answer=ref("DossierList"), run=lambda c: c.memory.dossiers.list()),
+       answer=ref("DossierList"), run=lambda c: c.memory.list_dossiers()),
     Op("GET", "/v1/dossiers/{topic}", "getDossier", "Read a dossier", tag="dossiers",
        description="A dossier's markdown, every line citing its sources: the current version, or an older one.",
        errors=(404,), answer=ref("Dossier"),
        query=(Param("version", {"type": "integer", "minimum": 1}, "an older version"),),
-       run=lambda c: c.memory.dossiers.show(c.path["topic"], version=c.query.get("version"))),
+       run=lambda c: c.memory.show_dossier(c.path["topic"], version=c.query.get("version"))),
     Op("POST", "/v1/dossiers/forget", "forgetDossier", "Remove a dossier topic for good", tag="dossiers",
        description="Lists the topic (or every topic whose name or query holds `matching`) with every version of "
                    "it; with confirm, purges them, and the capsule's lines naming them.",
@@ -347,12 +347,12 @@ OPS: tuple[Op, ...] = (
        writes=True, errors=(404,), body=obj(force=about({"type": "boolean"}, "write a version even if nothing "
                                                                             "changed")),
        answer=ref("DossierRefresh"),
-       run=lambda c: c.memory.dossiers.refresh(c.path["topic"], force=c.body.get("force", False))),
+       run=lambda c: c.memory.refresh_dossier(c.path["topic"], force=c.body.get("force", False))),
     Op("GET", "/v1/capsule", "getCapsule", "Read the capsule", tag="capsule",
        description="The capsule file the agent reads first after a reset, with its validation problems. "
                    "last_good=true gives strata's newest kept render instead, for when the file has errors.",
        query=(Param("last_good", {"type": "boolean"}, "the newest render strata kept"),),
-       answer=ref("CapsuleText"), run=lambda c: c.memory.capsule.show(last_good=c.query.get("last_good", False))),
+       answer=ref("CapsuleText"), run=lambda c: c.memory.show_capsule(last_good=c.query.get("last_good", False))),
     # maintenance
     Op("POST", "/v1/consolidate", "consolidate", "Consolidate the memories now", tag="lifecycle",
        description="One consolidation pass: near-duplicates merged, replay, potentiation, stale decay, "

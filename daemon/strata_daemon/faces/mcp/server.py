@@ -233,8 +233,8 @@ def _fact_tools(server: MCPServer, mem: Memory, reader: Reader) -> None:
         """A fact's value (now, then, or history), or all facts."""
         target = await reader(scope)
         if key is None:
-            return {"facts": await guarded(target.facts.list(prefix=prefix))}
-        return await guarded(target.facts.history(key) if history else target.facts.get(key, at=at))
+            return {"facts": await guarded(target.list_facts(prefix=prefix))}
+        return await guarded(target.fact_history(key) if history else target.get_fact(key, at=at))
 
     @server.tool(annotations=WRITE)
     async def fact_set(
@@ -251,10 +251,10 @@ def _fact_tools(server: MCPServer, mem: Memory, reader: Reader) -> None:
         if expected is not None:
             if retract or at is not None:
                 raise ToolError("invalid_input: expected (compare-and-set) takes only key, value and source")
-            return await guarded(mem.facts.cas(key, expected or None, value, source=source or me))
+            return await guarded(mem.cas_fact(key, expected or None, value, source=source or me))
         if retract:
-            return await guarded(mem.facts.retract(key, at=at, source=source or me))
-        return await guarded(mem.facts.set(key, value, at=at, source=source or me))
+            return await guarded(mem.retract_fact(key, at=at, source=source or me))
+        return await guarded(mem.set_fact(key, value, at=at, source=source or me))
 
 
 def _document_tools(server: MCPServer, mem: Memory) -> None:
@@ -268,19 +268,19 @@ def _document_tools(server: MCPServer, mem: Memory) -> None:
     ) -> dict[str, Any]:
         """A topic's summary citing its memories, or all topics."""
         if topic is None:
-            return await guarded(mem.dossiers.list())
+            return await guarded(mem.list_dossiers())
         if refresh:
             if version is not None:
                 raise ToolError("invalid_input: refresh writes a new version; leave out version")
-            await guarded(mem.dossiers.refresh(topic))
-        return await guarded(mem.dossiers.show(topic, version=version))
+            await guarded(mem.refresh_dossier(topic))
+        return await guarded(mem.show_dossier(topic, version=version))
 
     @server.tool(annotations=READ)
     async def capsule_get(
         last_good: Annotated[bool, Field(description="Last good render (file has errors).")] = False,
     ) -> dict[str, Any]:
         """Who you are and what you must remember. Read it first."""
-        return await guarded(mem.capsule.show(last_good=last_good, render_missing=True))
+        return await guarded(mem.show_capsule(last_good=last_good, render_missing=True))
 
 
 def _web_tools(server: MCPServer, mem: Memory) -> None:
@@ -294,8 +294,8 @@ def _web_tools(server: MCPServer, mem: Memory) -> None:
     ) -> dict[str, Any]:
         """What was used with an item; with depth, all it reaches."""
         if depth is None:
-            return await guarded(mem.web.related(item, limit=limit))
-        return await guarded(mem.web.spread([item], depth=depth, limit=limit))
+            return await guarded(mem.related(item, limit=limit))
+        return await guarded(mem.spread([item], depth=depth, limit=limit))
 
     @server.tool(annotations=READ)
     async def status() -> dict[str, Any]:
@@ -315,12 +315,12 @@ def _resources(server: MCPServer, mem: Memory) -> None:
     @server.resource("strata://capsule", name="capsule", mime_type="text/markdown",
                      description="The capsule: what the agent knows about itself (read it first).")
     async def capsule_resource() -> str:
-        return await read(mem.capsule.show(render_missing=True))
+        return await read(mem.show_capsule(render_missing=True))
 
     @server.resource("strata://dossier/{topic}", name="dossier", mime_type="text/markdown",
                      description="The current dossier on a topic; every line cites its sources.")
     async def dossier_resource(topic: str) -> str:
-        return await read(mem.dossiers.show(topic))
+        return await read(mem.show_dossier(topic))
 
     @server.resource("strata://context/{text}", name="context", mime_type="text/markdown",
                      description="What the agent should know for a text (percent-encoded): its capsule condensed, "

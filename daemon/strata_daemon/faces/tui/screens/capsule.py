@@ -37,16 +37,17 @@ class CapsuleScreen(LayerScreen):
         self.query_one("#problems", DataTable).add_columns("line", "level", "problem", "message")
 
     async def load(self) -> None:
-        cap = self.memory.capsule
-        checked = await cap.check()
+        mem = self.memory
+        checked = await mem.check_capsule()
         try:
-            text = (await cap.show())["text"]
+            text = (await mem.show_capsule())["text"]
         except InvalidInput as e:
             text = f"_{e.message}_"
-        changes = await cap.since_render()
+        changes = await mem.capsule_changes()
         errors = sum(p["level"] == "error" for p in checked["problems"])
         self.query_one("#capsule-state", Static).update(
-            f"{cap.path.name}: {checked['lines']} lines · " + ("valid" if checked["ok"] else f"{errors} error(s)")
+            f"{mem.capsule_path.name}: {checked['lines']} lines · "
+            + ("valid" if checked["ok"] else f"{errors} error(s)")
             + f" · {len(checked['problems'])} problem(s) · "
             + ("edited since the last render" if changes["changed"] else "as last rendered"))
         if text != self.document:
@@ -58,6 +59,6 @@ class CapsuleScreen(LayerScreen):
             changes["diff"] or ("no render kept yet" if changes["render"] is None else "no change since the last render"))
 
     def action_render(self) -> None:
-        self.act(self.memory.capsule.render,
+        self.act(self.memory.render_capsule,
                  lambda r: f"{r['status']}: {r['lines']} lines" + (f", {len(r['absorbed'])} edit(s) taken in"
                                                               if r.get("absorbed") else ""))

@@ -59,7 +59,7 @@ class DossiersScreen(LayerScreen):
         self.query_one("#versions", DataTable).add_columns("version", "made", "generator", "sources", "lines")
 
     async def load(self) -> None:
-        listing = await self.memory.dossiers.list()
+        listing = await self.memory.list_dossiers()
         self.topics = {t["topic"]: t for t in listing["topics"]}
         table = self.query_one("#topics", DataTable)
         refill(table, [(t["topic"], (t["topic"], str(t["version"] or "-"), when(t["refreshed_at"]),
@@ -70,15 +70,15 @@ class DossiersScreen(LayerScreen):
 
     async def _show_topic(self, topic: str) -> None:
         self.topic = topic
-        history = await self.memory.dossiers.history(topic)
+        history = await self.memory.dossier_history(topic)
         refill(self.query_one("#versions", DataTable), [(str(v["version"]), (
             str(v["version"]), when(v["created_at"]), v["generator"], str(v["sources"]), str(v["lines"])))
             for v in history["versions"]])
         text, sources, diff = "_No version yet: press r to write one._", [], ""
         if history["versions"]:
-            current = await self.memory.dossiers.show(topic)
+            current = await self.memory.show_dossier(topic)
             text, sources = current["text"], current["sources"]
-            diff = (await self.memory.dossiers.diff(topic))["diff"] or "(only one version, or no change)"
+            diff = (await self.memory.diff_dossier(topic))["diff"] or "(only one version, or no change)"
         if text != self.document:
             self.document = text
             self.query_one("#text", Static).update(RichMarkdown(text))
@@ -99,7 +99,7 @@ class DossiersScreen(LayerScreen):
             topic, version = self.topic, int(event.row_key.value)
 
             async def diff() -> None:
-                r = await self.memory.dossiers.diff(topic, new=version)
+                r = await self.memory.diff_dossier(topic, new=version)
                 self.query_one("#diff", Static).update(r["diff"] or f"v{version}: no earlier version to compare")
 
             self.run_worker(diff, group="diff", exclusive=True)
@@ -110,7 +110,7 @@ class DossiersScreen(LayerScreen):
             return
         topic = self.topic
         self.notify(f"refreshing {topic}…")
-        self.act(lambda: self.memory.dossiers.refresh(topic, force=True),
+        self.act(lambda: self.memory.refresh_dossier(topic, force=True),
                  lambda r: f"{topic}: {r['status']}" + (f" (version {r['version']}, {r['generator']})"
                                                         if r.get("version") else ""))
 
@@ -123,6 +123,6 @@ class DossiersScreen(LayerScreen):
     def action_add_topic(self) -> None:
         def answered(values: dict | None) -> None:
             if values and values["topic"].strip():
-                self.act(lambda: self.memory.dossiers.add(values["topic"].strip()),
+                self.act(lambda: self.memory.add_topic(values["topic"].strip()),
                          lambda r: f"keeping a dossier on {r['topic']}")
         self.app.push_screen(Ask("Keep a dossier on", [("topic", "topic", "")]), answered)

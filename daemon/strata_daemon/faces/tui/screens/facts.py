@@ -64,8 +64,8 @@ class FactsScreen(LayerScreen):
 
     async def load(self) -> None:
         prefix = self.query_one("#prefix", Input).value.strip() or None
-        facts = await self.memory.facts.list(stale=self.query_one("#stale", Checkbox).value, prefix=prefix)
-        conflicts = await self.memory.facts.conflicts(limit=100)
+        facts = await self.memory.list_facts(stale=self.query_one("#stale", Checkbox).value, prefix=prefix)
+        conflicts = await self.memory.fact_conflicts(limit=100)
         self.facts = {f["key"]: f for f in facts}
         now = timeutil.now()
         refill(self.query_one("#facts", DataTable), [(f["key"], (
@@ -91,7 +91,7 @@ class FactsScreen(LayerScreen):
 
     async def _history(self, key: str | None) -> None:
         """The selected key's values over time (none when no fact is selected)."""
-        h = None if key is None else await self.memory.facts.history(key)
+        h = None if key is None else await self.memory.fact_history(key)
         self.history = {str(v["value_id"]): v for v in (h["history"] if h else [])}
         self.query_one("#history-title", Label).update("History" + (f" of {h['label']}" if h else ""))
         refill(self.query_one("#history", DataTable), [(str(v["value_id"]), (
@@ -120,7 +120,7 @@ class FactsScreen(LayerScreen):
 
             def confirmed(yes: bool | None) -> None:
                 if yes:
-                    self.act(lambda: self.memory.facts.set(fact["key"], values["value"], source=SOURCE),
+                    self.act(lambda: self.memory.set_fact(fact["key"], values["value"], source=SOURCE),
                              f"{fact['label']} = {values['value']}")
             self.app.push_screen(Confirm(f"Set {fact['label']} from {fact['value']!r} to {values['value']!r}? "
                                          "The old value stays in its history."), confirmed)
@@ -129,7 +129,7 @@ class FactsScreen(LayerScreen):
     def action_new(self) -> None:
         def answered(values: dict | None) -> None:
             if values:
-                self.act(lambda: self.memory.facts.set(values["key"], values["value"], source=SOURCE),
+                self.act(lambda: self.memory.set_fact(values["key"], values["value"], source=SOURCE),
                          lambda r: f"{r['label']} = {r['value']}")
         self.app.push_screen(Ask("A new fact", [("key", "key (e.g. user.timezone)", ""), ("value", "value", "")]),
                              answered)
@@ -142,7 +142,7 @@ class FactsScreen(LayerScreen):
 
         def confirmed(yes: bool | None) -> None:
             if yes:
-                self.act(lambda: self.memory.facts.retract(fact["key"], source=SOURCE),
+                self.act(lambda: self.memory.retract_fact(fact["key"], source=SOURCE),
                          f"{fact['label']} retracted")
         self.app.push_screen(Confirm(f"Retract {fact['label']} (now {fact['value']!r})? "
                                      "Its history is kept."), confirmed)
@@ -161,4 +161,4 @@ class FactsScreen(LayerScreen):
             self.notify("no conflicts", severity="warning")
             return
         cid = int(key)
-        self.act(lambda: self.memory.facts.acknowledge(cid), f"conflict {cid} acknowledged")
+        self.act(lambda: self.memory.acknowledge_conflict(cid), f"conflict {cid} acknowledged")

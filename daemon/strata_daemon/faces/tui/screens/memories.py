@@ -218,7 +218,7 @@ class MemoriesScreen(LayerScreen):
     def action_purge(self) -> None:
         def go(row):
             async def ask() -> None:
-                plan = await self.memory.forgetting.plan(ids=[row["id"]])
+                plan = await self.memory.purge_plan(ids=[row["id"]])
 
                 def answered(yes: bool | None) -> None:
                     if yes:

@@ -72,7 +72,7 @@ class WebScreen(LayerScreen):
             self.node, self.app.pending_web_node = self.app.pending_web_node, None
             self.query_one("#node", Input).value = self.node
         if self.node is None:  # start from the most mentioned entity, else the newest memory
-            entities = await self.memory.web.entities(limit=1)
+            entities = await self.memory.entities(limit=1)
             newest = [] if entities else await self.memory.timeline(limit=1)
             if not entities and not newest:
                 return
@@ -91,8 +91,8 @@ class WebScreen(LayerScreen):
     async def _around(self, node: str) -> tuple[dict, dict]:
         """The node's neighbours and what each of them (and it) says: two database hops."""
         if node not in self.seen:
-            r = await self.memory.web.neighbours(node)
-            self.seen[node] = r, await self.memory.web.texts([node, *(n for n, _, _ in around(r, {}))])
+            r = await self.memory.neighbours(node)
+            self.seen[node] = r, await self.memory.node_texts([node, *(n for n, _, _ in around(r, {}))])
         return self.seen[node]
 
     def _picture(self, node: str) -> None:
@@ -161,17 +161,17 @@ class WebScreen(LayerScreen):
         if node is None:
             return
 
-        web = self.memory.web
+        mem, graph = self.memory, self.memory.config.tuning.graph
 
         async def run() -> tuple[dict, dict, str]:
-            r = await web.spread([node])
-            texts = await web.texts([x["node"] for x in r["reached"]]) if r["reached"] else {}
+            r = await mem.spread([node])
+            texts = await mem.node_texts([x["node"] for x in r["reached"]]) if r["reached"] else {}
             why = ""
             if not r["reached"]:
-                n = await web.neighbours(node)
+                n = await mem.neighbours(node)
                 why = nothing_reached([e["weight"] for e in n["neighbours"]], len(n["links"]),
-                                      threshold=r["threshold"], cap=web.rules.edge_cap, fan_out=r["fan_out"],
-                                      link_weight=web.link_weight)
+                                      threshold=r["threshold"], cap=graph.edge_cap, fan_out=r["fan_out"],
+                                      link_weight=graph.link_weight)
             return r, texts, why
 
         def shown(result: tuple[dict, dict, str]) -> str:
