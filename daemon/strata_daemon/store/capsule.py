@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from strata_daemon.errors import NotFound
-from strata_daemon.store import fts_tables
+from strata_daemon.store import fulltext
 
 
 def _render(r) -> dict:
@@ -95,14 +95,12 @@ def active(conn, agent: str, ids: list[int]) -> list[dict]:
 def closers(conn, agent: str, after: float, query: str, limit: int) -> list[dict]:
     """Active memories from AFTER on that the full-text QUERY finds (a closing word and a
     task's words), newest first, at most LIMIT."""
-    table = fts_tables.table_of(conn, agent)
-    if table is None:
+    found = fulltext.matching(conn, agent, query)
+    if found is None:
         return []
-    # As a subquery, as in dossiers.later_mentions: joined, the match would run once per row.
     return [dict(r) for r in conn.execute(
         f"SELECT {_TASK_COLUMNS} FROM episodes e WHERE e.agent = ? AND e.state = 'active' AND e.event_at >= ? "
-        f"AND e.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?) ORDER BY e.event_at DESC LIMIT ?",
-        (agent, after, query, limit))]
+        f"AND {found[0]} ORDER BY e.event_at DESC LIMIT ?", (agent, after, found[1], limit))]
 
 
 def episode_count(conn, agent: str) -> int:

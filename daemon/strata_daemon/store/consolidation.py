@@ -113,8 +113,9 @@ def _carry_edges(conn, agent: str, dup: int, keep: int) -> int:
         lo, hi = sorted((new, other))
         conn.execute("INSERT INTO web_edges (agent, a, b, level, activations, created_at, last_at) "
                      "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (agent, a, b) DO UPDATE SET "
-                     "level = max(level, excluded.level), activations = activations + excluded.activations, "
-                     "last_at = max(last_at, excluded.last_at)", (agent, lo, hi, level, activations, created, last))
+                     "level = max(web_edges.level, excluded.level), "
+                     "activations = web_edges.activations + excluded.activations, "
+                     "last_at = max(web_edges.last_at, excluded.last_at)", (agent, lo, hi, level, activations, created, last))
         carried += 1
     return carried
 
@@ -157,7 +158,7 @@ def apply(conn, agent: str, actions: list, start: int, before: dict[int, dict], 
 
 def next_run(conn) -> int:
     conn.execute("INSERT INTO meta (key, value) VALUES ('consolidation_runs', '1') ON CONFLICT (key) DO UPDATE "
-                 "SET value = CAST(value AS INTEGER) + 1")
+                 "SET value = CAST(meta.value AS INTEGER) + 1")
     return int(conn.execute("SELECT value FROM meta WHERE key = 'consolidation_runs'").fetchone()[0])
 
 

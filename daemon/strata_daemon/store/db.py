@@ -59,7 +59,12 @@ def changes() -> int:
 
 
 class Database:
-    """One aiosqlite connection. Writes go through `write()`: a short BEGIN IMMEDIATE transaction."""
+    """One aiosqlite connection. Writes go through `write()`: a short BEGIN IMMEDIATE transaction.
+    A PostgreSQL store is the same class over a connection served the same way
+    (store/postgres/database.py); `dialect` says which a store function is handed."""
+
+    dialect = "sqlite"
+    driver = driver  # driver_errors() and describe(exc, where) of the connection's engine
 
     # Write transactions committed in this process that changed a row, but upkeep: a face that
     # cannot print its answer still tells the user that what they asked to store was stored.
@@ -111,10 +116,20 @@ class Database:
         conn.row_factory = driver.sqlite_module().Row
         return cls(conn, path, read_only)
 
+    async def lead(self) -> bool:
+        """Whether this process runs the phases that must run once for the store: always, on a
+        home's own file (one daemon a home, by its lock file)."""
+        return True
+
+    async def view(self, read_only: str) -> "Database":
+        """Another connection to the same store, on which every change is refused (READ_ONLY says why)."""
+        return await Database.open(self.path, read_only=read_only)
+
     def _describe(self, exc: BaseException) -> StrataError:
-        if self.read_only and "not authorized" in str(exc).lower():
+        low = str(exc).lower()
+        if self.read_only and ("not authorized" in low or "read-only transaction" in low):
             return NotPermitted(self.read_only)
-        return driver.describe(exc, self.path)
+        return self.driver.describe(exc, self.path)
 
     def _refuse_writes(self) -> None:
         if self.read_only:
@@ -139,7 +154,7 @@ class Database:
     async def fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
         try:
             return list(await self._conn.execute_fetchall(sql, params))
-        except driver.driver_errors() as e:
+        except self.driver.driver_errors() as e:
             raise self._describe(e) from None
         except OverflowError:
             raise too_large() from None
@@ -157,7 +172,7 @@ class Database:
         try:
             # aiosqlite has no public form of this; _execute queues a callable on its worker thread.
             return await self._conn._execute(fn, self._conn._conn, *args)
-        except driver.driver_errors() as e:
+        except self.driver.driver_errors() as e:
             raise self._describe(e) from None
         except OverflowError:
             raise too_large() from None
@@ -196,8 +211,8 @@ class Database:
         async with self._write_lock:
             try:
                 await self._conn.execute("BEGIN IMMEDIATE")
-            except driver.driver_errors() as e:
-                raise driver.describe(e, self.path) from None
+            except self.driver.driver_errors() as e:
+                raise self._describe(e) from None
             before = self._conn.total_changes
             try:
                 yield Writer(self._conn, self.path)
@@ -207,8 +222,8 @@ class Database:
             except BaseException as exc:
                 with contextlib.suppress(Exception):
                     await self._conn.execute("ROLLBACK")
-                if isinstance(exc, driver.driver_errors()):
-                    raise driver.describe(exc, self.path) from None
+                if isinstance(exc, self.driver.driver_errors()):
+                    raise self._describe(exc) from None
                 if isinstance(exc, OverflowError):
                     raise too_large() from None
                 if isinstance(exc, UnicodeEncodeError):

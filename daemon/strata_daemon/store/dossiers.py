@@ -8,7 +8,7 @@ import json
 
 from strata_daemon.base.timeutil import iso
 from strata_daemon.errors import NotFound
-from strata_daemon.store import facts as facts_store, fts_tables
+from strata_daemon.store import facts as facts_store, fulltext
 
 _VERSION_COLUMNS = "version, text, sources, generator, input_hash, notes, created_at, actor"
 
@@ -44,7 +44,7 @@ def choose(conn, agent: str, topic: str, *, now: float, enabled: bool, added: bo
            query: str | None = None, fact_prefixes: list[str] | None = None) -> None:
     _ensure(conn, agent, topic, now)
     conn.execute("UPDATE dossier_topics SET enabled = ?, changed_at = ?, "
-                 "added_at = CASE WHEN ? THEN coalesce(added_at, ?) ELSE added_at END, "
+                 "added_at = CASE WHEN ? = 1 THEN coalesce(added_at, ?) ELSE added_at END, "
                  "query = coalesce(?, query), fact_prefixes = coalesce(?, fact_prefixes) "
                  "WHERE agent = ? AND topic = ?",
                  (int(enabled), now, int(added), now, query,
@@ -151,16 +151,16 @@ def topic_changes(conn, agent: str, fact_ids: list[int], since: float, limit: in
 def later_mentions(conn, agent: str, identifier: str, after: float, limit: int = 10) -> list[dict]:
     """Active memories of the hot tier after `after` that name an identifier such as T-12 (as an FTS phrase)."""
     phrase = '"' + identifier.replace('"', "") + '"'
-    table = fts_tables.table_of(conn, agent)
-    if table is None:
+    found = fulltext.matching(conn, agent, phrase)
+    if found is None:
         return []
     return [dict(r) for r in conn.execute(
-        # As a subquery: joined, the planner walks the namespace's memories by time and runs the
-        # match once per row (140 ms at 3,000 memories instead of under 1 ms).
+        # As a subquery (fulltext.matching): joined, the planner walks the namespace's memories by
+        # time and runs the match once per row (140 ms at 3,000 memories instead of under 1 ms).
         "SELECT e.id, e.kind, e.content, e.event_at FROM episodes e "
-        f"WHERE e.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?) AND e.agent = ? "
+        f"WHERE {found[0]} AND e.agent = ? "
         "AND e.state = 'active' AND e.tier = 'hot' AND e.event_at >= ? ORDER BY e.event_at LIMIT ?",
-        (phrase, agent, after, limit))]
+        (found[1], agent, after, limit))]
 
 
 def discovery_inputs(conn, agent: str, min_mentions: int, now: float) -> tuple[list[tuple[str, str, int]], list[str]]:

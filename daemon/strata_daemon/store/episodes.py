@@ -157,8 +157,8 @@ async def record_import(w: Writer, agent: str, input_sha256: str, stored: int, *
     await w.execute(
         "INSERT INTO imports (agent, input_sha256, rows_stored, rows_total, started_at, finished_at) "
         "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (agent, input_sha256) DO UPDATE SET "
-        "rows_stored = rows_stored + excluded.rows_stored, rows_total = max(rows_total, rows_stored + "
-        "excluded.rows_stored), finished_at = coalesce(excluded.finished_at, finished_at)",
+        "rows_stored = imports.rows_stored + excluded.rows_stored, rows_total = max(imports.rows_total, "
+        "imports.rows_stored + excluded.rows_stored), finished_at = coalesce(excluded.finished_at, imports.finished_at)",
         (agent, input_sha256, stored, stored, now, now if finished else None))
 
 
@@ -179,9 +179,9 @@ async def set_state(w: Writer, agent: str, episode_id: int, state: str, *, actor
     if row["state"] == state and not (restore and row["tier"] == "cold"):
         return state
     await w.execute("UPDATE episodes SET state = ?, updated_at = ?, "
-                    "superseded_by = CASE WHEN ? THEN NULL ELSE superseded_by END, "
-                    "tier = CASE WHEN ? THEN 'hot' ELSE tier END, "
-                    "tier_at = CASE WHEN ? AND tier = 'cold' THEN ? ELSE tier_at END WHERE id = ?",
+                    "superseded_by = CASE WHEN ? = 1 THEN NULL ELSE superseded_by END, "
+                    "tier = CASE WHEN ? = 1 THEN 'hot' ELSE tier END, "
+                    "tier_at = CASE WHEN ? = 1 AND tier = 'cold' THEN ? ELSE tier_at END WHERE id = ?",
                     (state, now, restore, restore, restore, now, episode_id))
     change = {"from": row["state"], "to": state, "reason": reason}
     if restore and row["tier"] == "cold":

@@ -167,7 +167,7 @@ def write(conn, agent: str, key: str, a: Assertion, *, actor: str, now: float, w
         fact = _fact(conn, agent, key)
     elif a.importance is not None or a.set_ttl:
         conn.execute("UPDATE facts SET importance = coalesce(?, importance), ttl_seconds = "
-                     "CASE WHEN ? THEN ? ELSE ttl_seconds END, updated_at = ? WHERE id = ?",
+                     "CASE WHEN ? = 1 THEN ? ELSE ttl_seconds END, updated_at = ? WHERE id = ?",
                      (a.importance, a.set_ttl, a.ttl_seconds, now, fact["fact_id"]))
     fid = fact["fact_id"]
     before = _value_at(conn, fid, a.valid_from)

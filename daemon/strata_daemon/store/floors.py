@@ -20,4 +20,4 @@ def raise_floor(conn, table: tuple[str, str], removed: int) -> None:
     is TEXT: compared uncast, any text is above any number, and a later purge of a lower id
     lowered the floor.)"""
     conn.execute("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE "
-                 "SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))", (table[1], removed))
+                 "SET value = max(CAST(meta.value AS INTEGER), CAST(excluded.value AS INTEGER))", (table[1], removed))

@@ -50,7 +50,10 @@ def vocab_of(table: str) -> str:
 
 def ensure(conn, agent: str) -> str:
     """The namespace's full-text table, made now if it has none (inside the caller's
-    transaction, before its first memory is stored)."""
+    transaction, before its first memory is stored). PostgreSQL has one index for every
+    namespace (store/postgres/fulltext.py)."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        return agent
     found = table_of(conn, agent)
     if found is not None:
         return found

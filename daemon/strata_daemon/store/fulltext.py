@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from strata_daemon.store import fts_tables
 from strata_daemon.store.fts_query import MAX_TERMS, all_of, any_of, phrase, pieces, terms
+from strata_daemon.store.postgres import fulltext as pg
 
 _TOKENIZER = fts_tables.TOKENIZER
 
@@ -66,8 +67,31 @@ def _one(conn, sql: str, params=()):
     return None if row is None else row[0]
 
 
+def _on_postgres(conn) -> bool:
+    return getattr(conn, "dialect", "sqlite") == "postgres"
+
+
+def table_of(conn, agent: str) -> str | None:
+    """What names the namespace's index: its FTS5 table, or (PostgreSQL) the namespace."""
+    return pg.table_of(conn, agent) if _on_postgres(conn) else fts_tables.table_of(conn, agent)
+
+
+def matching(conn, agent: str, expr: str) -> tuple[str, str] | None:
+    """A condition on `e` that holds for the namespace's memories the FTS5 expression EXPR finds,
+    and its parameter; None before the namespace's first memory. A subquery on SQLite: joined,
+    the match would run once per row."""
+    table = table_of(conn, agent)
+    if table is None:
+        return None
+    if _on_postgres(conn):
+        return "e.search @@ ?::tsquery", pg.tsquery(conn, expr)
+    return f"e.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)", expr
+
+
 def _stems(conn, pieces: list[list[str]]) -> list[list[str]]:
     """The index's own stems of the query words, from a scratch FTS table in the temp schema."""
+    if _on_postgres(conn):
+        return [pg.stem_words(conn, p) for p in pieces]
     words = {w for p in pieces for w in p}
     missing = sorted(w for w in words if w not in _STEM_CACHE)
     if missing:
@@ -102,6 +126,8 @@ def _counted(conn, table: str, terms: list[str], total: int) -> dict[str, int]:
     doclist, which for a word in a third of a million memories takes ~10 ms; so the counts of
     common terms are kept in the connection's temp schema and counted again only once the
     index has grown by COUNT_AGAIN_AFTER since (an IDF weight moves little meanwhile)."""
+    if _on_postgres(conn):
+        return pg.counted(conn, table, terms, total)
     conn.execute("CREATE TABLE IF NOT EXISTS temp.fts_term_counts "
                  "(tbl TEXT, term TEXT, doc INTEGER, total INTEGER, PRIMARY KEY (tbl, term))")
     marks = ", ".join("?" * len(terms))
@@ -137,7 +163,7 @@ def rarest_within(conn, agent: str, words: list[str], budget: int) -> list[str]:
     """The rarest of `words` whose memories together stay within `budget`, rarest first: what a
     search of them can rank exactly. Words in no memory, or too common to fit, are left out."""
     words = [w for w in words if terms(w)]
-    table = fts_tables.table_of(conn, agent)
+    table = table_of(conn, agent)
     if not words or table is None:
         return []
     dfs, _ = _doc_freqs(conn, table, agent, [terms(w)[0] for w in words])  # "gw-02" is one phrase of two pieces
@@ -165,7 +191,7 @@ def word_shares(conn, agent: str, query: str, texts: list[str]) -> list[float]:
     question (1: every phrase; the rare ones weigh most), unlike bm25, which is only comparable
     within one question."""
     phrases = terms(query)[:MAX_TERMS]
-    table = fts_tables.table_of(conn, agent)
+    table = table_of(conn, agent)
     if not phrases or not texts or table is None:
         return [0.0] * len(texts)
     dfs, total = _doc_freqs(conn, table, agent, phrases)
@@ -179,6 +205,8 @@ def word_shares(conn, agent: str, query: str, texts: list[str]) -> list[float]:
 
 
 def _rowids(conn, table: str, expr: str, limit: int) -> list[int]:
+    if _on_postgres(conn):
+        return pg.rowids(conn, table, expr, limit)
     return [r[0] for r in _all(conn, f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
                                (expr, limit))]
 
@@ -218,11 +246,15 @@ def search(conn, query: str, scope: Scope, columns: str, *, limit: int, budget: 
     pieces = terms(query)[:MAX_TERMS]
     if not pieces:
         return [], {"strategy": "none", "reason": "no searchable words"}
-    table = fts_tables.table_of(conn, scope.agent)
+    table = table_of(conn, scope.agent)
     if table is None:
         return [], {"strategy": "none", "reason": "no memories yet"}
     phrases = [phrase(p) for p in pieces]
     dfs, total = _doc_freqs(conn, table, scope.agent, pieces)
+    if sum(dfs) <= budget and _on_postgres(conn):
+        where, params = scope.where()
+        return (pg.exact(conn, scope.agent, columns, pieces, where, params, limit=limit, total=total,
+                         source_weight=source_weight), {"strategy": "exact", "scorer": "bm25"})
     if sum(dfs) <= budget:
         where, params = scope.where()
         rows = _all(conn, f"SELECT {columns}, bm25({table}, 1.0, ?) AS bm {_from(table)} WHERE {table} MATCH ? "

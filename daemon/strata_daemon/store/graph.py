@@ -86,7 +86,7 @@ def coactivate(conn, agent: str, pairs: list[tuple[str, str]], level_after: Call
         held.append(None if row is None else row[0])
     conn.executemany(
         "INSERT INTO web_edges (agent, a, b, level, activations, created_at, last_at) VALUES (?, ?, ?, ?, 1, ?, ?) "
-        "ON CONFLICT (agent, a, b) DO UPDATE SET level = excluded.level, activations = activations + 1, "
+        "ON CONFLICT (agent, a, b) DO UPDATE SET level = excluded.level, activations = web_edges.activations + 1, "
         "last_at = excluded.last_at",
         [(agent, a, b, level_after(level, t), now, now) for (a, b), level in zip(pairs, held)])
     return len(pairs)
@@ -183,7 +183,7 @@ def record_mentions(conn, agent: str, found: list[tuple[int, list[tuple[str, str
         return 0
     conn.executemany(
         "INSERT INTO entities (agent, type, value, mentions, first_at, last_at) VALUES (?, ?, ?, ?, ?, ?) "
-        "ON CONFLICT (agent, type, value) DO UPDATE SET mentions = mentions + excluded.mentions, "
+        "ON CONFLICT (agent, type, value) DO UPDATE SET mentions = entities.mentions + excluded.mentions, "
         "last_at = excluded.last_at",
         [(agent, kind, value, n, now, now) for (kind, value), n in Counter((k, v) for _, k, v in pairs).items()])
     add_mentions(conn, agent, [(f"episode:{episode}", f"entity:{kind}:{value}") for episode, kind, value in pairs],

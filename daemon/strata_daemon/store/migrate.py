@@ -1,23 +1,25 @@
-"""Applying the numbered migrations (store/migrations/): each once, in its own transaction,
-recorded in _migrations. A database that a newer strata migrated is refused."""
+"""Applying the numbered migrations (store/migrations/, and store/postgres/migrations/ for a
+PostgreSQL store): each once, in its own transaction, recorded in _migrations. A database that
+a newer strata migrated is refused."""
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
 import time
+from types import ModuleType
 from typing import Callable, Sequence
 
 from strata_daemon.errors import StorageError
 from strata_daemon.store import migrations as _package
 
 
-def _found() -> tuple[tuple[int, str, Callable], ...]:
-    """(number, name, up) of every mNNN_*.py module, in order."""
+def found(package: ModuleType) -> tuple[tuple[int, str, Callable], ...]:
+    """(number, name, up) of every mNNN_*.py module of `package`, in order."""
     out = []
-    for info in pkgutil.iter_modules(_package.__path__):
+    for info in pkgutil.iter_modules(package.__path__):
         if info.name[:1] == "m" and info.name[1:4].isdigit():
-            module = importlib.import_module(f"{_package.__name__}.{info.name}")
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
             out.append((int(info.name[1:4]), module.NAME, module.up))
     out.sort()
     if [n for n, _, _ in out] != list(range(1, len(out) + 1)):
@@ -25,7 +27,7 @@ def _found() -> tuple[tuple[int, str, Callable], ...]:
     return tuple(out)
 
 
-MIGRATIONS: tuple[tuple[int, str, Callable], ...] = _found()
+MIGRATIONS: tuple[tuple[int, str, Callable], ...] = found(_package)
 
 
 def applied(conn) -> set[int]:
@@ -34,10 +36,21 @@ def applied(conn) -> set[int]:
     return {row[0] for row in conn.execute("SELECT id FROM _migrations")}
 
 
-def migrate(conn, migrations: Sequence[tuple[int, str, Callable]] = MIGRATIONS) -> list[int]:
+def migrate(conn, migrations: Sequence[tuple[int, str, Callable]] = MIGRATIONS,
+            every: Sequence[tuple[int, str, Callable]] = MIGRATIONS) -> list[int]:
     """Apply what is missing of `migrations` (all of them unless a test asks for a database of an
-    older strata); safe when several processes start at once (BEGIN IMMEDIATE serialises them)."""
-    known = {n for n, _, _ in MIGRATIONS}
+    older strata) of the store's `every`; safe when several processes start at once (BEGIN
+    IMMEDIATE serialises them: on PostgreSQL, an advisory lock)."""
+    known = {n for n, _, _ in every}
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        # Two servers' first CREATE TABLE IF NOT EXISTS can both try to make it: under the lock.
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            applied(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
     done = applied(conn)
     newer = done - known
     if newer:

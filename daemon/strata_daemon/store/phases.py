@@ -21,9 +21,9 @@ def end_run(conn, run_id: int, now: float, status: str, result: dict | None, err
                  (now, status, None if result is None else json.dumps(result, default=str), error, run_id))
 
 
-def running(conn) -> list[tuple[int, int | None]]:
-    """(run id, pid) of the runs recorded as running."""
-    return [(r[0], r[1]) for r in conn.execute("SELECT id, pid FROM phase_runs WHERE status = 'running'")]
+def running(conn) -> list[tuple[int, int | None, str]]:
+    """(run id, pid, actor) of the runs recorded as running."""
+    return [(r[0], r[1], r[2]) for r in conn.execute("SELECT id, pid, actor FROM phase_runs WHERE status = 'running'")]
 
 
 def interrupt(conn, run_ids: list[int], now: float) -> None:
@@ -60,7 +60,7 @@ def prune_runs(conn, before: float) -> int:
 
 def bump_loop(conn) -> int:
     conn.execute("INSERT INTO meta (key, value) VALUES ('loop_count', '1') ON CONFLICT (key) DO UPDATE "
-                 "SET value = CAST(value AS INTEGER) + 1")
+                 "SET value = CAST(meta.value AS INTEGER) + 1")
     return loop_count(conn)
 
 

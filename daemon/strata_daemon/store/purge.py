@@ -28,7 +28,7 @@ def _candidates(conn, sql: str, params: tuple, expr: str, terms: list[str]) -> l
     rows: dict = {}
     for start in range(0, len(terms), _TERMS_PER_QUERY):
         part = terms[start:start + _TERMS_PER_QUERY]
-        for r in conn.execute(f"{sql} AND ({' OR '.join(f'instr(lower({expr}), lower(?))' for _ in part)})",
+        for r in conn.execute(f"{sql} AND ({' OR '.join(f'instr(lower({expr}), lower(?)) > 0' for _ in part)})",
                               (*params, *part)):
             rows[r["id"]] = r
     return list(rows.values())
@@ -356,9 +356,22 @@ def drop_memories(conn, agent: str, ids: list[int]) -> None:
     conn.execute("UPDATE namespaces SET episode_count = max(0, episode_count - ?) WHERE agent = ?", (len(ids), agent))
 
 
+# What a purge deletes from or rewrites: on PostgreSQL, vacuumed after it (fold_wal).
+PURGED_TABLES = ("episodes", "episode_vectors", "audit", "fact_values", "facts", "dossier_versions", "dossier_topics",
+                 "capsule_renders", "capsule_overrides", "recalls", "arena_episodes", "web_edges", "web_links",
+                 "web_context", "entities", "stated_times", "access_events", "feedback_events")
+
+
 def fold_wal(conn) -> list:
     """Fold the WAL into the database file and truncate it: the PRAGMA's row (busy, log pages,
-    pages folded). Errors are the caller's to see, unlike Database.checkpoint."""
+    pages folded). Errors are the caller's to see, unlike Database.checkpoint. On PostgreSQL the
+    tables a purge touched are vacuumed instead: the deleted rows leave their pages (what the
+    server can promise of its WAL and replicas is in docs/forgetting.md)."""
+    if getattr(conn, "dialect", "sqlite") == "postgres":
+        present = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
+                                              "AND tablename = ANY(?)", (list(PURGED_TABLES),)).fetchall()]
+        conn.execute(f"VACUUM {', '.join(present)}")
+        return [(0,)]
     return conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
 

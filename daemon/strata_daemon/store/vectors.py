@@ -1,4 +1,6 @@
-"""Vectors in sqlite-vec, one row per episode, partitioned by namespace.
+"""Vectors in sqlite-vec, one row per episode, partitioned by namespace; on PostgreSQL, in a
+table of pgvector's `vector` with an HNSW index for cosine distance, read back as the same bytes
+(store/postgres/connection.py).
 
 The table is made for the model's dimension on first use, and the model's name, dimension and
 what of a memory is embedded are recorded in `meta`; anything different needs `strata reindex`. Functions
@@ -16,6 +18,10 @@ if TYPE_CHECKING:  # numpy is loaded by the functions that need it: storing a me
     import numpy as np
 
 TABLE = "episode_vectors"
+
+
+def _on_postgres(conn) -> bool:
+    return getattr(conn, "dialect", "sqlite") == "postgres"
 
 
 TEXTS = ("content", "source: content")  # what of a memory is embedded (embedding.with_source)
@@ -61,8 +67,14 @@ def prepare(conn, spec: Spec) -> None:
     """Make sure the index exists for this spec (inside a write transaction)."""
     if check(conn, spec):
         return
-    conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
-                 f"agent TEXT PARTITION KEY, embedding FLOAT[{spec.dim}] distance_metric=cosine)")
+    if _on_postgres(conn):
+        # `rowid` names the episode as sqlite-vec's rowid does, so every query of vectors reads both.
+        conn.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (rowid BIGINT PRIMARY KEY REFERENCES episodes(id) "
+                     f"ON DELETE CASCADE, agent TEXT NOT NULL, embedding vector({spec.dim}) NOT NULL)")
+        conn.execute(f"CREATE INDEX IF NOT EXISTS {TABLE}_hnsw ON {TABLE} USING hnsw (embedding vector_cosine_ops)")
+    else:
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
+                     f"agent TEXT PARTITION KEY, embedding FLOAT[{spec.dim}] distance_metric=cosine)")
     conn.executemany("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                      [("embedding_model", spec.model), ("embedding_dim", str(spec.dim)),
                       ("embedding_text", spec.text)])
@@ -70,7 +82,7 @@ def prepare(conn, spec: Spec) -> None:
 
 # Run whenever vectors are removed: in-memory copies (cache.py) then reload.
 BUMP_EPOCH = ("INSERT INTO meta (key, value) VALUES ('vector_epoch', '1') "
-              "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1")
+              "ON CONFLICT(key) DO UPDATE SET value = CAST(meta.value AS INTEGER) + 1")
 
 
 def reset(conn) -> int:
@@ -100,7 +112,13 @@ def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:
     waiting = {r[0] for r in conn.execute(
         f"SELECT id FROM episodes WHERE embedded = 0 AND id IN ({', '.join('?' * len(rows))})", [r[0] for r in rows])}
     kept = [(eid, agent, vec.astype(np.float32).tobytes()) for eid, agent, vec in rows if eid in waiting]
-    conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?)", kept)
+    if _on_postgres(conn):
+        from strata_daemon.store.postgres.connection import vector_text
+
+        conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?::vector)",
+                         [(eid, agent, vector_text(blob)) for eid, agent, blob in kept])
+    else:
+        conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?)", kept)
     seq = conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'vector_seq' "
                        "RETURNING CAST(value AS INTEGER)").fetchall()[0][0]
     conn.executemany("UPDATE episodes SET embedded = ? WHERE id = ?", [(seq, eid) for eid, _, _ in kept])
@@ -128,14 +146,28 @@ def vectors_of(conn, ids) -> dict[int, np.ndarray]:
     return found
 
 
-def nearest(conn, agent: str, vector: np.ndarray, k: int) -> list[tuple[int, float]]:
-    """The k nearest vectors of one namespace: (episode id, cosine distance)."""
+def nearest(conn, agent: str, vector: np.ndarray, k: int, *, exact_below: int = 0) -> list[tuple[int, float]]:
+    """The k nearest vectors of one namespace: (episode id, cosine distance). On PostgreSQL a
+    namespace of fewer than `exact_below` memories is searched exactly, past the HNSW index."""
     import numpy as np
 
     if indexed(conn) is None:
         return []
-    rows = conn.execute(f"SELECT rowid, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? AND agent = ?",
-                        (vector.astype(np.float32).tobytes(), k, agent)).fetchall()
+    blob = vector.astype(np.float32).tobytes()
+    if _on_postgres(conn):
+        from strata_daemon.store.postgres.connection import vector_text
+
+        # Exact: the distance plus 0 is no index's ORDER BY. Else the HNSW index, scanning on
+        # until k of the namespace are found.
+        exact = conn.execute("SELECT episode_count < ? FROM namespaces WHERE agent = ?",
+                             (exact_below, agent)).fetchone()
+        order = "(embedding <=> ?::vector) + 0" if exact is None or exact[0] else "embedding <=> ?::vector"
+        conn.execute("SET hnsw.iterative_scan = relaxed_order")
+        rows = conn.execute(f"SELECT rowid, embedding <=> ?::vector AS distance FROM {TABLE} WHERE agent = ? "
+                            f"ORDER BY {order} LIMIT ?", (vector_text(blob), agent, vector_text(blob), k)).fetchall()
+    else:
+        rows = conn.execute(f"SELECT rowid, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? AND agent = ?",
+                            (blob, k, agent)).fetchall()
     return [(r[0], r[1]) for r in rows]
 
 

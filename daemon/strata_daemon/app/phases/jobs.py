@@ -24,8 +24,10 @@ EMBED_PER_RUN = 512
 MIN_FREE_BYTES = 256 * 1024 * 1024
 
 
-def _health(home, db_path: Path) -> dict:
+def _health(home, db_path: Path | str) -> dict:
     disk = shutil.disk_usage(home.state_dir)
+    if not isinstance(db_path, Path):  # a PostgreSQL store: the server checks its own files
+        return {"quick_check": "ok", "free_bytes": disk.free, "wal_bytes": 0, "low_disk": disk.free < MIN_FREE_BYTES}
     wal = db_path.with_name(db_path.name + "-wal")
     check = phase_records.quick_check(db_path)
     return {"quick_check": check, "free_bytes": disk.free, "wal_bytes": wal.stat().st_size if wal.exists() else 0,
@@ -171,5 +173,7 @@ def _backup(db_path: Path, folder: Path, keep: int) -> dict:
 
 
 async def backup(mem) -> dict:
+    if mem.db.dialect != "sqlite":
+        return {"skipped": "a PostgreSQL store is backed up with pg_dump and `strata export` (docs/operations.md)"}
     return await asyncio.to_thread(_backup, mem.db.path, mem.home.state_dir / "backups",
                                    int(mem.config["daemon.backup_keep"]))

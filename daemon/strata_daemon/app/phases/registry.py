@@ -18,6 +18,9 @@ class Phase:
     doc: str
     after: str | None = None  # also runs right after each run of this phase
     again: Callable[[dict], bool] | None = None  # runs again at once while this holds for its result
+    # Runs once for the store: on a store several daemons share (PostgreSQL), only by the one
+    # that leads them (Database.lead); the others run it when they take over.
+    shared: bool = False
 
     def period(self, cfg) -> float:
         """How often it runs: its own interval, or its leader's."""
@@ -48,16 +51,17 @@ PHASES: tuple[Phase, ...] = (
           f"embed memories waiting for a vector, {jobs.EMBED_PER_RUN} a run, again at once while more wait",
           again=jobs.more_to_embed),
     Phase("decay", _seconds("daemon.decay_interval_hours", 3600), jobs.decay, False,
-          "spiderweb decay and prune, and a snapshot of memory strength"),
+          "spiderweb decay and prune, and a snapshot of memory strength", shared=True),
     Phase("consolidate", _seconds("daemon.consolidation_interval_hours", 3600), jobs.consolidate, False,
           "consolidation: merge near-duplicates, replay, potentiate, promote, interference, stale decay, "
-          "archive to the cold tier, associate"),
+          "archive to the cold tier, associate", shared=True),
     Phase("dossiers", _seconds("dossier.refresh_interval_hours", 3600), jobs.dossiers, True,
-          "refresh the dossiers not checked within dossier.min_interval_hours"),
+          "refresh the dossiers not checked within dossier.min_interval_hours", shared=True),
     Phase("capsule", _seconds("daemon.capsule_interval_seconds"), jobs.capsule, False,
           "render the capsule (also after each dossiers run)", after="dossiers"),
     Phase("arena", _seconds("arena.interval_hours", 3600), jobs.arena, False,
-          "the retrieval arena: score the recall strategies on the evaluation episodes and choose the default"),
+          "the retrieval arena: score the recall strategies on the evaluation episodes and choose the default",
+          shared=True),
     Phase("backup", _seconds("daemon.backup_interval_hours", 3600), jobs.backup, False,
           "SQLite online backup into state/backups/, keeping daemon.backup_keep"),
 )

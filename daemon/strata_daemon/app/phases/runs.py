@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import socket
 import time
 
 from strata_daemon.app import listeners
@@ -26,10 +27,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def mark_interrupted(conn, now: float) -> int:
+def actor(db, base: str) -> str:
+    """Who records a phase run: `daemon` or `cli`, and on a store several hosts share, on which
+    host (`daemon@HOST`), since a process id means something only there."""
+    return base if db.dialect == "sqlite" else f"{base}@{socket.gethostname()}"
+
+
+def mark_interrupted(conn, now: float, hosts: tuple[str, ...] = ()) -> int:
     """Rows left 'running' by a process that is gone (killed, or stopped before it could end
-    them): they end as 'interrupted'. Returns how many."""
-    stale = [run for run, pid in store.running(conn) if pid is None or (pid != os.getpid() and not _alive(pid))]
+    them): they end as 'interrupted'. Returns how many. With `hosts` (the actors of this host, on
+    a shared store), only their rows: another host's process cannot be seen from here."""
+    stale = [run for run, pid, who in store.running(conn) if (not hosts or who in hosts)
+             and (pid is None or (pid != os.getpid() and not _alive(pid)))]
     store.interrupt(conn, stale, now)
     return len(stale)
 

@@ -1,23 +1,31 @@
 """The daemon's loop: the `schedule` library says which phases are due; each due phase runs as
 its own task, one run per phase at a time, so a slow dossier refresh never holds up a fold.
-A failed run is retried after a backoff (5 s, doubling, at most the phase's interval)."""
+A failed run is retried after a backoff (5 s, doubling, at most the phase's interval).
+
+On a store several daemons share, the phases that run once for the store (Phase.shared) run
+only in the daemon that leads (Database.lead, asked every LEAD_SECONDS); one that takes the
+lead over reads when each last ran and runs what is due."""
 
 from __future__ import annotations
 
 import asyncio
 import datetime
 import logging
+import time
 
 import schedule
 
 from strata_daemon.app.phases.clock import Clock, ClockScheduler
 from strata_daemon.app.phases.registry import BY_NAME, FOLLOWS, PHASES
-from strata_daemon.app.phases.runs import run_phase
+from strata_daemon.app.phases.runs import actor, run_phase
 from strata_daemon.base import timeutil
 from strata_daemon.base.wording import plain
+from strata_daemon.errors import StrataError
+from strata_daemon.store.phases import last_started as recorded_starts
 
 log = logging.getLogger("strata.phases")
 TICK_SECONDS = 0.5
+LEAD_SECONDS = 5.0  # how often a daemon asks whether it leads: a dead leader is followed within this
 FIRST_RETRY_SECONDS = 5.0
 
 
@@ -32,6 +40,7 @@ class PhaseLoop:
         self.running: dict[str, asyncio.Task] = {}
         self.failures: dict[str, int] = {}
         self.last_started = dict(last_started or {})
+        self.leading, self._asked = True, 0.0  # a home's own file: its one daemon leads
         self.schedule()
 
     def schedule(self) -> None:
@@ -60,7 +69,7 @@ class PhaseLoop:
 
     async def _run(self, name: str) -> None:
         self.last_started[name] = timeutil.now()
-        r = await run_phase(self.mem, name, actor="daemon")
+        r = await run_phase(self.mem, name, actor=actor(self.mem.db, "daemon"))
         for follower in FOLLOWS.get(name, ()):  # even after a failure: the follower shows what it can
             self._due(follower)
         if r["status"] == "interrupted":
@@ -83,7 +92,9 @@ class PhaseLoop:
         self.scheduler.run_pending()
         started = []
         for name in list(self.pending):
-            if name not in self.running:
+            if BY_NAME[name].shared and not self.leading:
+                del self.pending[name]  # the leading daemon runs it
+            elif name not in self.running:
                 del self.pending[name]
                 task = asyncio.create_task(self._run(name), name=f"phase-{name}")
                 self.running[name] = task
@@ -91,8 +102,27 @@ class PhaseLoop:
                 started.append(task)
         return started
 
+    async def lead(self) -> None:
+        """Ask whether this daemon leads the store's daemons; one that has just taken the lead
+        reads when each phase last ran (the old leader's runs) and schedules from there."""
+        if time.monotonic() - self._asked < LEAD_SECONDS:
+            return
+        self._asked = time.monotonic()
+        try:
+            leading = await self.mem.db.lead()
+        except StrataError as e:
+            log.warning("cannot tell whether this daemon leads: %s", e.message)
+            leading = False
+        if leading and not self.leading:
+            log.info("this daemon now runs the phases the store's daemons share (%s)",
+                     ", ".join(p.name for p in PHASES if p.shared))
+            self.last_started.update(await self.mem.db.run(recorded_starts))
+            self.schedule()
+        self.leading = leading
+
     async def run(self) -> None:
         while not self.stop.is_set():
+            await self.lead()
             self.tick()
             try:
                 await asyncio.wait_for(self.stop.wait(), timeout=TICK_SECONDS)

@@ -107,10 +107,8 @@ async def cmd_phase_list(args) -> int:
 
 
 async def cmd_phase_run(args) -> int:
-    from strata_daemon.app.phases.runs import run_phase
-
     async with opened(args, actor="cli") as mem:
-        r = await run_phase(mem, args.name, actor="cli")
+        r = await mem.run_phase(args.name)
     emit(r, args.json, lambda r: f"{r['phase']}: {r['status']} in {r['seconds']:g} s"
                                  + (f": {r['error']}" if r["status"] == "failed" else f"\n{r.get('result', '')}"))
     return 0 if r["status"] == "ok" else 1

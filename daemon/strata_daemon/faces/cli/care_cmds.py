@@ -30,8 +30,6 @@ async def cmd_doctor(args) -> int:
 
 
 async def cmd_backup(args) -> int:
-    from strata_daemon.app.phases.runs import run_phase
-
     if args.restore:
         return await _restore(args)
     if args.prune_containing is not None:
@@ -45,9 +43,10 @@ async def cmd_backup(args) -> int:
         emit(found, args.json, lambda rs: "\n".join(f"{r['path']}  {r['bytes']:,} bytes" for r in rs) or "no backups")
         return 0
     async with opened(args, actor="cli") as mem:
-        r = await run_phase(mem, "backup", actor="cli")
-    emit(r, args.json, lambda r: f"backup: {r['result']['path']} ({r['result']['bytes']:,} bytes)"
-         if r["status"] == "ok" else f"backup failed: {r['error']}")
+        r = await mem.run_phase("backup")
+    emit(r, args.json, lambda r: f"backup failed: {r['error']}" if r["status"] != "ok" else
+         f"backup: {r['result']['skipped']}" if "skipped" in r["result"] else
+         f"backup: {r['result']['path']} ({r['result']['bytes']:,} bytes)")
     return 0 if r["status"] == "ok" else 1
 
 

@@ -15,7 +15,7 @@ from strata_daemon.store.fulltext import Scope
 
 
 async def nearest(db: Database, scope: Scope, vector, limit: int, spec: vectors.Spec, cache: VectorCache | None,
-                  known: dict[int, dict]) -> tuple[list[tuple[int, float]], dict[int, dict]]:
+                  known: dict[int, dict], exact_below: int) -> tuple[list[tuple[int, float]], dict[int, dict]]:
     """The namespace's nearest vectors, (episode id, cosine distance), and the rows of those in
     the recall's scope that `known` lacks, in one hop, after checking that the index holds
     vectors of `spec`. The in-memory copy is searched on the database thread (about 3 ms at
@@ -24,7 +24,7 @@ async def nearest(db: Database, scope: Scope, vector, limit: int, spec: vectors.
     def read(conn):
         vectors.check(conn, spec)
         if cache is None:
-            near = vectors.nearest(conn, scope.agent, vector, limit)
+            near = vectors.nearest(conn, scope.agent, vector, limit, exact_below=exact_below)
         else:
             cache.sync(conn)
             near = cache.search(vector, limit)
@@ -55,7 +55,7 @@ async def meaning(req: Request, src: Sources, st: State) -> dict | None:
     emb, future = src.embedding
     try:
         near, rows = await nearest(src.db, req.scope, (await future)[0], req.tuning.candidates, src.spec_of(emb),
-                                   src.vectors, st.lexical.rows)
+                                   src.vectors, st.lexical.rows, req.tuning.vector_exact_below)
     except EmbeddingUnavailable as e:
         st.warnings.append(fallback(e))
         return {"skipped": "the model failed"}

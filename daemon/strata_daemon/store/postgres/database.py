@@ -1,0 +1,120 @@
+"""A store on a PostgreSQL server: the store's Database, over one connection served by a thread
+of its own as aiosqlite serves SQLite's, so that every store function runs as it does there.
+
+What SQLite's file gave and the server gives otherwise: the write lock (BEGIN IMMEDIATE) is an
+advisory lock (sql.py); a read-only view is a session whose transactions are read only; the
+number that moves when another process commits is the server's WAL position; the WAL needs no
+checkpoint from strata."""
+
+from __future__ import annotations
+
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Iterable, Sequence
+
+from strata_daemon.store.db import Database
+from strata_daemon.store.postgres import connection, schema
+from strata_daemon.store.postgres.sql import WRITE_LOCK
+
+LEADER = WRITE_LOCK + 1  # the advisory lock the daemon that runs the store's once-only phases holds
+
+
+class Worker:
+    """An adapter connection and the one thread that uses it: the part of aiosqlite's
+    Connection that Database and Writer use."""
+
+    def __init__(self, conn: connection.Connection):
+        self._conn = conn
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="strata-postgres")
+
+    async def _execute(self, fn: Callable, *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._thread, lambda: fn(*args))
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> connection.Cursor:
+        return await self._execute(self._conn.execute, sql, params)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        await self._execute(self._conn.executemany, sql, list(rows))
+
+    async def execute_fetchall(self, sql: str, params: Sequence[Any] = ()) -> list:
+        return await self._execute(lambda: self._conn.execute(sql, params).fetchall())
+
+    @property
+    def total_changes(self) -> int:
+        return self._conn.total_changes
+
+    async def close(self) -> None:
+        try:
+            await self._execute(self._conn.close)
+        finally:
+            self._thread.shutdown(wait=False)
+
+
+def _open(url: str, read_only: str | None) -> connection.Connection:
+    conn = connection.connect(url)
+    try:
+        if read_only:
+            conn.execute("SET default_transaction_read_only = on")
+        else:
+            schema.apply(conn)
+        connection.read_vectors(conn)
+    except connection.driver_errors() as e:
+        conn.close()
+        raise connection.describe(e, url) from None
+    return conn
+
+
+class PostgresDatabase(Database):
+    dialect = "postgres"
+    driver = connection
+
+    @classmethod
+    async def open(cls, url: str, *, read_only: str | None = None) -> "PostgresDatabase":  # type: ignore[override]
+        """Connect (and migrate, unless read only) to the database URL names."""
+        conn = await asyncio.to_thread(_open, url, read_only)
+        db = cls(Worker(conn), connection.shown(url), read_only)
+        db.url = url
+        return db
+
+    async def view(self, read_only: str) -> "PostgresDatabase":
+        return await PostgresDatabase.open(self.url, read_only=read_only)
+
+    _leader: connection.Connection | None = None
+
+    async def lead(self) -> bool:
+        """Whether this process leads the store's daemons: holds the session advisory lock
+        LEADER on a connection of its own. The server frees the lock when that connection ends,
+        as when the process dies, and the next daemon to ask takes it."""
+        return await asyncio.to_thread(self._lead)
+
+    def _lead(self) -> bool:
+        if self._leader is not None:
+            try:
+                self._leader.execute("SELECT 1")
+                return True
+            except connection.driver_errors():  # the server went away: the lock went with it
+                self._drop_leader()
+        conn = connection.connect(self.url)
+        if conn.execute("SELECT pg_try_advisory_lock(?)", (LEADER,)).fetchone()[0]:
+            self._leader = conn
+            return True
+        conn.close()
+        return False
+
+    def _drop_leader(self) -> None:
+        if self._leader is not None:
+            try:
+                self._leader.close()
+            except connection.driver_errors():
+                pass
+            self._leader = None
+
+    async def close(self) -> None:
+        await asyncio.to_thread(self._drop_leader)
+        await self._conn.close()
+
+    async def checkpoint(self) -> None:
+        """The server folds its own WAL."""
+
+    async def data_version(self) -> int:
+        return await self.scalar("SELECT pg_current_wal_insert_lsn() - '0/0'")
