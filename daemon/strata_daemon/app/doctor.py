@@ -53,7 +53,65 @@ def configuration(home: Home) -> list[dict]:
     return [finding("config", OK, f"valid: {where}")]
 
 
+def _store_url(home: Home) -> str | None:
+    """The PostgreSQL store the home names, or None for its own file (and for a broken
+    configuration, which the config check reports)."""
+    from strata_daemon.app import wiring
+    from strata_daemon.store import engines
+
+    try:
+        return engines.url_of(wiring.configuration(home)["store.url"])
+    except StrataError:
+        return None
+
+
+def postgres(url: str) -> list[dict]:
+    """The server, its extensions, the role and the schema, for a home whose store is PostgreSQL."""
+    from strata_daemon.store.postgres import connection, health
+    from strata_daemon.store.postgres.schema import MIGRATIONS as PG_MIGRATIONS
+
+    where = connection.shown(url)
+    try:
+        h = health.read(url)
+    except StrataError as e:
+        return [finding("database", ERROR, e.message, e.hint)]
+    except connection.driver_errors() as e:
+        found = connection.describe(e, url)
+        return [finding("database", ERROR, found.message, found.hint)]
+    recent = h["version"] >= health.MIN_VERSION
+    out = [finding("database", OK if recent else ERROR,
+                   f"{where}: {h['version_text']}" + ("" if recent else " (16 or newer needed)"),
+                   None if recent else "upgrade the server to PostgreSQL 16 or newer")]
+    for name, e in h["extensions"].items():
+        if e["installed"]:
+            out.append(finding("extension", OK, f"{name} {e['installed']} installed"))
+        elif e["available"] and (h["superuser"] or h["applied"]):
+            out.append(finding("extension", WARN, f"{name} {e['available']} available, not installed yet",
+                               "the next strata command installs it"))
+        else:
+            out.append(finding("extension", ERROR, f"{name} is " + ("not installed, and role " + h["role"]
+                                                                  + " may not install it" if e["available"]
+                                                                  else "not available on the server"),
+                               f"as a superuser: CREATE EXTENSION {name};" if e["available"]
+                               else f"install {'pgvector' if name == 'vector' else 'contrib'} on the server"))
+    latest, newest = max(n for n, _, _ in PG_MIGRATIONS), max(h["applied"], default=0)
+    if newest > latest:
+        out.append(finding("schema", ERROR, f"written by a newer strata (migration {newest}; this one knows {latest})",
+                           "upgrade strata"))
+    elif newest < latest and not h["may_create"]:
+        out.append(finding("role", ERROR, f"role {h['role']} may not create tables, and the schema is at migration "
+                                          f"{newest} of {latest}",
+                           "run any strata command with the tables' owner's URL first (it migrates)"))
+    else:
+        out.append(finding("schema", OK if newest == latest else WARN, f"at migration {newest} of {latest}",
+                           None if newest == latest else "the next strata command migrates it"))
+    return out
+
+
 def database(home: Home) -> list[dict]:
+    url = _store_url(home)
+    if url is not None:
+        return postgres(url)
     path = home.db_path
     if not path.exists():
         return [finding("database", WARN, f"no database yet at {path}", "any strata command creates it")]
@@ -230,8 +288,8 @@ def facts(home: Home) -> list[dict]:
     """Facts the status-line rule captured before it judged lines, that read as events."""
     from strata_daemon.facts.judge import judge
 
-    if not home.db_path.exists():
-        return []
+    if not home.db_path.exists() or _store_url(home) is not None:
+        return []  # a PostgreSQL store: `strata fact rejudge` lists them
     try:
         rows = files.status_line_facts(home.db_path, time.time())
     except driver.driver_errors():

@@ -3,7 +3,7 @@
 The CLI, the daemon, the MCP server, the HTTP API and the inspector all hold a Memory; it
 returns values and leaves presenting them to its caller. Its methods are all a face may call:
 those that span layers are written in the modules beside this one (observing, changes, status,
-context), and those that are one layer's own are listed below, each bound to that layer's
+context, access), and those that are one layer's own are listed below, each bound to that layer's
 service when read. The services themselves (`layers`, built by wiring.py) are for the
 application's own modules and for tests; a face never reads them (tests/architecture.py).
 """
@@ -14,6 +14,7 @@ import asyncio
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 
 from strata_daemon.app import wiring
+from strata_daemon.app.access import Access
 from strata_daemon.app.changes import Changes
 from strata_daemon.app.context import Context
 from strata_daemon.app.observing import Observing
@@ -40,7 +41,7 @@ class Through:
         return self if mem is None else getattr(getattr(mem.layers, self.layer), self.name)
 
 
-class Memory(Observing, Changes, Context, Status):
+class Memory(Observing, Changes, Context, Status, Access):
     def __init__(self, db: Database, home: Home, config: Config, agent: str, actor: str):
         self.db, self.home, self.agent, self.actor = db, home, agent, actor
         self.models = wiring.models(home, config, agent)

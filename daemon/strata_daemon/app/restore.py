@@ -145,6 +145,13 @@ def restore(home: Home, source: Path) -> dict:
 async def restore_home(home: Home, source: Path) -> dict:
     """`restore`, then `purge_again`: `purged_again` counts what the backup held that was
     purged after it was made."""
+    from strata_daemon.app import wiring
+    from strata_daemon.store import engines
+
+    if engines.url_of(wiring.configuration(home)["store.url"]) is not None:
+        raise InvalidInput("this home keeps its memories in PostgreSQL (store.url): a backup file restores "
+                           "only a home's own SQLite file", hint="restore the database with pg_restore or "
+                                                                 "your server's backup (docs/operations.md)")
     r = restore(home, source)
     kept = r["previous_kept_as"]
     purges = {}

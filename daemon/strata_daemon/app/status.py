@@ -45,8 +45,8 @@ class Status:
         c["recall_strategy"] = {k: v for k, v in (await self.layers.arena.strategy())[1].items() if k != "choice"}
         c["agent"] = self.agent
         c["home"] = str(self.home.root)
-        c["database"] = str(self.home.db_path)
-        c["database_bytes"] = sum(p.stat().st_size for p in self.home.state_dir.glob("memory.db*") if p.is_file())
+        c["database"] = str(self.db.path)  # a PostgreSQL store's URL without its password
+        c["database_bytes"] = await self.db.size()
         c["daemon"] = await self.daemon_status()
         c["strength"] = await self.db.run(latest_snapshot, self.agent)
         checked = await self.layers.capsule.check()

@@ -5,6 +5,7 @@ package data, found through importlib.resources wherever the package is installe
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from importlib import resources
@@ -97,11 +98,17 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Home:
     return Home(Path(data).resolve() / "strata")
 
 
-def init_home(path: str | os.PathLike) -> tuple[Home, bool]:
+def init_home(path: str | os.PathLike, *, store_url: str | None = None) -> tuple[Home, bool]:
     """Lay out a home with the pristine example capsule; write a commented strata.toml unless
-    one exists. Returns (home, wrote_config)."""
+    one exists, with `store_url` as its store.url when given. Returns (home, wrote_config)."""
     if not str(path).strip():
         raise ConfigError("an empty path names no folder", hint="name the home's folder, e.g. strata init ~/agent-home")
+    if store_url is not None:
+        from strata_daemon.config.settings import BY_KEY
+
+        bad = BY_KEY["store.url"].check(store_url)
+        if bad:
+            raise ConfigError(f"--store-url {bad}", hint="postgresql://USER:PASSWORD@HOST/DATABASE")
     home = Home(Path(path).expanduser().resolve())
     home.ensure_layout()
     example, capsule = shipped("capsule", "CAPSULE.md"), home.capsule_dir / "CAPSULE.md"
@@ -110,8 +117,14 @@ def init_home(path: str | os.PathLike) -> tuple[Home, bool]:
         with os.fdopen(fd, "wb") as f:
             f.write(example.read_bytes())
     if home.config_path.exists():
+        if store_url is not None:
+            raise ConfigError(f"{home.config_path} exists already; --store-url writes only a new one",
+                              hint=f'set store.url = "{store_url.split("@")[-1]}" in it (with its user and password)')
         return home, False
+    text = render_default_toml()
+    if store_url is not None:
+        text = text.replace('# store.url = ""', "store.url = " + json.dumps(store_url), 1)
     fd = os.open(home.config_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(render_default_toml())
+        f.write(text)
     return home, True

@@ -116,6 +116,10 @@ class Database:
         conn.row_factory = driver.sqlite_module().Row
         return cls(conn, path, read_only)
 
+    async def size(self) -> int:
+        """Bytes the store takes: the database file with its WAL."""
+        return sum(p.stat().st_size for p in self.path.parent.glob(self.path.name + "*") if p.is_file())
+
     async def lead(self) -> bool:
         """Whether this process runs the phases that must run once for the store: always, on a
         home's own file (one daemon a home, by its lock file)."""

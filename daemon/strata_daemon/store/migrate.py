@@ -31,8 +31,10 @@ MIGRATIONS: tuple[tuple[int, str, Callable], ...] = found(_package)
 
 
 def applied(conn) -> set[int]:
-    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-                 "applied_at REAL NOT NULL)")
+    if getattr(conn, "dialect", "sqlite") != "postgres" or not conn.execute(
+            "SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0]:
+        conn.execute("CREATE TABLE IF NOT EXISTS _migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                     "applied_at REAL NOT NULL)")
     return {row[0] for row in conn.execute("SELECT id FROM _migrations")}
 
 
@@ -42,8 +44,10 @@ def migrate(conn, migrations: Sequence[tuple[int, str, Callable]] = MIGRATIONS,
     older strata) of the store's `every`; safe when several processes start at once (BEGIN
     IMMEDIATE serialises them: on PostgreSQL, an advisory lock)."""
     known = {n for n, _, _ in every}
-    if getattr(conn, "dialect", "sqlite") == "postgres":
-        # Two servers' first CREATE TABLE IF NOT EXISTS can both try to make it: under the lock.
+    if getattr(conn, "dialect", "sqlite") == "postgres" and not conn.execute(
+            "SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0]:
+        # Two daemons' first CREATE TABLE IF NOT EXISTS can both try to make it: under the lock.
+        # (applied() looks first: a role bound to a namespace may not create, even what exists.)
         conn.execute("BEGIN IMMEDIATE")
         try:
             applied(conn)

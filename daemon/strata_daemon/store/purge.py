@@ -365,13 +365,15 @@ PURGED_TABLES = ("episodes", "episode_vectors", "audit", "fact_values", "facts",
 def fold_wal(conn) -> list:
     """Fold the WAL into the database file and truncate it: the PRAGMA's row (busy, log pages,
     pages folded). Errors are the caller's to see, unlike Database.checkpoint. On PostgreSQL the
-    tables a purge touched are vacuumed instead: the deleted rows leave their pages (what the
-    server can promise of its WAL and replicas is in docs/forgetting.md)."""
+    tables a purge touches are rewritten instead (VACUUM FULL, their indexes with them): a plain
+    VACUUM frees a deleted row's space but leaves its bytes, and the full-text index keeps its
+    words, until something overwrites them. What the server can promise of its WAL and of
+    replicas is in docs/forgetting.md."""
     if getattr(conn, "dialect", "sqlite") == "postgres":
         present = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
                                               "AND tablename = ANY(?)", (list(PURGED_TABLES),)).fetchall()]
-        conn.execute(f"VACUUM {', '.join(present)}")
-        return [(0,)]
+        conn.execute(f"VACUUM FULL {', '.join(present)}")
+        return [(1,)]  # the server's WAL keeps the old pages until it recycles them: not cleared
     return conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
 

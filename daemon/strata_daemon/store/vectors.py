@@ -68,10 +68,13 @@ def prepare(conn, spec: Spec) -> None:
     if check(conn, spec):
         return
     if _on_postgres(conn):
-        # `rowid` names the episode as sqlite-vec's rowid does, so every query of vectors reads both.
-        conn.execute(f"CREATE TABLE IF NOT EXISTS {TABLE} (rowid BIGINT PRIMARY KEY REFERENCES episodes(id) "
-                     f"ON DELETE CASCADE, agent TEXT NOT NULL, embedding vector({spec.dim}) NOT NULL)")
-        conn.execute(f"CREATE INDEX IF NOT EXISTS {TABLE}_hnsw ON {TABLE} USING hnsw (embedding vector_cosine_ops)")
+        # The table is the schema's (migration 3: its `rowid` names the episode as sqlite-vec's
+        # does, so every query of vectors reads both). Its HNSW index is for this dimension, made
+        # by the tables' owner; a role bound to a namespace searches exactly without it.
+        if conn.execute(f"SELECT pg_has_role(tableowner, 'MEMBER') FROM pg_tables WHERE tablename = '{TABLE}'"
+                        ).fetchone()[0]:
+            conn.execute(f"CREATE INDEX IF NOT EXISTS {TABLE}_hnsw_{spec.dim} ON {TABLE} "
+                         f"USING hnsw ((embedding::vector({spec.dim})) vector_cosine_ops)")
     else:
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {TABLE} USING vec0("
                      f"agent TEXT PARTITION KEY, embedding FLOAT[{spec.dim}] distance_metric=cosine)")
@@ -87,7 +90,13 @@ BUMP_EPOCH = ("INSERT INTO meta (key, value) VALUES ('vector_epoch', '1') "
 
 def reset(conn) -> int:
     """Forget every vector and the recorded model (inside a write transaction); returns the new backlog."""
-    conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+    if _on_postgres(conn):  # the table is the schema's; its rows and the index for the old dimension go
+        conn.execute(f"DELETE FROM {TABLE}")
+        for (index,) in conn.execute(f"SELECT indexname FROM pg_indexes WHERE tablename = '{TABLE}' "
+                                     f"AND indexname LIKE '{TABLE}_hnsw_%'").fetchall():
+            conn.execute(f"DROP INDEX IF EXISTS {index}")
+    else:
+        conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
     conn.execute(BUMP_EPOCH)
     conn.execute("DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim', 'embedding_text')")
     return conn.execute("UPDATE episodes SET embedded = 0").rowcount
@@ -161,9 +170,11 @@ def nearest(conn, agent: str, vector: np.ndarray, k: int, *, exact_below: int = 
         # until k of the namespace are found.
         exact = conn.execute("SELECT episode_count < ? FROM namespaces WHERE agent = ?",
                              (exact_below, agent)).fetchone()
-        order = "(embedding <=> ?::vector) + 0" if exact is None or exact[0] else "embedding <=> ?::vector"
+        dim = len(blob) // 4
+        near = f"(embedding::vector({dim})) <=> ?::vector({dim})"
+        order = f"({near}) + 0" if exact is None or exact[0] else near
         conn.execute("SET hnsw.iterative_scan = relaxed_order")
-        rows = conn.execute(f"SELECT rowid, embedding <=> ?::vector AS distance FROM {TABLE} WHERE agent = ? "
+        rows = conn.execute(f"SELECT rowid, {near} AS distance FROM {TABLE} WHERE agent = ? "
                             f"ORDER BY {order} LIMIT ?", (vector_text(blob), agent, vector_text(blob), k)).fetchall()
     else:
         rows = conn.execute(f"SELECT rowid, distance FROM {TABLE} WHERE embedding MATCH ? AND k = ? AND agent = ?",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import shlex
 
 from strata_daemon.base import logs
@@ -16,12 +17,24 @@ COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phas
 
 
 def cmd_init(args) -> int:
-    home, wrote = init_home(args.dir if args.dir is not None else resolve_home(args.home).root)
-    emit({"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}, args.json,
+    home, wrote = init_home(args.dir if args.dir is not None else resolve_home(args.home).root,
+                            store_url=args.store_url)
+    out = {"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}
+    if args.store_url is not None:  # reach the server and lay out its schema now, not at the first command
+        out["store"] = asyncio.run(_store_of(home))
+    emit(out, args.json,
          lambda r: f"home ready at {r['home']}" + (f"; settings in {r['config']}" if wrote else
                                                    f" ({r['config']} kept as it was)")
+         + (f"\nmemories kept in {r['store']}" if "store" in r else "")
          + f"\nuse it with: export STRATA_HOME={shlex.quote(r['home'])}   (or --home on each command)")
     return 0
+
+
+async def _store_of(home) -> str:
+    from strata_daemon.app.memory import Memory
+
+    async with await Memory.open(home, actor="cli") as mem:
+        return (await mem.status())["database"]
 
 
 def cmd_config_show(args) -> int:
@@ -153,6 +166,9 @@ def register(sub, common) -> None:
     p = sub.add_parser("init", parents=[common], help="Lay out a new home (capsule/, templates/, state/, strata.toml).")
     p.add_argument("dir", nargs="?", help="the home's folder (default: --home, else STRATA_HOME, else "
                                           "~/.local/share/strata)")
+    p.add_argument("--store-url", metavar="URL",
+                   help="keep the memories in this PostgreSQL database (postgresql://USER:PASSWORD@HOST/DB), "
+                        "shared with other hosts' daemons, instead of the home's own SQLite file")
     p.set_defaults(handler=cmd_init)
 
     p = sub.add_parser("config", help="Show the effective settings.")

@@ -27,6 +27,7 @@ from strata_daemon.faces.cli import (
     mcp_cmds,
     memory_cmds,
     serve_cmds,
+    store_cmds,
     systemd_cmds,
     tui_cmds,
     web_cmds,
@@ -61,6 +62,7 @@ GROUPS = (
     ("http api", serve_cmds),
     ("home and daemon", admin_cmds),
     ("care", care_cmds),
+    ("store", store_cmds),
     ("systemd", systemd_cmds),
 )
 # Other installed packages may add commands (a checkout's benchmark harness adds `bench`): each

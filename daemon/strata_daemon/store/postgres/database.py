@@ -113,6 +113,9 @@ class PostgresDatabase(Database):
         await asyncio.to_thread(self._drop_leader)
         await self._conn.close()
 
+    async def size(self) -> int:
+        return await self.scalar("SELECT pg_database_size(current_database())")
+
     async def checkpoint(self) -> None:
         """The server folds its own WAL."""
 

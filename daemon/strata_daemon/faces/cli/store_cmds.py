@@ -1,0 +1,41 @@
+"""`strata store`: the store a home keeps its memories in, and on PostgreSQL who may reach
+which namespace."""
+
+from __future__ import annotations
+
+from strata_daemon.faces.cli.memory_cmds import opened
+from strata_daemon.faces.cli.output import emit
+
+COMMANDS = ("store",)
+
+
+async def cmd_store(args) -> int:
+    async with opened(args) as mem:
+        if args.action == "grant":
+            r = await mem.grant_role(args.role, args.agent)
+            emit(r, args.json, lambda r: f"role {r['role']} reaches namespace {r['agent']}"
+                                         + (f"; reads {', '.join(r['shared'])}" if r["shared"] else ""))
+        elif args.action == "revoke":
+            r = await mem.revoke_role(args.role)
+            emit(r, args.json, lambda r: f"role {r['role']} reaches no namespace (it had {r['agent']})")
+        else:
+            rows = await mem.bound_roles()
+            emit(rows, args.json, lambda rows: "\n".join(f"{r['role']:<24} {r['agent']}" for r in rows)
+                 or "no role is bound to a namespace")
+    return 0
+
+
+def register(sub, common) -> None:
+    p = sub.add_parser("store", parents=[common], help="Roles bound to namespaces on a PostgreSQL store.",
+                       description="On a PostgreSQL store (store.url), bind the server's login roles to "
+                                   "namespaces: the server's row-level security then lets a role read and change "
+                                   "its namespace's rows and read those in agent.shared, and nothing else, "
+                                   "whatever SQL it sends. Run as the tables' owner; give each host's daemon "
+                                   "its role in store.url. docs/operations.md says how.")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    g = actions.add_parser("grant", parents=[common], help="bind ROLE to a namespace (default: --agent's)")
+    g.add_argument("role", help="a login role on the server (CREATE ROLE NAME LOGIN PASSWORD '...')")
+    r = actions.add_parser("revoke", parents=[common], help="unbind ROLE; it reaches no namespace")
+    r.add_argument("role")
+    actions.add_parser("roles", parents=[common], help="the roles bound, and to which namespace")
+    p.set_defaults(handler=cmd_store)
