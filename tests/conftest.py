@@ -39,9 +39,15 @@ BOTH_STORES = frozenset((
 
 
 def pytest_generate_tests(metafunc):
-    if "home" in metafunc.fixturenames and metafunc.module.__name__.rpartition(".")[2] in BOTH_STORES:
+    if ("home" in metafunc.fixturenames and metafunc.module.__name__.rpartition(".")[2] in BOTH_STORES
+            and not metafunc.definition.get_closest_marker("sqlite_only")):
         metafunc.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
                              indirect=True)
+
+
+def on_postgres() -> bool:
+    """Whether this test's home keeps its memories in PostgreSQL (the `postgres` run)."""
+    return "STRATA_DATABASE_URL" in os.environ
 
 
 @pytest.fixture

@@ -34,5 +34,14 @@ class Access:
         roles = self._roles()
         return await self.db.transact(roles.revoke, role)
 
+    async def copy_store(self, target: str, progress=None) -> dict:
+        """Copy this home's store into TARGET (`sqlite`: the home's own file; or a PostgreSQL
+        URL) and check every table's rows on both sides (app/copy.py). Run again after an
+        interruption, it writes only what is missing."""
+        from strata_daemon.app import copy
+        from strata_daemon.store import engines
+
+        return await copy.copy(self.home, engines.url_of(self.config["store.url"]), target, progress)
+
     async def bound_roles(self) -> list[dict]:
         return await self.db.run(self._roles().bound)

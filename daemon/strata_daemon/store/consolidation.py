@@ -168,13 +168,15 @@ def set_merge_mark(conn, seq: int) -> None:
 
 def undo(conn, agent: str, run: int, now: float, *, actor: str) -> int:
     """Put back the values a run changed, newest change first. Returns how many changes."""
+    # The audit's data is JSON text: its run, as SQLite's json_extract or PostgreSQL's jsonb reads it.
+    of_run = ("(data::jsonb ->> 'run') = CAST(? AS text)" if getattr(conn, "dialect", "") == "postgres"
+              else "json_extract(data, '$.run') = ?")
     if conn.execute("SELECT 1 FROM audit WHERE agent = ? AND action = 'consolidate:undo' "
-                    "AND json_extract(data, '$.run') = ?", (agent, run)).fetchone():
+                    f"AND {of_run}", (agent, run)).fetchone():
         from strata_daemon.errors import Conflict
         raise Conflict(f"consolidation run {run} was already undone")
     rows = conn.execute("SELECT item_id, action, data FROM audit WHERE agent = ? AND action LIKE 'consolidate:%' "
-                        "AND action != 'consolidate:undo' AND json_extract(data, '$.run') = ? ORDER BY id DESC",
-                        (agent, run)).fetchall()
+                        f"AND action != 'consolidate:undo' AND {of_run} ORDER BY id DESC", (agent, run)).fetchall()
     for episode, action, raw in rows:
         data = json.loads(raw)
         before = data.get("before") or {}

@@ -219,7 +219,7 @@ class Database:
                 raise self._describe(e) from None
             before = self._conn.total_changes
             try:
-                yield Writer(self._conn, self.path)
+                yield Writer(self._conn, self.path, self.dialect)
                 await self._conn.execute("COMMIT")
                 if self._conn.total_changes != before:
                     Database.changes += 1
@@ -238,9 +238,10 @@ class Database:
 class Writer:
     """The connection inside a write transaction; only `Database.write()` hands one out."""
 
-    def __init__(self, conn: aiosqlite.Connection, path: Path):
+    def __init__(self, conn: aiosqlite.Connection, path: Path, dialect: str = "sqlite"):
         self._conn = conn
         self.path = path
+        self.dialect = dialect
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
         return await self._conn.execute(sql, params)

@@ -42,6 +42,9 @@ async def purged_among(w: Writer, agent: str, hashes: list[str]) -> set[str]:
     """Those of `hashes` whose words a purge took from this agent's memories (its audit row keeps
     the hashes, never the words)."""
     purged = {h for (h,) in await w.fetchall(
+        "SELECT DISTINCT m ->> 'hash' FROM audit a, jsonb_array_elements(a.data::jsonb -> 'memories') m "
+        "WHERE a.agent = ? AND a.action = 'purge' AND jsonb_typeof(a.data::jsonb -> 'memories') = 'array'"
+        if w.dialect == "postgres" else
         "SELECT DISTINCT json_extract(m.value, '$.hash') FROM audit a, json_each(a.data, '$.memories') m "
         "WHERE a.agent = ? AND a.action = 'purge'", (agent,))}
     return purged.intersection(hashes)

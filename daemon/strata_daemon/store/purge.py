@@ -211,6 +211,11 @@ def drop_values(conn, value_ids: set[int]) -> None:
 
 def confirmations(conn, fact_id: int, value: str):
     """(source, at, rule) of each audited confirmation of VALUE for the fact, oldest first."""
+    if getattr(conn, "dialect", "") == "postgres":  # jsonb's -> reads a value as json_extract does: typed
+        return conn.execute(
+            "SELECT data::jsonb -> 'source' AS source, data::jsonb -> 'valid_from' AS at, data::jsonb -> 'rule' "
+            "AS rule FROM audit WHERE item_kind = 'fact' AND item_id = ? AND action = 'confirmed' AND "
+            "data::jsonb ->> 'value' = ? ORDER BY id", (fact_id, value))
     return conn.execute(
         "SELECT json_extract(data, '$.source') AS source, json_extract(data, '$.valid_from') AS at, "
         "json_extract(data, '$.rule') AS rule FROM audit WHERE item_kind = 'fact' AND item_id = ? AND "

@@ -9,8 +9,23 @@ from strata_daemon.faces.cli.output import emit
 COMMANDS = ("store",)
 
 
+def _show_copy(r: dict) -> str:
+    bad = [t for t, c in r["tables"].items() if not c["same"]]
+    return (f"copied {r['memories']} memories from {r['from']} to {r['to']}; "
+            + (f"{len(r['tables'])} tables checked, every row the same" if not bad
+               else f"tables that differ: {', '.join(bad)} (run the copy again)"))
+
+
 async def cmd_store(args) -> int:
     async with opened(args) as mem:
+        if args.action == "copy":
+            from strata_daemon.faces.cli.output import Progress
+
+            bar = Progress(0, "copy", unit="rows")  # the total is unknown: a count of rows
+            r = await mem.copy_store(args.target, lambda table, n: bar.advance(n))
+            bar.close()
+            emit(r, args.json, _show_copy)
+            return 0 if r["same"] else 1
         if args.action == "grant":
             r = await mem.grant_role(args.role, args.agent)
             emit(r, args.json, lambda r: f"role {r['role']} reaches namespace {r['agent']}"
@@ -38,4 +53,10 @@ def register(sub, common) -> None:
     r = actions.add_parser("revoke", parents=[common], help="unbind ROLE; it reaches no namespace")
     r.add_argument("role")
     actions.add_parser("roles", parents=[common], help="the roles bound, and to which namespace")
+    c = actions.add_parser("copy", parents=[common], help="copy this home's store into another and check it",
+                           description="Copies every table of this home's store (its SQLite file, or its "
+                                       "PostgreSQL database) into TARGET, then counts and hashes each table on both "
+                                       "sides. Cut short, run it again: rows already there are kept. Then point "
+                                       "store.url at the copy (or empty it for the home's own file).")
+    c.add_argument("target", help="`sqlite` (this home's own state/memory.db) or a postgresql:// URL")
     p.set_defaults(handler=cmd_store)
