@@ -22,7 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon import Memory
+from strata_daemon.app.memory import Memory
 from strata_daemon.config.home import init_home
 from strata_daemon.errors import InvalidInput, StrataError
 
