@@ -85,12 +85,14 @@ def _corpus(add) -> None:
 
 def _locomo(add) -> None:
     """Benchmarks of LoCoMo conversations and the labelled lines of tests/data."""
-    q = add("locomo", run.cmd_locomo, "Retrieval on LoCoMo: each conversation in a temporary home with this home's "
+    q = add("locomo", _run_locomo, "Retrieval on LoCoMo: each conversation in a temporary home with this home's "
                                   "settings, every question through recall; evidence recall@5/@10 per category "
                                   "vs BM25, flat cosine and their RRF on the same turns.", n=None)
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", metavar="N|A-B", help=CONVERSATIONS)
     q.add_argument("--mode", choices=MODES, default="balanced")
+    q.add_argument("--store-url", metavar="URL", help="keep each home in a database of its own on this PostgreSQL "
+                                                       "server (made and dropped by the run), not in its own file")
     q.add_argument("--folds", type=int, metavar="K",
                    help="leave conversations out: deal them into K folds, choose recall settings from a small grid "
                         "on the other folds and score each fold with its choice (the figure to expect on unseen "
@@ -140,6 +142,13 @@ def _locomo(add) -> None:
     q.add_argument("--k", type=int, default=10)
     q.add_argument("--set", choices=("generated", "dev", "held_out", "chains_dev", "chains_held_out"),
                    help="only this set of pairs or chains (default: all)")
+
+
+async def _run_locomo(args) -> int:
+    from strata_bench import stores
+
+    stores.use(args.store_url)
+    return await run.cmd_locomo(args)
 
 
 async def _hosts(args) -> int:

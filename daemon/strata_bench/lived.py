@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from strata_bench import stores
 from strata_bench.locomo import Run, ask_all, result_of
 from strata_bench.locomo_data import (
     KS,
@@ -70,6 +71,11 @@ async def night(mem: Memory) -> dict:
 def copy_home(home: Home, root: Path) -> Home:
     """A closed home's files at `root`: the same memories, vectors and settings."""
     shutil.copytree(home.root, root, symlinks=True)
+    text = home.config_path.read_text(encoding="utf-8")
+    found = next((line for line in text.splitlines() if line.startswith("store.url = ")), None)
+    if found is not None:  # its database copied too
+        url = stores.new_database(template=found.split("=", 1)[1].strip().strip('"'))
+        (root / home.config_path.name).write_text(text.replace(found, stores.toml_line(url).strip()), encoding="utf-8")
     return Home(root)
 
 

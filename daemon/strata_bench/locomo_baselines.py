@@ -14,7 +14,14 @@ import numpy as np
 from strata_bench.locomo_data import Question
 from strata_bench.locomo_home import Stored
 from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import EMBED_BATCH, embedded_document, fts_table, match_expression, sqlite_module
+from strata_daemon.app.public import (
+    EMBED_BATCH,
+    FTS_TOKENIZER,
+    embedded_document,
+    fts_table,
+    match_expression,
+    sqlite_module,
+)
 
 BASELINES = ("bm25", "cosine", "rrf")
 CANDIDATES = 50  # per-retriever list length fed to the RRF baseline (strata's recall.candidates default)
@@ -95,6 +102,8 @@ async def nearest_by_cosine(embedder, stored: Stored, questions: Sequence[Questi
 
 
 async def bm25_over(mem: Memory, stored: Stored) -> Bm25:
+    if mem.db.dialect != "sqlite":  # a home on PostgreSQL: the baseline is still SQLite's FTS5, as on a file
+        return Bm25(FTS_TOKENIZER, zip(stored.episodes, stored.texts))
     table = await mem.db.run(fts_table, mem.agent)
     schema = await mem.db.fetchone("SELECT sql FROM sqlite_master WHERE name = ?", (table,))
     return Bm25(fts_tokenize(schema[0]), zip(stored.episodes, stored.texts))

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from strata_bench import stores
 from strata_bench.locomo_data import Conversation, Turn, token_counter
 from strata_daemon.app.memory import Memory
 from strata_daemon.config.home import init_home
@@ -20,7 +21,8 @@ from strata_daemon.config.settings import BY_KEY
 def home_settings(config: Config) -> dict[str, Any]:
     """The settings a home sets itself, so a run measures the recall that home would give;
     the attention filter is off so every turn keeps its own episode."""
-    own = {key: value for key, value in config.values.items() if config.sources[key] != "default"}
+    own = {key: value for key, value in config.values.items()
+           if config.sources[key] != "default" and key != "store.url"}  # each home its own store (stores.py)
     return {**own, **config.experimental, "store.attention_window_seconds": 0}
 
 
@@ -91,7 +93,7 @@ async def stored_home(root: Path, conv: Conversation, texts: Sequence[str], mode
     """A new home at `root` with this run's settings, holding the conversation (embedded
     unless fast); closed again. Returns (home, stored)."""
     home, _ = init_home(root)
-    home.config_path.write_text(home_toml(settings), encoding="utf-8")
+    home.config_path.write_text(stores.toml_line(stores.new_database()) + home_toml(settings), encoding="utf-8")
     async with await Memory.open(home, actor="bench") as mem:
         stored = await store_turns(mem, conv, texts, mode, store_progress)
     return home, stored

@@ -43,6 +43,7 @@ _PLACES = {  # name -> (module, its name there; None: the module itself)
     "consolidation_reads": ("store.consolidation", "memories"),
     "match_expression": ("store.fts_query", "match_expression"),
     "fts_table": ("store.fts_tables", "table_of"),  # a namespace's full-text table
+    "FTS_TOKENIZER": ("store.fts_tables", "TOKENIZER"),
     "EPISODE_COLUMNS": ("store.episodes", "COLUMNS"),
     "VECTOR_TABLE": ("store.vectors", "TABLE"),
     "MIGRATIONS": ("store.migrate", "MIGRATIONS"),
