@@ -39,8 +39,10 @@ def cached(q):
 def _corpus(add) -> None:
     """Benchmarks of the synthetic corpus: storing, recall, embedding, scale, facts, the spiderweb."""
     add("ingest", run.cmd_ingest, "Import throughput: JSONL -> validate -> store, vs bare SQLite inserts.")
-    q = cached(add("recall", run.cmd_recall, "Recall latency p50/p95/p99 through the user code path, vs a bare FTS5 "
-                                         "query."))
+    q = cached(add("recall", _on_store(run.cmd_recall), "Recall latency p50/p95/p99 through the user code path, "
+                                                       "vs a bare FTS5 query (and, with --store-url, a bare "
+                                                       "tsvector query)."))
+    q.add_argument("--store-url", metavar="URL", help=STORE_URL)
     q.add_argument("--mode", choices=MODES, default="balanced", help="recall mode (default balanced)")
     q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
     q.add_argument("--k", type=int, default=10)
@@ -85,14 +87,14 @@ def _corpus(add) -> None:
 
 def _locomo(add) -> None:
     """Benchmarks of LoCoMo conversations and the labelled lines of tests/data."""
-    q = add("locomo", _run_locomo, "Retrieval on LoCoMo: each conversation in a temporary home with this home's "
+    q = add("locomo", _on_store(run.cmd_locomo),
+            "Retrieval on LoCoMo: each conversation in a temporary home with this home's "
                                   "settings, every question through recall; evidence recall@5/@10 per category "
                                   "vs BM25, flat cosine and their RRF on the same turns.", n=None)
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", metavar="N|A-B", help=CONVERSATIONS)
     q.add_argument("--mode", choices=MODES, default="balanced")
-    q.add_argument("--store-url", metavar="URL", help="keep each home in a database of its own on this PostgreSQL "
-                                                       "server (made and dropped by the run), not in its own file")
+    q.add_argument("--store-url", metavar="URL", help=STORE_URL)
     q.add_argument("--folds", type=int, metavar="K",
                    help="leave conversations out: deal them into K folds, choose recall settings from a small grid "
                         "on the other folds and score each fold with its choice (the figure to expect on unseen "
@@ -144,11 +146,18 @@ def _locomo(add) -> None:
                    help="only this set of pairs or chains (default: all)")
 
 
-async def _run_locomo(args) -> int:
-    from strata_bench import stores
+def _on_store(handler):
+    """The command, with its homes kept on the PostgreSQL server --store-url names (stores.py)."""
+    async def run_it(args) -> int:
+        from strata_bench import stores
 
-    stores.use(args.store_url)
-    return await run.cmd_locomo(args)
+        stores.use(args.store_url)
+        return await handler(args)
+    return run_it
+
+
+STORE_URL = ("keep each home in a database of its own on this PostgreSQL server (made and dropped by the run), "
+             "not in its own file")
 
 
 async def _hosts(args) -> int:

@@ -11,11 +11,11 @@ import time
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
-from strata_bench import corpus
+from strata_bench import corpus, stores
 from strata_bench.kept import filled_home
 from strata_bench.stats import ratio, summary_ms
 from strata_daemon.app.memory import Memory
-from strata_daemon.app.public import connect, fts_table, match_expression
+from strata_daemon.app.public import connect, fts_table, match_expression, query_pieces as pieces
 
 WARMUP = 20
 
@@ -33,6 +33,38 @@ def bare_fts_seconds(db_path: Path, queries: list[str], k: int, agent: str = "de
         if i >= WARMUP:
             times.append(time.perf_counter() - started)
     conn.close()
+    return times
+
+
+async def on_server(home) -> str | None:
+    """With --store-url: the filled home's store copied into a database of its own on the server,
+    and the home pointed at it (its SQLite file stays, for the FTS5 baseline). Its URL, or None."""
+    url = stores.new_database()
+    if url is not None:
+        async with await Memory.open(home, actor="bench") as mem:
+            copied = await mem.copy_store(url)
+        if not copied["same"]:
+            raise RuntimeError(f"the corpus's copy on the server differs: {copied['tables']}")
+        text = home.config_path.read_text(encoding="utf-8") if home.config_path.exists() else ""
+        home.config_path.write_text(stores.toml_line(url) + text, encoding="utf-8")
+    return url
+
+
+def bare_tsvector_seconds(url: str, queries: list[str], k: int, agent: str = "default") -> list[float]:
+    """What a developer would write against the same words on PostgreSQL: the query's pieces OR'd
+    into a tsquery, ranked by ts_rank, over strata's own column and GIN index."""
+    import psycopg
+
+    times = []
+    with psycopg.connect(url) as conn:
+        for i, q in enumerate(queries):
+            words = " | ".join(dict.fromkeys(pieces(q)))
+            started = time.perf_counter()
+            if words:
+                conn.execute("SELECT id, ts_rank(search, q) AS r FROM episodes, to_tsquery('strata', %s) q "
+                             "WHERE agent = %s AND search @@ q ORDER BY r DESC LIMIT %s", (words, agent, k)).fetchall()
+            if i >= WARMUP:
+                times.append(time.perf_counter() - started)
     return times
 
 
@@ -83,6 +115,7 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
     texts = corpus.queries(queries + WARMUP, seed=seed)
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
         home, embed_s, cached = await filled_home(Path(tmp) / "home", n, seed, mode, embed_progress, cache, settings)
+        url = await on_server(home)
         async with await Memory.open(home, actor="bench") as mem:
             cooled = await cool(mem, cold, seed) if cold else 0
             times, hits, cold_hits, used, first_ms = [], 0, 0, mode, None
@@ -102,6 +135,7 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
                 if progress:
                     progress(1)
         baseline = bare_fts_seconds(home.db_path, texts, k)
+        server = summary_ms(bare_tsvector_seconds(url, texts, k)) if url else None
     ours, base = summary_ms(times), summary_ms(baseline)
     return {
         "benchmark": "recall", "n": n, "mode": mode, "mode_used": used, "queries": len(times), "k": k,
@@ -111,4 +145,9 @@ async def bench_recall(n: int, *, mode: str = "balanced", queries: int = 300, k:
         "first_recall_ms": first_ms,
         "baseline": {"name": "bare FTS5 bm25 top-k query, no scoring or write", **base},
         "ratio_p50": ratio(ours["p50_ms"], base["p50_ms"]), "ratio_p95": ratio(ours["p95_ms"], base["p95_ms"]),
+        "store": "sqlite" if url is None else "postgresql",
+        **({} if server is None else {
+            "tsvector_baseline": {"name": "bare tsvector ts_rank top-k query, no scoring or write", **server},
+            "ratio_tsvector_p50": ratio(ours["p50_ms"], server["p50_ms"]),
+            "ratio_tsvector_p95": ratio(ours["p95_ms"], server["p95_ms"])}),
     }

@@ -42,6 +42,7 @@ _PLACES = {  # name -> (module, its name there; None: the module itself)
     "embedded_document": ("store.vectors", "document"),
     "consolidation_reads": ("store.consolidation", "memories"),
     "match_expression": ("store.fts_query", "match_expression"),
+    "query_pieces": ("store.fts_query", "pieces"),  # a text's word pieces as the full-text index holds them
     "fts_table": ("store.fts_tables", "table_of"),  # a namespace's full-text table
     "FTS_TOKENIZER": ("store.fts_tables", "TOKENIZER"),
     "EPISODE_COLUMNS": ("store.episodes", "COLUMNS"),
