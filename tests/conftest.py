@@ -34,7 +34,15 @@ def _isolated_env(monkeypatch, tmp_path_factory):
 
 # The test modules that run on both stores: each of their tests that opens a home runs on the
 # home's SQLite file and again on a PostgreSQL database (marked `postgres`: `pytest -m postgres`).
+# The daemon's own runs on PostgreSQL are tests/test_hosts_postgres.py's (three of them on one
+# store); backups and copies of the home's file (test_care, test_copies) are SQLite's alone.
 BOTH_STORES = frozenset((
+    "test_store", "test_storage", "test_facts", "test_web", "test_namespaces", "test_forgetting", "test_recall",
+    "test_balanced", "test_vectors", "test_supersession", "test_consolidation", "test_dossier", "test_dossier_topic",
+    "test_capsule", "test_capsule_tasks", "test_arena", "test_context", "test_jsonl", "test_stated", "test_when",
+    "test_hop", "test_named", "test_asking", "test_why", "test_recall_history", "test_phase_loop", "test_capture",
+    "test_bad_input", "test_config",
+    "test_cli", "test_http", "test_mcp", "test_tui",  # the faces
 )) | (set(os.environ.get("STRATA_TEST_BOTH_STORES", "").split(",")) - {""})
 
 
@@ -43,6 +51,14 @@ def pytest_generate_tests(metafunc):
             and not metafunc.definition.get_closest_marker("sqlite_only")):
         metafunc.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
                              indirect=True)
+
+
+def indexed(memory, word: str) -> int:
+    """How many memories the full-text index finds WORD in: FTS5's first namespace's table, or
+    PostgreSQL's tsvector column."""
+    if on_postgres():
+        return memory.sql("SELECT count(*) AS n FROM episodes WHERE search @@ to_tsquery('strata', ?)", (word,))[0]["n"]
+    return memory.sql(f"SELECT count(*) AS n FROM episodes_fts_1 WHERE episodes_fts_1 MATCH ?", (word,))[0]["n"]
 
 
 def on_postgres() -> bool:

@@ -468,6 +468,7 @@ def test_bench_split_alternates_questions():
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only
 def test_cli_bench_arena_on_the_tiny_fixture(cli, home, tmp_path):
     from test_bench_locomo import TINY
     write_config(home, '[experimental]\n"arena.min_episodes" = 2\n"arena.pulls" = 6\n"arena.sample" = 2\n"arena.min_pulls" = 1\n')

@@ -235,7 +235,7 @@ HAND_EDITS = {
 
 def _stored(memory) -> dict:
     """Every table a render writes, whole."""
-    return {t: memory.sql(f"SELECT * FROM {t} ORDER BY rowid") for t in
+    return {t: memory.sql(f"SELECT * FROM {t} ORDER BY id") for t in
             ("facts", "fact_values", "fact_conflicts", "capsule_overrides", "capsule_renders", "audit")}
 
 
@@ -310,7 +310,6 @@ def test_one_key_changed_on_two_lines_takes_the_last(memory, home):
 def test_a_dry_run_never_writes_even_where_it_could_not(memory, home):
     """On a database that refuses every change (a namespace shared read-only), a dry run still
     reports the edits it would take in."""
-    from strata_daemon.store.db import Database
 
     _history(memory)
     path = home / "capsule" / "CAPSULE.md"
@@ -319,7 +318,7 @@ def test_a_dry_run_never_writes_even_where_it_could_not(memory, home):
     mem = memory.raw
 
     async def dry():
-        db = await Database.open(mem.db.path, read_only="this test only reads")
+        db = await mem.db.view("this test only reads")
         try:
             return await Memory(db, mem.home, mem.config, mem.agent, "test").render_capsule(dry_run=True, now=T0 + 60)
         finally:

@@ -178,6 +178,7 @@ def test_capture_never_fails_on_odd_text():
                                                                          "(312) 555-0170")]
 
 
+@pytest.mark.sqlite_only
 def test_a_fault_in_capture_costs_the_facts_not_the_observation(memory, monkeypatch, caplog):
     import strata_daemon.facts.api as facts_api
 
@@ -249,6 +250,7 @@ def test_statements_can_be_switched_off(home):
     assert asyncio.run(go()) == []
 
 
+@pytest.mark.sqlite_only
 def test_rejudge_lists_then_retracts_then_restores_events_captured_before_the_judge(cli, memory):
     from strata_daemon.facts.keys import Source
     from strata_daemon.store import facts as store

@@ -184,6 +184,7 @@ def test_import_good_file(cli, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.sqlite_only
 def test_an_import_killed_and_run_again_stores_each_line_once(cli, home, tmp_path):
     import signal
     import time
@@ -292,6 +293,7 @@ def test_import_refuses_a_line_of_another_agent(cli, tmp_path):
 
 
 @pytest.mark.parametrize("source", ["file", "stdin"])
+@pytest.mark.sqlite_only
 def test_a_large_import_is_checked_then_read_again_in_batches(cli, home, tmp_path, source):
     write_config(home, "[experimental]\n\"store.import_buffer_mb\" = 0\n")  # every input counts as large
     lines = [good_line(1), good_line(2), '{"content": "broken', good_line(4), "", good_line(5)]
@@ -326,6 +328,7 @@ def _export_lines(cli, **kw) -> list[dict]:
     return [json.loads(line) for line in proc.out.splitlines()]
 
 
+@pytest.mark.sqlite_only
 def test_export_import_export_round_trip(cli, tmp_path):
     observe(cli, "Deploy of api v2 finished", "--kind", "event", "--importance", "0.9",
             "--context", "environment=prod", "--at", "2026-03-01T10:00:00Z", "--source", "shell",
@@ -391,6 +394,7 @@ def test_export_to_a_private_file(cli, tmp_path):
     assert json.loads(target.read_text())["content"] == "something worth keeping"
 
 
+@pytest.mark.sqlite_only
 def test_failed_export_keeps_the_previous_export(cli, home, tmp_path):
     observe(cli, "something worth keeping")
     target = tmp_path / "backup.jsonl"
@@ -401,6 +405,7 @@ def test_failed_export_keeps_the_previous_export(cli, home, tmp_path):
     assert target.read_bytes() == before
 
 
+@pytest.mark.sqlite_only
 def test_export_never_replaces_the_homes_own_files(cli, home, tmp_path):
     observe(cli, "something worth keeping")
     db = home / "state" / "memory.db"
@@ -739,6 +744,7 @@ def test_other_bad_configs(cli, home, text, named):
 
 # -- init and file modes ---------------------------------------------------------------------
 
+@pytest.mark.sqlite_only
 def test_init_lays_out_a_private_home(cli, tmp_path):
     target = tmp_path / "fresh"
     proc = cli("init", str(target), check=True)
@@ -774,6 +780,7 @@ def test_init_of_an_empty_path_is_refused(cli, tmp_path):
 
 
 @pytest.mark.parametrize("how", ["--home", "STRATA_HOME"])
+@pytest.mark.sqlite_only
 def test_a_mistyped_home_is_refused_not_made(cli, home, tmp_path, how):
     cli("observe", "kept in the real home", check=True)
     typo = tmp_path / "hoem"
@@ -936,6 +943,7 @@ def test_human_output_says_yes_no_and_a_dash_not_python_values(cli):
 
 # -- storage failures ------------------------------------------------------------------------
 
+@pytest.mark.sqlite_only
 def test_corrupt_database(cli, home):
     (home / "state" / "memory.db").write_bytes(b"this is not an SQLite database\n" * 200)
     for args in (("status",), ("observe", "text"), ("recall", "text")):
@@ -944,6 +952,7 @@ def test_corrupt_database(cli, home):
         assert "backup" in proc.err
 
 
+@pytest.mark.sqlite_only
 def test_read_only_home(cli, home):
     observe(cli, "written while the home was writable")
     state, db = home / "state", home / "state" / "memory.db"

@@ -309,6 +309,7 @@ def test_a_failing_phase_is_recorded_and_does_not_stop_the_others(home, cli):
     assert listing["loop_count"] >= 3
 
 
+@pytest.mark.sqlite_only
 def test_phase_run(cli, home):
     r = cli.json("phase", "run", "backup")
     assert r["status"] == "ok" and Path(r["result"]["path"]).stat().st_mode & 0o777 == 0o600
@@ -357,6 +358,7 @@ def test_sighup_reloads_the_config_and_a_broken_one_is_ignored(home, cli):
         d.kill()
 
 
+@pytest.mark.sqlite_only
 def test_sigterm_stops_a_long_consolidation_promptly_and_leaves_it_whole(home, cli, tmp_path):
     cli("import", str(routine_file(tmp_path / "routine.jsonl", 4000, seed=0)), check=True)
     write_config(home, "[daemon]\nconsolidation_interval_hours = 0.0003\n")  # due a second after start
@@ -388,6 +390,7 @@ def _merges_whole(db) -> bool:
                             "WHERE e.state = 'superseded' AND (s.id IS NULL OR s.state != 'active')").fetchone()[0] == 0
 
 
+@pytest.mark.sqlite_only
 def test_a_phase_left_running_by_a_killed_daemon_is_marked_interrupted(home, cli, tmp_path):
     cli("import", str(routine_file(tmp_path / "routine.jsonl", 4000, seed=0)), check=True)
     write_config(home, "[daemon]\nconsolidation_interval_hours = 0.0003\n")

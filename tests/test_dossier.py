@@ -251,6 +251,7 @@ def test_unchanged_input_skips_and_a_change_makes_a_new_version(bridge):
     assert state == {"current_version": 2, "refreshed_at": T0 + 180, "checked_at": T0 + 180}
 
 
+@pytest.mark.sqlite_only
 def test_versions_cannot_be_rewritten_or_deleted(bridge, home):
     from strata_daemon.store import driver
 

@@ -41,6 +41,7 @@ def test_a_line_is_touched_by_a_cite_a_needle_or_a_fact_line_and_keeps_its_list_
 
 # -- each derived layer ----------------------------------------------------------------------------
 
+@pytest.mark.sqlite_only
 def test_purge_takes_the_fact_its_audit_and_the_words_from_the_file(memory, home):
     first = memory.observe("Dana Whitfield's email address is dana.w@oldmailbox.example")
     assert memory.get_fact("dana whitfield.email")["value"] == "dana.w@oldmailbox.example"
@@ -300,6 +301,7 @@ def test_forget_matching_finds_a_name_written_with_other_accents_and_purges_it(c
     assert "Müller".encode() not in raw_bytes(home)
 
 
+@pytest.mark.sqlite_only
 def test_fact_forget_redacts_the_history_and_leaves_the_fact_retracted(cli, home):
     cli("fact", "set", "bank pin", "8841-ZXW", check=True)
     cli("fact", "set", "bank pin", "9902-ZXW", check=True)
@@ -310,6 +312,7 @@ def test_fact_forget_redacts_the_history_and_leaves_the_fact_retracted(cli, home
     assert b"ZXW" not in raw_bytes(home)
 
 
+@pytest.mark.sqlite_only
 def test_backups_that_still_hold_a_purged_memory_are_named_and_pruned(cli, home):
     a = cli.json("observe", "Our landlord is Mr. Brenwick-Hale.")["id"]
     cli("backup", check=True)
@@ -344,6 +347,7 @@ def test_an_export_made_before_a_purge_does_not_bring_the_words_back(cli, home, 
     assert [m["content"] for m in now] == ["The cabin is by the lake."]
 
 
+@pytest.mark.sqlite_only
 def test_purge_text_says_backups_still_hold_it(cli):
     a = cli.json("observe", "Our landlord is Mr. Brenwick-Hale.")["id"]
     cli("backup", check=True)

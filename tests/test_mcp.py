@@ -177,6 +177,7 @@ def test_a_bad_configuration_stops_the_server_with_the_documented_exit_code(tmp_
     assert proc.stdout == ""  # stdout belongs to the protocol
 
 
+@pytest.mark.sqlite_only
 def test_the_readme_client_configuration_starts_a_working_server(home):
     """The README's mcpServers entry, pasted with its paths filled in, is what a client would launch,
     and what the agent stores is the home's own memory: what `strata` commands on that home see."""

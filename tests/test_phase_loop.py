@@ -7,6 +7,8 @@ import asyncio
 import json
 import time
 
+import pytest
+
 from conftest import write_config
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.clock import ManualClock
@@ -51,6 +53,7 @@ def test_phases_fall_due_on_the_clock_not_the_wall(home):
     asyncio.run(go())
 
 
+@pytest.mark.sqlite_only
 def test_a_failing_phase_backs_off_and_the_others_carry_on(home):
     write_config(home, "[daemon]\nbackup_interval_hours = 1\n[experimental]\n\"daemon.fold_interval_seconds\" = 60\n")
 

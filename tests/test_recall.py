@@ -98,6 +98,7 @@ def _bulk(home, n, extra_config=""):
     return asyncio.run(go())
 
 
+@pytest.mark.sqlite_only
 def test_common_terms_are_counted_once_until_the_index_has_grown(home, monkeypatch):
     from strata_daemon.store import driver, fulltext as fts_plan
 

@@ -59,6 +59,7 @@ def test_a_label_says_the_span_as_people_write_it():
                  datetime(2024, 1, 1, tzinfo=timezone.utc).timestamp()) == "2023-12"
 
 
+@pytest.mark.sqlite_only
 def test_stored_times_reach_the_hits_and_a_question_about_the_day_then(home):
     write_config(home, "[experimental]\n\"recall.date_weight\" = 1.0\n\"recall.hop_weight\" = 0\n\"recall.when_weight\" = 0\n")
 
@@ -91,6 +92,7 @@ def test_a_purged_memory_takes_its_stated_times_along(memory):
     assert [r["episode_id"] for r in memory.sql("SELECT episode_id FROM stated_times")] == [kept]
 
 
+@pytest.mark.sqlite_only
 def test_the_migration_resolves_what_a_home_held_before_it(home):
     async def store():
         async with await Memory.open(home) as mem:

@@ -64,6 +64,7 @@ def test_later_migrations_carry_existing_memories_over(tmp_path):
     assert conn.execute("SELECT count(*) FROM facts").fetchone() == (0,)
 
 
+@pytest.mark.sqlite_only
 def test_memories_stored_before_migration_21_get_their_stated_times_when_the_home_opens(home):
     conn = driver.connect(home / "state" / "memory.db")
     migrate(conn, MIGRATIONS[:20])

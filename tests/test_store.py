@@ -1,6 +1,6 @@
 import pytest
 
-from conftest import write_config
+from conftest import indexed, write_config
 from strata_daemon import Memory
 from strata_daemon.config.home import init_home
 from strata_daemon.errors import Conflict, InvalidInput, NotFound
@@ -28,7 +28,7 @@ def test_a_large_batch_is_stored_whole_and_every_row_is_searchable(memory):
     for i in (0, 499, 500, 999, 1000, 1100):
         assert [h["id"] for h in memory.recall(f"token{i:04d}", mode="fast")["hits"]] == [i + 1]
         assert memory.get(i + 1)["content"] == rows[i]["content"]
-    assert memory.sql("SELECT count(*) AS n FROM episodes_fts_1 WHERE episodes_fts_1 MATCH 'probe'")[0]["n"] == 1101
+    assert indexed(memory, "probe") == 1101
 
 
 def test_attention_filter_collapses_repeats_within_window(memory):
@@ -74,6 +74,7 @@ def test_attention_window_zero_keeps_every_observation(home):
     ({"content": "ok", "context": '{"a": 1' + "0" * 5000 + "}"}, "context is not valid JSON"),
 ])
 def test_bad_input_is_refused_and_nothing_stored(memory, kwargs, message):
+    kwargs = dict(kwargs)  # the parameters are shared by each store's run
     content = kwargs.pop("content")
     with pytest.raises(InvalidInput, match=message):
         memory.observe(content, **kwargs)
@@ -119,7 +120,7 @@ def test_forget_archives_restore_and_purge(memory):
     audit = memory.sql("SELECT action, data FROM audit WHERE item_id = ? ORDER BY id", (i,))
     assert [a["action"] for a in audit] == ["create", "state", "state", "purge"]
     assert all("hunter2" not in a["data"] for a in audit)  # the audit outlives the text, never holds it
-    assert memory.sql("SELECT count(*) AS n FROM episodes_fts_1 WHERE episodes_fts_1 MATCH 'hunter2'")[0]["n"] == 0
+    assert indexed(memory, "hunter2") == 0
 
 
 def test_feedback_is_shared_by_every_hit_and_counted_once(memory):
@@ -159,6 +160,7 @@ def test_mark_factual_and_irrelevant(memory):
     assert memory.recall("NAS admin port")["hits"] == []
 
 
+@pytest.mark.sqlite_only
 def test_export_import_round_trip_is_lossless(memory, tmp_path, home):
     memory.observe("first", kind="note", context={"x": "1"}, at="2026-01-01T00:00:00Z", importance=0.3)
     j = memory.observe("second one", kind="lesson", factual=True)["id"]

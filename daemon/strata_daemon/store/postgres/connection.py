@@ -169,7 +169,6 @@ def _dumpers(adapters) -> None:
 def read_vectors(conn: Connection) -> None:
     """pgvector's `vector` read as sqlite-vec's are: the float32 bytes of the vector, so that the
     store's readers of vectors serve both stores. (Its type exists once migration 1 has run.)"""
-    import numpy as np
     from psycopg.adapt import Loader
     from psycopg.types import TypeInfo
 
@@ -179,6 +178,8 @@ def read_vectors(conn: Connection) -> None:
 
     class VectorLoader(Loader):
         def load(self, data) -> bytes:
+            import numpy as np  # only when a vector is read: storing a memory loads no numpy
+
             return np.array(bytes(data)[1:-1].split(b","), dtype=np.float32).tobytes()
 
     conn._pg.adapters.register_loader(info.oid, VectorLoader)

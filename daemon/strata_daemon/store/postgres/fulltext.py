@@ -44,18 +44,26 @@ def _lexeme(stem: str) -> str:
     return "'" + stem.replace("'", "''") + "'"
 
 
-_EXPR = re.compile(r'"([^"]*)"|\(|\)|\bAND\b|\bOR\b')
+_EXPR = re.compile(r'"([^"]*)"(\s*\*)?|\(|\)|\bAND\b|\bOR\b|\bNOT\b|([^\s()"*]+)(\*)?')
+NOTHING = "'\x01'"  # a lexeme no text holds: what a phrase without a word finds, as in FTS5
 
 
 def tsquery(conn, expr: str) -> str:
-    """An FTS5 expression of quoted phrases, AND, OR and brackets (store/fts_query.py) as a tsquery."""
+    """An FTS5 expression of quoted phrases, AND, OR and brackets (store/fts_query.py) as a
+    tsquery. A phrase of no word (punctuation alone) finds nothing, as FTS5's does."""
     out = []
     for m in _EXPR.finditer(expr):
-        if m.group(1) is not None:
-            stems = stem_words(conn, pieces(m.group(1)))
-            out.append("(" + " <-> ".join(_lexeme(s) for s in stems) + ")")
+        words = m.group(1) if m.group(1) is not None else m.group(3)
+        if words is not None:  # a phrase, or a bare word; with `*`, its last word a prefix (not stemmed)
+            prefix = bool(m.group(2) or m.group(4))
+            found = pieces(words)
+            stems = stem_words(conn, found[:-1] if prefix else found) + (found[-1:] if prefix else [])
+            lexemes = [_lexeme(s) for s in stems]
+            if prefix and lexemes:
+                lexemes[-1] += ":*"
+            out.append("(" + " <-> ".join(lexemes) + ")" if lexemes else NOTHING)
         else:
-            out.append({"AND": "&", "OR": "|"}.get(m.group(0), m.group(0)))
+            out.append({"AND": "&", "OR": "|", "NOT": "& !"}.get(m.group(0), m.group(0)))
     return " ".join(out)
 
 

@@ -11,7 +11,8 @@ nothing else. Pure; connection.py applies it to every statement it runs.
 - SQLite's scalar `max(a, b)` and `min(a, b)` are GREATEST and LEAST; `instr` is `strpos`;
   REAL (a double in SQLite) is double precision; `+col`, SQLite's hint not to use an index, goes.
 - SQLite's `a IS b` and `a IS NOT b` between values are IS [NOT] DISTINCT FROM; its `CROSS
-  JOIN ... ON` (a hint to keep the join order) is a plain JOIN.
+  JOIN ... ON` (a hint to keep the join order) is a plain JOIN; `length(CAST(x AS BLOB))`, a
+  text's bytes, is octet_length(x).
 
 What differs in meaning (full text, vectors, JSON paths, pragmas) is written for each store in
 the store module that needs it, never guessed here."""
@@ -115,5 +116,6 @@ def translate(sql: str, with_params: bool = True) -> tuple[str, bool]:
     sql = re.sub(r"(^|[\s(,=])\+(?=[A-Za-z_])", r"\1", sql)
     sql = re.sub(r"\bIS\s+NOT\s+(?!NULL\b|TRUE\b|FALSE\b|DISTINCT\b)", "IS DISTINCT FROM ", sql, flags=re.I)
     sql = re.sub(r"\bIS\s+(?!NOT\b|NULL\b|TRUE\b|FALSE\b|DISTINCT\b)", "IS NOT DISTINCT FROM ", sql, flags=re.I)
+    sql = re.sub(r"\blength\(\s*CAST\(\s*([\w.]+)\s+AS\s+BLOB\s*\)\s*\)", r"octet_length(\1)", sql, flags=re.I)
     sql = re.sub(r"\bCROSS\s+JOIN\s+(\w+(?:\s+\w+)?)\s+ON\b", r"JOIN \1 ON", sql, flags=re.I)
     return _placeholders(sql, with_params), returns_id
