@@ -58,7 +58,7 @@ def indexed(memory, word: str) -> int:
     PostgreSQL's tsvector column."""
     if on_postgres():
         return memory.sql("SELECT count(*) AS n FROM episodes WHERE search @@ to_tsquery('strata', ?)", (word,))[0]["n"]
-    return memory.sql(f"SELECT count(*) AS n FROM episodes_fts_1 WHERE episodes_fts_1 MATCH ?", (word,))[0]["n"]
+    return memory.sql("SELECT count(*) AS n FROM episodes_fts_1 WHERE episodes_fts_1 MATCH ?", (word,))[0]["n"]
 
 
 def on_postgres() -> bool:
