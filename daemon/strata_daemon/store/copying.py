@@ -127,40 +127,36 @@ def _finish(source, target) -> None:
                                f"greatest((SELECT max(id) FROM {table}), 1))")
 
 
-def copy(source, target, progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
-    """Every row of SOURCE's tables into TARGET; returns the rows written a table."""
-    written: dict[str, int] = {}
+def _transaction(target, fn: Callable[[], None]) -> None:
     target.execute("BEGIN IMMEDIATE")
     try:
-        _prepare(source, target)
+        fn()
         target.execute("COMMIT")
     except BaseException:
         target.execute("ROLLBACK")
         raise
+
+
+def _batch(target, table: str, cols: list[str], key: tuple[str, ...], rows: list[tuple]) -> None:
+    if table == "meta":  # the source's marks (floors, sequences, the model) are the copy's
+        target.executemany("DELETE FROM meta WHERE key = ?", [(r[0],) for r in rows])
+    _write(target, table, cols, key, rows)
+
+
+def copy(source, target, progress: Callable[[str, int], None] | None = None) -> dict[str, int]:
+    """Every row of SOURCE's tables into TARGET, a batch a transaction; returns the rows written a table."""
+    written: dict[str, int] = {}
+    _transaction(target, lambda: _prepare(source, target))
     for table, key in TABLES:
         cols = [c for c in columns(source, table) if c in set(columns(target, table))]
         if not cols:
             continue
         for rows in _rows(source, table, cols, key):
-            target.execute("BEGIN IMMEDIATE")
-            try:
-                if table == "meta":  # the source's marks (floors, sequences, the model) are the copy's
-                    target.executemany("DELETE FROM meta WHERE key = ?", [(r[0],) for r in rows])
-                _write(target, table, cols, key, rows)
-                target.execute("COMMIT")
-            except BaseException:
-                target.execute("ROLLBACK")
-                raise
+            _transaction(target, lambda: _batch(target, table, cols, key, rows))
             written[table] = written.get(table, 0) + len(rows)
             if progress:
                 progress(table, len(rows))
-    target.execute("BEGIN IMMEDIATE")
-    try:
-        _finish(source, target)
-        target.execute("COMMIT")
-    except BaseException:
-        target.execute("ROLLBACK")
-        raise
+    _transaction(target, lambda: _finish(source, target))
     return written
 
 
