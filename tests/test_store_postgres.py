@@ -92,8 +92,8 @@ def test_changes_are_counted_and_a_bool_is_stored_as_sqlite_stores_it(pg):
 
 
 @pytestmark_pg
-def test_the_migrations_run_once_even_when_two_daemons_start_together(pg_url):
-    conns = [connection.connect(pg_url) for _ in range(2)]
+def test_the_migrations_run_once_even_when_two_daemons_start_together(pg_empty_url):
+    conns = [connection.connect(pg_empty_url) for _ in range(2)]
     ran: list[list[int]] = []
     threads = [threading.Thread(target=lambda c=c: ran.append(schema.apply(c))) for c in conns]
     for t in threads:
