@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
+from strata_bench.stores import database_url
 from strata_daemon.app.memory import Memory
 from strata_daemon.config.home import init_home
 from strata_daemon.errors import InvalidInput, StrataError
@@ -49,8 +50,7 @@ def server(url: str | None):
     name = f"strata_hosts_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(url, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {name}")
-    base, _, query = url.partition("?")
-    db = base.rsplit("/", 1)[0] + f"/{name}" + (f"?{query}" if query else "")
+    db = database_url(url, name)
     try:
         yield url, db
     finally:

@@ -21,8 +21,9 @@ def use(url: str | None) -> None:
         atexit.register(_drop_all)
 
 
-def _url(name: str) -> str:
-    base, _, query = SERVER.partition("?")
+def database_url(server: str, name: str) -> str:
+    """The URL of database NAME on the server SERVER's URL names."""
+    base, _, query = server.partition("?")
     return base.rsplit("/", 1)[0] + f"/{name}" + (f"?{query}" if query else "")
 
 
@@ -41,7 +42,7 @@ def new_database(template: str | None = None) -> str | None:
     _admin(f"CREATE DATABASE {name}" + (f" TEMPLATE {template.partition('?')[0].rsplit('/', 1)[1]}"
                                         if template else ""))
     _MADE.append(name)
-    return _url(name)
+    return database_url(SERVER, name)
 
 
 def toml_line(url: str | None) -> str:

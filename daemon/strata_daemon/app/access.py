@@ -5,6 +5,8 @@ strata's own queries."""
 
 from __future__ import annotations
 
+import asyncio
+
 from strata_daemon.base.namespace import check_namespace
 from strata_daemon.errors import InvalidInput
 
@@ -36,12 +38,12 @@ class Access:
 
     async def copy_store(self, target: str, progress=None) -> dict:
         """Copy this home's store into TARGET (`sqlite`: the home's own file; or a PostgreSQL
-        URL) and check every table's rows on both sides (app/copy.py). Run again after an
+        URL) and check every table's rows on both sides (store/copying.py). Run again after an
         interruption, it writes only what is missing."""
-        from strata_daemon.app import copy
-        from strata_daemon.store import engines
+        from strata_daemon.store import copying, engines
 
-        return await copy.copy(self.home, engines.url_of(self.config["store.url"]), target, progress)
+        return await asyncio.to_thread(copying.copy_home, self.home.db_path, str(self.home.root),
+                                       engines.url_of(self.config["store.url"]), target, progress)
 
     async def bound_roles(self) -> list[dict]:
         return await self.db.run(self._roles().bound)

@@ -10,6 +10,7 @@ import time
 import numpy as np
 
 from strata_daemon.store import graph as web_store
+from strata_daemon.store.dialect import on_postgres
 from strata_daemon.store.vectors import TABLE, indexed
 
 COLUMNS = ("id", "kind", "source", "content", "event_at", "importance", "access_count", "last_access_at",
@@ -169,7 +170,7 @@ def set_merge_mark(conn, seq: int) -> None:
 def undo(conn, agent: str, run: int, now: float, *, actor: str) -> int:
     """Put back the values a run changed, newest change first. Returns how many changes."""
     # The audit's data is JSON text: its run, as SQLite's json_extract or PostgreSQL's jsonb reads it.
-    of_run = ("(data::jsonb ->> 'run') = CAST(? AS text)" if getattr(conn, "dialect", "") == "postgres"
+    of_run = ("(data::jsonb ->> 'run') = CAST(? AS text)" if on_postgres(conn)
               else "json_extract(data, '$.run') = ?")
     if conn.execute("SELECT 1 FROM audit WHERE agent = ? AND action = 'consolidate:undo' "
                     f"AND {of_run}", (agent, run)).fetchone():

@@ -1,7 +1,7 @@
 """Copying a store into another, either way between a home's SQLite file and a PostgreSQL
 database: every table's rows in key order, a batch a transaction, each row written once
 however often a copy cut short is run again (a key that is there already is left as it is),
-then every table counted and hashed on both sides, all on one thread (app/copy.py runs it)."""
+then every table counted and hashed on both sides, on one thread (`Memory.copy_store` runs it)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Callable, Iterator
 
 from strata_daemon.errors import Conflict, InvalidInput
 from strata_daemon.store import driver, engines, fts_tables, migrate, vectors
+from strata_daemon.store.dialect import on_postgres
 
 # Parents before children; each table with the columns that order and key its rows. A table
 # keyed by nothing of its own (stated_times, redacting) is copied whole for each batch of the
@@ -31,12 +32,8 @@ BATCH = 2000
 GENERATED = {"search", "search_tokens"}  # PostgreSQL computes these from the text
 
 
-def _pg(conn) -> bool:
-    return getattr(conn, "dialect", "sqlite") == "postgres"
-
-
 def columns(conn, table: str) -> list[str]:
-    if _pg(conn):
+    if on_postgres(conn):
         rows = conn.execute("SELECT column_name FROM information_schema.columns WHERE table_name = ? "
                             "AND table_schema = current_schema() ORDER BY ordinal_position", (table,)).fetchall()
         return [r[0] for r in rows if r[0] not in GENERATED]
@@ -47,41 +44,32 @@ def columns(conn, table: str) -> list[str]:
 
 
 def _rows(conn, table: str, cols: list[str], key: tuple[str, ...]) -> Iterator[list[tuple]]:
-    """The table's rows in key order, BATCH at a time (keyset pagination)."""
-    order = ", ".join(key) if key else "episode_id" if table == "stated_times" else None
-    last: tuple | None = None
+    """The table's rows in key order, BATCH at a time (keyset pagination); stated_times, keyed
+    by nothing of its own, whole memories at a time."""
     select = f"SELECT {', '.join(cols)} FROM {table}"
-    if order is None:
-        rows = [tuple(r) for r in conn.execute(select).fetchall()]
-        if rows:
-            yield rows
+    if not key:
+        yield from _by_memory(conn, select)
         return
-    while True:
-        if last is None or not key:
-            where, params = "", ()
-        else:
-            where, params = f" WHERE ({', '.join(key)}) > ({', '.join('?' * len(key))})", last
-        if not key:  # stated_times: whole memories at a time
-            start = -1 if last is None else last[0]
-            ids = [r[0] for r in conn.execute("SELECT DISTINCT episode_id FROM stated_times WHERE episode_id > ? "
-                                              "ORDER BY episode_id LIMIT ?", (start, BATCH)).fetchall()]
-            if not ids:
-                return
-            rows = [tuple(r) for r in conn.execute(
-                f"{select} WHERE episode_id IN ({', '.join('?' * len(ids))}) ORDER BY episode_id, at", ids).fetchall()]
-            last = (ids[-1],)
-        else:
-            rows = [tuple(r) for r in conn.execute(f"{select}{where} ORDER BY {order} LIMIT ?",
-                                                   (*params, BATCH)).fetchall()]
-            if not rows:
-                return
-            last = tuple(rows[-1][cols.index(k)] for k in key)
+    after = f" WHERE ({', '.join(key)}) > ({', '.join('?' * len(key))})"
+    last: tuple = ()
+    while rows := [tuple(r) for r in conn.execute(f"{select}{after if last else ''} ORDER BY {', '.join(key)} "
+                                                 "LIMIT ?", (*last, BATCH)).fetchall()]:
+        last = tuple(rows[-1][cols.index(k)] for k in key)
         yield rows
+
+
+def _by_memory(conn, select: str) -> Iterator[list[tuple]]:
+    start = -1
+    while ids := [r[0] for r in conn.execute("SELECT DISTINCT episode_id FROM stated_times WHERE episode_id > ? "
+                                             "ORDER BY episode_id LIMIT ?", (start, BATCH)).fetchall()]:
+        start = ids[-1]
+        yield [tuple(r) for r in conn.execute(
+            f"{select} WHERE episode_id IN ({', '.join('?' * len(ids))}) ORDER BY episode_id, at", ids).fetchall()]
 
 
 def _write(target, table: str, cols: list[str], key: tuple[str, ...], rows: list[tuple]) -> None:
     values = rows
-    if table == vectors.TABLE and _pg(target):
+    if table == vectors.TABLE and on_postgres(target):
         from strata_daemon.store.postgres.connection import vector_text
 
         marks = ", ".join("?::vector" if c == "embedding" else "?" for c in cols)
@@ -90,21 +78,20 @@ def _write(target, table: str, cols: list[str], key: tuple[str, ...], rows: list
         marks = ", ".join("?" * len(cols))
     if table == "episodes":  # a memory's successor comes later in id order: linked once all are in
         values = [tuple(None if c == "superseded_by" else v for c, v in zip(cols, r)) for r in values]
-    if not key:
-        ids = sorted({r[cols.index("episode_id")] for r in rows}) if "episode_id" in cols else []
-        if ids:
-            target.execute(f"DELETE FROM {table} WHERE episode_id IN ({', '.join('?' * len(ids))})", ids)
+    if not key:  # stated_times: the batch's memories' rows replace any a cut-short copy left
+        ids = sorted({r[cols.index("episode_id")] for r in rows})
+        target.execute(f"DELETE FROM {table} WHERE episode_id IN ({', '.join('?' * len(ids))})", ids)
         target.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({marks})", values)
         return
-    conflict = "ON CONFLICT DO NOTHING" if _pg(target) else ""
-    verb = "INSERT INTO" if _pg(target) else "INSERT OR IGNORE INTO"
+    conflict = "ON CONFLICT DO NOTHING" if on_postgres(target) else ""
+    verb = "INSERT INTO" if on_postgres(target) else "INSERT OR IGNORE INTO"
     target.executemany(f"{verb} {table} ({', '.join(cols)}) VALUES ({marks}) {conflict}", values)
 
 
 def _prepare(source, target) -> None:
     """What the target needs before rows arrive: on SQLite each namespace's full-text index
     and the vector table of the source's model (made on first use there)."""
-    if _pg(target):
+    if on_postgres(target):
         return
     for (agent,) in source.execute("SELECT agent FROM namespaces").fetchall():
         fts_tables.ensure(target, agent)
@@ -120,7 +107,7 @@ def _finish(source, target) -> None:
         linked = [(s, i) for i, s in rows if s is not None]
         if linked:
             target.executemany("UPDATE episodes SET superseded_by = ? WHERE id = ?", linked)
-    if _pg(target):
+    if on_postgres(target):
         for table, key in TABLES:
             if key == ("id",):
                 target.execute(f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), "

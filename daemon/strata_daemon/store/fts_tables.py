@@ -7,6 +7,7 @@ of the namespaces before it). The DDL is migration 28's, which keeps its own cop
 
 from __future__ import annotations
 
+from strata_daemon.store.dialect import on_postgres
 from strata_daemon.store.migrations.script import statements
 
 TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -52,7 +53,7 @@ def ensure(conn, agent: str) -> str:
     """The namespace's full-text table, made now if it has none (inside the caller's
     transaction, before its first memory is stored). PostgreSQL has one index for every
     namespace (store/postgres/fulltext.py)."""
-    if getattr(conn, "dialect", "sqlite") == "postgres":
+    if on_postgres(conn):
         return agent
     found = table_of(conn, agent)
     if found is not None:

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 
 from strata_daemon.store import fts_tables
+from strata_daemon.store.dialect import on_postgres
 from strata_daemon.store.fts_query import MAX_TERMS, all_of, any_of, phrase, pieces, terms
 from strata_daemon.store.postgres import fulltext as pg
 
@@ -54,7 +55,7 @@ class Scope:
 
 KEEP_COUNTS_FROM = 1000  # memories: a rarer term's doclist is read in well under a millisecond
 COUNT_AGAIN_AFTER = 0.02  # growth of the index after which a kept count is counted again
-_STEM_CACHE: dict[str, str] = {}
+_STEM_CACHE: dict[bool, dict[str, str]] = {False: {}, True: {}}  # by engine (on PostgreSQL?): they stem apart
 _STEM_CACHE_MAX = 50_000
 
 
@@ -67,13 +68,9 @@ def _one(conn, sql: str, params=()):
     return None if row is None else row[0]
 
 
-def _on_postgres(conn) -> bool:
-    return getattr(conn, "dialect", "sqlite") == "postgres"
-
-
 def table_of(conn, agent: str) -> str | None:
     """What names the namespace's index: its FTS5 table, or (PostgreSQL) the namespace."""
-    return pg.table_of(conn, agent) if _on_postgres(conn) else fts_tables.table_of(conn, agent)
+    return pg.table_of(conn, agent) if on_postgres(conn) else fts_tables.table_of(conn, agent)
 
 
 def matching(conn, agent: str, expr: str) -> tuple[str, str] | None:
@@ -83,27 +80,33 @@ def matching(conn, agent: str, expr: str) -> tuple[str, str] | None:
     table = table_of(conn, agent)
     if table is None:
         return None
-    if _on_postgres(conn):
-        return "e.search @@ ?::tsquery", pg.tsquery(conn, expr)
+    if on_postgres(conn):
+        return "e.search @@ ?::tsquery", pg.tsquery(expr, _stemmer(conn))
     return f"e.id IN (SELECT rowid FROM {table} WHERE {table} MATCH ?)", expr
 
 
 def _stems(conn, pieces: list[list[str]]) -> list[list[str]]:
-    """The index's own stems of the query words, from a scratch FTS table in the temp schema."""
-    if _on_postgres(conn):
-        return [pg.stem_words(conn, p) for p in pieces]
+    """The index's own stems of the query words: from a scratch FTS table in the temp schema, or
+    PostgreSQL's dictionary; kept, a cache for each engine."""
+    cache = _STEM_CACHE[on_postgres(conn)]
     words = {w for p in pieces for w in p}
-    missing = sorted(w for w in words if w not in _STEM_CACHE)
+    missing = sorted(w for w in words if w not in cache)
     if missing:
-        if len(_STEM_CACHE) + len(missing) > _STEM_CACHE_MAX:
-            _STEM_CACHE.clear()
+        if len(cache) + len(missing) > _STEM_CACHE_MAX:
+            cache.clear()
             missing = sorted(words)
         for word, stem in zip(missing, _stem_words(conn, missing)):
-            _STEM_CACHE[word] = stem
-    return [[_STEM_CACHE[w] for w in p] for p in pieces]
+            cache[word] = stem
+    return [[cache[w] for w in p] for p in pieces]
+
+
+def _stemmer(conn):
+    return lambda words: _stems(conn, [words])[0]
 
 
 def _stem_words(conn, words: list[str]) -> list[str]:
+    if on_postgres(conn):
+        return pg.stem_words(conn, words)
     conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems USING fts5(x, tokenize='{_TOKENIZER}')")
     conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.query_stems_v "
                  "USING fts5vocab(temp, query_stems, 'instance')")
@@ -126,8 +129,8 @@ def _counted(conn, table: str, terms: list[str], total: int) -> dict[str, int]:
     doclist, which for a word in a third of a million memories takes ~10 ms; so the counts of
     common terms are kept in the connection's temp schema and counted again only once the
     index has grown by COUNT_AGAIN_AFTER since (an IDF weight moves little meanwhile)."""
-    if _on_postgres(conn):
-        return pg.counted(conn, table, terms, total)
+    if on_postgres(conn):
+        return pg.counted(conn, table, terms, total, keep_from=KEEP_COUNTS_FROM, again_after=COUNT_AGAIN_AFTER)
     conn.execute("CREATE TABLE IF NOT EXISTS temp.fts_term_counts "
                  "(tbl TEXT, term TEXT, doc INTEGER, total INTEGER, PRIMARY KEY (tbl, term))")
     marks = ", ".join("?" * len(terms))
@@ -205,8 +208,8 @@ def word_shares(conn, agent: str, query: str, texts: list[str]) -> list[float]:
 
 
 def _rowids(conn, table: str, expr: str, limit: int) -> list[int]:
-    if _on_postgres(conn):
-        return pg.rowids(conn, table, expr, limit)
+    if on_postgres(conn):
+        return pg.rowids(conn, table, expr, limit, _stemmer(conn))
     return [r[0] for r in _all(conn, f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
                                (expr, limit))]
 
@@ -251,12 +254,12 @@ def search(conn, query: str, scope: Scope, columns: str, *, limit: int, budget: 
         return [], {"strategy": "none", "reason": "no memories yet"}
     phrases = [phrase(p) for p in pieces]
     dfs, total = _doc_freqs(conn, table, scope.agent, pieces)
-    if sum(dfs) <= budget and _on_postgres(conn):
-        where, params = scope.where()
-        return (pg.exact(conn, scope.agent, columns, pieces, where, params, limit=limit, total=total,
-                         source_weight=source_weight), {"strategy": "exact", "scorer": "bm25"})
     if sum(dfs) <= budget:
         where, params = scope.where()
+        if on_postgres(conn):
+            return (pg.exact(conn, scope.agent, columns, _stems(conn, pieces), where, params, limit=limit,
+                             total=total, source_weight=source_weight, again_after=COUNT_AGAIN_AFTER),
+                    {"strategy": "exact", "scorer": "bm25"})
         rows = _all(conn, f"SELECT {columns}, bm25({table}, 1.0, ?) AS bm {_from(table)} WHERE {table} MATCH ? "
                           f"AND {where} ORDER BY bm LIMIT ?", (source_weight, any_of(phrases), *params, limit))
         return [(dict(r), -r["bm"]) for r in rows], {"strategy": "exact", "scorer": "bm25"}

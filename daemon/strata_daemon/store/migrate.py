@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 from strata_daemon.errors import StorageError
 from strata_daemon.store import migrations as _package
+from strata_daemon.store.dialect import on_postgres
 
 
 def found(package: ModuleType) -> tuple[tuple[int, str, Callable], ...]:
@@ -30,11 +31,30 @@ def found(package: ModuleType) -> tuple[tuple[int, str, Callable], ...]:
 MIGRATIONS: tuple[tuple[int, str, Callable], ...] = found(_package)
 
 
+_CREATE = ("CREATE TABLE IF NOT EXISTS _migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+           "applied_at REAL NOT NULL)")
+
+
+def _made(conn) -> None:
+    """_migrations, made when missing. On PostgreSQL only when missing (a role bound to a
+    namespace may not create, even what exists), and under the write lock: two daemons' first
+    CREATE TABLE IF NOT EXISTS can both try to make it."""
+    if not on_postgres(conn):
+        conn.execute(_CREATE)
+        return
+    if conn.execute("SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0]:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(_CREATE)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
 def applied(conn) -> set[int]:
-    if getattr(conn, "dialect", "sqlite") != "postgres" or not conn.execute(
-            "SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0]:
-        conn.execute("CREATE TABLE IF NOT EXISTS _migrations (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
-                     "applied_at REAL NOT NULL)")
+    _made(conn)
     return {row[0] for row in conn.execute("SELECT id FROM _migrations")}
 
 
@@ -44,17 +64,6 @@ def migrate(conn, migrations: Sequence[tuple[int, str, Callable]] = MIGRATIONS,
     older strata) of the store's `every`; safe when several processes start at once (BEGIN
     IMMEDIATE serialises them: on PostgreSQL, an advisory lock)."""
     known = {n for n, _, _ in every}
-    if getattr(conn, "dialect", "sqlite") == "postgres" and not conn.execute(
-            "SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0]:
-        # Two daemons' first CREATE TABLE IF NOT EXISTS can both try to make it: under the lock.
-        # (applied() looks first: a role bound to a namespace may not create, even what exists.)
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            applied(conn)
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
     done = applied(conn)
     newer = done - known
     if newer:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from strata_daemon.store import floors
+from strata_daemon.store.dialect import on_postgres
 from strata_daemon.store.facts import next_value_id
 from strata_daemon.store.vectors import BUMP_EPOCH, TABLE as VECTORS
 
@@ -211,7 +212,7 @@ def drop_values(conn, value_ids: set[int]) -> None:
 
 def confirmations(conn, fact_id: int, value: str):
     """(source, at, rule) of each audited confirmation of VALUE for the fact, oldest first."""
-    if getattr(conn, "dialect", "") == "postgres":  # jsonb's -> reads a value as json_extract does: typed
+    if on_postgres(conn):  # jsonb's -> reads a value as json_extract does: typed
         return conn.execute(
             "SELECT data::jsonb -> 'source' AS source, data::jsonb -> 'valid_from' AS at, data::jsonb -> 'rule' "
             "AS rule FROM audit WHERE item_kind = 'fact' AND item_id = ? AND action = 'confirmed' AND "
@@ -374,7 +375,7 @@ def fold_wal(conn) -> list:
     VACUUM frees a deleted row's space but leaves its bytes, and the full-text index keeps its
     words, until something overwrites them. What the server can promise of its WAL and of
     replicas is in docs/forgetting.md."""
-    if getattr(conn, "dialect", "sqlite") == "postgres":
+    if on_postgres(conn):
         present = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
                                               "AND tablename = ANY(?)", (list(PURGED_TABLES),)).fetchall()]
         conn.execute(f"VACUUM FULL {', '.join(present)}")

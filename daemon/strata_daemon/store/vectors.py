@@ -13,15 +13,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.store.dialect import on_postgres
 
 if TYPE_CHECKING:  # numpy is loaded by the functions that need it: storing a memory does not
     import numpy as np
 
 TABLE = "episode_vectors"
-
-
-def _on_postgres(conn) -> bool:
-    return getattr(conn, "dialect", "sqlite") == "postgres"
 
 
 TEXTS = ("content", "source: content")  # what of a memory is embedded (embedding.with_source)
@@ -67,7 +64,7 @@ def prepare(conn, spec: Spec) -> None:
     """Make sure the index exists for this spec (inside a write transaction)."""
     if check(conn, spec):
         return
-    if _on_postgres(conn):
+    if on_postgres(conn):
         # The table is the schema's (migration 3: its `rowid` names the episode as sqlite-vec's
         # does, so every query of vectors reads both). Its HNSW index is for this dimension, made
         # by the tables' owner; a role bound to a namespace searches exactly without it.
@@ -90,7 +87,7 @@ BUMP_EPOCH = ("INSERT INTO meta (key, value) VALUES ('vector_epoch', '1') "
 
 def reset(conn) -> int:
     """Forget every vector and the recorded model (inside a write transaction); returns the new backlog."""
-    if _on_postgres(conn):  # the table is the schema's; its rows and the index for the old dimension go
+    if on_postgres(conn):  # the table is the schema's; its rows and the index for the old dimension go
         conn.execute(f"DELETE FROM {TABLE}")
         for (index,) in conn.execute(f"SELECT indexname FROM pg_indexes WHERE tablename = '{TABLE}' "
                                      f"AND indexname LIKE '{TABLE}_hnsw_%'").fetchall():
@@ -121,7 +118,7 @@ def store(conn, rows: list[tuple[int, str, np.ndarray]]) -> None:
     waiting = {r[0] for r in conn.execute(
         f"SELECT id FROM episodes WHERE embedded = 0 AND id IN ({', '.join('?' * len(rows))})", [r[0] for r in rows])}
     kept = [(eid, agent, vec.astype(np.float32).tobytes()) for eid, agent, vec in rows if eid in waiting]
-    if _on_postgres(conn):
+    if on_postgres(conn):
         from strata_daemon.store.postgres.connection import vector_text
 
         conn.executemany(f"INSERT INTO {TABLE} (rowid, agent, embedding) VALUES (?, ?, ?::vector)",
@@ -163,7 +160,7 @@ def nearest(conn, agent: str, vector: np.ndarray, k: int, *, exact_below: int = 
     if indexed(conn) is None:
         return []
     blob = vector.astype(np.float32).tobytes()
-    if _on_postgres(conn):
+    if on_postgres(conn):
         from strata_daemon.store.postgres.connection import vector_text
 
         # Exact: the distance plus 0 is no index's ORDER BY. Else the HNSW index, scanning on

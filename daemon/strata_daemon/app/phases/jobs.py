@@ -24,9 +24,10 @@ EMBED_PER_RUN = 512
 MIN_FREE_BYTES = 256 * 1024 * 1024
 
 
-def _health(home, db_path: Path | str) -> dict:
+def _health(home, db_path: Path | None) -> dict:
+    """The home's disk, and its database file's (None: a PostgreSQL store, whose files the server checks)."""
     disk = shutil.disk_usage(home.state_dir)
-    if not isinstance(db_path, Path):  # a PostgreSQL store: the server checks its own files
+    if db_path is None:
         return {"quick_check": "ok", "free_bytes": disk.free, "wal_bytes": 0, "low_disk": disk.free < MIN_FREE_BYTES}
     wal = db_path.with_name(db_path.name + "-wal")
     check = phase_records.quick_check(db_path)
@@ -40,7 +41,7 @@ async def heartbeat(mem) -> dict:
     await asyncio.to_thread(write_private, path, f"{timeutil.iso(now)} {os.getpid()}\n")
     loop = await mem.db.transact(phase_records.bump_loop)
     notify.notify(f"STATUS=loop {loop}")
-    health = await asyncio.to_thread(_health, mem.home, mem.db.path)
+    health = await asyncio.to_thread(_health, mem.home, mem.db.path if mem.db.dialect == "sqlite" else None)
     expired = await mem.layers.web.expire()
     problems = [p for p, bad in (("database quick_check: " + health["quick_check"], health["quick_check"] != "ok"),
                                  (f"only {health['free_bytes'] // 2**20} MB free in {mem.home.state_dir}",

@@ -79,7 +79,8 @@ class PostgresDatabase(Database):
     async def view(self, read_only: str) -> "PostgresDatabase":
         return await PostgresDatabase.open(self.url, read_only=read_only)
 
-    _leader: connection.Connection | None = None
+    _leader: connection.Connection | None = None  # a connection of its own, kept to ask again
+    _leading = False
 
     async def lead(self) -> bool:
         """Whether this process leads the store's daemons: holds the session advisory lock
@@ -88,18 +89,17 @@ class PostgresDatabase(Database):
         return await asyncio.to_thread(self._lead)
 
     def _lead(self) -> bool:
-        if self._leader is not None:
-            try:
-                self._leader.execute("SELECT 1")
-                return True
-            except connection.driver_errors():  # the server went away: the lock went with it
-                self._drop_leader()
-        conn = connection.connect(self.url)
-        if conn.execute("SELECT pg_try_advisory_lock(?)", (LEADER,)).fetchone()[0]:
-            self._leader = conn
-            return True
-        conn.close()
-        return False
+        if self._leader is None:
+            self._leader, self._leading = connection.connect(self.url), False
+        try:
+            if self._leading:
+                self._leader.execute("SELECT 1")  # still connected, so still holding it
+            else:
+                self._leading = bool(self._leader.execute("SELECT pg_try_advisory_lock(?)", (LEADER,)).fetchone()[0])
+        except connection.driver_errors():  # the server went away, and the lock with it: ask anew next time
+            self._drop_leader()
+            return False
+        return self._leading
 
     def _drop_leader(self) -> None:
         if self._leader is not None:
@@ -107,7 +107,7 @@ class PostgresDatabase(Database):
                 self._leader.close()
             except connection.driver_errors():
                 pass
-            self._leader = None
+            self._leader, self._leading = None, False
 
     async def close(self) -> None:
         await asyncio.to_thread(self._drop_leader)

@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import math
 import re
-import time
+from typing import Callable
 
 from strata_daemon.store.fts_query import pieces
 
 K1, B = 1.2, 0.75
 WEIGHTS = {"A": 0, "B": 1}  # tsvector weight -> column: A the text, B who said it (D, unset, reads as A)
-_STEMS: dict[str, str] = {}
-_COUNTS: dict[tuple[str, str, str], tuple[int, int]] = {}  # (store, namespace, stem) -> (docs, total then)
-_LENGTHS: dict[tuple[str, str], tuple[float, int, float]] = {}  # (store, namespace) -> (mean, total then, when)
-COUNT_AGAIN_AFTER = 0.02
+# What store/fulltext.py keeps in SQLite's temp schema, kept here in the process: the counts of
+# common stems and each namespace's mean length, by (store, namespace[, stem]).
+_COUNTS: dict[tuple[str, str, str], tuple[int, int]] = {}  # -> (docs, namespace's size then)
+_LENGTHS: dict[tuple[str, str], tuple[float, int]] = {}  # -> (mean tokens, namespace's size then)
 
 
 def table_of(conn, agent: str) -> str | None:
@@ -31,13 +31,14 @@ def table_of(conn, agent: str) -> str | None:
 
 
 def stem_words(conn, words: list[str]) -> list[str]:
-    missing = sorted({w for w in words if w not in _STEMS})
-    if missing:
-        for word, stem in conn.execute(
-                "SELECT w, coalesce((ts_lexize('strata_stem', w))[1], w) FROM unnest(?::text[]) AS t(w)",
-                (missing,)).fetchall():
-            _STEMS[word] = stem
-    return [_STEMS[w] for w in words]
+    """Each word as the index stems it (store/fulltext.py keeps them)."""
+    return [r[0] for r in conn.execute("SELECT coalesce((ts_lexize('strata_stem', w))[1], w) "
+                                       "FROM unnest(?::text[]) WITH ORDINALITY AS t(w, i) ORDER BY i",
+                                       (words,)).fetchall()]
+
+
+def _stale(kept: tuple | None, total: int, again_after: float) -> bool:
+    return kept is None or total > kept[1] * (1 + again_after) or total < kept[1]
 
 
 def _lexeme(stem: str) -> str:
@@ -48,16 +49,17 @@ _EXPR = re.compile(r'"([^"]*)"(\s*\*)?|\(|\)|\bAND\b|\bOR\b|\bNOT\b|([^\s()"*]+)
 NOTHING = "'\x01'"  # a lexeme no text holds: what a phrase without a word finds, as in FTS5
 
 
-def tsquery(conn, expr: str) -> str:
+def tsquery(expr: str, stem: Callable[[list[str]], list[str]]) -> str:
     """An FTS5 expression of quoted phrases, AND, OR and brackets (store/fts_query.py) as a
-    tsquery. A phrase of no word (punctuation alone) finds nothing, as FTS5's does."""
+    tsquery, its words stemmed by STEM. A phrase of no word (punctuation alone) finds nothing,
+    as FTS5's does."""
     out = []
     for m in _EXPR.finditer(expr):
         words = m.group(1) if m.group(1) is not None else m.group(3)
         if words is not None:  # a phrase, or a bare word; with `*`, its last word a prefix (not stemmed)
             prefix = bool(m.group(2) or m.group(4))
             found = pieces(words)
-            stems = stem_words(conn, found[:-1] if prefix else found) + (found[-1:] if prefix else [])
+            stems = stem(found[:-1] if prefix else found) + (found[-1:] if prefix else [])
             lexemes = [_lexeme(s) for s in stems]
             if prefix and lexemes:
                 lexemes[-1] += ":*"
@@ -67,33 +69,35 @@ def tsquery(conn, expr: str) -> str:
     return " ".join(out)
 
 
-def counted(conn, agent: str, stems: list[str], total: int) -> dict[str, int]:
-    """How many of the namespace's memories hold each stem, counted again once the namespace has
-    grown by COUNT_AGAIN_AFTER since (an IDF weight moves little meanwhile)."""
+def counted(conn, agent: str, stems: list[str], total: int, *, keep_from: int, again_after: float) -> dict[str, int]:
+    """How many of the namespace's memories hold each stem; those in KEEP_FROM or more kept and
+    counted again once the namespace has grown by AGAIN_AFTER since, as on SQLite."""
     store = getattr(conn, "url", "")
     out = {}
     for s in stems:
         kept = _COUNTS.get((store, agent, s))
-        if kept is None or total > kept[1] * (1 + COUNT_AGAIN_AFTER) or total < kept[1]:
+        if _stale(kept, total, again_after):
             docs = conn.execute("SELECT count(*) FROM episodes WHERE agent = ? AND search @@ ?::tsquery",
                                 (agent, _lexeme(s))).fetchone()[0]
-            kept = _COUNTS[(store, agent, s)] = (docs, total)
+            kept = (docs, total)
+            if docs >= keep_from:
+                _COUNTS[(store, agent, s)] = kept
         out[s] = kept[0]
     return out
 
 
-def rowids(conn, agent: str, expr: str, limit: int) -> list[int]:
+def rowids(conn, agent: str, expr: str, limit: int, stem: Callable[[list[str]], list[str]]) -> list[int]:
     return [r[0] for r in conn.execute("SELECT id FROM episodes WHERE agent = ? AND search @@ ?::tsquery "
-                                       "ORDER BY id DESC LIMIT ?", (agent, tsquery(conn, expr), limit)).fetchall()]
+                                       "ORDER BY id DESC LIMIT ?", (agent, tsquery(expr, stem), limit)).fetchall()]
 
 
-def mean_length(conn, agent: str, total: int) -> float:
+def mean_length(conn, agent: str, total: int, again_after: float) -> float:
     """The namespace's mean tokens a memory (text and source), counted again as counts are."""
     store = getattr(conn, "url", "")
     kept = _LENGTHS.get((store, agent))
-    if kept is None or total > kept[1] * (1 + COUNT_AGAIN_AFTER) or total < kept[1]:
+    if _stale(kept, total, again_after):
         mean = conn.execute("SELECT avg(search_tokens) FROM episodes WHERE agent = ?", (agent,)).fetchone()[0]
-        kept = _LENGTHS[(store, agent)] = (float(mean or 1.0), total, time.time())
+        kept = _LENGTHS[(store, agent)] = (float(mean or 1.0), total)
     return max(kept[0], 1.0)
 
 
@@ -137,15 +141,14 @@ def idf(hits: int, total: int) -> float:
     return max(math.log((total - hits + 0.5) / (hits + 0.5)), 1e-6)
 
 
-def exact(conn, agent: str, columns: str, pieces: list[list[str]], where: str, params: list, *, limit: int,
-          total: int, source_weight: float) -> list[tuple[dict, float]]:
-    """Every row in scope holding a phrase, ranked by BM25 (the plan's exact branch)."""
-    phrases = [stem_words(conn, p) for p in pieces]
+def exact(conn, agent: str, columns: str, phrases: list[list[str]], where: str, params: list, *, limit: int,
+          total: int, source_weight: float, again_after: float) -> list[tuple[dict, float]]:
+    """Every row in scope holding a phrase (its stems), ranked by BM25 (the plan's exact branch)."""
     queries = ["(" + " <-> ".join(_lexeme(s) for s in ss) + ")" for ss in phrases]
     hits = [conn.execute("SELECT count(*) FROM episodes WHERE agent = ? AND search @@ ?::tsquery",
                          (agent, q)).fetchone()[0] for q in queries]
     idfs = [idf(h, max(total, h)) for h in hits]
-    mean = mean_length(conn, agent, total)
+    mean = mean_length(conn, agent, total, again_after)
     rows = conn.execute(f"SELECT {columns}, e.search::text AS strata_doc, e.search_tokens AS strata_tokens "
                         f"FROM episodes e WHERE e.agent = ? AND e.search @@ ?::tsquery AND {where}",
                         (agent, " | ".join(queries), *params)).fetchall()
