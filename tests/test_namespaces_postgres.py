@@ -27,9 +27,9 @@ def bound(pg_url, home, monkeypatch):
     """Namespaces alpha (a secret), beta and shared (readable by all) on one database; roles
     agent_a and agent_b bound to alpha and beta by the owner."""
     admin = connection.connect(pg_url)
-    for role in ("agent_a", "agent_b"):
-        admin.execute(f"DROP ROLE IF EXISTS {role}")
-        admin.execute(f"CREATE ROLE {role} LOGIN")
+    for role in ("agent_a", "agent_b"):  # the server's, so kept from an earlier test (its grants with it)
+        if not admin.execute("SELECT 1 FROM pg_roles WHERE rolname = ?", (role,)).fetchone():
+            admin.execute(f"CREATE ROLE {role} LOGIN")
     write_config(home, f'store.url = "{pg_url}"\n[agent]\nshared = ["shared"]\n')
 
     async def fill():
@@ -136,3 +136,20 @@ def test_a_role_reaches_its_namespace_and_reads_the_shared_one_only(bound, pg_ur
     b.close()
     assert attempts >= 50 and leaks == []
     assert _alpha_rows(admin) == before  # nothing of alpha's changed
+
+
+def test_a_bound_role_purges_its_own_memory_from_the_servers_files(bound, pg_url, home, monkeypatch):
+    from strata_bench import server_files
+
+    ids, admin = bound
+    assert any(b"4471-zebra" in data for data in server_files.database_files(pg_url).values())
+
+    async def purge():
+        monkeypatch.setenv("STRATA_DATABASE_URL", _as(pg_url, "agent_a"))
+        async with await Memory.open(home, agent="alpha") as mem:
+            return await mem.forget(ids["alpha"], purge=True)
+
+    r = asyncio.run(purge())
+    assert r["memories"] == [ids["alpha"]] and r["heap_cleared"]  # MAINTAIN, granted with the namespace
+    assert not any(b"4471-zebra" in data for data in server_files.database_files(pg_url).values())
+    assert admin.execute("SELECT count(*) FROM episodes WHERE agent = 'beta'").fetchone()[0] == 1

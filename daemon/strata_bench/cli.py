@@ -251,10 +251,13 @@ def _faces(add) -> None:
     q.add_argument("--writers", type=int, default=8, help="writer processes in the concurrent run (default 8)")
     q.add_argument("--readers", type=int, default=2, help="reader processes in the concurrent run (default 2)")
     q.add_argument("--seed", type=int, default=0)
-    q = add("forget", run.cmd_forget, "The deletion-compliance set: secrets planted the ways a home comes to hold them, "
-                                  "each forgotten as a person or agent asks, then looked for on every face (recall, "
-                                  "facts, dossiers, capsule, export, HTTP, MCP) and in every file's bytes.", n=None)
+    q = add("forget", _on_store(run.cmd_forget), "The deletion-compliance set: secrets planted the ways a home "
+                                  "comes to hold them, each forgotten as a person or agent asks, then looked for on "
+                                  "every face (recall, facts, dossiers, capsule, export, HTTP, MCP) and in every "
+                                  "file's bytes (with --store-url, the database's files in the server's data "
+                                  "directory: a server on this machine, a superuser login).", n=None)
     q.add_argument("--no-servers", action="store_true", help="skip the HTTP and MCP faces (no subprocesses)")
+    q.add_argument("--store-url", metavar="URL", help=STORE_URL)
     q = cached(add("purge", run.cmd_purge, "`forget ID --purge` end to end in a home that has lived a little (capsule, "
                                        "dossiers, recalls with feedback), vs deleting the memory's row alone."))
     q.add_argument("--purges", type=int, default=30, help="memories purged (half of them ones recalls used)")

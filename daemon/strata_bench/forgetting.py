@@ -4,12 +4,16 @@ dossier, rendered in the capsule, pinned there by a person, asked about in a rec
 lives a little (capsule render, dossier refresh, embedding, consolidation, feedback), each
 secret is forgotten the way a person or agent would ask, and then every face is searched for
 it: recall, facts, dossiers, the capsule, export, HTTP, MCP, every file in the home and the
-raw bytes of the database and its WAL.
+raw bytes of the database and its WAL. With --store-url the home keeps its memories in a
+database of its own on that PostgreSQL server, and the raw bytes searched are every file of
+that database in the server's data directory (server_files.py); the server's WAL, which a purge
+cannot empty (docs/forgetting.md), is searched too and reported apart.
 
 Each secret must be found on some face before its request (else the probe proves nothing);
 after all requests, a leak is a secret found on a face. Then the copies made before the
 requests are put back as a person would: an export imported (`strata import`), then a backup
-restored (`strata backup --restore`); a secret found on a face after either was brought back.
+restored (`strata backup --restore`: an SQLite copy, or a pg_dump file on PostgreSQL); a
+secret found on a face after either was brought back.
 The purge of one memory in a 100k home is timed by `strata bench purge`.
 """
 
@@ -24,9 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from strata_bench import server_files, stores
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.runs import run_phase
-from strata_daemon.app.public import Database, copy_database, export_line, parse_jsonl
+from strata_daemon.app.public import copy_database, export_line, open_database, parse_jsonl
 from strata_daemon.app.restore import restore_home
 from strata_daemon.base import timeutil
 from strata_daemon.config.home import Home, init_home
@@ -266,18 +271,31 @@ def found(secret: str, seen: dict[str, str | bytes]) -> list[str]:
             if s in (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).casefold()]
 
 
-async def _seen(home: Home, cases) -> dict[str, str | bytes]:
-    """Every face, read through a read-only Memory (its recalls log nothing), and every file."""
+async def _probe(mem: Memory, url: str | None) -> Memory:
+    """A read-only Memory on MEM's home: its recalls log nothing."""
+    db = await open_database(mem.home.db_path, url, read_only="the forget benchmark only reads")
+    return Memory(db, mem.home, mem.config, mem.agent, "bench")
+
+
+def stored(home: Home, url: str | None) -> dict[str, bytes]:
+    """Every file in the home (`file:`), and on PostgreSQL every file of its database (`server:`)."""
+    out = {f"file:{k}": v for k, v in files(home).items()}
+    if url is not None:
+        out.update({f"server:{k}": v for k, v in server_files.database_files(url).items()})
+    return out
+
+
+async def _seen(home: Home, cases, url: str | None) -> dict[str, str | bytes]:
+    """Every face, read through a read-only Memory, and every file."""
     async with await Memory.open(home, actor="bench") as mem:
-        probe = Memory(await Database.open(home.db_path, read_only="the forget benchmark only reads"), home,
-                       mem.config, mem.agent, "bench")
+        probe = await _probe(mem, url)
         try:
-            return {**await faces(probe, cases), **{f"file:{k}": v for k, v in files(home).items()}}
+            return {**await faces(probe, cases), **stored(home, url)}
         finally:
             await probe.close()
 
 
-async def _put_back(home: Home, exported: bytes, backup: Path, cases, purged: list[int]) -> dict:
+async def _put_back(home: Home, exported: bytes, backup: Path, cases, purged: list[int], url: str | None) -> dict:
     """The old export imported, new memories that ask for the PURGED ids, then the old backup
     restored: the secrets found after each, and the purged ids given again."""
     async with await Memory.open(home, actor="bench") as mem:
@@ -287,29 +305,48 @@ async def _put_back(home: Home, exported: bytes, backup: Path, cases, purged: li
         parsed = parse_jsonl(io.BytesIO(asking.encode()), mem.limits, agent=mem.agent, now=timeutil.now())
         given = await mem.observe_many(parsed.rows, validated=True, skip_purged=True)
     reused = sorted(set(purged) & set(given["ids"]))
-    after_import = await _seen(home, cases)
+    after_import = await _seen(home, cases, url)
     restored = await restore_home(home, backup)
-    after_restore = await _seen(home, cases)
+    after_restore = await _seen(home, cases, url)
     return {"import_skipped_purged": imported["purged"], "purged_ids_given_again": len(reused),
             "restore_purged_again": restored["purged_again"],
             "brought_back": {"import": [c.name for c in cases if found(c.secret, after_import)],
                              "restore": [c.name for c in cases if found(c.secret, after_restore)]}}
 
 
+async def _backup(mem: Memory, url: str | None, folder: Path) -> Path:
+    """A backup made before the requests, kept outside the home as a person keeps one: SQLite's
+    copy, or the pg_dump file `strata backup` makes (moved out of state/backups/)."""
+    if url is None:
+        copy_database(mem.home.db_path, folder / "before-the-requests.db")
+        return folder / "before-the-requests.db"
+    made = Path((await mem.run_phase("backup"))["result"]["path"])
+    for path in (made, made.with_name(made.name + ".hashes")):
+        path.rename(folder / path.name)
+    return folder / made.name
+
+
+def _wal_holds(url: str | None, cases) -> list[str] | None:
+    """The cases whose secret the server's WAL still holds (PostgreSQL: not a purge's to empty)."""
+    if url is None:
+        return None
+    wal = server_files.wal_files(url)
+    return [c.name for c in cases if found(c.secret, wal)]
+
+
 async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[[int], None] | None = None) -> dict:
+    url = stores.new_database()
     with tempfile.TemporaryDirectory(prefix="strata-bench-") as tmp:
-        home, _ = init_home(Path(tmp) / "home")
-        backup = Path(tmp) / "before-the-requests.db"  # outside the home: a copy the person keeps
+        home, _ = init_home(Path(tmp) / "home", store_url=url)
         async with await Memory.open(home, actor="bench") as mem:
             ids = await plant(mem, cases)
             exported = "".join([export_line(row) async for row in mem.export()]).encode()
-            copy_database(home.db_path, backup)
-            probe = Memory(await Database.open(home.db_path, read_only="the forget benchmark only reads"), home,
-                           mem.config, mem.agent, "bench")
-            before = {**await faces(probe, cases), **{f"file:{k}": v for k, v in files(home).items()}}
+            backup = await _backup(mem, url, Path(tmp))
+            probe = await _probe(mem, url)
+            before = {**await faces(probe, cases), **stored(home, url)}
             unseen = [c.name for c in cases if not found(c.secret, before)]
-            in_file = sum(bool(found(c.secret, {k: v for k, v in before.items() if k.startswith("file:state/memory")}))
-                          for c in cases)
+            database = {k: v for k, v in before.items() if k.startswith(("file:state/memory", "server:"))}
+            in_file = sum(bool(found(c.secret, database)) for c in cases)
             results, seconds = [], []
             for c in cases:
                 t = time.perf_counter()
@@ -320,17 +357,20 @@ async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[
                     progress(1)
             after = await faces(probe, cases)
             await probe.close()
-        after.update({f"file:{k}": v for k, v in files(home).items()})
+        after.update(stored(home, url))
+        wal = _wal_holds(url, cases)
         # Before the servers: their recalls log what they ask, as any recall after a purge does.
         purged = sorted({i for r in results for i in r["result"].get("memories", ())})
-        put_back = await _put_back(home, exported, backup, cases, purged)
+        put_back = await _put_back(home, exported, backup, cases, purged, url)
         if servers:
             after["http"] = _http(home, cases)
             after["mcp"] = await _mcp(home, cases)
         leaks = [{"case": c.name, "secret": c.secret, "faces": found(c.secret, after)} for c in cases]
         leaks = [x for x in leaks if x["faces"]]
-        return {**put_back, "benchmark": "forget", "cases": len(cases), "faces": sorted({f.split(":")[0] for f in after}),
-                "files_checked": sorted(k[5:] for k in after if k.startswith("file:")),
+        return {**put_back, "benchmark": "forget", "store": "sqlite" if url is None else "postgres",
+                "cases": len(cases), "faces": sorted({f.split(":")[0] for f in after}),
+                "files_checked": sorted(k.partition(":")[2] for k in after if k.startswith(("file:", "server:"))),
                 "unseen_before": unseen, "in_database_file_before": in_file, "leaks": len(leaks), "leaked": leaks,
-                "raw_bytes_clean": not any(f.startswith("file:state/memory.db") for x in leaks for f in x["faces"]),
-                "request_seconds_max": round(max(seconds), 3), "requests": results}
+                "raw_bytes_clean": not any(f.startswith(("file:state/memory.db", "server:"))
+                                           for x in leaks for f in x["faces"]),
+                "wal_holds": wal, "request_seconds_max": round(max(seconds), 3), "requests": results}

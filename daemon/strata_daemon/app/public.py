@@ -38,6 +38,7 @@ _PLACES = {  # name -> (module, its name there; None: the module itself)
     "sqlite_errors": ("store.driver", "driver_errors"),
     "copy_database": ("store.driver", "copy"),
     "Database": ("store.db", "Database"),
+    "open_database": ("store.engines", "open_database"),  # a home's SQLite file or PostgreSQL database
     "changes_committed": ("store.db", "changes"),  # whether a command stored what it was asked to
     "embedded_document": ("store.vectors", "document"),
     "consolidation_reads": ("store.consolidation", "memories"),

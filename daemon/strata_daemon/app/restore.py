@@ -4,6 +4,7 @@ the memory back, never a purge."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 from pathlib import Path
@@ -21,6 +22,8 @@ from strata_daemon.store import (
     purge as purge_rows,
     users,
 )
+from strata_daemon.store.postgres import dumps
+from strata_daemon.store.postgres.connection import shown
 
 
 def _check_backup(source: Path) -> None:
@@ -37,14 +40,14 @@ def _check_backup(source: Path) -> None:
 _NAMED = ("facts", "whole", "topics", "entities", "texts")  # what a purge record holds by the hashes of its names
 
 
-def purges_since(current: Path, backup: Path) -> dict[str, dict[str, set[str]]]:
+def purges_since(current: dict, backup: dict) -> dict[str, dict[str, set[str]]]:
     """agent -> {"memories": content hashes, "facts": key hashes (their values went), "whole":
     key hashes (the facts went), "topics", "entities" ("type:value"), "texts" (named to
-    `forget --matching`): hashes} of the purges CURRENT records and BACKUP does not."""
-    before = files.purge_records(backup)
+    `forget --matching`): hashes} of the purges CURRENT records and BACKUP does not (each the
+    store's `purge_records`)."""
     out: dict[str, dict[str, set[str]]] = {}
-    for key, (agent, data) in files.purge_records(current).items():
-        if key in before:
+    for key, (agent, data) in current.items():
+        if key in backup:
             continue
         mine = out.setdefault(agent, {k: set() for k in ("memories", *_NAMED)})
         mine["memories"].update(m["hash"] for m in data.get("memories", ()) if m.get("hash"))
@@ -143,19 +146,55 @@ def restore(home: Home, source: Path) -> dict:
 
 
 async def restore_home(home: Home, source: Path) -> dict:
-    """`restore`, then `purge_again`: `purged_again` counts what the backup held that was
-    purged after it was made."""
+    """`restore` (on PostgreSQL, `restore_dump`), then `purge_again`: `purged_again` counts what
+    the backup held that was purged after it was made."""
     from strata_daemon.app import wiring
     from strata_daemon.store import engines
 
-    if engines.url_of(wiring.configuration(home)["store.url"]) is not None:
-        raise InvalidInput("this home keeps its memories in PostgreSQL (store.url): a backup file restores "
-                           "only a home's own SQLite file", hint="restore the database with pg_restore or "
-                                                                 "your server's backup (docs/operations.md)")
-    r = restore(home, source)
-    kept = r["previous_kept_as"]
-    purges = {}
-    # A database too damaged to read was kept byte for byte, and cannot say what it purged.
-    if kept and not Path(kept).name.startswith("before-restore-damaged"):
-        purges = purges_since(Path(kept), Path(r["restored_from"]))
+    url = engines.url_of(wiring.configuration(home)["store.url"])
+    if url is not None:
+        r, purges = await restore_dump(home, url, source)
+    else:
+        r = restore(home, source)
+        kept = r["previous_kept_as"]
+        purges = {}
+        # A database too damaged to read was kept byte for byte, and cannot say what it purged.
+        if kept and not Path(kept).name.startswith("before-restore-damaged"):
+            purges = purges_since(files.purge_records(Path(kept)), files.purge_records(Path(r["restored_from"])))
     return {**r, "purged_again": await purge_again(home, purges) if purges else {"memories": 0, "facts": 0}}
+
+
+async def restore_dump(home: Home, url: str, source: Path) -> tuple[dict, dict]:
+    """Make the PostgreSQL store what the dump SOURCE holds (pg_restore, one transaction), after
+    keeping the store as it is as state/backups/before-restore-TIME.dump. Refused while any
+    other session is connected to the database: every host's daemon is to be stopped first.
+    Returns the result and `purges_since` of the store before and after."""
+    from strata_daemon.store.engines import open_database
+
+    pid = holder(home.state_dir / "daemon.lock")
+    if pid is not None:
+        raise Conflict(f"the daemon (pid {pid}) runs on this home",
+                       hint="stop it first (systemctl --user stop strata, or Ctrl-C), restore, then start it")
+    source = source.expanduser().resolve()
+    db = await open_database(home.db_path, url)
+    try:
+        others = await db.other_sessions()
+        if others:
+            raise Conflict(f"{len(others)} other session(s) use the database: {', '.join(others)}",
+                           hint="stop the daemon on every host that shares it (and other clients), then restore")
+        major, before = await db.server_major(), await db.run(purge_rows.purge_records)
+    finally:
+        await db.close()
+    await asyncio.to_thread(dumps.check, source, major)
+    folder = home.state_dir / "backups"
+    kept = await asyncio.to_thread(copies.keep_copy, None, folder, "before-restore", suffix=dumps.SUFFIX,
+                                   write=lambda p: dumps.dump(url, major, p))
+    await asyncio.to_thread(lambda: dumps.write_hashes(kept, dumps.content_hashes(kept, major)))
+    await asyncio.to_thread(dumps.restore, url, major, source)
+    db = await open_database(home.db_path, url)
+    try:
+        after = await db.run(purge_rows.purge_records)
+    finally:
+        await db.close()
+    return ({"restored_from": str(source), "database": shown(url), "bytes": source.stat().st_size,
+             "previous_kept_as": str(kept)}, purges_since(before, after))

@@ -19,7 +19,7 @@ from strata_daemon.base.wording import quoted
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.forgetting import backups, folding, purge as purging
 from strata_daemon.forgetting.redaction import redact_lines
-from strata_daemon.store import purge as store
+from strata_daemon.store import erase, purge as store
 from strata_daemon.store.db import Database
 
 log = logging.getLogger("strata.forgetting")
@@ -72,7 +72,7 @@ class Forgetting:
             purged = result.pop("_purged")
             result["capsule_lines_redacted"] += await asyncio.to_thread(self.capsule.redact_files,
                                                                         lambda t: redact_lines(t, purged))
-        result["wal_cleared"] = await self._fold_wal()
+        result["wal_cleared"], result["heap_cleared"] = await self._fold_wal(result.pop("_rewritten"))
         removed = time.perf_counter()
         result["dossiers_rewritten"] = await self._after(result.pop("_topics"))
         held = await asyncio.to_thread(backups.holding, self.backups_dir, result.pop("_hashes"))
@@ -90,7 +90,7 @@ class Forgetting:
         found = await asyncio.to_thread(backups.holding, self.backups_dir, hashes)
         if remove:
             for path in found:
-                path.unlink(missing_ok=True)
+                backups.remove(path)
         return {"id": int(episode_id), "backups": [str(p) for p in found], "removed": remove}
 
     async def _after(self, topics: list[str]) -> list[str]:
@@ -110,11 +110,18 @@ class Forgetting:
                 log.warning("capsule not rendered after a purge: %s", e.message)
         return done
 
-    async def _fold_wal(self) -> bool:
-        """Fold the WAL into the database file and empty it; False when a reader in another
-        process kept part of it (the next checkpoint removes the rest)."""
-        rows = await self.db.run(store.fold_wal)
-        return bool(rows) and rows[0][0] == 0
+    async def _fold_wal(self, rewritten: list[str]) -> tuple[bool, bool]:
+        """(wal cleared, heap cleared). SQLite: the WAL folded into the database file and emptied,
+        unless a reader in another process kept part of it (the next checkpoint removes the rest);
+        secure_delete already zeroed the rows. PostgreSQL: the tables the purge REWRITTEN
+        rewritten; its WAL is the server's to recycle (docs/forgetting.md)."""
+        rows = await self.db.run(erase.fold_wal, rewritten)
+        if self.db.dialect == "sqlite":
+            return bool(rows) and rows[0][0] == 0, True
+        if rows[0]:
+            log.warning("purge: the role may not rewrite %s, whose files keep the purged rows' bytes until the "
+                        "table's owner runs VACUUM FULL on it (docs/forgetting.md)", ", ".join(rows[0]))
+        return False, not rows[0]
 
 
 def _found(text: str, *fields) -> set[str]:

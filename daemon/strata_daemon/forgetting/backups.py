@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from strata_daemon.store import files
+from strata_daemon.store.postgres import dumps
 from strata_daemon.store.purge import purge_audit
 
 
@@ -22,7 +23,15 @@ def purged_hashes(conn, agent: str, episode_id: int) -> set[str]:
 
 
 def holding(folder: Path, hashes: set[str]) -> list[Path]:
-    """The database copies in FOLDER (backups, databases a restore replaced) holding any of HASHES."""
+    """The database copies in FOLDER (backups, databases a restore replaced; a PostgreSQL store's
+    dumps) holding any of HASHES."""
     if not hashes or not folder.is_dir():
         return []
-    return [p for p in sorted(folder.glob("*.db")) if files.holds_hashes(p, hashes)]
+    return ([p for p in sorted(folder.glob("*.db")) if files.holds_hashes(p, hashes)]
+            + [p for p in sorted(folder.glob(f"*{dumps.SUFFIX}")) if dumps.holds_hashes(p, hashes)])
+
+
+def remove(path: Path) -> None:
+    """A copy, and the list of its memories' hashes a dump has beside it."""
+    path.unlink(missing_ok=True)
+    path.with_name(path.name + dumps.HASHES).unlink(missing_ok=True)

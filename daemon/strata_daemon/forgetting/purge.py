@@ -20,7 +20,7 @@ from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.facts.keys import normalise_key
 from strata_daemon.forgetting import derived
 from strata_daemon.forgetting.redaction import Purged
-from strata_daemon.store import graph as web_store, purge as store
+from strata_daemon.store import erase, graph as web_store, purge as store
 
 PURGE_RULE = "purge"  # the rule a retraction left by a purge is recorded under
 MAX_IDS = 10_000
@@ -255,4 +255,4 @@ def purge(conn, agent: str, asked: Asked, *, actor: str, now: float) -> dict:
             "audit_redacted": audit, "dossier_lines_redacted": dossier_lines,
             "capsule_lines_redacted": capsule_lines, **logs, "_topics": sorted(set(topics) - set(topics_gone)),
             "_purged": purged,
-            "_hashes": {m["content_hash"] for m in memories}}
+            "_hashes": {m["content_hash"] for m in memories}, "_rewritten": erase.rewritten(conn)}

@@ -9,6 +9,7 @@ import secrets
 import shutil
 import time
 from pathlib import Path
+from typing import Callable
 
 from strata_daemon.errors import Conflict
 from strata_daemon.store import driver
@@ -46,23 +47,27 @@ def newest_last(paths) -> list[Path]:
     return sorted(paths, key=_order)
 
 
-def keep_copy(db_path: Path, folder: Path, prefix: str, *, raw: bool = False) -> Path:
+def keep_copy(db_path: Path | None, folder: Path, prefix: str, *, raw: bool = False, suffix: str = ".db",
+              write: Callable[[Path], None] | None = None) -> Path:
     """SQLite's online backup of `db_path` into `folder` as `PREFIX-TIME.db`, or `PREFIX-TIME-2.db`,
     `-3`... after the highest number that second's copies carry (never a lower one a pruned copy
     freed: it would sort as the oldest). The copy only appears once it is whole.
     `raw` copies the file's bytes instead, with its -wal and -shm beside: a damaged database,
-    which SQLite cannot read, is kept as it is."""
+    which SQLite cannot read, is kept as it is. `write` makes the copy at the path it is given
+    instead (a PostgreSQL store's dump, named `PREFIX-TIME.SUFFIX`)."""
     stem = f"{prefix}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     partial = folder / f".{stem}.{os.getpid()}.{secrets.token_hex(4)}{PARTIAL}"
     try:
-        if raw:
+        if write is not None:
+            write(partial)
+        elif raw:
             _raw_copy(db_path, partial)
         else:
             driver.copy(db_path, partial)
-        taken = [n for s_, n in map(_order, folder.glob(f"{stem}*.db")) if s_ == stem]
+        taken = [n for s_, n in map(_order, folder.glob(f"{stem}*{suffix}")) if s_ == stem]
         for n in range(max(taken, default=0) + 1, 1000):
-            target = folder / (f"{stem}.db" if n == 1 else f"{stem}-{n}.db")
+            target = folder / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
             try:  # claim the name first: os.replace alone would take a name another copy holds
                 os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             except FileExistsError:

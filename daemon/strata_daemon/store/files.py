@@ -4,11 +4,10 @@ restore and the backups a purge asks about. Each opens its own connection and cl
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 from typing import Iterator
 
-from strata_daemon.store import driver
+from strata_daemon.store import driver, purge
 
 
 @contextlib.contextmanager
@@ -31,8 +30,7 @@ def integrity(path: Path) -> tuple[list[str], set[int]]:
 def purge_records(path: Path) -> dict[tuple[int, float], tuple[str, dict]]:
     """(audit id, time) -> (agent, data) of every purge the file records."""
     with read_only(path) as conn:
-        return {(i, at): (agent, json.loads(data)) for i, at, agent, data in conn.execute(
-            "SELECT id, at, agent, data FROM audit WHERE action = 'purge'")}
+        return purge.purge_records(conn)
 
 
 def holds_hashes(path: Path, hashes: set[str]) -> bool:

@@ -266,7 +266,10 @@ def ensure_namespace(conn, agent: str, now: float) -> None:
 
 
 def start_redacting(conn, purge_id: int) -> None:
-    """Open the triggers that keep history unchanged (audit data, fact values) to purge PURGE_ID."""
+    """Open the triggers that keep history unchanged (audit data, fact values) to purge PURGE_ID;
+    on PostgreSQL, `rewritten` counts from here."""
+    if on_postgres(conn):
+        conn.rewritten.clear()
     conn.execute("INSERT INTO redacting (purge) VALUES (?)", (purge_id,))
 
 
@@ -362,25 +365,10 @@ def drop_memories(conn, agent: str, ids: list[int]) -> None:
     conn.execute("UPDATE namespaces SET episode_count = max(0, episode_count - ?) WHERE agent = ?", (len(ids), agent))
 
 
-# What a purge deletes from or rewrites: on PostgreSQL, vacuumed after it (fold_wal).
-PURGED_TABLES = ("episodes", "episode_vectors", "audit", "fact_values", "facts", "dossier_versions", "dossier_topics",
-                 "capsule_renders", "capsule_overrides", "recalls", "arena_episodes", "web_edges", "web_links",
-                 "web_context", "entities", "stated_times", "access_events", "feedback_events")
-
-
-def fold_wal(conn) -> list:
-    """Fold the WAL into the database file and truncate it: the PRAGMA's row (busy, log pages,
-    pages folded). Errors are the caller's to see, unlike Database.checkpoint. On PostgreSQL the
-    tables a purge touches are rewritten instead (VACUUM FULL, their indexes with them): a plain
-    VACUUM frees a deleted row's space but leaves its bytes, and the full-text index keeps its
-    words, until something overwrites them. What the server can promise of its WAL and of
-    replicas is in docs/forgetting.md."""
-    if on_postgres(conn):
-        present = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() "
-                                              "AND tablename = ANY(?)", (list(PURGED_TABLES),)).fetchall()]
-        conn.execute(f"VACUUM FULL {', '.join(present)}")
-        return [(1,)]  # the server's WAL keeps the old pages until it recycles them: not cleared
-    return conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+def purge_records(conn) -> dict[tuple[int, float], tuple[str, dict]]:
+    """(audit id, time) -> (agent, data) of every purge the store records, in every namespace."""
+    return {(i, at): (agent, json.loads(data)) for i, at, agent, data in conn.execute(
+        "SELECT id, at, agent, data FROM audit WHERE action = 'purge'")}
 
 
 def purge_audit(conn, agent: str) -> list[tuple[int | None, dict]]:

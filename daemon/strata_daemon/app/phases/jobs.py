@@ -16,6 +16,7 @@ from strata_daemon.base import stopping, timeutil
 from strata_daemon.base.private import write_private
 from strata_daemon.errors import EmbeddingUnavailable
 from strata_daemon.store import copies, phases as phase_records, recalls as history
+from strata_daemon.store.postgres import dumps
 
 log = logging.getLogger("strata.phases")
 # One run is bounded so that a stop (SIGTERM, a reload) waits seconds, not the whole backlog;
@@ -164,17 +165,31 @@ async def arena(mem) -> dict:
             "episodes": r["episodes"]["total"], "seconds": r["seconds"]}
 
 
+def _prune(folder: Path, pattern: str, keep: int) -> int:
+    kept = copies.newest_last(folder.glob(pattern))
+    for old in kept[:-keep] if keep > 0 else []:
+        old.unlink()
+        old.with_name(old.name + dumps.HASHES).unlink(missing_ok=True)
+    return min(len(kept), keep)
+
+
 def _backup(db_path: Path, folder: Path, keep: int) -> dict:
     copies.sweep(folder)
     target = copies.keep_copy(db_path, folder, "memory")
-    kept = copies.newest_last(folder.glob("memory-*.db"))
-    for old in kept[:-keep] if keep > 0 else []:
-        old.unlink()
-    return {"path": str(target), "bytes": target.stat().st_size, "kept": min(len(kept), keep)}
+    return {"path": str(target), "bytes": target.stat().st_size, "kept": _prune(folder, "memory-*.db", keep)}
+
+
+def _dump(url: str, major: int, folder: Path, keep: int) -> dict:
+    """pg_dump of the store into FOLDER, the list of its memories' hashes beside it."""
+    copies.sweep(folder)
+    target = copies.keep_copy(None, folder, "memory", suffix=dumps.SUFFIX, write=lambda p: dumps.dump(url, major, p))
+    dumps.write_hashes(target, dumps.content_hashes(target, major))
+    return {"path": str(target), "bytes": target.stat().st_size,
+            "kept": _prune(folder, f"memory-*{dumps.SUFFIX}", keep)}
 
 
 async def backup(mem) -> dict:
+    folder, keep = mem.home.state_dir / "backups", int(mem.config["daemon.backup_keep"])
     if mem.db.dialect != "sqlite":
-        return {"skipped": "a PostgreSQL store is backed up with pg_dump and `strata export` (docs/operations.md)"}
-    return await asyncio.to_thread(_backup, mem.db.path, mem.home.state_dir / "backups",
-                                   int(mem.config["daemon.backup_keep"]))
+        return await asyncio.to_thread(_dump, mem.db.url, await mem.db.server_major(), folder, keep)
+    return await asyncio.to_thread(_backup, mem.db.path, folder, keep)

@@ -63,7 +63,8 @@ PHASES: tuple[Phase, ...] = (
           "the retrieval arena: score the recall strategies on the evaluation episodes and choose the default",
           shared=True),
     Phase("backup", _seconds("daemon.backup_interval_hours", 3600), jobs.backup, False,
-          "SQLite online backup into state/backups/, keeping daemon.backup_keep"),
+          "SQLite online backup (on PostgreSQL, pg_dump) into state/backups/, keeping daemon.backup_keep",
+          shared=True),
 )
 BY_NAME = {p.name: p for p in PHASES}
 FOLLOWS: dict[str, tuple[str, ...]] = {}

@@ -38,7 +38,8 @@ async def cmd_backup(args) -> int:
         from strata_daemon.app.public import copies
 
         folder = resolve_home(args.home).state_dir / "backups"
-        found = [{"path": str(p), "bytes": p.stat().st_size} for p in copies.newest_last(folder.glob("*.db"))] \
+        found = [{"path": str(p), "bytes": p.stat().st_size} for p in copies.newest_last(
+            [*folder.glob("*.db"), *folder.glob("*.dump")])] \
             if folder.is_dir() else []
         emit(found, args.json, lambda rs: "\n".join(f"{r['path']}  {r['bytes']:,} bytes" for r in rs) or "no backups")
         return 0
@@ -84,7 +85,9 @@ def register(sub, common) -> None:
                                    "daemon.backup_keep. The daemon does this nightly. --restore checks the backup, "
                                    "keeps the current database as state/backups/before-restore-TIME.db, then "
                                    "copies the backup in and purges again what was purged after it was made; "
-                                   "it is refused while a daemon runs.")
+                                   "it is refused while a daemon runs. On a PostgreSQL store a backup is a "
+                                   "pg_dump file (memory-TIME.dump), which --restore puts back with pg_restore, "
+                                   "refused while any other session uses the database.")
     what = p.add_mutually_exclusive_group()
     what.add_argument("--list", action="store_true", help="list the backups")
     what.add_argument("--restore", metavar="PATH", help="put this backup back as the database (daemon stopped)")

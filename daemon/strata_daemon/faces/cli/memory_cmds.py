@@ -172,8 +172,12 @@ def purge_text(r: dict) -> str:
     if derived:
         lines.append("  " + ", ".join(derived))
     lines.append("  the audit trail keeps that it happened (a hash), not the words")
+    if not r["heap_cleared"]:
+        lines.append("  this role may not rewrite every table: their files keep the old rows until the tables' owner "
+                     "runs VACUUM FULL (the daemon's log names them)")
     if not r["wal_cleared"]:
-        lines.append("  another process was reading: the write-ahead log keeps part of it until the next checkpoint")
+        lines.append("  the write-ahead log keeps part of it for now: until the next checkpoint on SQLite (another "
+                     "process was reading), until the server recycles it on PostgreSQL")
     for path in r["backups_holding"]:
         lines.append(f"  still held by the backup {path}")
     if r["backups_holding"]:

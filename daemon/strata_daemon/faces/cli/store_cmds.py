@@ -29,7 +29,9 @@ async def cmd_store(args) -> int:
         if args.action == "grant":
             r = await mem.grant_role(args.role, args.agent)
             emit(r, args.json, lambda r: f"role {r['role']} reaches namespace {r['agent']}"
-                                         + (f"; reads {', '.join(r['shared'])}" if r["shared"] else ""))
+                                         + (f"; reads {', '.join(r['shared'])}" if r["shared"] else "")
+                                         + ("" if r["may_rewrite"] else "\nthe server is older than 17: this "
+                                            "role's purges cannot rewrite the tables (docs/forgetting.md)"))
         elif args.action == "revoke":
             r = await mem.revoke_role(args.role)
             emit(r, args.json, lambda r: f"role {r['role']} reaches no namespace (it had {r['agent']})")

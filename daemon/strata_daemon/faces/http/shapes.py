@@ -114,6 +114,7 @@ PURGE_FIELDS = {
     "audit_redacted": COUNT, "dossier_lines_redacted": COUNT, "capsule_lines_redacted": COUNT,
     "recalls": about(COUNT, "logged recalls whose query was redacted"), "arena_episodes": COUNT,
     "phase_runs": COUNT, "wal_cleared": about(BOOL, "false while another process still reads the old pages"),
+    "heap_cleared": about(BOOL, "false when the role may not rewrite a table holding the old rows (PostgreSQL)"),
     "dossiers_rewritten": array(STR),
     "backups_holding": about(array(STR), "database copies that still hold the text (remove them to be rid of it)"),
     "elapsed_ms": fields({"removed": MS, "regenerated": MS}),

@@ -15,6 +15,8 @@ from strata_daemon.store.postgres.sql import translate
 
 INSTALL = "pip install 'strata-daemon[postgres]' (psycopg)"
 _CHANGES = re.compile(r"^\s*(INSERT|UPDATE|DELETE)\b", re.I)
+_REWRITES = re.compile(r"^\s*(?:UPDATE|DELETE\s+FROM|INSERT\s+OR\s+REPLACE\s+INTO)\s+(\w+)"
+                       r"|^\s*INSERT\s+INTO\s+(\w+).*\bDO\s+UPDATE\b", re.I | re.S)
 
 
 def shown(url: str) -> str:
@@ -131,13 +133,22 @@ class Connection:
     def __init__(self, pg, url: str):
         self._pg, self.url = pg, url
         self.total_changes = 0
+        # Tables whose rows an UPDATE or DELETE replaced: their old versions stay in the heap
+        # until the table is rewritten (a purge rewrites these).
+        self.rewritten: set[str] = set()
+
+    def _count(self, sql: str, rowcount: int) -> None:
+        if rowcount > 0 and _CHANGES.match(sql):
+            self.total_changes += rowcount
+            m = _REWRITES.match(sql)
+            if m:
+                self.rewritten.add((m.group(1) or m.group(2)).lower())
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
         text, returns_id = translate(sql, bool(params))
         with self._pg.cursor(row_factory=_row_factory) as cur:
             cur.execute(text, tuple(params) if params else None)
-            if _CHANGES.match(sql) and cur.rowcount > 0:
-                self.total_changes += cur.rowcount
+            self._count(sql, cur.rowcount)
             return Cursor(cur, returns_id)
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
@@ -146,8 +157,7 @@ class Connection:
             text = text[: text.rindex(" RETURNING id")]
         with self._pg.cursor() as cur:
             cur.executemany(text, [tuple(r) for r in rows])
-            if cur.rowcount > 0:
-                self.total_changes += cur.rowcount
+            self._count(sql, cur.rowcount)
 
     def close(self) -> None:
         self._pg.close()

@@ -119,5 +119,16 @@ class PostgresDatabase(Database):
     async def checkpoint(self) -> None:
         """The server folds its own WAL."""
 
+    async def server_major(self) -> int:
+        return await self.scalar("SELECT current_setting('server_version_num')::int / 10000")
+
+    async def other_sessions(self) -> list[str]:
+        """Who else is connected to this database: 'application (client address)' each."""
+        rows = await self.run(lambda c: c.execute(
+            "SELECT coalesce(nullif(application_name, ''), 'a client'), coalesce(host(client_addr), 'local socket') "
+            "FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND backend_type = 'client backend'").fetchall())
+        return [f"{name} ({addr})" for name, addr in rows]
+
     async def data_version(self) -> int:
         return await self.scalar("SELECT pg_current_wal_insert_lsn() - '0/0'")

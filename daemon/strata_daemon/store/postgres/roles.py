@@ -34,7 +34,12 @@ def grant(conn, role: str, agent: str, shared: list[str]) -> dict:
     conn.execute(f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {_schema(conn)} TO {role}")
     conn.execute(f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {_schema(conn)} TO {role}")
     conn.execute(f"REVOKE INSERT, UPDATE, DELETE ON {', '.join(KEPT)} FROM {role}")
-    return {"role": role, "agent": agent, "shared": shared}
+    # So that its purges may rewrite the tables that held the words (VACUUM FULL; PostgreSQL 17+).
+    # It reads no row by it: a rewrite copies every row without handing any to the role.
+    maintain = conn.execute("SELECT current_setting('server_version_num')::int >= 170000").fetchone()[0]
+    if maintain:
+        conn.execute(f"GRANT MAINTAIN ON ALL TABLES IN SCHEMA {_schema(conn)} TO {role}")
+    return {"role": role, "agent": agent, "shared": shared, "may_rewrite": bool(maintain)}
 
 
 def revoke(conn, role: str) -> dict:

