@@ -93,3 +93,13 @@ def test_a_purge_rewrites_the_tables_that_held_the_words_and_no_other(cli, home,
     assert {t: after[t] for t in ("strength_snapshots", "dossier_topics", "arena_runs")} == \
         {t: before[t] for t in ("strength_snapshots", "dossier_topics", "arena_runs")}
     assert _words_on_disk(pg_home, b"7Q4417") == []
+
+
+def test_a_pg_dump_older_than_the_server_is_refused_with_what_to_install():
+    from strata_daemon.errors import StorageError
+    from strata_daemon.store.postgres import dumps
+
+    assert dumps.tool("pg_dump", 18).endswith("pg_dump")
+    with pytest.raises(StorageError) as e:
+        dumps.tool("pg_dump", 99)  # every pg_dump here is older than a server of version 99
+    assert "no pg_dump of PostgreSQL 99 or newer" in e.value.message and "postgresql-client-99" in e.value.hint

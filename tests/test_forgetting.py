@@ -412,3 +412,29 @@ def test_a_purge_stays_in_its_namespace(home):
             assert (await a.observe_many(rows, skip_purged=True))["purged"] == 1
             assert (await b.observe_many(rows, skip_purged=True))["created"] == 1
     asyncio.run(go())
+
+
+ON_SERVER = ("sentence", "phone by matching", "merged by consolidation", "cited in a dossier", "fact with history",
+             "pinned by a person", "fact key by words", "dossier topic by words", "words in a capsule topic line")
+
+
+@pytest.mark.postgres
+def test_on_postgresql_the_set_leaves_nothing_in_the_servers_files(pg_server, monkeypatch):
+    """A part of the set, each way of forgetting once, on a home kept on PostgreSQL (`bench
+    forget --store-url` runs all of it with the HTTP and MCP faces)."""
+    from strata_bench import stores
+
+    monkeypatch.setattr(stores, "SERVER", pg_server.url())
+    monkeypatch.delenv("STRATA_DATABASE_URL", raising=False)
+    cases = tuple(c for c in CASES if c.name in ON_SERVER)
+    try:
+        r = asyncio.run(bench_forget(servers=False, cases=cases))
+    finally:
+        stores.drop_all()
+    assert r["store"] == "postgres" and len(cases) == len(ON_SERVER) and {c.forget[0] for c in cases} == {
+        "memory", "matching", "fact", "fact matching", "topic matching"}
+    assert r["unseen_before"] == [] and r["in_database_file_before"] == len(cases)  # the probes can see
+    assert any(f.startswith("episodes (") for f in r["files_checked"])
+    assert r["leaked"] == [] and r["raw_bytes_clean"] and r["purged_ids_given_again"] == 0
+    assert r["brought_back"] == {"import": [], "restore": []} and r["restore_purged_again"]["memories"] > 0
+    assert r["wal_holds"]  # what the server's WAL keeps until it recycles it (docs/forgetting.md)

@@ -5,10 +5,13 @@ shared ones. On a real PostgreSQL with row-level security (migration 3)."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
-from conftest import write_config
+from conftest import CLI, write_config
+from http_helpers import serving
+from mcp_helpers import mcp_client
 from strata_daemon import Memory
 from strata_daemon.errors import StrataError
 from strata_daemon.store.postgres import connection
@@ -153,3 +156,41 @@ def test_a_bound_role_purges_its_own_memory_from_the_servers_files(bound, pg_url
     assert r["memories"] == [ids["alpha"]] and r["heap_cleared"]  # MAINTAIN, granted with the namespace
     assert not any(b"4471-zebra" in data for data in server_files.database_files(pg_url).values())
     assert admin.execute("SELECT count(*) FROM episodes WHERE agent = 'beta'").fetchone()[0] == 1
+
+
+def test_a_bound_role_reaches_no_other_namespace_through_the_cli_http_or_mcp(bound, pg_url, home, monkeypatch):
+    """agent_b's login on every face, asking for namespace alpha by name, id and words."""
+    ids, admin = bound
+    before = _alpha_rows(admin)
+    monkeypatch.setenv("STRATA_DATABASE_URL", _as(pg_url, "agent_b"))
+    alpha, seen = str(ids["alpha"]), []
+    cli = CLI(home)
+    for args in (("recall", "vault code zebra"), ("get", alpha), ("export",), ("fact", "get", "alpha key"),
+                 ("fact", "list"), ("fact", "history", "alpha key"), ("timeline",), ("context", "vault code"),
+                 ("forget", alpha, "--purge"), ("forget", "--matching", "zebra", "--purge", "--yes"),
+                 ("web", "neighbours", f"episode:{alpha}"), ("status",)):
+        for agent in ("alpha", "beta"):
+            seen.append(cli("--agent", agent, "--json", *args).out)
+    with serving(home, agent="alpha") as api:
+        for method, path, body in (("GET", f"/v1/memories/{alpha}", None), ("GET", "/v1/facts", None),
+                                   ("GET", "/v1/facts/alpha%20key", None), ("GET", "/v1/timeline", None),
+                                   ("POST", "/v1/recall", {"query": "vault code zebra"}),
+                                   ("POST", "/v1/context", {"text": "vault code"}),
+                                   ("POST", "/v1/memories/get", {"ids": [ids["alpha"]]}),
+                                   ("DELETE", f"/v1/memories/{alpha}", None), ("GET", "/v1/capsule", None),
+                                   ("GET", f"/v1/memories/{alpha}/related", None)):
+            seen.append(str(api.raw(method, path, None if body is None else json.dumps(body).encode())))
+
+    async def mcp():
+        async with mcp_client(home, agent="alpha", flags=("--allow-purge",)) as t:
+            for name, arguments in (("recall", {"query": "vault code zebra"}), ("memory_get", {"id": ids["alpha"]}),
+                                    ("fact_get", {"key": "alpha key"}), ("timeline", {}), ("capsule_get", {}),
+                                    ("forget", {"id": ids["alpha"], "purge": True}),
+                                    ("related", {"id": ids["alpha"]})):
+                r = await t.client.call_tool(name, arguments)
+                seen.append(str(r.content))
+
+    asyncio.run(mcp())
+    assert len(seen) >= 40
+    assert [s for s in seen if SECRET in s or "alpha value" in s or "4471" in s] == []
+    assert _alpha_rows(admin) == before  # nothing of alpha's changed

@@ -264,11 +264,21 @@ async def _mcp(home: Home, cases) -> str:
     return "\n".join(texts)
 
 
-def found(secret: str, seen: dict[str, str | bytes]) -> list[str]:
-    """The faces on which SECRET appears (any case)."""
+def found(secret: str, seen: dict[str, str | bytes], *, lowered: bool = False) -> list[str]:
+    """The faces on which SECRET appears (any case). Bytes are searched as bytes, ASCII's cases
+    alike (LOWERED: they are lower-cased already), and decoded only for a secret beyond ASCII."""
     s = secret.casefold()
-    return [face for face, text in seen.items()
-            if s in (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).casefold()]
+    needle = secret.lower().encode() if secret.isascii() else None
+    out = []
+    for face, text in seen.items():
+        if isinstance(text, bytes):
+            hit = (needle in (text if lowered else text.lower()) if needle is not None
+                   else s in text.decode("utf-8", "replace").casefold())
+        else:
+            hit = s in text.casefold()
+        if hit:
+            out.append(face)
+    return out
 
 
 async def _probe(mem: Memory, url: str | None) -> Memory:
@@ -330,8 +340,8 @@ def _wal_holds(url: str | None, cases) -> list[str] | None:
     """The cases whose secret the server's WAL still holds (PostgreSQL: not a purge's to empty)."""
     if url is None:
         return None
-    wal = server_files.wal_files(url)
-    return [c.name for c in cases if found(c.secret, wal)]
+    wal = {name: data.lower() for name, data in server_files.wal_files(url).items()}  # once, not per case
+    return [c.name for c in cases if found(c.secret, wal, lowered=True)]
 
 
 async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[[int], None] | None = None) -> dict:

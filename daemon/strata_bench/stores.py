@@ -18,7 +18,7 @@ def use(url: str | None) -> None:
     SERVER = url
     if url is not None:
         os.environ.pop("STRATA_DATABASE_URL", None)  # each home names its own database
-        atexit.register(_drop_all)
+        atexit.register(drop_all)
 
 
 def database_url(server: str, name: str) -> str:
@@ -49,7 +49,7 @@ def toml_line(url: str | None) -> str:
     return "" if url is None else f'store.url = "{url}"\n'
 
 
-def _drop_all() -> None:
+def drop_all() -> None:
     for name in _MADE:
         try:
             _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

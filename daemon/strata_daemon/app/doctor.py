@@ -105,7 +105,17 @@ def postgres(url: str) -> list[dict]:
     else:
         out.append(finding("schema", OK if newest == latest else WARN, f"at migration {newest} of {latest}",
                            None if newest == latest else "the next strata command migrates it"))
-    return out
+    return out + [_dump_tool(h["version"] // 10000)]
+
+
+def _dump_tool(major: int) -> dict:
+    """Whether a pg_dump the nightly backup can use is at hand (one as new as the server)."""
+    from strata_daemon.store.postgres import dumps
+
+    try:
+        return finding("backup", OK, f"pg_dump for PostgreSQL {major}: {dumps.tool('pg_dump', major)}")
+    except StrataError as e:
+        return finding("backup", WARN, e.message + "; the nightly backup fails until one is", e.hint)
 
 
 def database(home: Home) -> list[dict]:

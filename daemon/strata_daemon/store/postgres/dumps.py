@@ -73,8 +73,10 @@ def dump(url: str, server_major: int, target: Path) -> None:
     """The whole database URL names, as TARGET (written 0600)."""
     conninfo, env = _login(url)
     os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
-    _run([tool("pg_dump", server_major), "--format=custom", "--file", str(target), "--dbname", conninfo], env,
-         "pg_dump")
+    # gzip's fastest level: at 100,000 memories 4.0 s for 223 MB against the default's 22 s for
+    # 197 MB (the vectors, as text, hardly compress).
+    _run([tool("pg_dump", server_major), "--format=custom", "-Z1", "--file", str(target), "--dbname", conninfo],
+         env, "pg_dump")
 
 
 def restore(url: str, server_major: int, source: Path) -> None:
