@@ -194,3 +194,14 @@ def test_a_bound_role_reaches_no_other_namespace_through_the_cli_http_or_mcp(bou
     assert len(seen) >= 40
     assert [s for s in seen if SECRET in s or "alpha value" in s or "4471" in s] == []
     assert _alpha_rows(admin) == before  # nothing of alpha's changed
+
+
+def test_a_bound_role_may_not_embed_the_shared_store_anew(bound, pg_url, home, monkeypatch):
+    ids, admin = bound
+    CLI(home)("reindex", check=True)  # as the owner: every namespace's memories
+    vectors = admin.execute("SELECT count(*) FROM episode_vectors").fetchone()[0]
+    assert vectors == 3
+    monkeypatch.setenv("STRATA_DATABASE_URL", _as(pg_url, "agent_b"))
+    proc = CLI(home)("--agent", "beta", "reindex", "--force")
+    assert proc.returncode != 0 and "only the tables' owner" in proc.err and "owner's URL" in proc.err
+    assert admin.execute("SELECT count(*) FROM episode_vectors").fetchone()[0] == vectors

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from strata_daemon.errors import EmbeddingUnavailable
+from strata_daemon.errors import ConfigError, EmbeddingUnavailable
 from strata_daemon.store.dialect import on_postgres
 
 if TYPE_CHECKING:  # numpy is loaded by the functions that need it: storing a memory does not
@@ -60,6 +60,12 @@ def check(conn, spec: Spec) -> bool:
     return current is not None
 
 
+def _owned(conn) -> bool:
+    """On PostgreSQL, whether this login owns the vectors' table (is not a role bound to a namespace)."""
+    return conn.execute(f"SELECT pg_has_role(tableowner, 'MEMBER') FROM pg_tables WHERE tablename = '{TABLE}'"
+                        ).fetchone()[0]
+
+
 def prepare(conn, spec: Spec) -> None:
     """Make sure the index exists for this spec (inside a write transaction)."""
     if check(conn, spec):
@@ -68,8 +74,7 @@ def prepare(conn, spec: Spec) -> None:
         # The table is the schema's (migration 3: its `rowid` names the episode as sqlite-vec's
         # does, so every query of vectors reads both). Its HNSW index is for this dimension, made
         # by the tables' owner; a role bound to a namespace searches exactly without it.
-        if conn.execute(f"SELECT pg_has_role(tableowner, 'MEMBER') FROM pg_tables WHERE tablename = '{TABLE}'"
-                        ).fetchone()[0]:
+        if _owned(conn):
             conn.execute(f"CREATE INDEX IF NOT EXISTS {TABLE}_hnsw_{spec.dim} ON {TABLE} "
                          f"USING hnsw ((embedding::vector({spec.dim})) vector_cosine_ops)")
     else:
@@ -88,6 +93,11 @@ BUMP_EPOCH = ("INSERT INTO meta (key, value) VALUES ('vector_epoch', '1') "
 def reset(conn) -> int:
     """Forget every vector and the recorded model (inside a write transaction); returns the new backlog."""
     if on_postgres(conn):  # the table is the schema's; its rows and the index for the old dimension go
+        if not _owned(conn):
+            # The model is the store's, every namespace's vectors with it, and a bound role sees its own only.
+            raise ConfigError("only the tables' owner may embed a shared store anew: the model is every "
+                              "namespace's", hint="run `strata reindex` with the owner's URL in store.url "
+                                                  "(docs/operations.md)")
         conn.execute(f"DELETE FROM {TABLE}")
         for (index,) in conn.execute(f"SELECT indexname FROM pg_indexes WHERE tablename = '{TABLE}' "
                                      f"AND indexname LIKE '{TABLE}_hnsw_%'").fetchall():
