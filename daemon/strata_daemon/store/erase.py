@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from strata_daemon.store.dialect import on_postgres
 
-
 # The tables that hold words. Their free space may keep the bytes of rows deleted or replaced
 # before the purge (a capsule render pruned, a spiderweb edge decayed, a fact's label changed),
 # which the purge cannot see: every purge rewrites them all. The others (vectors, events, stated
