@@ -111,3 +111,38 @@ def test_a_pg_dump_older_than_the_server_is_refused_with_what_to_install():
     with pytest.raises(StorageError) as e:
         dumps.tool("pg_dump", 99)  # every pg_dump here is older than a server of version 99
     assert "no pg_dump of PostgreSQL 99 or newer" in e.value.message and "postgresql-client-99" in e.value.hint
+
+
+def test_the_servers_statistics_keep_no_words(cli, home, pg_home):
+    for i in range(3):
+        cli("observe", f"The safe combination is 31-22-8 crimsonfox, note {i}.", check=True)
+    cli("recall", "crimsonfox safe", check=True)
+    conn = connection.connect(pg_home)
+    try:
+        conn.execute("ANALYZE")  # as autovacuum does once enough rows changed
+        held = conn.execute("SELECT tablename, attname FROM pg_stats WHERE schemaname = 'public' AND "
+                            "concat(most_common_vals, histogram_bounds, most_common_elems) ILIKE '%crimsonfox%'"
+                            ).fetchall()
+        assert held == []  # migration 5: without it, episodes.content and .search, audit.data, fact_values.value
+        assert conn.execute("SELECT count(*) FROM pg_stats WHERE tablename = 'episodes' AND attname = 'importance'"
+                            ).fetchone()[0] == 1  # the columns of numbers keep theirs
+    finally:
+        conn.close()
+    cli("forget", "--matching", "crimsonfox", "--purge", "--yes", check=True)
+    assert _words_on_disk(pg_home, b"crimsonfox") == []
+
+
+def test_the_doctor_names_statistics_kept_from_before_migration_5_and_how_to_remove_them(cli, home, pg_home):
+    cli("observe", "The safe combination is 31-22-8 crimsonfox.", check=True)
+    conn = connection.connect(pg_home)
+    try:  # as a store analyzed before migration 5 holds them
+        conn.execute("ALTER TABLE episodes ALTER COLUMN content SET STATISTICS 100")
+        conn.execute("ANALYZE episodes")
+        conn.execute("ALTER TABLE episodes ALTER COLUMN content SET STATISTICS 0")
+        found = {f["check"]: f for f in cli.json("doctor")["findings"]}
+        assert found["statistics"]["status"] == "warn" and "1 columns that hold words" in found["statistics"]["message"]
+        conn.execute(found["statistics"]["fix"].split(": ", 1)[1])  # the statement it names, as a superuser
+        assert "statistics" not in {f["check"] for f in cli.json("doctor")["findings"]}
+        assert found["backup"]["status"] == "ok"
+    finally:
+        conn.close()

@@ -350,6 +350,8 @@ async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[
         home, _ = init_home(Path(tmp) / "home", store_url=url)
         async with await Memory.open(home, actor="bench") as mem:
             ids = await plant(mem, cases)
+            if url is not None:
+                server_files.analyze(url)
             exported = "".join([export_line(row) async for row in mem.export()]).encode()
             backup = await _backup(mem, url, Path(tmp))
             probe = await _probe(mem, url)

@@ -27,6 +27,15 @@ def _where(url: str) -> tuple[Path, dict[str, str]]:
     return Path(data) / "base" / str(oid), names
 
 
+def analyze(url: str) -> None:
+    """ANALYZE the database, as the server's autovacuum does once enough rows changed: what its
+    statistics keep of the rows is then in the files too (pg_statistic), whenever a probe runs."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("ANALYZE")
+
+
 def database_files(url: str) -> dict[str, bytes]:
     """Every file of the database URL names, by `relation (file)` (a file no relation owns, as one
     a rewrite left for the next checkpoint to unlink, by its name alone). Raises PermissionError

@@ -24,10 +24,15 @@ def read(url: str) -> dict:
                             "WHERE rolname = current_user").fetchone()
         migrated = conn.execute("SELECT to_regclass('_migrations') IS NOT NULL").fetchone()[0]
         applied = [r[0] for r in conn.execute("SELECT id FROM _migrations").fetchall()] if migrated else []
+        # Statistics of columns whose statistics are off (migration 5): kept from before it.
+        kept = conn.execute("SELECT count(*) FROM pg_stats s JOIN pg_attribute a ON a.attrelid = "
+                            "(quote_ident(s.schemaname) || '.' || quote_ident(s.tablename))::regclass "
+                            "AND a.attname = s.attname WHERE s.schemaname = current_schema() AND a.attstattarget = 0"
+                            ).fetchone()[0] if migrated else 0
     finally:
         conn.close()
     return {"version": version[0], "version_text": version[1].split(",")[0],
             "extensions": {n: {"installed": ext.get(n, (None, None))[0], "available": ext.get(n, (None, None))[1]}
                            for n in EXTENSIONS},
             "role": role[0], "superuser": bool(role[1]), "may_create": bool(role[2] and role[3]),
-            "applied": applied}
+            "applied": applied, "word_statistics": kept}
