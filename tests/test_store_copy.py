@@ -12,6 +12,7 @@ from conftest import write_config
 from strata_daemon import Memory
 from strata_daemon.errors import Conflict
 from strata_daemon.store import copying
+from strata_daemon.store.postgres import connection
 
 pytestmark = pytest.mark.postgres
 
@@ -51,6 +52,12 @@ def test_a_home_goes_to_postgresql_and_back_whole(home, pg_url, monkeypatch):
 
     there = asyncio.run(to(pg_url))
     assert there["same"] and there["memories"] == 14
+    admin = connection.connect(pg_url)
+    try:  # the planner has statistics of what was loaded (none of the columns that hold words)
+        assert admin.execute("SELECT count(*) FROM pg_stats WHERE tablename = 'episodes' AND attname IN "
+                             "('importance', 'content')").fetchone()[0] == 1
+    finally:
+        admin.close()
     assert {t for t, c in there["tables"].items() if c["rows"]} >= {
         "episodes", "episode_vectors", "audit", "facts", "fact_values", "recalls", "access_events",
         "feedback_events", "web_links", "dossier_versions", "namespaces"}

@@ -193,6 +193,7 @@ async def restore_dump(home: Home, url: str, source: Path) -> tuple[dict, dict]:
     await asyncio.to_thread(dumps.restore, url, major, source)
     db = await open_database(home.db_path, url)
     try:
+        await db.analyze()  # pg_restore leaves the planner without statistics of what it loaded
         after = await db.run(purge_rows.purge_records)
     finally:
         await db.close()

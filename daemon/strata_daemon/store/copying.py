@@ -226,6 +226,10 @@ def copy_home(db_path: Path, root: str, url: str | None, target: str,
         same = all(t["same"] for t in checked.values())
         if same:
             dest.execute("DELETE FROM meta WHERE key = 'copy_of'")
+            if on_postgres(dest):
+                # The planner's statistics of what was just loaded: without them, until autovacuum
+                # came by, a recall at 100,000 memories took 182 ms at p50 against 23 with them.
+                dest.execute("ANALYZE")
         return {"from": "sqlite" if url is None else "postgresql",
                 "to": "sqlite" if target == "sqlite" else "postgresql",
                 "memories": mine, "written": written, "tables": checked, "same": same}

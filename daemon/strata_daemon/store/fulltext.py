@@ -207,9 +207,11 @@ def word_shares(conn, agent: str, query: str, texts: list[str]) -> list[float]:
             for h in held]
 
 
-def _rowids(conn, table: str, expr: str, limit: int) -> list[int]:
+def _rowids(conn, table: str, expr: str, limit: int, *, dense: bool = False) -> list[int]:
+    """The newest LIMIT memories EXPR finds; DENSE when its phrases are common (on PostgreSQL
+    walking the memories newest first then finds them soonest; else the index's list)."""
     if on_postgres(conn):
-        return pg.rowids(conn, table, expr, limit, _stemmer(conn))
+        return pg.rowids(conn, table, expr, limit, _stemmer(conn), dense=dense)
     return [r[0] for r in _all(conn, f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT ?",
                                (expr, limit))]
 
@@ -236,7 +238,7 @@ def _bounded(conn, table: str, phrases: list[str], dfs: list[int], total: int, b
         scores = dict.fromkeys(every, sum(weights.values()))
     if len(scores) < limit:
         for p in phrases:
-            for rid in _rowids(conn, table, p, budget // len(phrases)):
+            for rid in _rowids(conn, table, p, budget // len(phrases), dense=True):
                 if rid not in every:
                     scores[rid] = scores.get(rid, 0.0) + weights[p]
     return scores

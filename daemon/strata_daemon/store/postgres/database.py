@@ -119,6 +119,10 @@ class PostgresDatabase(Database):
     async def checkpoint(self) -> None:
         """The server folds its own WAL."""
 
+    async def analyze(self) -> None:
+        """The planner's statistics of every table, after a load (a copy, a restore)."""
+        await self.run(lambda c: c.execute("ANALYZE"))
+
     async def server_major(self) -> int:
         return await self.scalar("SELECT current_setting('server_version_num')::int / 10000")
 

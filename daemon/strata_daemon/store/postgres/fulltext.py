@@ -86,9 +86,15 @@ def counted(conn, agent: str, stems: list[str], total: int, *, keep_from: int, a
     return out
 
 
-def rowids(conn, agent: str, expr: str, limit: int, stem: Callable[[list[str]], list[str]]) -> list[int]:
+def rowids(conn, agent: str, expr: str, limit: int, stem: Callable[[list[str]], list[str]], *,
+           dense: bool = False) -> list[int]:
+    """The newest LIMIT ids EXPR finds. The server keeps no statistics of the words (migration 5),
+    so the caller says which plan: DENSE walks the ids newest first until LIMIT match (fast when
+    the words are common); otherwise `id + 0`, which no index orders, makes it read the GIN
+    index's list and sort it (fast when they are rare: a walk would read every memory)."""
+    order = "id" if dense else "id + 0"
     return [r[0] for r in conn.execute("SELECT id FROM episodes WHERE agent = ? AND search @@ ?::tsquery "
-                                       "ORDER BY id DESC LIMIT ?", (agent, tsquery(expr, stem), limit)).fetchall()]
+                                       f"ORDER BY {order} DESC LIMIT ?", (agent, tsquery(expr, stem), limit))]
 
 
 def mean_length(conn, agent: str, total: int, again_after: float) -> float:
