@@ -21,6 +21,7 @@ from strata_daemon.forgetting import backups, folding, purge as purging
 from strata_daemon.forgetting.redaction import redact_lines
 from strata_daemon.store import erase, purge as store
 from strata_daemon.store.db import Database
+from strata_daemon.store.postgres import dumps
 
 log = logging.getLogger("strata.forgetting")
 
@@ -90,7 +91,7 @@ class Forgetting:
         found = await asyncio.to_thread(backups.holding, self.backups_dir, hashes)
         if remove:
             for path in found:
-                backups.remove(path)
+                dumps.remove(path)
         return {"id": int(episode_id), "backups": [str(p) for p in found], "removed": remove}
 
     async def _after(self, topics: list[str]) -> list[str]:
@@ -111,17 +112,12 @@ class Forgetting:
         return done
 
     async def _fold_wal(self, rewritten: list[str]) -> tuple[bool, bool]:
-        """(wal cleared, heap cleared). SQLite: the WAL folded into the database file and emptied,
-        unless a reader in another process kept part of it (the next checkpoint removes the rest);
-        secure_delete already zeroed the rows. PostgreSQL: the tables the purge REWRITTEN
-        rewritten; its WAL is the server's to recycle (docs/forgetting.md)."""
-        rows = await self.db.run(erase.fold_wal, rewritten)
-        if self.db.dialect == "sqlite":
-            return bool(rows) and rows[0][0] == 0, True
-        if rows[0]:
+        """(wal cleared, heap cleared): store/erase.py's fold_wal of the tables REWRITTEN."""
+        cleared, barred = await self.db.run(erase.fold_wal, rewritten)
+        if barred:
             log.warning("purge: the role may not rewrite %s, whose files keep the purged rows' bytes until the "
-                        "table's owner runs VACUUM FULL on it (docs/forgetting.md)", ", ".join(rows[0]))
-        return False, not rows[0]
+                        "table's owner runs VACUUM FULL on it (docs/forgetting.md)", ", ".join(barred))
+        return cleared, not barred
 
 
 def _found(text: str, *fields) -> set[str]:

@@ -30,8 +30,3 @@ def holding(folder: Path, hashes: set[str]) -> list[Path]:
     return ([p for p in sorted(folder.glob("*.db")) if files.holds_hashes(p, hashes)]
             + [p for p in sorted(folder.glob(f"*{dumps.SUFFIX}")) if dumps.holds_hashes(p, hashes)])
 
-
-def remove(path: Path) -> None:
-    """A copy, and the list of its memories' hashes a dump has beside it."""
-    path.unlink(missing_ok=True)
-    path.with_name(path.name + dumps.HASHES).unlink(missing_ok=True)

@@ -168,8 +168,7 @@ async def arena(mem) -> dict:
 def _prune(folder: Path, pattern: str, keep: int) -> int:
     kept = copies.newest_last(folder.glob(pattern))
     for old in kept[:-keep] if keep > 0 else []:
-        old.unlink()
-        old.with_name(old.name + dumps.HASHES).unlink(missing_ok=True)
+        dumps.remove(old)
     return min(len(kept), keep)
 
 

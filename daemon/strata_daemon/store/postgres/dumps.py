@@ -124,6 +124,12 @@ def write_hashes(source: Path, hashes: list[str]) -> Path:
     return side
 
 
+def remove(path: Path) -> None:
+    """A database copy, and the list of its memories' hashes a dump has beside it."""
+    path.unlink(missing_ok=True)
+    path.with_name(path.name + HASHES).unlink(missing_ok=True)
+
+
 def holds_hashes(source: Path, hashes: set[str]) -> bool:
     """Whether the dump SOURCE holds a memory of any of these text hashes, by the list beside it;
     a dump without one may hold anything, and counts as holding them."""

@@ -8,7 +8,8 @@ columns (a target of 0): the planner estimates their conditions with its default
 the same indexes but in one lookup: the supersession links of a recall's candidates, which the
 defaults sent to a sequential scan of every link once a recall asked about some hundred nodes
 (11 ms at 100,000 memories); a partial index of those links keeps it an index scan (0.8 ms).
-Statistics the server already holds of these columns are removed where the migrating role may
+These targets also name the tables that hold words, which every purge rewrites
+(store/erase.py). Statistics the server already holds of these columns are removed where the migrating role may
 (a superuser); otherwise `strata doctor` names them and the statement a superuser runs.
 """
 
