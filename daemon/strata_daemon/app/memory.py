@@ -20,6 +20,7 @@ from strata_daemon.app.context import Context
 from strata_daemon.app.observing import Observing
 from strata_daemon.app.status import Status
 from strata_daemon.arena.arms import Arm
+from strata_daemon.base import timeutil
 from strata_daemon.base.namespace import check_namespace
 from strata_daemon.config.home import Home, resolve_home
 from strata_daemon.config.load import Config
@@ -27,6 +28,7 @@ from strata_daemon.embedding import backlog
 from strata_daemon.episodes import storing
 from strata_daemon.errors import NotPermitted
 from strata_daemon.store import engines, episode_reads as reads, vectors
+from strata_daemon.store.nodes import episode_id
 from strata_daemon.store.db import Database
 
 
@@ -72,7 +74,6 @@ class Memory(Observing, Changes, Context, Status, Access):
     neighbours = Through("web", "neighbours")
     entities = Through("web", "entities")
     node_texts = Through("web", "texts")
-    link = Through("web", "link")
     activate = Through("web", "activate")
     working_set = Through("web", "context")
     commit_working_set = Through("web", "commit")
@@ -108,6 +109,20 @@ class Memory(Observing, Changes, Context, Status, Access):
     arena_arms = Through("arena", "arms")
     purge_plan = Through("forgetting", "plan")
     backups_holding = Through("forgetting", "backups_holding")
+
+    async def link(self, src, dst, kind: str = "related", *, remove: bool = False) -> dict:
+        """A typed link from one item to another (related, supports, contradicts, supersedes). A
+        memory that supersedes another takes over the facts it gave (`facts` in the result);
+        removing the link gives them back."""
+        def body(conn):
+            now = timeutil.now()
+            out = self.layers.web.link_in(conn, src, dst, kind, now, remove=remove)
+            newer, older = (episode_id(out[end]) for end in ("src", "dst"))
+            if kind == "supersedes" and newer is not None and older is not None and out["status"] in ("created",
+                                                                                                       "removed"):
+                out["facts"] = self.layers.facts.linked_in(conn, newer, older, now, remove=remove)
+            return out
+        return await self.db.transact(body)
 
     def reconfigure(self, config: Config) -> list[str]:
         """Take a reloaded configuration (the daemon's SIGHUP); returns the keys whose values

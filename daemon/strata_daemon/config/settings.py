@@ -101,6 +101,11 @@ def _rules_table(v: Any) -> str | None:
     return None if all(isinstance(spec, dict) for spec in v.values()) else "must hold one table per rule"
 
 
+def _attributes_table(v: Any) -> str | None:
+    ok = all(isinstance(words, list) and all(isinstance(w, str) and w.strip() for w in words) for words in v.values())
+    return None if ok else 'must name a list of words for each attribute, e.g. room = ["meeting room", "venue"]'
+
+
 def _topics_table(v: Any) -> str | None:
     return None if all(isinstance(spec, dict) for spec in v.values()) else "must hold one table per topic"
 
@@ -188,6 +193,11 @@ SETTINGS: tuple[Setting, ...] = (
             "status-line rule (`Bridge: DOWN`), which keeps only states (its judge is on); enabled set to false in "
             "[facts.rules.status-line] turns it off.",
             _rules_table),
+    Setting("facts.attributes", {},
+            "More words for the attributes facts are kept under (attribute = [words]): two wordings of one "
+            "attribute are one key (`lives in`, `moved to`, `address` are all `location`). Extends the built-in "
+            "vocabulary (docs/concepts.md#one-key-per-subject-and-attribute); a new attribute may be named.",
+            _attributes_table),
     Setting("facts.capsule_limit", 30, "Most facts the capsule shows, ranked by importance and recency of change.",
             _between(0, 10000)),
     Setting("dossier.topics", {},

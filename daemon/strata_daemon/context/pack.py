@@ -1,13 +1,18 @@
 """Packing a context block within a token budget. Pure: no I/O.
 
 The block is what an agent pastes into its prompt for one turn: its capsule condensed (who it
-is, its rules, its pending work), the current facts the turn names, then the best memories
-that fit. Each part is a markdown section; a memory is one line, `#ID text`, under the day it
-was said (`8 May 2023:`, five tokens where a heading took seven), newest day first, so a
-newer statement of a thing comes before the older one it updates and every line can be cited
-by its id. Tokens are counted line by line with one ruler
-(embedding/tokens.py): a line break is whitespace to it, so the block costs the sum of its
-lines, and the block never exceeds the budget.
+is, its rules, its pending work), the current facts the turn names, then the memories that
+answer it. Each part is a markdown section; a memory is one line, `#ID 8 May 2023: text`, in
+the order recall ranked them (a newer statement of a thing ranks above the older one it
+updates), with the day it was said, so every line can be cited by its id and read in its
+time. Tokens are counted line by line with one ruler (embedding/tokens.py): a line break is
+whitespace to it, so the block costs the sum of its lines, and the block never exceeds the
+budget.
+
+The budget is a ceiling, not a target: a memory far less relevant than the best one
+(RELEVANCE_FLOOR) is left out, so a block about one thing does not fill up with others. A fact
+that a newer memory in the block updates (facts/updates.py) is left out too: the block never
+reads an old value ahead of the memory that changed it.
 
 The capsule and the facts each take at most a quarter of the budget (what they leave goes to
 the memories): at 256 tokens an agent still gets most of its room for what the turn is about.
@@ -22,9 +27,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+from strata_daemon.facts.updates import Known, parse_key, update_of
+
 Counter = Callable[[Sequence[str]], list[int]]
 SHARE = 4  # the capsule and the facts: each at most 1/SHARE of the budget
-MEMORIES = "## Memories (cite #id)"  # under each day, newest first: the days say the order
+MEMORIES = "## Memories (cite #id)"
+# A memory whose relevance is below this share of the best memory's is not about the turn.
+RELEVANCE_FLOOR = 0.0
 _SPACE = re.compile(r"\s+")
 
 
@@ -53,13 +62,7 @@ class Packed:
         if self.facts:
             out += ["## Facts", *(f["line"] for f in self.facts)]
         if self.memories:
-            out.append(MEMORIES)
-            shown = None
-            for m in sorted(self.memories, key=lambda m: (-m["at"], m["rank"])):
-                if day(m["at"]) != shown:
-                    shown = day(m["at"])
-                    out.append(f"{shown}:")
-                out.append(m["line"])
+            out += [MEMORIES, *(m["line"] for m in self.memories)]
         return out
 
 
@@ -78,7 +81,18 @@ def _capsule(p: Packed, parts: Sequence[tuple[str, list[str]]], count: Counter, 
             p.used += spent
 
 
-def _facts(p: Packed, facts: Sequence[dict], count: Counter, room: int) -> None:
+def _updated(f: dict, hits: Sequence[dict]) -> dict | None:
+    """The newest of HITS, said after fact F's value began, that updates it (facts/updates.py)."""
+    begun = f.get("valid_from")
+    if begun is None:
+        return None
+    k = parse_key(f["key"], f.get("label") or f["key"])
+    known = Known(f["key"], k.subject, k.attribute, str(f["value"]))
+    newer = sorted((h for h in hits if h["event_at"] > begun), key=lambda h: -h["event_at"])
+    return next((h for h in newer if update_of(known, h["content"]) is not None), None)
+
+
+def _facts(p: Packed, facts: Sequence[dict], count: Counter, room: int, hits: Sequence[dict]) -> None:
     lines = [f"- {f.get('label') or f['key']}: {_flat(str(f['value']))}"
              + (f" (since {day(f['valid_from'])})" if f.get("valid_from") else "") for f in facts]
     if not lines:
@@ -86,6 +100,9 @@ def _facts(p: Packed, facts: Sequence[dict], count: Counter, room: int) -> None:
     header, *costs = count(["## Facts", *lines])
     start = p.used
     for f, line, cost in zip(facts, lines, costs):
+        if (newer := _updated(f, hits)) is not None:
+            p.left_out.append({"part": "facts", "key": f["key"], "reason": f"#{newer['id']} says it changed since"})
+            continue
         extra = header if not p.facts else 0
         if p.used + extra + cost > start + room:
             p.left_out.append({"part": "facts", "key": f["key"], "reason": "budget"})
@@ -104,38 +121,42 @@ def _repeats(text: str, kept: dict[str, str]) -> str | None:
     return None
 
 
-def _memories(p: Packed, hits: Sequence[dict], count: Counter) -> None:
+def _relevance(h: dict) -> float:
+    return float(h.get("explain", {}).get("signals", {}).get("relevance", 1.0))
+
+
+def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> None:
     texts = [_flat(h["content"]) for h in hits]
-    lines = [f"#{h['id']} {text}" for h, text in zip(hits, texts)]
-    days = [day(h["event_at"]) for h in hits]
-    costs = count([MEMORIES, *lines, *(f"{d}:" for d in days)])
-    header, line_costs, day_costs = costs[0], costs[1:len(hits) + 1], costs[len(hits) + 1:]
+    lines = [f"#{h['id']} {day(h['event_at'])}: {text}" for h, text in zip(hits, texts)]
+    costs = count([MEMORIES, *lines])
+    header, line_costs = costs[0], costs[1:]
     # What the capsule and the facts already say: a pending task's memory, a status line that
     # is all its fact says.
     kept = {_flat(line).casefold(): f"the {heading.casefold()} line" for heading, lines in p.capsule for line in lines}
     kept.update({f"{f['label']}: {_flat(str(f['value']))}".casefold(): f"the fact {f['key']}" for f in p.facts})
-    shown_days: set[str] = set()
-    rows = zip(hits, texts, lines, line_costs, days, day_costs)
-    for rank, (h, text, line, cost, d, d_cost) in enumerate(rows, 1):
+    best = max((_relevance(h) for h in hits), default=0.0)
+    for rank, (h, text, line, cost) in enumerate(zip(hits, texts, lines, line_costs), 1):
+        if not h.get("led") and _relevance(h) < floor * best:
+            p.left_out.append({"part": "memories", "id": h["id"], "reason": "not relevant enough"})
+            continue
         if (same := _repeats(text, kept)) is not None:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": f"says what {same} says"})
             continue
-        extra = (header if not p.memories else 0) + (d_cost if d not in shown_days else 0)
+        extra = header if not p.memories else 0
         if p.used + extra + cost > p.budget:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": "budget"})
             continue
         p.memories.append({"id": h["id"], "at": h["event_at"], "rank": rank, "line": line})
         kept[text.casefold()] = f"#{h['id']}"
-        shown_days.add(d)
         p.used += extra + cost
 
 
 def pack(budget: int, count: Counter, *, capsule: Sequence[tuple[str, list[str]]] = (),
-         facts: Sequence[dict] = (), hits: Sequence[dict] = ()) -> Packed:
+         facts: Sequence[dict] = (), hits: Sequence[dict] = (), floor: float = RELEVANCE_FLOOR) -> Packed:
     """The block's parts within `budget` tokens: capsule parts (heading, lines), facts ({key,
-    label, value, valid_from}) and recall hits ({id, content, event_at}, best first)."""
+    label, value, valid_from}) and recall hits ({id, content, event_at, explain}, best first)."""
     p = Packed(budget)
     _capsule(p, capsule, count, budget // SHARE)
-    _facts(p, facts, count, budget // SHARE)
-    _memories(p, hits, count)
+    _facts(p, facts, count, budget // SHARE, hits)
+    _memories(p, hits, count, floor)
     return p

@@ -13,6 +13,8 @@ from strata_daemon.facts.attributes import key_of
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import Source, clean_value, label_of, normalise_key, parse_duration
 from strata_daemon.facts.rules import Capture, capture, compile_rules
+from strata_daemon.facts.superseding import linked_in, resolved, updates_in
+from strata_daemon.facts.vocabulary import Vocabulary
 from strata_daemon.store import facts as store
 from strata_daemon.store.db import Database
 
@@ -45,6 +47,7 @@ class Facts:
         self.capture_on = bool(config["facts.capture"])
         self.sentences = bool(config.tuning.facts.statements)
         self.rules = compile_rules(config["facts.rules"], tuple(config["store.kinds"]))
+        self.vocab = Vocabulary.build(config["facts.attributes"])
         self.capsule_limit = int(config["facts.capsule_limit"])
         self.capsule_half_life = float(config.tuning.facts.capsule_half_life_hours)
 
@@ -216,6 +219,12 @@ class Facts:
         found = await (self.db.transact(body) if apply or undo else self.db.run(body))
         return {"action": "undo" if undo else "apply" if apply else "dry-run", "count": len(found), "facts": found}
 
+    def linked_in(self, conn, newer: int, older: int, now: float, *, remove: bool = False) -> list[dict]:
+        """Inside a `supersedes` link's write transaction: the facts memory OLDER gave follow
+        NEWER (facts/superseding.py); removing the link gives them back."""
+        return linked_in(conn, self.agent, newer, older, now, remove=remove, vocab=self.vocab, actor=self.actor,
+                         window=self.window, max_bytes=self.max_value_bytes)
+
     def capture_in(self, conn, rows: Iterable[dict], results: Iterable[dict], now: float) -> list[dict]:
         """Apply the capture rules to stored observations, inside their write transaction (on the
         database thread). A repeat re-confirms; a duplicate was captured when first stored, and
@@ -228,13 +237,16 @@ class Facts:
                 continue
             try:
                 found = capture(self.rules, row["content"], row["kind"], source=row.get("source"),
-                                sentences=self.sentences)
+                                sentences=self.sentences, vocab=self.vocab)
             except Exception as e:  # a fault in a pattern must not cost the observation itself
                 log.exception("fact capture failed on episode %s; stored without facts", result["id"])
                 out.append({"key": None, "rule": None, "status": "skipped",
                             "reason": f"capture failed: {type(e).__name__}", "episode_id": result["id"]})
                 continue
-            out.extend(self._captured(conn, c, row, result["id"], now) for c in found)
+            out.extend(self._captured(conn, resolved(conn, self.agent, c), row, result["id"], now) for c in found)
+        if self.sentences:
+            out += updates_in(conn, self.agent, rows, results, out, now, vocab=self.vocab, actor=self.actor,
+                              window=self.window, max_bytes=self.max_value_bytes)
         return out
 
     def _captured(self, conn, c: Capture, row: dict, episode_id: int, now: float) -> dict:

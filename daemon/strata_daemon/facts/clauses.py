@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 
 from strata_daemon.facts.judge import STATUS_WORDS
+from strata_daemon.facts.vocabulary import change_attribute
 
 # Verbs of relations that hold one value at a time (base forms).
 SINGLE = frozenset("""
@@ -23,8 +24,9 @@ live drive run cost pay charge earn lead manage chair own host sing teach study 
 weigh stand point forward report belong supply handle cover maintain serve rehearse meet train sleep go shop
 """.split())
 # Changes that set a new value: `was moved to`, `has been increased to`.
-CHANGES = ("moved|changed|increased|reduced|raised|lowered|set|extended|pushed|postponed|rescheduled|switched|"
-           "upgraded|downgraded|reassigned|transferred|migrated|renamed|cut|bumped|limited|capped|let|rented|leased|"
+CHANGES = (r"moved|changed|increased|reduced|raised|lowered|set|extended|pushed(?:\s+back)?|postponed|rescheduled|"
+           r"switched|upgraded|downgraded|reassigned|transferred|migrated|relocated|renamed|cut|bumped|limited|capped|"
+           r"let|rented|leased|escalated|de-escalated|delayed|brought\s+forward|handed\s+over|rotated|passed|shifted|"
            r"assigned|going\s+(?:up|down)|went\s+(?:up|down)|gone\s+(?:up|down)")
 _SUBJECT = (r"(?P<subj>(?:(?:[Tt]he|[Oo]ur|[Mm]y)\s+)?(?:[A-Z][\w'’.&-]*|[a-z][\w'’-]*|\d\w*)(?:\s+(?:[A-Z][\w'’.&-]*|"
             r"[a-z][\w'’-]*|\d[\w.-]*)){0,4}?|We|I)")
@@ -36,11 +38,6 @@ _PARTICLES = frozenset("off out up down away over back but".split())  # `pays of
 _ADVERBS = frozenset("now still currently usually only always normally also".split())
 _CHANGED = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:(?:was|were|has\s+been|have\s+been|is|are|got|has|have)\s+)?(?:now\s+)?"
                       r"(?P<change>" + CHANGES + r")\s+(?:to|until|till|back\s+to)\s+(?P<value>\S.*?)[.!]?\s*$")
-# Changes of place: `The warehouse moved to ap-southeast-1` states its location, as `lives in` does;
-# `The trip was moved to 2-16 May` a date.
-_PLACES = frozenset("moved migrated relocated transferred".split())
-_DATE = re.compile(r"(?i)\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|next|"
-                   r"tomorrow|today)\w*\b")
 _COUNT = re.compile(r"^\s*(?:[Tt]here\s+(?:are|is)|(?P<who>We|I)(?:\s+have|['’]ve\s+got|\s+have\s+got|['’]re\s+down\s+to|"
                     r"\s+are\s+down\s+to)|[Oo]nly)\s+(?:now\s+|still\s+|only\s+)?(?P<value>\d[\d,.]*)\s+"
                     r"(?P<what>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?(?:\s+of\s+[\w-]+)?)"
@@ -127,8 +124,9 @@ def clause_values(sentence: str, words: frozenset[str]) -> list[tuple[str, str, 
         subject = _subject(m.group("subj"))
         if not subject or not subject[1]:
             return []
-        if m.group("change") in _PLACES and not _DATE.match(m.group("value")):
-            return [(f"{subject[0]} {subject[1]}".strip(), "location", m.group("value"))]
+        attribute = change_attribute(m.group("change"), m.group("value"))
+        if attribute:
+            return [(f"{subject[0]} {subject[1]}".strip(), attribute, m.group("value"))]
         return [(subject[0], subject[1], m.group("value"))]
     if not _NOT_A_STATE_WORDS.isdisjoint(words) or _NOT_A_STATE.search(sentence):
         return []

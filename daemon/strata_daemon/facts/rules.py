@@ -18,7 +18,9 @@ from typing import Any, Mapping
 from strata_daemon.errors import ConfigError, InvalidInput
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import label_of, normalise_key
-from strata_daemon.facts.statements import statements
+from strata_daemon.facts.canonical import canonical, label as key_label
+from strata_daemon.facts.statements import claims
+from strata_daemon.facts.vocabulary import DEFAULT, Vocabulary
 
 BUILTIN: dict[str, dict[str, Any]] = {
     "status-line": {
@@ -61,6 +63,8 @@ class Capture:
     key: str
     value: str
     confidence: float
+    subject: str = ""
+    attribute: str = ""
 
 
 def _bad(name: str, what: str) -> ConfigError:
@@ -123,8 +127,20 @@ def _compile(name: str, spec: dict, kinds: tuple[str, ...]) -> Rule:
                 frozenset(normalise_key(k) for k in skip), max_lines, bool(spec.get("judge", False)))
 
 
+def _rule_capture(rule: Rule, raw_key: str, value: str, vocab: Vocabulary) -> Capture | None:
+    """A rule's key and value as a fact keeps them (facts/canonical.py): `gateway port: 8443` is
+    `gateway.port`; a fixed key a person wrote in a rule stays as written."""
+    if rule.key is not None:
+        return Capture(rule.name, label_of(raw_key), normalise_key(raw_key), value, rule.confidence, raw_key, "")
+    subject, attribute, value = canonical("", raw_key, value, vocab=vocab)
+    label = key_label(subject, attribute)
+    if label is None or not value:
+        return None
+    return Capture(rule.name, label, normalise_key(label), value, rule.confidence, subject, attribute)
+
+
 def capture(rules: tuple[Rule, ...], content: str, kind: str, *, source: str | None = None,
-            sentences: bool = False) -> list[Capture]:
+            sentences: bool = False, vocab: Vocabulary = DEFAULT) -> list[Capture]:
     """Fact updates in an observation: at most one per key (its last line wins), in line order,
     then (with `sentences`) the attribute statements its sentences make. Texts longer than a
     rule's `max_lines` are prose, not status reports, and are left alone by that rule."""
@@ -153,11 +169,17 @@ def capture(rules: tuple[Rule, ...], content: str, kind: str, *, source: str | N
             if not value or key in rule.skip_keys or (rule.judge and judge(key, value, label, stamped=stamped)
                                                       is not None):
                 continue
-            add(Capture(rule.name, label, key, value, rule.confidence))
-    if sentences and len(lines) <= MAX_LINES:
-        for label, value in statements(content, source):
             try:
-                add(Capture(STATEMENT, label, normalise_key(label), value, STATEMENT_CONFIDENCE))
+                c = _rule_capture(rule, label, value, vocab)
+            except InvalidInput:
+                continue
+            if c is not None:
+                add(c)
+    if sentences and len(lines) <= MAX_LINES:
+        for claim in claims(content, source, vocab=vocab):
+            try:
+                add(Capture(STATEMENT, claim.label, normalise_key(claim.label), claim.value, STATEMENT_CONFIDENCE,
+                            claim.subject, claim.attribute))
             except InvalidInput:
                 continue
     return list(found.values())

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 
-from strata_daemon.facts.attributes import canonical
+from strata_daemon.facts.canonical import Claim, canonical, label as label_of
 from strata_daemon.facts.clauses import clause_values
 from strata_daemon.facts.forms import new_value, read, words_of
+from strata_daemon.facts.vocabulary import DEFAULT, Vocabulary
 
 GENERIC_SOURCES = frozenset({"user", "person", "me", "self", "owner", "human", "cli", "api", "mcp", "http"})
 MAX_VALUE_WORDS = 8
@@ -34,7 +35,8 @@ _CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although
 _REPORTED = re.compile(r"\b(?:said|says|told|tells|mentioned|asked|asks|wonders?|wondered|heard|claims?|claimed|"
                        r"reckons?|whether)\b")
 # Words that open a sentence without being part of it: `Actually the meeting room is now Lovelace`.
-_OPENER = re.compile(r"(?i)^\s*(?:actually|fyi|btw|update|heads\s+up|also|so|ok|okay|note|psa)\b[,:]?\s+")
+_OPENER = re.compile(r"(?i)^\s*(?:actually|fyi|btw|update|heads\s+up|also|so|ok|okay|note|psa|correction|"
+                     r"quick\s+update|edit|oh|sorry|ps|reminder\s+that|just\s+so\s+you\s+know)\b[,:!]?\s+")
 # No value but a judgement or a filler: `The graphics are awesome`, `Dance practice has been fun`.
 _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|just|about|going|coming|getting|"
                           r"that|this|what|how|why|where|when|who|he|she|it|they|we|you|i|there|here|been|"
@@ -76,30 +78,29 @@ def _first_person(source: str | None) -> str | None:
     return source.strip()
 
 
-def statements(content: str, source: str | None = None) -> list[tuple[str, str]]:
-    """(key label, value) for each attribute statement in CONTENT, in order; one per key (the
-    last wins). A label is `subject.attribute`, or `my attribute` in the first person."""
+def statements(content: str, source: str | None = None, *, vocab: Vocabulary = DEFAULT) -> list[tuple[str, str]]:
+    """(key label, value) for each attribute statement in CONTENT, in order (claims())."""
+    return [(c.label, c.value) for c in claims(content, source, vocab=vocab)]
+
+
+def claims(content: str, source: str | None = None, *, vocab: Vocabulary = DEFAULT) -> list[Claim]:
+    """Each attribute statement in CONTENT, in order; one per key (the last wins). A label is
+    `subject.attribute`, `my attribute` in the first person, or a thing's name alone for its own
+    state (facts/canonical.py)."""
     speaker = _first_person(source)
-    found: dict[str, tuple[str, str]] = {}
+    found: dict[str, Claim] = {}
 
     def add(subject: str | None, attribute: str, raw: str | None, participle: bool = False) -> None:
         value = None if raw is None else _value(raw, participle=participle)
-        attr = canonical(attribute)
-        if subject is None or not attr or value is None or attr in _PRONOUNS:
+        if subject is None or not attribute.strip() or value is None or attribute.casefold() in _PRONOUNS:
             return
-        subject = " ".join(subject.split())
-        if not subject:
-            label = attr
-        elif subject.casefold() in ("my", "our"):
-            label = f"{subject.casefold()} {attr}" if speaker is None else f"{speaker}.{attr}"
-        elif subject.casefold().startswith(("my ", "our ")):
-            if speaker is not None:
-                return  # whose dog? a transcript's speakers each have their own
-            label = f"{subject.casefold()}.{attr}"
-        else:
-            label = f"{subject}.{attr}"
+        subject, attribute, value = canonical(subject, attribute, value, vocab=vocab)
+        label = label_of(subject, attribute, speaker)
+        if label is None or not value:
+            return
         found.pop(label.casefold(), None)
-        found[label.casefold()] = (label, value)
+        found[label.casefold()] = Claim(label, speaker if speaker and subject in ("my", "our") else subject,
+                                        attribute, value)
 
     for sentence in _SENTENCES.split(content) if _MAY_SPLIT.search(content) else (content,):
         sentence = _OPENER.sub("", sentence, count=1)

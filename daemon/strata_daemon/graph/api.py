@@ -22,7 +22,7 @@ def supersessions(facts: list[dict]) -> list[tuple[str, str]]:
     late). Values a person set, or that a memory only confirmed, link nothing."""
     out = []
     for f in facts:
-        if f["status"] not in ("created", "changed", "recorded"):
+        if f["status"] not in ("created", "changed", "recorded", "retracted"):
             continue
         me = f"episode:{f['episode_id']}"
         for side, newer in (("replaces", False), ("replaced_by", True)):
@@ -85,11 +85,11 @@ class Web:
                                               for f in facts if f["status"] != "skipped"], now, actor=self.actor)
         return linked
 
-    async def link(self, src, dst, kind: str = "related", *, remove: bool = False) -> dict:
-        """A typed link from one item to another (related, supports, contradicts, supersedes)."""
+    def link_in(self, conn, src, dst, kind: str, now: float, *, remove: bool = False) -> dict:
+        """A typed link from one item to another (related, supports, contradicts, supersedes),
+        inside the caller's write transaction."""
         a, b = _nodes([src])[0], _nodes([dst])[0]
-        return await self.db.transact(lambda c: store.link(c, self.agent, a, b, kind, timeutil.now(),
-                                                           actor=self.actor, remove=remove))
+        return store.link(conn, self.agent, a, b, kind, now, actor=self.actor, remove=remove)
 
     async def entities(self, *, kind: str | None = None, limit: int = 100) -> list[dict]:
         if not 1 <= int(limit) <= 100000:

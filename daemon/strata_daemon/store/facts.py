@@ -230,11 +230,30 @@ def current_value(conn, agent: str, key: str, now: float):
     return (None, None) if fact is None else (fact, _value_at(conn, fact["fact_id"], now))
 
 
+UPDATE = "update"  # the rule a change a newer memory made (facts/superseding.py) is recorded under
+
+
+def _ended(conn, fact, value, now: float) -> dict | None:
+    """A fact a newer memory ended without a value it could read: its last value, stale, with
+    the memory that ended it."""
+    before = conn.execute(f"SELECT {_VALUE_COLUMNS} FROM fact_values v WHERE v.fact_id = ? AND v.valid_from <= ? "
+                          "AND v.id <> ? AND v.value IS NOT NULL ORDER BY v.valid_from DESC, v.id DESC LIMIT 1",
+                          (fact["fact_id"], value["valid_from"], value["value_id"])).fetchone()
+    if before is None:
+        return None
+    return {**shaped(fact, before, now), "stale": True, "current": False,
+            "superseded_by": _source_text(value["source_kind"], value["source_ref"]),
+            "superseded_at": value["valid_from"], "superseded_at_iso": iso(value["valid_from"])}
+
+
 def get(conn, agent: str, key: str, *, at: float, known_at: float | None, now: float) -> dict:
     fact = _fact(conn, agent, key)
     if fact is None:
         raise NotFound(f"no fact {key!r} in this namespace", hint="`strata fact list` shows the keys")
     value = _value_at(conn, fact["fact_id"], at, known_at)
+    if value is not None and value["value"] is None and value["rule"] == UPDATE and \
+            (ended := _ended(conn, fact, value, now)) is not None:
+        return ended
     if value is None or value["value"] is None:
         when = "" if at >= now and known_at is None else f" at {iso(at)}"
         what = f"was retracted at {iso(value['valid_from'])}" if value is not None else f"had no value{when}"

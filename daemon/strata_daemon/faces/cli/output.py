@@ -103,6 +103,8 @@ def inline(value: str | None) -> str:
 
 def show_fact(f: dict) -> str:
     stale = "  STALE" if f.get("stale") else ""
+    if f.get("superseded_by"):
+        stale = f"  STALE: {f['superseded_by'].replace('episode:', 'memory #')} says it changed {ago(time.time() - f['superseded_at'])}"
     return (f"{f['key']} = {inline(f['value'])}   (since {short_time(f.get('valid_from'))}, "
             f"{ago(f.get('age_seconds'))}, {f.get('source')}{stale})")
 

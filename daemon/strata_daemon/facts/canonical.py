@@ -1,0 +1,155 @@
+"""One key per subject and attribute, whatever the wording. Pure: no I/O.
+
+The readers (facts/forms.py, facts/clauses.py, facts/changes.py, the capture rules) say what a
+sentence states as (subject, attribute phrase, value) in the words it used. Here that becomes
+the key and the value a fact is kept under:
+
+- the attribute is the vocabulary's (facts/vocabulary.py): `e-mail address` is `email`,
+  `lives` and `moved to` are `location`, a value shaped like a phone number is `phone`;
+- an attribute named inside the subject or the value moves to its place: `gateway port: 8443`
+  is `gateway.port = 8443`, `The ticket is priority P2` is `ticket.priority = P2`;
+- the value is the value: `at 01:00` is `01:00`, `called Biscuit` is `Biscuit`;
+- a thing's own state (`Bridge: DOWN`, `auth-service is down`) is kept under the thing's name
+  alone, as the status lines always were;
+- the first person is `my <attribute>`; `the` and `our` before a thing are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from strata_daemon.facts.vocabulary import DEFAULT, PERSONAL, VERBS, Vocabulary, shape_of
+
+# Prepositions that open a value without being part of it, for attributes that are a place, a
+# time or a number (`in eu-west-1`, `at 01:00`, `on 8080`).
+_LEADING_PREPOSITION = re.compile(r"(?i)^(?:at|on|in|to|into|with|from|for|over\s+to|across\s+to|onto)\s+(?=\S)")
+_UNWRAPPED = frozenset("location time date deadline port employer provider host school endpoint".split())
+_NAMED = re.compile(r"(?i)^(?:called|named|known\s+as)\s+(?P<name>\S.*)$")
+_ARTICLE = re.compile(r"(?i)^(?:the|our)\s+")
+# A verb the clause readers keep as the attribute (`prod.runs = in eu-west-1`), read with its value.
+_RUNS = frozenset("run runs running".split())
+# Attributes a change's verb guessed (facts/vocabulary.change_attribute), which a subject that
+# names its attribute overrides.
+_GUESSED = frozenset("location time date priority name owner version plan".split())
+_PORT = re.compile(r"^\d{2,5}$")
+_OF_PHRASE = re.compile(r"(?i)^(?P<attr>.+?)\s+(?:at|for|of|on)\s+(?:the\s+|our\s+)?(?P<subj>\S.*)$")
+_NEUTRAL_LEAD = re.compile(r"(?i)^(?:new|current|latest|updated)\s+(?=\S)")
+# A state that is a place: `in room Kite`, `at the Leeds office`.
+_IN_A_PLACE = re.compile(r"(?i)^(?:in|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:room|office|building|floor|hall|lab|"
+                         r"studio|warehouse|datacenter|data\s+center|region|rack|cupboard|closet|drawer|garage|shed|"
+                         r"basement|attic)\b")
+
+
+def _value_after(attr: str, value: str) -> str:
+    v = value.strip()
+    if attr in _UNWRAPPED:
+        v = _LEADING_PREPOSITION.sub("", v, count=1)
+    return v.strip()
+
+
+def _verb_attribute(verb: str, value: str) -> tuple[str, str] | None:
+    """(attribute, value) for an attribute that is a verb the clause readers kept: `runs on 8080`
+    is a port, `runs in eu-west-1` a location, `runs 2.4.0` a version."""
+    word = verb.casefold()
+    bare = _LEADING_PREPOSITION.sub("", value.strip(), count=1)
+    if word in _RUNS:
+        if shape_of(bare) == "time" and re.match(r"(?i)(?:at|from)\s", value.strip()):
+            return "time", bare
+        if _PORT.match(bare):
+            return "port", bare
+        if shape_of(bare) == "version":
+            return "version", bare
+        if re.match(r"(?i)(?:in|at)\s", value.strip()):
+            return "location", bare
+        return None
+    if word in VERBS:
+        attr = VERBS[word]
+        return attr, _value_after(attr, value)
+    return None
+
+
+def _phrase(phrase: str, vocab: Vocabulary) -> tuple[str, str] | None:
+    """A phrase that names both a subject and an attribute, as (subject, attribute): `contact at
+    Veridian Print`, `ownership of billing-api`, `gateway port`; None when it names no attribute."""
+    of = _OF_PHRASE.match(phrase)
+    if of and vocab.known(of.group("attr")):
+        return _ARTICLE.sub("", of.group("subj")), vocab.attribute(of.group("attr"))
+    return vocab.split(phrase)
+
+
+def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = DEFAULT) -> tuple[str, str, str]:
+    """(subject, attribute, value) as a fact keeps them. SUBJECT is `` (none named: the
+    attribute phrase may hold it), `my`/`our` (the first person), or a name; ATTRIBUTE the words
+    the sentence used."""
+    subject, attribute, value = " ".join(subject.split()), " ".join(attribute.split()), value.strip()
+    if subject.casefold() in ("my", "our"):
+        subject = subject.casefold()
+    verb = _verb_attribute(attribute, value) if subject and attribute and " " not in attribute else None
+    if verb is not None:  # `We live at 14 Alder Lane`: the verb names the attribute
+        attribute, value = verb
+        if attribute == "owner" and subject not in ("my", "our") and attribute != value:
+            # `Keiko leads the mobile team`: the team is what is owned, Keiko its owner
+            subject, value = _ARTICLE.sub("", value), subject
+    if not subject:
+        phrase = _NEUTRAL_LEAD.sub("", _ARTICLE.sub("", attribute))
+        both, whole = _phrase(phrase, vocab), vocab.known(phrase)
+        if both:
+            subject, attribute = both
+        elif whole in PERSONAL:
+            subject, attribute = "my", whole  # `New number: 555-0202` is the speaker's
+        else:
+            subject, attribute = phrase, ""
+    elif subject == "our":
+        # `our wifi` is the wifi; `our address` is the household's, the person's own: `my`.
+        subject, attribute = ("my", attribute) if vocab.known(attribute) else (attribute, "")
+    if subject not in ("my", "our"):
+        subject = _ARTICLE.sub("", subject)
+        both = _phrase(subject, vocab) if attribute in _GUESSED or not attribute else None
+        if both:  # `the Q3 report deadline` moved: the subject names the attribute better than the verb
+            subject, attribute = both
+    verb = _verb_attribute(attribute, value) if attribute and " " not in attribute else None
+    if verb is not None:
+        attribute, value = verb
+    else:
+        attribute = vocab.attribute(attribute) if attribute else ""
+    if attribute == "status" and subject not in ("my", "our"):
+        attribute = ""  # a thing's own state: `auth-service: down` and `auth-service is down` are one key
+    if not attribute or attribute == "status":
+        lead = vocab.leading(value)
+        if lead is not None:
+            attribute, value = lead
+        elif _IN_A_PLACE.match(value) or shape_of(value) == "location":
+            attribute = "location"  # `Our standup is in room Kite`, `Prod is in eu-central-1`
+    elif (lead := vocab.leading(value)) is not None and lead[0] == attribute:
+        value = lead[1]  # `escalated to priority P0`: P0
+    named = _NAMED.match(value)
+    if named and attribute in ("", "name"):
+        attribute, value = "name", named.group("name")
+    elif named and subject:
+        subject, attribute, value = f"{subject}'s {attribute}", "name", named.group("name")
+    return subject, attribute, _value_after(attribute, value)
+
+
+def label(subject: str, attribute: str, speaker: str | None = None) -> str | None:
+    """The key as written: `subject.attribute`, `my attribute` (the first person, or the speaker's
+    name in a transcript), or the subject alone for its own state."""
+    first = subject.casefold()
+    if first in ("my", "our"):
+        if not attribute:
+            return None
+        return f"{first} {attribute}" if speaker is None else f"{speaker}.{attribute}"
+    if not subject:
+        return attribute or None
+    if first.startswith(("my ", "our ")) and speaker is not None:
+        return None  # whose dog? a transcript's speakers each have their own
+    return f"{subject}.{attribute}" if attribute else subject
+
+
+@dataclass(frozen=True)
+class Claim:
+    """What one sentence states: a value of a subject's attribute, under its key's label."""
+    label: str
+    subject: str
+    attribute: str
+    value: str

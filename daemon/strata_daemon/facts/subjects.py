@@ -1,0 +1,77 @@
+"""Which key a statement's subject already has. Pure: no I/O.
+
+People name one thing in several ways: `Dana Whitfield` and then `Dana`, `the billing-api
+service` and `billing-api`, `the Atlas Migration project` and `Atlas Migration`, `our standup`
+and `standup`. A statement about an attribute of a subject lands on the key that subject
+already has for that attribute, when one of those names is the other's:
+
+- one is the other with a surname added (the extra words are capitalised names);
+- one is the other with a word for its kind added (`service`, `project`, `ticket`, ...);
+- both hold the same identifier (`billing-api`, `INC-4471`, `ci-runner-07`), and neither holds
+  an identifier the other lacks.
+
+Two names that share only a word (`analytics warehouse`, `billing warehouse`) stay apart.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+# Words for the kind of thing a name names: `the billing-api service` is `billing-api`.
+KINDS = frozenset("""
+service services server servers project projects team teams app apps application cluster ticket tickets issue repo
+repository site website account company ltd inc co llc gmbh plc corp host box machine instance instances job
+pipeline bot worker daemon api db database system tool platform product program programme initiative workstream
+feature flag environment env store shop office studio clinic practice
+""".split())
+_ARTICLES = frozenset("the our my a an".split())
+_IDENTIFIER = re.compile(r"[\w]*\d[\w]*|[\w]+(?:[-_.#/][\w]+)+|#\w+")
+_WORD = re.compile(r"[^\s]+")
+
+
+def _words(label: str) -> list[str]:
+    return [w.strip(".,;:'\"()") for w in _WORD.findall(label.replace("’", "'")) if w.strip(".,;:'\"()")]
+
+
+def _identifiers(words: list[str]) -> set[str]:
+    return {w.casefold() for w in words if _IDENTIFIER.fullmatch(w)}
+
+
+def _core(words: list[str]) -> list[str]:
+    return [w.casefold() for w in words if w.casefold() not in _ARTICLES]
+
+
+def same_subject(a: str, b: str) -> bool:
+    """Whether two subjects, as written, name one thing (see the module's rules)."""
+    wa, wb = _words(a), _words(b)
+    ca, cb = _core(wa), _core(wb)
+    if not ca or not cb:
+        return False
+    if ca == cb or "".join(ca).replace("-", "") == "".join(cb).replace("-", ""):
+        return True  # `Wi-Fi` is `wifi`
+    ia, ib = _identifiers(wa), _identifiers(wb)
+    if ia or ib:
+        return bool(ia) and ia == ib
+    short, long_, long_words = (ca, cb, [w for w in wb if w.casefold() not in _ARTICLES]) if len(ca) <= len(cb) \
+        else (cb, ca, [w for w in wa if w.casefold() not in _ARTICLES])
+    if [w for w in long_ if w not in KINDS] == [w for w in short if w not in KINDS] and any(
+            w not in KINDS for w in short):
+        return True  # `Atlas Migration project` is `Atlas Migration`
+    if long_[:len(short)] == short and all(w[:1].isupper() for w in long_words[len(short):]) and \
+            all(w[:1].isupper() for w in long_words[:len(short)]):
+        return True  # `Dana` is `Dana Whitfield`
+    return False
+
+
+def resolve(subject: str, candidates: Iterable[tuple[str, str]]) -> str | None:
+    """Of (key, subject as first written) candidates under the same attribute, the key whose
+    subject is SUBJECT's: the one written the same way, else the only one that names the same
+    thing (`Dana` among `Dana Whitfield` and `Dana Okafor` names neither)."""
+    found = set()
+    for key, other in candidates:
+        if other.casefold() == subject.casefold():
+            return key
+        if same_subject(subject, other):
+            found.add(key)
+    return found.pop() if len(found) == 1 else None

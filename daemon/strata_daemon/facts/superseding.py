@@ -1,0 +1,150 @@
+"""Keeping the facts true as memories arrive, in whatever order and however they are worded;
+inside an observation's write transaction, on the database thread.
+
+- A statement's key is its subject's key for that attribute when the subject already has one
+  under another name (facts/subjects.py): `Dana` lands on `Dana Whitfield.email`.
+- A memory that updates a current fact it does not restate in capture's words (facts/updates.py)
+  gives the fact its new value, or ends it when no value can be read; the change is recorded
+  under the memory as source, with the rule `update`, so history names it.
+- A statement older than a memory already stored that updates it (it arrived late) is history
+  from the start: the newer memory's value, or its ending, follows it at once.
+
+Each change is returned as capture returns one, so the spiderweb links the newer memory to the
+one whose value it replaced (`supersedes`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from strata_daemon.facts.keys import Source, clean_value, normalise_key
+from strata_daemon.facts.named import query_keys
+from strata_daemon.facts.rules import Capture
+from strata_daemon.facts.subjects import resolve
+from strata_daemon.facts.updates import CHANGE, Known, first_person, parse_key, update_of
+from strata_daemon.facts.vocabulary import NOUNS, Vocabulary, shaped_values
+from strata_daemon.store import fact_lookups as lookups, facts as store
+
+UPDATE = store.UPDATE
+UPDATE_CONFIDENCE = 0.7
+_NAME_PREFIXES = 5  # capitalised words of a memory looked up as the first word of a subject
+
+
+def resolved(conn, agent: str, c: Capture) -> Capture:
+    """C under the key its subject already has for its attribute, if another name of it has one."""
+    if c.subject in ("my", "our") or not c.subject or c.rule not in ("statement", "status-line"):
+        return c
+    candidates = []
+    for key, label in lookups.keys_under(conn, agent, c.attribute):
+        subject = label[:-len(c.attribute) - 1] if c.attribute and len(label) > len(c.attribute) else label
+        candidates.append((key, subject))
+    key = resolve(c.subject, candidates)
+    if key is None or key == c.key:
+        return c
+    return Capture(c.rule, dict(candidates)[key] + (f".{c.attribute}" if c.attribute else ""), key, c.value,
+                   c.confidence, c.subject, c.attribute)
+
+
+def _mentioned(conn, agent: str, text: str, now: float) -> list[dict]:
+    """The current facts whose subject TEXT may speak of: keys and subjects it names, a person's
+    first name, and the first person's own facts when it speaks in the first person."""
+    runs = query_keys(text)
+    found = store.current_of_keys(conn, agent, runs, now)
+    found += store.current_of_subjects(conn, agent, [k for k in runs if k.count(" ") < 3][:400], now)
+    if first_person(text):
+        found += lookups.current_with_prefix(conn, agent, "my ", now)
+    names = {w.strip(".,;:!?'’").casefold() for w in text.split()[1:] if w[:1].isupper() and len(w) > 2}
+    for name in sorted(names)[:_NAME_PREFIXES]:
+        found += lookups.current_with_prefix(conn, agent, normalise_key(name) + " ", now, limit=50)
+    return list({f["key"]: f for f in found}.values())
+
+
+def _known(f: dict) -> Known:
+    k = parse_key(f["key"], f["label"])
+    return Known(f["key"], k.subject, k.attribute, str(f["value"]))
+
+
+def _write(conn, agent: str, f: dict, value: str | None, episode: int, at: float, *, actor: str, now: float,
+           window: float, max_bytes: int) -> dict:
+    if value is not None:
+        try:
+            value = clean_value(value, max_bytes)
+        except Exception:
+            value = None
+    a = store.Assertion(label=f["label"], value=value, valid_from=at, source=Source("episode", str(episode)),
+                        confidence=UPDATE_CONFIDENCE, rule=UPDATE)
+    result = store.write(conn, agent, f["key"], a, actor=actor, now=now, window=window)
+    return {**result, "value": value, "rule": UPDATE, "episode_id": episode}
+
+
+def updates_in(conn, agent: str, rows: Iterable[dict], results: Iterable[dict], captured: list[dict], now: float, *,
+               vocab: Vocabulary, actor: str, window: float, max_bytes: int) -> list[dict]:
+    """For each stored memory: the current facts it updates without stating them in capture's
+    words, then the newer memories that update what it stated itself (it arrived late)."""
+    out = []
+    for row, result in zip(rows, results):
+        if result["status"] != "created":
+            continue
+        me, at, text = result["id"], row["event_at"], row["content"]
+        own = {f["key"] for f in captured if f.get("episode_id") == me}
+        if CHANGE.search(text) or shaped_values(text):
+            for f in _mentioned(conn, agent, text, now):
+                if f["key"] in own or f.get("valid_from", now) >= at or f.get("source") == f"episode:{me}":
+                    continue
+                u = update_of(_known(f), text, vocab=vocab)
+                if u is not None:
+                    out.append(_write(conn, agent, f, u.value, me, at, actor=actor, now=now, window=window,
+                                      max_bytes=max_bytes))
+        newest = lookups.newest_event_at(conn, agent)
+        if newest is None or newest <= at:
+            continue
+        for f in captured:
+            if f.get("episode_id") == me and f.get("current") and f.get("value") is not None:
+                out += _late(conn, agent, f, at, now, vocab=vocab, actor=actor, window=window, max_bytes=max_bytes)
+    return out
+
+
+def _late(conn, agent: str, f: dict, at: float, now: float, **kw) -> list[dict]:
+    """A value stated at AT that a newer memory already updates: that memory's change, at once."""
+    fact = store.current_value(conn, agent, f["key"], now)
+    if fact[0] is None or fact[1] is None or fact[1]["value"] is None:
+        return []
+    k = parse_key(f["key"], fact[0]["label"])
+    known = Known(f["key"], k.subject, k.attribute, str(fact[1]["value"]))
+    if known.subject == "my":
+        words, every = list(NOUNS.get(known.attribute.split()[-1], ())) + known.attribute.split(), False
+    else:
+        words, every = [w for w in known.subject.split() if len(w) > 1][:4], True
+    for newer in reversed(lookups.newer_speaking_of(conn, agent, words, at, every=every)):
+        u = update_of(known, newer["content"], vocab=kw["vocab"])
+        if u is not None:
+            shaped = {"key": f["key"], "label": fact[0]["label"]}
+            return [_write(conn, agent, shaped, u.value, newer["id"], newer["event_at"], actor=kw["actor"], now=now,
+                           window=kw["window"], max_bytes=kw["max_bytes"])]
+    return []
+
+
+def linked_in(conn, agent: str, newer: int, older: int, now: float, *, remove: bool, vocab: Vocabulary,
+              actor: str, window: float, max_bytes: int) -> list[dict]:
+    """A person's or an agent's own `supersedes` link from memory NEWER to OLDER: the facts OLDER
+    gave take the value NEWER states, or end; removing the link gives them back OLDER's value."""
+    texts = lookups.episode_texts(conn, agent, [newer, older])
+    if newer not in texts or older not in texts:
+        return []
+    text, at = texts[newer]
+    kw = dict(actor=actor, now=now, window=window, max_bytes=max_bytes)
+    if remove:
+        out = []
+        for f in lookups.changed_by(conn, agent, newer, now):
+            if f["before_source"] != f"episode:{older}":
+                continue
+            a = store.Assertion(label=f["label"], value=f["before_value"], valid_from=now,
+                                source=Source("episode", str(older)), confidence=UPDATE_CONFIDENCE, rule=UPDATE)
+            out.append({**store.write(conn, agent, f["key"], a, actor=actor, now=now, window=window),
+                        "value": f["before_value"], "rule": UPDATE, "episode_id": older})
+        return out
+    out = []
+    for f in lookups.current_from(conn, agent, older, now):
+        u = update_of(_known(f), text, vocab=vocab)
+        out.append(_write(conn, agent, f, None if u is None else u.value, newer, max(at, f["valid_from"]), **kw))
+    return out

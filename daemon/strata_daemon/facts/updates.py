@@ -1,0 +1,304 @@
+"""Whether a memory updates a fact it does not state in the words capture reads. Pure: no I/O.
+
+People rarely repeat a fact's words when it changes: after `My mobile is 555-0181` comes `Got
+a new SIM, reach me on 555-0192 instead`; after `Rafael works at Brightwell Analytics`,
+`Rafael left Brightwell and is a data engineer at Korvo Labs now`. Knowing the fact, a newer
+text updates it when it
+
+- speaks of the fact's subject (its name, its identifier, a person's first name; for a fact
+  of the first person, `I`, `we` or `me` as the one acting, not `my sister`);
+- names the fact's attribute (a noun or a verb of the vocabulary, or a value shaped like it),
+  and not the same attribute of another kind (`home phone` is not `work phone`);
+- does not restate the fact's value, unless it ends it (`left Brightwell`, `no longer
+  vegetarian`, `replaced the TP-Link`);
+- says it changed (`now`, `new`, `moved`, `switched`, `instead`, ...) or gives another value of
+  a shaped attribute; and is not a question, a plan or a wish (`I'm moving to Denver next week`
+  changes nothing yet).
+
+The new value is read when the text gives one: a value of the attribute's shape, or the words
+after `to`, `now` or `new <attribute>`. When none can be read, the fact stops being current.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from strata_daemon.facts.subjects import KINDS
+from strata_daemon.facts.judge import STATUS_WORDS
+from strata_daemon.facts.vocabulary import DEFAULT, NEUTRAL, NOUNS, VALUE_WORDS, VERBS, Vocabulary, shaped_values
+
+# Words that say a statement replaces what was true before.
+CHANGE = re.compile(
+    r"(?i)\b(?:now|new|newly|changed?|changing|moved?|switched|switching|swapped|instead|no\s+longer|any\s*more|"
+    r"from\s+now\s+on|going\s+forward|as\s+of|relocated|renamed|replaced|replacing|took\s+over|taken\s+over|"
+    r"handed|hands|handing|passed|reassigned|rotated|transferred|migrated|escalated|de-?escalated|downgraded|"
+    r"upgraded|updated?|bumped|raised|lowered|increased|reduced|cut|pushed|postponed|rescheduled|brought\s+forward|"
+    r"delayed|extended|left|quit|joined|started|became|become|these\s+days|nowadays|latest|currently|correction|"
+    r"actually|turns\s+out|anymore|not\s+any\s+longer|reset|rolled\s+out|deployed|promoted|sold|bought|"
+    r"cancell?ed|dropped|retired|settled|finally|officially|got\s+a|gets|repointed|points?\s+at|re-?routed|traded|"
+    r"stepped\s+(?:down|back|aside)|appointed|registered|remortgaged|revised|renewed|reinstalled|rebuilt|"
+    r"replaced|failover|cut\s+over|took|takes|hired|fired|assigned|elected|named|picked|chose|signed)\b")
+# A plan, a wish, a question or a condition: nothing has changed yet.
+_NOT_YET = re.compile(
+    r"(?i)\b(?:will|won['’]t|going\s+to|gonna|plan(?:s|ning|ned)?\s+to|(?:starting|from)\s+next|next\s+(?:week|month|"
+    r"year|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|tomorrow|soon|might|may\s+(?:be|have)|"
+    r"would|could|should|thinking\s+(?:about|of)|considering|hoping|hope\s+to|want\s+to|wants\s+to|if|unless|"
+    r"offer(?:ed)?|proposal|proposed|maybe|perhaps)\b")
+# Words that end a value named right after them: `left Brightwell`, `no longer vegetarian`.
+_ENDS = re.compile(
+    r"(?i)\b(?:left|quit|dropped|cancell?ed|gave\s+up|giving\s+up|stopped|no\s+longer|not\s+\w+\s+anymore|"
+    r"replaced|replacing|switched\s+(?:away\s+)?from|moved\s+(?:out\s+of|away\s+from|from|on\s+from)|sold|closed|"
+    r"split\s+(?:up\s+)?(?:with|from)|broke\s+up\s+with|ditched|retired|deprecated|instead\s+of|rather\s+than|"
+    r"traded(?:\s+in)?|swapped|off|out\s+of|done\s+with|finished\s+with|from)\s+(?:the\s+|my\s+|our\s+|old\s+)*$")
+# The first person acting: `I moved`, `we switched`, `reach me`, `my phone`; `my sister` is someone else.
+_FIRST_ACTING = re.compile(r"(?i)\b(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|im|ive|we|we['’]re|we['’]ve|me|us)\b")
+_FIRST_OF = re.compile(r"(?i)\b(?:my|our)\s+(?:new\s+|current\s+|old\s+|usual\s+|main\s+)?(?P<noun>[\w-]+)")
+# A diary line with no subject: `Went vegan in January`, `Sold the Civic, got an Outback`.
+_IMPLIED_I = re.compile(r"(?i)^\W*(?:just\s+|finally\s+|also\s+)?(?:went|got|sold|bought|left|quit|took|made|switched|"
+                        r"moved|started|joined|changed|registered|signed|cancell?ed|dropped|traded|booked|upgraded|"
+                        r"downgraded|renewed|gave|picked|found|became|began|set|cut|stopped|started)\b")
+_THIRD_OF = re.compile(r"\b[A-Z][\w-]*['’]s\b")
+_WORD = re.compile(r"[\w][\w'’.@+/:-]*[\w]|[\w]")
+_CLAUSE_END = re.compile(r"(?i)\s*(?:,(?=\s)|[;()]|\.(?:\s|$)|!|\?|\s+(?:and|but|because|since|after|as|so|which|while|"
+                         r"from\s+now|going\s+forward|instead|now|anymore|for\s+(?:the|a|now)|until|starting|"
+                         r"effective|this|last|today|yesterday|on\s+(?:monday|tuesday|wednesday|thursday|friday|"
+                         r"saturday|sunday)))\b")
+_LEAD = re.compile(r"(?i)^(?:the|a|an|our|my|his|her|their|its|new|now|over)\s+")
+MAX_VALUE_WORDS = 6
+_TYPED = frozenset(attr for attr, _ in (("email", 0), ("endpoint", 0), ("phone", 0), ("version", 0), ("price", 0),
+                                       ("priority", 0), ("time", 0)))
+_PLACE = re.compile(r"\b(?:in|at|to|into|near)\s+(?P<v>(?:[A-Z][\w'’.&-]*|\d[\w/-]*)(?:[\s,]+(?:[A-Z][\w'’.&-]*|"
+                    r"\d[\w/-]*|de|la|del|da|of|upon|on|am|im))*)")
+_ORG = re.compile(r"\b(?:at|with|for|joined|to)\s+(?P<v>[A-Z][\w'’.&-]*(?:\s+(?:[A-Z][\w'’.&-]*|&|of|and))*)")
+_PERSON = re.compile(r"\b(?:to|by|with|is|now)\s+(?P<v>(?:[Tt]eam\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2})")
+
+
+@dataclass(frozen=True)
+class Known:
+    """A current fact as the matcher reads it."""
+    key: str
+    subject: str  # as first written; `my` for the first person; `` for a key of its own
+    attribute: str  # canonical; `` for a thing's own state
+    value: str
+
+
+@dataclass(frozen=True)
+class Update:
+    """The fact's new value (None: it is no longer current), and why the text updates it."""
+    value: str | None
+    why: str
+
+
+def parse_key(key: str, label: str) -> Known:
+    """A key split back into subject and attribute, as canonical.label() joined them."""
+    text = label.strip()
+    low = text.casefold()
+    if low.startswith(("my ", "our ")) and "." not in text:
+        return Known(key, "my", text.split(" ", 1)[1].casefold(), "")
+    if "." in text:
+        subject, _, attribute = text.rpartition(".")
+        if subject and attribute and not any(c.isdigit() for c in attribute) and " " not in attribute.strip() or \
+                attribute.casefold().strip() in DEFAULT.nouns.values():
+            return Known(key, subject.strip(), attribute.strip().casefold(), "")
+    return Known(key, text, "", "")
+
+
+def first_person(text: str) -> bool:
+    """Whether TEXT speaks in the first person: `I`, `we`, `me`, `my`, or a diary line (`Went vegan`)."""
+    return bool(_FIRST_ACTING.search(text) or _IMPLIED_I.match(text) or re.search(r"(?i)\b(?:my|our)\b", text))
+
+
+def _words(text: str) -> list[str]:
+    return [w.casefold() for w in _WORD.findall(text.replace("’", "'"))]
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def mentions(subject: str, text: str) -> bool:
+    """Whether TEXT speaks of SUBJECT (see the module's rules)."""
+    if subject.casefold() == "my":
+        if _FIRST_ACTING.search(text) or _IMPLIED_I.match(text):
+            return True
+        return any(m.group("noun").casefold() not in _RELATIVES for m in _FIRST_OF.finditer(text))
+    words = {_stem(w) for w in _words(text)}
+    subject_words = [w for w in _words(subject) if w not in ("the", "our", "my", "a", "an")]
+    if not subject_words:
+        return False
+    ids = [w for w in subject_words if re.search(r"\d|[-_.#]", w)]
+    if ids:
+        return all(_stem(w) in words or w in text.casefold() for w in ids)
+    core = [w for w in subject_words if w not in KINDS] or subject_words
+    if all(_stem(w) in words for w in core):
+        return True
+    first = subject.split()[0]
+    return first[:1].isupper() and len(first) > 2 and _stem(first.casefold()) in words and len(core) > 1
+
+
+# `my sister`, `our cleaner`: people of one's own, whose attributes are theirs.
+_RELATIVES = frozenset("""
+sister brother mum mom dad father mother son daughter wife husband partner boyfriend girlfriend kid kids child children
+parents parent aunt uncle cousin niece nephew grandma grandpa grandmother grandfather friend boss manager colleague
+neighbour neighbor landlord cleaner dog cat team flatmate roommate
+""".split())
+_NOUNS_OF = {attr: (attr, *words) for attr, words in NOUNS.items()}
+_VERBS_OF: dict[str, list[str]] = {}
+for _verb, _attr in VERBS.items():
+    _VERBS_OF.setdefault(_attr, []).append(_verb)
+
+
+def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | None:
+    """True when TEXT names ATTRIBUTE, False when it names another kind of it (`home phone` for
+    `work phone`), None when it names neither."""
+    low = " " + " ".join(_words(text)) + " "
+    *qualifiers, head = attribute.split() or [""]
+    nouns = [n for n in _NOUNS_OF.get(head, (head,)) if n]
+    found = None
+    for noun in sorted(nouns, key=len, reverse=True):
+        for m in re.finditer(rf"(?:(\S+)\s+)?{re.escape(noun)}s?\b", low):
+            before = (m.group(1) or "").strip("'")
+            said = {before} - NEUTRAL - {"", "the", "a", "my", "our", "his", "her", "their", "its", "of", "s"}
+            if qualifiers and not set(qualifiers) <= (said | set(low.split())):
+                return False
+            if not qualifiers and said and before in _QUALIFYING:
+                return False
+            found = True
+    if found:
+        return True
+    if any(re.search(rf"\b{re.escape(v)}\b", low) for v in _VERBS_OF.get(head, ())):
+        return True
+    if head in _TYPED and any(a == head for a, _ in shaped_values(text)):
+        return True
+    if head in VALUE_WORDS and VALUE_WORDS[head] & set(low.split()):
+        return True  # `Went vegan in January` names a diet
+    return None
+
+
+# Words that make another attribute of the same name: `work phone`, `home address`, `staging host`.
+_QUALIFYING = frozenset("""
+work home office personal private business billing support sales press emergency backup secondary staging prod
+production dev test mobile landline fax postal mailing shipping delivery billing invoice spare guest admin
+""".split())
+
+
+def _restates(value: str, text: str) -> tuple[bool, bool]:
+    """(whether TEXT holds VALUE, whether it ends it: `left Brightwell`, `no longer vegetarian`,
+    `Imogen handed the project over`)."""
+    if not value:
+        return False, False
+    low = text.casefold()
+    if shaped_values(value):  # an email, a number, a version: the same value or another one
+        bare = re.sub(r"[\s().-]", "", value.casefold())
+        at = re.sub(r"[\s().-]", "", low).find(bare)
+        return at >= 0, False
+    tokens = [t for t in _words(value) if len(t) > 2 and t not in _FILLER] or _words(value)
+    hits = sorted(m.start() for t in tokens for m in re.finditer(rf"\b{re.escape(t)}\b", low))
+    if not hits:
+        return False, False
+    ends = any(_ENDS.search(low[:at]) or _LEAVES.match(low[at:]) for at in hits)
+    present = low.find(value.casefold()) >= 0 or len({t for t in tokens if re.search(rf"\b{re.escape(t)}\b", low)}) * 2 \
+        >= len(tokens)
+    return present or ends, ends
+
+
+# Words of a value that say nothing of which value it is.
+_FILLER = frozenset("the and for with a an of at in on to from".split())
+# The old value leaving: `Imogen handed Project Heron over`, `Zofia stepped down`, `Fiona left`.
+_LEAVES = re.compile(r"(?i)[\w'’-]+(?:\s+[A-Z]?[\w'’-]+)?\s+(?:has\s+|is\s+|was\s+)?(?:handed|hands|handing|stepped|steps|"
+                     r"left|leaves|quit|quits|swapped|moved\s+on|retired|went\s+off|is\s+off|is\s+out|passed|"
+                     r"resigned|gave\s+up|closed|shut|split|broke|stopped|no\s+longer|was\s+replaced|got\s+replaced|"
+                     r"is\s+sick|is\s+away|is\s+on\s+leave|moved\s+away|went\s+away)\b")
+
+
+def _clip(raw: str) -> str | None:
+    m = _CLAUSE_END.search(raw)
+    text = (raw[:m.start()] if m else raw).strip(" :-–—\"'“”")
+    text = _LEAD.sub("", text)
+    text = _LEAD.sub("", text)
+    words = text.split()
+    if not words or len(words) > MAX_VALUE_WORDS:
+        return None
+    return text.rstrip(".!,;")
+
+
+def _new_value(k: Known, text: str, vocab: Vocabulary) -> str | None:
+    """The value TEXT gives the fact's attribute, when one can be read."""
+    head = k.attribute.split()[-1] if k.attribute else ""
+    old = k.value.casefold()
+    own = [w for w in _words(k.subject) if w not in KINDS][-1:] if not head else []
+    shaped = [v for a, v in shaped_values(text) if a == head and v.casefold() not in old]
+    if shaped:
+        return shaped[-1]
+    if head in _TYPED:
+        return None  # a typed attribute whose value has no such form here is not read by words
+    nouns = "|".join(re.escape(n) for n in sorted(_NOUNS_OF.get(head, (head,) if head else tuple(own)), key=len,
+                                                       reverse=True) if n) or r"(?!x)x"
+    patterns = (
+        rf"(?i)\bnew\s+(?:[\w-]+\s+)?(?:{nouns})\s*(?:is|:|,|-|–|—|=)?\s*(?P<v>[^;!?]+)",
+        rf"(?P<v>\b[A-Z][^;.!?]*?)\s+(?:is|are)\s+(?:now\s+)?(?:our|my|the|his|her|their)\s+(?:new\s+)?(?:{nouns})\b",
+        rf"(?i)\b(?:{nouns})\s+(?:is|are|was\s+changed\s+to|has\s+changed\s+to|changed\s+to)\s+(?:now\s+)?(?P<v>[^;!?]+)",
+        r"(?i)\b(?:moved|switched|changed|escalated|downgraded|bumped|pushed(?:\s+back)?|rescheduled|postponed|"
+        r"renamed|transferred|reassigned|rotated|handed(?:\s+\w+)?\s+over|passed|migrated|relocated|set|upgraded|"
+        r"updated|raised|lowered|increased|reduced|cut|repointed|re-?routed|points?|pointed|went|gone)\b"
+        r"(?:\s+\S+){0,4}?\s+(?:to|into|onto|at)\s+(?P<v>[^;!?]+)",
+        r"(?i)\b(?:it['’]s|it\s+is|is|are|['’]s)\s+now\s+(?P<v>[^;!?]+)",
+        r"(?i)\bnow\s+(?:is|are|at|in|with|on|uses?|using|runs?|has)\s+(?P<v>[^;!?]+)",
+        r"(?i)\b(?:it['’]s|it\s+is)\s+(?P<v>[^;!?]+?)\s+now\b",
+    )
+    for pattern in patterns:
+        for m in re.finditer(pattern, text):
+            value = _clip(m.group("v"))
+            if value and value.casefold() not in old and old not in value.casefold() and (
+                    k.subject == "my" or not mentions(k.subject, value)):
+                return value
+    form = {"location": _PLACE, "employer": _ORG, "provider": _ORG, "school": _ORG}.get(head) or (
+        _PERSON if head in ("owner", "contact", "on-call", "partner", "doctor", "dentist") else None)
+    if form is not None:
+        for m in form.finditer(text):
+            value = _clip(m.group("v"))
+            if value and value.casefold() not in old and (k.subject == "my" or not mentions(k.subject, value)):
+                return value
+    return None
+
+
+def _new_state(old: str, text: str) -> str | None:
+    """For a thing whose value is a state (`open`, `DEGRADED`), another state TEXT gives it:
+    `Garage door: closed at 22:10`, `web-3 drained and marked OFFLINE`."""
+    words = _words(old)
+    if not words or words[0] not in STATUS_WORDS:
+        return None
+    said = [w for w in _words(text) if w in STATUS_WORDS and w not in ("no", "out", "on", "off", "back", "up", "down",
+                                                                       "full", "low", "high", "normal", "done")]
+    fresh = [w for w in said if w != words[0]]
+    if not fresh or words[0] in said:
+        return None
+    return fresh[-1].upper() if old.split()[0].isupper() else fresh[-1]
+
+
+def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | None:
+    """How TEXT updates the known fact K, or None when it does not (see the module's rules)."""
+    sentence = text.strip()
+    if not sentence or sentence.rstrip().endswith("?") or not k.attribute and not k.value:
+        return None
+    if _NOT_YET.search(sentence) or not mentions(k.subject, sentence):
+        return None
+    if not k.attribute and (state := _new_state(k.value, sentence)) is not None:
+        return Update(state, "states a new state")
+    holds, ends = _restates(k.value, sentence)
+    if holds and not ends:
+        return None
+    if k.attribute:
+        named = _named_attribute(k.attribute, sentence, vocab)
+        if named is False or (named is None and not ends):
+            return None
+    if not ends and not CHANGE.search(sentence):
+        shaped = [v for a, v in shaped_values(sentence) if k.attribute and a == k.attribute.split()[-1]]
+        if not shaped:
+            return None
+    value = _new_value(k, sentence, vocab)
+    if not k.attribute and value is None and not ends:
+        return None  # a key of its own (`gateway timeout`) changes when a new value can be read
+    return Update(value, "ends the value" if ends and value is None else "states a new value" if value
+                  else "says it changed")
