@@ -67,6 +67,7 @@ class Memory(Observing, Changes, Context, Status, Access):
     fact_conflicts = Through("facts", "conflicts")
     acknowledge_conflict = Through("facts", "acknowledge")
     rejudge_facts = Through("facts", "rejudge")
+    rekey_facts = Through("facts", "rekey")
     capsule_facts = Through("facts", "for_capsule")
     # The spiderweb: edges, links, the working set and spreading (strata_daemon/graph/api.py).
     spread = Through("web", "spread")
@@ -148,7 +149,9 @@ class Memory(Observing, Changes, Context, Status, Access):
         agent = check_namespace(config["agent.namespace"] if agent is None else agent)
         db = await engines.open_database(home.db_path, engines.url_of(config["store.url"]))
         await storing.pay_owed_stated_times(db)
-        return cls(db, home, config, agent, actor)
+        mem = cls(db, home, config, agent, actor)
+        await mem.layers.facts.pay_owed_keys()
+        return mem
 
     async def close(self) -> None:
         for view in self._shared.values():

@@ -13,6 +13,7 @@ from strata_daemon.facts.attributes import key_of
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import Source, clean_value, label_of, normalise_key, parse_duration
 from strata_daemon.facts.rules import Capture, capture, compile_rules
+from strata_daemon.facts import rekey
 from strata_daemon.facts.superseding import linked_in, resolved, updates_in
 from strata_daemon.facts.vocabulary import Vocabulary
 from strata_daemon.store import facts as store
@@ -218,6 +219,23 @@ class Facts:
 
         found = await (self.db.transact(body) if apply or undo else self.db.run(body))
         return {"action": "undo" if undo else "apply" if apply else "dry-run", "count": len(found), "facts": found}
+
+    async def rekey(self, *, apply: bool = False) -> dict:
+        """The captured facts that now land on another key (one key per subject and attribute);
+        `apply` moves them (facts/rekey.py)."""
+        def body(conn):
+            return rekey.rekey_in(conn, self.agent, self.rules, self.vocab, timeutil.now(), actor=self.actor,
+                                  window=self.window, apply=apply)
+        found = await (self.db.transact(body) if apply else self.db.run(body))
+        return {"action": "apply" if apply else "dry-run", "count": len(found), "moves": found}
+
+    async def pay_owed_keys(self) -> int:
+        """Once, when a home's facts were captured before canonical keys (migration 30): every
+        namespace's moved to their keys. Returns how many moved."""
+        if self.db.read_only is not None or not await self.db.run(rekey.owed):
+            return 0
+        return await self.db.transact(lambda c: rekey.pay_owed_in(c, self.rules, self.vocab, timeutil.now(),
+                                                                  actor=self.actor, window=self.window))
 
     def linked_in(self, conn, newer: int, older: int, now: float, *, remove: bool = False) -> list[dict]:
         """Inside a `supersedes` link's write transaction: the facts memory OLDER gave follow

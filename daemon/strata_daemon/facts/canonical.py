@@ -113,6 +113,8 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
         attribute, value = verb
     else:
         attribute = vocab.attribute(attribute) if attribute else ""
+    if attribute == "location" and (shape := shape_of(value)) in ("endpoint", "email", "phone"):
+        attribute = shape  # `Staging lives at https://...` is an address of another kind
     if attribute == "status" and subject not in ("my", "our"):
         attribute = ""  # a thing's own state: `auth-service: down` and `auth-service is down` are one key
     if not attribute or attribute == "status":

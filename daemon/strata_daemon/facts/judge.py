@@ -118,6 +118,8 @@ _DURATIONS = frozenset("""
 s sec secs second seconds m min mins minute minutes h hr hrs hour hours d day days week weeks month months year years
 ms times x
 """.split())
+# A meal is had once: `Lunch order: two salads and a soup` is what was ordered that day.
+MEALS = frozenset("breakfast brunch lunch dinner supper snack snacks meal takeaway takeout".split())
 # A key that opens with one of these is a record, not a property (`Journal 12 March: ...`).
 RECORD_LEADS = frozenset("diary journal note notes lesson lessons idea ideas tip tips reminder todo".split())
 # A key naming where a message came from (`Amara on chat: please look at ...`).
@@ -181,6 +183,8 @@ def _key_says(key: str, key_words: list[str], v: str) -> str | None:
     sentence, who it is from, a one-off."""
     if key in MESSAGE_KEYS or key_words[0] in RECORD_LEADS:
         return "the key introduces a message"
+    if key_words[0] in MEALS or " ".join(key_words[:2]) in ("here are", "here is", "here's"):
+        return "a one-off (`Lunch order: ...`, `Here are three ideas: ...`)"
     if len(key_words) == 1 and _is_verb(key_words[0]) and not key_words[0].endswith("ing"):
         return "the key is an act (`Fixed: ...`)"
     last = key_words[-1]

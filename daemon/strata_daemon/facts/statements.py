@@ -32,8 +32,8 @@ _CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although
                          r"so\s+that|while)\s|\s+-\s|\s+—\s|" + _NOT_AFTER
                          + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it|my|our|his|her|their|the|[A-Z][\w.-]*['’]s)\b")
 # Reported speech: `Jonas said the dinner on Friday is cancelled`.
-_REPORTED = re.compile(r"\b(?:said|says|told|tells|mentioned|asked|asks|wonders?|wondered|heard|claims?|claimed|"
-                       r"reckons?|whether)\b")
+_REPORTED = re.compile(r"\b(?:said|says|saying|told|tells|mentioned|asked|asks|wonders?|wondered|heard|claims?|"
+                       r"claimed|reckons?|whether)\b")
 # Words that open a sentence without being part of it: `Actually the meeting room is now Lovelace`.
 _OPENER = re.compile(r"(?i)^\s*(?:actually|fyi|btw|update|heads\s+up|also|so|ok|okay|note|psa|correction|"
                      r"quick\s+update|edit|oh|sorry|ps|reminder\s+that|just\s+so\s+you\s+know)\b[,:!]?\s+")

@@ -39,7 +39,13 @@ def _identifiers(words: list[str]) -> set[str]:
 
 
 def _core(words: list[str]) -> list[str]:
-    return [w.casefold() for w in words if w.casefold() not in _ARTICLES]
+    """The words that name, case-folded, a plural's `s` dropped (`groceries`, `grocery`)."""
+    out = []
+    for w in (w.casefold() for w in words if w.casefold() not in _ARTICLES):
+        w = w[:-3] + "y" if w.endswith("ies") and len(w) > 4 else w[:-1] if w.endswith("s") and len(w) > 3 and \
+            not w.endswith("ss") else w
+        out.append(w)
+    return out
 
 
 def same_subject(a: str, b: str) -> bool:

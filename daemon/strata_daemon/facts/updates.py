@@ -173,6 +173,8 @@ def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | Non
         return True
     if head in VALUE_WORDS and VALUE_WORDS[head] & set(low.split()):
         return True  # `Went vegan in January` names a diet
+    if head in _PEOPLE_ATTRIBUTES and _HANDED.search(text):
+        return True  # `Hugo handed incident command to Marisol`
     return None
 
 
@@ -223,58 +225,92 @@ def _clip(raw: str) -> str | None:
     return text.rstrip(".!,;")
 
 
-def _new_value(k: Known, text: str, vocab: Vocabulary) -> str | None:
-    """The value TEXT gives the fact's attribute, when one can be read."""
+# Where a value is read from, strongest first: its shape; `new <attribute>: X`, `X is our new
+# <attribute>`, `<attribute> is X` (strong: the text says what the attribute is); then the words
+# after a change (`moved to X`, `is now X`, `it's X now`), which only a change word backs.
+_STRONG = 3
+
+
+def _patterns(nouns: str) -> tuple[str, ...]:
+    return (
+        rf"(?i)\bnew\s+(?:[\w-]+\s+)?(?:{nouns})\s*(?:is|:|,|-|–|—|=)?\s*(?P<v>[^;!?]+)",
+        rf"(?P<v>\b[A-Z0-9][^;.!?]*?)\s+(?:is|are)\s+(?:now\s+)?(?:our|my|the|his|her|their)?\s*(?:new\s+)?(?:{nouns})\b",
+        rf"(?i)\b(?:{nouns})\s*(?::|=|\bis\b|\bare\b|was\s+changed\s+to|has\s+changed\s+to|changed\s+to)\s*(?:now\s+)?"
+        rf"(?P<v>[^;!?]+)",
+        r"(?i)\b(?:moved|switched|changed|escalated|downgraded|bumped|pushed(?:\s+back)?|rescheduled|postponed|"
+        r"renamed|transferred|reassigned|rotated|handed(?:\s+\w+)?\s+over|handed|passed|migrated|relocated|set|"
+        r"upgraded|updated|raised|lowered|increased|reduced|cut|repointed|re-?routed|points?|pointed|went|gone|"
+        r"cut\s+over|failed\s+over|swapped)\b(?:\s+\S+){0,4}?\s+(?:to|into|onto|at)\s+(?P<v>[^;!?]+)",
+        r"(?i)\breplac(?:ed|ing)\s+.+?\s+with\s+(?P<v>[^;!?]+)|\bswapped\s+.+?\s+for\s+(?P<v2>[^;!?]+)",
+        r"(?i)\b(?:it['’]s|it\s+is|is|are|['’]s)\s+now\s+(?P<v>[^;!?]+)",
+        r"(?i)\bnow\s+(?:is|are|at|in|with|on|uses?|using|runs?|has|goes\s+to|go\s+to)\s+(?P<v>[^;!?]+)",
+        r"(?i)\b(?:it['’]s|it\s+is)\s+(?P<v>[^;!?]+?)\s+now\b",
+    )
+
+
+def _fits(k: Known, value: str | None, old: str) -> bool:
+    return bool(value) and value.casefold() not in old and old not in value.casefold() and (
+        k.subject == "my" or not mentions(k.subject, value))
+
+
+def _new_value(k: Known, text: str, vocab: Vocabulary) -> tuple[str | None, bool]:
+    """The value TEXT gives the fact's attribute, when one can be read, and whether the text says
+    outright that it is the attribute's (its shape, `new <attribute>: X`, `<attribute> is X`)."""
     head = k.attribute.split()[-1] if k.attribute else ""
     old = k.value.casefold()
     own = [w for w in _words(k.subject) if w not in KINDS][-1:] if not head else []
     shaped = [v for a, v in shaped_values(text) if a == head and v.casefold() not in old]
     if shaped:
-        return shaped[-1]
+        return shaped[-1], True
     if head in _TYPED:
-        return None  # a typed attribute whose value has no such form here is not read by words
+        return None, False  # a typed attribute whose value has no such form here is not read by words
     nouns = "|".join(re.escape(n) for n in sorted(_NOUNS_OF.get(head, (head,) if head else tuple(own)), key=len,
                                                        reverse=True) if n) or r"(?!x)x"
-    patterns = (
-        rf"(?i)\bnew\s+(?:[\w-]+\s+)?(?:{nouns})\s*(?:is|:|,|-|–|—|=)?\s*(?P<v>[^;!?]+)",
-        rf"(?P<v>\b[A-Z][^;.!?]*?)\s+(?:is|are)\s+(?:now\s+)?(?:our|my|the|his|her|their)\s+(?:new\s+)?(?:{nouns})\b",
-        rf"(?i)\b(?:{nouns})\s+(?:is|are|was\s+changed\s+to|has\s+changed\s+to|changed\s+to)\s+(?:now\s+)?(?P<v>[^;!?]+)",
-        r"(?i)\b(?:moved|switched|changed|escalated|downgraded|bumped|pushed(?:\s+back)?|rescheduled|postponed|"
-        r"renamed|transferred|reassigned|rotated|handed(?:\s+\w+)?\s+over|passed|migrated|relocated|set|upgraded|"
-        r"updated|raised|lowered|increased|reduced|cut|repointed|re-?routed|points?|pointed|went|gone)\b"
-        r"(?:\s+\S+){0,4}?\s+(?:to|into|onto|at)\s+(?P<v>[^;!?]+)",
-        r"(?i)\b(?:it['’]s|it\s+is|is|are|['’]s)\s+now\s+(?P<v>[^;!?]+)",
-        r"(?i)\bnow\s+(?:is|are|at|in|with|on|uses?|using|runs?|has)\s+(?P<v>[^;!?]+)",
-        r"(?i)\b(?:it['’]s|it\s+is)\s+(?P<v>[^;!?]+?)\s+now\b",
-    )
-    for pattern in patterns:
+    for strength, pattern in enumerate(_patterns(nouns)):
         for m in re.finditer(pattern, text):
-            value = _clip(m.group("v"))
-            if value and value.casefold() not in old and old not in value.casefold() and (
-                    k.subject == "my" or not mentions(k.subject, value)):
-                return value
+            value = _clip(m.group("v") or m.groupdict().get("v2") or "")
+            if _fits(k, value, old):
+                return value, strength < _STRONG
     form = {"location": _PLACE, "employer": _ORG, "provider": _ORG, "school": _ORG}.get(head) or (
-        _PERSON if head in ("owner", "contact", "on-call", "partner", "doctor", "dentist") else None)
+        _PERSON if head in _PEOPLE_ATTRIBUTES else None)
     if form is not None:
         for m in form.finditer(text):
             value = _clip(m.group("v"))
-            if value and value.casefold() not in old and (k.subject == "my" or not mentions(k.subject, value)):
-                return value
-    return None
+            if _fits(k, value, old):
+                return value, False
+    return None, False
 
 
-def _new_state(old: str, text: str) -> str | None:
-    """For a thing whose value is a state (`open`, `DEGRADED`), another state TEXT gives it:
-    `Garage door: closed at 22:10`, `web-3 drained and marked OFFLINE`."""
+_PEOPLE_ATTRIBUTES = frozenset("owner contact on-call partner doctor dentist".split())
+# Changes of who holds something: they name an owner, a contact or an on-call.
+_HANDED = re.compile(r"(?i)\b(?:hand(?:ed|s|ing)|pass(?:ed|es|ing)|took\s+over|tak(?:es|ing)\s+over|taken\s+over|"
+                     r"reassigned|assigned|rotated|stepped\s+(?:down|back|in|up)|covering|covers|in\s+charge|"
+                     r"runs|running|leads|leading|owns|has\s+the\s+pager|is\s+on\s+call)\b")
+# A record of a message or a note says who wrote or what was noted, not what is true now.
+_RECORD = re.compile(r"(?i)^\W*(?:(?:e-?mail|mail|message|msg|call|text|sms|dm|letter|voicemail|invite|reply)\s+"
+                     r"(?:from|to|by)\b|new\s+mail\b|(?:[\w-]+\s+){0,3}?(?:lesson|notes?|idea|tip|reminder|todo|til|"
+                     r"observation|thought|question|q|diary|journal|log)s?\s*:|(?:sent|replied|forwarded|wrote|"
+                     r"emailed|called|drafted)\b)")
+
+
+def _new_state(subject: str, old: str, text: str) -> str | None:
+    """For a thing whose value is a state (`open`, `DEGRADED`), another state TEXT gives it close
+    after naming it: `Garage door: closed at 22:10`, `web-3 drained and marked OFFLINE`."""
     words = _words(old)
     if not words or words[0] not in STATUS_WORDS:
         return None
-    said = [w for w in _words(text) if w in STATUS_WORDS and w not in ("no", "out", "on", "off", "back", "up", "down",
-                                                                       "full", "low", "high", "normal", "done")]
-    fresh = [w for w in said if w != words[0]]
-    if not fresh or words[0] in said:
+    said = _words(text)
+    last = max((i for i, w in enumerate(said) if w in set(_words(subject))), default=None)
+    if last is None:
+        return None
+    near = [w for w in said[last + 1:last + 6] if w in STATUS_WORDS and w not in _VAGUE_STATES]
+    fresh = [w for w in near if w != words[0]]
+    if not fresh or words[0] in near:
         return None
     return fresh[-1].upper() if old.split()[0].isupper() else fresh[-1]
+
+
+_VAGUE_STATES = frozenset("no out on off back up down full low high normal done in".split())
 
 
 def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | None:
@@ -282,9 +318,9 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     sentence = text.strip()
     if not sentence or sentence.rstrip().endswith("?") or not k.attribute and not k.value:
         return None
-    if _NOT_YET.search(sentence) or not mentions(k.subject, sentence):
+    if _NOT_YET.search(sentence) or _RECORD.match(sentence) or not mentions(k.subject, sentence):
         return None
-    if not k.attribute and (state := _new_state(k.value, sentence)) is not None:
+    if not k.attribute and (state := _new_state(k.subject, k.value, sentence)) is not None:
         return Update(state, "states a new state")
     holds, ends = _restates(k.value, sentence)
     if holds and not ends:
@@ -293,12 +329,10 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
         named = _named_attribute(k.attribute, sentence, vocab)
         if named is False or (named is None and not ends):
             return None
-    if not ends and not CHANGE.search(sentence):
-        shaped = [v for a, v in shaped_values(sentence) if k.attribute and a == k.attribute.split()[-1]]
-        if not shaped:
-            return None
-    value = _new_value(k, sentence, vocab)
-    if not k.attribute and value is None and not ends:
+    value, strong = _new_value(k, sentence, vocab)
+    if not ends and not strong and not CHANGE.search(sentence):
+        return None
+    if value is None and not ends and (not k.attribute or not CHANGE.search(sentence)):
         return None  # a key of its own (`gateway timeout`) changes when a new value can be read
     return Update(value, "ends the value" if ends and value is None else "states a new value" if value
                   else "says it changed")

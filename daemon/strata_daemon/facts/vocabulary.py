@@ -83,6 +83,7 @@ VERBS: dict[str, str] = {
     **dict.fromkeys("called named renamed".split(), "name"),
     **dict.fromkeys("married dating".split(), "partner"),
     **dict.fromkeys("drives drive driving".split(), "car"),
+    **dict.fromkeys("arrives arrive comes come meets meet happens happen held".split(), "time"),
     "listens": "port",
 }
 # Forms of value that can only be one attribute, most specific first.

@@ -94,3 +94,31 @@ def changed_by(conn, agent: str, episode: int, now: float) -> list[dict]:
                         "before_source": f"{before[1]}:{before[2]}" if before[2] else before[1],
                         "before_from": before[3]})
     return out
+
+
+OWED = "fact_keys_owed"  # meta: facts captured before canonical keys wait to be moved (migration 30)
+
+
+def keys_owed(conn) -> bool:
+    return conn.execute("SELECT 1 FROM meta WHERE key = ?", (OWED,)).fetchone() is not None
+
+
+def keys_paid(conn) -> None:
+    conn.execute("DELETE FROM meta WHERE key = ?", (OWED,))
+
+
+def agents_with_facts(conn) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT DISTINCT agent FROM facts ORDER BY agent")]
+
+
+def captured_current(conn, agent: str, rules: tuple[str, ...], now: float) -> list[dict]:
+    """The current facts whose value a memory gave by one of RULES, each with that memory's
+    content, kind and source (`episode`: {id, content, kind, source})."""
+    rows = conn.execute(
+        f"SELECT {store._FACT_COLUMNS}, {store._VALUE_COLUMNS}, e.id AS e_id, e.content AS e_content, e.kind AS e_kind, "
+        f"e.source AS e_source FROM facts f JOIN fact_values v ON v.id = ({store._AT}) JOIN episodes e ON "
+        f"v.source_kind = 'episode' AND CAST(e.id AS TEXT) = v.source_ref AND e.agent = f.agent WHERE f.agent = ? AND v.value IS NOT NULL "
+        f"AND v.rule IN ({', '.join('?' * len(rules))}) ORDER BY v.valid_from",
+        (now, agent, *rules)).fetchall()
+    return [{**store.shaped(r, r, now), "episode": {"id": r["e_id"], "content": r["e_content"], "kind": r["e_kind"],
+                                                    "source": r["e_source"]}} for r in rows]

@@ -140,6 +140,22 @@ async def cmd_rejudge(args) -> int:
     return 0
 
 
+def _show_rekey(r: dict) -> str:
+    verb = "moved" if r["action"] == "apply" else "would move"
+    lines = [f"{verb} {r['count']} captured facts to the key of their subject and attribute"]
+    lines += [f"  {m['key']} -> {m['new_key']} = {inline(m['value'])}   (episode:{m['episode_id']})" for m in r["moves"]]
+    if r["action"] == "dry-run" and r["count"]:
+        lines.append("nothing changed: run `strata fact rekey --apply` to move them (the old keys keep their history)")
+    return "\n".join(lines)
+
+
+async def cmd_rekey(args) -> int:
+    async with opened(args) as mem:
+        r = await mem.rekey_facts(apply=args.apply)
+    emit(r, args.json, _show_rekey)
+    return 0
+
+
 async def cmd_forget(args) -> int:
     async with opened(args) as mem:
         r = await mem.forget_fact(args.key, matching=args.matching, apply=args.yes)
@@ -216,6 +232,12 @@ def register(sub, common) -> None:
     what = p.add_mutually_exclusive_group()
     what.add_argument("--apply", action="store_true", help="retract them (history keeps every value)")
     what.add_argument("--undo", action="store_true", help="restore the values a re-judge retracted")
+
+    p = add("rekey", cmd_rekey, "Read again the memories behind captured facts: list those whose value now lands "
+                                "on the key of its subject and attribute (`gateway.runs` -> `gateway.port`), move "
+                                "them with --apply. A home captured before strata kept one key per subject and "
+                                "attribute has them moved once, when it is first opened.")
+    p.add_argument("--apply", action="store_true", help="move them (the old keys are retracted; history stays)")
 
     p = add("conflicts", cmd_conflicts, "Conflicts, newest first: a key given different values within "
                                         "facts.conflict_window_seconds by different sources, or a value that arrived "
