@@ -89,7 +89,7 @@ def test_event_lines_stay_memories_and_say_why(line, why):
     ("Medication: sertraline 50 mg daily", "medication", "sertraline 50 mg daily"),
     ("Payment terms: net 30", "payment terms", "net 30"), ("Staging DB: postgres 16.2", "staging db", "postgres 16.2"),
     ("2024-03-02 09:14 billing-gateway: DEGRADED", "billing gateway", "DEGRADED"),
-    ("Quarterly VAT return: due 7 Aug", "quarterly vat return", "due 7 Aug"),
+    ("Quarterly VAT return: due 7 Aug", "quarterly vat return.deadline", "7 Aug"),
     ("Nightly restic job: OK at 02:40", "nightly restic job", "OK at 02:40")])
 def test_conditions_worded_many_ways_are_states(line, key, value):
     assert captured(line) == [(key, value)]
@@ -112,10 +112,10 @@ def test_conditions_worded_many_ways_are_states(line, key, value):
     ("My doctor is Dr. Alvarez at Riverside Clinic.", [("my doctor", "Dr. Alvarez at Riverside Clinic")]),
     ("Jenna is the on-call engineer this week.", [("on call engineer", "Jenna")]),
     ("The docs repo is owned by the platform team.", [("docs repo.owner", "the platform team")]),
-    ("Production is frozen until the audit ends.", [("production.status", "frozen until the audit ends")]),
-    ("Our rent went up, it's 1600 a month now.", [("our rent", "1600 a month")]),
+    ("Production is frozen until the audit ends.", [("production", "frozen until the audit ends")]),
+    ("Our rent went up, it's 1600 a month now.", [("rent", "1600 a month")]),
     ("The deadline for the Q2 report is April 10.", [("q2 report.deadline", "April 10")]),
-    ("Mum is in hospital (Ward 7, St Luke's).", [("mum.status", "in hospital (Ward 7, St Luke's)")]),
+    ("Mum is in hospital (Ward 7, St Luke's).", [("mum", "in hospital (Ward 7, St Luke's)")]),
     ("The homelab wiki now lives at wiki.lan:8080.", [("homelab wiki.location", "wiki.lan:8080")]),
     ("I changed my email to kai@example.org.", [("my email", "kai@example.org")]),
     ("Switched the lab DNS resolver to 9.9.9.9.", [("lab dns resolver", "9.9.9.9")]),
@@ -123,7 +123,7 @@ def test_conditions_worded_many_ways_are_states(line, key, value):
     ("Switched the cluster leader to node-2 for maintenance", [("cluster leader", "node-2")]),
     ("We changed the backup window to 03:00 because of the load", [("backup window", "03:00")]),
     ("Home Assistant is on 2024.6.1.", [("home assistant.version", "2024.6.1")]),
-    ("Dr. Haines is my GP now.", [("my gp", "Dr. Haines")]),
+    ("Dr. Haines is my GP now.", [("my doctor", "Dr. Haines")]),
     ("Actually the meeting room is now Lovelace, not Turing.", [("meeting room", "Lovelace, not Turing")]),
 ])
 def test_attribute_statements_become_subject_attribute_keys(text, expected):
@@ -142,10 +142,10 @@ def test_sentences_that_state_no_attribute_set_nothing(text):
     ("We rehearse on Tuesdays at 19:30.", [("our rehearse", "on Tuesdays at 19:30")]),
     ("There are 5 appointment slots left tomorrow.", [("appointment slots", "5")]),
     ("Mum's amlodipine was increased to 10 mg.", [("mum's amlodipine", "10 mg")]),
-    ("Kennel 4 is still occupied by the Wiltshire greyhound.", [("kennel 4.status",
+    ("Kennel 4 is still occupied by the Wiltshire greyhound.", [("kennel 4",
                                                                  "occupied by the Wiltshire greyhound")]),
-    ("Royal Mail collection time is 15:30 on weekdays.", [("royal mail collection time", "15:30 on weekdays")]),
-    ("I drive a 2014 Golf.", [("my drive", "a 2014 Golf")]),
+    ("Royal Mail collection time is 15:30 on weekdays.", [("royal mail collection.time", "15:30 on weekdays")]),
+    ("I drive a 2014 Golf.", [("my car", "a 2014 Golf")]),
     # Relations that take many values, or clauses that are no state, are left alone.
     ("I love painting.", []), ("Caroline loves hiking with her kids.", []), ("I went to the park yesterday.", []),
     ("The router will run firmware 7.60 next week.", []), ("Does the router run firmware 7.57?", []),
@@ -202,7 +202,7 @@ def test_in_a_transcript_first_person_belongs_to_the_speaker():
     assert statements("My phone number is 555-0101.", source="Caroline") == [("Caroline.phone", "555-0101")]
     assert statements("My dog's name is Max.", source="Caroline") == []  # whose dog: not guessed
     assert statements("My phone number is 555-0101.", source="user") == [("my phone", "555-0101")]
-    assert statements("I drive a Skoda now.", source="Caroline") == [("Caroline.drive", "a Skoda")]
+    assert statements("I drive a Skoda now.", source="Caroline") == [("Caroline.car", "a Skoda")]
 
 
 def test_attributes_have_one_canonical_name():

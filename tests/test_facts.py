@@ -43,7 +43,7 @@ def test_a_hyphen_or_underscore_before_a_digit_keeps_a_name_whole(cli):
     cli("observe", "gw-02 status: DOWN", check=True)
     cli("fold", check=True)
     named = cli.json("recall", "Is gw-02 healthy?", "--mode", "fast")["facts"]
-    assert [(f["key"], f["value"]) for f in named] == [("gw-02 status", "DOWN")]
+    assert [(f["key"], f["value"]) for f in named] == [("gw-02", "DOWN")]  # a thing's own state: its name
 
 
 @pytest.mark.parametrize("raw, message", [("", "empty"), ("   ", "empty"), (":", "empty"), ("a\nb", "line break"),

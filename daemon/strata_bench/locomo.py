@@ -70,13 +70,20 @@ async def through_context(mem: Memory, q: Question, stored: Stored, mode: str,
         block = await mem.context(q.text, budget=budget, mode=mode, record=False, changes=changes)
         given = {d for m in block["parts"]["memories"] for d in stored.dia_ids.get(m["id"], ())}
         out[f"context_within_{budget}"] = sum(e in given for e in q.evidence) / len(q.evidence) if q.evidence else 0.0
+        out[f"context_tokens_{budget}"] = block["tokens"]
     return out
 
 
 def context_summary(rows: Sequence[tuple[int, Mapping[str, float]]]) -> dict:
-    """Means of the context figures, overall and per category."""
+    """Means of the context figures, overall and per category, and the evidence a block holds per
+    100 of the tokens it uses (the budget is a ceiling: a block may use less)."""
     def means(part):
-        return {m: round(statistics.fmean(r[m] for r in part), 4) for m in part[0]} if part else {}
+        out = {m: round(statistics.fmean(r[m] for r in part), 4) for m in part[0]} if part else {}
+        for b in BUDGETS:
+            if out.get(f"context_tokens_{b}"):
+                out[f"evidence_per_100_tokens_{b}"] = round(100 * out[f"context_within_{b}"] / out[f"context_tokens_{b}"],
+                                                            4)
+        return out
     return {**means([r for _, r in rows]),
             "categories": {str(c): means([r for cat, r in rows if cat == c]) for c in sorted({c for c, _ in rows})}}
 

@@ -9,6 +9,7 @@ import functools
 from typing import Any, Callable, Mapping
 
 from strata_daemon.base import timeutil
+from strata_daemon.config.load import overlay
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
 
 MAX_HITS = 200
@@ -85,8 +86,10 @@ class Context:
             raise InvalidInput(f"the budget must be between 32 and 100000 tokens, not {budget}")
         name, count = _counter()
         parts = _capsule_parts(self)
+        floor = (overlay(self.config, dict(changes)) if changes else self.config).tuning.recall.context_floor
         r, p = await _packed(self, text, k or hits_for(budget), mode, record, changes,
-                             lambda r: pack(budget, count, capsule=parts, facts=r["facts"], hits=r["hits"]))
+                             lambda r: pack(budget, count, capsule=parts, facts=r["facts"], hits=r["hits"],
+                                            floor=floor))
         lines = p.lines()
         used = sum(count(lines)) if lines else 0
         return {

@@ -4,13 +4,13 @@ The block is what an agent pastes into its prompt for one turn: its capsule cond
 is, its rules, its pending work), the current facts the turn names, then the memories that
 answer it. Each part is a markdown section; a memory is one line, `#ID 8 May 2023: text`, in
 the order recall ranked them (a newer statement of a thing ranks above the older one it
-updates), with the day it was said, so every line can be cited by its id and read in its
-time. Tokens are counted line by line with one ruler (embedding/tokens.py): a line break is
+updates), with the day it was said unless the line above is of the same day (`#ID text`), so
+every line can be cited by its id and read in its time. Tokens are counted line by line with one ruler (embedding/tokens.py): a line break is
 whitespace to it, so the block costs the sum of its lines, and the block never exceeds the
 budget.
 
 The budget is a ceiling, not a target: a memory far less relevant than the best one
-(RELEVANCE_FLOOR) is left out, so a block about one thing does not fill up with others. A fact
+(recall.context_floor, a tuned constant) is left out, so a block about one thing does not fill up with others. A fact
 that a newer memory in the block updates (facts/updates.py) is left out too: the block never
 reads an old value ahead of the memory that changed it.
 
@@ -32,8 +32,6 @@ from strata_daemon.facts.updates import Known, parse_key, update_of
 Counter = Callable[[Sequence[str]], list[int]]
 SHARE = 4  # the capsule and the facts: each at most 1/SHARE of the budget
 MEMORIES = "## Memories (cite #id)"
-# A memory whose relevance is below this share of the best memory's is not about the turn.
-RELEVANCE_FLOOR = 0.0
 _SPACE = re.compile(r"\s+")
 
 
@@ -127,15 +125,20 @@ def _relevance(h: dict) -> float:
 
 def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> None:
     texts = [_flat(h["content"]) for h in hits]
-    lines = [f"#{h['id']} {day(h['event_at'])}: {text}" for h, text in zip(hits, texts)]
-    costs = count([MEMORIES, *lines])
-    header, line_costs = costs[0], costs[1:]
+    dated = [f"#{h['id']} {day(h['event_at'])}: {text}" for h, text in zip(hits, texts)]
+    plain = [f"#{h['id']} {text}" for h, text in zip(hits, texts)]
+    costs = count([MEMORIES, *dated, *plain])
+    header, dated_costs, plain_costs = costs[0], costs[1:len(hits) + 1], costs[len(hits) + 1:]
     # What the capsule and the facts already say: a pending task's memory, a status line that
     # is all its fact says.
     kept = {_flat(line).casefold(): f"the {heading.casefold()} line" for heading, lines in p.capsule for line in lines}
     kept.update({f"{f['label']}: {_flat(str(f['value']))}".casefold(): f"the fact {f['key']}" for f in p.facts})
     best = max((_relevance(h) for h in hits), default=0.0)
-    for rank, (h, text, line, cost) in enumerate(zip(hits, texts, lines, line_costs), 1):
+    for rank, h in enumerate(hits, 1):
+        text = texts[rank - 1]
+        # A line says its day when the line above it is of another day (the first always).
+        same_day = bool(p.memories) and day(p.memories[-1]["at"]) == day(h["event_at"])
+        line, cost = (plain[rank - 1], plain_costs[rank - 1]) if same_day else (dated[rank - 1], dated_costs[rank - 1])
         if not h.get("led") and _relevance(h) < floor * best:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": "not relevant enough"})
             continue
@@ -152,7 +155,7 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
 
 
 def pack(budget: int, count: Counter, *, capsule: Sequence[tuple[str, list[str]]] = (),
-         facts: Sequence[dict] = (), hits: Sequence[dict] = (), floor: float = RELEVANCE_FLOOR) -> Packed:
+         facts: Sequence[dict] = (), hits: Sequence[dict] = (), floor: float = 0.0) -> Packed:
     """The block's parts within `budget` tokens: capsule parts (heading, lines), facts ({key,
     label, value, valid_from}) and recall hits ({id, content, event_at, explain}, best first)."""
     p = Packed(budget)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from strata_daemon.facts.vocabulary import DEFAULT, PERSONAL, VERBS, Vocabulary, shape_of
+from strata_daemon.facts.vocabulary import DEFAULT, VERBS, Vocabulary, shape_of
 
 # Prepositions that open a value without being part of it, for attributes that are a place, a
 # time or a number (`in eu-west-1`, `at 01:00`, `on 8080`).
@@ -34,6 +34,16 @@ _RUNS = frozenset("run runs running".split())
 _GUESSED = frozenset("location time date priority name owner version plan".split())
 _PORT = re.compile(r"^\d{2,5}$")
 _OF_PHRASE = re.compile(r"(?i)^(?P<attr>.+?)\s+(?:at|for|of|on)\s+(?:the\s+|our\s+)?(?P<subj>\S.*)$")
+# Nouns that, said with no subject (`New number: 555-0202`), name the speaker's own attribute.
+PERSONAL_NOUNS = frozenset(("email", "e-mail", "email address", "phone", "phone number", "number", "mobile",
+                            "mobile number", "cell", "address", "home address", "home", "employer", "diet", "partner",
+                            "doctor", "gp", "dentist", "username", "handle", "birthday", "timezone"))
+
+
+def _norm_phrase(phrase: str) -> str:
+    return " ".join(phrase.casefold().split())
+
+
 _NEUTRAL_LEAD = re.compile(r"(?i)^(?:new|current|latest|updated)\s+(?=\S)")
 # A state that is a place: `in room Kite`, `at the Leeds office`.
 _IN_A_PLACE = re.compile(r"(?i)^(?:in|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:room|office|building|floor|hall|lab|"
@@ -69,13 +79,17 @@ def _verb_attribute(verb: str, value: str) -> tuple[str, str] | None:
     return None
 
 
-def _phrase(phrase: str, vocab: Vocabulary) -> tuple[str, str] | None:
+def _phrase(phrase: str, value: str, vocab: Vocabulary) -> tuple[str, str] | None:
     """A phrase that names both a subject and an attribute, as (subject, attribute): `contact at
-    Veridian Print`, `ownership of billing-api`, `gateway port`; None when it names no attribute."""
+    Veridian Print`, `ownership of billing-api`, `gateway port`; None when it names no attribute,
+    or one that a typed value belies (`consulting tier: 1500 per month` names a price)."""
     of = _OF_PHRASE.match(phrase)
-    if of and vocab.known(of.group("attr")):
-        return _ARTICLE.sub("", of.group("subj")), vocab.attribute(of.group("attr"))
-    return vocab.split(phrase)
+    both = (_ARTICLE.sub("", of.group("subj")), vocab.attribute(of.group("attr"))) \
+        if of and vocab.known(of.group("attr")) else vocab.split(phrase)
+    typed = shape_of(value)
+    if both and typed and typed != both[1] and not (both[1] == "price" and typed in ("price", "plan")):
+        return None
+    return both
 
 
 def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = DEFAULT) -> tuple[str, str, str]:
@@ -91,21 +105,21 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
         if attribute == "owner" and subject not in ("my", "our") and attribute != value:
             # `Keiko leads the mobile team`: the team is what is owned, Keiko its owner
             subject, value = _ARTICLE.sub("", value), subject
-    if not subject:
+    phrased = not subject
+    if phrased:
         phrase = _NEUTRAL_LEAD.sub("", _ARTICLE.sub("", attribute))
-        both, whole = _phrase(phrase, vocab), vocab.known(phrase)
+        both = _phrase(phrase, value, vocab)
         if both:
             subject, attribute = both
-        elif whole in PERSONAL:
-            subject, attribute = "my", whole  # `New number: 555-0202` is the speaker's
+        elif _norm_phrase(phrase) in PERSONAL_NOUNS:
+            subject, attribute = "my", vocab.attribute(phrase)  # `New number: 555-0202` is the speaker's
         else:
             subject, attribute = phrase, ""
-    elif subject == "our":
-        # `our wifi` is the wifi; `our address` is the household's, the person's own: `my`.
-        subject, attribute = ("my", attribute) if vocab.known(attribute) else (attribute, "")
+    elif subject == "our" and vocab.known(attribute):
+        subject = "my"  # `our address` is the household's, the person's own
     if subject not in ("my", "our"):
         subject = _ARTICLE.sub("", subject)
-        both = _phrase(subject, vocab) if attribute in _GUESSED or not attribute else None
+        both = _phrase(subject, value, vocab) if not phrased and (attribute in _GUESSED or not attribute) else None
         if both:  # `the Q3 report deadline` moved: the subject names the attribute better than the verb
             subject, attribute = both
     verb = _verb_attribute(attribute, value) if attribute and " " not in attribute else None

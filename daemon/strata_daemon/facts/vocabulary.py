@@ -29,7 +29,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "location": ("location", "address", "home address", "street address", "postal address", "mailing address",
                  "city", "home", "place", "region", "datacenter", "data center", "room", "meeting room", "venue", "whereabouts",
                  "hometown", "residence"),
-    "owner": ("owner", "maintainer", "lead", "leader", "manager", "head", "assignee", "steward", "captain",
+    "owner": ("owner", "maintainer", "lead", "manager", "head", "assignee", "steward", "captain",
               "ownership", "driver"),
     "contact": ("contact", "point of contact", "rep", "representative", "account manager", "account rep",
                 "liaison"),
@@ -65,9 +65,6 @@ VALUE_WORDS: dict[str, frozenset[str]] = {
     "diet": frozenset("vegan vegetarian pescatarian flexitarian keto paleo gluten-free lactose-free halal kosher "
                       "carnivore omnivore low-carb low-sodium diabetic".split()),
 }
-# Attributes of a person: said with no subject (`New number: 555-0202`), they are the speaker's own.
-PERSONAL = frozenset("email phone location employer role diet partner doctor dentist username birthday timezone "
-                     "school".split())
 # Words before an attribute's noun that say which statement of it, not which attribute.
 NEUTRAL = frozenset("new current old previous former latest main primary usual regular own actual present "
                     "updated preferred".split())
@@ -152,6 +149,8 @@ class Vocabulary:
         """A phrase that ends in an attribute's noun, as (subject, attribute): `gateway port` ->
         (gateway, port), `INC-4471 priority` -> (INC-4471, priority); None when it does not."""
         words = phrase.split()
+        if _norm(phrase) in self.nouns:
+            return None  # `meeting room` is an attribute's name, not a meeting's room
         for cut in range(1, len(words)):
             tail = " ".join(words[cut:])
             if _norm(tail) in self.nouns:
