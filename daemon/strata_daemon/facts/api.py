@@ -14,7 +14,7 @@ from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import Source, clean_value, label_of, normalise_key, parse_duration
 from strata_daemon.facts.rules import Capture, capture, compile_rules
 from strata_daemon.facts import rekey
-from strata_daemon.facts.superseding import linked_in, resolved, updates_in
+from strata_daemon.facts.superseding import linked_in, resolved, resolved_key, updates_in
 from strata_daemon.facts.vocabulary import Vocabulary
 from strata_daemon.store import facts as store
 from strata_daemon.store.db import Database
@@ -132,22 +132,24 @@ class Facts:
     async def get(self, key: str, *, at: str | float | None = None, known_at: str | float | None = None) -> dict:
         """KEY's value now, or as it was at `at` (world time); with `known_at`, as strata knew it then.
         A key worded as a statement's subject finds what the statement set: `Dana's email
-        address` reads `dana.email`, `my phone number` reads `my phone`."""
+        address` reads `dana.email`, `my phone number` reads `my phone`; a subject named another
+        way finds its key (`dana.email` for `Dana Whitfield.email`)."""
         now = timeutil.now()
         when = now if at is None else timeutil.parse_time(at, reference=now)
         known = None if known_at is None else timeutil.parse_time(known_at, reference=now)
+
         def read(conn):
-            try:
-                return store.get(conn, self.agent, normalise_key(key), at=when, known_at=known, now=now)
-            except NotFound:
-                other = key_of(key) if isinstance(key, str) else None
-                if other is None or normalise_key(other) == normalise_key(key):
-                    raise
+            tried = [normalise_key(key)]
+            other = key_of(key) if isinstance(key, str) else None
+            if other is not None:
+                tried.append(normalise_key(other))
+            tried += [k for k in (resolved_key(conn, self.agent, t) for t in tried) if k]
+            for k in dict.fromkeys(tried):
                 try:
-                    return store.get(conn, self.agent, normalise_key(other), at=when, known_at=known, now=now)
+                    return store.get(conn, self.agent, k, at=when, known_at=known, now=now)
                 except NotFound:
-                    pass
-                raise  # the key as asked: its message names what was asked for
+                    continue
+            return store.get(conn, self.agent, tried[0], at=when, known_at=known, now=now)  # its message names it
 
         return await self.db.run(read)
 

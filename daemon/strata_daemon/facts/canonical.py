@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from strata_daemon.facts.vocabulary import DEFAULT, VERBS, Vocabulary, shape_of
+from strata_daemon.facts.clauses import SINGLE as RELATIONS
+from strata_daemon.facts.vocabulary import DEFAULT, VERBS, Vocabulary, shape_of, shaped_values
 
 # Prepositions that open a value without being part of it, for attributes that are a place, a
 # time or a number (`in eu-west-1`, `at 01:00`, `on 8080`).
@@ -34,6 +35,9 @@ _RUNS = frozenset("run runs running".split())
 _GUESSED = frozenset("location time date priority name owner version plan".split())
 _PORT = re.compile(r"^\d{2,5}$")
 _OF_PHRASE = re.compile(r"(?i)^(?P<attr>.+?)\s+(?:at|for|of|on)\s+(?:the\s+|our\s+)?(?P<subj>\S.*)$")
+# Typed attributes whose value is its form alone: a time or a price keeps its qualifier (`15:30 on
+# weekdays`, `12 USD per seat`).
+_BARE = frozenset("email phone endpoint version priority".split())
 # Nouns that, said with no subject (`New number: 555-0202`), name the speaker's own attribute.
 PERSONAL_NOUNS = frozenset(("email", "e-mail", "email address", "phone", "phone number", "number", "mobile",
                             "mobile number", "cell", "address", "home address", "home", "employer", "diet", "partner",
@@ -117,6 +121,8 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
             subject, attribute = phrase, ""
     elif subject == "our" and vocab.known(attribute):
         subject = "my"  # `our address` is the household's, the person's own
+    elif subject == "our" and attribute.casefold() not in RELATIONS:
+        subject, attribute = attribute, ""  # `our standup` is the standup; `our rehearse` a relation of ours
     if subject not in ("my", "our"):
         subject = _ARTICLE.sub("", subject)
         both = _phrase(subject, value, vocab) if not phrased and (attribute in _GUESSED or not attribute) else None
@@ -144,7 +150,17 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
         attribute, value = "name", named.group("name")
     elif named and subject:
         subject, attribute, value = f"{subject}'s {attribute}", "name", named.group("name")
-    return subject, attribute, _value_after(attribute, value)
+    return subject, attribute, _typed(attribute, _value_after(attribute, value))
+
+
+def _typed(attribute: str, value: str) -> str:
+    """A value of a typed attribute is what has its form: `+46 8 555 873 12, call after six` is
+    `+46 8 555 873 12`."""
+    if attribute.rsplit(" ", 1)[-1] in _BARE:
+        found = [v for a, v in shaped_values(value) if a == attribute.rsplit(" ", 1)[-1]]
+        if len(found) == 1:
+            return found[0]
+    return value
 
 
 def label(subject: str, attribute: str, speaker: str | None = None) -> str | None:

@@ -26,8 +26,9 @@ def moves(conn, agent: str, rules: tuple[Rule, ...], vocab: Vocabulary, now: flo
     for f in lookups.captured_current(conn, agent, _CAPTURED, now):
         e = f["episode"]
         found = capture(rules, e["content"], e["kind"], source=e["source"], sentences=True, vocab=vocab)
-        same = [c for c in found if c.value.casefold() == str(f["value"]).casefold()] or (
-            [c for c in found if c.rule == f["rule"]] if len(found) == 1 else [])
+        held = str(f["value"]).casefold()
+        same = [c for c in found if c.value.casefold() == held] or [
+            c for c in found if c.value.casefold() in held or held in c.value.casefold()]
         if not same:
             continue
         c = resolved(conn, agent, same[0])

@@ -48,8 +48,9 @@ def _core(words: list[str]) -> list[str]:
     return out
 
 
-def same_subject(a: str, b: str) -> bool:
-    """Whether two subjects, as written, name one thing (see the module's rules)."""
+def same_subject(a: str, b: str, *, loose: bool = False) -> bool:
+    """Whether two subjects, as written, name one thing (see the module's rules). LOOSE: one may
+    be a normalised key's, its capitals lost, so a surname is any word."""
     wa, wb = _words(a), _words(b)
     ca, cb = _core(wa), _core(wb)
     if not ca or not cb:
@@ -64,13 +65,12 @@ def same_subject(a: str, b: str) -> bool:
     if [w for w in long_ if w not in KINDS] == [w for w in short if w not in KINDS] and any(
             w not in KINDS for w in short):
         return True  # `Atlas Migration project` is `Atlas Migration`
-    if long_[:len(short)] == short and all(w[:1].isupper() for w in long_words[len(short):]) and \
-            all(w[:1].isupper() for w in long_words[:len(short)]):
+    if long_[:len(short)] == short and (loose or all(w[:1].isupper() for w in long_words)):
         return True  # `Dana` is `Dana Whitfield`
     return False
 
 
-def resolve(subject: str, candidates: Iterable[tuple[str, str]]) -> str | None:
+def resolve(subject: str, candidates: Iterable[tuple[str, str]], *, loose: bool = False) -> str | None:
     """Of (key, subject as first written) candidates under the same attribute, the key whose
     subject is SUBJECT's: the one written the same way, else the only one that names the same
     thing (`Dana` among `Dana Whitfield` and `Dana Okafor` names neither)."""
@@ -78,6 +78,6 @@ def resolve(subject: str, candidates: Iterable[tuple[str, str]]) -> str | None:
     for key, other in candidates:
         if other.casefold() == subject.casefold():
             return key
-        if same_subject(subject, other):
+        if same_subject(subject, other, loose=loose):
             found.add(key)
     return found.pop() if len(found) == 1 else None

@@ -27,7 +27,8 @@ from strata_daemon.store import fact_lookups as lookups, facts as store
 
 UPDATE = store.UPDATE
 UPDATE_CONFIDENCE = 0.7
-_NAME_PREFIXES = 5  # capitalised words of a memory looked up as the first word of a subject
+_NAME_PREFIXES = 5
+_CHANGE_WORDS = ["new", "now", "instead", "changed", "moved", "switched", "anymore", "longer"]  # capitalised words of a memory looked up as the first word of a subject
 
 
 def resolved(conn, agent: str, c: Capture) -> Capture:
@@ -43,6 +44,18 @@ def resolved(conn, agent: str, c: Capture) -> Capture:
         return c
     return Capture(c.rule, dict(candidates)[key] + (f".{c.attribute}" if c.attribute else ""), key, c.value,
                    c.confidence, c.subject, c.attribute)
+
+
+def resolved_key(conn, agent: str, key: str) -> str | None:
+    """The key another name of KEY's subject has for its attribute (`dana.email` for `dana
+    whitfield.email`), or None."""
+    k = parse_key(key, key)
+    if k.subject in ("my", "") or not k.attribute:
+        return None
+    candidates = [(other, label[:-len(k.attribute) - 1] if label.casefold().endswith("." + k.attribute) else label)
+                  for other, label in lookups.keys_under(conn, agent, k.attribute)]
+    found = resolve(k.subject, candidates, loose=True)
+    return None if found == key else found
 
 
 def _mentioned(conn, agent: str, text: str, now: float) -> list[dict]:
@@ -111,8 +124,8 @@ def _late(conn, agent: str, f: dict, at: float, now: float, **kw) -> list[dict]:
         return []
     k = parse_key(f["key"], fact[0]["label"])
     known = Known(f["key"], k.subject, k.attribute, str(fact[1]["value"]))
-    if known.subject == "my":
-        words, every = list(NOUNS.get(known.attribute.split()[-1], ())) + known.attribute.split(), False
+    if known.subject == "my":  # the first person's: the attribute's words, or a change said in any words
+        words, every = list(NOUNS.get(known.attribute.split()[-1], ())) + known.attribute.split() + _CHANGE_WORDS, False
     else:
         words, every = [w for w in known.subject.split() if len(w) > 1][:4], True
     for newer in reversed(lookups.newer_speaking_of(conn, agent, words, at, every=every)):

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from strata_daemon.facts.subjects import KINDS
 from strata_daemon.facts.judge import STATUS_WORDS
-from strata_daemon.facts.vocabulary import DEFAULT, NEUTRAL, NOUNS, VALUE_WORDS, VERBS, Vocabulary, shaped_values
+from strata_daemon.facts.vocabulary import DEFAULT, NEUTRAL, NOUNS, TYPED, VALUE_WORDS, VERBS, Vocabulary, shaped_values
 
 # Words that say a statement replaces what was true before.
 CHANGE = re.compile(
@@ -66,8 +66,7 @@ _CLAUSE_END = re.compile(r"(?i)\s*(?:,(?=\s)|[;()]|\.(?:\s|$)|!|\?|\s+(?:and|but
                          r"saturday|sunday)))\b")
 _LEAD = re.compile(r"(?i)^(?:the|a|an|our|my|his|her|their|its|new|now|over)\s+")
 MAX_VALUE_WORDS = 6
-_TYPED = frozenset(attr for attr, _ in (("email", 0), ("endpoint", 0), ("phone", 0), ("version", 0), ("price", 0),
-                                       ("priority", 0), ("time", 0)))
+_TYPED = TYPED
 _PLACE = re.compile(r"\b(?:in|at|to|into|near)\s+(?P<v>(?:[A-Z][\w'’.&-]*|\d[\w/-]*)(?:[\s,]+(?:[A-Z][\w'’.&-]*|"
                     r"\d[\w/-]*|de|la|del|da|of|upon|on|am|im))*)")
 _ORG = re.compile(r"\b(?:at|with|for|joined|to)\s+(?P<v>[A-Z][\w'’.&-]*(?:\s+(?:[A-Z][\w'’.&-]*|&|of|and))*)")
@@ -234,7 +233,8 @@ _STRONG = 3
 def _patterns(nouns: str) -> tuple[str, ...]:
     return (
         rf"(?i)\bnew\s+(?:[\w-]+\s+)?(?:{nouns})\s*(?:is|:|,|-|–|—|=)?\s*(?P<v>[^;!?]+)",
-        rf"(?P<v>\b[A-Z0-9][^;.!?]*?)\s+(?:is|are)\s+(?:now\s+)?(?:our|my|the|his|her|their)?\s*(?:new\s+)?(?:{nouns})\b",
+        rf"(?P<v>\b(?:[A-Z0-9][\w.'’&-]*|[a-z][\w]*[-.\d][\w.-]*)(?:\s+[A-Z0-9][\w.'’&-]*){{0,3}})\s+(?:is|are)\s+"
+        rf"(?:now\s+)?(?:our|my|the|his|her|their)?\s*(?:new\s+)?(?:{nouns})\b",
         rf"(?i)\b(?:{nouns})\s*(?::|=|\bis\b|\bare\b|was\s+changed\s+to|has\s+changed\s+to|changed\s+to)\s*(?:now\s+)?"
         rf"(?P<v>[^;!?]+)",
         r"(?i)\b(?:moved|switched|changed|escalated|downgraded|bumped|pushed(?:\s+back)?|rescheduled|postponed|"
@@ -266,18 +266,16 @@ def _new_value(k: Known, text: str, vocab: Vocabulary) -> tuple[str | None, bool
         return None, False  # a typed attribute whose value has no such form here is not read by words
     nouns = "|".join(re.escape(n) for n in sorted(_NOUNS_OF.get(head, (head,) if head else tuple(own)), key=len,
                                                        reverse=True) if n) or r"(?!x)x"
-    for strength, pattern in enumerate(_patterns(nouns)):
+    form = {"location": _PLACE, "employer": _ORG, "provider": _ORG, "school": _ORG}.get(head) or (
+        _PERSON if head in _PEOPLE_ATTRIBUTES else None)
+    patterns = _patterns(nouns)
+    for strength, pattern in enumerate((*patterns[:_STRONG], form, *patterns[_STRONG:])):
+        if pattern is None:
+            continue
         for m in re.finditer(pattern, text):
             value = _clip(m.group("v") or m.groupdict().get("v2") or "")
             if _fits(k, value, old):
                 return value, strength < _STRONG
-    form = {"location": _PLACE, "employer": _ORG, "provider": _ORG, "school": _ORG}.get(head) or (
-        _PERSON if head in _PEOPLE_ATTRIBUTES else None)
-    if form is not None:
-        for m in form.finditer(text):
-            value = _clip(m.group("v"))
-            if _fits(k, value, old):
-                return value, False
     return None, False
 
 

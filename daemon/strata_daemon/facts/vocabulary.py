@@ -87,7 +87,8 @@ VERBS: dict[str, str] = {
 SHAPES: tuple[tuple[str, re.Pattern], ...] = (
     ("email", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
     ("endpoint", re.compile(r"\b(?:https?|amqp|wss?|ftp|s3|redis|postgres(?:ql)?)://\S+")),
-    ("phone", re.compile(r"(?<![\w.:/-])(?:\+\d{1,3}[ -]?)?(?:\(\d{2,4}\)[ -]?)?\d{2,4}(?:[ -]\d{2,4}){1,4}(?![\w.:/-])")),
+    ("phone", re.compile(r"(?<![\w.:/-])(?!\d{4}-\d\d-\d\d)(?:\+\d{1,3}[ -]?)?(?:\(\d{2,4}\)[ -]?)?\d{1,4}"
+                         r"(?:[ -]\d{2,4}){1,4}(?![\w.:/-])")),
     ("version", re.compile(r"(?i)\bv\d+(?:\.\d+)*\b|(?<![\d.])\d+\.\d+\.\d+(?![\d.])")),
     ("price", re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?|/mo|/month|a month|"
                          r"per month|/yr|a year|per year|an hour|per hour|/h)\b")),
@@ -97,6 +98,7 @@ SHAPES: tuple[tuple[str, re.Pattern], ...] = (
     ("location", re.compile(r"\b(?:us|eu|ap|sa|ca|me|af)-(?:north|south|east|west|central|northeast|southeast|"
                             r"northwest|southwest)-\d\b")),
 )
+TYPED = frozenset(attr for attr, _ in SHAPES) - {"location"}  # attributes whose values have a form of their own
 _PHONE_DIGITS = 7  # fewer digits than this is a count or a code, not a phone number
 _SPACE = re.compile(r"\s+")
 
@@ -198,7 +200,7 @@ def shaped_values(text: str) -> list[tuple[str, str]]:
             if any(a < m.end() and m.start() < b for a, b in taken):
                 continue  # a phone number inside an address, a version inside a URL
             taken.append(m.span())
-            out.append((m.start(), attr, m.group().rstrip(".,;")))
+            out.append((m.start(), attr, m.group().strip().rstrip(".,;")))
     return [(attr, value) for _, attr, value in sorted(out)]
 
 
