@@ -183,11 +183,15 @@ async def _judge(mem: Memory, item: dict, said: list[int], budget: int, by_sourc
         kept = {f["key"] for f in by_source.get(want, ())}
         facts_ok, stale_in_block = not superseded and all(k in kept for k in captured.get(want, ())), []
     else:
-        current = await mem.list_facts()
+        # Stale: a current fact an older statement gave, or one the item's own memories gave
+        # that holds an older value and not the newest (values of other items do not count).
+        mine = {f["key"]: f for i in said for f in by_source.get(i, ())}
         stale = {f["key"] for i in others for f in by_source.get(i, ())}
-        stale |= {f["key"] for f in current if _stale_value(str(f["value"]), item, target)}
+        stale |= {k for k, f in mine.items() if _stale_value(str(f["value"]), item, target)}
+        keys = stale | {k for i in said for k in captured.get(i, ())}
         facts_ok = not stale
-        stale_in_block = [f for f in block_facts if f["key"] in stale or _stale_value(str(f["value"]), item, target)]
+        stale_in_block = [f for f in block_facts if f["key"] in stale or (
+            f["key"] in keys and _stale_value(str(f["value"]), item, target))]
     block_ok = want in shown and not any(i in shown[:shown.index(want)] for i in others) and not stale_in_block
     # Newest first: found among the first ten, with nothing the item said before it above it. The
     # first hit overall (`top1`) also asks that no distractor or other memory outranks it.

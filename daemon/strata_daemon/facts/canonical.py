@@ -25,7 +25,10 @@ from strata_daemon.facts.vocabulary import DEFAULT, VERBS, Vocabulary, shape_of,
 # Prepositions that open a value without being part of it, for attributes that are a place, a
 # time or a number (`in eu-west-1`, `at 01:00`, `on 8080`).
 _LEADING_PREPOSITION = re.compile(r"(?i)^(?:at|on|in|to|into|with|from|for|over\s+to|across\s+to|onto)\s+(?=\S)")
-_UNWRAPPED = frozenset("location time date deadline port employer provider host school endpoint".split())
+_UNWRAPPED = frozenset("location time date deadline port employer provider host school endpoint owner".split())
+# A value that says when: a day, a clock time, a date, `every ...` (`Marta comes on Wednesdays`).
+_WHEN = re.compile(r"(?i)\b(?:mon|tue|wed|thu|fri|sat|sun)\w*|\b(?:daily|weekly|monthly|every|each|weekday|weekend|"
+                   r"morning|afternoon|evening|night|noon|midnight|tonight|tomorrow)\w*\b|\d")
 _NAMED = re.compile(r"(?i)^(?:called|named|known\s+as)\s+(?P<name>\S.*)$")
 _ARTICLE = re.compile(r"(?i)^(?:the|our)\s+")
 # A verb the clause readers keep as the attribute (`prod.runs = in eu-west-1`), read with its value.
@@ -35,6 +38,7 @@ _RUNS = frozenset("run runs running".split())
 _GUESSED = frozenset("location time date priority name owner version plan".split())
 _PORT = re.compile(r"^\d{2,5}$")
 _OF_PHRASE = re.compile(r"(?i)^(?P<attr>.+?)\s+(?:at|for|of|on)\s+(?:the\s+|our\s+)?(?P<subj>\S.*)$")
+_OWN_TASTE = re.compile(r"(?i)^(?:favou?rite|preferred|usual|go-to)\s+\S")
 # Typed attributes whose value is its form alone: a time or a price keeps its qualifier (`15:30 on
 # weekdays`, `12 USD per seat`).
 _BARE = frozenset("email phone endpoint version priority".split())
@@ -79,6 +83,8 @@ def _verb_attribute(verb: str, value: str) -> tuple[str, str] | None:
         return None
     if word in VERBS:
         attr = VERBS[word]
+        if attr == "time" and not _WHEN.search(value):
+            return ("provider", _value_after("provider", value)) if re.match(r"(?i)from\s", value.strip()) else None
         return attr, _value_after(attr, value)
     return None
 
@@ -115,8 +121,9 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
         both = _phrase(phrase, value, vocab)
         if both:
             subject, attribute = both
-        elif _norm_phrase(phrase) in PERSONAL_NOUNS:
-            subject, attribute = "my", vocab.attribute(phrase)  # `New number: 555-0202` is the speaker's
+        elif _norm_phrase(phrase) in PERSONAL_NOUNS or _OWN_TASTE.match(phrase):
+            # `New number: 555-0202`, `Favourite band: Big Thief`: the speaker's own
+            subject, attribute = "my", vocab.attribute(phrase)
         else:
             subject, attribute = phrase, ""
     elif subject == "our" and vocab.known(attribute):

@@ -22,7 +22,7 @@ from strata_daemon.facts.named import query_keys
 from strata_daemon.facts.rules import Capture
 from strata_daemon.facts.subjects import resolve
 from strata_daemon.facts.updates import CHANGE, Known, first_person, parse_key, update_of
-from strata_daemon.facts.vocabulary import NOUNS, Vocabulary, shaped_values
+from strata_daemon.facts.vocabulary import NOUNS, TYPED, Vocabulary, shape_of, shaped_values
 from strata_daemon.store import fact_lookups as lookups, facts as store
 
 UPDATE = store.UPDATE
@@ -31,19 +31,33 @@ _NAME_PREFIXES = 5
 _CHANGE_WORDS = ["new", "now", "instead", "changed", "moved", "switched", "anymore", "longer"]  # capitalised words of a memory looked up as the first word of a subject
 
 
+def _subjects_under(conn, agent: str, attribute: str) -> list[tuple[str, str]]:
+    """(key, subject as first written) of the keys under ATTRIBUTE (`` a thing's own)."""
+    out = []
+    for key, label in lookups.keys_under(conn, agent, attribute):
+        out.append((key, label[:-len(attribute) - 1] if attribute and label.casefold().endswith("." + attribute)
+                    else label))
+    return out
+
+
 def resolved(conn, agent: str, c: Capture) -> Capture:
-    """C under the key its subject already has for its attribute, if another name of it has one."""
+    """C under the key its subject already has for its attribute, if another name of it has one;
+    a thing's own key holding a value of the attribute's form counts (`latte = 2.80` is the
+    latte's price), as does the attribute's key for a value of its form said as the thing's own."""
     if c.subject in ("my", "our") or not c.subject or c.rule not in ("statement", "status-line"):
         return c
-    candidates = []
-    for key, label in lookups.keys_under(conn, agent, c.attribute):
-        subject = label[:-len(c.attribute) - 1] if c.attribute and len(label) > len(c.attribute) else label
-        candidates.append((key, subject))
-    key = resolve(c.subject, candidates)
+    key = resolve(c.subject, _subjects_under(conn, agent, c.attribute))
+    typed = c.attribute if c.attribute in TYPED else shape_of(c.value) if not c.attribute else None
+    if key is None and typed:
+        other = "" if c.attribute else typed
+        found = resolve(c.subject, _subjects_under(conn, agent, other))
+        held = lookups.value_of(conn, agent, found) if found is not None and not other else None
+        if found is not None and (other or (held is not None and shape_of(held) == typed)):
+            key = found
     if key is None or key == c.key:
         return c
-    return Capture(c.rule, dict(candidates)[key] + (f".{c.attribute}" if c.attribute else ""), key, c.value,
-                   c.confidence, c.subject, c.attribute)
+    return Capture(c.rule, lookups.label_of(conn, agent, key) or c.label, key, c.value, c.confidence, c.subject,
+                   c.attribute)
 
 
 def resolved_key(conn, agent: str, key: str) -> str | None:
@@ -52,9 +66,7 @@ def resolved_key(conn, agent: str, key: str) -> str | None:
     k = parse_key(key, key)
     if k.subject in ("my", "") or not k.attribute:
         return None
-    candidates = [(other, label[:-len(k.attribute) - 1] if label.casefold().endswith("." + k.attribute) else label)
-                  for other, label in lookups.keys_under(conn, agent, k.attribute)]
-    found = resolve(k.subject, candidates, loose=True)
+    found = resolve(k.subject, _subjects_under(conn, agent, k.attribute), loose=True)
     return None if found == key else found
 
 

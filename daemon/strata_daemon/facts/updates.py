@@ -240,12 +240,23 @@ def _patterns(nouns: str) -> tuple[str, ...]:
         r"(?i)\b(?:moved|switched|changed|escalated|downgraded|bumped|pushed(?:\s+back)?|rescheduled|postponed|"
         r"renamed|transferred|reassigned|rotated|handed(?:\s+\w+)?\s+over|handed|passed|migrated|relocated|set|"
         r"upgraded|updated|raised|lowered|increased|reduced|cut|repointed|re-?routed|points?|pointed|went|gone|"
-        r"cut\s+over|failed\s+over|swapped)\b(?:\s+\S+){0,4}?\s+(?:to|into|onto|at)\s+(?P<v>[^;!?]+)",
+        r"cut\s+over|failed\s+over|swapped|dropped|scaled|turned|extended|shortened|capped|limited|brought|"
+        r"shifted|flipped|ramped|rolled)\b(?:\s+\S+){0,4}?\s+(?:to|into|onto|at)\s+(?P<v>[^;!?]+)",
         r"(?i)\breplac(?:ed|ing)\s+.+?\s+with\s+(?P<v>[^;!?]+)|\bswapped\s+.+?\s+for\s+(?P<v2>[^;!?]+)",
         r"(?i)\b(?:it['’]s|it\s+is|is|are|['’]s)\s+now\s+(?P<v>[^;!?]+)",
-        r"(?i)\bnow\s+(?:is|are|at|in|with|on|uses?|using|runs?|has|goes\s+to|go\s+to)\s+(?P<v>[^;!?]+)",
+        r"(?i)\bnow\s+(?:is|are|at|in|with|on|uses?|using|runs?|has|goes\s+to|go\s+to|pays?|charges?|costs?|gets?|"
+        r"takes?)\s+(?P<v>[^;!?]+)",
+        rf"(?i)\b(?:{nouns})\s+(?:now|is\s+now|at|down\s+to|up\s+to)\s+(?P<v>[^;!?]+)",
+        rf"(?P<v>\d[\d.,]*\s*%?)\s+(?:{nouns})\b",
         r"(?i)\b(?:it['’]s|it\s+is)\s+(?P<v>[^;!?]+?)\s+now\b",
     )
+
+
+def _head_noun(subject: str) -> list[str]:
+    """The noun a key of its own names its value by: `rent`, `replicas` of `checkout replicas`,
+    `usage` of `disk usage on nas-1`."""
+    words = _words(re.split(r"(?i)\s+(?:on|of|for|at|in)\s+", subject, maxsplit=1)[0])
+    return [w for w in words if w not in KINDS][-1:] or words[-1:]
 
 
 def _fits(k: Known, value: str | None, old: str) -> bool:
@@ -258,7 +269,7 @@ def _new_value(k: Known, text: str, vocab: Vocabulary) -> tuple[str | None, bool
     outright that it is the attribute's (its shape, `new <attribute>: X`, `<attribute> is X`)."""
     head = k.attribute.split()[-1] if k.attribute else ""
     old = k.value.casefold()
-    own = [w for w in _words(k.subject) if w not in KINDS][-1:] if not head else []
+    own = _head_noun(k.subject) if not head else []
     shaped = [v for a, v in shaped_values(text) if a == head and v.casefold() not in old]
     if shaped:
         return shaped[-1], True

@@ -81,6 +81,7 @@ VERBS: dict[str, str] = {
     **dict.fromkeys("married dating".split(), "partner"),
     **dict.fromkeys("drives drive driving".split(), "car"),
     **dict.fromkeys("arrives arrive comes come meets meet happens happen held".split(), "time"),
+    **dict.fromkeys("report reports reporting".split(), "owner"),
     "listens": "port",
 }
 # Forms of value that can only be one attribute, most specific first.
@@ -204,6 +205,8 @@ def shaped_values(text: str) -> list[tuple[str, str]]:
     return [(attr, value) for _, attr, value in sorted(out)]
 
 
+# States that follow `in`/`on`/`at` (`in review`, `on hold`): a change to one moves no place.
+_STATES = frozenset("review progress hold track testing production staging qa triage backlog maintenance".split())
 _DATE_WORDS = re.compile(r"(?i)\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
                          r"next|tomorrow|today|end\s+of|mid|early|late|q[1-4])\w*\b")
 _WHO = re.compile(r"^(?:(?:the\s+)?[Tt]eam\s+\S|(?:the\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*(?:\s+team)?\b|me\b|him\b|her\b|them\b)")
@@ -215,6 +218,9 @@ def change_attribute(verb: str, value: str) -> str:
     priority, `handed over to Rui` an owner; `` when the verb does not say (`raised to 60s`)."""
     verb = " ".join(verb.casefold().split())
     value = value.strip()
+    if value.split(" ", 1)[0].casefold() in ("in", "on", "at") and value.split(" ", 2)[1:2] and \
+            value.split(" ", 2)[1].casefold() in _STATES:
+        return ""  # `moved to in review`: a state, not a place
     shape = shape_of(value.split(" after ")[0])
     if shape in ("priority", "version", "email", "phone", "endpoint", "price"):
         return shape  # `downgraded to P2`, `moved to v2.4.0`

@@ -122,3 +122,15 @@ def captured_current(conn, agent: str, rules: tuple[str, ...], now: float) -> li
         (now, agent, *rules)).fetchall()
     return [{**store.shaped(r, r, now), "episode": {"id": r["e_id"], "content": r["e_content"], "kind": r["e_kind"],
                                                     "source": r["e_source"]}} for r in rows]
+
+
+def label_of(conn, agent: str, key: str) -> str | None:
+    row = conn.execute("SELECT label FROM facts WHERE agent = ? AND key = ?", (agent, key)).fetchone()
+    return None if row is None else row[0]
+
+
+def value_of(conn, agent: str, key: str) -> str | None:
+    """KEY's latest value (whatever its valid time), None when it has none."""
+    row = conn.execute("SELECT v.value FROM facts f JOIN fact_values v ON v.fact_id = f.id WHERE f.agent = ? AND "
+                       "f.key = ? ORDER BY v.valid_from DESC, v.id DESC LIMIT 1", (agent, key)).fetchone()
+    return None if row is None else row[0]
