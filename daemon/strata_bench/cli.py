@@ -12,7 +12,7 @@ from strata_daemon.config.settings import MODES
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
             "bench http", "bench context", "bench reliability", "bench arena", "bench scale", "bench capture",
-            "bench updates", "bench forget", "bench purge", "bench cli", "bench hosts")
+            "bench updates", "bench truth", "bench forget", "bench purge", "bench cli", "bench hosts")
 GROUP = "benchmarks"
 CONVERSATIONS = "use only the first N conversations, or the A-th to the B-th (counted from 1)"
 
@@ -144,6 +144,17 @@ def _locomo(add) -> None:
     q.add_argument("--k", type=int, default=10)
     q.add_argument("--set", choices=("generated", "dev", "held_out", "chains_dev", "chains_held_out"),
                    help="only this set of pairs or chains (default: all)")
+    q = add("truth", run.cmd_truth, "The truth now: statements of one thing in turn (pairs, chains of three or four, "
+                                "half arriving newest first) among corpus memories and distractors, each asked "
+                                "about: is the newest first in recall, in the context block (no stale fact) and in "
+                                "the facts; things true at once must stay true. Also memtrust-cli's contradiction "
+                                "cases through the block and benchd-harness's stale-memory items at the first hit.",
+            n=2000)
+    q.add_argument("--set", choices=("dev", "dev_pairs", "dev_chains", "held_out", "memtrust", "benchd"),
+                   help="only this set (default: all)")
+    q.add_argument("--budget", type=int, default=256, help="the context block's budget in tokens (default 256)")
+    q.add_argument("--misses", action="store_true",
+                   help="list what each development set missed (never a held-out set's: it is only scored)")
 
 
 def _on_store(handler):

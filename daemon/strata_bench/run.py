@@ -238,6 +238,20 @@ async def cmd_updates(args) -> int:
     return 0
 
 
+async def cmd_truth(args) -> int:
+    from strata_bench.newest import bench_truth, format_truth, steps as truth_steps
+
+    if args.n < 0 or not 32 <= args.budget <= 100000:
+        raise InvalidInput("--n must be 0 or more and --budget between 32 and 100000")
+    bar = Progress(truth_steps(args.n, args.set), "truth (homes filled and embedded)", unit="memories")
+    result = await bench_truth(background=args.n, seed=args.seed, budget=args.budget, only=args.set,
+                               misses=args.misses, progress=bar.advance)
+    bar.close()
+    _save(result, args.out)
+    emit(result, args.json, format_truth)
+    return 0
+
+
 async def cmd_web(args) -> int:
     from strata_bench.web import DECAY_RUNS, WARMUP, bench_web
 

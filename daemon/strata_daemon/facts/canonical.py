@@ -52,6 +52,9 @@ def _norm_phrase(phrase: str) -> str:
     return " ".join(phrase.casefold().split())
 
 
+# When a key was said, not what it names: `Database on-call this week`.
+_WHEN_SAID = re.compile(r"(?i)\s+(?:this|next|for\s+the)\s+(?:week|month|quarter|sprint|weekend|year)$|\s+(?:today|tonight|"
+                        r"now)$")
 _NEUTRAL_LEAD = re.compile(r"(?i)^(?:new|current|latest|updated)\s+(?=\S)")
 # A state that is a place: `in room Kite`, `at the Leeds office`.
 _IN_A_PLACE = re.compile(r"(?i)^(?:in|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:room|office|building|floor|hall|lab|"
@@ -117,7 +120,7 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
             subject, value = _ARTICLE.sub("", value), subject
     phrased = not subject
     if phrased:
-        phrase = _NEUTRAL_LEAD.sub("", _ARTICLE.sub("", attribute))
+        phrase = _WHEN_SAID.sub("", _NEUTRAL_LEAD.sub("", _ARTICLE.sub("", attribute)))
         both = _phrase(phrase, value, vocab)
         if both:
             subject, attribute = both

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 from strata_daemon.facts.subjects import KINDS
 from strata_daemon.facts.judge import STATUS_WORDS
-from strata_daemon.facts.vocabulary import DEFAULT, NEUTRAL, NOUNS, TYPED, VALUE_WORDS, VERBS, Vocabulary, shaped_values
+from strata_daemon.facts.vocabulary import (DEFAULT, NEUTRAL, NOUNS, TYPED, VALUE_WORDS, VERBS, Vocabulary, shape_of,
+                                             shaped_values)
 
 # Words that say a statement replaces what was true before.
 CHANGE = re.compile(
@@ -177,6 +178,13 @@ def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | Non
     return None
 
 
+def _same_form(old: str, text: str) -> bool:
+    """Whether TEXT gives a value of the form the old value has (`7 pounds a week` for `5 pounds a
+    week`): an attribute no word names is named by its value's form."""
+    form = shape_of(old)
+    return form is not None and any(a == form for a, _ in shaped_values(text))
+
+
 # Words that make another attribute of the same name: `work phone`, `home address`, `staging host`.
 _QUALIFYING = frozenset("""
 work home office personal private business billing support sales press emergency backup secondary staging prod
@@ -249,6 +257,7 @@ def _patterns(nouns: str) -> tuple[str, ...]:
         rf"(?i)\b(?:{nouns})\s+(?:now|is\s+now|at|down\s+to|up\s+to)\s+(?P<v>[^;!?]+)",
         rf"(?P<v>\d[\d.,]*\s*%?)\s+(?:{nouns})\b",
         r"(?i)\b(?:it['’]s|it\s+is)\s+(?P<v>[^;!?]+?)\s+now\b",
+        r"(?i)\bnew\s+[\w-]+\s+(?:is|:)\s+(?P<v>[^;!?]+)",
     )
 
 
@@ -336,6 +345,8 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
         return None
     if k.attribute:
         named = _named_attribute(k.attribute, sentence, vocab)
+        if named is None and _same_form(k.value, sentence):
+            named = True
         if named is False or (named is None and not ends):
             return None
     value, strong = _new_value(k, sentence, vocab)

@@ -129,8 +129,8 @@ class Vocabulary:
         """The attribute a noun phrase names: `e-mail address` -> email, `work phone number` ->
         `work phone`, `new mobile` -> phone; an unknown phrase is its own attribute."""
         words = _norm(phrase).split()
-        while words and words[0] in NEUTRAL:
-            words = words[1:]
+        while words and (words[0] in NEUTRAL or words[0] in ("is", "are", "be")):
+            words = words[1:]  # `new number` is a number; `is due` a deadline
         if not words:
             return ""
         whole = " ".join(words)
