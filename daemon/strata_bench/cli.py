@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from strata_bench import run
+from strata_bench import run, run_facts
 from strata_daemon.config.settings import MODES
 
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
@@ -134,17 +134,17 @@ def _locomo(add) -> None:
                                 "the fixed default, every arm's, and the arena phase's duration.", n=None)
     q.add_argument("--data", required=True, help="LoCoMo JSON file (locomo10.json or the same shape)")
     q.add_argument("--conversations", metavar="N|A-B", help=CONVERSATIONS)
-    add("capture", run.cmd_capture, "Fact capture's precision and recall on labelled lines (states to capture, "
+    add("capture", run_facts.cmd_capture, "Fact capture's precision and recall on labelled lines (states to capture, "
                                 "events to leave alone): the development set it was tuned on and a held-out set.",
         n=None)
-    q = add("updates", run.cmd_updates, "Knowledge updates: pairs of memories stating an older and a newer value of "
+    q = add("updates", run_facts.cmd_updates, "Knowledge updates: pairs of memories stating an older and a newer value of "
                                     "one fact among corpus memories (half with the older arriving late), and "
                                     "chains of three or four values, each asked about; how often the newest ranks "
                                     "first, vs a home without attribute statements.", n=2000)
     q.add_argument("--k", type=int, default=10)
     q.add_argument("--set", choices=("generated", "dev", "held_out", "chains_dev", "chains_held_out"),
                    help="only this set of pairs or chains (default: all)")
-    q = add("truth", run.cmd_truth, "The truth now: statements of one thing in turn (pairs, chains of three or four, "
+    q = add("truth", run_facts.cmd_truth, "The truth now: statements of one thing in turn (pairs, chains of three or four, "
                                 "half arriving newest first) among corpus memories and distractors, each asked "
                                 "about: is the newest first in recall, in the context block (no stale fact) and in "
                                 "the facts; things true at once must stay true. Also memtrust-cli's contradiction "

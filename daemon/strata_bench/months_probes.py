@@ -1,7 +1,7 @@
 """What `strata bench lived` asks besides LoCoMo's own questions: the measured questions worded
 apart (tests/data/locomo_dev_reworded.tsv), and knowledge updates lived through (the held-out
-written pairs of `strata bench updates`, each older statement observed on one day of the
-conversation's life and the newer one weeks later, asked months after)."""
+updates of `strata bench truth`, pairs and chains, each older statement observed on one day of
+the conversation's life and the newer ones weeks apart, asked months after)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from strata_bench.locomo_data import Conversation, Question
-from strata_bench.updates import DATA, WRITTEN, written_pairs
+from strata_bench.newest import DATA, SETS, load
 from strata_daemon.app.memory import Memory
 from strata_daemon.errors import InvalidInput
 
@@ -72,8 +72,8 @@ def mean_shared(questions: Sequence[Question], text_of: dict[str, str]) -> float
 # -- knowledge updates lived through -------------------------------------------------------------
 
 def update_pairs(index: int, of: int) -> list[dict]:
-    """The held-out written pairs dealt to the `index`-th of `of` conversations."""
-    return written_pairs(WRITTEN["held_out"])[index::of]
+    """The held-out written updates (pairs and chains) dealt to the `index`-th of `of` conversations."""
+    return [it for it in load(SETS["held_out"]) if it["kind"] == "update"][index::of]
 
 
 def schedule(pairs: Sequence[dict], span_days: int, rng: random.Random) -> dict[int, list[tuple[int, int]]]:
@@ -94,9 +94,10 @@ def schedule(pairs: Sequence[dict], span_days: int, rng: random.Random) -> dict[
 
 async def ask_updates(mem: Memory, pairs: Sequence[dict], ids: dict[int, list[int]], k: int,
                       mode: str | None) -> dict:
-    """Of the pairs whose statements all arrived: the newest first, an older one first (and
-    which pairs, by their place in `pairs`)."""
-    newer = older = asked = 0
+    """Of the pairs whose statements all arrived: the newest the first hit (`newer_first`), the
+    newest among the hits with no older statement above it (`newest_ahead`, as `strata bench
+    truth` counts newest first), an older one first (and which pairs, by their place)."""
+    newer = older = asked = ahead = 0
     older_pairs = []
     for p, pair in enumerate(pairs):
         said = ids.get(p, [])
@@ -107,6 +108,9 @@ async def ask_updates(mem: Memory, pairs: Sequence[dict], ids: dict[int, list[in
         asked += 1
         newer += first == said[-1]
         older += first in said[:-1]
+        above = hits[:hits.index(said[-1])] if said[-1] in hits else hits
+        ahead += said[-1] in hits and not set(said[:-1]) & set(above)
         if first in said[:-1]:
             older_pairs.append(p)
-    return {"pairs": asked, "newer_first": newer, "older_first": older, "older_first_pairs": older_pairs}
+    return {"pairs": asked, "newer_first": newer, "newest_ahead": ahead, "older_first": older,
+            "older_first_pairs": older_pairs}

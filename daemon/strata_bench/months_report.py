@@ -49,6 +49,7 @@ def _updates(finals: Sequence[Mapping]) -> dict:
         got = [f["updates"][name] for f in finals if "updates" in f]
         pairs = sum(g["pairs"] for g in got)
         out[name] = {"pairs": pairs, "newer_first": round(sum(g["newer_first"] for g in got) / pairs, 4)
+                     if pairs else None, "newest_ahead": round(sum(g.get("newest_ahead", 0) for g in got) / pairs, 4)
                      if pairs else None, "older_first": sum(g["older_first"] for g in got)}
     return out
 
@@ -130,9 +131,10 @@ def format_months(r: Mapping[str, Any]) -> str:
                      f"{sw['worded_apart']:.0%} worded apart")
     u = r["updates"]
     if u["lived"]["pairs"]:
-        lines.append(f"knowledge updates, newest statement first ({u['lived']['pairs']} pairs): lived "
-                     f"{u['lived']['newer_first']:.4f} (older first {u['lived']['older_first']}), fresh "
-                     f"{u['fresh']['newer_first']:.4f} (older first {u['fresh']['older_first']})")
+        lines.append(f"knowledge updates, newest statement first ({u['lived']['pairs']} pairs and chains): lived "
+                     f"{u['lived']['newest_ahead']:.4f} (the first hit {u['lived']['newer_first']:.4f}, older first "
+                     f"{u['lived']['older_first']}), fresh {u['fresh']['newest_ahead']:.4f} (the first hit "
+                     f"{u['fresh']['newer_first']:.4f}, older first {u['fresh']['older_first']})")
     o = r["own_words_top10"]
     lines.append(f"memories found by their own words in the top 10 (last day, {o['memories']} memories): "
                  f"lived {o['lived']:.4f}, fresh {o['fresh']:.4f}")

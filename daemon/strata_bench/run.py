@@ -216,40 +216,10 @@ async def cmd_facts(args) -> int:
     return _report(result, args, bar)
 
 
-async def cmd_capture(args) -> int:
-    from strata_bench.capture import bench_capture, format_capture
-
-    result = bench_capture()
-    _save(result, args.out)
-    emit(result, args.json, format_capture)
-    return 0
 
 
-async def cmd_updates(args) -> int:
-    from strata_bench.updates import bench_updates, format_updates, steps as updates_steps
-
-    if args.n < 0:
-        raise InvalidInput("--n must be 0 or more")
-    bar = Progress(updates_steps(args.n), "updates (homes filled and embedded)", unit="memories")
-    result = await bench_updates(background=args.n, seed=args.seed, k=args.k, only=args.set, progress=bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, format_updates)
-    return 0
 
 
-async def cmd_truth(args) -> int:
-    from strata_bench.newest import bench_truth, format_truth, steps as truth_steps
-
-    if args.n < 0 or not 32 <= args.budget <= 100000:
-        raise InvalidInput("--n must be 0 or more and --budget between 32 and 100000")
-    bar = Progress(truth_steps(args.n, args.set), "truth (homes filled and embedded)", unit="memories")
-    result = await bench_truth(background=args.n, seed=args.seed, budget=args.budget, only=args.set,
-                               misses=args.misses, progress=bar.advance)
-    bar.close()
-    _save(result, args.out)
-    emit(result, args.json, format_truth)
-    return 0
 
 
 async def cmd_web(args) -> int:

@@ -4,8 +4,9 @@ The block is what an agent pastes into its prompt for one turn: its capsule cond
 is, its rules, its pending work), the current facts the turn names, then the memories that
 answer it. Each part is a markdown section; a memory is one line, `#ID 8 May 2023: text`, in
 the order recall ranked them (a newer statement of a thing ranks above the older one it
-updates), with the day it was said unless the line above is of the same day (`#ID text`), so
-every line can be cited by its id and read in its time. Tokens are counted line by line with one ruler (embedding/tokens.py): a line break is
+updates), with the day it was said: left out when the line above is of the same day (`#ID
+text`), its year left out when that is the year of the line above (`#ID 2 Jun: text`). Every
+line can be cited by its id and read in its time, for a few tokens a day. Tokens are counted line by line with one ruler (embedding/tokens.py): a line break is
 whitespace to it, so the block costs the sum of its lines, and the block never exceeds the
 budget.
 
@@ -35,9 +36,13 @@ MEMORIES = "## Memories (cite #id)"
 _SPACE = re.compile(r"\s+")
 
 
-def day(at: float) -> str:
+def day(at: float, *, year: bool = True) -> str:
     t = time.gmtime(at)
-    return f"{t.tm_mday} {time.strftime('%b', t)} {t.tm_year}"
+    return f"{t.tm_mday} {time.strftime('%b', t)}" + (f" {t.tm_year}" if year else "")
+
+
+def _year(at: float) -> int:
+    return time.gmtime(at).tm_year
 
 
 def _flat(text: str) -> str:
@@ -125,10 +130,12 @@ def _relevance(h: dict) -> float:
 
 def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> None:
     texts = [_flat(h["content"]) for h in hits]
-    dated = [f"#{h['id']} {day(h['event_at'])}: {text}" for h, text in zip(hits, texts)]
+    dated = [f"#{h['id']} {day(h['event_at'])} {text}" for h, text in zip(hits, texts)]
+    short = [f"#{h['id']} {day(h['event_at'], year=False)} {text}" for h, text in zip(hits, texts)]
     plain = [f"#{h['id']} {text}" for h, text in zip(hits, texts)]
-    costs = count([MEMORIES, *dated, *plain])
-    header, dated_costs, plain_costs = costs[0], costs[1:len(hits) + 1], costs[len(hits) + 1:]
+    n = len(hits)
+    costs = count([MEMORIES, *dated, *short, *plain])
+    header, dated_costs, short_costs, plain_costs = costs[0], costs[1:n + 1], costs[n + 1:2 * n + 1], costs[2 * n + 1:]
     # What the capsule and the facts already say: a pending task's memory, a status line that
     # is all its fact says.
     kept = {_flat(line).casefold(): f"the {heading.casefold()} line" for heading, lines in p.capsule for line in lines}
@@ -136,9 +143,16 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
     best = max((_relevance(h) for h in hits), default=0.0)
     for rank, h in enumerate(hits, 1):
         text = texts[rank - 1]
-        # A line says its day when the line above it is of another day (the first always).
-        same_day = bool(p.memories) and day(p.memories[-1]["at"]) == day(h["event_at"])
-        line, cost = (plain[rank - 1], plain_costs[rank - 1]) if same_day else (dated[rank - 1], dated_costs[rank - 1])
+        # A line says its day when the line above it is of another day (the first always), and
+        # the year only when it is not the year of the line above.
+        above = p.memories[-1]["at"] if p.memories else None
+        j = rank - 1
+        if above is not None and day(above) == day(h["event_at"]):
+            line, cost = plain[j], plain_costs[j]
+        elif above is not None and _year(above) == _year(h["event_at"]):
+            line, cost = short[j], short_costs[j]
+        else:
+            line, cost = dated[j], dated_costs[j]
         if not h.get("led") and _relevance(h) < floor * best:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": "not relevant enough"})
             continue

@@ -53,6 +53,13 @@ def _norm_phrase(phrase: str) -> str:
 
 
 # When a key was said, not what it names: `Database on-call this week`.
+# A subject's possessive and the words that say which statement: `Ines's new`, `Dan's`.
+_SUBJECT_TAIL = re.compile(r"(?i)(?:['’]s)?(?:\s+(?:new|current|latest|main|primary|usual|old))*$")
+# A key worded as the change that set it: `Wifi password rotated again: ...`.
+_CHANGED_TAIL = re.compile(r"(?i)\s+(?:was\s+|has\s+been\s+)?(?:changed|updated|rotated|reset|renamed|moved|"
+                           r"switched|raised|lowered)(?:\s+again)?$")
+# Verbs whose subject holds what they name: `Keiko leads the mobile team` (not `Sofia reports to`).
+_HOLDS = frozenset("owns owned leads led manages managed runs maintains maintained handles handled".split())
 _WHEN_SAID = re.compile(r"(?i)\s+(?:this|next|for\s+the)\s+(?:week|month|quarter|sprint|weekend|year)$|\s+(?:today|tonight|"
                         r"now)$")
 _NEUTRAL_LEAD = re.compile(r"(?i)^(?:new|current|latest|updated)\s+(?=\S)")
@@ -99,6 +106,10 @@ def _phrase(phrase: str, value: str, vocab: Vocabulary) -> tuple[str, str] | Non
     of = _OF_PHRASE.match(phrase)
     both = (_ARTICLE.sub("", of.group("subj")), vocab.attribute(of.group("attr"))) \
         if of and vocab.known(of.group("attr")) else vocab.split(phrase)
+    if both:  # `Ines's new place`: Ines; `my main inbox`: mine
+        subject = _SUBJECT_TAIL.sub("", both[0]).strip()
+        first = subject.casefold() in ("my", "our", "") or subject.casefold().startswith(("my ", "our "))
+        both = ("my" if first and subject.casefold() in ("my", "our") else subject, both[1]) if subject else None
     typed = shape_of(value)
     if both and typed and typed != both[1] and not (both[1] == "price" and typed in ("price", "plan")):
         return None
@@ -112,15 +123,17 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
     subject, attribute, value = " ".join(subject.split()), " ".join(attribute.split()), value.strip()
     if subject.casefold() in ("my", "our"):
         subject = subject.casefold()
+    said = attribute
     verb = _verb_attribute(attribute, value) if subject and attribute and " " not in attribute else None
     if verb is not None:  # `We live at 14 Alder Lane`: the verb names the attribute
         attribute, value = verb
-        if attribute == "owner" and subject not in ("my", "our") and attribute != value:
+        if attribute == "owner" and subject not in ("my", "our") and said.casefold() in _HOLDS and \
+                attribute != value:
             # `Keiko leads the mobile team`: the team is what is owned, Keiko its owner
             subject, value = _ARTICLE.sub("", value), subject
     phrased = not subject
     if phrased:
-        phrase = _WHEN_SAID.sub("", _NEUTRAL_LEAD.sub("", _ARTICLE.sub("", attribute)))
+        phrase = _CHANGED_TAIL.sub("", _WHEN_SAID.sub("", _NEUTRAL_LEAD.sub("", _ARTICLE.sub("", attribute))))
         both = _phrase(phrase, value, vocab)
         if both:
             subject, attribute = both

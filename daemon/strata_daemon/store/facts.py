@@ -234,8 +234,7 @@ UPDATE = "update"  # the rule a change a newer memory made (facts/superseding.py
 
 
 def _ended(conn, fact, value, now: float) -> dict | None:
-    """A fact a newer memory ended without a value it could read: its last value, stale, with
-    the memory that ended it."""
+    """A fact a newer memory ended with no value: its last value, stale, naming that memory."""
     before = conn.execute(f"SELECT {_VALUE_COLUMNS} FROM fact_values v WHERE v.fact_id = ? AND v.valid_from <= ? "
                           "AND v.id <> ? AND v.value IS NOT NULL ORDER BY v.valid_from DESC, v.id DESC LIMIT 1",
                           (fact["fact_id"], value["valid_from"], value["value_id"])).fetchone()

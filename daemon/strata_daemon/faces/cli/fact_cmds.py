@@ -165,6 +165,20 @@ async def cmd_forget(args) -> int:
     return 0
 
 
+def _reading_again(add) -> None:
+    """The commands that read captured facts again: rejudge and rekey."""
+    p = add("rejudge", cmd_rejudge, "Judge again the facts the status-line rule captured: list those that read as "
+                                    "events (a dry run), retract them with --apply, restore them with --undo.")
+    what = p.add_mutually_exclusive_group()
+    what.add_argument("--apply", action="store_true", help="retract them (history keeps every value)")
+    what.add_argument("--undo", action="store_true", help="restore the values a re-judge retracted")
+    p = add("rekey", cmd_rekey, "Read again the memories behind captured facts: list those whose value now lands "
+                                "on the key of its subject and attribute (`gateway.runs` -> `gateway.port`), move "
+                                "them with --apply. A home captured before strata kept one key per subject and "
+                                "attribute has them moved once, when it is first opened.")
+    p.add_argument("--apply", action="store_true", help="move them (the old keys are retracted; history stays)")
+
+
 def register(sub, common) -> None:
     top = sub.add_parser("fact", parents=[common], help="Persistent facts: key -> value with history.",
                          description="Persistent facts: one current value per key, with bitemporal history. "
@@ -227,17 +241,7 @@ def register(sub, common) -> None:
     p.add_argument("--matching", metavar="TEXT", help="every fact holding TEXT (any case, any accents)")
     p.add_argument("--yes", action="store_true", help="do it (without, only list)")
 
-    p = add("rejudge", cmd_rejudge, "Judge again the facts the status-line rule captured: list those that read as "
-                                    "events (a dry run), retract them with --apply, restore them with --undo.")
-    what = p.add_mutually_exclusive_group()
-    what.add_argument("--apply", action="store_true", help="retract them (history keeps every value)")
-    what.add_argument("--undo", action="store_true", help="restore the values a re-judge retracted")
-
-    p = add("rekey", cmd_rekey, "Read again the memories behind captured facts: list those whose value now lands "
-                                "on the key of its subject and attribute (`gateway.runs` -> `gateway.port`), move "
-                                "them with --apply. A home captured before strata kept one key per subject and "
-                                "attribute has them moved once, when it is first opened.")
-    p.add_argument("--apply", action="store_true", help="move them (the old keys are retracted; history stays)")
+    _reading_again(add)
 
     p = add("conflicts", cmd_conflicts, "Conflicts, newest first: a key given different values within "
                                         "facts.conflict_window_seconds by different sources, or a value that arrived "
