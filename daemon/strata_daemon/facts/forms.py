@@ -42,10 +42,12 @@ _FIRST = re.compile(r"\b(?P<det>[Mm]y|[Oo]ur)\s+(?:new\s+|current\s+)?" + _ATTR 
 _NEW = re.compile(r"\bnew\s+(?P<attr>" + KNOWN + r")\b[^.!?]{0,40}[.!?;,:]\s*(?:it['’]s|it\s+is|the\s+new\s+one\s+is)"
                   r"\s+(?P<value>.+)", re.I)
 _PLACE = r"(?P<value>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,2})"
-_WORK = re.compile(r"\bI(?:['’]m|\s+am)?\s+(?:now\s+)?(?:work(?:ing)?\s+(?:at|for)|"
-                   r"started\s+(?:a\s+new\s+job|working)\s+(?:at|for)|joined|took\s+a\s+job\s+(?:at|with))\s+"
-                   + _PLACE)
-_LIVE = re.compile(r"\bI\s+(?:now\s+)?(?:live|moved|relocated)\s+(?:in|to)\s+" + _PLACE)
+_NOW = r"(?:(?:now|just|finally|recently|officially|also)\s+)*"
+_WORK = re.compile(r"\bI(?:['’]m|\s+am|['’]ve|\s+have)?\s+" + _NOW + r"(?:work(?:ing)?(?:\s+as\s+(?:an?\s+)?[\w-]+(?:\s+[\w-]+)?)?"
+                   r"\s+(?:at|for)|started\s+(?:a\s+new\s+job\s+|working\s+)?(?:at|with)|joined|"
+                   r"took\s+a\s+job\s+(?:at|with))\s+" + _PLACE)
+_LIVE = re.compile(r"\bI(?:['’]m|\s+am|['’]ve|\s+have)?\s+" + _NOW + r"(?:all\s+)?(?:live|moved|relocated|settled|"
+                   r"living|based)\s+(?:in|to|into)\s+" + _PLACE)
 _DIET = re.compile(r"\bI(?:['’]m|\s+am)\s+(?:now\s+)?(?:a\s+)?(?P<value>vegan|vegetarian|pescatarian|flexitarian|"
                    r"keto|paleo|gluten[- ]free|lactose[- ]intolerant)\b"
                    r"|\b(?:switched|changed|moved|went)\s+to\s+an?\s+(?P<value2>[\w-]+(?:\s+[\w-]+)?)\s+diet\b"
@@ -240,8 +242,10 @@ FORMS: tuple[tuple[frozenset[str], Callable[[str, str], Read]], ...] = (
     (_words("the"), _matched(_THE, lambda m: [("", m.group("attr"), m.group("value"))])),
     (_words("is"), _matched(_HOLDS, _holds)),
     (_words("his her their its"), _pronoun),
-    (_words("work working joined job"), _matched(_WORK, lambda m: [("my", "employer", m.group("value"))], True)),
-    (_words("live moved relocated"), _matched(_LIVE, lambda m: [("my", "home", m.group("value"))], True)),
+    (_words("work working joined job started"), _matched(_WORK, lambda m: [("my", "employer", m.group("value"))],
+                                                         True)),
+    (_words("live moved relocated settled living based"), _matched(_LIVE, lambda m: [("my", "home", m.group("value"))],
+                                                                   True)),
     (_DIET_WORDS, _matched(_DIET, lambda m: [("my", "diet", m.group("value") or m.group("value2")
                                               or m.group("value3"))], True)),
     (_words("moved relocated"), _named(_MOVED, "location")),
