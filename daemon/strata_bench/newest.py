@@ -347,8 +347,8 @@ def format_truth(r: dict) -> str:
             lines.append(f"  benchd stale_memory: current value in the first hit {s['top1']} of {s['items']}")
             continue
         for part, v in s.items():
-            if part == "misses":
-                continue
+            if not isinstance(v, dict):
+                continue  # `homes`, `misses`
             lines.append(f"  {name} {part} ({v['items']}): recall newest first {v['recall_first']:.3f} (first hit "
                          f"{v['top1']:.3f}), block {v['block']:.3f}"
                          f", facts {v['facts']:.3f}, all three {v['all_three']:.3f}; stale facts in the block "
