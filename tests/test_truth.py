@@ -145,6 +145,13 @@ def test_one_key_per_subject_and_attribute(subject, attribute, value, expected):
     assert canonical(subject, attribute, value) == expected
 
 
+def test_a_general_remark_is_no_fact():
+    from strata_daemon.facts.statements import statements
+    assert statements("The key is to find something that keeps you motivated.") == []
+    assert statements("Kids are our future.") == []
+    assert statements("Rent is 1,250 a month.") == [("Rent", "1,250 a month")]
+
+
 def test_a_subject_named_another_way_finds_its_key():
     assert same_subject("Dana", "Dana Whitfield") and same_subject("billing-api", "the billing-api service")
     assert same_subject("Atlas Migration", "Atlas Migration project") and same_subject("Wi-Fi", "wifi")
@@ -174,6 +181,8 @@ def test_a_newer_memory_updates_a_fact_it_does_not_state_in_capture_s_words(know
     (Known("my location", "my", "location", "Austin"), "I'm moving to Denver next week."),
     (Known("mail relay", "Mail relay", "", "DOWN"), "Cycle 4193 notes: mail relay was flaky, now up again"),
     (Known("dana.email", "Dana", "email", "dana@a.example"), "What is Dana's email now?"),
+    (Known("joanna.diet", "Joanna", "diet", "lactose intolerant"),  # spoken to Joanna, not of her
+     "Hey Joanna, something awesome happened: I got to teach people vegan ice cream recipes on my new show!"),
 ])
 def test_what_is_not_an_update_of_the_fact_leaves_it(known, text):
     assert update_of(known, text) is None

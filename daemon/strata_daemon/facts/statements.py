@@ -47,6 +47,10 @@ _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|
                           r"an?\s+(?:smart|good|great|bad|nice|huge|big|real|perfect)\b|"
                           r"[a-z]+ing(?![.\w-])|[a-z]+ed\s+by)\b(?![/-])")
 _PRONOUNS = frozenset("his her their its".split())
+# A subject that is one plain word (`key`, `kids`, `goal`), and a value that is a phrase with no
+# name or number in it: together a general remark, not a thing's value (`rent is 1,250` stays).
+_GENERAL = re.compile(r"^[a-z]+$")
+_REMARK = re.compile(r"^(?:to\s+\w+|(?:our|your|so|truly|really|very|pretty|quite)\s+\w+)(?:\s+\S+)*$")
 _PARTICIPLE = re.compile(r"(?i)[a-z]+(?:ed|en)\s+by\b|[a-z]+ing\s+(?:with|in|at|on|until|till|from)\b")
 
 
@@ -96,8 +100,8 @@ def claims(content: str, source: str | None = None, *, vocab: Vocabulary = DEFAU
             return
         subject, attribute, value = canonical(subject, attribute, value, vocab=vocab)
         label = label_of(subject, attribute, speaker)
-        if label is None or not value:
-            return
+        if label is None or not value or (not attribute and _GENERAL.match(subject) and _REMARK.match(value)):
+            return  # `The key is to find what keeps you going`, `Kids are our future`: a remark, no fact
         found.pop(label.casefold(), None)
         found[label.casefold()] = Claim(label, speaker if speaker and subject in ("my", "our") else subject,
                                         attribute, value)

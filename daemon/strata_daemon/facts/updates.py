@@ -304,6 +304,8 @@ _PEOPLE_ATTRIBUTES = frozenset("owner contact on-call partner doctor dentist".sp
 _HANDED = re.compile(r"(?i)\b(?:hand(?:ed|s|ing)|pass(?:ed|es|ing)|took\s+over|tak(?:es|ing)\s+over|taken\s+over|"
                      r"reassigned|assigned|rotated|stepped\s+(?:down|back|in|up)|covering|covers|in\s+charge|"
                      r"runs|running|leads|leading|owns|has\s+the\s+pager|is\s+on\s+call)\b")
+_VOCATIVE = re.compile(r"^\W*(?:(?i:hey|hi|hello|yeah|yes|yep|thanks|thank\s+you|wow|oh|haha|lol|ok|okay|sure|aw+|"
+                       r"hmm)\W+)*[A-Z][\w'’-]+\s*[,!]\s*")
 # A record of a message or a note says who wrote or what was noted, not what is true now.
 _RECORD = re.compile(r"(?i)^\W*(?:(?:e-?mail|mail|message|msg|call|text|sms|dm|letter|voicemail|invite|reply)\s+"
                      r"(?:from|to|by)\b|new\s+mail\b|(?:[\w-]+\s+){0,3}?(?:lesson|notes?|idea|tip|reminder|todo|til|"
@@ -336,6 +338,7 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     sentence = text.strip()
     if not sentence or sentence.rstrip().endswith("?") or not k.attribute and not k.value:
         return None
+    sentence = _VOCATIVE.sub("", sentence)  # `Hey Joanna, ...` speaks to Joanna, not of her
     if _NOT_YET.search(sentence) or _RECORD.match(sentence) or not mentions(k.subject, sentence):
         return None
     if not k.attribute and (state := _new_state(k.subject, k.value, sentence)) is not None:
