@@ -197,7 +197,9 @@ async def _judge(mem: Memory, item: dict, said: list[int], budget: int, by_sourc
     # Newest first: found among the first ten, with nothing the item said before it above it. The
     # first hit overall (`top1`) also asks that no distractor or other memory outranks it.
     ahead = hits[:hits.index(want)] if want in hits else hits
-    return {"recall": want in hits and not any(i in ahead for i in others), "top1": bool(hits) and hits[0] == want,
+    stale_keys = [] if coexist else sorted(stale)
+    return {"stale_keys": stale_keys, "recall": want in hits and not any(i in ahead for i in others),
+            "top1": bool(hits) and hits[0] == want,
             "block": block_ok, "facts": facts_ok,
             "stale_facts_in_block": len(stale_in_block), "tokens": block["tokens"],
             "held": any(_has(str(f["value"]), item["values"][target]) for f in by_source.get(want, ()))}
@@ -289,7 +291,8 @@ async def score_items(items: list[dict], home: Path, *, background: int, seed: i
     out["homes"] = len(groups)
     if misses:
         out["misses"] = [{"said": it["said"], "question": it["question"], **{k: v for k, v in r.items()
-                                                                               if k in ("recall", "block", "facts")}}
+                                                                               if k in ("recall", "block", "facts",
+                                                                                        "stale_keys")}}
                          for it, r in zip(items, rows) if not (r["recall"] and r["block"] and r["facts"])]
     return out
 

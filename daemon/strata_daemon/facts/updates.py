@@ -178,6 +178,21 @@ def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | Non
     return None
 
 
+# Words that say the thing itself was changed for another, whatever the attribute is called.
+_SWITCHED = re.compile(r"(?i)\b(?:switched|swapped|replaced|changed|moved|renamed|transferred|handed\s+over|"
+                       r"took\s+over|no\s+longer|any\s*more|instead|from\s+now\s+on)\b")
+
+
+def _names_another(attribute: str, text: str, vocab: Vocabulary) -> bool:
+    """Whether TEXT names an attribute of the vocabulary other than ATTRIBUTE (by a noun of three
+    letters or more, or a value of its form): then it speaks of that one."""
+    head = attribute.split()[-1]
+    words = set(_words(text))
+    if any(a != head for a, _ in shaped_values(text) if a in _TYPED):
+        return True
+    return any(len(n) > 2 and " " not in n and n in words and a != head for n, a in vocab.nouns.items())
+
+
 def _same_form(old: str, text: str) -> bool:
     """Whether TEXT gives a value of the form the old value has (`7 pounds a week` for `5 pounds a
     week`): an attribute no word names is named by its value's form."""
@@ -348,8 +363,9 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
         return None
     if k.attribute:
         named = _named_attribute(k.attribute, sentence, vocab)
-        if named is None and _same_form(k.value, sentence):
-            named = True
+        if named is None and (_same_form(k.value, sentence) or (
+                _SWITCHED.search(sentence) and not _names_another(k.attribute, sentence, vocab))):
+            named = True  # `Switched carriers; I'm on Kestrel Mobile now` of `my phone provider`
         if named is False or (named is None and not ends):
             return None
     value, strong = _new_value(k, sentence, vocab)
