@@ -59,11 +59,13 @@ _SUBJECT_TAIL = re.compile(r"(?i)(?:['’]s)?(?:\s+(?:new|current|latest|main|pr
 _CHANGED_TAIL = re.compile(r"(?i)\s+(?:was\s+|has\s+been\s+)?(?:changed|updated|rotated|reset|renamed|moved|"
                            r"switched|raised|lowered)(?:\s+again)?$")
 # Verbs whose subject holds what they name: `Keiko leads the mobile team` (not `Sofia reports to`).
-_HOLDS = frozenset("owns owned leads led manages managed runs maintains maintained handles handled".split())
+_HOLDS = frozenset("own owns owned lead leads led manage manages managed runs maintain maintains maintained handle "
+                   "handles handled".split())
 _WHEN_SAID = re.compile(r"(?i)\s+(?:this|next|for\s+the)\s+(?:week|month|quarter|sprint|weekend|year)$|\s+(?:today|tonight|"
                         r"now)$")
 _NEUTRAL_LEAD = re.compile(r"(?i)^(?:new|current|latest|updated)\s+(?=\S)")
-# A state that is a place: `in room Kite`, `at the Leeds office`.
+# A state that is a place: `in room Kite`, `at the Leeds office`, `based in Rotterdam`.
+_BASED = re.compile(r"(?i)^(?:based|located|living|staying|settled)\s+(?:in|at)\s+(?=\S)")
 _IN_A_PLACE = re.compile(r"(?i)^(?:in|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:room|office|building|floor|hall|lab|"
                          r"studio|warehouse|datacenter|data\s+center|region|rack|cupboard|closet|drawer|garage|shed|"
                          r"basement|attic)\b")
@@ -142,6 +144,9 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
             subject, attribute = "my", vocab.attribute(phrase)
         else:
             subject, attribute = phrase, ""
+    elif subject in ("my", "our") and not vocab.known(attribute) and (of := _OF_PHRASE.match(attribute)) and \
+            vocab.known(of.group("attr")):
+        subject, attribute = _ARTICLE.sub("", of.group("subj")), of.group("attr")  # `our account manager at Velto`
     elif subject == "our" and vocab.known(attribute):
         subject = "my"  # `our address` is the household's, the person's own
     elif subject == "our" and attribute.casefold() not in RELATIONS:
@@ -164,8 +169,8 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
         lead = vocab.leading(value)
         if lead is not None:
             attribute, value = lead
-        elif _IN_A_PLACE.match(value) or shape_of(value) == "location":
-            attribute = "location"  # `Our standup is in room Kite`, `Prod is in eu-central-1`
+        elif _IN_A_PLACE.match(value) or shape_of(value) == "location" or _BASED.match(value):
+            attribute, value = "location", _BASED.sub("", value)  # `standup is in room Kite`, `based in Rotterdam`
     elif (lead := vocab.leading(value)) is not None and lead[0] == attribute:
         value = lead[1]  # `escalated to priority P0`: P0
     named = _NAMED.match(value)

@@ -47,6 +47,11 @@ _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|
                           r"an?\s+(?:smart|good|great|bad|nice|huge|big|real|perfect)\b|"
                           r"[a-z]+ing(?![.\w-])|[a-z]+ed\s+by)\b(?![/-])")
 _PRONOUNS = frozenset("his her their its".split())
+# A chat line: a name, a colon, and what they said.
+_SAID_BY = re.compile(r"^\s*(?P<name>[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?):\s+(?P<text>\S.*)$", re.S)
+_LABELS = frozenset("""note notes update correction reminder todo fyi ps re fwd fw nb tip idea lesson
+announcement edit summary question answer q a important warning info journal diary log update""".split())
+_MINE = re.compile(r"(?i)\b(?:i|i['’]m|i['’]ve|my|me)\b")
 # A subject that is one plain word (`key`, `kids`, `goal`), and a value that is a phrase with no
 # name or number in it: together a general remark, not a thing's value (`rent is 1,250` stays).
 _GENERAL = re.compile(r"^[a-z]+$")
@@ -92,6 +97,10 @@ def claims(content: str, source: str | None = None, *, vocab: Vocabulary = DEFAU
     `subject.attribute`, `my attribute` in the first person, or a thing's name alone for its own
     state (facts/canonical.py)."""
     speaker = _first_person(source)
+    said = _SAID_BY.match(content) if speaker is None else None
+    if said and _MINE.search(said.group("text")) and said.group("name").casefold() not in _LABELS:
+        # `Zainab: my number is ...` is Zainab's (`Note: my number is ...` is the speaker's own)
+        speaker, content = said.group("name"), said.group("text")
     found: dict[str, Claim] = {}
 
     def add(subject: str | None, attribute: str, raw: str | None, participle: bool = False) -> None:

@@ -27,7 +27,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "phone": ("phone", "phone number", "mobile", "mobile number", "cell", "cell number", "cell phone", "telephone",
               "telephone number", "number", "phone line", "landline", "mobile phone"),
     "location": ("location", "address", "home address", "street address", "postal address", "mailing address",
-                 "city", "home", "place", "region", "datacenter", "data center", "room", "meeting room", "venue", "whereabouts",
+                 "city", "home", "place", "office", "region", "datacenter", "data center", "room", "meeting room", "venue", "whereabouts",
                  "hometown", "residence"),
     "owner": ("owner", "maintainer", "lead", "manager", "head", "assignee", "steward", "captain",
               "ownership", "driver"),
@@ -46,7 +46,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "deadline": ("deadline", "due date", "due", "cutoff", "cut-off"),
     "date": ("date", "day"),
     "port": ("port", "listen port"),
-    "endpoint": ("endpoint", "url", "webhook", "target", "uri", "link"),
+    "endpoint": ("endpoint", "url", "webhook", "uri"),
     "host": ("host", "hostname", "server", "node", "primary"),
     "diet": ("diet", "dietary restriction", "dietary restrictions"),
     "partner": ("partner", "husband", "wife", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee"),
@@ -73,7 +73,8 @@ VERBS: dict[str, str] = {
     **dict.fromkeys("lives live living lived resides reside moved relocated based located settled hosted sits "
                     "kept stored housed migrated".split(), "location"),
     **dict.fromkeys("works work working employed joined".split(), "employer"),
-    **dict.fromkeys("owns owned maintains maintained leads led manages managed runs handles handled".split(), "owner"),
+    **dict.fromkeys("own owns owned maintain maintains maintained lead leads led manage manages managed runs handle "
+                    "handles handled".split(), "owner"),
     **dict.fromkeys("escalated de-escalated deescalated reprioritised reprioritized".split(), "priority"),
     **dict.fromkeys("upgraded downgraded deployed released".split(), "version"),
     **dict.fromkeys("costs charges priced billed".split(), "price"),
@@ -162,7 +163,10 @@ class Vocabulary:
 
     def leading(self, value: str) -> tuple[str, str] | None:
         """A value that opens with an attribute's noun, as (attribute, the rest): `priority P0`
-        -> (priority, P0), `version 2.4.0` -> (version, 2.4.0)."""
+        -> (priority, P0), `version 2.4.0` -> (version, 2.4.0), `owner = messaging team`."""
+        assigned = re.match(r"^(?P<noun>[\w -]+?)\s*[=:]\s*(?P<rest>\S.*)$", value)
+        if assigned and _norm(assigned.group("noun")) in self.nouns:
+            return self.nouns[_norm(assigned.group("noun"))], assigned.group("rest")
         words = value.split()
         for n in (3, 2, 1):
             if len(words) > n and _norm(" ".join(words[:n])) in self.nouns:
@@ -207,8 +211,10 @@ def shaped_values(text: str) -> list[tuple[str, str]]:
 
 # States that follow `in`/`on`/`at` (`in review`, `on hold`): a change to one moves no place.
 _STATES = frozenset("review progress hold track testing production staging qa triage backlog maintenance".split())
-_DATE_WORDS = re.compile(r"(?i)\d|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun|"
-                         r"next|tomorrow|today|end\s+of|mid|early|late|q[1-4])\w*\b")
+# A date: a month or a day's name, a numeric date, `next ...`; not a number alone (`5 Mill Yard`).
+_DATE_WORDS = re.compile(r"(?i)(?:\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|"
+                         r"mon|tue|wed|thu|fri|sat|sun|next|tomorrow|today|end\s+of|mid|early|late|q[1-4])\w*\b|"
+                         r"\d{4}-\d\d-\d\d|\d{1,2}[/.]\d{1,2}(?:[/.]\d{2,4})?\b")
 _WHO = re.compile(r"^(?:(?:the\s+)?[Tt]eam\s+\S|(?:the\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)*(?:\s+team)?\b|me\b|him\b|her\b|them\b)")
 
 
