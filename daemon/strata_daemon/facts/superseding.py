@@ -140,13 +140,17 @@ def _late(conn, agent: str, f: dict, at: float, now: float, **kw) -> list[dict]:
         words, every = list(NOUNS.get(known.attribute.split()[-1], ())) + known.attribute.split() + _CHANGE_WORDS, False
     else:
         words, every = [w for w in known.subject.split() if len(w) > 1][:4], True
-    for newer in reversed(lookups.newer_speaking_of(conn, agent, words, at, every=every)):
+    latest = None  # the newest memory that updates it: a chain said before its start arrived
+    for newer in lookups.newer_speaking_of(conn, agent, words, at, every=every):
         u = update_of(known, newer["content"], vocab=kw["vocab"])
         if u is not None:
-            shaped = {"key": f["key"], "label": fact[0]["label"]}
-            return [_write(conn, agent, shaped, u.value, newer["id"], newer["event_at"], actor=kw["actor"], now=now,
-                           window=kw["window"], max_bytes=kw["max_bytes"])]
-    return []
+            latest = (newer, u)
+    if latest is None:
+        return []
+    newer, u = latest
+    shaped = {"key": f["key"], "label": fact[0]["label"]}
+    return [_write(conn, agent, shaped, u.value, newer["id"], newer["event_at"], actor=kw["actor"], now=now,
+                   window=kw["window"], max_bytes=kw["max_bytes"])]
 
 
 def linked_in(conn, agent: str, newer: int, older: int, now: float, *, remove: bool, vocab: Vocabulary,

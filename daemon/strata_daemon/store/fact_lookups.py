@@ -9,7 +9,7 @@ from strata_daemon.store.fts_query import all_of, any_of, phrase, terms
 from strata_daemon.store.fulltext import matching
 
 MAX_KEYS = 2000  # keys read to find a subject's: a namespace with more names fewer of them
-MAX_NEWER = 20
+MAX_NEWER = 100
 
 
 def _like(text: str) -> str:
@@ -40,7 +40,7 @@ def current_with_prefix(conn, agent: str, prefix: str, now: float, limit: int = 
 
 def newer_speaking_of(conn, agent: str, words: list[str], after: float, *, every: bool) -> list[dict]:
     """Memories of the namespace said after AFTER that hold every one of WORDS (`every`) or any,
-    by the full-text index; (id, content, event_at), oldest first, at most MAX_NEWER."""
+    by the full-text index; (id, content, event_at), the MAX_NEWER said soonest after, in order."""
     phrases = [phrase(p) for w in words for p in terms(w)]
     if not phrases:
         return []
@@ -50,9 +50,9 @@ def newer_speaking_of(conn, agent: str, words: list[str], after: float, *, every
     sql, param = cond
     rows = conn.execute(
         f"SELECT e.id, e.content, e.event_at FROM episodes e WHERE e.agent = ? AND e.event_at > ? AND "
-        f"e.state IN ('active', 'superseded') AND {sql} ORDER BY e.event_at DESC LIMIT ?",
+        f"e.state IN ('active', 'superseded') AND {sql} ORDER BY e.event_at LIMIT ?",
         (agent, after, param, MAX_NEWER)).fetchall()
-    return [{"id": r[0], "content": r[1], "event_at": r[2]} for r in reversed(rows)]
+    return [{"id": r[0], "content": r[1], "event_at": r[2]} for r in rows]
 
 
 def newest_event_at(conn, agent: str) -> float | None:
