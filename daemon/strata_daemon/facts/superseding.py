@@ -15,12 +15,13 @@ one whose value it replaced (`supersedes`).
 
 from __future__ import annotations
 
+import re
 from typing import Iterable
 
 from strata_daemon.facts.keys import Source, clean_value, normalise_key
 from strata_daemon.facts.named import query_keys
 from strata_daemon.facts.rules import Capture
-from strata_daemon.facts.subjects import resolve
+from strata_daemon.facts.subjects import KINDS, resolve
 from strata_daemon.facts.updates import CHANGE, Known, first_person, parse_key, update_of
 from strata_daemon.facts.vocabulary import NOUNS, TYPED, Vocabulary, shape_of, shaped_values
 from strata_daemon.store import fact_lookups as lookups, facts as store
@@ -129,6 +130,20 @@ def updates_in(conn, agent: str, rows: Iterable[dict], results: Iterable[dict], 
     return out
 
 
+def _search_words(subject: str) -> list[str]:
+    """The words a memory speaking of SUBJECT holds, as mentions() reads them: its identifiers, a
+    person's first name, or the words that name it (not its kind: `service`, `project`)."""
+    words = [w.strip(".,;:'\"()") for w in subject.split()]
+    ids = [w for w in words if re.search(r"\d|[-_.#]", w)]
+    if ids:
+        return ids
+    if len(words) > 1 and all(w[:1].isupper() for w in words):
+        return words[:1]
+    core = [w for w in words if w.casefold() not in KINDS and w.casefold() not in ("the", "our", "my", "of", "on",
+                                                                                    "for", "at", "in")]
+    return (core or words)[:4]
+
+
 def _late(conn, agent: str, f: dict, at: float, now: float, **kw) -> list[dict]:
     """A value stated at AT that a newer memory already updates: that memory's change, at once."""
     fact = store.current_value(conn, agent, f["key"], now)
@@ -139,7 +154,7 @@ def _late(conn, agent: str, f: dict, at: float, now: float, **kw) -> list[dict]:
     if known.subject == "my":  # the first person's: the attribute's words, or a change said in any words
         words, every = list(NOUNS.get(known.attribute.split()[-1], ())) + known.attribute.split() + _CHANGE_WORDS, False
     else:
-        words, every = [w for w in known.subject.split() if len(w) > 1][:4], True
+        words, every = _search_words(known.subject), True
     latest = None  # the newest memory that updates it: a chain said before its start arrived
     for newer in lookups.newer_speaking_of(conn, agent, words, at, every=every):
         u = update_of(known, newer["content"], vocab=kw["vocab"])
