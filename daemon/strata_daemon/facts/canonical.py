@@ -65,7 +65,8 @@ _WHEN_SAID = re.compile(r"(?i)\s+(?:this|next|for\s+the)\s+(?:week|month|quarter
                         r"now)$")
 _NEUTRAL_LEAD = re.compile(r"(?i)^(?:new|current|latest|updated)\s+(?=\S)")
 # A state that is a place: `in room Kite`, `at the Leeds office`, `based in Rotterdam`.
-_BASED = re.compile(r"(?i)^(?:based|located|living|staying|settled)\s+(?:in|at)\s+(?=\S)")
+_BASED = re.compile(r"(?i)^(?:based|located|living|staying|settled)\s+(?:in|at)\s+(?=\S)|"
+                    r"^(?=(?:under|inside|behind|beside|next\s+to|on\s+top\s+of)\s+(?:the|a|an|my|our)\s)")
 _IN_A_PLACE = re.compile(r"(?i)^(?:in|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:room|office|building|floor|hall|lab|"
                          r"studio|warehouse|datacenter|data\s+center|region|rack|cupboard|closet|drawer|garage|shed|"
                          r"basement|attic)\b")

@@ -91,8 +91,16 @@ _IS_AT = re.compile(r"^\s*(?:(?P<det>My|Our)\s+(?P<rel>[a-z]+)|" + _NOT_SUBJECT
                     r"(?:now\s+|still\s+|currently\s+)?"
                     r"(?P<value>(?:in|at|on(?!\s+v?\d)|off|away|back|out\s+of)\s+\S.*)")
 # Where a thing lives: `The homelab wiki now lives at wiki.lan:8080`.
-_LIVES_AT = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:now\s+)?(?:lives|is\s+hosted|is\s+kept)\s+(?:at|in|on)\s+"
+_LIVES_AT = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:now\s+)?(?:lives|live|is\s+hosted|is\s+kept|are\s+kept|sits|sit)\s+"
+                       r"(?:at|in|on|under|inside|behind)\s+"
                        r"(?P<value>\S.+)")
+# Where a thing is kept: `Passports are in the top drawer of the desk`, `The spare key is under the
+# blue flowerpot`; with whom a service is: `Home insurance is with Castlegate`; what a thing is: `The
+# hallway router is a TP-Link Archer`.
+_KEPT_IN = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:is|are)\s+(?:now\s+|still\s+|kept\s+)?(?P<value>(?:in|under|inside|"
+                      r"behind|on\s+top\s+of|next\s+to|beside)\s+(?:the|a|an|my|our)\s+\S.*)")
+_WITH_ORG = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:is|are)\s+(?:now\s+)?with\s+(?P<value>[A-Z][\w'’.&-]*(?:\s+[A-Z][\w'’.&-]*)*)")
+_IS_A_MODEL = re.compile(r"^\s*" + _SUBJECT + r"\s+(?:is|are)\s+(?:now\s+)?an?\s+(?P<value>[A-Z][\w'’.&-]*(?:[\s-]+[A-Z0-9][\w'’.&-]*)+)")
 # What something was switched to: `Switched the lab DNS resolver to 9.9.9.9`, `I changed my email to ...`.
 _SWITCHED = re.compile(r"^\s*(?:(?P<who>I|We)\s+(?:have\s+)?)?(?:[Ss]witched|[Cc]hanged|[Uu]pdated|[Ss]et)\s+"
                        r"(?:(?P<det>the|our|my)\s+)?(?P<subj>[a-zA-Z][\w-]*(?:\s+[\w-]+){0,3}?)\s+(?:over\s+)?to\s+"
@@ -269,7 +277,12 @@ FORMS: tuple[tuple[frozenset[str], Callable[[str, str], Read]], ...] = (
     (_words("is been"), _matched(_IS_AT, lambda m: [(f"{m.group('det').casefold()} {m.group('rel')}"
                                                      if m.group("det") else m.group("subj"), "status",
                                                      m.group("value"))])),
-    (_words("lives hosted kept"), _matched(_LIVES_AT, lambda m: [(_subject_of(m), "location", m.group("value"))])),
+    (_words("lives live hosted kept sits sit"), _matched(_LIVES_AT, lambda m: [(_subject_of(m), "location",
+                                                                                m.group("value"))])),
+    (_words("in under inside behind top next beside"), _matched(_KEPT_IN, lambda m: [(_subject_of(m), "location",
+                                                                                      m.group("value"))])),
+    (_words("with"), _matched(_WITH_ORG, lambda m: [(_subject_of(m), "provider", m.group("value"))])),
+    (_words("a an"), _matched(_IS_A_MODEL, lambda m: [(_subject_of(m), "model", m.group("value"))])),
     (_words("switched changed updated set"), _matched(_SWITCHED, _switched)),
     (_words("is"), _matched(_RUNS_VERSION, lambda m: [(_subject_of(m), "version", m.group("value"))])),
     (_words("went moved changed increased decreased dropped rose fell was"),

@@ -160,8 +160,8 @@ def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | Non
         for m in re.finditer(rf"(?:(\S+)\s+)?{re.escape(noun)}s?\b", low):
             before = (m.group(1) or "").strip("'")
             said = {before} - NEUTRAL - {"", "the", "a", "my", "our", "his", "her", "their", "its", "of", "s"}
-            if qualifiers and not set(qualifiers) <= (said | set(low.split())):
-                return False
+            if set(qualifiers) & _QUALIFYING and not set(qualifiers) & _QUALIFYING <= (said | set(low.split())):
+                return False  # `home phone` for `work phone`; `new space` for `parking space` names it
             if not qualifiers and said and before in _QUALIFYING:
                 return False
             found = True

@@ -58,6 +58,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "password": ("password", "passphrase", "pin"),
     "birthday": ("birthday", "date of birth"),
     "car": ("car", "vehicle", "van"),
+    "model": ("model", "make"),
     "provider": ("provider", "supplier", "vendor", "insurer", "bank", "carrier"),
 }
 # Values that can only be one attribute's (`vegan` is a diet).
