@@ -18,18 +18,17 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from strata_daemon.facts.keys import Source, clean_value, normalise_key
-from strata_daemon.facts.named import query_keys
+from strata_daemon.facts.keys import Source, clean_value
 from strata_daemon.facts.rules import Capture
 from strata_daemon.facts.subjects import KINDS, resolve
-from strata_daemon.facts.updates import CHANGE, Known, first_person, parse_key, update_of
+from strata_daemon.facts.updates import Known, first_person, parse_key, says_change, stems, update_of
 from strata_daemon.facts.vocabulary import NOUNS, TYPED, Vocabulary, shape_of, shaped_values
 from strata_daemon.store import fact_lookups as lookups, facts as store
 
 UPDATE = store.UPDATE
 UPDATE_CONFIDENCE = 0.7
-_NAME_PREFIXES = 5
-_CHANGE_WORDS = ["new", "now", "instead", "changed", "moved", "switched", "anymore", "longer"]  # capitalised words of a memory looked up as the first word of a subject
+# Words a memory in the first person says a change with, for the late statement's search.
+_CHANGE_WORDS = ["new", "now", "instead", "changed", "moved", "switched", "anymore", "longer"]
 
 
 def _subjects_under(conn, agent: str, attribute: str) -> list[tuple[str, str]]:
@@ -45,8 +44,9 @@ def resolved(conn, agent: str, c: Capture) -> Capture:
     """C under the key its subject already has for its attribute, if another name of it has one;
     a thing's own key holding a value of the attribute's form counts (`latte = 2.80` is the
     latte's price), as does the attribute's key for a value of its form said as the thing's own."""
-    if c.subject in ("my", "our") or not c.subject or c.rule not in ("statement", "status-line"):
-        return c
+    if c.subject in ("my", "our") or not c.subject or c.rule not in ("statement", "status-line") or \
+            lookups.label_of(conn, agent, c.key) is not None:
+        return c  # the key itself is known: it is the subject's
     key = resolve(c.subject, _subjects_under(conn, agent, c.attribute))
     typed = c.attribute if c.attribute in TYPED else shape_of(c.value) if not c.attribute else None
     if key is None and typed:
@@ -71,20 +71,6 @@ def resolved_key(conn, agent: str, key: str) -> str | None:
     return None if found == key else found
 
 
-def _mentioned(conn, agent: str, text: str, now: float) -> list[dict]:
-    """The current facts whose subject TEXT may speak of: keys and subjects it names, a person's
-    first name, and the first person's own facts when it speaks in the first person."""
-    runs = query_keys(text)
-    found = store.current_of_keys(conn, agent, runs, now)
-    found += store.current_of_subjects(conn, agent, [k for k in runs if k.count(" ") < 3][:400], now)
-    if first_person(text):
-        found += lookups.current_with_prefix(conn, agent, "my ", now)
-    names = {w.strip(".,;:!?'’").casefold() for w in text.split()[1:] if w[:1].isupper() and len(w) > 2}
-    for name in sorted(names)[:_NAME_PREFIXES]:
-        found += lookups.current_with_prefix(conn, agent, normalise_key(name) + " ", now, limit=50)
-    return list({f["key"]: f for f in found}.values())
-
-
 def _known(f: dict) -> Known:
     k = parse_key(f["key"], f["label"])
     return Known(f["key"], k.subject, k.attribute, str(f["value"]))
@@ -103,30 +89,82 @@ def _write(conn, agent: str, f: dict, value: str | None, episode: int, at: float
     return {**result, "value": value, "rule": UPDATE, "episode_id": episode}
 
 
+class _Current:
+    """The namespace's current facts, read once for a batch of memories, by the words a memory
+    that speaks of their subject holds (mentions() then decides), and the first person's own."""
+
+    def __init__(self, conn, agent: str, now: float):
+        self.conn, self.agent, self.now = conn, agent, now
+        self.by_word: dict[str, dict[str, dict]] = {}
+        self.mine: dict[str, dict] = {}
+        self._typed: dict[str, bool] = {}
+        for f in store.listing(conn, agent, now=now):
+            self._add(f)
+
+    def typed(self, key: str) -> bool:
+        """Whether the fact's attribute or value has a form of its own (a phone number, a version)."""
+        return self._typed.get(key, False)
+
+    def _add(self, f: dict) -> None:
+        k = parse_key(f["key"], f["label"])
+        self._typed[f["key"]] = k.attribute.split(" ")[-1] in TYPED or shape_of(str(f["value"])) is not None
+        if k.subject == "my":
+            self.mine[f["key"]] = f
+            return
+        for w in stems(k.subject):
+            self.by_word.setdefault(w, {})[f["key"]] = f
+
+    def refresh(self, key: str) -> None:
+        """KEY as it now stands, after a write."""
+        for facts in (self.mine, *self.by_word.values()):
+            facts.pop(key, None)
+        fact, value = store.current_value(self.conn, self.agent, key, self.now)
+        if fact is not None and value is not None and value["value"] is not None:
+            self._add(store.shaped(fact, value, self.now))
+
+    def spoken_of(self, text: str) -> list[dict]:
+        found: dict[str, dict] = {}
+        for w in stems(text):
+            found.update(self.by_word.get(w, {}))
+        if self.mine and first_person(text):
+            found.update(self.mine)
+        return list(found.values())
+
+
 def updates_in(conn, agent: str, rows: Iterable[dict], results: Iterable[dict], captured: list[dict], now: float, *,
                vocab: Vocabulary, actor: str, window: float, max_bytes: int) -> list[dict]:
     """For each stored memory: the current facts it updates without stating them in capture's
-    words, then the newer memories that update what it stated itself (it arrived late)."""
-    out = []
-    for row, result in zip(rows, results):
-        if result["status"] != "created":
-            continue
+    words, then the newer memories stored before it that update what it stated (it arrived late)."""
+    stored = [(row, result) for row, result in zip(rows, results) if result["status"] == "created"]
+    if not stored:
+        return []
+    current, out = _Current(conn, agent, now), []
+    before = lookups.newest_event_at(conn, agent, below=min(result["id"] for _, result in stored))
+    by_memory: dict[int, list[dict]] = {}
+    for f in captured:
+        by_memory.setdefault(f.get("episode_id"), []).append(f)
+    for row, result in stored:
         me, at, text = result["id"], row["event_at"], row["content"]
-        own = {f["key"] for f in captured if f.get("episode_id") == me}
-        if CHANGE.search(text) or shaped_values(text):
-            for f in _mentioned(conn, agent, text, now):
+        own = {f["key"] for f in by_memory.get(me, ())}
+        spoken = current.spoken_of(text)
+        # Without a change said, only another value of a typed form updates (`leader: node-4`).
+        if spoken and (says_change(text) or (any(current.typed(f["key"]) for f in spoken) and shaped_values(text))):
+            for f in spoken:
                 if f["key"] in own or f.get("valid_from", now) >= at or f.get("source") == f"episode:{me}":
                     continue
                 u = update_of(_known(f), text, vocab=vocab)
                 if u is not None:
                     out.append(_write(conn, agent, f, u.value, me, at, actor=actor, now=now, window=window,
                                       max_bytes=max_bytes))
-        newest = lookups.newest_event_at(conn, agent)
-        if newest is None or newest <= at:
+                    current.refresh(f["key"])
+        if before is None or before <= at:
             continue
-        for f in captured:
-            if f.get("episode_id") == me and f.get("current") and f.get("value") is not None:
-                out += _late(conn, agent, f, at, now, vocab=vocab, actor=actor, window=window, max_bytes=max_bytes)
+        for f in by_memory.get(me, ()):
+            if f.get("current") and f.get("value") is not None:
+                late = _late(conn, agent, f, at, now, vocab=vocab, actor=actor, window=window, max_bytes=max_bytes)
+                out += late
+                for w in late:
+                    current.refresh(w["key"])
     return out
 
 

@@ -30,16 +30,27 @@ from strata_daemon.facts.vocabulary import (DEFAULT, NEUTRAL, NOUNS, TYPED, VALU
                                              shaped_values)
 
 # Words that say a statement replaces what was true before.
-CHANGE = re.compile(
-    r"(?i)\b(?:now|new|newly|changed?|changing|moved?|switched|switching|swapped|instead|no\s+longer|any\s*more|"
-    r"from\s+now\s+on|going\s+forward|as\s+of|relocated|renamed|replaced|replacing|took\s+over|taken\s+over|"
-    r"handed|hands|handing|passed|reassigned|rotated|transferred|migrated|escalated|de-?escalated|downgraded|"
-    r"upgraded|updated?|bumped|raised|lowered|increased|reduced|cut|pushed|postponed|rescheduled|brought\s+forward|"
-    r"delayed|extended|left|quit|joined|started|became|become|these\s+days|nowadays|latest|currently|correction|"
-    r"actually|turns\s+out|anymore|not\s+any\s+longer|reset|rolled\s+out|deployed|promoted|sold|bought|"
-    r"cancell?ed|dropped|retired|settled|finally|officially|got\s+a|gets|repointed|points?\s+at|re-?routed|traded|"
-    r"stepped\s+(?:down|back|aside)|appointed|registered|remortgaged|revised|renewed|reinstalled|rebuilt|"
-    r"replaced|failover|cut\s+over|took|takes|hired|fired|assigned|elected|named|picked|chose|signed)\b")
+# Words and phrases that say a statement replaces what was true before.
+_CHANGE_WORDS = """now new newly change changed changing move moved switched switching swapped instead no_longer anymore
+any_more from_now_on going_forward as_of relocated renamed replaced replacing took_over taken_over handed hands handing
+passed reassigned rotated transferred migrated escalated de-escalated deescalated downgraded upgraded update updated
+bumped raised lowered increased reduced cut pushed postponed rescheduled brought_forward delayed extended left quit
+joined started became become these_days nowadays latest currently correction actually turns_out not_any_longer reset
+rolled_out deployed promoted sold bought canceled cancelled dropped retired settled finally officially got_a gets
+repointed point_at points_at rerouted re-routed traded stepped_down stepped_back stepped_aside appointed registered
+remortgaged revised renewed reinstalled rebuilt failover cut_over took takes hired fired assigned elected named picked
+chose signed""".split()
+CHANGE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(w).replace("_", r"\s+") for w in
+                                            sorted(_CHANGE_WORDS, key=len, reverse=True)) + r")\b")
+_CHANGE_FIRST = frozenset(re.split(r"[_-]", w)[0] for w in _CHANGE_WORDS)
+_LETTERS = re.compile(r"[a-z]+")
+
+
+def says_change(text: str) -> bool:
+    """Whether TEXT words a change (CHANGE), its words looked up before the pattern runs."""
+    return not _CHANGE_FIRST.isdisjoint(_LETTERS.findall(text.casefold())) and CHANGE.search(text) is not None
+
+
 # A plan, a wish, a question or a condition: nothing has changed yet.
 _NOT_YET = re.compile(
     r"(?i)\b(?:will|won['’]t|going\s+to|gonna|plan(?:s|ning|ned)?\s+to|(?:starting|from)\s+next|next\s+(?:week|month|"
@@ -107,6 +118,11 @@ def parse_key(key: str, label: str) -> Known:
 def first_person(text: str) -> bool:
     """Whether TEXT speaks in the first person: `I`, `we`, `me`, `my`, or a diary line (`Went vegan`)."""
     return bool(_FIRST_ACTING.search(text) or _IMPLIED_I.match(text) or re.search(r"(?i)\b(?:my|our)\b", text))
+
+
+def stems(text: str) -> set[str]:
+    """TEXT's words as mentions() compares them: case-folded, a plural's `s` dropped."""
+    return {_stem(w) for w in _words(text)}
 
 
 def _words(text: str) -> list[str]:
@@ -369,9 +385,9 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
         if named is False or (named is None and not ends):
             return None
     value, strong = _new_value(k, sentence, vocab)
-    if not ends and not strong and not CHANGE.search(sentence):
+    if not ends and not strong and not says_change(sentence):
         return None
-    if value is None and not ends and (not k.attribute or not CHANGE.search(sentence)):
+    if value is None and not ends and (not k.attribute or not says_change(sentence)):
         return None  # a key of its own (`gateway timeout`) changes when a new value can be read
     return Update(value, "ends the value" if ends and value is None else "states a new value" if value
                   else "says it changed")

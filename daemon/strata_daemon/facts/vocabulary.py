@@ -195,8 +195,13 @@ def shape_of(value: str) -> str | None:
     return None
 
 
+_MAY_HAVE_SHAPE = re.compile(r"[\d@$€£]|://|(?i:noon|midnight)")
+
+
 def shaped_values(text: str) -> list[tuple[str, str]]:
     """(attribute, value) for each value in TEXT whose form names its attribute, in order."""
+    if not _MAY_HAVE_SHAPE.search(text):
+        return []  # every form needs a digit, an @, a currency or a scheme (most texts have none)
     out = []
     taken: list[tuple[int, int]] = []
     for attr, form in SHAPES:

@@ -28,16 +28,6 @@ def keys_under(conn, agent: str, attribute: str) -> list[tuple[str, str]]:
         (agent, *params, MAX_KEYS))]
 
 
-def current_with_prefix(conn, agent: str, prefix: str, now: float, limit: int = 200) -> list[dict]:
-    """The current facts whose (normalised) key starts with PREFIX: `my ` for the first person's,
-    `dana ` for a Dana Whitfield's."""
-    rows = conn.execute(
-        f"SELECT {store._FACT_COLUMNS}, {store._VALUE_COLUMNS} FROM facts f JOIN fact_values v ON v.id = "
-        f"({store._AT}) WHERE f.agent = ? AND f.key >= ? AND f.key < ? AND v.value IS NOT NULL LIMIT ?",
-        (now, agent, prefix, prefix + "\U0010ffff", limit)).fetchall()
-    return [store.shaped(r, r, now) for r in rows]
-
-
 def newer_speaking_of(conn, agent: str, words: list[str], after: float, *, every: bool) -> list[dict]:
     """Memories of the namespace said after AFTER that hold every one of WORDS (`every`) or any,
     by the full-text index; (id, content, event_at), the MAX_NEWER said soonest after, in order."""
@@ -55,8 +45,9 @@ def newer_speaking_of(conn, agent: str, words: list[str], after: float, *, every
     return [{"id": r[0], "content": r[1], "event_at": r[2]} for r in rows]
 
 
-def newest_event_at(conn, agent: str) -> float | None:
-    return conn.execute("SELECT max(event_at) FROM episodes WHERE agent = ?", (agent,)).fetchone()[0]
+def newest_event_at(conn, agent: str, *, below: int) -> float | None:
+    """The latest event time of the namespace's memories stored before id BELOW."""
+    return conn.execute("SELECT max(event_at) FROM episodes WHERE agent = ? AND id < ?", (agent, below)).fetchone()[0]
 
 
 def episode_texts(conn, agent: str, ids: list[int]) -> dict[int, tuple[str, float]]:
