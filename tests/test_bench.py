@@ -261,7 +261,8 @@ def test_bench_consolidate_runs_a_pass_and_the_idle_pass_after_it(cli, tmp_path)
 
 def test_bench_capture_scores_both_labelled_sets(cli):
     r = cli.json("bench", "capture")
-    assert r["benchmark"] == "capture" and set(r["sets"]) == {"dev", "held_out"}
+    assert r["benchmark"] == "capture" and set(r["sets"]) == {"dev", "held_out", "dev_talk", "held_out_talk"}
+    assert "wrong" not in r["sets"]["held_out"] and "wrong" not in r["sets"]["held_out_talk"]  # only scored
     dev = r["sets"]["dev"]
     assert dev["lines"] >= 150 and dev["states"] + dev["events"] == dev["lines"]
     assert len(dev["wrong"]) == round((1 - dev["recall"]) * dev["states"]) + (dev["captured"] - round(
@@ -286,3 +287,24 @@ def test_bench_cli_times_each_command_as_a_new_process_with_and_without_a_daemon
     assert r["baseline"]["p50_ms"] > 0 and r["first_daemon_recall_ms"] > 0
     for name in ("help", "observe", "fact_get", "status", "recall_daemon", "recall_no_daemon"):
         assert r[name]["p50_ms"] >= r["baseline"]["p50_ms"] and r[name]["ratio_p50"] >= 1, (name, r[name])
+
+
+def test_bench_truth_scores_recall_the_block_and_the_facts_on_the_public_suites(cli):
+    r = cli.json("bench", "truth", "--set", "memtrust", "--n", "100", timeout=900)
+    m = r["sets"]["memtrust"]["pairs"]
+    assert r["benchmark"] == "truth" and m["items"] == 7
+    # The block shows the new value and no stale fact in every case; so do the facts.
+    assert m["block"] == 1.0 and m["facts"] == 1.0 and m["stale_facts_in_block"] == 0
+    assert 0 < m["block_tokens_median"] <= r["budget"]
+    b = cli.json("bench", "truth", "--set", "benchd", "--n", "0", timeout=900)["sets"]["benchd"]
+    assert b["items"] == 7 and b["top1"] == 7
+
+
+def test_bench_truth_keeps_items_about_one_thing_in_homes_apart():
+    from strata_bench.newest import MAX_HOMES, SETS, homes_for, load
+
+    items = load(SETS["dev"])
+    homes = homes_for(items)
+    assert sorted(i for h in homes for i in h) == list(range(len(items))) and len(homes) <= MAX_HOMES
+    standup = [i for i, it in enumerate(items) if any("standup" in s.casefold() for s in it["said"])]
+    assert len({next(n for n, h in enumerate(homes) if i in h) for i in standup}) == min(len(standup), MAX_HOMES)
