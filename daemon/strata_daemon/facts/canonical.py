@@ -53,6 +53,8 @@ def _norm_phrase(phrase: str) -> str:
 
 
 # When a key was said, not what it names: `Database on-call this week`.
+# A first person's clause before an attribute's noun: `I got a new number: ...`.
+_I_GOT = re.compile(r"(?i)^(?:i|we)\s+(?:have|got|now\s+have|just\s+got|\'ve\s+got)\s+(?:a|an)(?:\s+new)?$")
 # A subject's possessive and the words that say which statement: `Ines's new`, `Dan's`.
 _SUBJECT_TAIL = re.compile(r"(?i)(?:['’]s)?(?:\s+(?:new|current|latest|main|primary|usual|old))*$")
 # A key worded as the change that set it: `Wifi password rotated again: ...`.
@@ -109,8 +111,8 @@ def _phrase(phrase: str, value: str, vocab: Vocabulary) -> tuple[str, str] | Non
     of = _OF_PHRASE.match(phrase)
     both = (_ARTICLE.sub("", of.group("subj")), vocab.attribute(of.group("attr"))) \
         if of and vocab.known(of.group("attr")) else vocab.split(phrase)
-    if both:  # `Ines's new place`: Ines; `my main inbox`: mine
-        subject = _SUBJECT_TAIL.sub("", both[0]).strip()
+    if both:  # `Ines's new place`: Ines; `my main inbox`, `I got a new number`: mine
+        subject = _SUBJECT_TAIL.sub("", _I_GOT.sub("my", both[0])).strip()
         first = subject.casefold() in ("my", "our", "") or subject.casefold().startswith(("my ", "our "))
         both = ("my" if first and subject.casefold() in ("my", "our") else subject, both[1]) if subject else None
     typed = shape_of(value)
@@ -137,6 +139,7 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
     phrased = not subject
     if phrased:
         phrase = _CHANGED_TAIL.sub("", _WHEN_SAID.sub("", _NEUTRAL_LEAD.sub("", _ARTICLE.sub("", attribute))))
+        phrase = re.sub(r"(?i)^as\s+", "", phrase)  # `Kemi took over as head chef`
         both = _phrase(phrase, value, vocab)
         if both:
             subject, attribute = both

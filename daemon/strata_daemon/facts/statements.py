@@ -29,7 +29,7 @@ _NOT_PAST = "".join(rf"(?<!\b{t}\.)" for t in _TITLES)  # just past one
 _MAY_SPLIT = re.compile(r"[.!?]\s|\n")
 _SENTENCES = re.compile(_NOT_PAST + r"(?<=[.!?])\s+(?=[A-Z\"'“])|\n")
 _CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although|while)\b|;|\s+(?:but|because|which|"
-                         r"so\s+that|while)\s|\s+-\s|\s+—\s|" + _NOT_AFTER
+                         r"so\s+that|while|now\s+that|ever\s+since)\s|\s+-\s|\s+—\s|" + _NOT_AFTER
                          + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it|my|our|his|her|their|the|[A-Z][\w.-]*['’]s)\b")
 # Reported speech: `Jonas said the dinner on Friday is cancelled`.
 _REPORTED = re.compile(r"\b(?:said|says|saying|told|tells|mentioned|asked|asks|wonders?|wondered|heard|claims?|"

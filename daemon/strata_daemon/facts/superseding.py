@@ -22,7 +22,8 @@ from strata_daemon.facts.keys import Source, clean_value
 from strata_daemon.facts.rules import Capture
 from strata_daemon.facts.subjects import KINDS, resolve
 from strata_daemon.facts.updates import Known, first_person, parse_key, says_change, stems, update_of
-from strata_daemon.facts.vocabulary import NOUNS, TYPED, Vocabulary, shape_of, shaped_values
+from strata_daemon.facts.vocabulary import (KIND_ATTRIBUTES, NOUNS, TYPED, Vocabulary, kind_of, shape_of, shaped_values,
+                                             value_kind)
 from strata_daemon.store import fact_lookups as lookups, facts as store
 
 UPDATE = store.UPDATE
@@ -48,13 +49,17 @@ def resolved(conn, agent: str, c: Capture) -> Capture:
             lookups.label_of(conn, agent, c.key) is not None:
         return c  # the key itself is known: it is the subject's
     key = resolve(c.subject, _subjects_under(conn, agent, c.attribute))
-    typed = c.attribute if c.attribute in TYPED else shape_of(c.value) if not c.attribute else None
-    if key is None and typed:
-        other = "" if c.attribute else typed
-        found = resolve(c.subject, _subjects_under(conn, agent, other))
-        held = lookups.value_of(conn, agent, found) if found is not None and not other else None
-        if found is not None and (other or (held is not None and shape_of(held) == typed)):
-            key = found
+    kind = kind_of(c.attribute) if c.attribute else value_kind(c.value)
+    if key is None and kind:
+        # The same thing's own key holding a value of the attribute's kind (`physio = May 2` for
+        # `physio.date`), or the attribute's key for such a value said as the thing's own.
+        others = [""] if c.attribute else list(KIND_ATTRIBUTES.get(kind, ()))
+        for other in others:
+            found = resolve(c.subject, _subjects_under(conn, agent, other))
+            held = lookups.value_of(conn, agent, found) if found is not None and not other else None
+            if found is not None and (other or (held is not None and value_kind(held) == kind)):
+                key = found
+                break
     if key is None or key == c.key:
         return c
     return Capture(c.rule, lookups.label_of(conn, agent, key) or c.label, key, c.value, c.confidence, c.subject,
@@ -175,10 +180,10 @@ def _search_words(subject: str) -> list[str]:
     ids = [w for w in words if re.search(r"\d|[-_.#]", w)]
     if ids:
         return ids
-    if len(words) > 1 and all(w[:1].isupper() for w in words):
-        return words[:1]
     core = [w for w in words if w.casefold() not in KINDS and w.casefold() not in ("the", "our", "my", "of", "on",
                                                                                     "for", "at", "in")]
+    if len(core) > 1 and words[0][:1].isupper() and len(words[0]) > 2:
+        return words[:1]  # `Dana` of `Dana Whitfield`, as mentions() reads a name
     return (core or words)[:4]
 
 
@@ -189,8 +194,10 @@ def _late(conn, agent: str, f: dict, at: float, now: float, **kw) -> list[dict]:
         return []
     k = parse_key(f["key"], fact[0]["label"])
     known = Known(f["key"], k.subject, k.attribute, str(fact[1]["value"]))
-    if known.subject == "my":  # the first person's: the attribute's words, or a change said in any words
-        words, every = list(NOUNS.get(known.attribute.split()[-1], ())) + known.attribute.split() + _CHANGE_WORDS, False
+    if known.subject == "my":  # the first person's: the attribute's words, its value's, or a change said
+        words = [*NOUNS.get(known.attribute.split()[-1], ()), *known.attribute.split(), *_CHANGE_WORDS,
+                 *(w for w in known.value.split() if len(w) > 3)]
+        every = False
     else:
         words, every = _search_words(known.subject), True
     latest = None  # the newest memory that updates it: a chain said before its start arrived

@@ -354,13 +354,15 @@ def _new_state(subject: str, old: str, text: str) -> str | None:
     last = max((i for i, w in enumerate(said) if w in set(_words(subject))), default=None)
     if last is None:
         return None
-    near = [w for w in said[last + 1:last + 6] if w in STATUS_WORDS and w not in _VAGUE_STATES]
+    near = [w for w in said[last + 1:last + 12] if (w in STATUS_WORDS or w in _OUTCOMES) and w not in _VAGUE_STATES]
     fresh = [w for w in near if w != words[0]]
     if not fresh or words[0] in near:
         return None
     return fresh[-1].upper() if old.split()[0].isupper() else fresh[-1]
 
 
+# Outcomes a state ends in that are not conditions a status line names: `succeeded on retry`.
+_OUTCOMES = frozenset("succeeded recovered restored settled cleared green".split())
 _VAGUE_STATES = frozenset("no out on off back up down full low high normal done in".split())
 
 

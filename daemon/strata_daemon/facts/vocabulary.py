@@ -91,7 +91,7 @@ SHAPES: tuple[tuple[str, re.Pattern], ...] = (
     ("email", re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")),
     ("endpoint", re.compile(r"\b(?:https?|amqp|wss?|ftp|s3|redis|postgres(?:ql)?)://\S+")),
     ("phone", re.compile(r"(?<![\w.:/-])(?!\d{4}-\d\d-\d\d)(?:\+\d{1,3}[ -]?)?(?:\(\d{2,4}\)[ -]?)?\d{1,4}"
-                         r"(?:[ -]\d{2,4}){1,4}(?![\w.:/-])")),
+                         r"(?:[ -]\d{2,6}){1,4}(?![\w.:/-])")),
     ("version", re.compile(r"(?i)\bv\d+(?:\.\d+)*\b|(?<![\d.])\d+\.\d+\.\d+(?![\d.])")),
     ("price", re.compile(r"[$€£]\s?\d[\d,.]*|\b\d[\d,.]*\s?(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?|/mo|/month|a month|"
                          r"per month|/yr|a year|per year|an hour|per hour|/h)\b")),
@@ -250,6 +250,28 @@ def change_attribute(verb: str, value: str) -> str:
     if verb in ("upgraded", "downgraded"):
         return "version" if shape_of(value) == "version" or re.match(r"(?i)v?\d", value) else "plan"
     return ""
+
+
+# Kinds of value, and the attributes whose values are of each: a thing's own key holding a value
+# of a kind is that attribute's key (`physio = May 2 at 11:00` is the physio's date).
+KIND_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    "when": ("date", "time", "deadline"), "price": ("price",), "version": ("version",), "email": ("email",),
+    "phone": ("phone",), "endpoint": ("endpoint",), "priority": ("priority",), "location": ("location",),
+}
+_KIND_OF = {a: kind for kind, attrs in KIND_ATTRIBUTES.items() for a in attrs}
+
+
+def kind_of(attribute: str) -> str | None:
+    return _KIND_OF.get(attribute.rsplit(" ", 1)[-1])
+
+
+def value_kind(value: str) -> str | None:
+    """The kind of a value by its form: a time or a date (`May 2 at 11:00`), a price, a version,
+    an email, ...; None for words."""
+    shape = shape_of(value)
+    if shape == "time" or (shape is None and _DATE_WORDS.match(value.strip())):
+        return "when"
+    return shape
 
 
 DEFAULT = Vocabulary.build()
