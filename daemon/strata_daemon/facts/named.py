@@ -13,6 +13,7 @@ _WORDS = re.compile(r"[^\W_](?:[\w./]|-(?=\w))*")  # `gw-02` one word, as its ke
 MAX_KEY_WORDS = 6
 # A question about the person the home belongs to: in the first person, or about `the user`.
 _SELF = re.compile(r"(?i)\b(?:i|my|me|mine|the\s+user(?:['’]s)?)\b")
+_NAMED = re.compile(r"(?<!^)(?<![.?!]\s)\b(?!I\b)[A-Z][\w'’-]+")
 
 
 def query_keys(query: str) -> list[str]:
@@ -32,8 +33,8 @@ def named_in(conn, agent: str, query: str, now: float) -> list[dict]:
     asked = asked_attributes(k for k in keys if " " not in k)
     # "Is gw-02 healthy?" names the status line `gw-02 status` without saying "status".
     cued = [f"{k} {a}" for k in subjects for a in asked if not k.endswith(f" {a}")][:400]
-    if _SELF.search(query):  # `Where do I work?`, `Where does the user live?`: the person's own
-        cued += [f"my {a}" for a in asked]
+    if _SELF.search(query) and not _NAMED.search(query):  # `Where do I work?`, `Where does the user live?`
+        cued += [f"my {a}" for a in asked]  # (not `How can I call Dana?`: Dana's)
     found = store.current_of_keys(conn, agent, keys + cued, now)
     runs = set(keys) | asked
     # Each run as a subject: `dana whitfield.email` when the query also says "email" (or cues it).

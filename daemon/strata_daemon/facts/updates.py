@@ -175,6 +175,8 @@ def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | Non
     for noun in sorted(nouns, key=len, reverse=True):
         for m in re.finditer(rf"(?:(\S+)\s+)?{re.escape(noun)}s?\b", low):
             before = (m.group(1) or "").strip("'")
+            if vocab.nouns.get(f"{before} {noun}", head) != head:
+                continue  # `email address` names an email, not an address
             said = {before} - NEUTRAL - {"", "the", "a", "my", "our", "his", "her", "their", "its", "of", "s"}
             if set(qualifiers) & _QUALIFYING and not set(qualifiers) & _QUALIFYING <= (said | set(low.split())):
                 return False  # `home phone` for `work phone`; `new space` for `parking space` names it
@@ -183,8 +185,9 @@ def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | Non
             found = True
     if found:
         return True
-    if any(re.search(rf"\b{re.escape(v)}\b", low) for v in _VERBS_OF.get(head, ())):
-        return True
+    if any(re.search(rf"\b{re.escape(v)}\b", low) for v in _VERBS_OF.get(head, ())) and not _names_another(
+            attribute, text, vocab, verbs=False):
+        return True  # `moved to Cork` names a location; `moved: their email is now ...` an email
     if head in _TYPED and any(a == head for a, _ in shaped_values(text)):
         return True
     if head in VALUE_WORDS and VALUE_WORDS[head] & set(low.split()):
@@ -199,12 +202,15 @@ _SWITCHED = re.compile(r"(?i)\b(?:switched|swapped|replaced|changed|moved|rename
                        r"took\s+over|no\s+longer|any\s*more|instead|from\s+now\s+on)\b")
 
 
-def _names_another(attribute: str, text: str, vocab: Vocabulary) -> bool:
+def _names_another(attribute: str, text: str, vocab: Vocabulary, *, verbs: bool = True) -> bool:
     """Whether TEXT names an attribute of the vocabulary other than ATTRIBUTE (by a noun of three
-    letters or more, or a value of its form): then it speaks of that one."""
+    letters or more, a value of its form, or with VERBS a verb: `Amara moved to Cork` names a
+    location): then it speaks of that one."""
     head = attribute.split()[-1]
     words = set(_words(text))
     if any(a != head for a, _ in shaped_values(text) if a in _TYPED):
+        return True
+    if verbs and any(a != head for w, a in VERBS.items() if w in words):
         return True
     return any(len(n) > 2 and " " not in n and n in words and a != head for n, a in vocab.nouns.items())
 
@@ -337,6 +343,8 @@ _HANDED = re.compile(r"(?i)\b(?:hand(?:ed|s|ing)|pass(?:ed|es|ing)|took\s+over|t
                      r"runs|running|leads|leading|owns|has\s+the\s+pager|is\s+on\s+call)\b")
 _VOCATIVE = re.compile(r"^\W*(?:(?i:hey|hi|hello|yeah|yes|yep|thanks|thank\s+you|wow|oh|haha|lol|ok|okay|sure|aw+|"
                        r"hmm)\W+)*[A-Z][\w'’-]+\s*[,!]\s*")
+# A log record of one moment (`... after ETIMEDOUT (build 776)`, `(run 77644)`, `(cycle 4048)`).
+_LOGGED = re.compile(r"(?i)\((?:build|run|check|cycle|job|msg|ticket|pid)\s+[\w-]+[,)]")
 # A record of a message or a note says who wrote or what was noted, not what is true now.
 _RECORD = re.compile(r"(?i)^\W*(?:(?:e-?mail|mail|message|msg|call|text|sms|dm|letter|voicemail|invite|reply)\s+"
                      r"(?:from|to|by)\b|new\s+mail\b|(?:[\w-]+\s+){0,3}?(?:lesson|notes?|idea|tip|reminder|todo|til|"
@@ -372,7 +380,8 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     if not sentence or sentence.rstrip().endswith("?") or not k.attribute and not k.value:
         return None
     sentence = _VOCATIVE.sub("", sentence)  # `Hey Joanna, ...` speaks to Joanna, not of her
-    if _NOT_YET.search(sentence) or _RECORD.match(sentence) or not mentions(k.subject, sentence):
+    if _NOT_YET.search(sentence) or _RECORD.match(sentence) or _LOGGED.search(sentence) or \
+            not mentions(k.subject, sentence):
         return None
     if not k.attribute and (state := _new_state(k.subject, k.value, sentence)) is not None:
         return Update(state, "states a new state")

@@ -36,7 +36,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "on-call": ("on-call", "on call", "pager", "on-call engineer", "primary on-call"),
     "employer": ("employer", "company", "workplace"),
     "role": ("role", "title", "job title", "position"),
-    "version": ("version", "release", "firmware", "build"),
+    "version": ("version", "release", "firmware"),
     "price": ("price", "cost", "fee", "rate", "charge", "monthly cost", "subscription", "premium"),
     "priority": ("priority", "severity", "sev"),
     "status": ("status", "state", "condition"),
@@ -48,6 +48,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "port": ("port", "listen port"),
     "endpoint": ("endpoint", "url", "webhook", "uri"),
     "host": ("host", "hostname", "server", "node", "primary"),
+
     "diet": ("diet", "dietary restriction", "dietary restrictions"),
     "partner": ("partner", "husband", "wife", "spouse", "boyfriend", "girlfriend", "fiance", "fiancee"),
     "plan": ("plan", "tier", "package", "tariff", "subscription plan"),
@@ -66,6 +67,9 @@ VALUE_WORDS: dict[str, frozenset[str]] = {
     "diet": frozenset("vegan vegetarian pescatarian flexitarian keto paleo gluten-free lactose-free halal kosher "
                       "carnivore omnivore low-carb low-sodium diabetic".split()),
 }
+# Nouns that end a thing's name more often than they name its attribute: `media server`, `order
+# number`, `care home`, `nightly build`; a phrase ending in one is not split into a subject and it.
+NAMING = frozenset("server number home place node primary line release company office host".split())
 # Words before an attribute's noun that say which statement of it, not which attribute.
 NEUTRAL = frozenset("new current old previous former latest main primary usual regular own actual present "
                     "updated preferred".split())
@@ -158,7 +162,7 @@ class Vocabulary:
             return None  # `meeting room` is an attribute's name, not a meeting's room
         for cut in range(1, len(words)):
             tail = " ".join(words[cut:])
-            if _norm(tail) in self.nouns:
+            if _norm(tail) in self.nouns and _norm(tail) not in NAMING:
                 return " ".join(words[:cut]), self.nouns[_norm(tail)]
         return None
 
