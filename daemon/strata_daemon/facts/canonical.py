@@ -173,7 +173,8 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
         lead = vocab.leading(value)
         if lead is not None:
             attribute, value = lead
-        elif _IN_A_PLACE.match(value) or shape_of(value) == "location" or _BASED.match(value):
+        elif _IN_A_PLACE.match(value) or shape_of(value) == "location" or _BASED.match(value) or \
+                re.match(r"(?:in|at)\s+[A-Z][a-z]", value):
             attribute, value = "location", _BASED.sub("", value)  # `standup is in room Kite`, `based in Rotterdam`
     elif (lead := vocab.leading(value)) is not None and lead[0] == attribute:
         value = lead[1]  # `escalated to priority P0`: P0

@@ -62,7 +62,8 @@ _ENDS = re.compile(
     r"(?i)\b(?:left|quit|dropped|cancell?ed|gave\s+up|giving\s+up|stopped|no\s+longer|not\s+\w+\s+anymore|"
     r"replaced|replacing|switched\s+(?:away\s+)?from|moved\s+(?:out\s+of|away\s+from|from|on\s+from)|sold|closed|"
     r"split\s+(?:up\s+)?(?:with|from)|broke\s+up\s+with|ditched|retired|deprecated|instead\s+of|rather\s+than|"
-    r"traded(?:\s+in)?|swapped|off|out\s+of|done\s+with|finished\s+with|from)\s+(?:the\s+|my\s+|our\s+|old\s+)*$")
+    r"traded(?:\s+in)?|swapped|off|out\s+of|done\s+with|finished\s+with|from)\s+"
+    r"(?:the\s+|my\s+|our\s+|old\s+|his\s+|her\s+|their\s+|its\s+)*$")
 # The first person acting: `I moved`, `we switched`, `reach me`, `my phone`; `my sister` is someone else.
 _FIRST_ACTING = re.compile(r"(?i)\b(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|im|ive|we|we['’]re|we['’]ve|me|us)\b")
 _FIRST_OF = re.compile(r"(?i)\b(?:my|our)\s+(?:new\s+|current\s+|old\s+|usual\s+|main\s+)?(?P<noun>[\w-]+)")
@@ -202,17 +203,25 @@ _SWITCHED = re.compile(r"(?i)\b(?:switched|swapped|replaced|changed|moved|rename
                        r"took\s+over|no\s+longer|any\s*more|instead|from\s+now\s+on)\b")
 
 
-def _names_another(attribute: str, text: str, vocab: Vocabulary, *, verbs: bool = True) -> bool:
+def _names_another(attribute: str, text: str, vocab: Vocabulary, *, verbs: bool = True, subject: str = "") -> bool:
     """Whether TEXT names an attribute of the vocabulary other than ATTRIBUTE (by a noun of three
     letters or more, a value of its form, or with VERBS a verb: `Amara moved to Cork` names a
     location): then it speaks of that one."""
     head = attribute.split()[-1]
-    words = set(_words(text))
+    words = set(_words(text)) - set(_words(subject))  # `car insurance` names no car
     if any(a != head for a, _ in shaped_values(text) if a in _TYPED):
         return True
     if verbs and any(a != head for w, a in VERBS.items() if w in words):
         return True
     return any(len(n) > 2 and " " not in n and n in words and a != head for n, a in vocab.nouns.items())
+
+
+def _own_role(attribute: str, text: str) -> bool:
+    """Whether TEXT names the first person's ATTRIBUTE without saying whose (`the new landlord is
+    Mirela`, `our GP`), naming nobody else's (`Dana's landlord`)."""
+    head = attribute.split()[-1]
+    nouns = "|".join(re.escape(n) for n in _NOUNS_OF.get(head, (head,)))
+    return bool(re.search(rf"(?i)\b(?:the|our|new)\s+(?:new\s+)?(?:{nouns})\b", text)) and not _THIRD_OF.search(text)
 
 
 def _same_form(old: str, text: str) -> bool:
@@ -380,8 +389,8 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     if not sentence or sentence.rstrip().endswith("?") or not k.attribute and not k.value:
         return None
     sentence = _VOCATIVE.sub("", sentence)  # `Hey Joanna, ...` speaks to Joanna, not of her
-    if _NOT_YET.search(sentence) or _RECORD.match(sentence) or _LOGGED.search(sentence) or \
-            not mentions(k.subject, sentence):
+    if _NOT_YET.search(sentence) or _RECORD.match(sentence) or _LOGGED.search(sentence) or not (
+            mentions(k.subject, sentence) or (k.subject == "my" and _own_role(k.attribute, sentence))):
         return None
     if not k.attribute and (state := _new_state(k.subject, k.value, sentence)) is not None:
         return Update(state, "states a new state")
@@ -391,7 +400,7 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     if k.attribute:
         named = _named_attribute(k.attribute, sentence, vocab)
         if named is None and (_same_form(k.value, sentence) or (
-                _SWITCHED.search(sentence) and not _names_another(k.attribute, sentence, vocab))):
+                _SWITCHED.search(sentence) and not _names_another(k.attribute, sentence, vocab, subject=k.subject))):
             named = True  # `Switched carriers; I'm on Kestrel Mobile now` of `my phone provider`
         if named is False or (named is None and not ends):
             return None
