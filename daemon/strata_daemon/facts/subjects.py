@@ -35,7 +35,8 @@ def _words(label: str) -> list[str]:
 
 
 def _identifiers(words: list[str]) -> set[str]:
-    return {w.casefold() for w in words if _IDENTIFIER.fullmatch(w)}
+    """The identifiers among WORDS, case-folded, a leading `#` dropped (`#55213` is `55213`)."""
+    return {w.casefold().lstrip("#") for w in words if _IDENTIFIER.fullmatch(w)}
 
 
 def _core(words: list[str]) -> list[str]:

@@ -295,7 +295,8 @@ def _patterns(nouns: str) -> tuple[str, ...]:
         r"renamed|transferred|reassigned|rotated|handed(?:\s+\w+)?\s+over|handed|passed|migrated|relocated|set|"
         r"upgraded|updated|raised|lowered|increased|reduced|cut|repointed|re-?routed|points?|pointed|went|gone|"
         r"cut\s+over|failed\s+over|swapped|dropped|scaled|turned|extended|shortened|capped|limited|brought|"
-        r"shifted|flipped|ramped|rolled)\b(?:\s+\S+){0,4}?\s+(?:to|into|onto|at)\s+(?P<v>[^;!?]+)",
+        r"shifted|flipped|ramped|rolled|revised(?:\s+(?:up|down))?)\b(?:\s+\S+){0,4}?\s+(?:to|into|onto|at)\s+"
+        r"(?P<v>[^;!?]+)",
         r"(?i)\breplac(?:ed|ing)\s+.+?\s+with\s+(?P<v>[^;!?]+)|\bswapped\s+.+?\s+for\s+(?P<v2>[^;!?]+)",
         r"(?i)\b(?:it['’]s|it\s+is|is|are|['’]s)\s+now\s+(?P<v>[^;!?]+)",
         r"(?i)\bnow\s+(?:is|are|at|in|with|on|uses?|using|runs?|has|goes\s+to|go\s+to|pays?|charges?|costs?|gets?|"

@@ -46,6 +46,7 @@ NOUNS: dict[str, tuple[str, ...]] = {
     "deadline": ("deadline", "due date", "due", "cutoff", "cut-off"),
     "date": ("date", "day"),
     "port": ("port", "listen port"),
+    "ip": ("ip", "ip address", "address ip"),
     "endpoint": ("endpoint", "url", "webhook", "uri"),
     "host": ("host", "hostname", "server", "node", "primary"),
 
@@ -102,6 +103,7 @@ SHAPES: tuple[tuple[str, re.Pattern], ...] = (
     ("priority", re.compile(r"\b(?:P[0-4]|[Ss]ev-?[1-5]|SEV-?[1-5])\b")),
     ("time", re.compile(r"(?i)\b(?:[01]?\d|2[0-3])[:.][0-5]\d\s?(?:am|pm)?\b|\b(?:1[0-2]|[1-9])\s?(?:am|pm)\b|\bnoon\b|"
                         r"\bmidnight\b")),
+    ("ip", re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?:/\d{1,2})?(?![\d.])")),
     ("location", re.compile(r"\b(?:us|eu|ap|sa|ca|me|af)-(?:north|south|east|west|central|northeast|southeast|"
                             r"northwest|southwest)-\d\b")),
 )
@@ -162,7 +164,8 @@ class Vocabulary:
             return None  # `meeting room` is an attribute's name, not a meeting's room
         for cut in range(1, len(words)):
             tail = " ".join(words[cut:])
-            if _norm(tail) in self.nouns and _norm(tail) not in NAMING:
+            owner = words[cut - 1].casefold()
+            if _norm(tail) in self.nouns and (_norm(tail) not in NAMING or owner.endswith(("'s", "’s"))):
                 return " ".join(words[:cut]), self.nouns[_norm(tail)]
         return None
 
@@ -261,6 +264,7 @@ def change_attribute(verb: str, value: str) -> str:
 KIND_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     "when": ("date", "time", "deadline"), "price": ("price",), "version": ("version",), "email": ("email",),
     "phone": ("phone",), "endpoint": ("endpoint",), "priority": ("priority",), "location": ("location",),
+    "ip": ("ip",),
 }
 _KIND_OF = {a: kind for kind, attrs in KIND_ATTRIBUTES.items() for a in attrs}
 
