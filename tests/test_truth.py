@@ -66,6 +66,8 @@ def test_a_value_ended_without_a_new_one_is_stale_and_names_what_ended_it(memory
     assert got["value"] == "vegetarian" and got["stale"] and got["superseded_by"] == f"episode:{b}"
     assert f"STALE: memory #{b} says it changed" in cli("fact", "get", "my diet", check=True).out
     assert memory.get(a)["supersession"]["superseded_by"] == [b]
+    # With no value read, it is for a person to look at.
+    assert [(c["key"], c["reason"]) for c in memory.fact_conflicts(flagged=True)] == [("my diet", "ended")]
 
 
 def test_things_true_at_once_stay_true(memory):

@@ -60,11 +60,13 @@ class Assertion:
 #   recorded (`late`); or
 # - it and the value before it differ, hold from within the window (the one "?") of each
 #   other, and came from different sources (`disagree`: each memory is a source of its own),
-#   unless a person set the new value over one read from a memory: that corrects it.
+#   unless a person set the new value over one read from a memory: that corrects it; or
+# - a newer memory ended a value without a new one strata could read (`ended`: rule `update`).
 # Any other change (a status that goes UP, DOWN, UP over days; one source correcting itself)
 # is history, not a conflict. The reason is NULL then. docs/concepts.md says the same.
 CONFLICT_REASON = (
-    "CASE WHEN n.value IS NULL THEN NULL "
+    "CASE WHEN n.value IS NULL AND n.rule = 'update' AND o.value IS NOT NULL THEN 'ended' "
+    "WHEN n.value IS NULL THEN NULL "
     "WHEN x.value IS NOT NULL AND x.value <> n.value AND x.valid_from <= n.recorded_at THEN 'late' "
     "WHEN o.value IS NOT NULL AND o.value <> n.value AND abs(n.valid_from - o.valid_from) <= ? "
     "AND (o.source_kind IS NOT n.source_kind OR o.source_ref IS NOT n.source_ref) "

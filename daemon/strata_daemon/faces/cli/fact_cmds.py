@@ -11,7 +11,9 @@ COMMANDS = ("fact",)
 
 
 REASONS = {"disagree": "another source set a different value within facts.conflict_window_seconds",
-           "late": "it arrived late: a different, newer value was already known"}
+           "late": "it arrived late: a different, newer value was already known",
+           "ended": "a newer memory says it changed, with no value strata could read: look at it"}
+_SHORT = {"late": "late", "disagree": "sources disagree", "ended": "ended by a newer memory"}
 
 
 def _show_write(r: dict) -> str:
@@ -47,7 +49,7 @@ def _show_conflict(c: dict) -> str:
     line = f"#{c['id']:<5} {c['key']}: {side(c['old'])} -> {side(c['new'])}"
     if c["next"]:
         line += f" (then {side(c['next'])})"
-    return line + f"   [{'late' if c['reason'] == 'late' else 'sources disagree'}" + \
+    return line + f"   [{_SHORT.get(c['reason'], c['reason'])}" + \
         (", acknowledged]" if c["acknowledged_at"] else "]")
 
 

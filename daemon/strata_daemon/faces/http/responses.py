@@ -280,9 +280,10 @@ FACT_HISTORY = fields({**_FACT_ALWAYS, "value": about(nullable(STR), "null: none
                        "history": about(array(ref("FactValue")), "oldest first")}, _FACT_VALUE,
                       text="A fact now (the value fields only when it has a value now) and every value it had.")
 FACT_SIDE = fields({"value": nullable(STR), "source": SOURCE}, text="A value next to another, and its source.")
-REASON = about(nullable({"type": "string", "enum": ["disagree", "late"]}),
+REASON = about(nullable({"type": "string", "enum": ["disagree", "late", "ended"]}),
                "disagree: another source gave a different value within facts.conflict_window_seconds; late: a "
-               "different, newer value was already known; null: an ordinary change")
+               "different, newer value was already known; ended: a newer memory says it changed, with no value "
+               "strata could read; null: an ordinary change")
 FACT_CONFLICT_FLAG = fields({"id": ID, "flagged": about(BOOL, "a conflict (reason is not null): for a person to "
                                                                 "look at"),
                              "reason": REASON, "late": about(BOOL, "a newer value was already known")},
@@ -303,7 +304,8 @@ FACT_CONFLICT = fields(
     {"id": ID, "key": STR, "reason": REASON, "late": BOOL, **timed(("at",)),
      "acknowledged_at": nullable(TIME), "old": nullable(_CONFLICT_SIDE), "new": _CONFLICT_SIDE,
      "next": nullable(fields({"value": nullable(STR), **timed(("valid_from",))}))},
-    text="A conflict between values of a fact: sources disagreeing close together, or a late older value.")
+    text="A conflict between values of a fact: sources disagreeing close together, a late older value, or a "
+         "value a newer memory ended.")
 
 # -- dossiers, capsule -------------------------------------------------------------------------
 
