@@ -100,9 +100,9 @@ def test_the_block_holds_pending_work_facts_and_memories_and_its_recall_takes_fe
     assert "## Facts\n- Bridge: DOWN (since" in r["block"]
     ids = [m["id"] for m in r["parts"]["memories"]]
     assert 3 in ids and f"{NOTES[2]}\n" in r["block"] and "\n#3 " in r["block"]
-    # Said by the pending line and the fact already: left out, with the reason.
+    # Said by the pending line and the fact already, or about something else: left out, with the reason.
     assert {o["id"]: o["reason"] for o in r["left_out"] if o["part"] == "memories"} == {
-        1: "says what the fact bridge says", 2: "says what the pending line says"}
+        1: "says what the fact bridge says", 2: "says what the pending line says", 4: "not relevant enough"}
     # Only what the block holds was shown: its access events, and what feedback reaches.
     shown = lived.sql("SELECT episode_id FROM access_events WHERE recall_id = ?", (r["recall_id"],))
     assert sorted(e["episode_id"] for e in shown) == sorted(ids)

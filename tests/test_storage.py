@@ -289,7 +289,7 @@ def test_migration_29_gives_fact_keys_their_identifiers_back(tmp_path):
     conn.execute("INSERT INTO web_links (agent, src, dst, type, created_at, actor) "
                  "VALUES ('default', 'episode:1', 'fact:node 2', 'mentions', 0, 'daemon')")
     conn.execute("INSERT INTO web_context (agent, node, activated_at, source) VALUES ('default', 'fact:node 2', 0, 'x')")
-    assert migrate(conn, MIGRATIONS) == [29]
+    assert migrate(conn, MIGRATIONS) == [29, 30]  # 30: the facts then owe their canonical keys
     keys = dict(conn.execute("SELECT id, key FROM facts").fetchall())
     assert keys == {1: "db-01 disk usage", 2: "backup job", 3: "dana whitfield.email", 4: "node-2"}
     assert all(keys[i] == normalise_key(label) for i, _, label in facts if i != 3)  # the rule the code has now

@@ -8,12 +8,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from strata_daemon.app.memory import Memory
 from strata_daemon.facts.canonical import canonical
 from strata_daemon.facts.keys import Source
+from strata_daemon.facts.speaking import Known
 from strata_daemon.facts.subjects import resolve, same_subject
-from strata_daemon.facts.updates import Known, update_of
+from strata_daemon.facts.updates import update_of
 from strata_daemon.store import facts as fact_store
 
 OLD, NEW = "2026-03-01T10:00:00Z", "2026-04-01T10:00:00Z"

@@ -254,7 +254,7 @@ def test_facts_history_edit_new_retract(filled):
         await switch(pilot, "3")
         # TEA states a preference, which capture reads as a fact of its own.
         assert [r[:2] for r in rows(app, "#facts")] == [["Alice.preference", "tea over coffee in the morning"],
-                                                        ["backup job on the home server.runs", "at night"],
+                                                        ["backup job on the home server.time", "night"],
                                                         ["user.drink", "coffee"]]
         app.screen.query_one("#facts").move_cursor(row=2)
         await settle(pilot)
@@ -292,7 +292,7 @@ def test_facts_history_edit_new_retract(filled):
         await settle(pilot)
         await pilot.press("y")
         await settle(pilot)
-        assert [r[0] for r in rows(app, "#facts")] == ["Alice.preference", "backup job on the home server.runs",
+        assert [r[0] for r in rows(app, "#facts")] == ["Alice.preference", "backup job on the home server.time",
                                                       "user.city"]
         current = [h for h in (await app.memory.fact_history("user.drink"))["history"] if h["current"]]
         assert [h["value"] for h in current] == [None]

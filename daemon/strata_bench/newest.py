@@ -25,10 +25,11 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
-from strata_bench.corpus import observations
 from strata_daemon.app.memory import Memory
 from strata_daemon.config.home import init_home
 from strata_daemon.errors import InvalidInput
+
+from strata_bench.corpus import observations
 
 DAY = 86400.0
 START = 1_767_225_600.0  # the corpus's first day

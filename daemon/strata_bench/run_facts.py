@@ -3,9 +3,10 @@ knowledge updates (run.py holds the others)."""
 
 from __future__ import annotations
 
-from strata_bench.run import _save
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.output import Progress, emit
+
+from strata_bench.run import _save
 
 
 async def cmd_capture(args) -> int:
@@ -18,7 +19,8 @@ async def cmd_capture(args) -> int:
 
 
 async def cmd_updates(args) -> int:
-    from strata_bench.updates import bench_updates, format_updates, steps as updates_steps
+    from strata_bench.updates import bench_updates, format_updates
+    from strata_bench.updates import steps as updates_steps
 
     if args.n < 0:
         raise InvalidInput("--n must be 0 or more")
@@ -31,7 +33,8 @@ async def cmd_updates(args) -> int:
 
 
 async def cmd_truth(args) -> int:
-    from strata_bench.newest import bench_truth, format_truth, steps as truth_steps
+    from strata_bench.newest import bench_truth, format_truth
+    from strata_bench.newest import steps as truth_steps
 
     if args.n < 0 or not 32 <= args.budget <= 100000:
         raise InvalidInput("--n must be 0 or more and --budget between 32 and 100000")

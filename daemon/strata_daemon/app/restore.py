@@ -17,7 +17,7 @@ from strata_daemon.store import (
     copies,
     driver,
     episode_reads as reads,
-    facts as fact_rows,
+    fact_lookups as fact_rows,
     files,
     purge as purge_rows,
     users,

@@ -194,9 +194,10 @@ SETTINGS: tuple[Setting, ...] = (
             "[facts.rules.status-line] turns it off.",
             _rules_table),
     Setting("facts.attributes", {},
-            "More words for the attributes facts are kept under (attribute = [words]): two wordings of one "
-            "attribute are one key (`lives in`, `moved to`, `address` are all `location`). Extends the built-in "
-            "vocabulary (docs/concepts.md#one-key-per-subject-and-attribute); a new attribute may be named.",
+            "More words for the attributes facts are kept under, a list of words per attribute "
+            "([facts.attributes] room: [\"meeting room\", \"venue\"]): two wordings of one attribute are one key "
+            "(`lives in`, `moved to`, `address` are all `location`). Extends the built-in vocabulary "
+            "(docs/concepts.md#one-key-per-subject-and-attribute); a new attribute may be named.",
             _attributes_table),
     Setting("facts.capsule_limit", 30, "Most facts the capsule shows, ranked by importance and recency of change.",
             _between(0, 10000)),

@@ -30,7 +30,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from strata_daemon.facts.updates import Known, parse_key, update_of
+from strata_daemon.facts.speaking import Known, parse_key
+from strata_daemon.facts.updates import update_of
 
 Counter = Callable[[Sequence[str]], list[int]]
 SHARE = 4  # the capsule and the facts: each at most 1/SHARE of the budget

@@ -8,13 +8,12 @@ from typing import Any, Iterable
 
 from strata_daemon.base import timeutil
 from strata_daemon.errors import CasMismatch, InvalidInput, NotFound
-from strata_daemon.facts import ranking
+from strata_daemon.facts import ranking, rekey
 from strata_daemon.facts.attributes import key_of
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import Source, clean_value, label_of, normalise_key, parse_duration
 from strata_daemon.facts.rules import Capture, capture, compile_rules
-from strata_daemon.facts import rekey
-from strata_daemon.facts.superseding import linked_in, resolved, resolved_key, updates_in
+from strata_daemon.facts.superseding import canonical_key, linked_in, resolved, resolved_key, updates_in
 from strata_daemon.facts.vocabulary import Vocabulary
 from strata_daemon.store import facts as store
 from strata_daemon.store.db import Database
@@ -132,8 +131,9 @@ class Facts:
     async def get(self, key: str, *, at: str | float | None = None, known_at: str | float | None = None) -> dict:
         """KEY's value now, or as it was at `at` (world time); with `known_at`, as strata knew it then.
         A key worded as a statement's subject finds what the statement set: `Dana's email
-        address` reads `dana.email`, `my phone number` reads `my phone`; a subject named another
-        way finds its key (`dana.email` for `Dana Whitfield.email`)."""
+        address` reads `dana.email`, `my phone number` reads `my phone`, `oskar.office` reads
+        `oskar.location`; a subject named another way finds its key (`dana.email` for `Dana
+        Whitfield.email`)."""
         now = timeutil.now()
         when = now if at is None else timeutil.parse_time(at, reference=now)
         known = None if known_at is None else timeutil.parse_time(known_at, reference=now)
@@ -143,6 +143,7 @@ class Facts:
             other = key_of(key) if isinstance(key, str) else None
             if other is not None:
                 tried.append(normalise_key(other))
+            tried += [k for k in (canonical_key(t, self.vocab) for t in list(tried)) if k]
             tried += [k for k in (resolved_key(conn, self.agent, t) for t in tried) if k]
             for k in dict.fromkeys(tried):
                 try:

@@ -20,12 +20,21 @@ import re
 from dataclasses import dataclass
 
 from strata_daemon.facts.clauses import SINGLE as RELATIONS
-from strata_daemon.facts.vocabulary import DEFAULT, VERBS, Vocabulary, shape_of, shaped_values
+from strata_daemon.facts.vocabulary import (
+    DEFAULT,
+    VERBS,
+    Vocabulary,
+    shape_of,
+    shaped_values,
+)
 
 # Prepositions that open a value without being part of it, for attributes that are a place, a
 # time or a number (`in eu-west-1`, `at 01:00`, `on 8080`).
 _LEADING_PREPOSITION = re.compile(r"(?i)^(?:at|on|in|to|into|with|from|for|over\s+to|across\s+to|onto)\s+(?=\S)")
 _UNWRAPPED = frozenset("location time date deadline port employer provider host school endpoint owner".split())
+# A word that says when (`at night`, `on Mondays`, `every day`).
+_WHEN_WORD = re.compile(r"(?i)\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|weekday|weekend|morning|afternoon|"
+                        r"evening|night|noon|midnight|daily|nightly|weekly|monthly|every|each)s?\b")
 # A value that says when: a day, a clock time, a date, `every ...` (`Marta comes on Wednesdays`).
 _WHEN = re.compile(r"(?i)\b(?:mon|tue|wed|thu|fri|sat|sun)\w*|\b(?:daily|weekly|monthly|every|each|weekday|weekend|"
                    r"morning|afternoon|evening|night|noon|midnight|tonight|tomorrow)\w*\b|\d")
@@ -87,12 +96,13 @@ def _verb_attribute(verb: str, value: str) -> tuple[str, str] | None:
     word = verb.casefold()
     bare = _LEADING_PREPOSITION.sub("", value.strip(), count=1)
     if word in _RUNS:
-        if shape_of(bare) == "time" and re.match(r"(?i)(?:at|from)\s", value.strip()):
-            return "time", bare
         if _PORT.match(bare):
             return "port", bare
         if shape_of(bare) == "version":
             return "version", bare
+        if shape_of(bare) == "time" or _WHEN_WORD.search(bare):  # `runs at night`, `runs every day at 1am`
+            return "time", value.strip() if re.match(r"(?i)(?:every|each|daily|nightly|weekly)\b", value.strip()) \
+                else bare
         if re.match(r"(?i)(?:in|at)\s", value.strip()):
             return "location", bare
         return None

@@ -14,7 +14,8 @@ from strata_daemon.facts.keys import Source
 from strata_daemon.facts.rules import STATEMENT, Rule, capture
 from strata_daemon.facts.superseding import resolved
 from strata_daemon.facts.vocabulary import Vocabulary
-from strata_daemon.store import fact_lookups as lookups, facts as store
+from strata_daemon.store import fact_lookups as lookups
+from strata_daemon.store import facts as store
 
 REKEY = "rekey"  # the rule a moved key's retraction is recorded under
 _CAPTURED = (STATEMENT, "status-line")

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from strata_daemon.errors import ConfigError, InvalidInput
+from strata_daemon.facts.canonical import canonical, label as key_label
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import label_of, normalise_key
-from strata_daemon.facts.canonical import canonical, label as key_label
 from strata_daemon.facts.statements import claims
 from strata_daemon.facts.vocabulary import DEFAULT, Vocabulary
 

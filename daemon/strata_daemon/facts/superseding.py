@@ -18,13 +18,24 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
-from strata_daemon.facts.keys import Source, clean_value
+from strata_daemon.facts.canonical import canonical, label as key_label
+from strata_daemon.facts.keys import Source, clean_value, normalise_key
 from strata_daemon.facts.rules import Capture
+from strata_daemon.facts.speaking import Known, first_person, parse_key, stems
 from strata_daemon.facts.subjects import KINDS, resolve
-from strata_daemon.facts.updates import Known, first_person, parse_key, says_change, stems, update_of
-from strata_daemon.facts.vocabulary import (KIND_ATTRIBUTES, NOUNS, TYPED, Vocabulary, kind_of, shape_of, shaped_values,
-                                             value_kind)
-from strata_daemon.store import fact_lookups as lookups, facts as store
+from strata_daemon.facts.updates import says_change, update_of
+from strata_daemon.facts.vocabulary import (
+    KIND_ATTRIBUTES,
+    NOUNS,
+    TYPED,
+    Vocabulary,
+    kind_of,
+    shape_of,
+    shaped_values,
+    value_kind,
+)
+from strata_daemon.store import fact_lookups as lookups
+from strata_daemon.store import facts as store
 
 UPDATE = store.UPDATE
 UPDATE_CONFIDENCE = 0.7
@@ -64,6 +75,16 @@ def resolved(conn, agent: str, c: Capture) -> Capture:
         return c
     return Capture(c.rule, lookups.label_of(conn, agent, key) or c.label, key, c.value, c.confidence, c.subject,
                    c.attribute)
+
+
+def canonical_key(key: str, vocab: Vocabulary) -> str | None:
+    """KEY with its attribute named as the vocabulary names it (`oskar.office` -> `oskar.location`)."""
+    k = parse_key(key, key)
+    if not k.attribute:
+        return None
+    subject, attribute, _ = canonical(k.subject, k.attribute, "", vocab=vocab)
+    found = key_label(subject, attribute)
+    return None if found is None or normalise_key(found) == key else normalise_key(found)
 
 
 def resolved_key(conn, agent: str, key: str) -> str | None:

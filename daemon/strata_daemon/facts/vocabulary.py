@@ -259,6 +259,8 @@ def change_attribute(verb: str, value: str) -> str:
     return ""
 
 
+# Each attribute with the nouns that name it, the attribute's own name first.
+NOUNS_OF: dict[str, tuple[str, ...]] = {attr: (attr, *words) for attr, words in NOUNS.items()}
 # Kinds of value, and the attributes whose values are of each: a thing's own key holding a value
 # of a kind is that attribute's key (`physio = May 2 at 11:00` is the physio's date).
 KIND_ATTRIBUTES: dict[str, tuple[str, ...]] = {

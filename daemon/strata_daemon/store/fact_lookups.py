@@ -125,3 +125,13 @@ def value_of(conn, agent: str, key: str) -> str | None:
     row = conn.execute("SELECT v.value FROM facts f JOIN fact_values v ON v.fact_id = f.id WHERE f.agent = ? AND "
                        "f.key = ? ORDER BY v.valid_from DESC, v.id DESC LIMIT 1", (agent, key)).fetchone()
     return None if row is None else row[0]
+
+
+def all_keys(conn, agent: str) -> list[str]:
+    return [k for (k,) in conn.execute("SELECT key FROM facts WHERE agent = ? ORDER BY key", (agent,))]
+
+
+def keys_with_values(conn, agent: str) -> list[str]:
+    """The keys of the namespace's facts that still hold a value (`fact forget` leaves a key empty)."""
+    return [k for (k,) in conn.execute("SELECT key FROM facts f WHERE agent = ? AND EXISTS (SELECT 1 FROM fact_values v "
+                                       "WHERE v.fact_id = f.id AND v.value IS NOT NULL)", (agent,))]

@@ -61,9 +61,9 @@ class Assertion:
 # - it and the value before it differ, hold from within the window (the one "?") of each
 #   other, and came from different sources (`disagree`: each memory is a source of its own),
 #   unless a person set the new value over one read from a memory: that corrects it; or
-# - a newer memory ended a value without a new one strata could read (`ended`: rule `update`).
-# Any other change (a status that goes UP, DOWN, UP over days; one source correcting itself)
-# is history, not a conflict. The reason is NULL then. docs/concepts.md says the same.
+# - a newer memory ended a value with no new one strata could read (`ended`: rule `update`).
+# Any other change (a status going UP, DOWN, UP over days; a source correcting itself) is
+# history, not a conflict: the reason is NULL. docs/concepts.md says the same.
 CONFLICT_REASON = (
     "CASE WHEN n.value IS NULL AND n.rule = 'update' AND o.value IS NOT NULL THEN 'ended' "
     "WHEN n.value IS NULL THEN NULL "
@@ -390,13 +390,3 @@ def rejudged(conn, agent: str, now: float) -> list[dict]:
                         "source": _source_text(before["source_kind"], before["source_ref"]),
                         "confidence": before["confidence"], "retracted_at": r["valid_from"]})
     return out
-
-
-def all_keys(conn, agent: str) -> list[str]:
-    return [k for (k,) in conn.execute("SELECT key FROM facts WHERE agent = ? ORDER BY key", (agent,))]
-
-
-def keys_with_values(conn, agent: str) -> list[str]:
-    """The keys of the namespace's facts that still hold a value (`fact forget` leaves a key empty)."""
-    return [k for (k,) in conn.execute("SELECT key FROM facts f WHERE agent = ? AND EXISTS (SELECT 1 FROM fact_values v "
-                                       "WHERE v.fact_id = f.id AND v.value IS NOT NULL)", (agent,))]

@@ -304,8 +304,7 @@ FACT_CONFLICT = fields(
     {"id": ID, "key": STR, "reason": REASON, "late": BOOL, **timed(("at",)),
      "acknowledged_at": nullable(TIME), "old": nullable(_CONFLICT_SIDE), "new": _CONFLICT_SIDE,
      "next": nullable(fields({"value": nullable(STR), **timed(("valid_from",))}))},
-    text="A conflict between values of a fact: sources disagreeing close together, a late older value, or a "
-         "value a newer memory ended.")
+    text="A conflict between values of a fact: sources disagreeing, a late older value, or one a memory ended.")
 
 # -- dossiers, capsule -------------------------------------------------------------------------
 
