@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Iterable
 
+from strata_daemon.errors import InvalidInput
 from strata_daemon.facts.canonical import canonical, label as key_label
 from strata_daemon.facts.keys import Source, clean_value, normalise_key
 from strata_daemon.facts.rules import Capture
@@ -107,7 +108,7 @@ def _write(conn, agent: str, f: dict, value: str | None, episode: int, at: float
     if value is not None:
         try:
             value = clean_value(value, max_bytes)
-        except Exception:
+        except InvalidInput:  # a value read from prose that no fact may hold: the fact ends
             value = None
     a = store.Assertion(label=f["label"], value=value, valid_from=at, source=Source("episode", str(episode)),
                         confidence=UPDATE_CONFIDENCE, rule=UPDATE)
@@ -210,11 +211,10 @@ def _search_words(subject: str) -> list[str]:
 
 def _late(conn, agent: str, f: dict, at: float, now: float, **kw) -> list[dict]:
     """A value stated at AT that a newer memory already updates: that memory's change, at once."""
-    fact = store.current_value(conn, agent, f["key"], now)
-    if fact[0] is None or fact[1] is None or fact[1]["value"] is None:
+    fact, value = store.current_value(conn, agent, f["key"], now)
+    if fact is None or value is None or value["value"] is None:
         return []
-    k = parse_key(f["key"], fact[0]["label"])
-    known = Known(f["key"], k.subject, k.attribute, str(fact[1]["value"]))
+    known = _known(store.shaped(fact, value, now))
     if known.subject == "my":  # the first person's: the attribute's words, its value's, or a change said
         words = [*NOUNS.get(known.attribute.split()[-1], ()), *known.attribute.split(), *_CHANGE_WORDS,
                  *(w for w in known.value.split() if len(w) > 3)]
@@ -229,9 +229,8 @@ def _late(conn, agent: str, f: dict, at: float, now: float, **kw) -> list[dict]:
     if latest is None:
         return []
     newer, u = latest
-    shaped = {"key": f["key"], "label": fact[0]["label"]}
-    return [_write(conn, agent, shaped, u.value, newer["id"], newer["event_at"], actor=kw["actor"], now=now,
-                   window=kw["window"], max_bytes=kw["max_bytes"])]
+    return [_write(conn, agent, {"key": f["key"], "label": fact["label"]}, u.value, newer["id"], newer["event_at"],
+                   actor=kw["actor"], now=now, window=kw["window"], max_bytes=kw["max_bytes"])]
 
 
 def linked_in(conn, agent: str, newer: int, older: int, now: float, *, remove: bool, vocab: Vocabulary,

@@ -28,11 +28,7 @@ from strata_daemon.facts.speaking import (
     THIRD_OF,
     Known,
     Update,
-    first_person,
     mentions,
-    parse_key,
-    stem,
-    stems,
     words_of,
 )
 from strata_daemon.facts.vocabulary import (
