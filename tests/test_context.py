@@ -65,6 +65,12 @@ def test_the_budget_is_a_ceiling_a_memory_far_less_relevant_is_left_out():
     assert [m["id"] for m in p.memories] == [1, 3] and p.used < 300
     assert {"part": "memories", "id": 2, "reason": "not relevant enough"} in p.left_out
     assert [m["id"] for m in pack(300, count, hits=hits).memories] == [1, 2, 3]
+    # Relevance is relative to the candidates (the second of two may be 0); a match as measured
+    # of at least half the best's keeps it.
+    matched = [{**hits[0], "match": 0.8}, {**hits[1], "match": 0.45}, hits[2]]
+    assert [m["id"] for m in pack(300, count, hits=matched, floor=0.2).memories] == [1, 2, 3]
+    matched[1]["match"] = 0.3
+    assert [m["id"] for m in pack(300, count, hits=matched, floor=0.2).memories] == [1, 3]
 
 
 def test_the_capsule_condensed_leaves_out_what_nobody_wrote(home):

@@ -58,6 +58,29 @@ def test_the_newest_value_is_the_fact_recall_and_the_block_lead_with(memory, cas
     assert all(f["value"] == value for f in block["parts"]["facts"] if f["key"] == key)
 
 
+def test_the_block_of_a_small_home_keeps_to_the_question(memory, cli):
+    """The issue's home: three changes and a lunch order. Each question's block holds its own
+    two statements, newest first, and none of the others; the lunch order is no fact."""
+    ids = {}
+    for case in ("escalated", "moved", "port"):
+        older, newer, *_ = WORDINGS[case]
+        ids[case] = [memory.observe(newer, at=NEW)["id"], memory.observe(older, at=OLD)["id"]]
+    memory.observe("Lunch order: two salads and a soup.", at=NEW)
+    memory.embed_pending()
+    for case in ("escalated", "moved", "port"):
+        *_, question, _, value = WORDINGS[case]
+        block = memory.context(question, budget=300, record=False)
+        assert [f["value"] for f in block["parts"]["facts"]] == [value]
+        assert [m["id"] for m in block["parts"]["memories"]] == ids[case]
+    assert sorted(f["key"] for f in memory.list_facts()) == ["database migration ticket.priority",
+                                                             "gateway.port", "standup.location"]
+    # A subject alone reads its one attribute, or names them all.
+    assert memory.get_fact("the database migration ticket")["value"] == "P0"
+    memory.set_fact("gateway.owner", "Ana")
+    got = cli("fact", "get", "gateway")
+    assert got.returncode != 0 and "gateway.owner, gateway.port" in got.err and 'strata fact get "gateway.owner"' in got.err
+
+
 def test_a_value_ended_without_a_new_one_is_stale_and_names_what_ended_it(memory, cli):
     a = memory.observe("I'm vegetarian.", at=OLD)["id"]
     b = memory.observe("Doctor's orders: I'm no longer vegetarian, I eat fish and chicken again.", at=NEW)["id"]

@@ -13,7 +13,10 @@ whitespace to it, so the block costs the sum of its lines, and the block never e
 budget.
 
 The budget is a ceiling, not a target: a memory far less relevant than the best one
-(recall.context_floor, a tuned constant) is left out, so a block about one thing does not fill up with others. A fact
+(recall.context_floor, a tuned constant) is left out, so a block about one thing does not fill
+up with others, unless its match to the turn as measured (its cosine or its share of the turn's
+words) is still at least half the best's: relevance is relative to the candidates, and in a home
+of a few memories the second of two is 0 however close it is. A fact
 that a newer memory in the block updates (facts/updates.py) is left out too: the block never
 reads an old value ahead of the memory that changed it.
 
@@ -35,6 +38,7 @@ from strata_daemon.facts.updates import update_of
 
 Counter = Callable[[Sequence[str]], list[int]]
 SHARE = 4  # the capsule and the facts: each at most 1/SHARE of the budget
+MATCHED = 0.5  # a memory under the relevance floor stays when its measured match is this share of the best's
 MEMORIES = "## Memories (cite #id)"
 _SPACE = re.compile(r"\s+")
 
@@ -144,6 +148,7 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
     kept = {_flat(line).casefold(): f"the {heading.casefold()} line" for heading, lines in p.capsule for line in lines}
     kept.update({f"{f['label']}: {_flat(str(f['value']))}".casefold(): f"the fact {f['key']}" for f in p.facts})
     best = max((_relevance(h) for h in hits), default=0.0)
+    best_match = max((h.get("match", 0.0) for h in hits), default=0.0)
     for rank, h in enumerate(hits, 1):
         text = texts[rank - 1]
         # A line says its day when the line above it is of another day (the first always), and
@@ -156,7 +161,7 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
             line, cost = short[j], short_costs[j]
         else:
             line, cost = dated[j], dated_costs[j]
-        if not h.get("led") and _relevance(h) < floor * best:
+        if not h.get("led") and _relevance(h) < floor * best and not h.get("match", 0.0) >= MATCHED * best_match > 0:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": "not relevant enough"})
             continue
         if (same := _repeats(text, kept)) is not None:

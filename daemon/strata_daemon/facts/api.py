@@ -15,6 +15,7 @@ from strata_daemon.facts.keys import Source, clean_value, label_of, normalise_ke
 from strata_daemon.facts.rules import Capture, capture, compile_rules
 from strata_daemon.facts.superseding import canonical_key, linked_in, resolved, resolved_key, updates_in
 from strata_daemon.facts.vocabulary import Vocabulary
+from strata_daemon.store import fact_lookups as lookups
 from strata_daemon.store import facts as store
 from strata_daemon.store.db import Database
 
@@ -150,6 +151,14 @@ class Facts:
                     return store.get(conn, self.agent, k, at=when, known_at=known, now=now)
                 except NotFound:
                     continue
+            # A subject alone (`database migration ticket`) reads its one attribute, or names them.
+            subjects = [*tried, *(k.split(" ", 1)[1] for k in tried if k.startswith(("the ", "our ")))]
+            under = next((u for u in (lookups.attributes_of(conn, self.agent, k) for k in subjects) if u), [])
+            if len(under) == 1:
+                return store.get(conn, self.agent, under[0], at=when, known_at=known, now=now)
+            if under:
+                raise NotFound(f"{key!r} is a subject with {len(under)} facts: {', '.join(under)}",
+                               hint=f'name one: strata fact get "{under[0]}"')
             return store.get(conn, self.agent, tried[0], at=when, known_at=known, now=now)  # its message names it
 
         return await self.db.run(read)

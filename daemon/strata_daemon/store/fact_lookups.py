@@ -28,6 +28,13 @@ def keys_under(conn, agent: str, attribute: str) -> list[tuple[str, str]]:
         (agent, *params, MAX_KEYS))]
 
 
+def attributes_of(conn, agent: str, subject: str) -> list[str]:
+    """The namespace's keys that are SUBJECT's attributes (`subject.attribute`), by key."""
+    return [r[0] for r in conn.execute(
+        "SELECT key FROM facts WHERE agent = ? AND key >= ? AND key < ? ORDER BY key LIMIT ?",
+        (agent, subject + ".", subject + ".\U0010ffff", MAX_KEYS))]
+
+
 def newer_speaking_of(conn, agent: str, words: list[str], after: float, *, every: bool) -> list[dict]:
     """Memories of the namespace said after AFTER that hold every one of WORDS (`every`) or any,
     by the full-text index; (id, content, event_at), the MAX_NEWER said soonest after, in order."""

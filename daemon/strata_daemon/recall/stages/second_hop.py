@@ -11,6 +11,7 @@ from strata_daemon.store.fulltext import rarest_within, search
 from strata_daemon.store.recall import CANDIDATE_COLUMNS
 
 HOP_JOINS = 0.1  # a memory the second hop alone finds joins when its words weigh this share of the question's
+SEEDS_WITHIN = 0.1  # a first hit seeds the hop when its relevance is at least this share of the best's
 
 
 async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
@@ -22,7 +23,11 @@ async def second_hop(req: Request, src: Sources, st: State) -> dict | None:
     t = req.tuning
     if t.hop_weight <= 0 or not st.candidates:
         return None
-    seeds = sorted(st.candidates, key=lambda c: -c.relevance)[:t.hop_seeds]
+    # A candidate far below the best seeds nothing: in a home of a few memories every one is a
+    # candidate, and the words of one unrelated to the question would bring in its neighbours.
+    top = max(c.relevance for c in st.candidates)
+    seeds = sorted((c for c in st.candidates if c.relevance >= SEEDS_WITHIN * top),
+                   key=lambda c: -c.relevance)[:t.hop_seeds]
     words = expansion(req.query, [c.row["content"] for c in seeds], t.hop_words,
                       [c.row["content"] for c in st.candidates])
     if not words:
