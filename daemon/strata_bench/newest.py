@@ -3,7 +3,8 @@ in turn (an older value, then a newer one, or a chain of three or four) are stor
 synthetic corpus's memories, with distractors about something close; half the items arrive
 newest first. Each item's question is then asked three ways:
 
-- recall: is the newest statement the first hit?
+- recall: is the newest statement among the first ten hits with no older one of the item above
+  it (`recall_first`)? Is it the first hit of all (`top1`)?
 - the context block (`strata context`): does it hold the newest statement, with no older one
   of the item ahead of it, and no fact whose value an older statement gave?
 - the facts: does no current fact hold a value an older statement gave?
@@ -30,6 +31,7 @@ from strata_daemon.config.home import init_home
 from strata_daemon.errors import InvalidInput
 
 from strata_bench.corpus import observations
+from strata_bench.updates import written_pairs
 
 DAY = 86400.0
 START = 1_767_225_600.0  # the corpus's first day
@@ -45,20 +47,6 @@ SETS = {
     "held_out": (DATA / "truth_heldout.jsonl",),
 }
 PUBLIC = ("memtrust", "benchd")
-
-
-def _tsv_items(path: Path, text: str) -> list[dict]:
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        cols = [c.strip() for c in line.split("\t")]
-        if len(cols) < 4 or not all(cols):
-            raise InvalidInput(f"{path.name} line {n}: expected attribute, two or more statements (oldest first) "
-                               "and question, tab-separated")
-        out.append({"kind": "update", "attribute": cols[0], "said": cols[1:-1], "values": [None] * (len(cols) - 2),
-                    "question": cols[-1], "distractors": []})
-    return out
 
 
 def _jsonl_items(path: Path, text: str) -> list[dict]:
@@ -81,14 +69,20 @@ def _jsonl_items(path: Path, text: str) -> list[dict]:
 
 
 def load(paths: tuple[Path, ...]) -> list[dict]:
+    """The items of JSON-lines sets, and of the tab-separated pairs and chains of `bench updates`
+    (no values, no distractors)."""
     items = []
     for path in paths:
+        if path.suffix != ".jsonl":
+            items += [{**p, "kind": "update", "values": [None] * len(p["said"]), "distractors": []}
+                      for p in written_pairs((path,))]
+            continue
         try:
             text = path.read_text(encoding="utf-8")
         except OSError as e:
             raise InvalidInput(f"cannot read {path}: {e.strerror}",
                                hint="`strata bench truth` reads tests/data/ of a source checkout") from None
-        items += _jsonl_items(path, text) if path.suffix == ".jsonl" else _tsv_items(path, text)
+        items += _jsonl_items(path, text)
     return items
 
 
