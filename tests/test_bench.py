@@ -308,3 +308,15 @@ def test_bench_truth_keeps_items_about_one_thing_in_homes_apart():
     assert sorted(i for h in homes for i in h) == list(range(len(items))) and len(homes) <= MAX_HOMES
     standup = [i for i, it in enumerate(items) if any("standup" in s.casefold() for s in it["said"])]
     assert len({next(n for n, h in enumerate(homes) if i in h) for i in standup}) == min(len(standup), MAX_HOMES)
+
+
+def test_bench_truth_lists_the_items_it_missed_when_asked():
+    from strata_bench.newest import format_truth
+
+    part = {"items": 1, "recall_first": 0.0, "top1": 0.0, "block": 1.0, "facts": 0.0, "all_three": 0.0,
+            "stale_facts_in_block": 0, "block_tokens_median": 40}
+    r = {"background": 0, "budget": 256, "sets": {"dev": {"pairs": part, "homes": 1, "misses": [
+        {"said": ["Rui has the pager.", "Bea took the pager over."], "question": "Who has the pager?",
+         "recall": False, "block": True, "facts": False, "stale_keys": ["pager.owner"]}]}}}
+    assert format_truth(r).splitlines()[-1] == ("    missed (recall, facts; stale pager.owner): Rui has the pager. -> "
+                                                 "Bea took the pager over. | Who has the pager?")

@@ -351,4 +351,8 @@ def format_truth(r: dict) -> str:
                          f"{v['top1']:.3f}), block {v['block']:.3f}"
                          f", facts {v['facts']:.3f}, all three {v['all_three']:.3f}; stale facts in the block "
                          f"{v['stale_facts_in_block']}; block tokens (median) {v['block_tokens_median']}")
+        for m in s.get("misses", ()):
+            failed = ", ".join(k for k in ("recall", "block", "facts") if not m[k])
+            stale = f"; stale {', '.join(m['stale_keys'])}" if m["stale_keys"] else ""
+            lines.append(f"    missed ({failed}{stale}): {' -> '.join(m['said'])} | {m['question']}")
     return "\n".join(lines)
