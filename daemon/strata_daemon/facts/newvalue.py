@@ -51,12 +51,17 @@ def _clip(raw: str) -> str | None:
 _STRONG = 3
 
 
+# A thing named after `on`, `at`, `in` is where something else happened (`the exporter restarts
+# on nas-01: ECONNREFUSED`): what follows is not its value.
+_NOT_AFTER_PLACE = "".join(rf"(?<!\b{p}\s)" for p in ("on", "at", "in", "for", "from", "to"))
+
+
 def _patterns(nouns: str) -> tuple[str, ...]:
     return (
         rf"(?i)\bnew\s+(?:[\w-]+\s+)?(?:{nouns})\s*(?:is|:|,|-|–|—|=)?\s*(?P<v>[^;!?]+)",
         rf"(?P<v>\b(?:[A-Z0-9][\w.'’&-]*|[a-z][\w]*[-.\d][\w.-]*)(?:\s+[A-Z0-9][\w.'’&-]*){{0,3}})\s+(?:is|are)\s+"
         rf"(?:now\s+)?(?:our|my|the|his|her|their)?\s*(?:new\s+)?(?:{nouns})\b",
-        rf"(?i)\b(?:{nouns})\s*(?::|=|\bis\b|\bare\b|was\s+changed\s+to|has\s+changed\s+to|changed\s+to)\s*(?:now\s+)?"
+        rf"(?i){_NOT_AFTER_PLACE}\b(?:{nouns})\s*(?::|=|\bis\b|\bare\b|was\s+changed\s+to|has\s+changed\s+to|changed\s+to)\s*(?:now\s+)?"
         rf"(?P<v>[^;!?]+)",
         r"(?i)\b(?:moved|switched|changed|escalated|downgraded|bumped|pushed(?:\s+back)?|rescheduled|postponed|"
         r"renamed|transferred|reassigned|rotated|handed(?:\s+\w+)?\s+over|handed|passed|migrated|relocated|set|"

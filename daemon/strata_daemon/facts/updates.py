@@ -85,6 +85,9 @@ for _verb, _attr in VERBS.items():
     _VERBS_OF.setdefault(_attr, []).append(_verb)
 
 
+_MEANS = frozenset("by via over through per".split())
+
+
 def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | None:
     """True when TEXT names ATTRIBUTE, False when it names another kind of it (`home phone` for
     `work phone`), None when it names neither."""
@@ -95,8 +98,8 @@ def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | Non
     for noun in sorted(nouns, key=len, reverse=True):
         for m in re.finditer(rf"(?:(\S+)\s+)?{re.escape(noun)}s?\b", low):
             before = (m.group(1) or "").strip("'")
-            if vocab.nouns.get(f"{before} {noun}", head) != head:
-                continue  # `email address` names an email, not an address
+            if vocab.nouns.get(f"{before} {noun}", head) != head or before in _MEANS:
+                continue  # `email address` names an email, not an address; `answer by email` a way
             said = {before} - NEUTRAL - {"", "the", "a", "my", "our", "his", "her", "their", "its", "of", "s"}
             if set(qualifiers) & _QUALIFYING and not set(qualifiers) & _QUALIFYING <= (said | set(low.split())):
                 return False  # `home phone` for `work phone`; `new space` for `parking space` names it
@@ -194,8 +197,9 @@ _VOCATIVE = re.compile(r"^\W*(?:(?i:hey|hi|hello|yeah|yes|yep|thanks|thank\s+you
                        r"hmm)\W+)*[A-Z][\w'’-]+\s*[,!]\s*")
 # A log record of one moment (`... after ETIMEDOUT (build 776)`, `(run 77644)`, `(cycle 4048)`).
 _LOGGED = re.compile(r"(?i)\((?:build|run|check|cycle|job|msg|ticket|pid)\s+[\w-]+[,)]")
-# A record of a message or a note says who wrote or what was noted, not what is true now.
-_RECORD = re.compile(r"(?i)^\W*(?:(?:e-?mail|mail|message|msg|call|text|sms|dm|letter|voicemail|invite|reply)\s+"
+# A record of a message or a note says who wrote or what was noted, not what is true now; a
+# to-do (`TODO T-344 (Sofia asked): upgrade ledger-sync to 4.7.7`) says what is still to happen.
+_RECORD = re.compile(r"(?i)^\W*(?:to-?do\b|(?:e-?mail|mail|message|msg|call|text|sms|dm|letter|voicemail|invite|reply)\s+"
                      r"(?:from|to|by)\b|new\s+mail\b|(?:[\w-]+\s+){0,3}?(?:lesson|notes?|idea|tip|reminder|todo|til|"
                      r"observation|thought|question|q|diary|journal|log)s?\s*:|(?:sent|replied|forwarded|wrote|"
                      r"emailed|called|drafted)\b)")
