@@ -12,8 +12,9 @@ the config can change it, switch it off (`enabled = false`) or add rules beside 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from strata_daemon.errors import ConfigError, InvalidInput
 from strata_daemon.facts.canonical import canonical, label as key_label

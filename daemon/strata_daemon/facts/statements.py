@@ -48,7 +48,7 @@ _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|
                           r"[a-z]+ing(?![.\w-])|[a-z]+ed\s+by)\b(?![/-])")
 _PRONOUNS = frozenset("his her their its".split())
 # A chat line: a name, a colon, and what they said.
-_SAID_BY = re.compile(r"^\s*(?P<name>[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?):\s+(?P<text>\S.*)$", re.S)
+_SAID_BY = re.compile(r"^\s*(?P<name>[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?):\s+(?P<text>\S.*)$", re.DOTALL)
 _LABELS = frozenset("""note notes update correction reminder todo fyi ps re fwd fw nb tip idea lesson
 announcement edit summary question answer q a important warning info journal diary log update""".split())
 _MINE = re.compile(r"(?i)\b(?:i|i['’]m|i['’]ve|my|me)\b")

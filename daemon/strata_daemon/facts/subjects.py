@@ -16,7 +16,7 @@ Two names that share only a word (`analytics warehouse`, `billing warehouse`) st
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 # Words for the kind of thing a name names: `the billing-api service` is `billing-api`.
 KINDS = frozenset("""
@@ -66,9 +66,8 @@ def same_subject(a: str, b: str, *, loose: bool = False) -> bool:
     if [w for w in long_ if w not in KINDS] == [w for w in short if w not in KINDS] and any(
             w not in KINDS for w in short):
         return True  # `Atlas Migration project` is `Atlas Migration`
-    if long_[:len(short)] == short and (loose or all(w[:1].isupper() for w in long_words)):
-        return True  # `Dana` is `Dana Whitfield`
-    return False
+    # `Dana` is `Dana Whitfield`
+    return long_[:len(short)] == short and (loose or all(w[:1].isupper() for w in long_words))
 
 
 def resolve(subject: str, candidates: Iterable[tuple[str, str]], *, loose: bool = False) -> str | None:

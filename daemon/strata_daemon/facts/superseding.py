@@ -16,7 +16,7 @@ one whose value it replaced (`supersedes`).
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from collections.abc import Iterable
 
 from strata_daemon.errors import InvalidInput
 from strata_daemon.facts.canonical import canonical, label as key_label
@@ -241,7 +241,7 @@ def linked_in(conn, agent: str, newer: int, older: int, now: float, *, remove: b
     if newer not in texts or older not in texts:
         return []
     text, at = texts[newer]
-    kw = dict(actor=actor, now=now, window=window, max_bytes=max_bytes)
+    kw = {"actor": actor, "now": now, "window": window, "max_bytes": max_bytes}
     if remove:
         out = []
         for f in lookups.changed_by(conn, agent, newer, now):

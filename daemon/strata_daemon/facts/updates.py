@@ -77,7 +77,6 @@ _ENDS = re.compile(
     r"split\s+(?:up\s+)?(?:with|from)|broke\s+up\s+with|ditched|retired|deprecated|instead\s+of|rather\s+than|"
     r"traded(?:\s+in)?|swapped|off|out\s+of|done\s+with|finished\s+with|from)\s+"
     r"(?:the\s+|my\s+|our\s+|old\s+|his\s+|her\s+|their\s+|its\s+)*$")
-TYPED = TYPED
 
 
 _VERBS_OF: dict[str, list[str]] = {}

@@ -16,8 +16,8 @@ A word before an attribute's noun that says which one (`work phone`, `home phone
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
 
 from strata_daemon.errors import ConfigError
 
@@ -122,7 +122,7 @@ class Vocabulary:
     nouns: Mapping[str, str] = field(default_factory=dict)  # noun phrase -> attribute
 
     @classmethod
-    def build(cls, extra: Mapping[str, Iterable[str]] | None = None) -> "Vocabulary":
+    def build(cls, extra: Mapping[str, Iterable[str]] | None = None) -> Vocabulary:
         nouns = {_norm(n): attr for attr, words in NOUNS.items() for n in (attr, *words)}
         for attr, words in (extra or {}).items():
             if not isinstance(attr, str) or not attr.strip() or isinstance(words, str) or not all(
