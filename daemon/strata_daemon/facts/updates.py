@@ -47,7 +47,7 @@ from strata_daemon.facts.vocabulary import (
 _CHANGE_WORDS = """now new newly change changed changing move moved switched switching swapped instead no_longer anymore
 any_more from_now_on going_forward as_of relocated renamed replaced replacing took_over taken_over handed hands handing
 passed reassigned rotated transferred migrated escalated de-escalated deescalated downgraded upgraded update updated
-bumped scaled raised lowered increased reduced cut pushed postponed rescheduled brought_forward delayed extended left quit
+bumped raised lowered increased reduced cut pushed postponed rescheduled brought_forward delayed extended left quit
 joined started became become these_days nowadays latest currently correction actually turns_out not_any_longer reset
 rolled_out deployed promoted sold bought canceled cancelled dropped retired settled finally officially got_a gets
 repointed point_at points_at rerouted re-routed traded stepped_down stepped_back stepped_aside appointed registered
@@ -169,9 +169,6 @@ def _restates(value: str, text: str) -> tuple[bool, bool]:
         bare = re.sub(r"[\s().-]", "", value.casefold())
         at = re.sub(r"[\s().-]", "", low).find(bare)
         return at >= 0, False
-    numbers = [t for t in words_of(value) if any(c.isdigit() for c in t)]
-    if any(not re.search(rf"\b{re.escape(t)}\b", low) for t in numbers):
-        return False, False  # `12 units` does not hold `20 units`
     tokens = [t for t in words_of(value) if len(t) > 2 and t not in _FILLER] or words_of(value)
     hits = sorted(m.start() for t in tokens for m in re.finditer(rf"\b{re.escape(t)}\b", low))
     if not hits:
@@ -186,7 +183,7 @@ def _restates(value: str, text: str) -> tuple[bool, bool]:
 _FILLER = frozenset("the and for with a an of at in on to from".split())
 # The old value leaving: `Imogen handed Project Heron over`, `Zofia stepped down`, `Fiona left`.
 _LEAVES = re.compile(r"(?i)[\w'’-]+(?:\s+[A-Z]?[\w'’-]+)?\s+(?:has\s+|is\s+|was\s+)?(?:handed|hands|handing|stepped|steps|"
-                     r"left|leaves|quit|quits|swapped|transferred|moved\s+on|retired|went\s+off|is\s+off|is\s+out|passed|"
+                     r"left|leaves|quit|quits|swapped|moved\s+on|retired|went\s+off|is\s+off|is\s+out|passed|"
                      r"resigned|gave\s+up|closed|shut|split|broke|stopped|no\s+longer|was\s+replaced|got\s+replaced|"
                      r"is\s+sick|is\s+away|is\s+on\s+leave|moved\s+away|went\s+away)\b")
 
