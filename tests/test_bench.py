@@ -295,6 +295,7 @@ def test_bench_truth_scores_recall_the_block_and_the_facts_on_the_public_suites(
     assert r["benchmark"] == "truth" and m["items"] == 7
     # The block shows the new value and no stale fact in every case; so do the facts.
     assert m["block"] == 1.0 and m["facts"] == 1.0 and m["stale_facts_in_block"] == 0
+    assert m["ended_by_another"] == 0  # no case's statement superseded by another case's
     assert 0 < m["block_tokens_median"] <= r["budget"]
     b = cli.json("bench", "truth", "--set", "benchd", "--n", "0", timeout=900)["sets"]["benchd"]
     assert b["items"] == 7 and b["top1"] == 7

@@ -192,11 +192,13 @@ async def _judge(mem: Memory, item: dict, said: list[int], budget: int, by_sourc
     # Newest first: found among the first ten, with nothing the item said before it above it. The
     # first hit overall (`top1`) also asks that no distractor or other memory outranks it.
     ahead = hits[:hits.index(want)] if want in hits else hits
+    # A memory outside the item superseded the asked statement: a rule read another thing as this one.
+    ended_by_another = bool(set((await mem.get(want))["supersession"]["superseded_by"]) - set(said))
     stale_keys = [] if coexist else sorted(stale)
     return {"stale_keys": stale_keys, "recall": want in hits and not any(i in ahead for i in others),
             "top1": bool(hits) and hits[0] == want,
             "block": block_ok, "facts": facts_ok,
-            "stale_facts_in_block": len(stale_in_block), "tokens": block["tokens"],
+            "stale_facts_in_block": len(stale_in_block), "tokens": block["tokens"], "ended": ended_by_another,
             "held": any(_has(str(f["value"]), item["values"][target]) for f in by_source.get(want, ()))}
 
 
@@ -217,6 +219,7 @@ def _summary(rows: list[dict], items: list[dict]) -> dict:
                                             for i in which) / len(which), 4),
                      "stale_facts_in_block": sum(rows[i]["stale_facts_in_block"] for i in which),
                      "newest_held_by_a_fact": share("held", which),
+                     "ended_by_another": sum(rows[i]["ended"] for i in which),
                      "block_tokens_median": sorted(rows[i]["tokens"] for i in which)[len(which) // 2]}
     return out
 
@@ -350,7 +353,8 @@ def format_truth(r: dict) -> str:
             lines.append(f"  {name} {part} ({v['items']}): recall newest first {v['recall_first']:.3f} (first hit "
                          f"{v['top1']:.3f}), block {v['block']:.3f}"
                          f", facts {v['facts']:.3f}, all three {v['all_three']:.3f}; stale facts in the block "
-                         f"{v['stale_facts_in_block']}; block tokens (median) {v['block_tokens_median']}")
+                         f"{v['stale_facts_in_block']}; ended by another item's statement {v.get('ended_by_another', 0)}; "
+                         f"block tokens (median) {v['block_tokens_median']}")
         for m in s.get("misses", ()):
             failed = ", ".join(k for k in ("recall", "block", "facts") if not m[k])
             stale = f"; stale {', '.join(m['stale_keys'])}" if m["stale_keys"] else ""
