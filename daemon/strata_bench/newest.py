@@ -172,10 +172,10 @@ async def _judge(mem: Memory, item: dict, said: list[int], budget: int, by_sourc
     block = await mem.context(item["question"], budget=budget, record=False)
     shown = [m["id"] for m in block["parts"]["memories"]]
     block_facts = block["parts"]["facts"]
+    superseded = set((await mem.get(want))["supersession"]["superseded_by"])
     if coexist:
         # Nothing the others say may end what the asked statement says: it is not superseded and
         # the facts it gave are still current.
-        superseded = (await mem.get(want))["supersession"]["superseded_by"]
         kept = {f["key"] for f in by_source.get(want, ())}
         facts_ok, stale_in_block = not superseded and all(k in kept for k in captured.get(want, ())), []
     else:
@@ -193,7 +193,7 @@ async def _judge(mem: Memory, item: dict, said: list[int], budget: int, by_sourc
     # first hit overall (`top1`) also asks that no distractor or other memory outranks it.
     ahead = hits[:hits.index(want)] if want in hits else hits
     # A memory outside the item superseded the asked statement: a rule read another thing as this one.
-    ended_by_another = bool(set((await mem.get(want))["supersession"]["superseded_by"]) - set(said))
+    ended_by_another = bool(superseded - set(said))
     stale_keys = [] if coexist else sorted(stale)
     return {"stale_keys": stale_keys, "recall": want in hits and not any(i in ahead for i in others),
             "top1": bool(hits) and hits[0] == want,
