@@ -49,6 +49,13 @@ def test_a_block_never_exceeds_its_budget_and_says_why_it_left_things_out():
     assert p.lines() == ["## Memories (cite #id)", "#2 22 Sep 2026 leader election done: node-2 is leader now",
                          "#1 21 Sep leader: node-1"]  # the year of the line above
     assert {"part": "facts", "key": "leader", "reason": "#2 says it changed since"} in p.left_out
+    # A status line all its fact says is left out, unless it ended an older hit: beside it, it is
+    # what says which one is true now.
+    garage = [{"id": 2, "content": "Garage door: closed", "event_at": T0 + 86400},
+              {"id": 1, "content": "Garage door: open", "event_at": T0, "explain": {"superseded_by": [2]}}]
+    fact = [{"key": "garage door", "label": "Garage door", "value": "closed", "valid_from": T0 + 86400}]
+    assert [m["id"] for m in pack(200, count, facts=fact, hits=garage).memories] == [2, 1]
+    assert [m["id"] for m in pack(200, count, facts=fact, hits=garage[:1]).memories] == []
     # A line of the day the line above is of leaves its day out.
     p = pack(200, count, hits=[{"id": 5, "content": "a", "event_at": T0}, {"id": 6, "content": "b", "event_at": T0 + 60}])
     assert p.lines()[1:] == ["#5 21 Sep 2026 a", "#6 b"]

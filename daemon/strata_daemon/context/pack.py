@@ -149,6 +149,9 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
     kept.update({f"{f['label']}: {_flat(str(f['value']))}".casefold(): f"the fact {f['key']}" for f in p.facts})
     best = max((_relevance(h) for h in hits), default=0.0)
     best_match = max((h.get("match", 0.0) for h in hits), default=0.0)
+    # A memory that ended another hit stays though a fact says it all: beside the older statement
+    # it is what tells the agent which one is true now, and what it cites.
+    ended_others = {i for h in hits for i in h.get("explain", {}).get("superseded_by", ())}
     for rank, h in enumerate(hits, 1):
         text = texts[rank - 1]
         # A line says its day when the line above it is of another day (the first always), and
@@ -164,7 +167,7 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
         if not h.get("led") and _relevance(h) < floor * best and not h.get("match", 0.0) >= MATCHED * best_match > 0:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": "not relevant enough"})
             continue
-        if (same := _repeats(text, kept)) is not None:
+        if h["id"] not in ended_others and (same := _repeats(text, kept)) is not None:
             p.left_out.append({"part": "memories", "id": h["id"], "reason": f"says what {same} says"})
             continue
         extra = header if not p.memories else 0
