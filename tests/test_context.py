@@ -56,6 +56,17 @@ def test_a_block_never_exceeds_its_budget_and_says_why_it_left_things_out():
     fact = [{"key": "garage door", "label": "Garage door", "value": "closed", "valid_from": T0 + 86400}]
     assert [m["id"] for m in pack(200, count, facts=fact, hits=garage).memories] == [2, 1]
     assert [m["id"] for m in pack(200, count, facts=fact, hits=garage[:1]).memories] == []
+    # A fact drawn from a hit that recall ranked below its newer statement is left out: no rule
+    # read the newer one as its update, but recall did.
+    moved = [{"id": 2, "content": "Warehouse is in ap-southeast-1 after the APAC move", "event_at": T0 + 86400},
+             {"id": 1, "content": "The analytics warehouse lives in us-east-2", "event_at": T0,
+              "explain": {"newer_alike": [2]}}]
+    old = [{"key": "analytics warehouse.location", "label": "analytics warehouse.location", "value": "us-east-2",
+            "valid_from": T0, "source": "episode:1"}]
+    p = pack(200, count, facts=old, hits=moved)
+    assert not p.facts and {"part": "facts", "key": "analytics warehouse.location",
+                            "reason": "#2 says it changed since"} in p.left_out
+    assert pack(200, count, facts=old, hits=moved[1:]).facts  # its newer statement is not in the block
     # A line of the day the line above is of leaves its day out.
     p = pack(200, count, hits=[{"id": 5, "content": "a", "event_at": T0}, {"id": 6, "content": "b", "event_at": T0 + 60}])
     assert p.lines()[1:] == ["#5 21 Sep 2026 a", "#6 b"]

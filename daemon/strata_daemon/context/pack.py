@@ -102,6 +102,18 @@ def _updated(f: dict, hits: Sequence[dict]) -> dict | None:
     return next((h for h in newer if update_of(known, h["content"]) is not None), None)
 
 
+def _outranked(f: dict, hits: Sequence[dict]) -> dict | None:
+    """The hit recall ranked above the memory fact F was drawn from as its newer statement (it
+    superseded it, or says the same thing with newer values), when F's memory is a hit."""
+    by_id = {h["id"]: h for h in hits}
+    kind, _, n = str(f.get("source") or "").partition(":")
+    source = by_id.get(int(n)) if kind == "episode" and n.isdigit() else None
+    if source is None:
+        return None
+    why = source.get("explain", {})
+    return next((by_id[i] for i in (*why.get("superseded_by", ()), *why.get("newer_alike", ())) if i in by_id), None)
+
+
 def _facts(p: Packed, facts: Sequence[dict], count: Counter, room: int, hits: Sequence[dict]) -> None:
     lines = [f"- {f.get('label') or f['key']}: {_flat(str(f['value']))}"
              + (f" (since {day(f['valid_from'])})" if f.get("valid_from") else "") for f in facts]
@@ -110,7 +122,7 @@ def _facts(p: Packed, facts: Sequence[dict], count: Counter, room: int, hits: Se
     header, *costs = count(["## Facts", *lines])
     start = p.used
     for f, line, cost in zip(facts, lines, costs):
-        if (newer := _updated(f, hits)) is not None:
+        if (newer := _updated(f, hits) or _outranked(f, hits)) is not None:
             p.left_out.append({"part": "facts", "key": f["key"], "reason": f"#{newer['id']} says it changed since"})
             continue
         extra = header if not p.facts else 0
