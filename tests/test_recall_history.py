@@ -4,6 +4,7 @@ daemon.recalls_keep_days, and what a memory's use was at any moment reads the sa
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 
 import pytest
 
@@ -48,9 +49,12 @@ def test_old_recalls_are_pruned_and_each_memorys_use_reads_the_same(memory):
     memory.feedback(old[0], "success", used=ids[:2])  # the other hits of old[0] are passed over
     recent = memory.recall("config moved", mode="fast", k=4)["recall_id"]
     memory.fold()
-    _age(memory, old, 100)
+    # 100 days back, to an evening: a day counted by rounding (as CAST does in PostgreSQL) would
+    # be the next one.
+    back = 100 + (timeutil.now() % DAY - 0.75 * DAY) / DAY
+    _age(memory, old, back)
     unfolded = memory.recall("relay gw-03", mode="fast", k=4)["recall_id"]
-    _age(memory, [unfolded], 100)  # old, but its accesses wait for the fold phase
+    _age(memory, [unfolded], back)  # old, but its accesses wait for the fold phase
     now = timeutil.now()
     asked = memory.sql("SELECT at FROM recalls WHERE id = ?", (old[0],))[0]["at"]
     moments = (now + 1, now - 50 * DAY, asked + 1)
@@ -82,9 +86,9 @@ def test_old_recalls_are_pruned_and_each_memorys_use_reads_the_same(memory):
     assert _decay(memory)["recalls"] == 1
     assert {r["id"] for r in memory.sql("SELECT id FROM recalls")} == {recent}
     # Its accesses, on the same day as the others, joined their rows: one per memory and day.
-    rows = memory.sql("SELECT episode_id, count(*) AS rows FROM access_events WHERE recall_id IS NULL "
-                      "GROUP BY episode_id, CAST(at / 86400 AS INTEGER)")
-    assert rows and all(r["rows"] == 1 for r in rows)
+    rows = Counter((r["episode_id"], r["at"] // DAY) for r in memory.sql(
+        "SELECT episode_id, at FROM access_events WHERE recall_id IS NULL"))
+    assert rows and set(rows.values()) == {1}
     assert _use(memory, ids, now + 1) == before[0]
     # The episode's question served a memory that is purged: its words go, with no recall to tell.
     memory.forget(ids[0], purge=True)

@@ -30,11 +30,16 @@ def prune_batch(conn, before: float, batch: int = BATCH) -> dict[str, int]:
     if not ids:
         return {"recalls": 0, "access_events": 0, "day_rows": 0}
     marks = ", ".join("?" * len(ids))
-    days = conn.execute(
-        f"SELECT episode_id, CAST(at / {DAY} AS INTEGER) AS day, sum(n), max(at) FROM access_events "
-        f"WHERE recall_id IN ({marks}) AND folded = 1 GROUP BY episode_id, day", ids).fetchall()
+    # Days are counted here, not in SQL: CAST(x AS INTEGER) truncates in SQLite but rounds in
+    # PostgreSQL, which put an afternoon's accesses on the next day.
+    days: dict[tuple[int, int], list[float]] = {}
+    for episode_id, at, n in conn.execute(
+            f"SELECT episode_id, at, n FROM access_events WHERE recall_id IN ({marks}) AND folded = 1", ids):
+        total = days.setdefault((episode_id, int(at // DAY)), [0, at])
+        total[0] += n
+        total[1] = max(total[1], at)
     added = 0
-    for episode_id, day, n, last in days:
+    for (episode_id, day), (n, last) in days.items():
         merged = conn.execute(
             "UPDATE access_events SET n = n + ?, at = max(at, ?) WHERE id = (SELECT id FROM access_events "
             "WHERE episode_id = ? AND recall_id IS NULL AND at >= ? AND at < ? LIMIT 1)",
