@@ -35,6 +35,7 @@ from typing import Callable, Sequence
 
 from strata_daemon.facts.speaking import Known, parse_key
 from strata_daemon.facts.updates import update_of
+from strata_daemon.store.nodes import episode_id
 
 Counter = Callable[[Sequence[str]], list[int]]
 SHARE = 4  # the capsule and the facts: each at most 1/SHARE of the budget
@@ -102,12 +103,10 @@ def _updated(f: dict, hits: Sequence[dict]) -> dict | None:
     return next((h for h in newer if update_of(known, h["content"]) is not None), None)
 
 
-def _outranked(f: dict, hits: Sequence[dict]) -> dict | None:
+def _outranked(f: dict, by_id: dict[int, dict]) -> dict | None:
     """The hit recall ranked above the memory fact F was drawn from as its newer statement (it
-    superseded it, or says the same thing with newer values), when F's memory is a hit."""
-    by_id = {h["id"]: h for h in hits}
-    kind, _, n = str(f.get("source") or "").partition(":")
-    source = by_id.get(int(n)) if kind == "episode" and n.isdigit() else None
+    superseded it, or says the same thing with newer values), when F's memory is a hit (BY_ID)."""
+    source = by_id.get(episode_id(str(f.get("source") or "")))
     if source is None:
         return None
     why = source.get("explain", {})
@@ -121,8 +120,9 @@ def _facts(p: Packed, facts: Sequence[dict], count: Counter, room: int, hits: Se
         return
     header, *costs = count(["## Facts", *lines])
     start = p.used
+    by_id = {h["id"]: h for h in hits}
     for f, line, cost in zip(facts, lines, costs):
-        if (newer := _updated(f, hits) or _outranked(f, hits)) is not None:
+        if (newer := _updated(f, hits) or _outranked(f, by_id)) is not None:
             p.left_out.append({"part": "facts", "key": f["key"], "reason": f"#{newer['id']} says it changed since"})
             continue
         extra = header if not p.facts else 0
