@@ -105,6 +105,20 @@ def test_things_true_at_once_stay_true(memory):
     assert memory.get(home)["supersession"] == {"supersedes": [], "superseded_by": []}
 
 
+def test_a_change_in_the_first_person_updates_only_the_fact_it_speaks_of(memory):
+    # A person's home holds many of their own facts; a switch names none of them by its words.
+    memory.observe("My rent is 950 a month.", at=OLD)
+    memory.observe("My dentist is Dr Ilse Verhoeven.", at=OLD)
+    provider = memory.observe("My phone provider is Verizon.", at=OLD)["id"]
+    switch = memory.observe("Switched dentists: I now see Dr Amaral.", at=NEW)
+    carrier = memory.observe("Switched carriers; I'm on Kestrel Mobile now.", at=NEW)["id"]
+    assert [f["key"] for f in switch["facts"]] == ["my dentist"]
+    facts = {f["key"]: f["value"] for f in memory.list_facts()}
+    assert facts["my rent"] == "950 a month" and "my dentist" not in facts  # ended: no value read
+    assert memory.get_fact("my phone provider")["superseded_by"] == f"episode:{carrier}"
+    assert memory.get(provider)["supersession"]["superseded_by"] == [carrier]
+
+
 def test_a_plan_or_a_question_changes_nothing_yet(memory):
     memory.observe("I live in Austin.", at=OLD)
     memory.observe("I got a job offer in Denver and I'm moving there next week.", at=NEW)

@@ -4,14 +4,17 @@ transaction a batch, so that a memory is never stored without its facts and link
 from __future__ import annotations
 
 import itertools
+import logging
 from typing import Any, Callable, Iterable, Mapping
 
 from strata_daemon.base import timeutil
+from strata_daemon.errors import StrataError
 from strata_daemon.episodes import storing
 from strata_daemon.episodes.model import normalize
 from strata_daemon.store import episode_reads as reads, episodes as writes
 
 IMPORT_BATCH = 2000
+log = logging.getLogger("strata.observe")
 
 
 class Observing:
@@ -31,9 +34,26 @@ class Observing:
             results = await storing.insert(
                 w, self.agent, [row], window=float(self.config["store.attention_window_seconds"]),
                 actor=self.actor, now=now)
-            facts = await w.run(self.layers.facts.capture_in, [row], results, now)
+            facts, held = await w.run(self.layers.facts.capture_in, [row], results, now)
             await w.run(self.layers.web.mentions_in, [row], results, facts, now)
-        return {**results[0], "facts": facts}
+        return {**results[0], "facts": facts + await self._settle(held, now)}
+
+    async def _settle(self, held: list, now: float) -> list[dict]:
+        """The updates capture held (facts/superseding.py), taken where their two memories speak
+        alike, in a transaction of their own: the memories are stored whatever the weighing says."""
+        if not held:
+            return []
+        try:
+            alike = await self.layers.facts.weigh(held)
+        except StrataError as e:  # no embedder: the facts stay as they are, and the log says why
+            log.warning("%d fact updates not weighed, the facts keep their values: %s", len(held), e.message)
+            return []
+        if not alike:
+            return []
+        async with self.db.write() as w:
+            facts = await w.run(self.layers.facts.settle_in, alike, now)
+            await w.run(self.layers.web.mentions_in, [], [], facts, now)
+        return facts
 
     async def observe_many(self, rows: Iterable[dict], *, validated: bool = False,
                            progress: Callable[[int], None] | None = None,
@@ -66,11 +86,11 @@ class Observing:
             async with self.db.write() as w:
                 results = await storing.insert(w, self.agent, part, window=window,
                                               actor=self.actor, now=now, skip_purged=skip_purged)
-                facts = await w.run(self.layers.facts.capture_in, part, results, now)
+                facts, held = await w.run(self.layers.facts.capture_in, part, results, now)
                 await w.run(self.layers.web.mentions_in, part, results, facts, now)
                 if input_sha256 is not None:
                     await writes.record_import(w, self.agent, input_sha256, len(part), now=now)
-                captured += len(facts)
+            captured += len(facts) + len(await self._settle(held, now))
             for r in results:
                 totals[r["status"]] += 1
                 if r["id"] is not None:

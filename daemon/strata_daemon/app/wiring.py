@@ -113,7 +113,7 @@ class Layers:
     def facts(self):
         from strata_daemon.facts.api import Facts
 
-        return Facts(self.db, self.agent, self.config, self.actor)
+        return Facts(self.db, self.agent, self.config, self.actor, self.models)
 
     @cached_property
     def dossiers(self):

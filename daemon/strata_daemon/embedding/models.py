@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from strata_daemon.embedding import backlog
-from strata_daemon.embedding.loader import load_embedder
+from strata_daemon.embedding.loader import DEFAULT, load_embedder
 from strata_daemon.store import vectors
 from strata_daemon.store.db import Database
 
@@ -25,6 +25,7 @@ class Models:
         self.with_source = with_source
         self.agent, self.vector_cache, self.exact_below = agent, vector_cache, exact_below
         self._embedder = None
+        self._minilm = None
         self._vectors: VectorCache | None | bool = False  # False: not made yet
         self._reranker: Loaded | None = None
 
@@ -61,13 +62,22 @@ class Models:
                                                      threads=self.threads)
         return self._embedder
 
+    async def minilm(self):
+        """The packaged MiniLM: the configured embedder when it is that model, else one of its own
+        (what a measured similarity floor was measured with, whatever embeds the memories)."""
+        if self.model in (None, DEFAULT):
+            return await self.embedder()
+        if self._minilm is None:
+            self._minilm = await asyncio.to_thread(load_embedder, DEFAULT, "onnx", self.folder, threads=self.threads)
+        return self._minilm
+
     def share_embedder(self, other: "Models") -> None:
         """Use another's embedder: one model in memory, whichever namespace asks."""
         self.embedder = other.embedder
 
     def release(self) -> None:
-        """Unload the embedder, the cross-encoder and the vectors; the next use loads them again."""
-        self._embedder = None
+        """Unload the embedders, the cross-encoder and the vectors; the next use loads them again."""
+        self._embedder = self._minilm = None
         if self._reranker is not None:
             self._reranker.release()
         self._vectors = False

@@ -3,8 +3,9 @@ database hop; writes are one short transaction."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 from strata_daemon.base import timeutil
 from strata_daemon.errors import CasMismatch, InvalidInput, NotFound
@@ -13,11 +14,14 @@ from strata_daemon.facts.attributes import key_of
 from strata_daemon.facts.judge import judge
 from strata_daemon.facts.keys import Source, clean_value, label_of, normalise_key, parse_duration
 from strata_daemon.facts.rules import Capture, capture, compile_rules
-from strata_daemon.facts.superseding import canonical_key, linked_in, resolved, resolved_key, updates_in
+from strata_daemon.facts.superseding import Held, canonical_key, linked_in, resolved, resolved_key, settle, updates_in
 from strata_daemon.facts.vocabulary import Vocabulary
 from strata_daemon.store import fact_lookups as lookups
 from strata_daemon.store import facts as store
 from strata_daemon.store.db import Database
+
+if TYPE_CHECKING:
+    from strata_daemon.embedding.models import Models
 
 log = logging.getLogger("strata.facts")
 
@@ -41,8 +45,9 @@ def _importance(value: Any) -> float | None:
 
 
 class Facts:
-    def __init__(self, db: Database, agent: str, config, actor: str):
-        self.db, self.agent, self.actor = db, agent, actor
+    def __init__(self, db: Database, agent: str, config, actor: str, models: Models):
+        self.db, self.agent, self.actor, self.models = db, agent, actor, models
+        self.alike_floor = float(config.tuning.facts.alike_floor)
         self.max_value_bytes = int(config["facts.max_value_bytes"])
         self.window = float(config.tuning.facts.conflict_window_seconds)
         self.capture_on = bool(config["facts.capture"])
@@ -255,12 +260,14 @@ class Facts:
         return linked_in(conn, self.agent, newer, older, now, remove=remove, vocab=self.vocab, actor=self.actor,
                          window=self.window, max_bytes=self.max_value_bytes)
 
-    def capture_in(self, conn, rows: Iterable[dict], results: Iterable[dict], now: float) -> list[dict]:
+    def capture_in(self, conn, rows: Iterable[dict], results: Iterable[dict], now: float
+                   ) -> tuple[list[dict], list[Held]]:
         """Apply the capture rules to stored observations, inside their write transaction (on the
         database thread). A repeat re-confirms; a duplicate was captured when first stored, and
-        a row left out as purged was not stored."""
+        a row left out as purged was not stored. Returns the facts written and the updates held
+        for weigh() and settle_in()."""
         if not self.capture_on or not (self.rules or self.sentences):
-            return []
+            return [], []
         out = []
         for row, result in zip(rows, results):
             if result["status"] not in ("created", "repeat"):
@@ -274,10 +281,23 @@ class Facts:
                             "reason": f"capture failed: {type(e).__name__}", "episode_id": result["id"]})
                 continue
             out.extend(self._captured(conn, resolved(conn, self.agent, c), row, result["id"], now) for c in found)
-        if self.sentences:
-            out += updates_in(conn, self.agent, rows, results, out, now, vocab=self.vocab, actor=self.actor,
-                              window=self.window, max_bytes=self.max_value_bytes)
-        return out
+        if not self.sentences:
+            return out, []
+        changed, held = updates_in(conn, self.agent, rows, results, out, now, vocab=self.vocab, actor=self.actor,
+                                   window=self.window, max_bytes=self.max_value_bytes)
+        return out + changed, held
+
+    async def weigh(self, held: list[Held]) -> list[Held]:
+        """The held updates whose two memories speak alike (tuning facts.alike_floor), by the
+        packaged MiniLM whatever embeds the memories, so that one floor holds."""
+        emb = await self.models.minilm()
+        vectors = await asyncio.to_thread(emb.embed, [t for h in held for t in h.texts])
+        return [h for i, h in enumerate(held) if float(vectors[2 * i] @ vectors[2 * i + 1]) >= self.alike_floor]
+
+    def settle_in(self, conn, held: list[Held], now: float) -> list[dict]:
+        """Inside a write transaction: the updates weigh() found alike, as changes of the facts."""
+        return settle(conn, self.agent, held, now, actor=self.actor, window=self.window,
+                      max_bytes=self.max_value_bytes)
 
     def _captured(self, conn, c: Capture, row: dict, episode_id: int, now: float) -> dict:
         try:

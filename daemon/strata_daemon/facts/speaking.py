@@ -41,9 +41,12 @@ class Known:
 
 @dataclass(frozen=True)
 class Update:
-    """The fact's new value (None: it is no longer current), and why the text updates it."""
+    """The fact's new value (None: it is no longer current), and why the text updates it. `weak`:
+    no word of the text names the fact's attribute; only a switch said, or a value of the old
+    value's form, ties the two."""
     value: str | None
     why: str
+    weak: bool = False
 
 
 def parse_key(key: str, label: str) -> Known:

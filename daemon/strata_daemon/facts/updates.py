@@ -206,7 +206,7 @@ _RECORD = re.compile(r"(?i)^\W*(?:to-?do\b|(?:e-?mail|mail|message|msg|call|text
 
 def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | None:
     """How TEXT updates the known fact K, or None when it does not (see the module's rules)."""
-    sentence = text.strip()
+    sentence, weak = text.strip(), False
     if not sentence or sentence.rstrip().endswith("?") or not k.attribute and not k.value:
         return None
     sentence = _VOCATIVE.sub("", sentence)  # `Hey Joanna, ...` speaks to Joanna, not of her
@@ -222,7 +222,7 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
         named = _named_attribute(k.attribute, sentence, vocab)
         if named is None and (_same_form(k.value, sentence) or (
                 _SWITCHED.search(sentence) and not _names_another(k.attribute, sentence, vocab, subject=k.subject))):
-            named = True  # `Switched carriers; I'm on Kestrel Mobile now` of `my phone provider`
+            named = weak = True  # `Switched carriers; I'm on Kestrel Mobile now` of `my phone provider`
         if named is False or (named is None and not ends):
             return None
     value, strong = new_value(k, sentence, vocab)
@@ -231,4 +231,4 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     if value is None and not ends and (not k.attribute or not says_change(sentence)):
         return None  # a key of its own (`gateway timeout`) changes when a new value can be read
     return Update(value, "ends the value" if ends and value is None else "states a new value" if value
-                  else "says it changed")
+                  else "says it changed", weak)
