@@ -213,6 +213,11 @@ def test_a_newer_memory_updates_a_fact_it_does_not_state_in_capture_s_words(know
     assert u is not None and u.value == value
 
 
+def test_an_update_no_word_of_which_names_the_attribute_is_weak():
+    assert update_of(Known("milk.provider", "Milk", "provider", "Dale Farm"), "Switched milk to Green Pastures.").weak
+    assert not update_of(Known("my phone", "my", "phone", "555-0181"), "My new number is 555-0192.").weak
+
+
 @pytest.mark.parametrize("known, text", [
     (Known("sven.work phone", "Sven", "work phone", "+46 8 555 219 40"), "Sven's home phone: +46 8 555 873 12"),
     (Known("dana.email", "Dana", "email", "dana@a.example"), "Priya's email changed to priya@b.example"),
