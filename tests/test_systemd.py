@@ -23,7 +23,9 @@ from strata_daemon.app.systemd import first_private, step_paths
 
 EXPOSURE_AT_MOST = 2.5  # systemd-analyze's scale: 0 (safe) to 10 (exposed)
 TCP = "[http]\nenabled = true\nport = {port}\n"
-CONFIGS = {"socket only": "", "tcp": TCP.format(port=8765)}
+STORE = '[store]\nurl = "{url}"\n'
+CONFIGS = {"socket only": "", "tcp": TCP.format(port=8765),
+           "postgres elsewhere": STORE.format(url="postgresql://strata:pw@db.example:5432/strata")}
 NO_SECCOMP = seccomp_helpers.unavailable()
 NO_ANALYZE = "systemd-analyze is not installed" if shutil.which("systemd-analyze") is None else None
 START_TIMEOUT = 60.0
@@ -100,6 +102,31 @@ def test_network_sockets_only_when_the_daemon_listens_on_tcp(cli, service_home, 
         assert ("PrivateNetwork=yes" in opts) == private_network
     assert [o for o in system if o.startswith("IPAddress")] == system_ip
     assert not [o for o in user if o.startswith("IPAddress")]  # a user manager cannot filter addresses
+
+
+@pytest.mark.parametrize("url, families, system_ip, private_network, online", [
+    ("postgresql://strata:pw@db.example:5432/strata", "AF_UNIX AF_INET AF_INET6", [], False, True),
+    ("postgresql://strata@localhost:5432/strata", "AF_UNIX AF_INET AF_INET6",
+     ["IPAddressAllow=localhost", "IPAddressDeny=any"], False, False),
+    ("postgresql://strata@[::1]/strata", "AF_UNIX AF_INET AF_INET6", ["IPAddressAllow=localhost", "IPAddressDeny=any"],
+     False, False),
+    ("postgresql:///strata?host=/run/postgresql", "AF_UNIX", ["IPAddressDeny=any"], True, False),
+], ids=["another machine", "this machine", "this machine, IPv6", "a Unix socket"])
+def test_the_unit_reaches_a_postgresql_store_where_store_url_says(cli, service_home, url, families, system_ip,
+                                                                  private_network, online):
+    write_config(service_home, STORE.format(url=url))
+    system, user = options(unit(cli)), options(unit(cli, "--user"))
+    for opts in (system, user):
+        assert [o for o in opts if o.startswith("RestrictAddressFamilies=")] == [f"RestrictAddressFamilies={families}"]
+        assert ("PrivateNetwork=yes" in opts) == private_network
+        assert ("Wants=network-online.target" in opts) == online
+        assert [o for o in opts if o.startswith("After=")] == [
+            "After=local-fs.target network-online.target" if online else "After=local-fs.target"]
+    assert [o for o in system if o.startswith("IPAddress")] == system_ip
+    # The API on another interface as well: no address filter may cut either off.
+    write_config(service_home, STORE.format(url=url) + '[http]\nenabled = true\nport = 8765\nhost = "0.0.0.0"\n'
+                 'allow_remote = true\n')
+    assert not [o for o in options(unit(cli)) if o.startswith("IPAddress")]
 
 
 def test_the_system_unit_never_runs_strata_as_root(cli, home):

@@ -1,6 +1,7 @@
 """The systemd units `strata systemd print-unit` prints: a shipped file (systemd/) with its
-@NAME@ placeholders filled in. Two blocks follow the configuration: network sockets only when
-the daemon listens on TCP, and /home hidden unless something the daemon uses lies there."""
+@NAME@ placeholders filled in. Three blocks follow the configuration: network sockets only when
+the daemon listens on TCP or reaches its store over TCP, a start after the network for a store
+on another machine, and /home hidden unless something the daemon uses lies there."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 import shlex
 from pathlib import Path
 from typing import Iterable
+from urllib.parse import parse_qs, urlsplit
 
 # What ProtectHome= covers.
 PRIVATE_TREES = (Path("/home"), Path("/root"), Path("/run/user"))
@@ -29,8 +31,51 @@ def unit_word(path: str) -> str:
     return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def network_lines(*, tcp: bool, loopback: bool, system: bool) -> list[str]:
-    """Address families and IP access: Unix sockets only, unless the daemon serves TCP."""
+LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def store_reach(url: str) -> str | None:
+    """How the daemon reaches its store: None for the home's SQLite file or a PostgreSQL server
+    on a Unix socket (`postgresql:///strata?host=/run/postgresql`), `loopback` for a server on
+    this machine's TCP, `remote` for another machine's."""
+    if not url:
+        return None
+    parts = urlsplit(url)
+    given = [h for field in (parts.netloc.rpartition("@")[2], *parse_qs(parts.query).get("host", ()))
+             for h in field.split(",")]
+    named = [_host(h) for h in given if h and not h.startswith("/")]
+    if not named:
+        return None  # no host (libpq's default) or a path: a Unix socket
+    return "loopback" if all(h.casefold() in LOOPBACK_HOSTS for h in named) else "remote"
+
+
+def _host(netloc: str) -> str:
+    """A host without its port: `db:5432` -> `db`, `[::1]:5432` -> `::1`."""
+    if netloc.startswith("["):
+        return netloc[1:netloc.find("]")]
+    return netloc.rsplit(":", 1)[0] if netloc.count(":") == 1 else netloc
+
+
+def order_lines(store: str | None) -> list[str]:
+    """What the unit starts after: the network, too, when the store is on another machine."""
+    if store != "remote":
+        return ["After=local-fs.target"]
+    return ["# The store is a PostgreSQL server on another machine (store.url): start once the network is up.",
+            "Wants=network-online.target", "After=local-fs.target network-online.target"]
+
+
+def network_lines(*, tcp: bool, loopback: bool, system: bool, store: str | None = None) -> list[str]:
+    """Address families and IP access: Unix sockets only, unless the daemon serves TCP or its
+    store is a PostgreSQL server reached over TCP (store_reach)."""
+    if store is not None:
+        why = "a PostgreSQL server on this machine" if store == "loopback" else "a PostgreSQL server on another machine"
+        lines = [f"# Unix sockets, and IPv4 and IPv6: the store is {why} (store.url)"
+                 + (", and the API listens on TCP (http.port)." if tcp else "."),
+                 "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6"]
+        if system and store == "loopback" and (not tcp or loopback):
+            return lines + ["# Only this machine may be reached:", "IPAddressAllow=localhost",
+                            "# every other address is refused, in and out.", "IPAddressDeny=any"]
+        return lines
     if not tcp:
         return ["# Local only: Unix sockets (the notify socket, the API socket), no network sockets.",
                 "# Loop steps run in here too: one that needs the network (a mail check) needs these lines changed.",

@@ -67,7 +67,15 @@ def used_paths(home: Path, cfg, account_home: Path) -> list[Path]:
 
 
 def unit_text(home: Home, *, user: bool, account: pwd.struct_passwd | None = None) -> str:
-    from strata_daemon.app.systemd import fill, first_private, network_lines, protect_home_lines, unit_word
+    from strata_daemon.app.systemd import (
+        fill,
+        first_private,
+        network_lines,
+        order_lines,
+        protect_home_lines,
+        store_reach,
+        unit_word,
+    )
     from strata_daemon.faces.http.serve import is_loopback
 
     unit = UNITS / ("strata-user.service" if user else "strata.service")
@@ -78,11 +86,13 @@ def unit_text(home: Home, *, user: bool, account: pwd.struct_passwd | None = Non
     cfg = home.config()
     tcp = bool(cfg["http.enabled"]) and int(cfg["http.port"]) != 0  # only `strata run` is under the unit
     account_home = Path(account.pw_dir) if account else Path.home()
-    network = network_lines(tcp=tcp, loopback=is_loopback(cfg["http.host"]), system=not user)
+    store = store_reach(cfg["store.url"])
+    network = network_lines(tcp=tcp, loopback=is_loopback(cfg["http.host"]), system=not user, store=store)
     private = first_private(used_paths(home.root, cfg, account_home))
     return fill(text, {"STRATA": unit_word(str(Path(sys.executable).parent / "strata")),
                        "HOME": unit_word(str(home.root)),
                        "USER": account.pw_name if account else "", "NETWORK": "\n".join(network),
+                       "ORDER": "\n".join(order_lines(store)),
                        "PROTECT_HOME": "\n".join(protect_home_lines(private))})
 
 
@@ -116,7 +126,8 @@ def register(sub, common) -> None:
     q = ss.add_parser("print-unit", parents=[common], help="Print the unit file for this home and this install.",
                       description="Print systemd/strata.service (or strata-user.service) with this home and this "
                                   "install's paths; network sockets are allowed only when the daemon serves TCP "
-                                  "(http.enabled and http.port), so print it again after changing [http]. Save it "
+                                  "(http.enabled and http.port) or reaches a PostgreSQL store over TCP (store.url), "
+                                  "so print it again after changing either. Save it "
                                   "as ~/.config/systemd/user/strata.service (--user) or "
                                   "/etc/systemd/system/strata.service. The system unit runs strata as the account "
                                   "that owns the home (or --run-as ACCOUNT), and never as root.")
