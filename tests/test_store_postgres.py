@@ -193,3 +193,47 @@ def test_errors_say_what_to_do_and_never_show_a_password(pg_server, tmp_path):
         conn.execute("SELECT ?::bigint", (2**70,))
     assert isinstance(connection.describe(raw.value, pg_server.url()), InvalidInput)
     conn.close()
+
+
+# -- a home made for a PostgreSQL store ----------------------------------------------------------
+
+
+def test_init_with_a_store_url_lays_out_the_schema_and_then_the_home(pg_empty_url, tmp_path):
+    from conftest import CLI
+
+    target = tmp_path / "agent-home"
+    r = CLI(target)("init", str(target), "--store-url", pg_empty_url, "--json", check=True)
+    assert "store" in __import__("json").loads(r.out)
+    assert f'store.url = "{pg_empty_url}"' in (target / "strata.toml").read_text()
+    db = connection.connect(pg_empty_url)
+    assert db.execute("SELECT count(*) FROM _migrations").fetchone()[0] > 0
+    db.close()
+
+
+def test_init_with_a_store_it_cannot_reach_writes_nothing(pg_server, tmp_path):
+    from conftest import CLI
+
+    target = tmp_path / "agent-home"
+    unreachable = pg_server.url("no_such_database")
+    r = CLI(target)("init", str(target), "--store-url", unreachable)
+    assert r.returncode == 6 and "no database at" in r.err and "createdb" in r.err
+    assert not target.exists()  # nothing to undo before trying again
+    # Without the driver (a stand-in module that fails to import, first on the path): the
+    # packages a registry serves, and nothing written either.
+    missing = tmp_path / "no-psycopg"
+    missing.mkdir()
+    (missing / "psycopg.py").write_text("raise ImportError('psycopg is not installed here')\n")
+    r = CLI(target)("init", str(target), "--store-url", unreachable, process=True, env={"PYTHONPATH": str(missing)})
+    assert r.returncode == 6 and "psycopg[binary]" in r.err and "strata-daemon[" not in r.err
+    assert not target.exists()
+
+
+def test_init_with_a_store_url_beside_a_strata_toml_names_the_whole_url_to_set(tmp_path):
+    from conftest import CLI
+
+    target = tmp_path / "agent-home"
+    CLI(target)("init", str(target), check=True)
+    before = (target / "strata.toml").read_text()
+    r = CLI(target)("init", str(target), "--store-url", "postgresql://strata:s3cret@db.example:5432/strata")
+    assert r.returncode != 0 and 'store.url = "postgresql://strata:PASSWORD@db.example:5432/strata"' in r.err
+    assert "s3cret" not in r.err and (target / "strata.toml").read_text() == before

@@ -9,9 +9,11 @@ from __future__ import annotations
 MAX_MESSAGE = 400
 
 # How to install what a feature needs, said so that it works from a pip install and a checkout.
-INSTALL_CORE = "reinstall strata: `pip install --force-reinstall strata-daemon` (in a checkout: `make run`)"
-INSTALL_LLM = ("`pip install 'strata-daemon[llm]'` (in a checkout: `pip install '.[llm]'`); it builds llama.cpp "
-               "once, which needs a C compiler and cmake and takes about 5 minutes")
+# strata is installed from its checkout or a wheel made from it, not from a registry: name the
+# packages a registry serves, and the checkout's form.
+INSTALL_CORE = "reinstall strata from where it came: in its checkout, `pip install --force-reinstall .` or `make run`"
+INSTALL_LLM = ("`pip install 'llama-cpp-python>=0.3' 'gguf>=0.10'` (in a checkout: `pip install '.[llm]'`); it "
+               "builds llama.cpp once, which needs a C compiler and cmake and takes about 5 minutes")
 
 
 def shortened(text: str, limit: int = MAX_MESSAGE) -> str:

@@ -11,6 +11,7 @@ application's own modules and for tests; a face never reads them (tests/architec
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any, AsyncIterator, Awaitable, Callable, Iterable, Mapping
 
 from strata_daemon.app import wiring
@@ -152,6 +153,16 @@ class Memory(Observing, Changes, Context, Status, Access):
         mem = cls(db, home, config, agent, actor)
         await mem.layers.facts.pay_owed_keys()
         return mem
+
+    @staticmethod
+    async def reach_store(url: str) -> str:
+        """Reach the PostgreSQL database URL names and lay out its schema, before a home is made
+        to use it (`strata init --store-url`); where it is, without the password."""
+        db = await engines.open_database(Path(), url)
+        try:
+            return db.path
+        finally:
+            await db.close()
 
     async def close(self) -> None:
         for view in self._shared.values():

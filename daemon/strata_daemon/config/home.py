@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from strata_daemon.config.load import Config, load_config, render_default_toml
 from strata_daemon.errors import ConfigError
@@ -98,18 +99,31 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Home:
     return Home(Path(data).resolve() / "strata")
 
 
+def check_store_url(home: Home, store_url: str) -> None:
+    """What `init --store-url` refuses before it writes anything: a URL that is not one, or a
+    home whose strata.toml exists already (the URL goes into a new one only)."""
+    from strata_daemon.config.settings import BY_KEY
+
+    bad = BY_KEY["store.url"].check(store_url)
+    if bad:
+        raise ConfigError(f"--store-url {bad}", hint="postgresql://USER:PASSWORD@HOST/DATABASE")
+    if home.config_path.exists():
+        parts = urlsplit(store_url)
+        hidden = parts._replace(netloc=f"{parts.username}:PASSWORD@{parts.netloc.rpartition('@')[2]}") \
+            if parts.password is not None else parts
+        raise ConfigError(f"{home.config_path} exists already; --store-url writes only a new one",
+                          hint=f'set store.url = "{urlunsplit(hidden)}" in it, or run `strata init` without '
+                               "--store-url to use it as it is")
+
+
 def init_home(path: str | os.PathLike, *, store_url: str | None = None) -> tuple[Home, bool]:
     """Lay out a home with the pristine example capsule; write a commented strata.toml unless
     one exists, with `store_url` as its store.url when given. Returns (home, wrote_config)."""
     if not str(path).strip():
         raise ConfigError("an empty path names no folder", hint="name the home's folder, e.g. strata init ~/agent-home")
-    if store_url is not None:
-        from strata_daemon.config.settings import BY_KEY
-
-        bad = BY_KEY["store.url"].check(store_url)
-        if bad:
-            raise ConfigError(f"--store-url {bad}", hint="postgresql://USER:PASSWORD@HOST/DATABASE")
     home = Home(Path(path).expanduser().resolve())
+    if store_url is not None:
+        check_store_url(home, store_url)
     home.ensure_layout()
     example, capsule = shipped("capsule", "CAPSULE.md"), home.capsule_dir / "CAPSULE.md"
     if example.is_file() and not capsule.exists():
@@ -117,9 +131,6 @@ def init_home(path: str | os.PathLike, *, store_url: str | None = None) -> tuple
         with os.fdopen(fd, "wb") as f:
             f.write(example.read_bytes())
     if home.config_path.exists():
-        if store_url is not None:
-            raise ConfigError(f"{home.config_path} exists already; --store-url writes only a new one",
-                              hint=f'set store.url = "{store_url.split("@")[-1]}" in it (with its user and password)')
         return home, False
     text = render_default_toml()
     if store_url is not None:

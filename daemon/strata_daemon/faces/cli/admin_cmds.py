@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+from pathlib import Path
 
 from strata_daemon.base import logs
 from strata_daemon.base.timeutil import duration
 from strata_daemon.base.wording import plain
-from strata_daemon.config.home import init_home, resolve_home
+from strata_daemon.config.home import Home, check_store_url, init_home, resolve_home
 from strata_daemon.config.settings import BY_KEY
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, emit, short_time
@@ -17,24 +18,23 @@ COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phas
 
 
 def cmd_init(args) -> int:
-    home, wrote = init_home(args.dir if args.dir is not None else resolve_home(args.home).root,
-                            store_url=args.store_url)
+    path = args.dir if args.dir is not None else resolve_home(args.home).root
+    store = None
+    if args.store_url is not None:  # reach the server and lay out its schema first: a failure writes nothing
+        from strata_daemon.app.memory import Memory
+
+        check_store_url(Home(Path(path).expanduser().resolve()), args.store_url)
+        store = asyncio.run(Memory.reach_store(args.store_url))
+    home, wrote = init_home(path, store_url=args.store_url)
     out = {"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}
-    if args.store_url is not None:  # reach the server and lay out its schema now, not at the first command
-        out["store"] = asyncio.run(_store_of(home))
+    if store is not None:
+        out["store"] = store
     emit(out, args.json,
          lambda r: f"home ready at {r['home']}" + (f"; settings in {r['config']}" if wrote else
                                                    f" ({r['config']} kept as it was)")
          + (f"\nmemories kept in {r['store']}" if "store" in r else "")
          + f"\nuse it with: export STRATA_HOME={shlex.quote(r['home'])}   (or --home on each command)")
     return 0
-
-
-async def _store_of(home) -> str:
-    from strata_daemon.app.memory import Memory
-
-    async with await Memory.open(home, actor="cli") as mem:
-        return (await mem.status())["database"]
 
 
 def cmd_config_show(args) -> int:

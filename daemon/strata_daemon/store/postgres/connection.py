@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 from strata_daemon.errors import InvalidInput, StorageError
 from strata_daemon.store.postgres.sql import translate
 
-INSTALL = "pip install 'strata-daemon[postgres]' (psycopg)"
+INSTALL = "pip install 'psycopg[binary]>=3.2' into strata's environment (from a checkout: pip install '.[postgres]')"
 _CHANGES = re.compile(r"^\s*(INSERT|UPDATE|DELETE)\b", re.I)
 _REWRITES = re.compile(r"^\s*(?:UPDATE|DELETE\s+FROM|INSERT\s+OR\s+REPLACE\s+INTO)\s+(\w+)"
                        r"|^\s*INSERT\s+INTO\s+(\w+).*\bDO\s+UPDATE\b", re.I | re.S)
@@ -46,14 +46,16 @@ def describe(exc: BaseException, url: str) -> StorageError | InvalidInput:
     low = text.lower()
     if "out of range" in low:
         return InvalidInput("a number in the request is too large (ids and counts stay below 2^63)")
-    if "connection" in low and ("refused" in low or "failed" in low or "no such file" in low):
-        return StorageError(f"cannot reach the PostgreSQL server at {where} ({text})",
-                            hint="check that the server runs and that store.url names it")
+    # The server's own reason first: libpq words a refused login or a missing database as a
+    # failed connection too.
     if "password authentication failed" in low or "role" in low and "does not exist" in low:
         return StorageError(f"the PostgreSQL server at {where} refused the login ({text})",
                             hint="check the user and password in store.url")
     if "does not exist" in low and "database" in low:
         return StorageError(f"no database at {where} ({text})", hint="create it: createdb NAME")
+    if "connection" in low and ("refused" in low or "failed" in low or "no such file" in low):
+        return StorageError(f"cannot reach the PostgreSQL server at {where} ({text})",
+                            hint="check that the server runs and that store.url names it")
     if "permission denied" in low:
         return StorageError(f"the role in {where} may not do this ({text})",
                             hint="`strata doctor` lists what the role needs")
