@@ -295,10 +295,37 @@ def test_bench_truth_scores_recall_the_block_and_the_facts_on_the_public_suites(
     assert r["benchmark"] == "truth" and m["items"] == 7
     # The block shows the new value and no stale fact in every case; so do the facts.
     assert m["block"] == 1.0 and m["facts"] == 1.0 and m["stale_facts_in_block"] == 0
-    assert m["ended_by_another"] == 0  # no case's statement superseded by another case's
+    assert m["ended_by_another"] == 0 and m["older_ended_by_another"] == 0  # no case's statement ended by another's
     assert 0 < m["block_tokens_median"] <= r["budget"]
     b = cli.json("bench", "truth", "--set", "benchd", "--n", "0", timeout=900)["sets"]["benchd"]
     assert b["items"] == 7 and b["top1"] == 7
+
+
+def test_bench_truth_does_not_count_an_older_fact_another_item_ended_as_kept_true(tmp_path):
+    """No stale value is left when a memory of another item ends the older statement's fact,
+    but by a wrong reading: the facts do not pass for it."""
+    import asyncio
+
+    from strata_bench.newest import _facts_by_source, _judge
+    from strata_daemon.app.memory import Memory
+    from strata_daemon.config.home import init_home
+
+    item = {"kind": "update", "said": ["My landlord is Gerrit Bosman.", "The flat was sold, Mirela owns it now."],
+            "values": ["Gerrit Bosman", "Mirela"], "question": "Who is my landlord?", "distractors": []}
+
+    async def judged(another: bool) -> dict:
+        home = tmp_path / f"home-{another}"
+        init_home(home)
+        async with await Memory.open(home) as mem:
+            said = [(await mem.observe(t, at=f"{30 - 10 * n} days ago"))["id"] for n, t in enumerate(item["said"])]
+            if another:
+                other = (await mem.observe("Switched gyms to Pulse Climbing.", at="1 day ago"))["id"]
+                await mem.link(f"episode:{other}", f"episode:{said[0]}", "supersedes")
+            await mem.embed_pending()
+            return await _judge(mem, item, said, 256, await _facts_by_source(mem), {})
+
+    alone, ended = asyncio.run(judged(False)), asyncio.run(judged(True))
+    assert not alone["older_ended"] and ended["older_ended"] and not ended["facts"]
 
 
 def test_bench_truth_keeps_items_about_one_thing_in_homes_apart():

@@ -194,11 +194,18 @@ async def _judge(mem: Memory, item: dict, said: list[int], budget: int, by_sourc
     ahead = hits[:hits.index(want)] if want in hits else hits
     # A memory outside the item superseded the asked statement: a rule read another thing as this one.
     ended_by_another = bool(superseded - set(said))
+    # An older statement another item's memory superseded: its facts ended by a wrong reading,
+    # which leaves no stale value by luck, so the facts do not pass for it.
+    lucky = False
+    for i in ([] if coexist else others):
+        lucky = lucky or bool(set((await mem.get(i))["supersession"]["superseded_by"]) - set(said))
+    facts_ok = facts_ok and not lucky
     stale_keys = [] if coexist else sorted(stale)
     return {"stale_keys": stale_keys, "recall": want in hits and not any(i in ahead for i in others),
             "top1": bool(hits) and hits[0] == want,
             "block": block_ok, "facts": facts_ok,
             "stale_facts_in_block": len(stale_in_block), "tokens": block["tokens"], "ended": ended_by_another,
+            "older_ended": lucky,
             "held": any(_has(str(f["value"]), item["values"][target]) for f in by_source.get(want, ()))}
 
 
@@ -220,6 +227,7 @@ def _summary(rows: list[dict], items: list[dict]) -> dict:
                      "stale_facts_in_block": sum(rows[i]["stale_facts_in_block"] for i in which),
                      "newest_held_by_a_fact": share("held", which),
                      "ended_by_another": sum(rows[i]["ended"] for i in which),
+                     "older_ended_by_another": sum(rows[i]["older_ended"] for i in which),
                      "block_tokens_median": sorted(rows[i]["tokens"] for i in which)[len(which) // 2]}
     return out
 
@@ -353,7 +361,8 @@ def format_truth(r: dict) -> str:
             lines.append(f"  {name} {part} ({v['items']}): recall newest first {v['recall_first']:.3f} (first hit "
                          f"{v['top1']:.3f}), block {v['block']:.3f}"
                          f", facts {v['facts']:.3f}, all three {v['all_three']:.3f}; stale facts in the block "
-                         f"{v['stale_facts_in_block']}; ended by another item's statement {v.get('ended_by_another', 0)}; "
+                         f"{v['stale_facts_in_block']}; ended by another item's statement {v.get('ended_by_another', 0)} "
+                         f"(an older one {v.get('older_ended_by_another', 0)}); "
                          f"block tokens (median) {v['block_tokens_median']}")
         for m in s.get("misses", ()):
             failed = ", ".join(k for k in ("recall", "block", "facts") if not m[k])
