@@ -54,6 +54,28 @@ def test_weird_queries_return_cleanly_and_change_nothing(memory):
         memory.recall("x", mode="psychic")
 
 
+def test_a_long_text_is_searched_by_its_rarest_words_and_says_so(memory, cli):
+    bridge = memory.observe("Bridge: DOWN since the storm")["id"]
+    memory.observe("Lunch was two salads and a soup")
+    # A pasted log: thousands of words no memory holds, the one that matters at its end.
+    log = " ".join(f"worker{i} tick{i % 97} ok" for i in range(2000)) + " and what about the bridge?"
+    for mode in ("fast", "balanced"):
+        r = memory.recall(log, mode=mode)
+        assert r["hits"][0]["id"] == bridge, mode
+        assert any("distinct words and recall searches at most 32" in w and "(bridge)" in w for w in r["warnings"])
+    block = memory.context(log, budget=300, record=False)
+    assert [m["id"] for m in block["parts"]["memories"]][:1] == [bridge] and block["warnings"]
+    r = cli("recall", "-", input=log, check=True)  # `-` reads the query from stdin, as observe and context do
+    assert "Bridge: DOWN" in r.out and "recall searches at most 32" in r.out
+    r = cli("context", "-", "--budget", "300", input=log, check=True)
+    assert "Bridge: DOWN" in r.out and "strata: warning: the query holds" in r.err
+    # Too long to take at all: the size, the limit and the setting are named.
+    r = cli("recall", "-", input="a" * 70_000)
+    assert r.returncode == 4 and "the query is 70,000 bytes, longer than store.max_content_bytes (65,536)" in r.err
+    r = cli("recall", "-", input="bridge\x00")
+    assert r.returncode == 4 and "the query holds a NUL byte" in r.err
+
+
 def test_balanced_without_vectors_still_answers_from_full_text(home):
     write_config(home, "[recall]\nembed_waiting = 0\n")  # nothing is embedded: fusion of FTS alone
 

@@ -21,12 +21,19 @@ from strata_daemon.recall.request import Request, Sources
 from strata_daemon.scoring import ScoringParams
 from strata_daemon.store import episodes as writes, vectors
 from strata_daemon.store.db import Database
+from strata_daemon.store import fulltext
+from strata_daemon.store.fts_query import MAX_TERMS, terms
 from strata_daemon.store.fulltext import Scope
 
 # Forgetting demotes, it never hides: recall reaches the cold tier (memories consolidation
 # archived, and those a merge superseded) as well as the hot one. Only an explicit forget
 # (state archived) takes a memory out, unless the recall includes archived memories.
 RECALLED = ("active", "superseded")
+
+
+def _few(phrases: list[list[str]], shown: int = 6) -> str:
+    words = [" ".join(p) for p in phrases[:shown]]
+    return ", ".join(words) + (", ..." if len(phrases) > shown else "")
 
 
 class Recall:
@@ -71,8 +78,13 @@ class Recall:
             size = len(query.encode("utf-8"))
         except UnicodeEncodeError:
             raise InvalidInput("the query is not valid UTF-8 text (it holds a lone surrogate)") from None
-        if "\x00" in query or size > self.limits.max_content_bytes:
-            raise InvalidInput("the query holds a NUL byte or is longer than store.max_content_bytes")
+        if "\x00" in query:
+            raise InvalidInput("the query holds a NUL byte", hint="send text: NUL bytes are not searchable")
+        if size > self.limits.max_content_bytes:
+            raise InvalidInput(f"the query is {size:,} bytes, longer than store.max_content_bytes "
+                               f"({self.limits.max_content_bytes:,})",
+                               hint="ask with the words that matter; a long text is searched by its rarest "
+                                    f"{MAX_TERMS} words anyway")
         mode = mode or self.config["recall.mode"]
         if mode not in MODES:
             raise InvalidInput(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
@@ -97,10 +109,16 @@ class Recall:
         request = Request(query, mode, k, Scope(self.agent, states, kinds, hot_only), query_context, now,
                           params, tuned, self.config.tuning.facts.in_recall, tuned.overlap_embedding, as_of,
                           mode != "fast" if hop is None else hop)
-        embedding = None
+        embedding, meant = None, query
+        if len(terms(query)) > MAX_TERMS:  # a long text: its words that tell it apart stand for it
+            kept = await self.db.run(fulltext.telling, self.agent, query)
+            meant = " ".join(" ".join(p) for p in kept)
+            warnings.append(f"the query holds {len(terms(query)):,} distinct words and recall searches at most "
+                            f"{MAX_TERMS}: it searched the rarest that memories hold ({_few(kept)}), by words and "
+                            "by meaning")
         if mode != "fast":
             try:
-                embedding = await self.models.embed_query(query)
+                embedding = await self.models.embed_query(meant)
             except EmbeddingUnavailable as e:
                 warnings.append(fallback(e))
         m = self.models

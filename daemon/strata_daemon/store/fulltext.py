@@ -162,6 +162,19 @@ def _doc_freqs(conn, table: str, agent: str, pieces: list[list[str]]) -> tuple[l
     return [min((df.get(s, 0) for s in ss), default=0) for ss in stems], total
 
 
+def telling(conn, agent: str, query: str) -> list[list[str]]:
+    """The query's phrases a search uses: all of them up to MAX_TERMS; of a longer text (a log
+    pasted whole), the MAX_TERMS rarest in this namespace that some memory holds, rarest first
+    (the first MAX_TERMS when no memory holds any)."""
+    phrases = terms(query)
+    table = table_of(conn, agent) if len(phrases) > MAX_TERMS else None
+    if table is None:
+        return phrases[:MAX_TERMS]
+    dfs, _ = _doc_freqs(conn, table, agent, phrases)
+    held = sorted((i for i in range(len(phrases)) if dfs[i]), key=lambda i: (dfs[i], i))
+    return [phrases[i] for i in held[:MAX_TERMS]] or phrases[:MAX_TERMS]
+
+
 def rarest_within(conn, agent: str, words: list[str], budget: int) -> list[str]:
     """The rarest of `words` whose memories together stay within `budget`, rarest first: what a
     search of them can rank exactly. Words in no memory, or too common to fit, are left out."""
@@ -193,7 +206,7 @@ def word_shares(conn, agent: str, query: str, texts: list[str]) -> list[float]:
     the index stems and counts it: an absolute measure of the words it has in common with the
     question (1: every phrase; the rare ones weigh most), unlike bm25, which is only comparable
     within one question."""
-    phrases = terms(query)[:MAX_TERMS]
+    phrases = telling(conn, agent, query)
     table = table_of(conn, agent)
     if not phrases or not texts or table is None:
         return [0.0] * len(texts)
@@ -248,7 +261,7 @@ def search(conn, query: str, scope: Scope, columns: str, *, limit: int, budget: 
            source_weight: float = 1.0) -> tuple[list[tuple[dict, float]], dict]:
     """Candidate rows with a relevance score (higher is better), and the plan for explanations.
     A word found in a memory's source (who said it) counts `source_weight` times one in its text."""
-    pieces = terms(query)[:MAX_TERMS]
+    pieces = telling(conn, scope.agent, query)
     if not pieces:
         return [], {"strategy": "none", "reason": "no searchable words"}
     table = table_of(conn, scope.agent)

@@ -36,7 +36,11 @@ async def _block(args, text: str) -> dict:
 
 async def cmd_context(args) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
-    emit(await _block(args, text), args.json, lambda r: r["block"].rstrip("\n"))
+    result = await _block(args, text)
+    if not args.json:  # stdout is the block an agent reads: what a person should know goes beside it
+        for warning in result.get("warnings", ()):
+            note(f"strata: warning: {warning}")
+    emit(result, args.json, lambda r: r["block"].rstrip("\n"))
     return 0
 
 

@@ -5,6 +5,7 @@ mark; and `opened`, the namespace every command module works on. Bringing memori
 from __future__ import annotations
 
 import contextlib
+import sys
 
 from strata_daemon.base import timeutil
 from strata_daemon.base.wording import plain
@@ -91,6 +92,8 @@ def _stage(st: dict) -> str:
 async def cmd_recall(args) -> int:
     from strata_daemon.app.public import parse_context_pairs
 
+    if args.query == "-":
+        args.query = sys.stdin.read()
     result = daemon.recall(args)  # the running daemon's loaded model answers at once
     if result is None:
         async with opened(args) as mem:
@@ -239,7 +242,7 @@ def register(sub, common) -> None:
     add = adder(sub, common)
 
     p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")
-    p.add_argument("query")
+    p.add_argument("query", help="what to look for (- reads stdin)")
     p.add_argument("--k", type=integer, help="how many results (default recall.k)")
     p.add_argument("--mode", choices=MODES,
                    help="fast (full text), balanced (+ meaning), deep (+ spiderweb and cross-encoder; slower) "
