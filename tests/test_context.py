@@ -10,6 +10,7 @@ import random
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -216,3 +217,34 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
     broken = subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook", "claude-code",
                              "--write", str(target)], capture_output=True)
     assert broken.returncode == 4 and b"cannot read" in broken.stderr and target.read_text() == "{broken"
+
+
+def test_a_hook_exits_at_once_with_0_whatever_its_loop_gives_it(lived, home, tmp_path):
+    """An agent's loop reads a hook's exit code 2 as "block the prompt": no input may cause it,
+    and none may hold the turn up."""
+    fifo = tmp_path / "transcript.fifo"
+    os.mkfifo(fifo)  # nothing ever writes to it
+    cases = [(("prompt", "--budget", bad), "the backup job") for bad in ("abc", "nan", "1e9", "")]
+    cases += [(("prompt", "--mode", "nope"), "the backup job"), (("prompt", "--no-such-flag"), "x"),
+              (("compact",), json.dumps({"session_id": "s", "transcript_path": str(fifo)})),
+              (("stop",), json.dumps({"session_id": "s", "transcript_path": "/dev/zero"}))]
+    for args, stdin in cases:
+        started = time.monotonic()
+        r = _hook(home, *args, stdin=stdin)
+        assert r.returncode == 0 and b"Traceback" not in r.stderr and time.monotonic() - started < 30, (args, r.stderr)
+    assert b"is not a regular file" in _hook(home, "compact", stdin=cases[-2][1]).stderr
+    # A lone surrogate escaped in the hook's JSON reads as U+FFFD: the block is still given.
+    r = _hook(home, "prompt", stdin='{"prompt": "the backup \\ud800 job", "session_id": "s-2"}')
+    assert r.returncode == 0 and b"#3 " in r.stdout, r.stderr
+
+
+def test_one_long_unbroken_word_costs_its_length_not_one_token(memory, cli):
+    """WordPiece reads a word of over 100 characters as one token: a 60 KB key would ride into
+    every block under a budget of 32."""
+    key = memory.observe("deploy key " + "a1b2c3d4" * 7500)["id"]
+    memory.observe("The deploy key was rotated on gw-02.")
+    r = cli.json("context", "deploy key", "--budget", "64")
+    assert r["tokens"] <= 64 and len(r["block"]) < 1000
+    assert {"part": "memories", "id": key, "reason": "budget"} in r["left_out"]
+    hooked = _hook(cli.home, "prompt", "--budget", "64", stdin="deploy key")
+    assert hooked.returncode == 0 and len(hooked.stdout) < 1000

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,7 +80,13 @@ def assistant_texts(transcript: Path, offset: int = 0) -> tuple[list[str], int]:
     """The agent's own texts in the whole lines of a Claude Code transcript (JSON Lines) after
     byte `offset`, at most READ_BYTES of them, and the offset after the last line read. A
     transcript shorter than the offset is a new one, read from its start."""
-    with transcript.open("rb") as f:
+    # Opened without waiting and read only when it is a file: a FIFO or a device named as the
+    # transcript would hold the agent's turn until something wrote to it.
+    fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InvalidInput(f"the transcript {transcript} is not a regular file")
+    with os.fdopen(fd, "rb") as f:
         if f.seek(0, os.SEEK_END) < offset:
             offset = 0
         f.seek(offset)

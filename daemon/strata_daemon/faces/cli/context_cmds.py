@@ -60,7 +60,8 @@ def _stdin(field: str) -> tuple[str, dict]:
     if not isinstance(event, dict):
         return raw, {}
     text = event.get(field)
-    return (text if isinstance(text, str) else ""), event
+    # JSON may escape a lone surrogate (`"\ud800"`), which no UTF-8 text holds: it reads as U+FFFD.
+    return (text.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if isinstance(text, str) else ""), event
 
 
 def _session(args, event: dict) -> str:

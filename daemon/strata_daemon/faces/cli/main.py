@@ -155,6 +155,15 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+HOOK_EVENTS = ("prompt", "session-start", "reply", "compact", "stop")
+
+
+def _hook_event(words: list[str]) -> bool:
+    """Whether the line runs one of an agent loop's hooks, which always exit 0."""
+    plain = [w for i, w in enumerate(words) if not w.startswith("-") and (i == 0 or words[i - 1] not in _VALUED)]
+    return plain[:1] == ["hook"] and len(plain) > 1 and plain[1] in HOOK_EVENTS
+
+
 # Commands that do not read one namespace through the API, so --scope would mean nothing.
 UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor", "backup")
 
@@ -163,7 +172,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     words = sys.argv[1:] if argv is None else argv
     _Parser.json_wanted = "--json" in words
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        if e.code == 2 and _hook_event(words):  # argparse said what it refused; a hook's loop must go on
+            sys.stderr.write("strata hook: the agent's turn goes on without its memory\n")
+            return 0
+        raise
     if getattr(args, "scope", None) and args.command in UNSCOPED:
         parser.error(f"--scope does not apply to `strata {args.command}`")
     if (name := _not_text(args, words)) is not None:
