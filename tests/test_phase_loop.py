@@ -185,3 +185,17 @@ def test_a_phase_result_reads_as_words_in_the_journal():
     from strata_daemon.app.phases.scheduler import _summary
     assert _summary({"loop": 3, "low_disk": False, "working_set_committed": True, "last": None, "skipped": []}) == \
         "loop 3, low disk no, working set committed yes, last —"
+
+
+PHASES = ("heartbeat", "steps", "fold", "embed", "decay", "consolidate", "dossiers", "capsule", "arena", "backup")
+REPR = r"\{'|'\s*:|\bNone\b|\bTrue\b|\bFalse\b"
+
+
+@pytest.mark.parametrize("phase", PHASES)
+def test_a_phase_run_by_hand_prints_words_not_a_python_repr(cli, phase):
+    import re
+
+    cli("observe", "Bridge: DOWN", check=True)
+    r = cli("phase", "run", phase)
+    assert r.returncode == 0 and r.out.startswith(f"{phase}: ok in ")
+    assert not re.search(REPR, r.out), r.out

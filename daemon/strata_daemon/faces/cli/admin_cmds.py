@@ -12,7 +12,7 @@ from strata_daemon.base.wording import plain
 from strata_daemon.config.home import Home, check_store_url, init_home, resolve_home
 from strata_daemon.config.settings import BY_KEY
 from strata_daemon.faces.cli.memory_cmds import opened
-from strata_daemon.faces.cli.output import Progress, emit, short_time
+from strata_daemon.faces.cli.output import Progress, emit, outline, short_time
 
 COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phase")
 
@@ -123,7 +123,8 @@ async def cmd_phase_run(args) -> int:
     async with opened(args, actor="cli") as mem:
         r = await mem.run_phase(args.name)
     emit(r, args.json, lambda r: f"{r['phase']}: {r['status']} in {r['seconds']:g} s"
-                                 + (f": {r['error']}" if r["status"] == "failed" else f"\n{r.get('result', '')}"))
+                                 + (f": {r['error']}" if r["status"] == "failed" else
+                                    f"\n{outline(r['result'])}" if r.get("result") is not None else ""))
     return 0 if r["status"] == "ok" else 1
 
 

@@ -8,7 +8,7 @@ import time
 from typing import Any, Callable
 
 from strata_daemon.base.timeutil import duration, iso
-from strata_daemon.base.wording import printable
+from strata_daemon.base.wording import plain, printable
 from strata_daemon.errors import StrataError
 
 # JSON escapes the C0 controls itself; DEL and the C1 ones it leaves, and can only hold them
@@ -75,6 +75,20 @@ def error(exc: StrataError, as_json: bool) -> int:
 
 def note(text: str) -> None:
     sys.stderr.write(printable(text) + "\n")
+
+
+def outline(value: Any, depth: int = 1) -> str:
+    """A result as a person reads it: a line per field (`kept: 1`), a nested table indented below
+    its name, yes and no for booleans; never a Python repr."""
+    if not isinstance(value, dict):
+        return "  " * depth + plain(value)
+    lines = []
+    for key, v in value.items():
+        if isinstance(v, dict) and v:
+            lines += ["  " * depth + f"{str(key).replace('_', ' ')}:", outline(v, depth + 1)]
+        else:
+            lines.append("  " * depth + f"{str(key).replace('_', ' ')}: {plain(v)}")
+    return "\n".join(lines)
 
 
 def short_time(ts: float | None) -> str:
