@@ -158,6 +158,10 @@ def test_every_endpoint_and_its_errors(home):
             assert set(error) >= {"error", "message"}, error
             if code != 405 and path != "/v1/nowhere":  # no operation: nothing the document could say
                 check_answer(doc, method, path, got_code, error)
+        # A number out of bounds is said as the layers say it: the CLI without the daemon says the same.
+        assert raw("POST", "/v1/context", {"text": "x", "budget": 5})[1]["message"] == \
+            "budget must be between 32 and 100000, not 5"
+        assert raw("POST", "/v1/recall", {"query": "x", "k": 0})[1]["message"] == "k must be between 1 and 1000, not 0"
         assert raw.raw("POST", "/v1/recall", b'{"query": ')[0] == 400
         assert raw.raw("POST", "/v1/memories", b"\xff\xfe binary")[0] == 400
         assert raw.raw("POST", "/v1/memories/batch", b"[" * 100_000 + b"]" * 100_000)[0] == 400

@@ -83,7 +83,8 @@ class Context:
 
         budget = int(self.config["context.budget"] if budget is None else budget)
         if not 32 <= budget <= 100000:
-            raise InvalidInput(f"the budget must be between 32 and 100000 tokens, not {budget}")
+            raise InvalidInput(f"budget must be between 32 and 100000, not {budget}",
+                               hint="a budget is in tokens; context.budget is the default")
         name, count = _counter()
         parts = _capsule_parts(self)
         floor = (overlay(self.config, dict(changes)) if changes else self.config).tuning.recall.context_floor

@@ -66,12 +66,22 @@ def status_of(e: StrataError) -> int:
     return next((STATUS[cls] for cls in type(e).__mro__ if cls in STATUS), 500)
 
 
-def _problem(errors) -> str | None:
+def _problem(errors, what: str, name: str = "") -> str | None:
+    """The first schema error as one message: WHAT (`request body`, `query parameter`) and where.
+    A number out of its bounds is said as the layers say it (`budget must be between 32 and
+    100000, not 5`): one voice, whichever face checked it."""
     first = next(iter(sorted(errors, key=lambda e: [str(p) for p in e.absolute_path])), None)
     if first is None:
         return None
     where = ".".join(str(p) for p in first.absolute_path)
-    return f"{where}: {first.message}" if where else first.message
+    low, high = first.schema.get("minimum"), first.schema.get("maximum")
+    if first.validator in ("minimum", "maximum") and (where or name):
+        bounds = f"between {low} and {high}" if low is not None and high is not None else \
+            f"at least {low}" if low is not None else f"at most {high}"
+        return f"{where or name} must be {bounds}, not {first.instance}"
+    said = " ".join(w for w in (what, name) if w)
+    return f"{said} {where}: {first.message}" if where else f"{said}: {first.message}" if name else \
+        f"{said} {first.message}"
 
 
 def _scalar(raw: str, schema: dict, name: str) -> Any:
@@ -162,18 +172,18 @@ class Checked:
                 out[p.name] = _scalar(request.query_params[p.name], p.schema, p.name)
             elif "default" in p.schema:
                 out[p.name] = p.schema["default"]
-        problem = _problem(self.query_schema.iter_errors(out))
+        problem = _problem(self.query_schema.iter_errors(out), "query parameter")
         if problem:
-            raise InvalidInput(f"query parameter {problem}")
+            raise InvalidInput(problem)
         return out
 
     def path(self, request: Request) -> dict:
         out = {}
         for name, raw in request.path_params.items():
             value = _scalar(_unquoted(raw, name), PATH_TYPES[name], name)
-            problem = _problem(PATH_CHECKS[name].iter_errors(value))
+            problem = _problem(PATH_CHECKS[name].iter_errors(value), "path parameter", name)
             if problem:
-                raise InvalidInput(f"path parameter {name}: {problem}")
+                raise InvalidInput(problem)
             out[name] = value
         return out
 
@@ -192,9 +202,9 @@ class Checked:
             raise TooSlow(f"the request body did not arrive within {seconds:g} s",
                           hint="http.request_timeout_seconds sets the limit") from None
         body = _json(bytes(raw))
-        problem = _problem(self.body_schema.iter_errors(body))
+        problem = _problem(self.body_schema.iter_errors(body), "request body")
         if problem:
-            raise InvalidInput(f"request body {problem}")
+            raise InvalidInput(problem)
         return _whole(body, self.op.body)
 
 
