@@ -142,8 +142,9 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving(home):
                 "not_found: no memory 999 in namespace 'default' "
                 "(hint: `strata timeline` lists what this namespace holds)")
             assert "invalid_input: the query is empty" in await t.error("recall", query="   ")
-            assert "validation error" in await t.error("recall", query="disk", k=0)
-            assert "validation error" in await t.error("feedback", recall_id=1, outcome="maybe")
+            assert (await t.error("recall", query="disk", k=0)).startswith("invalid_input: k must be at least 1, not 0")
+            assert (await t.error("feedback", recall_id=1, outcome="maybe")).startswith(
+                "invalid_input: outcome must be one of 'success' or 'failure', not 'maybe'")
             assert "invalid_input" in await t.error("observe", content="x" * 70_000)
             assert "invalid_input" in await t.error("observe", content="nul \x00 inside")
             assert "invalid_input: unknown kind" in await t.error("recall", query="disk", kinds=["gossip"])
@@ -165,6 +166,33 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving(home):
             hits = (await t.call("recall", query="disk\" OR 1=1; DROP TABLE episodes; --", mode="fast"))["hits"]
             assert [h["id"] for h in hits] == [kept["id"]]
             assert (await t.call("status"))["episodes"] == 1
+    asyncio.run(go())
+
+
+def test_invalid_input_is_invalid_params_in_strata_s_words_on_every_mcp_surface(home):
+    """A wrong argument is the caller's to fix: never an internal error, pydantic's text or a
+    prompt that fails with no reason."""
+    async def go():
+        async with mcp_client(home) as t:
+            await t.call("observe", content="Bridge: DOWN on gw-02")
+            assert await t.error("recall", query="x", k=0) == \
+                "invalid_input: k must be at least 1, not 0 (hint: tools/list gives each tool's parameters)"
+            assert (await t.error("recall")).startswith("invalid_input: query must be given")
+            said = await t.error("recall", query="x", mode="psychic")
+            assert "pydantic" not in said and "mode must be one of 'fast', 'balanced' or 'deep'" in said
+            for uri, kind in (("strata://dossier/nothing", "not_found"), ("strata://dossier/", "invalid_input"),
+                              ("strata://dossier/%ff%fe", "invalid_input"), ("strata://dossier/a%2Fb", "invalid_input"),
+                              ("strata://context/", "invalid_input")):
+                with pytest.raises(MCPError) as caught:
+                    await t.client.read_resource(uri)
+                assert caught.value.error.code == -32602 and caught.value.error.message.startswith(kind), uri
+            for args, said in (({"text": ""}, "the query is empty"), ({"text": "x", "budget": "0"}, "between 32"),
+                               ({"text": "x", "budget": "100001"}, "between 32"),
+                               ({"text": "x", "budget": "abc"}, "a whole number")):
+                with pytest.raises(MCPError) as caught:
+                    await t.client.get_prompt("context", args)
+                assert caught.value.error.code == -32602 and said in caught.value.error.message, args
+            assert (await t.call("status"))["episodes"] == 1  # still serving
     asyncio.run(go())
 
 

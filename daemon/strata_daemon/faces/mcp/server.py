@@ -11,15 +11,16 @@ from __future__ import annotations
 from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import Tool as MCPTool, ToolAnnotations
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from strata_daemon import __version__
 from strata_daemon.app.memory import Memory
 from strata_daemon.base import timeutil
 from strata_daemon.base.timeutil import iso
-from strata_daemon.errors import StrataError
+from strata_daemon.errors import InvalidInput, NotFound, StrataError
 
 T = TypeVar("T")
 
@@ -50,6 +51,36 @@ Context = Annotated[dict[str, str] | None, Field(description="Situation keys, as
 
 def error_text(e: StrataError) -> str:
     return f"{e.kind}: {e.message}" + (f" (hint: {e.hint})" if e.hint else "")
+
+
+# JSON-RPC's code for a request whose parameters are wrong: a bad input, or nothing by that name.
+INVALID_PARAMS = -32602
+
+
+def protocol_error(e: StrataError) -> Exception:
+    """A refused read (a resource, a prompt) as the protocol says it: invalid parameters for what
+    the caller can fix, an internal error with the message for the rest."""
+    if isinstance(e, NotFound):
+        return ResourceNotFoundError(error_text(e))
+    if isinstance(e, InvalidInput):
+        return MCPError(INVALID_PARAMS, error_text(e))
+    return ResourceError(error_text(e))
+
+
+def _arguments_said(exc: ValidationError) -> str:
+    """The first argument pydantic refused, in strata's words: `invalid_input: k must be at least
+    1, not 0`, never pydantic's own text and its links."""
+    first = exc.errors(include_url=False)[0]
+    name = ".".join(str(p) for p in first["loc"]) or "arguments"
+    ctx, given = first.get("ctx") or {}, first.get("input")
+    bounds = {"greater_than_equal": "at least {ge}", "less_than_equal": "at most {le}", "greater_than": "more than {gt}",
+              "less_than": "less than {lt}", "missing": "given", "literal_error": "one of {expected}"}
+    if first["type"] in bounds:
+        said = f"{name} must be {bounds[first['type']].format(**ctx)}"
+        said += "" if first["type"] == "missing" else f", not {given!r}"
+    else:
+        said = f"{name}: {first['msg'][:1].lower()}{first['msg'][1:]}"
+    return f"invalid_input: {said} (hint: tools/list gives each tool's parameters)"
 
 
 async def guarded(call: Awaitable[T]) -> T:
@@ -108,6 +139,14 @@ class LeanServer(MCPServer):
     """The tool list without what costs an agent tokens and tells it nothing: lean parameter
     schemas, and no output schemas (every tool returns an open JSON object, which its
     description spells out)."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as e:
+            if isinstance(e.__cause__, ValidationError):
+                raise ToolError(_arguments_said(e.__cause__)) from None
+            raise
 
     async def list_tools(self) -> list[MCPTool]:
         return [t.model_copy(update={"description": " ".join(t.description.split()),
@@ -310,7 +349,7 @@ def _resources(server: MCPServer, mem: Memory) -> None:
         try:
             return (await call)["text"]
         except StrataError as e:
-            raise ResourceError(error_text(e)) from None
+            raise protocol_error(e) from None
 
     @server.resource("strata://capsule", name="capsule", mime_type="text/markdown",
                      description="The capsule: what the agent knows about itself (read it first).")
@@ -347,9 +386,13 @@ def _prompts(server: MCPServer, mem: Memory) -> None:
                                                "with its id, within a token budget.")
     async def context_prompt(text: str, budget: str = "") -> str:
         try:
-            block = await mem.context(text, budget=int(budget) if budget.strip() else None)
-        except (StrataError, ValueError) as e:
-            raise ToolError(error_text(e) if isinstance(e, StrataError) else f"budget: {e}") from None
+            number = int(budget) if budget.strip() else None
+        except ValueError:
+            raise MCPError(INVALID_PARAMS, f"invalid_input: budget must be a whole number, not {budget!r}") from None
+        try:
+            block = await mem.context(text, budget=number)
+        except StrataError as e:
+            raise protocol_error(e) if isinstance(e, InvalidInput) else MCPError(-32603, error_text(e)) from None
         return block["block"] + _feedback_line(block)
 
 
