@@ -1009,10 +1009,21 @@ def test_storing_and_reading_a_fact_load_no_numpy_templates_or_models(home):
     (("fact", "gett", "bridge"), "action 'gett' is not one strata knows; did you mean 'get'?"),
     (("recall", "--mode", "fsat", "bridge"), "--mode 'fsat' is not one strata knows; did you mean 'fast'?"),
     (("zzzz",), "command 'zzzz' is not one strata knows (--help lists them)"),
+    (("recall", "bridge", "--explian"), "unrecognized arguments: --explian; did you mean --explain?"),
+    (("observe", "x", "--imortance", "0.5"), "did you mean --importance or --source?"),
 ])
 def test_a_mistyped_command_or_choice_gets_the_nearest_ones(cli, args, said):
     proc = cli(*args)  # argparse listed all 33 commands and no suggestion
     assert proc.returncode == 2 and proc.err.splitlines()[-1].endswith(said), proc.err
+
+
+def test_what_a_person_types_the_way_people_do_is_taken_or_gets_the_nearest(cli, home):
+    observe(cli, "Bridge: DOWN", "--kind", "Event")  # kinds are lower-case; a capital is no other kind
+    r = cli.json("recall", "bridge", "-k", "1", "--kind", "EVENT", "--no-daemon")
+    assert len(r["hits"]) == 1 and r["hits"][0]["kind"] == "event"
+    (home / "strata.toml").write_text("[recal]\nk = 5\n")
+    r = cli("status")
+    assert r.returncode == 7 and "unknown setting 'recal.k'" in r.err and "did you mean recall.k?" in r.err
 
 
 def test_a_hit_that_leads_for_the_fact_it_states_is_marked_so_order_and_scores_agree(cli):

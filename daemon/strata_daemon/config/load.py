@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 import json
 import re
 import tomllib
@@ -113,6 +115,9 @@ def _unknown_hint(key: str) -> str:
         return (f"{name} is a tuned constant now, no longer a setting (config/tuning.py says why it has its value); "
                 f"to try another value, set \"{name}\" under [experimental], which carries no promise, "
                 "or remove the line")
+    near = difflib.get_close_matches(key, [s.key for s in SETTINGS], n=2, cutoff=0.75)
+    if near:
+        return f"did you mean {' or '.join(near)}? `strata config show` lists every setting"
     return "`strata config show` lists every setting"
 
 

@@ -33,7 +33,7 @@ class Limits:
 
     def known_kinds(self, kinds) -> tuple[str, ...]:
         """The kinds asked for, each one store.kinds allows."""
-        kinds = tuple(kinds)
+        kinds = tuple(str(k).lower() if str(k).lower() in self.kinds else k for k in kinds)  # `Event` is `event`
         unknown = [x for x in kinds if x not in self.kinds]
         if unknown:
             raise InvalidInput(f"unknown kind {unknown[0]!r}", hint=f"use one of: {', '.join(self.kinds)}")
@@ -163,6 +163,8 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
         raise InvalidInput("an observation must be a JSON object")
     content = clean_content(raw.get("content"), limits)
     kind = limits.default_kind if raw.get("kind") is None else raw["kind"]
+    if isinstance(kind, str) and kind.lower() in limits.kinds:  # `--kind Event` is `event`, as keys ignore case
+        kind = kind.lower()
     if kind not in limits.kinds:
         raise InvalidInput(f"unknown kind {kind!r}", hint=f"use one of: {', '.join(limits.kinds)} "
                            "(or add it to store.kinds in strata.toml)")

@@ -84,9 +84,10 @@ class _Parser(argparse.ArgumentParser):
     """With --json anywhere on the line, a usage error is also answered on stdout in the shape
     of every other error: an agent reads stdout, and an empty one tells it nothing."""
     json_wanted = False  # set by main() from the whole command line, before parsing
+    words: list[str] = []  # the command line, for the options a "did you mean" picks from
 
     def error(self, message: str):
-        message = shortened(_suggested(message), 160)  # argparse quotes the whole value it refused
+        message = shortened(_suggested(message, self), 160)  # argparse quotes the whole value it refused
         if _Parser.json_wanted:
             sys.stdout.write(json.dumps({"error": "usage", "message": message,
                                          "hint": f"see {self.prog} --help"}) + "\n")
@@ -97,9 +98,25 @@ _CHOICE = re.compile(r"argument (?P<what>[^:]+): invalid choice: '(?P<given>.*)'
                      re.DOTALL)
 
 
-def _suggested(message: str) -> str:
-    """An unknown command or choice with the nearest known ones ("did you mean"), in place of
-    argparse's list of every one."""
+def _command_parser(parser: argparse.ArgumentParser, words: list[str]) -> argparse.ArgumentParser:
+    """The parser of the command WORDS name (`recall`, `fact set`), for its options."""
+    for word in words:
+        subs = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if subs is None or word not in subs.choices:
+            continue
+        parser = subs.choices[word]
+    return parser
+
+
+def _suggested(message: str, parser: argparse.ArgumentParser | None = None) -> str:
+    """An unknown command, choice or option with the nearest known ones ("did you mean"), in
+    place of argparse's list of every one."""
+    if message.startswith("unrecognized arguments: ") and parser is not None:
+        given = message.split(": ", 1)[1].split()[0]
+        command = _command_parser(parser, [w for w in _Parser.words if not w.startswith("-")])
+        options = sorted(o for a in command._actions for o in a.option_strings if o.startswith("--"))
+        near = difflib.get_close_matches(given.split("=")[0], options, n=2, cutoff=0.6)
+        return f"{message}; did you mean {' or '.join(near)}?" if given.startswith("-") and near else message
     m = _CHOICE.match(message)
     if m is None:
         return message
@@ -171,7 +188,7 @@ UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser(argv)
     words = sys.argv[1:] if argv is None else argv
-    _Parser.json_wanted = "--json" in words
+    _Parser.json_wanted, _Parser.words = "--json" in words, list(words)
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:

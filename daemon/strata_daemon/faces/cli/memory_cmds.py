@@ -243,7 +243,7 @@ def register(sub, common) -> None:
 
     p = add("recall", cmd_recall, "Find memories for a query, ranked by the composite score.")
     p.add_argument("query", help="what to look for (- reads stdin)")
-    p.add_argument("--k", type=integer, help="how many results (default recall.k)")
+    p.add_argument("-k", "--k", type=integer, help="how many results (default recall.k)")
     p.add_argument("--mode", choices=MODES,
                    help="fast (full text), balanced (+ meaning), deep (+ spiderweb and cross-encoder; slower) "
                         "(default recall.mode)")
