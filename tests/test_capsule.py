@@ -146,6 +146,18 @@ def test_render_matches_the_golden_file(memory, home):
     assert text == GOLDEN.read_text(encoding="utf-8")
 
 
+def test_a_memory_a_person_marked_irrelevant_leaves_recent_work(memory, home):
+    kept = memory.observe("Rotated the TLS certificate on gw-02", kind="event")["id"]
+    noise = memory.observe("Watched a cat video during the deploy", kind="event")["id"]
+    memory.render_capsule()
+    text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+    assert "cat video" in text and "TLS certificate" in text
+    memory.mark(noise, irrelevant=True)
+    memory.render_capsule()
+    text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+    assert "cat video" not in text and "TLS certificate" in text and kept
+
+
 def test_a_capsule_saved_with_a_byte_order_mark_is_read_as_its_text(memory, home, cli):
     path = home / "capsule" / "CAPSULE.md"
     memory.render_capsule(now=T0)

@@ -1037,3 +1037,14 @@ def test_a_hit_that_leads_for_the_fact_it_states_is_marked_so_order_and_scores_a
     shown = cli("recall", "--no-daemon", "--mode", "fast", "migrate the nightly backup job", check=True).out
     assert "(the first states a fact the question names and leads, marked ^" in shown
     assert re.search(r"1\. #1 +\^0\.\d{3}", shown) and re.search(r"2\. #2 +0\.\d{3}", shown), shown
+
+
+def test_a_slip_a_person_makes_is_named_and_nothing_wrong_is_kept(cli, home, tmp_path):
+    r = cli("fact", "set", ":::", "value")
+    assert r.returncode == 4 and "has no letters or digits" in r.err
+    r = cli("observe", "Migrated the wiki", "--at", "2030-01-01")
+    assert r.returncode == 0 and "dated 2030-01-01, in the future" in r.err
+    line = tmp_path / "one.jsonl"
+    line.write_text('{"text": "hello"}\n', encoding="utf-8")
+    r = cli("import", str(line))
+    assert r.returncode == 4 and "an observation has no `content` (it has `text`)" in r.err

@@ -233,7 +233,7 @@ def test_a_stale_socket_is_replaced_and_a_live_one_refused(home, cli):
     with serving(home) as api:
         assert api("GET", "/v1/status")[0] == 200
         second = cli("serve")
-        assert second.returncode != 0 and "already listens" in second.err
+        assert second.returncode == 5 and "already listens" in second.err and "strata status" in second.err
     assert not path.exists()
 
 

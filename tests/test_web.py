@@ -110,6 +110,7 @@ def test_a_node_keeps_its_best_activation_and_seeds_are_not_reported():
     ("edited /etc/nginx/nginx.conf and ~/notes/todo.md", None,
      [("path", "/etc/nginx/nginx.conf"), ("path", "~/notes/todo.md")]),
     ("I went to the support group", "Caroline", [("person", "Caroline")]),
+    ("restarted nginx", "shell", [("source", "shell")]),  # a program, not someone
     ("met with Marta Lopez on Monday", None, [("person", "Marta Lopez")]),
     ("lunch with The team on Friday", None, []),
     ("", None, []),

@@ -8,12 +8,14 @@ import logging
 from typing import Any, Callable, Iterable, Mapping
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.timeutil import iso
 from strata_daemon.errors import StrataError
 from strata_daemon.episodes import storing
 from strata_daemon.episodes.model import normalize
 from strata_daemon.store import episode_reads as reads, episodes as writes
 
 IMPORT_BATCH = 2000
+FUTURE_SLACK = 86400.0  # clocks and time zones disagree by hours; a day ahead is a date in the future
 log = logging.getLogger("strata.observe")
 
 
@@ -36,7 +38,11 @@ class Observing:
                 actor=self.actor, now=now)
             facts, held = await w.run(self.layers.facts.capture_in, [row], results, now)
             await w.run(self.layers.web.mentions_in, [row], results, facts, now)
-        return {**results[0], "facts": facts + await self._settle(held, now)}
+        out = {**results[0], "facts": facts + await self._settle(held, now)}
+        if row["event_at"] > now + FUTURE_SLACK:  # a typo (2030 for 2020) would rank as recent for years
+            out["warnings"] = [f"the memory is dated {iso(row['event_at'])[:10]}, in the future: recall and decay "
+                               "count its age from then (--at sets when it happened)"]
+        return out
 
     async def _settle(self, held: list, now: float) -> list[dict]:
         """The updates capture held (facts/superseding.py), taken where their two memories speak

@@ -161,6 +161,10 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
     """
     if not isinstance(raw, Mapping):
         raise InvalidInput("an observation must be a JSON object")
+    if raw.get("content") is None:
+        others = [k for k in ("text", "message", "body", "memory") if isinstance(raw.get(k), str)]
+        raise InvalidInput("an observation has no `content`" + (f" (it has `{others[0]}`)" if others else ""),
+                           hint="the text of a memory goes in `content`; docs/guide.md shows an import line")
     content = clean_content(raw.get("content"), limits)
     kind = limits.default_kind if raw.get("kind") is None else raw["kind"]
     if isinstance(kind, str) and kind.lower() in limits.kinds:  # `--kind Event` is `event`, as keys ignore case

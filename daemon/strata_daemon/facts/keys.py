@@ -58,7 +58,7 @@ def label_of(raw: Any) -> str:
 def normalise_key(raw: Any) -> str:
     folded = unicodedata.normalize("NFKC", label_of(raw)).casefold()
     key = _SEPARATORS.sub(lambda m: "-" if m["joins"] else " ", folded).strip()
-    if not key:
+    if not any(c.isalnum() for c in key):  # `:::` or `...` names nothing a person could ask for
         raise InvalidInput(f"the key {raw!r} has no letters or digits")
     return key
 

@@ -7,8 +7,9 @@ Types and rules:
 - `host`: a dotted name ending in letters (db1.prod.example.com, not a file name such as
   notes.txt or a version such as 1.2.3), or a name with a hyphen and digits (gw-02, node-1);
 - `path`: /var/log/syslog, ~/notes/a.md, ./run.sh (two segments or more);
-- `person`: the memory's source (who said it), and a capitalised name right after a word
-  that introduces a person ("paged Ines", "with Marta Lopez", "cc Bob").
+- `person`: the memory's source when it is a name (`Caroline`), and a capitalised name right
+  after a word that introduces a person ("paged Ines", "with Marta Lopez", "cc Bob");
+- `source`: a source that is no name (`shell`, `cron`, `agent:hook`): where it came from.
 Fact keys a memory set become `fact:` nodes through capture, not here.
 """
 
@@ -51,7 +52,8 @@ def extract(text: str, source: str | None = None) -> list[tuple[str, str]]:
             found[(kind, value)] = None
 
     if source and source.strip():
-        add("person", " ".join(source.split()))
+        said_by = " ".join(source.split())
+        add("person" if said_by[0].isupper() else "source", said_by)  # `Caroline` is someone; `shell` is not
     # Each pattern needs a character most memories lack; checking for it first skips most scans.
     at, dot = "@" in text, "." in text
     emails = [m.group(0) for m in _EMAIL.finditer(text)] if at and dot else []

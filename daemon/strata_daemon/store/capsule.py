@@ -74,10 +74,10 @@ def clear(conn, agent: str, override_id: int, now: float) -> dict:
 
 def hot_window(conn, agent: str, after: float, until: float, limit: int) -> list[dict]:
     """The active memories of the hot tier from `after` to `until` (id, kind, content, event_at,
-    importance), newest first, at most `limit`."""
+    importance), newest first, at most `limit`; not one a person marked irrelevant."""
     return [dict(r) for r in conn.execute(
         "SELECT id, kind, content, event_at, importance FROM episodes WHERE agent = ? AND state = 'active' "
-        "AND tier = 'hot' AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
+        "AND tier = 'hot' AND irrelevant = 0 AND event_at >= ? AND event_at <= ? ORDER BY event_at DESC LIMIT ?",
         (agent, after, until, limit))]
 
 

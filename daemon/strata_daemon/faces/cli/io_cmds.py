@@ -38,6 +38,8 @@ async def cmd_observe(args) -> int:
         print(result["id"])
         if result["status"] != "created":
             note(f"strata: same as memory {result['id']} ({result['status']}, {result['occurrences']} occurrences)")
+        for warning in result.get("warnings", ()):
+            note(f"strata: warning: {warning}")
     return 0
 
 

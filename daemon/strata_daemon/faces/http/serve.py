@@ -17,7 +17,7 @@ from typing import Callable
 
 from strata_daemon.app.listeners import listener, stopped
 from strata_daemon.app.memory import Memory
-from strata_daemon.errors import ConfigError, StorageError, StrataError
+from strata_daemon.errors import ConfigError, Conflict, StorageError, StrataError
 
 log = logging.getLogger("strata")
 
@@ -62,7 +62,9 @@ def _clear_stale(path: Path) -> None:
         raise StorageError(f"cannot tell whether a server still listens on {path} ({e.strerror})",
                            hint="remove the socket file yourself if no server uses it") from None
     else:
-        raise StorageError(f"another server already listens on {path}", hint="stop it first")
+        raise Conflict(f"another server already listens on {path}",
+                       hint="the daemon serves this home already (`strata status` says so): stop it, or give "
+                            "--socket another path")
     finally:
         probe.close()
 
