@@ -32,11 +32,14 @@ class Home:
         return self.config_path.is_file() or self.state_dir.is_dir()
 
     def require(self) -> None:
-        """A home named by the user that is not one is a mistyped path, not a new home."""
+        """A home named by the user that is not one is a mistyped path, not a new home; the
+        per-user default home is made on first use, whole, as `strata init` makes one."""
         if self.named and not self.exists():
             raise ConfigError(f"there is no strata home at {self.root}",
                               hint=f"`strata init {self.root}` makes one there; or check the path given "
                                    "with --home or STRATA_HOME")
+        if not self.named and not self.exists():
+            init_home(self.root)
 
     @property
     def config_path(self) -> Path:
