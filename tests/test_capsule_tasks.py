@@ -68,3 +68,16 @@ def test_a_pending_task_stays_pending_however_old_it_grows_until_it_is_done(memo
     assert pending(T0) == ["- [ ] TODO: migrate the nightly backup job to the new NAS (open 120 days)"]
     memory.observe("migrated the nightly backup job to the new NAS, done", at=T0 + H)
     assert pending(T0 + 2 * H) == []
+
+
+def test_a_homes_first_render_lists_its_open_tasks_of_any_age(memory, home):
+    # A home imported with months of history listed none of its old TODOs: only tasks carried
+    # from one render to the next stayed, and the first had none to carry.
+    memory.observe("TODO: renew the domain before it lapses", at=T0 - 240 * DAY)
+    memory.observe("TODO: rotate the backup keys", at=T0 - 200 * DAY)
+    memory.observe("rotated the backup keys, done", at=T0 - 150 * DAY)
+    for n in range(3):
+        memory.render_capsule(now=T0 + n * DAY)
+        text = (home / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
+        assert [re.sub(r" \[e\d+\]$", "", ln) for ln in document.parse(text).block_lines("tasks")] == [
+            f"- [ ] TODO: renew the domain before it lapses (open {240 + n} days)"]
