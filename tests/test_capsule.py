@@ -51,6 +51,14 @@ def test_the_example_capsule_is_valid_with_every_section_and_block():
     assert set(doc.blocks) == set(document.BLOCKS)
 
 
+def test_a_block_whose_markers_a_person_removed_is_named_not_silently_frozen():
+    text = "".join(line for line in EXAMPLE.splitlines(keepends=True) if "strata:begin facts" not in line
+                   and "strata:end facts" not in line)
+    doc = document.parse(text)
+    assert doc.ok and [(p.code, p.level) for p in doc.problems] == [("missing-block", "warning")]
+    assert "<!-- strata:begin facts -->" in doc.problems[0].message and "'Current facts'" in doc.problems[0].message
+
+
 def _mutate(old: str, new: str, count: int = 1) -> str:
     assert old in EXAMPLE
     return EXAMPLE.replace(old, new, count)

@@ -176,6 +176,13 @@ def _check_whole(doc: Document, open_block: tuple[str, int] | None, title_at: in
     for key, title, _ in SECTIONS:
         if key not in seen:
             problems.append(Problem(0, "error", "missing-section", f"required section {title!r} is missing"))
+    for name, section in BLOCKS.items():
+        if name not in doc.blocks and (open_block is None or open_block[0] != name):
+            where = "above the first section" if section is None else f"in section {_title(section)!r}"
+            problems.append(Problem(0, "warning", "missing-block",
+                                    f"block {name!r} has no markers, so strata no longer renders it and the "
+                                    f"lines left of it stay as they are; to have it rendered again, put "
+                                    f"`<!-- strata:begin {name} -->` and `<!-- strata:end {name} -->` {where}"))
     required = [k for k, _ in doc.sections if k in {s[0] for s in SECTIONS}]
     expected = [k for k, _, _ in SECTIONS if k in seen]
     if required != expected:
