@@ -297,3 +297,38 @@ def test_migration_29_gives_fact_keys_their_identifiers_back(tmp_path):
         ("episode:1", "fact:db-01 disk usage"), ("fact:db-01 disk usage", "fact:node-2")]
     assert conn.execute("SELECT dst FROM web_links").fetchall() == [("fact:node-2",)]
     assert conn.execute("SELECT node FROM web_context").fetchall() == [("fact:node-2",)]
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real file system of 3 MiB (tmpfs), for a disk that fills; where mounting is not
+    permitted (not root, a container without the capability) the test says so and skips."""
+    import subprocess
+
+    where = tmp_path / "disk"
+    where.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", str(where)], capture_output=True, text=True)
+    if r.returncode:
+        pytest.skip(f"cannot mount a small tmpfs here: {r.stderr.strip() or r.returncode}")
+    yield where
+    subprocess.run(["umount", "-l", str(where)], check=True)
+
+
+def test_a_full_disk_is_said_as_one_and_loses_nothing_committed(small_disk):
+    """SQLite rolls a transaction back itself when the disk fills; the ROLLBACK strata then
+    sent failed with 'cannot rollback - no transaction is active', which hid why."""
+    from strata_daemon.config.home import init_home
+
+    async def go():
+        init_home(small_disk / "home")
+        async with await Memory.open(small_disk / "home") as mem:
+            ids = []
+            with pytest.raises(StorageError, match="is full"):
+                while True:
+                    ids.append((await mem.observe(f"note {len(ids)} about the relay " + "lorem ipsum " * 20))["id"])
+            for attempt in (mem.embed_pending(), mem.forget(ids[0], purge=True)):
+                with pytest.raises(StorageError) as caught:
+                    await attempt
+                assert "is full" in caught.value.message and "rollback" not in caught.value.message
+            assert (await mem.status())["episodes"] == len(ids) and (await mem.get(ids[0]))["content"].startswith("note 0")
+    asyncio.run(go())

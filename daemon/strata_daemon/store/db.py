@@ -202,7 +202,10 @@ class Database:
                     Database.changes += 1
                 return out
             except BaseException:
-                conn.execute("ROLLBACK")
+                # SQLite has already rolled back after some errors (a full disk): a ROLLBACK then
+                # fails with "no transaction is active", which must not hide the error itself.
+                with contextlib.suppress(Exception):
+                    conn.execute("ROLLBACK")
                 raise
 
         self._refuse_writes()
