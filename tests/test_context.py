@@ -248,3 +248,12 @@ def test_one_long_unbroken_word_costs_its_length_not_one_token(memory, cli):
     assert {"part": "memories", "id": key, "reason": "budget"} in r["left_out"]
     hooked = _hook(cli.home, "prompt", "--budget", "64", stdin="deploy key")
     assert hooked.returncode == 0 and len(hooked.stdout) < 1000
+
+
+def test_a_long_prompt_is_searched_whole_by_its_rarest_words_and_a_cut_is_said(lived, home):
+    pasted = " ".join(f"line{i} ok" for i in range(4000))  # a log of 40 KB: the question at its end
+    r = _hook(home, "prompt", stdin=pasted + " why did the nightly backup job fail?")
+    assert r.returncode == 0 and b"The nightly backup job failed" in r.stdout, r.stderr
+    assert b"recall searches at most 32" in r.stderr
+    r = _hook(home, "prompt", stdin="the backup job " + pasted * 2)
+    assert r.returncode == 0 and b"its first 65,536 were searched" in r.stderr

@@ -44,9 +44,10 @@ async def cmd_context(args) -> int:
     return 0
 
 
-# What of a prompt is looked for: recall takes at most store.max_content_bytes (64 KiB), and a
-# turn's first 16 KiB say what it is about.
-PROMPT_BYTES = 16 * 1024
+# What of a prompt is looked for: recall takes at most store.max_content_bytes (64 KiB, the
+# default) and searches a long text by its rarest words; a longer prompt is cut to that, and the
+# hook says so on stderr.
+PROMPT_BYTES = 64 * 1024
 
 
 def _stdin(field: str) -> tuple[str, dict]:
@@ -83,7 +84,12 @@ async def hook_prompt(args) -> None:
     text, event = _stdin("prompt")
     if not text.strip():
         return
-    result = await _block(args, text.encode("utf-8")[:PROMPT_BYTES].decode("utf-8", "ignore"))
+    raw = text.encode("utf-8")
+    if len(raw) > PROMPT_BYTES:
+        note(f"strata hook prompt: the prompt is {len(raw):,} bytes; its first {PROMPT_BYTES:,} were searched")
+    result = await _block(args, raw[:PROMPT_BYTES].decode("utf-8", "ignore"))
+    for warning in result.get("warnings", ()):
+        note(f"strata hook prompt: {warning}")
     sys.stdout.write(result["block"])
     if result.get("recall_id"):
         from strata_daemon.app import hooks
