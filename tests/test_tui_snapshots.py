@@ -5,6 +5,7 @@ and accept them with `pytest tests/test_tui_snapshots.py --snapshot-update`."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
@@ -16,12 +17,22 @@ from tests.tui_helpers import settle, switch, type_in
 pytestmark = pytest.mark.slow
 
 NOW = 1_795_000_000.0
-SIZE = (120, 34)
+SIZE = (120, 40)
+# An 80x24 terminal first: what a person reaches over SSH; and a large one, where panes sit side by side.
+SIZES = {"80x24": (80, 24), "120x40": SIZE, "160x45": (160, 45)}
 
 
 @pytest.fixture
-def still(home, monkeypatch):
-    """A home filled at a fixed time, read at that time."""
+def still(tmp_path_factory, monkeypatch):
+    """A home filled at a fixed time, read at that time, at a path of the same name on every
+    run (the overview shows it)."""
+    import shutil
+
+    from strata_daemon.config.home import init_home
+
+    home = Path("/tmp/strata-snapshots/home")  # not $TMPDIR: the pictures hold the path
+    shutil.rmtree(home.parent, ignore_errors=True)
+    init_home(home)
     monkeypatch.setattr(timeutil, "now", lambda: NOW)
 
     async def fill():
@@ -45,21 +56,23 @@ def app(home) -> StrataApp:
     return StrataApp(home=home, refresh_seconds=0)
 
 
-def test_memories_screen(still, snap_compare):
+@pytest.mark.parametrize("size", SIZES)
+def test_memories_screen(still, snap_compare, size):
     async def search(pilot):
         await settle(pilot)
         await switch(pilot, "2")
         pilot.app.screen.query_one("#mode").value = "fast"
         await type_in(pilot, "#query", "nginx")
-    assert snap_compare(app(still), run_before=search, terminal_size=SIZE)
+    assert snap_compare(app(still), run_before=search, terminal_size=SIZES[size])
 
 
-@pytest.mark.parametrize("key", ["3", "5", "6"], ids=["facts", "dossiers", "capsule"])
-def test_layer_screen(still, snap_compare, key):
+@pytest.mark.parametrize("size", ["80x24", "120x40"])
+@pytest.mark.parametrize("key", ["1", "3", "5", "6"], ids=["overview", "facts", "dossiers", "capsule"])
+def test_layer_screen(still, snap_compare, key, size):
     async def go(pilot):
         await settle(pilot)
         await switch(pilot, key)
-    assert snap_compare(app(still), run_before=go, terminal_size=SIZE)
+    assert snap_compare(app(still), run_before=go, terminal_size=SIZES[size])
 
 
 def test_help_screen(still, snap_compare):

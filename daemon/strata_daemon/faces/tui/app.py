@@ -26,6 +26,8 @@ from strata_daemon.faces.tui.screens.web import WebScreen
 SCREENS = {"overview": OverviewScreen, "memories": MemoriesScreen, "facts": FactsScreen,
            "spiderweb": WebScreen, "dossiers": DossiersScreen, "capsule": CapsuleScreen}
 
+NARROW_BELOW = 130  # columns: below it (80 or 120 columns) a screen shows its panes stacked, one above the other
+
 CSS = """
 .section { text-style: bold; color: $accent; margin: 1 0 0 1; }
 #daemon, #summary, #capsule-state, #spread-note { padding: 0 1; color: $text-muted; }
@@ -43,6 +45,10 @@ CSS = """
 #right { width: 2fr; }
 #errors { height: 8; }
 DataTable { height: 1fr; }
+/* Below NARROW_BELOW columns the panes of a screen stack: the list first, full width, its detail below. */
+Screen.-narrow .panes { layout: vertical; }
+Screen.-narrow .panes > * { width: 100%; min-width: 0; height: 1fr; }
+Screen.-narrow #fulltext { max-height: 4; }
 .dialog { width: 70; height: auto; max-height: 80%; border: thick $accent; background: $surface; padding: 1 2; }
 .dialog.wide { width: 90%; height: 80%; }
 .dialog-title { text-style: bold; margin-bottom: 1; }
@@ -54,6 +60,7 @@ ModalScreen { align: center middle; }
 class StrataApp(App):
     TITLE = "strata"
     CSS = CSS
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (NARROW_BELOW, "-wide")]
     MODES = SCREENS
     BINDINGS = [
         *(Binding(str(n), f"switch_mode('{mode}')", cls.TITLE) for n, (mode, cls) in enumerate(SCREENS.items(), 1)),

@@ -41,6 +41,13 @@ def refill(table: DataTable, rows: list[tuple[str, tuple]]) -> None:
         table.move_cursor(row=min(keep, table.row_count - 1))
 
 
+def room(screen: Screen, share: float) -> int:
+    """The columns a screen's list has: all of them on a narrow terminal, where the panes stack
+    (app.NARROW_BELOW), else its SHARE of the width."""
+    width = screen.app.size.width
+    return width if screen.has_class("-narrow") else int(width * share)
+
+
 def problem(e: StrataError) -> str:
     return e.message + (f"\n{e.hint}" if e.hint else "")
 

@@ -36,7 +36,7 @@ class DossiersScreen(LayerScreen):
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
-        with Horizontal():
+        with Horizontal(classes="panes"):
             with Vertical(id="left"):
                 yield DataTable(id="topics", cursor_type="row", zebra_stripes=True)
             with Vertical(id="right"):

@@ -13,14 +13,20 @@ from textual.widgets import Checkbox, DataTable, Input, Label
 from strata_daemon.base import timeutil
 from strata_daemon.faces.tui.fields import rows as field_rows
 from strata_daemon.faces.tui.format import age, fact_value, one_line, when
-from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill
+from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill, room
 from strata_daemon.faces.tui.screens.dialogs import Ask, Confirm, Details
 from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 
 SOURCE = "person:tui"
 
 
+KEY_CHARS = 34  # a longer key is cut in the list; the history's title names it whole
+OTHER_COLUMNS = 34  # source and confirmed (with stale) beside the key and the value, with the padding
+
+
 class FactsScreen(LayerScreen):
+    # A key and its value need more room than a memory's line: side by side from 160 columns.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (160, "-wide")]
     TITLE = "Facts"
     AUTO_FOCUS = "#facts"
     BINDINGS = [
@@ -42,7 +48,7 @@ class FactsScreen(LayerScreen):
         with Horizontal(id="searchbar"):
             yield Input(placeholder="key prefix (Enter)", id="prefix")
             yield Checkbox("stale only", id="stale")
-        with Horizontal():
+        with Horizontal(classes="panes"):
             with Vertical(id="left"):
                 yield DataTable(id="facts", cursor_type="row", zebra_stripes=True)
             with Vertical(id="right"):
@@ -53,7 +59,7 @@ class FactsScreen(LayerScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#facts", DataTable).add_columns("key", "value", "confirmed", "stale", "source")
+        self.query_one("#facts", DataTable).add_columns("key", "value", "source", "confirmed")
         self.query_one("#history", DataTable).add_columns("value", "from", "to", "source", "")
         self.query_one("#conflicts", DataTable).add_columns("id", "key", "was", "became", "when", "state")
 
@@ -68,14 +74,20 @@ class FactsScreen(LayerScreen):
         conflicts = await self.memory.fact_conflicts(limit=100)
         self.facts = {f["key"]: f for f in facts}
         now = timeutil.now()
+        key = min(KEY_CHARS, room(self, 0.6) // 3)
+        width = max(12, room(self, 0.6) - key - OTHER_COLUMNS)  # the value takes what the key leaves
         refill(self.query_one("#facts", DataTable), [(f["key"], (
-            f["label"], one_line(f["value"], 50), age(now - f["confirmed_at"]) + " ago" if f["confirmed_at"] else "-",
-            "stale" if f["stale"] else "", f["source"])) for f in facts])
+            one_line(f["label"], key), one_line(f["value"], width), one_line(f["source"], 14),
+            ("stale · " if f["stale"] else "") + (age(now - f["confirmed_at"]) + " ago" if f["confirmed_at"] else "-")))
+            for f in facts])
         await self._history(cursor_key(self.query_one("#facts", DataTable)))
         refill(self.query_one("#conflicts", DataTable), [(str(c["id"]), (
             str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")), fact_value(c["new"]["value"]),
             when(c["at"]), "acknowledged" if c["acknowledged_at"] else c["reason"]))
             for c in conflicts])
+
+    def on_resize(self) -> None:
+        self.reload()  # the value column takes the width there is
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.reload()

@@ -11,7 +11,7 @@ from strata_daemon.base import timeutil
 from strata_daemon.config.settings import MODES
 from strata_daemon.faces.tui.fields import rows as field_rows
 from strata_daemon.faces.tui.format import one_line, when
-from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill
+from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill, room
 from strata_daemon.faces.tui.screens.dialogs import Confirm, Details
 from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 from strata_daemon.faces.tui.widgets.explain import ExplainPanel
@@ -35,6 +35,7 @@ def purge_question(episode_id: int, plan: dict) -> str:
     return "\n".join(lines)
 
 
+OTHER_COLUMNS = 40  # match, when, id and state beside the content, with the table's padding
 FIRST = ("content", "kind", "state", "tier", "event_at", "recorded_at", "source", "session", "context")  # details
 
 
@@ -57,6 +58,7 @@ class MemoriesScreen(LayerScreen):
         super().__init__(*args, **kwargs)
         self.result: dict | None = None  # the recall shown, None while the newest memories are shown
         self.rows: dict[int, dict] = {}
+        self.shown: list[dict] | None = None  # the memories listed, in order
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -64,7 +66,7 @@ class MemoriesScreen(LayerScreen):
             yield Input(placeholder="search memories (Enter)", id="query")
             yield Select([(m, m) for m in MODES], allow_blank=False, id="mode")
             yield Checkbox("archived too", id="archived")
-        with Horizontal():
+        with Horizontal(classes="panes"):
             yield DataTable(id="hits", cursor_type="row", zebra_stripes=True)
             with Vertical(id="side"):
                 # The list cuts a memory to one line; the one selected is shown whole here.
@@ -77,7 +79,8 @@ class MemoriesScreen(LayerScreen):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one("#hits", DataTable).add_columns("#", "match", "id", "when", "state", "content")
+        # What a memory says first; its match, day and id after it, as far as the width goes.
+        self.query_one("#hits", DataTable).add_columns("content", "match", "when", "id", "state")
         self.query_one("#mode", Select).value = self.memory.config["recall.mode"]
 
     @property
@@ -105,17 +108,21 @@ class MemoriesScreen(LayerScreen):
 
     def _show(self, memories: list[dict]) -> None:
         """Memories or recall hits; a hit's `match` is as measured, not relative to the best."""
-        self.rows = {r["id"]: r for r in memories}
+        self.rows, self.shown = {r["id"]: r for r in memories}, memories
         table = self.query_one("#hits", DataTable)
+        width = max(20, room(self, 0.6) - OTHER_COLUMNS)
         refill(table, [(str(r["id"]), (
-            str(n), f"{r['match']:.2f}" if "match" in r else "-", str(r["id"]), when(r["event_at"]),
-            r.get("state", "active") + (" factual" if r.get("factual") else "")
-            + (" irrelevant" if r.get("irrelevant") else ""), one_line(r["content"], 90)))
-            for n, r in enumerate(memories, 1)])
+            one_line(r["content"], width), f"{r['match']:.2f}" if "match" in r else "-", when(r["event_at"]),
+            str(r["id"]), r.get("state", "active") + (" factual" if r.get("factual") else "")
+            + (" irrelevant" if r.get("irrelevant") else ""))) for r in memories])
         if not table.row_count:
             self.query_one("#explain", ExplainPanel).clear()
             self.query_one("#text", Static).update("")
             self.query_one("#why", Static).update("")
+
+    def on_resize(self) -> None:
+        if getattr(self, "shown", None) is not None:
+            self._show(self.shown)
 
     def search(self, query: str) -> None:
         if not query.strip():

@@ -48,7 +48,7 @@ class OverviewScreen(LayerScreen):
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(id="daemon")
-        with Horizontal():
+        with Horizontal(classes="panes"):
             with Vertical(id="left"):
                 yield Label("Phases", classes="section")
                 yield DataTable(id="phases", cursor_type="row", zebra_stripes=True)

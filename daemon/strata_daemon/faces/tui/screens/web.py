@@ -47,7 +47,7 @@ class WebScreen(LayerScreen):
         with Horizontal(id="searchbar"):
             yield Input(placeholder="node: episode:12, fact:user.timezone, entity:host:web-01 (Enter)", id="node")
         yield WebPicture(id="picture")
-        with Horizontal():
+        with Horizontal(classes="panes"):
             with Vertical(id="left"):
                 yield Tree("(no node)", id="web")
             with Vertical(id="right"):
