@@ -363,9 +363,8 @@ CLOSERS = 200  # memories read that may close one old task: a closing word and i
 _SHOWN_ID = re.compile(r"\[e(\d+)\]\s*$")
 
 
-# Older memories a home's first render reads for open tasks: once, so a larger bound than a
-# render's own (`task_scan`); read and matched in 0.51 s (median of 5) at 100,000 corpus
-# memories, 2026-12-07, beside two benchmarks.
+# Older memories a home's first render reads for open tasks: once, so more than `task_scan`;
+# read and matched in 0.51 s (median of 5) at 100,000 corpus memories, 2026-12-07.
 FIRST_SCAN = 50_000
 
 

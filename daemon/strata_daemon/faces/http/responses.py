@@ -91,8 +91,7 @@ STORED_MEMORY = fields(
                                "created: a new memory; repeat: the same text within the attention window, "
                                "counted on the earlier memory; duplicate: already stored"),
      "occurrences": POSITIVE, "facts": about(array(ref("CapturedFact")), "the facts captured from it")},
-    {"warnings": about(array(STR), "what a person should know of it: a time in the future, say")},
-    text="What storing an observation did.")
+    {"warnings": about(array(STR), "a time in the future, say")}, text="What storing an observation did.")
 STORED_BATCH = fields({"created": COUNT, "repeat": COUNT, "duplicate": COUNT,
                        "ids": about(IDS, "each observation's memory, in the order sent"),
                        "facts_captured": COUNT}, text="What storing a batch of observations did.")

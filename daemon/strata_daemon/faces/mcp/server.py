@@ -8,10 +8,10 @@ and `scope` only reaches the namespaces strata.toml shares (agent.shared), read-
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
+from typing import Annotated, Any, Awaitable, Callable, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import Tool as MCPTool, ToolAnnotations
 from pydantic import Field, ValidationError
@@ -20,9 +20,8 @@ from strata_daemon import __version__
 from strata_daemon.app.memory import Memory
 from strata_daemon.base import timeutil
 from strata_daemon.base.timeutil import iso
-from strata_daemon.errors import InvalidInput, NotFound, StrataError
-
-T = TypeVar("T")
+from strata_daemon.errors import InvalidInput, StrataError
+from strata_daemon.faces.mcp.errors import INVALID_PARAMS, arguments_said, error_text, guarded, protocol_error
 
 INSTRUCTIONS = """\
 strata is your long-term memory on this machine; nothing leaves it. Read the capsule
@@ -47,48 +46,6 @@ Mode = Annotated[Literal["fast", "balanced", "deep"] | None, Field(description="
 Key = Annotated[str, Field(description="Fact key, e.g. 'bridge'.")]
 Limit = Annotated[int, Field(ge=1, le=1000, description="Most results.")]
 Context = Annotated[dict[str, str] | None, Field(description="Situation keys, as observed.")]
-
-
-def error_text(e: StrataError) -> str:
-    return f"{e.kind}: {e.message}" + (f" (hint: {e.hint})" if e.hint else "")
-
-
-# JSON-RPC's code for a request whose parameters are wrong: a bad input, or nothing by that name.
-INVALID_PARAMS = -32602
-
-
-def protocol_error(e: StrataError) -> Exception:
-    """A refused read (a resource, a prompt) as the protocol says it: invalid parameters for what
-    the caller can fix, an internal error with the message for the rest."""
-    if isinstance(e, NotFound):
-        return ResourceNotFoundError(error_text(e))
-    if isinstance(e, InvalidInput):
-        return MCPError(INVALID_PARAMS, error_text(e))
-    return ResourceError(error_text(e))
-
-
-def _arguments_said(exc: ValidationError) -> str:
-    """The first argument pydantic refused, in strata's words: `invalid_input: k must be at least
-    1, not 0`, never pydantic's own text and its links."""
-    first = exc.errors(include_url=False)[0]
-    name = ".".join(str(p) for p in first["loc"]) or "arguments"
-    ctx, given = first.get("ctx") or {}, first.get("input")
-    bounds = {"greater_than_equal": "at least {ge}", "less_than_equal": "at most {le}", "greater_than": "more than {gt}",
-              "less_than": "less than {lt}", "missing": "given", "literal_error": "one of {expected}"}
-    if first["type"] in bounds:
-        said = f"{name} must be {bounds[first['type']].format(**ctx)}"
-        said += "" if first["type"] == "missing" else f", not {given!r}"
-    else:
-        said = f"{name}: {first['msg'][:1].lower()}{first['msg'][1:]}"
-    return f"invalid_input: {said} (hint: tools/list gives each tool's parameters)"
-
-
-async def guarded(call: Awaitable[T]) -> T:
-    try:
-        return await call
-    except StrataError as e:
-        raise ToolError(error_text(e)) from None
-
 
 
 def lean_memory(m: dict) -> dict:
@@ -145,7 +102,7 @@ class LeanServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
             if isinstance(e.__cause__, ValidationError):
-                raise ToolError(_arguments_said(e.__cause__)) from None
+                raise ToolError(arguments_said(e.__cause__)) from None
             raise
 
     async def list_tools(self) -> list[MCPTool]:
