@@ -34,9 +34,10 @@ def test_killed_writers_and_daemon_lose_nothing_and_concurrent_use_sees_no_error
 def test_the_adversarial_corpus_gets_answers_no_traceback_and_changes_nothing(cli):
     r = cli.json("bench", "reliability", "--parts", "adversarial", timeout=1800)
     found = r["adversarial"]
-    assert found["inputs"] >= 560 and set(found["by_face"]) == {"python", "cli", "import", "capsule", "strata.toml",
-                                                                 "http", "mcp"}
+    assert found["inputs"] >= 600 and set(found["by_face"]) == {"python", "cli", "import", "capsule", "strata.toml",
+                                                                 "http", "mcp", "hooks"}
     assert found["tracebacks"] == found["server_errors"] == found["unanswered"] == 0, found["problems"]
+    assert found["by_face"]["hooks"]["unexpected"] == 0, found["problems"]  # every hook exits 0, whatever it got
     assert found["data_changed"] == []
     assert r["ok"] is True
 

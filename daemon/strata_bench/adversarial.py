@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from strata_bench.bad_input import CASES, EXIT, cli_call, http_call, mcp_args, python_call
-from strata_bench.damage import CAPSULES, CLI_FUZZ, CONFIGS, HTTP_BODIES, HTTP_RAW, MCP_RAW, import_files
+from strata_bench.damage import CAPSULES, CLI_FUZZ, CONFIGS, HOOK_CASES, HTTP_BODIES, HTTP_RAW, MCP_RAW, import_files
 from strata_bench.procs import spawn, strata
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.public import sqlite_module
@@ -34,7 +34,7 @@ def corpus_size() -> int:
     faces = len(CASES) * 2 + sum(cli_call(op, a) is not None for _, op, a, _ in CASES) \
         + sum(mcp_args(op, a) is not None for _, op, a, _ in CASES)
     return (faces + len(CLI_FUZZ) + len(import_files()) + 3 * len(CAPSULES) + len(CONFIGS) + len(HTTP_RAW)
-            + len(HTTP_BODIES) + len(MCP_RAW))
+            + len(HTTP_BODIES) + len(MCP_RAW) + len(HOOK_CASES))
 
 
 # -- running it ----------------------------------------------------------------------------------
@@ -243,6 +243,27 @@ def _http_face(home: Path, tally: Tally, progress) -> None:
         tally.problems.append(f"http: the server logged {logged} traceback(s)")
 
 
+HOOK_SECONDS = 2.0  # what an agent's turn may wait on a hook, whatever it was handed
+
+
+def _hooks_face(home: Path, work: Path, tally: Tally, progress) -> dict:
+    """Each hook with what a loop may hand it: it must exit 0; how long each took is counted
+    apart (a busy machine is slower; the benchmark reports it, a test does not judge it)."""
+    work.mkdir(parents=True, exist_ok=True)
+    fifo = work / "transcript.fifo"
+    if not fifo.exists():
+        os.mkfifo(fifo)  # nothing ever writes to it
+    times = []
+    for name, argv, stdin in HOOK_CASES:
+        started = time.monotonic()
+        code, _, err = _cli(home, ["hook", *argv], stdin.replace(b'"FIFO"', b'"%s"' % str(fifo).encode()))
+        times.append(time.monotonic() - started)
+        tally.add("hooks", name, answered=code is not None, traceback="Traceback" in err, expected=code == 0)
+        progress(1)
+    return {"slowest_seconds": round(max(times), 2), "over_limit": sum(t > HOOK_SECONDS for t in times),
+            "limit_seconds": HOOK_SECONDS}
+
+
 def _internal(message: dict | None) -> bool:
     return isinstance(message, dict) and (message.get("error") or {}).get("code") == -32603  # JSON-RPC internal
 
@@ -323,8 +344,9 @@ def adversarial(home: Path, work: Path, progress: Callable[[int], None] | None =
     for face in (_python_face, _cli_face, _mcp_face, _http_face, _capsule_face, _config_face):
         face(home, tally, progress)
     _import_face(home, work, tally, progress)
+    hooks = _hooks_face(home, work, tally, progress)
     after = fingerprint(db)
     changed = [layer for layer in before if before[layer] != after[layer]]
     total = {k: sum(f[k] for f in tally.faces.values()) for k in COUNTS}
     return {**total, "data_changed": changed, "by_face": tally.faces, "problems": tally.problems[:40],
-            "seconds": round(time.perf_counter() - started, 1)}
+            "hooks": hooks, "seconds": round(time.perf_counter() - started, 1)}

@@ -248,4 +248,31 @@ MCP_RAW: list[tuple[str, bytes]] = [
     ("a 5,000-digit id", b'{"jsonrpc":"2.0","id":1' + b"0" * 5000 + b',"method":"tools/list"}'),
     ("a lone surrogate in a context key", b'{"jsonrpc":"2.0","id":104,"method":"tools/call","params":{"name":'
                                           b'"observe","arguments":{"content":"x","context":{"\\udcff":"v"}}}}'),
+    *((f"resource {uri}", b'{"jsonrpc":"2.0","id":%d,"method":"resources/read","params":{"uri":"%s"}}'
+       % (110 + n, uri.encode())) for n, uri in enumerate(
+        ("strata://dossier/", "strata://dossier/%ff%fe", "strata://dossier/a%2Fb", "strata://context/",
+         "strata://context/%00", "strata://dossier/" + "x" * 5000))),
+    *((f"context prompt {args}", b'{"jsonrpc":"2.0","id":%d,"method":"prompts/get","params":{"name":"context",'
+       b'"arguments":%s}}' % (120 + n, args.encode())) for n, args in enumerate(
+        ('{"text":""}', '{"text":"x","budget":"0"}', '{"text":"x","budget":"31"}', '{"text":"x","budget":"100001"}',
+         '{"text":"x","budget":"abc"}', '{}', '{"text":"x","budget":"1e9"}'))),
+]
+
+# What an agent's loop may hand a hook: (name, event and arguments, stdin); a FIFO is made for
+# the one that names it. Every one must exit 0, at once (an agent's turn waits on it).
+HOOK_CASES: list[tuple[str, list[str], bytes]] = [
+    *((f"prompt --budget {b!r}", ["prompt", "--budget", b], b"the disk on db-01") for b in ("abc", "nan", "1e9", "",
+                                                                                            "0", "-5", "5")),
+    ("prompt --mode nope", ["prompt", "--mode", "nope"], b"the disk"), ("prompt --nope", ["prompt", "--nope"], b"x"),
+    ("prompt, nothing", ["prompt"], b""), ("prompt, binary", ["prompt"], bytes(range(256)) * 8),
+    ("prompt, a lone surrogate in JSON", ["prompt"], b'{"prompt": "disk \\ud800", "session_id": "s"}'),
+    ("prompt, 200 KB", ["prompt"], b"disk " * 40_000), ("prompt, a 60 KB word", ["prompt"], b"a1" * 30_000),
+    ("prompt, JSON list", ["prompt"], b"[1, 2]"), ("prompt, prompt a number", ["prompt"], b'{"prompt": 3}'),
+    ("prompt, session a list", ["prompt"], b'{"prompt": "disk", "session_id": ["s"]}'),
+    ("prompt, session a path", ["prompt"], b'{"prompt": "disk", "session_id": "../../etc/passwd"}'),
+    ("reply, binary", ["reply"], bytes(range(256))), ("reply, 200 KB", ["reply"], b"#1 " * 70_000),
+    ("session-start, junk", ["session-start"], b"\xff\xfe"),
+    *((f"{e}, transcript {t}", [e], b'{"session_id": "s", "transcript_path": "%s"}' % t.encode())
+      for e in ("compact", "stop") for t in ("FIFO", "/dev/zero", "/", "/nonexistent", "")),
+    ("stop, not JSON", ["stop"], b"not json"), ("stop, transcript a number", ["stop"], b'{"transcript_path": 3}'),
 ]

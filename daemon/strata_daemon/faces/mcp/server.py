@@ -105,6 +105,17 @@ class LeanServer(MCPServer):
                 raise ToolError(arguments_said(e.__cause__)) from None
             raise
 
+    async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
+        """A prompt's arguments checked first: the SDK answers a missing one as an internal
+        error and logs a traceback."""
+        known = {p.name: p for p in await self.list_prompts()}
+        if name not in known:
+            raise MCPError(INVALID_PARAMS, f"invalid_input: no prompt {name!r} (prompts/list names them)")
+        missing = [a.name for a in known[name].arguments or () if a.required and a.name not in (arguments or {})]
+        if missing:
+            raise MCPError(INVALID_PARAMS, f"invalid_input: {', '.join(missing)} must be given")
+        return await super().get_prompt(name, arguments, context)
+
     async def list_tools(self) -> list[MCPTool]:
         return [t.model_copy(update={"description": " ".join(t.description.split()),
                                      "input_schema": lean(t.input_schema), "output_schema": None})
