@@ -570,7 +570,7 @@ def test_llama_cpp_is_loaded_with_passive_openmp_waiting(small_llm):
 
 
 def test_without_llama_cpp_every_path_that_needs_it_says_how_to_add_it(home, small_llm):
-    # llama-cpp-python is an extra (strata-daemon[llm]); a None in sys.modules makes its import
+    # llama-cpp-python is an extra (the `llm` extra); a None in sys.modules makes its import
     # fail as it does where it was never installed.
     write_config(home, f'[llm]\nmodel = "{small_llm}"\n')
     code = ("import sys, json; sys.modules['llama_cpp'] = None\n"
@@ -585,9 +585,9 @@ def test_without_llama_cpp_every_path_that_needs_it_says_how_to_add_it(home, sma
     assert refreshed.returncode == 0, refreshed.stderr
     shown = strata("--json", "dossier", "refresh", "bridge", "--force")
     notes = json.loads(shown.stdout)["notes"]
-    assert "strata-daemon[llm]" in json.dumps(notes), notes  # written extractively, and says why
+    assert "pip install 'llama-cpp-python" in json.dumps(notes), notes  # written extractively, and says why
     doctor = strata("doctor")
-    assert "llama-cpp-python is not installed" in doctor.stdout and "strata-daemon[llm]" in doctor.stdout
+    assert "llama-cpp-python is not installed" in doctor.stdout and "pip install '.[llm]'" in doctor.stdout
     write_config(home, '[embedding]\nruntime = "llama"\n')
     embedded = strata("embed")
-    assert embedded.returncode != 0 and "strata-daemon[llm]" in embedded.stderr, embedded.stderr
+    assert embedded.returncode != 0 and "pip install 'llama-cpp-python" in embedded.stderr, embedded.stderr

@@ -142,9 +142,9 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving(home):
                 "not_found: no memory 999 in namespace 'default' "
                 "(hint: `strata timeline` lists what this namespace holds)")
             assert "invalid_input: the query is empty" in await t.error("recall", query="   ")
-            assert (await t.error("recall", query="disk", k=0)).startswith("invalid_input: k must be at least 1, not 0")
-            assert (await t.error("feedback", recall_id=1, outcome="maybe")).startswith(
-                "invalid_input: outcome must be one of 'success' or 'failure', not 'maybe'")
+            assert "invalid_input: k must be at least 1, not 0" in await t.error("recall", query="disk", k=0)
+            assert "invalid_input: outcome must be one of 'success' or 'failure', not 'maybe'" in await t.error(
+                "feedback", recall_id=1, outcome="maybe")
             assert "invalid_input" in await t.error("observe", content="x" * 70_000)
             assert "invalid_input" in await t.error("observe", content="nul \x00 inside")
             assert "invalid_input: unknown kind" in await t.error("recall", query="disk", kinds=["gossip"])
@@ -175,9 +175,10 @@ def test_invalid_input_is_invalid_params_in_strata_s_words_on_every_mcp_surface(
     async def go():
         async with mcp_client(home) as t:
             await t.call("observe", content="Bridge: DOWN on gw-02")
-            assert await t.error("recall", query="x", k=0) == \
-                "invalid_input: k must be at least 1, not 0 (hint: tools/list gives each tool's parameters)"
-            assert (await t.error("recall")).startswith("invalid_input: query must be given")
+            assert await t.error("recall", query="x", k=0) == ("Error executing tool recall: invalid_input: k must be "
+                                                               "at least 1, not 0 (hint: tools/list gives each tool's "
+                                                               "parameters)")
+            assert (await t.error("recall")).startswith("Error executing tool recall: invalid_input: query must be given")
             said = await t.error("recall", query="x", mode="psychic")
             assert "pydantic" not in said and "mode must be one of 'fast', 'balanced' or 'deep'" in said
             for uri, kind in (("strata://dossier/nothing", "not_found"), ("strata://dossier/", "invalid_input"),

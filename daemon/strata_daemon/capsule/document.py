@@ -176,8 +176,9 @@ def _check_whole(doc: Document, open_block: tuple[str, int] | None, title_at: in
     for key, title, _ in SECTIONS:
         if key not in seen:
             problems.append(Problem(0, "error", "missing-section", f"required section {title!r} is missing"))
+    broken = any(p.level == "error" for p in problems)  # then the errors say what became of the markers
     for name, section in BLOCKS.items():
-        if name not in doc.blocks and (open_block is None or open_block[0] != name):
+        if not broken and name not in doc.blocks and (open_block is None or open_block[0] != name):
             where = "above the first section" if section is None else f"in section {_title(section)!r}"
             problems.append(Problem(0, "warning", "missing-block",
                                     f"block {name!r} has no markers, so strata no longer renders it and the "

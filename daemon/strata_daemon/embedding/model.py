@@ -79,7 +79,7 @@ def default_model(models_dir: Path) -> ModelFile:
     if target.is_file() and sidecar.is_file() and sha256(target) == sidecar.read_text().strip():
         return ModelFile(DEFAULT_NAME, target)
     source = packaged_source()
-    if importlib.util.find_spec("gguf") is None:  # an extra, with llama.cpp: strata-daemon[llm]
+    if importlib.util.find_spec("gguf") is None:  # an extra, with llama.cpp: the `llm` extra
         raise EmbeddingUnavailable("the gguf package, which prepares the model for llama.cpp, is not installed",
                                    hint=INSTALL_LLM)
     from strata_daemon.embedding.convert import ConversionError, convert_bert

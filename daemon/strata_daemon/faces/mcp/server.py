@@ -102,7 +102,7 @@ class LeanServer(MCPServer):
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
             if isinstance(e.__cause__, ValidationError):
-                raise ToolError(arguments_said(e.__cause__)) from None
+                raise ToolError(f"Error executing tool {name}: {arguments_said(e.__cause__)}") from None
             raise
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
