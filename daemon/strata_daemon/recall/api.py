@@ -110,10 +110,10 @@ class Recall:
                           params, tuned, self.config.tuning.facts.in_recall, tuned.overlap_embedding, as_of,
                           mode != "fast" if hop is None else hop)
         embedding, meant = None, query
-        if len(terms(query)) > MAX_TERMS:  # a long text: its words that tell it apart stand for it
+        if (said := len(terms(query))) > MAX_TERMS:  # a long text: its words that tell it apart stand for it
             kept = await self.db.run(fulltext.telling, self.agent, query)
             meant = " ".join(" ".join(p) for p in kept)
-            warnings.append(f"the query holds {len(terms(query)):,} distinct words and recall searches at most "
+            warnings.append(f"the query holds {said:,} distinct words and recall searches at most "
                             f"{MAX_TERMS}: it searched the rarest that memories hold ({_few(kept)}), by words and "
                             "by meaning")
         if mode != "fast":
