@@ -73,6 +73,30 @@ def test_a_block_never_exceeds_its_budget_and_says_why_it_left_things_out():
     assert p.lines()[1:] == ["#5 21 Sep 2026 a", "#6 b"]
 
 
+def test_a_memory_longer_than_the_room_is_cut_to_fit_and_marked():
+    count = counter()
+    log = "backup job " + " ".join(f"step{i} ok" for i in range(400))
+    hits = [{"id": 1, "content": log, "event_at": T0}, {"id": 2, "content": "The backup job failed.", "event_at": T0}]
+    for budget in (32, 64, 256):
+        p = pack(budget, count, hits=hits)
+        assert sum(count(p.lines())) == p.used <= budget
+        first = p.memories[0]
+        assert first["id"] == 1 and first["cut"] and first["line"].endswith(" … [cut]")
+        assert first["line"].startswith("#1 21 Sep 2026 backup job step0 ok")
+    # One that would fit an empty block but not what is left is left out, as before: the next is tried.
+    p = pack(64, count, hits=[{"id": 2, "content": "The backup job failed on nas-1 at night.", "event_at": T0},
+                              {"id": 3, "content": " ".join(["word"] * 40), "event_at": T0}])
+    assert [m["id"] for m in p.memories] == [2] and not p.memories[0]["cut"]
+    assert {"part": "memories", "id": 3, "reason": "budget"} in p.left_out
+    # A key in one unbroken run is cut inside the run; no room for a useful part, no cut.
+    p = pack(48, count, hits=[{"id": 4, "content": "key " + "a1b2c3d4" * 500, "event_at": T0}])
+    assert p.memories[0]["cut"] and p.used <= 48 and "a1b2" in p.memories[0]["line"]
+    p = pack(32, count, capsule=[("Who I am", ["I am ops-bot, I keep the backups of the house."] * 3)],
+             facts=[{"key": f"k{i}", "label": f"thing {i}", "value": "a long value here", "valid_from": T0}
+                    for i in range(3)], hits=[{"id": 4, "content": "key " + "a1b2c3d4" * 500, "event_at": T0}])
+    assert p.used <= 32
+
+
 def test_the_budget_is_a_ceiling_a_memory_far_less_relevant_is_left_out():
     count = counter()
     hits = [{"id": 1, "content": "The ticket is priority P0.", "event_at": T0,
@@ -245,7 +269,10 @@ def test_one_long_unbroken_word_costs_its_length_not_one_token(memory, cli):
     memory.observe("The deploy key was rotated on gw-02.")
     r = cli.json("context", "deploy key", "--budget", "64")
     assert r["tokens"] <= 64 and len(r["block"]) < 1000
-    assert {"part": "memories", "id": key, "reason": "budget"} in r["left_out"]
+    # Longer than all the room the memories have: cut to what is left, and marked, not dropped.
+    cut = [m for m in r["parts"]["memories"] if m["id"] == key]
+    assert cut and cut[0]["cut"] and f"#{key} " in r["block"] and "a1b2c3d4 … [cut]" not in r["block"]
+    assert "… [cut]" in r["block"]
     hooked = _hook(cli.home, "prompt", "--budget", "64", stdin="deploy key")
     assert hooked.returncode == 0 and len(hooked.stdout) < 1000
 

@@ -84,6 +84,22 @@ def test_the_status_line_rule_reads_status_lines_and_leaves_prose_alone():
         assert capture(rules, text, "observation") == [], text
     assert capture(rules, "Bridge: DOWN", "lesson") == []  # not one of the rule's kinds
     assert capture(rules, "\n".join(["Bridge: DOWN"] + ["prose"] * 30), "observation") == []
+    # A thing of the key, then its state: the thing's own key, the state its value.
+    for text, key, value in (("Host B: bridge back UP", "host b bridge", "UP"),
+                             ("Host A: bridge is UP again", "host a bridge", "UP"),
+                             ("Car: battery low", "car battery", "low"),
+                             ("Kids: both asleep", "kids", "both asleep"),
+                             ("Deploy: rolled back", None, None)):
+        assert [(c.key, c.value) for c in capture(rules, text, "observation")] == ([(key, value)] if key else []), text
+
+
+def test_host_a_and_host_b_are_two_things_dana_and_dana_whitfield_one():
+    from strata_daemon.facts.subjects import same_subject
+
+    assert not same_subject("Host A", "Host B") and not same_subject("Host A bridge", "bridge")
+    assert not same_subject("Host", "Host B") and not same_subject("Server 2", "Server")
+    assert same_subject("Dana", "Dana Whitfield") and same_subject("the billing-api service", "billing-api")
+    assert same_subject("a bridge", "bridge")
 
 
 def test_configured_rules_overlay_the_built_in_one():

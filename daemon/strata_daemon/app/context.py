@@ -99,6 +99,7 @@ class Context:
             "at": timeutil.now(),
             "parts": {"capsule": [{"heading": h, "lines": ls} for h, ls in p.capsule],
                       "facts": [{"key": f["key"], "value": f["value"]} for f in p.facts],
-                      "memories": [{"id": m["id"], "rank": m["rank"], "event_at": m["at"]} for m in p.memories]},
+                      "memories": [{"id": m["id"], "rank": m["rank"], "event_at": m["at"], "cut": m["cut"]}
+                                   for m in p.memories]},
             "left_out": p.left_out, "warnings": r["warnings"],
         }

@@ -23,7 +23,10 @@ reads an old value ahead of the memory that changed it.
 The capsule and the facts each take at most a quarter of the budget (what they leave goes to
 the memories): at 256 tokens an agent still gets most of its room for what the turn is about.
 A memory that says what one already in the block says is left out; one that does not fit is
-left out and the next is tried, so the room a long memory would overrun is not wasted.
+left out and the next is tried, so the room a long memory would overrun is not wasted. A memory
+longer than all the room the memories have (a pasted log, a 60 KB key) could never fit: it is
+cut to the room left, from its start, and marked (`… [cut]`) so the agent knows to read it whole
+by its id, rather than dropped though it ranked first.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ Counter = Callable[[Sequence[str]], list[int]]
 SHARE = 4  # the capsule and the facts: each at most 1/SHARE of the budget
 MATCHED = 0.5  # a memory under the relevance floor stays when its measured match is this share of the best's
 MEMORIES = "## Memories (cite #id)"
+CUT = " … [cut]"
+MIN_CUT = 16  # tokens: less room than this holds no useful part of a memory
+LONG_WORD = 20  # characters: a longer word may be cut inside; a shorter one stays whole
 _SPACE = re.compile(r"\s+")
 
 
@@ -164,6 +170,7 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
     # A memory that ended another hit stays though a fact says it all: beside the older statement
     # it is what tells the agent which one is true now, and what it cites.
     ended_others = {i for h in hits for i in h.get("explain", {}).get("superseded_by", ())}
+    room = p.budget - p.used - header  # all the room the memories have
     for rank, h in enumerate(hits, 1):
         text = texts[rank - 1]
         # A line says its day when the line above it is of another day (the first always), and
@@ -183,12 +190,45 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
             p.left_out.append({"part": "memories", "id": h["id"], "reason": f"says what {same} says"})
             continue
         extra = header if not p.memories else 0
+        cut = False
         if p.used + extra + cost > p.budget:
-            p.left_out.append({"part": "memories", "id": h["id"], "reason": "budget"})
-            continue
-        p.memories.append({"id": h["id"], "at": h["event_at"], "rank": rank, "line": line})
+            if cost <= room or (fitted := _cut(line, p.budget - p.used - extra, count)) is None:
+                p.left_out.append({"part": "memories", "id": h["id"], "reason": "budget"})
+                continue
+            (line, cost), cut = fitted, True
+        p.memories.append({"id": h["id"], "at": h["event_at"], "rank": rank, "line": line, "cut": cut})
         kept[text.casefold()] = f"#{h['id']}"
         p.used += extra + cost
+
+
+def _cut(line: str, room: int, count: Counter) -> tuple[str, int] | None:
+    """LINE's longest start that fits ROOM tokens with the cut mark, and its cost; None when the
+    room is too small to hold any useful part. Words are kept whole but for one longer than
+    a long run of characters (a key, a hash), which is cut where the room ends."""
+    if room < MIN_CUT:
+        return None
+    words = line.split(" ")
+    lo, hi = 1, len(words)  # the id always stays
+    while lo < hi:  # the most words whose line fits
+        mid = (lo + hi + 1) // 2
+        if count([" ".join(words[:mid]) + CUT])[0] <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    head = " ".join(words[:lo])
+    if lo < len(words) and len(words[lo]) > LONG_WORD:  # a key, a hash, a log's run: take what fits
+        rest = words[lo]
+        a, b = 0, len(rest)
+        while a < b:
+            mid = (a + b + 1) // 2
+            if count([f"{head} {rest[:mid]}{CUT}"])[0] <= room:
+                a = mid
+            else:
+                b = mid - 1
+        head = f"{head} {rest[:a]}" if a else head
+    out = head + CUT
+    cost = count([out])[0]
+    return (out, cost) if cost <= room else None
 
 
 def pack(budget: int, count: Counter, *, capsule: Sequence[tuple[str, list[str]]] = (),

@@ -18,7 +18,7 @@ from typing import Any
 
 from strata_daemon.errors import ConfigError, InvalidInput
 from strata_daemon.facts.canonical import canonical, label as key_label
-from strata_daemon.facts.judge import judge
+from strata_daemon.facts.judge import QUALIFIERS, STATUS_WORDS, judge
 from strata_daemon.facts.keys import label_of, normalise_key
 from strata_daemon.facts.statements import claims
 from strata_daemon.facts.vocabulary import DEFAULT, Vocabulary
@@ -128,11 +128,36 @@ def _compile(name: str, spec: dict, kinds: tuple[str, ...]) -> Rule:
                 frozenset(normalise_key(k) for k in skip), max_lines, bool(spec.get("judge", False)))
 
 
+# `Host B: bridge back UP` is the state of host B's bridge: a thing of the key, then its state.
+_THING = re.compile(r"[a-z][a-z-]+")
+_BETWEEN = frozenset("is are back now still again".split())
+_AFTER = frozenset("again now still".split())
+# Words that open a value without naming a thing of the key (`Kids: both asleep`, `Garage: it is open`).
+_NOT_THINGS = frozenset("""both all each every everyone everything mostly now still just finally already fully partly
+partially almost nearly not very totally it he she they we i you this that there""".split())
+
+
+def _thing_state(raw_key: str, value: str) -> tuple[str, str] | None:
+    """(KEY's thing, its state) when VALUE names a thing of the key and a status word for it."""
+    words = value.split()
+    while len(words) > 1 and words[-1].casefold() in _AFTER:
+        words.pop()
+    *words, state = words or [""]
+    while words and words[-1].casefold() in _BETWEEN:
+        words.pop()
+    if not 1 <= len(words) <= 2 or state.casefold() not in STATUS_WORDS or state.casefold() in _BETWEEN or not all(
+            _THING.fullmatch(w) and w not in STATUS_WORDS and w not in QUALIFIERS and w not in _NOT_THINGS
+            and not w.endswith(("ed", "ing")) for w in words):
+        return None
+    return f"{raw_key} {' '.join(words)}", state
+
+
 def _rule_capture(rule: Rule, raw_key: str, value: str, vocab: Vocabulary) -> Capture | None:
     """A rule's key and value as a fact keeps them (facts/canonical.py): `gateway port: 8443` is
     `gateway.port`; a fixed key a person wrote in a rule stays as written."""
     if rule.key is not None:
         return Capture(rule.name, label_of(raw_key), normalise_key(raw_key), value, rule.confidence, raw_key, "")
+    raw_key, value = _thing_state(raw_key, value) or (raw_key, value)
     subject, attribute, value = canonical("", raw_key, value, vocab=vocab)
     label = key_label(subject, attribute)
     if label is None or not value:

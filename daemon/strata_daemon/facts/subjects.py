@@ -40,9 +40,12 @@ def _identifiers(words: list[str]) -> set[str]:
 
 
 def _core(words: list[str]) -> list[str]:
-    """The words that name, case-folded, a plural's `s` dropped (`groceries`, `grocery`)."""
+    """The words that name, case-folded, a plural's `s` dropped (`groceries`, `grocery`). An
+    article that ends a name, or a capital one inside it, is a name's letter (`Host A`, `Host A
+    bridge`)."""
     out = []
-    for w in (w.casefold() for w in words if w.casefold() not in _ARTICLES):
+    for w in (w.casefold() for i, w in enumerate(words)
+              if w.casefold() not in _ARTICLES or i == len(words) - 1 or (i and w[:1].isupper())):
         w = w[:-3] + "y" if w.endswith("ies") and len(w) > 4 else w[:-1] if w.endswith("s") and len(w) > 3 and \
             not w.endswith("ss") else w
         out.append(w)
@@ -66,8 +69,10 @@ def same_subject(a: str, b: str, *, loose: bool = False) -> bool:
     if [w for w in long_ if w not in KINDS] == [w for w in short if w not in KINDS] and any(
             w not in KINDS for w in short):
         return True  # `Atlas Migration project` is `Atlas Migration`
-    # `Dana` is `Dana Whitfield`
-    return long_[:len(short)] == short and (loose or all(w[:1].isupper() for w in long_words))
+    # `Dana` is `Dana Whitfield`; a letter or a number added names another of its kind (`Host B`).
+    extra = long_[len(short):]
+    return long_[:len(short)] == short and not any(len(w) == 1 or w.isdigit() for w in extra) and (
+        loose or all(w[:1].isupper() for w in long_words))
 
 
 def resolve(subject: str, candidates: Iterable[tuple[str, str]], *, loose: bool = False) -> str | None:
