@@ -74,7 +74,9 @@ def _never_fails(handler):
         try:
             await handler(args)
         except Exception as e:  # the agent's turn goes on without its memory
-            message = getattr(e, "message", None) or f"{type(e).__name__}: {e}"
+            message = getattr(e, "message", None) or (
+                f"{e.strerror}" + (f": {e.filename}" if e.filename else "") if isinstance(e, OSError) and e.strerror
+                else f"unexpected error ({type(e).__name__}: {e})")
             note(f"strata hook {args.hook_command}: {message} (the agent's turn goes on without it)")
         return 0
     return guarded
@@ -120,7 +122,7 @@ async def hook_session_end(args) -> None:
     _, event = _stdin("transcript_path")
     transcript = event.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        raise ValueError("no transcript_path on stdin (Claude Code's hook input)")
+        raise InvalidInput("no transcript_path on stdin (Claude Code's hook input)")
     session = _session(args, event)
     async with opened(args, actor="hook") as mem:
         r = await hooks.keep_session(mem, session, Path(transcript))

@@ -1,0 +1,77 @@
+"""Every command's text form speaks words: no Python repr (`{'key': ...}`, `None`, `True`,
+`PosixPath(...)`) reaches a person, on either stream, whether the command worked or refused.
+The command list is read from the parser, so a new command is run here or named below with
+the reason it is not."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+
+from strata_daemon.faces.cli.main import build_parser
+
+# Long-running or process-bound commands, each run for real by its own tests.
+NOT_HERE = {
+    "run": "the daemon (test_daemon)", "serve": "the HTTP server (test_http)", "mcp": "the MCP server (test_mcp)",
+    "tui": "the TUI (test_tui)", "capsule watch": "a watcher (test_capsule)",
+    "reindex": "re-embeds everything (test_embedding)",
+}
+REPR = re.compile(r"\{'[\w ]+': |\['[^']*'(?:, |\])|(?<![\w\"'.-])(?:None|True|False)(?![\w\"'-])|"
+                  r"\b(?:PosixPath|datetime\.datetime|Decimal|namespace|Namespace)\(|object at 0x|<strata_daemon\.")
+
+
+def _leaves(parser: argparse.ArgumentParser, path: list[str]):
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        yield " ".join(path)
+    for action in subs:
+        for name, child in action.choices.items():
+            yield from _leaves(child, [*path, name])
+
+
+def _commands(tmp) -> list[list[str]]:
+    questions = tmp / "questions.json"
+    questions.write_text(json.dumps([{"question": "Why did the backup fail?", "evidence": [2]}]))
+    lines = tmp / "in.jsonl"
+    lines.write_text('{"content": "Imported: the printer is on floor 3"}\n')
+    return [
+        ["observe", "Bridge: UP"], ["import", str(lines)], ["export"], ["recall", "backup"],
+        ["recall", "backup", "--explain"], ["feedback", "1", "success"], ["show", "2"], ["timeline"],
+        ["forget", "3"], ["restore", "3"], ["mark", "2", "--factual"],
+        ["fact", "set", "printer", "floor 3"], ["fact", "get", "bridge"], ["fact", "retract", "printer"],
+        ["fact", "cas", "bridge", "UP", "DOWN"], ["fact", "list"], ["fact", "list", "--stale"],
+        ["fact", "history", "bridge"], ["fact", "forget", "printer"], ["fact", "rejudge"], ["fact", "rekey"],
+        ["fact", "conflicts"], ["web", "activate", "1", "2"], ["web", "commit"], ["web", "context"],
+        ["web", "decay"], ["web", "neighbors", "episode:2"], ["web", "neighbours", "episode:2"],
+        ["web", "spread", "episode:2"], ["web", "entities"], ["link", "2", "1"], ["related", "2"],
+        ["dossier", "add", "backups"], ["dossier", "list"], ["dossier", "refresh", "backups"],
+        ["dossier", "show", "backups"], ["dossier", "history", "backups"], ["dossier", "diff", "backups"],
+        ["dossier", "remove", "backups"], ["capsule", "render"], ["capsule", "check"], ["capsule", "show"],
+        ["capsule", "stats"], ["capsule", "overrides"], ["consolidate"], ["arena", "status"], ["arena", "run"],
+        ["arena", "history"], ["arena", "questions", str(questions)], ["arena", "undo"], ["arena", "reset"],
+        ["context", "why did the backup fail"], ["hook", "prompt"], ["hook", "session-start"], ["hook", "reply"],
+        ["hook", "compact"], ["hook", "stop"], ["hook", "claude-code"], ["init", str(tmp / "other")],
+        ["config", "show"], ["status"], ["fold"], ["embed"], ["phase", "list"], ["phase", "run", "heartbeat"],
+        ["doctor"], ["backup"], ["backup", "--list"], ["store", "grant", "someone"], ["store", "revoke", "someone"],
+        ["store", "roles"], ["store", "copy", str(tmp / "copy.db")], ["systemd", "print-unit", "--user"],
+        ["show", "999"], ["fact", "get", "nothing-here"], ["recall", ""], ["context", "x", "--budget", "5"],
+    ]
+
+
+def test_every_command_s_text_form_is_words_not_a_python_repr(cli, tmp_path):
+    for text in ("Bridge: DOWN", "The nightly backup job failed on nas-1 at 03:00 after the disk filled up",
+                 "TODO: migrate the nightly backup job to nas-2"):
+        cli("observe", text, check=True)
+    commands = _commands(tmp_path)
+    leaves = set(_leaves(build_parser(), []))
+    covered = {" ".join(argv[:n]) for argv in commands for n in (1, 2) if " ".join(argv[:n]) in leaves}
+    missing = {leaf for leaf in leaves - covered - NOT_HERE.keys() if not leaf.startswith("bench ")}
+    assert not missing, f"run these commands' text form here, or say why not: {sorted(missing)}"
+    for argv in commands:
+        stdin = json.dumps({"prompt": "the backup", "session_id": "s1"}) if argv[0] == "hook" else None
+        proc = cli(*argv, input=stdin)
+        for stream in (proc.out, proc.err):
+            assert "Traceback" not in stream and "Error:" not in stream, (argv, stream)
+            found = REPR.search(stream)
+            assert found is None, f"strata {' '.join(argv)} printed {found.group(0)!r}: {stream[:600]}"
