@@ -179,7 +179,8 @@ def register(sub, common) -> None:
     top = sub.add_parser("hook", parents=[common], help="Hooks for an agent's loop (Claude Code or any other).",
                          description="Commands an agent's loop runs at its turns. They read the hook's input on "
                                      "stdin (Claude Code's JSON, or plain text) and always exit 0: an agent's turn "
-                                     "never fails because its memory did. docs/guide.md#agents shows the wiring.")
+                                     "never fails because its memory did. docs/guide.md#context-for-every-turn shows "
+                                     "the wiring.")
     hs = top.add_subparsers(dest="hook_command", metavar="EVENT", required=True)
     hadd = adder(hs, common)
     for name, handler, text in (
