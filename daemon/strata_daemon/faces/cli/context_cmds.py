@@ -120,7 +120,8 @@ async def hook_session_end(args) -> None:
     _, event = _stdin("transcript_path")
     transcript = event.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        raise ValueError("no transcript_path on stdin (Claude Code's hook input)")
+        raise InvalidInput("no transcript_path on stdin: this hook reads Claude Code's hook input, "
+                           '{"session_id": ..., "transcript_path": ...}')
     session = _session(args, event)
     async with opened(args, actor="hook") as mem:
         r = await hooks.keep_session(mem, session, Path(transcript))
