@@ -876,6 +876,7 @@ def test_status_backlog_and_fold(cli):
     st = cli.json("status")
     assert {"episodes", "pending_access_events", "phase"} <= set(st)
     assert st["episodes"] == 0 and st["pending_access_events"] == 0 and st["phase"] == "passive"
+    assert re.search(r"^by_state +—$", cli("status", check=True).out, re.M)  # an empty home: a dash, not a blank
 
     eid = observe(cli, "Deploy of api v2 finished")
     observe(cli, "Deploy of the worker failed")
