@@ -427,6 +427,8 @@ def test_arena_off_or_a_retired_arm_falls_back_to_the_configured_default(home):
 
 def test_cli_arena_commands(cli, home):
     write_config(home, ARENA_TOML)
+    fresh = cli("arena", "history", check=True).out  # an empty list says so, not a bare heading
+    assert "choices: none yet" in fresh and "runs: none yet" in fresh, fresh
     ids = [cli.json("observe", t)["id"] for t in CONVERSATION]
     cli("embed", check=True)
     rid = cli.json("recall", "who dislikes instant messaging?")["recall_id"]

@@ -146,6 +146,9 @@ def test_backup_and_restore_round_trip(cli, home):
 
     restored = cli.json("backup", "--restore", made)
     assert [e["id"] for e in cli.json("timeline")] == [kept]
+    # The copy holds its own run as running; restored, that run ended when the copy was made.
+    backup = next(p for p in cli.json("phase", "list")["phases"] if p["phase"] == "backup")
+    assert backup["last"]["status"] == "ok", backup
     assert cli.json("fact", "get", "bridge")["value"] == "UP"
     assert oct(os.stat(home / "state" / "memory.db").st_mode & 0o777) == "0o600"
     # the replaced database was kept, and restoring it brings the later writes back

@@ -876,6 +876,7 @@ def test_status_backlog_and_fold(cli):
     st = cli.json("status")
     assert {"episodes", "pending_access_events", "phase"} <= set(st)
     assert st["episodes"] == 0 and st["pending_access_events"] == 0 and st["phase"] == "passive"
+    assert re.search(r"^by_state +—$", cli("status", check=True).out, re.M)  # an empty home: a dash, not a blank
 
     eid = observe(cli, "Deploy of api v2 finished")
     observe(cli, "Deploy of the worker failed")
@@ -940,6 +941,20 @@ def test_human_output_says_yes_no_and_a_dash_not_python_values(cli):
         assert re.search(rf"^{re.escape(key)} +{value}", settings, re.M), (key, settings)
     assert not PYTHON_WORDS.search(cli("status", check=True).out)
 
+
+
+def test_a_memory_s_history_and_a_table_of_tables_read_as_words_not_json(cli, home):
+    """The audit entries `strata show` lists, and a setting that is a table of tables, as the
+    guide says text shows them: key=value, yes/no, "—" and times, never JSON."""
+    eid = observe(cli, "Bridge: DOWN", "--kind", "event")
+    cli("mark", str(eid), "--factual", check=True)
+    cli("forget", str(eid), check=True)
+    history = cli("show", str(eid), check=True).out.split("  history:", 1)[1]
+    assert not re.search(r'[{}"]|\bnull\b|\btrue\b|\bfalse\b', history), history
+    assert "kind=event, source=—, hash=" in history and "from=active, to=archived, reason=—" in history
+    write_config(home, '[loop.steps.mail]\ncommand = ["check-mail", "--new"]\ntimeout_seconds = 30\n')
+    line = next(x for x in cli("config", "show", check=True).out.splitlines() if x.startswith("loop.steps"))
+    assert "mail=(command=(check-mail, --new), timeout_seconds=30)" in line, line
 
 # -- storage failures ------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import stat
 import subprocess
 import sys
@@ -223,6 +224,9 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
                   json.dumps({"session_id": ["s"], "transcript_path": str(tmp_path / "missing.jsonl")})):
         r = _hook(home, "stop", stdin=stdin)
         assert r.returncode == 0 and b"Traceback" not in r.stderr and b"strata hook stop:" in r.stderr
+        assert not re.search(rb"\b\w+(Error|Exception):", r.stderr), r.stderr  # said in words, not a class name
+    assert b"cannot read the transcript" in _hook(home, "stop", stdin=json.dumps(
+        {"session_id": "s", "transcript_path": str(tmp_path / "missing.jsonl")})).stderr
     settings = json.loads(subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook",
                                           "claude-code"], capture_output=True, check=True).stdout)
     commands = [h["command"] for event in settings["hooks"].values() for entry in event for h in entry["hooks"]]

@@ -406,6 +406,23 @@ def test_observations_become_facts_with_the_observation_as_source(mem):
     assert batch["facts_captured"] == 1 and mem.get("disk usage")["value"] == "81%"
 
 
+def test_a_fact_is_found_by_the_name_its_status_line_gave_it(mem):
+    """`gateway port: 8443` is captured as gateway.port and `bank pin: 4711` as bank.password:
+    `fact get`, `fact history` and `fact forget` take the name as the line said it."""
+    m = mem.raw
+    for text in ("gateway port: 8443", "bank pin: 4711", "The database migration ticket is MIG-42",
+                 "The database migration ticket is priority P2"):
+        mem.run(m.observe(text, at=T0))
+    assert mem.get("gateway port")["key"] == "gateway.port"
+    assert mem.get("bank pin")["key"] == "bank.password"
+    assert mem.get("the database migration ticket")["value"] == "MIG-42"  # its own key, not its one attribute
+    assert mem.history("gateway port")["key"] == "gateway.port"
+    planned = mem.run(m.forget_fact("bank pin"))
+    assert not planned["applied"] and [f["key"] for f in planned["facts"]] == ["bank.password"]
+    mem.set("gateway port", "9000")  # a person's own key stays as written, and is found first
+    assert (mem.get("gateway port")["key"], mem.get("gateway.port")["value"]) == ("gateway port", "8443")
+
+
 def test_capture_can_be_switched_off(home):
     write_config(home, "[facts]\ncapture = false\n")
 

@@ -351,5 +351,8 @@ def test_odd_but_valid_requests_are_answered_and_bad_ones_refused_without_a_500(
         for what, (code, answer) in refused.items():
             assert 400 <= code < 500 and len(answer["message"]) < 200, (what, code, answer)
         assert refused["a lone surrogate"][1]["message"] == "the request body at session is not valid UTF-8 text"
+        unknown = api("POST", "/v1/memories", {"content": "x", "bogus": 1})
+        assert unknown == (400, {"error": "invalid_input", "message": "request body: unknown field 'bogus' "
+                                                                      "(GET /openapi.json lists the fields)"})
         assert api("GET", "/v1/timeline")[1]["items"][0]["content"] == "Disk on db-01 is 91% full"  # one memory
     assert "Traceback" not in api.stderr

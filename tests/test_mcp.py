@@ -248,6 +248,19 @@ BAD_LINES = [  # (line, the id answered, the JSON-RPC error code)
 ]
 
 
+
+@pytest.mark.parametrize("line, said", [
+    (b'{"id": 5, "hello": "not json-rpc"}', 'it needs "jsonrpc": "2.0"'),
+    (b"[1, 2]", "a message is one JSON object"),
+    (b'{"jsonrpc": "2.0", "id": 2}', 'it has no "method"'),
+    (b'{"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": 3}', '"params": input should be an object')])
+def test_a_line_that_is_no_json_rpc_message_is_told_what_it_lacks_in_words(line, said):
+    from strata_daemon.faces.mcp.wire import problem
+
+    _, code, message = problem(line)
+    assert code == -32600 and message.startswith("not a JSON-RPC 2.0 message: ")
+    assert said in message and "validation error" not in message and "union[" not in message, message
+
 def test_every_line_is_answered_and_nothing_malformed_is_stored(home):
     """Also a request before `initialize`, told what to send first."""
     import select

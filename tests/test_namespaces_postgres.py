@@ -171,6 +171,8 @@ def test_a_bound_role_reaches_no_other_namespace_through_the_cli_http_or_mcp(bou
                  ("web", "neighbours", f"episode:{alpha}"), ("status",)):
         for agent in ("alpha", "beta"):
             seen.append(cli("--agent", agent, "--json", *args).out)
+    refused = cli("--agent", "alpha", "observe", "x")  # said as a namespace not permitted, not a database error
+    assert refused.returncode == 11 and "bound to another namespace" in refused.err, refused.err
     with serving(home, agent="alpha") as api:
         for method, path, body in (("GET", f"/v1/memories/{alpha}", None), ("GET", "/v1/facts", None),
                                    ("GET", "/v1/facts/alpha%20key", None), ("GET", "/v1/timeline", None),

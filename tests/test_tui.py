@@ -302,7 +302,7 @@ def test_facts_history_edit_new_retract(filled):
 @pytest.mark.slow
 def test_spiderweb_tree_picture_jump_and_spread(filled):
     async def link(mem):
-        for _ in range(3):  # used together often enough that a spread passes web.spread_threshold
+        for _ in range(3):  # used together often enough that a spread passes graph.spread_threshold
             await mem.activate(["episode:1", "episode:2"])
             await mem.commit_working_set()
     on(filled, link)

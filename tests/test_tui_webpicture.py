@@ -77,7 +77,7 @@ def test_nodes_read_as_text():
 def test_a_spread_that_reaches_nothing_says_why():
     rules = dict(threshold=0.15, cap=10.0, fan_out=False, link_weight=5.0)
     assert nothing_reached([], 0, **rules).startswith("it has no edges yet")
-    assert "not followed (web.link_weight is 0)" in nothing_reached([], 2, **{**rules, "link_weight": 0.0})
+    assert "not followed (graph.link_weight is 0)" in nothing_reached([], 2, **{**rules, "link_weight": 0.0})
     below = nothing_reached([1.0, 1.2], 0, **rules)
     assert "the strongest weighs 1.200" in below and "≥ 0.15" in below and "weight of 1.5" in below
     shared = nothing_reached([1.6, 1.6, 1.5], 0, **{**rules, "fan_out": True})

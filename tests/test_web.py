@@ -373,6 +373,20 @@ def test_a_process_killed_between_activation_and_commit_loses_nothing(home, memo
     assert weight(memory, a, f"episode:{b}") == 1.0
 
 
+@pytest.mark.parametrize("command", [("web", "spread"), ("web", "neighbors"), ("web", "decay"), ("link",),
+                                     ("related",)])
+def test_the_help_names_each_tuned_constant_as_experimental_takes_it(cli, command):
+    """`web.edge_cap` and its kin were renamed `graph.*` when they became tuned constants: a
+    name the help gives must be one an `[experimental]` line accepts."""
+    import dataclasses
+    import re
+
+    text = " ".join(cli(*command, "--help", check=True).out.split())
+    named = re.findall(r"\b(web|graph)\.([a-z_]+)", text)
+    constants = {f.name for f in dataclasses.fields(Graph)}
+    assert named and [(s, n) for s, n in named if s != "graph" or n not in constants] == []
+
+
 def test_strata_web_commands(cli):
     ids = [json.loads(cli("observe", t, "--json", check=True).out)["id"] for t in ("one", "two", "three")]
     cli("web", "activate", *map(str, ids), check=True)

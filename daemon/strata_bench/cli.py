@@ -9,7 +9,7 @@ import argparse
 from strata_bench import run, run_facts
 from strata_daemon.config.settings import MODES
 
-COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench facts", "bench web",
+COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench lived", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
             "bench http", "bench context", "bench reliability", "bench arena", "bench scale", "bench capture",
             "bench updates", "bench truth", "bench forget", "bench purge", "bench cli", "bench hosts")

@@ -70,7 +70,8 @@ def config_markdown() -> str:
              "- **The retrieval arena** (`arena.enabled`) may lay a preset's tuned constants (`recall.*`, "
              "`scoring.*`) over the file for recalls that name no mode; `strata arena status` says which.",
              "- **`--set KEY=VALUE`** exists only on `strata bench recall`, for the benchmark's temporary home. "
-             "No environment variable sets a setting (`" + ENV_VAR + "` only chooses the home).", "",
+             "No environment variable sets a setting but one: `STRATA_DATABASE_URL` takes `store.url`'s place "
+             "(a password kept out of the file); `" + ENV_VAR + "` only chooses the home.", "",
              "## Tuned constants and [experimental]", "",
              f"Beside these settings, strata weighs {len(KEYS)} tuned constants (fusion weights, spreading shares, "
              "the Hebbian rules, consolidation's thresholds, the arena's reward): `config/tuning.py` in the source "

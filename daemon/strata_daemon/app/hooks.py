@@ -82,7 +82,10 @@ def assistant_texts(transcript: Path, offset: int = 0) -> tuple[list[str], int]:
     transcript shorter than the offset is a new one, read from its start."""
     # Opened without waiting and read only when it is a file: a FIFO or a device named as the
     # transcript would hold the agent's turn until something wrote to it.
-    fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as e:
+        raise InvalidInput(f"cannot read the transcript {transcript}: {e.strerror}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise InvalidInput(f"the transcript {transcript} is not a regular file")

@@ -161,7 +161,18 @@ async def restore_home(home: Home, source: Path) -> dict:
         # A database too damaged to read was kept byte for byte, and cannot say what it purged.
         if kept and not Path(kept).name.startswith("before-restore-damaged"):
             purges = purges_since(files.purge_records(Path(kept)), files.purge_records(Path(r["restored_from"])))
+    await _end_the_copys_run(home)
     return {**r, "purged_again": await purge_again(home, purges) if purges else {"memories": 0, "facts": 0}}
+
+
+async def _end_the_copys_run(home: Home) -> None:
+    """The backup run the restored copy holds as running ended when the copy was made
+    (store.phases.backed_up_mid_run); `strata phase list` would call it interrupted."""
+    from strata_daemon.app.memory import Memory
+    from strata_daemon.store import phases
+
+    async with await Memory.open(home.root, actor="restore") as mem:
+        await mem.db.transact(phases.backed_up_mid_run)
 
 
 async def restore_dump(home: Home, url: str, source: Path) -> tuple[dict, dict]:

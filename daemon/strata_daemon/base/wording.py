@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from typing import Any
 
 # Control characters (but newline and tab) shown as \xNN: a memory holds what the agent read
@@ -26,9 +27,46 @@ def plain(value: Any) -> str:
         return ", ".join(map(plain, value))
     if isinstance(value, dict):
         if any(isinstance(v, (dict, list)) for v in value.values()):
-            return json.dumps(value, ensure_ascii=False)
+            return worded(value)
         return ", ".join(f"{k}={plain(v)}" for k, v in value.items())
     return str(value)
+
+
+def _is_time(key: str) -> bool:
+    return key.endswith("_at") or key in ("at", "valid_from", "valid_to")
+
+
+def worded(value: Any, key: str = "") -> str:
+    """A nested record (an audit entry's data, a table of tables) in words: `key=value` pairs, a
+    nested table or list in parentheses, yes and no, "—" for nothing, and a time (a number under
+    a key ending in `_at`) as its UTC minute, never JSON or a Python repr."""
+    if value is None or (isinstance(value, (list, tuple, dict)) and not value):
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)) and _is_time(key) and value > 0:
+        return datetime.fromtimestamp(value, timezone.utc).strftime("%Y-%m-%d %H:%M")
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={_nested(v, str(k))}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_nested(v, key) for v in value)
+    return str(value)
+
+
+def _nested(value: Any, key: str) -> str:
+    text = worded(value, key)
+    return f"({text})" if isinstance(value, dict) and value or isinstance(value, (list, tuple)) and len(value) > 1 \
+        else text
+
+
+def record(data: Any) -> str:
+    """An audit entry's data, stored as JSON text, in words (`kind=event, source=—, hash=…`)."""
+    if isinstance(data, str):
+        try:
+            data = json.loads(data)
+        except ValueError:
+            return data
+    return worded(data)
 
 
 QUOTE_CHARS = 40

@@ -134,6 +134,26 @@ class Facts:
 
         return self._shaped(await self.db.transact(body), a)
 
+    def _names(self, conn, key: str) -> list[str]:
+        """The keys a name of a fact may stand for, the key as written first: a statement's
+        subject (`Dana's email address`), a status line's name (`gateway port`), a subject named
+        another way (`dana.email` for `Dana Whitfield.email`)."""
+        tried = [normalise_key(key)]
+        other = key_of(key) if isinstance(key, str) else None
+        if other is not None:
+            tried.append(normalise_key(other))
+        tried += [k for k in (canonical_key(t, self.vocab) for t in list(tried)) if k]
+        tried += [k for k in (resolved_key(conn, self.agent, t) for t in tried) if k]
+        return list(dict.fromkeys(tried))
+
+    async def known_key(self, key: str) -> str:
+        """The key of the fact a name finds (as `get` finds it), else the name as a key."""
+        def read(conn):
+            names = self._names(conn, key)
+            return next((k for k in names if lookups.label_of(conn, self.agent, k) is not None), names[0])
+
+        return await self.db.run(read)
+
     async def get(self, key: str, *, at: str | float | None = None, known_at: str | float | None = None) -> dict:
         """KEY's value now, or as it was at `at` (world time); with `known_at`, as strata knew it then.
         A key worded as a statement's subject finds what the statement set: `Dana's email
@@ -145,13 +165,8 @@ class Facts:
         known = None if known_at is None else timeutil.parse_time(known_at, reference=now)
 
         def read(conn):
-            tried = [normalise_key(key)]
-            other = key_of(key) if isinstance(key, str) else None
-            if other is not None:
-                tried.append(normalise_key(other))
-            tried += [k for k in (canonical_key(t, self.vocab) for t in list(tried)) if k]
-            tried += [k for k in (resolved_key(conn, self.agent, t) for t in tried) if k]
-            for k in dict.fromkeys(tried):
+            tried = self._names(conn, key)
+            for k in tried:
                 try:
                     return store.get(conn, self.agent, k, at=when, known_at=known, now=now)
                 except NotFound:
@@ -175,7 +190,8 @@ class Facts:
 
     async def history(self, key: str) -> dict:
         now = timeutil.now()
-        return await self.db.run(lambda c: store.history(c, self.agent, normalise_key(key), now=now))
+        found = await self.known_key(key)
+        return await self.db.run(lambda c: store.history(c, self.agent, found, now=now))
 
     async def conflicts(self, *, flagged: bool = False, since: str | float | None = None, limit: int = 50) -> list[dict]:
         """The changes of value that are conflicts (store.CONFLICT_REASON), newest first;

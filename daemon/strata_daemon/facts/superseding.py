@@ -87,10 +87,13 @@ def resolved(conn, agent: str, c: Capture) -> Capture:
 
 
 def canonical_key(key: str, vocab: Vocabulary) -> str | None:
-    """KEY with its attribute named as the vocabulary names it (`oskar.office` -> `oskar.location`)."""
+    """KEY with its attribute named as the vocabulary names it (`oskar.office` -> `oskar.location`);
+    a key without one read as capture reads a status line's name (`gateway port` ->
+    `gateway.port`, `bank pin` -> `bank.password`, `the standup` -> `standup`)."""
     k = parse_key(key, key)
     if not k.attribute:
-        return None
+        found = key_label(*canonical("", key, "", vocab=vocab)[:2])
+        return None if found is None or normalise_key(found) == key else normalise_key(found)
     subject, attribute, _ = canonical(k.subject, k.attribute, "", vocab=vocab)
     found = key_label(subject, attribute)
     return None if found is None or normalise_key(found) == key else normalise_key(found)

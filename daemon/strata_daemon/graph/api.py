@@ -106,7 +106,7 @@ class Web:
                                                              actor=self.actor, reason="committed"))
 
     async def expire(self) -> dict | None:
-        """Commit the working set if it has been idle past web.context_ttl_seconds."""
+        """Commit the working set if it has been idle past graph.context_ttl_seconds."""
         return await self.db.transact(lambda c: edges.expire(c, self.agent, self.rules, self.working_set,
                                                              timeutil.now(), actor=self.actor))
 
@@ -133,7 +133,7 @@ class Web:
 
     async def neighbours(self, item, *, limit: int = 50, threshold: float | None = None) -> dict:
         """An item's edges, heaviest first, and its typed links; each with its strength and
-        whether a spread (`related`) at THRESHOLD (default web.spread_threshold) follows it."""
+        whether a spread (`related`) at THRESHOLD (default graph.spread_threshold) follows it."""
         node = _nodes([item])[0]
         if not 1 <= int(limit) <= 10000:
             raise InvalidInput("limit must be between 1 and 10000")
@@ -191,7 +191,7 @@ class Web:
 
         def weak(conn) -> list[float]:
             # What the spread's lookup leaves out for a seed: edges lighter than threshold x cap,
-            # and typed links when they weigh less (web.link_weight 0: links are not followed).
+            # and typed links when they weigh less (graph.link_weight 0: links are not followed).
             out = edges.lighter(conn, self.agent, node, least * cap)
             if strength(self.link_weight, cap) < least:
                 out += [self.link_weight] * store.link_count(conn, self.agent, node)

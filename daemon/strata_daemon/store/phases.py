@@ -33,6 +33,14 @@ def interrupt(conn, run_ids: list[int], now: float) -> None:
                      f"ended before it did' WHERE id IN ({', '.join('?' * len(part))})", (now, *part))
 
 
+def backed_up_mid_run(conn) -> int:
+    """A backup is made while its own phase run is open, so the database restored from it holds
+    that run as 'running', as if its process had died: it ended when the copy was made, and
+    ends 'ok' there. Returns how many."""
+    return conn.execute("UPDATE phase_runs SET status = 'ok', ended_at = started_at "
+                        "WHERE phase = 'backup' AND status = 'running'").rowcount
+
+
 def last_runs(conn) -> list[dict]:
     """Each phase's last run as recorded (result still JSON text)."""
     return [dict(r) for r in conn.execute(

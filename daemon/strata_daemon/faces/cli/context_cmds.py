@@ -122,7 +122,8 @@ async def hook_session_end(args) -> None:
     _, event = _stdin("transcript_path")
     transcript = event.get("transcript_path")
     if not isinstance(transcript, str) or not transcript:
-        raise InvalidInput("no transcript_path on stdin (Claude Code's hook input)")
+        raise InvalidInput("no transcript_path on stdin: this hook reads Claude Code's hook input, "
+                           '{"session_id": ..., "transcript_path": ...}')
     session = _session(args, event)
     async with opened(args, actor="hook") as mem:
         r = await hooks.keep_session(mem, session, Path(transcript))
@@ -181,7 +182,8 @@ def register(sub, common) -> None:
     top = sub.add_parser("hook", parents=[common], help="Hooks for an agent's loop (Claude Code or any other).",
                          description="Commands an agent's loop runs at its turns. They read the hook's input on "
                                      "stdin (Claude Code's JSON, or plain text) and always exit 0: an agent's turn "
-                                     "never fails because its memory did. docs/guide.md#agents shows the wiring.")
+                                     "never fails because its memory did. docs/guide.md#context-for-every-turn shows "
+                                     "the wiring.")
     hs = top.add_subparsers(dest="hook_command", metavar="EVENT", required=True)
     hadd = adder(hs, common)
     for name, handler, text in (

@@ -8,7 +8,7 @@ import contextlib
 import sys
 
 from strata_daemon.base import timeutil
-from strata_daemon.base.wording import plain
+from strata_daemon.base.wording import plain, record
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli import daemon
@@ -128,7 +128,7 @@ def _show_episode(ep: dict) -> str:
     lines.append("  scores (now):")
     lines += [f"    {k:<20} {plain(v)}" for k, v in ep["scores"].items()]
     lines.append("  history:")
-    lines += [f"    {short_time(h['at'])}  {h['action']:<8} {h['actor']:<7} {h['data']}" for h in ep["history"]]
+    lines += [f"    {short_time(h['at'])}  {h['action']:<8} {h['actor']:<7} {record(h['data'])}" for h in ep["history"]]
     return "\n".join(lines)
 
 

@@ -27,7 +27,7 @@ def _show_reached(r: dict) -> str:
     if left.get("below_threshold"):
         seed = r["seeds"][0]
         lines += [f"  left out: {_edges(left['below_threshold'])} of {seed} weaker than the threshold (strength = "
-                  f"weight / web.edge_cap; the strongest {left['strongest']:.3f})",
+                  f"weight / graph.edge_cap; the strongest {left['strongest']:.3f})",
                   f"  `strata web neighbors {seed}` lists them; --threshold {left['strongest']:g} follows them"]
     return "\n".join(lines + [f"warning: {w}" for w in r["warnings"]])
 
@@ -141,25 +141,25 @@ def register(sub, common) -> None:
     add = adder(ws, common)
 
     def spreading(p, limit: int = 50):
-        p.add_argument("--depth", type=integer, help="edges to follow (1-5; default web.spread_depth)")
-        p.add_argument("--threshold", type=number, help="least activation kept (0-1; default web.spread_threshold)")
+        p.add_argument("--depth", type=integer, help="edges to follow (1-5; default graph.spread_depth)")
+        p.add_argument("--threshold", type=number, help="least activation kept (0-1; default graph.spread_threshold)")
         p.add_argument("--limit", type=count, default=limit)
 
     p = add("activate", cmd_activate, "Put items in the working set (used together).")
     p.add_argument("items", nargs="+", metavar="ITEM", help=items_help)
     add("commit", cmd_commit, "Co-activate everything in the working set now, and empty it.")
     add("context", cmd_context, "Show the working set.")
-    add("decay", cmd_decay, "One decay run now: weights x web.decay_factor, prune below web.prune_below.")
+    add("decay", cmd_decay, "One decay run now: weights x graph.decay_factor, prune below graph.prune_below.")
     p = add("neighbors", cmd_neighbours, "An item's edges, heaviest first, each with its strength (weight / "
-                                         "web.edge_cap) and whether `related` follows it.", aliases=["neighbours"])
+                                         "graph.edge_cap) and whether `related` follows it.", aliases=["neighbours"])
     p.add_argument("item", help=items_help)
     p.add_argument("--limit", type=count, default=50)
-    p.add_argument("--threshold", type=number, help="mark edges weaker than this (0-1; default web.spread_threshold)")
+    p.add_argument("--threshold", type=number, help="mark edges weaker than this (0-1; default graph.spread_threshold)")
     p = add("spread", cmd_spread, "Spreading activation from items over the weighted edges.")
     p.add_argument("items", nargs="+", metavar="ITEM", help=items_help)
     spreading(p)
     p.add_argument("--fan-out", action=argparse.BooleanOptionalAction, default=None,
-                   help="divide by the square root of a node's edges (default web.fan_out_normalise)")
+                   help="divide by the square root of a node's edges (default graph.fan_out_normalise)")
     p.add_argument("--include-archived", action="store_true", help="report archived memories too")
 
     p = add("entities", cmd_entities, "Entities memories mention, most mentioned first.")
@@ -168,7 +168,7 @@ def register(sub, common) -> None:
 
     p = sub.add_parser("link", parents=[common], help="A typed link between two items.",
                        description="Link item SRC to item DST: related, supports, contradicts or supersedes. "
-                                   "Spreading follows links at web.link_weight; they do not decay.")
+                                   "Spreading follows links at graph.link_weight; they do not decay.")
     p.set_defaults(handler=cmd_link)
     p.add_argument("src", help=items_help)
     p.add_argument("dst", help=items_help)

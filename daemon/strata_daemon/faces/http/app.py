@@ -80,8 +80,12 @@ def _problem(errors, what: str, name: str = "") -> str | None:
             f"at least {low}" if low is not None else f"at most {high}"
         return f"{where or name} must be {bounds}, not {first.instance}"
     said = " ".join(w for w in (what, name) if w)
-    return f"{said} {where}: {first.message}" if where else f"{said}: {first.message}" if name else \
-        f"{said} {first.message}"
+    message = first.message
+    if first.validator == "additionalProperties" and isinstance(first.instance, dict):
+        unknown = sorted(set(first.instance) - set(first.schema.get("properties", {})))
+        message = f"unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(quoted, unknown))} " \
+                  f"(GET /openapi.json lists the fields)"
+    return f"{said} {where}: {message}" if where else f"{said}: {message}"
 
 
 def _scalar(raw: str, schema: dict, name: str) -> Any:

@@ -247,7 +247,7 @@ SPREAD_RESULT = fields(
                         text="related: the item's edges and links too weak for the threshold, which the spread did "
                              "not follow, and the strength of the strongest")},
     text="What a spread of activation reached.")
-RATED = {"strength": about(NUM, "weight / web.edge_cap: what a spread passes on"),
+RATED = {"strength": about(NUM, "weight / graph.edge_cap: what a spread passes on"),
          "followed": about(BOOL, "whether a spread (related) at the threshold follows it")}
 NEIGHBOURHOOD = fields(
     {"node": NODE, "state": NODE_STATE, "threshold": NUM,

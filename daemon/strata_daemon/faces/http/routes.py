@@ -260,9 +260,10 @@ OPS: tuple[Op, ...] = (
        body=obj(("items",), items=about({"type": "array", "minItems": 1, "maxItems": 100, "items": TEXT},
                                         "where to start: episode:ID (or a bare memory id), fact:KEY, "
                                         "entity:TYPE:VALUE"),
-                depth=about({"type": "integer", "minimum": 1, "maximum": 5}, "steps to go (default web.spread_depth)"),
+                depth=about({"type": "integer", "minimum": 1, "maximum": 5},
+                            "steps to go (default graph.spread_depth)"),
                 threshold=about({"type": "number", "exclusiveMinimum": 0, "maximum": 1},
-                                "the least activation worth following (default web.spread_threshold)"),
+                                "the least activation worth following (default graph.spread_threshold)"),
                 limit=about({"type": "integer", "minimum": 1, "maximum": 1000}, "most nodes to return (default 50)")),
        run=lambda c: c.memory.spread(c.body["items"], depth=c.body.get("depth"),
                                          threshold=c.body.get("threshold"), limit=c.body.get("limit", 50))),

@@ -93,9 +93,26 @@ def problem(raw: bytes) -> tuple[object, int, str] | None:
     try:
         mcp_types.jsonrpc_message_adapter.validate_json(raw, by_name=False)
     except ValueError as e:
-        first = str(e).splitlines()[0] if str(e) else "invalid"
-        return ident, INVALID_REQUEST, f"not a JSON-RPC 2.0 message: {first}"
+        return ident, INVALID_REQUEST, f"not a JSON-RPC 2.0 message: {_why_not(message, e)}"
     return None
+
+
+def _why_not(message, e: ValueError) -> str:
+    """What a message that is JSON but no JSON-RPC message lacks, in words (the SDK's validator
+    says `4 validation errors for union[JSONRPCRequest, ...]`)."""
+    if not isinstance(message, dict):
+        return "a message is one JSON object"
+    if message.get("jsonrpc") != "2.0":
+        return 'it needs "jsonrpc": "2.0"'
+    if not {"method", "result", "error"} & set(message):
+        return 'it has no "method" (a request or a notification), nor a "result" or an "error" (a response)'
+    errors = e.errors() if callable(getattr(e, "errors", None)) else []
+    said = [x for x in errors if x.get("loc") and x["loc"][0] == ("JSONRPCRequest" if "method" in message
+                                                                   else "JSONRPCResponse")]
+    if said:
+        field = ".".join(str(part) for part in said[0]["loc"][1:]) or "the message"
+        return f'"{field}": {said[0]["msg"].lower()}'
+    return "its fields fit neither a request, a notification nor a response"
 
 
 def too_early(message) -> tuple[object, int, str] | None:

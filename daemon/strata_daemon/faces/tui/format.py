@@ -125,16 +125,16 @@ def nothing_reached(weights: list[float], links: int, *, threshold: float, cap: 
     threshold (see web/spread.py)."""
     followed = weights + ([link_weight] * links if link_weight > 0 else [])
     if not followed:
-        unfollowed = f"; its {links} typed link(s) are not followed (web.link_weight is 0)" if links else ""
+        unfollowed = f"; its {links} typed link(s) are not followed (graph.link_weight is 0)" if links else ""
         return "it has no edges yet: nothing has been used together with it" + unfollowed
     need = threshold * cap
     strongest = max(followed)
     if strongest < need:
         return (f"every edge is below the threshold: the strongest weighs {strongest:.3f}, and a spread keeps "
-                f"activation ≥ {threshold:g} (web.spread_threshold), which needs a weight of {need:g} "
-                f"(threshold × web.edge_cap {cap:g})")
+                f"activation ≥ {threshold:g} (graph.spread_threshold), which needs a weight of {need:g} "
+                f"(threshold × graph.edge_cap {cap:g})")
     heavy = sum(w >= need for w in followed)
     if fan_out and strongest / cap / heavy ** 0.5 < threshold:
         return (f"fan-out normalisation shares the strongest edge ({strongest:.3f}) among {heavy} edges: "
-                f"{strongest / cap / heavy ** 0.5:.3f} is below the threshold {threshold:g} (web.spread_threshold)")
+                f"{strongest / cap / heavy ** 0.5:.3f} is below the threshold {threshold:g} (graph.spread_threshold)")
     return "everything it reaches is archived (strata web spread --include-archived shows it)"

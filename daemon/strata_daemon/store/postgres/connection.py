@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any, Iterable, Iterator, Sequence
 from urllib.parse import urlsplit, urlunsplit
 
-from strata_daemon.errors import InvalidInput, StorageError
+from strata_daemon.errors import InvalidInput, NotPermitted, StorageError
 from strata_daemon.store.postgres.sql import translate
 
 INSTALL = "pip install 'psycopg[binary]>=3.2' into strata's environment (from a checkout: pip install '.[postgres]')"
@@ -40,7 +40,7 @@ def driver_errors() -> tuple[type[BaseException], ...]:
     return (_psycopg().Error,)
 
 
-def describe(exc: BaseException, url: str) -> StorageError | InvalidInput:
+def describe(exc: BaseException, url: str) -> StorageError | InvalidInput | NotPermitted:
     """A driver exception as a message a person can act on."""
     where, text = shown(url), str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     low = text.lower()
@@ -56,6 +56,11 @@ def describe(exc: BaseException, url: str) -> StorageError | InvalidInput:
     if "connection" in low and ("refused" in low or "failed" in low or "no such file" in low):
         return StorageError(f"cannot reach the PostgreSQL server at {where} ({text})",
                             hint="check that the server runs and that store.url names it")
+    if "row-level security" in low:  # a role `strata store grant` bound to another namespace
+        return NotPermitted(f"the role in {where} is bound to another namespace; the server refused this "
+                            f"namespace's rows ({text})",
+                            hint="use the namespace `strata store grant` bound the role to (agent.namespace, "
+                                 "--agent), or the owner's URL; `strata store roles` (as the owner) lists them")
     if "permission denied" in low:
         return StorageError(f"the role in {where} may not do this ({text})",
                             hint="`strata doctor` lists what the role needs")
