@@ -129,12 +129,32 @@ def test_alike_memories_of_the_same_subject_order_older_below_newer():
              (4, 400.0, "The billing warehouse moved to eu-west-1")]  # another subject: `billing` warehouse
     vectors = dict(zip((1, 2, 3, 4), near))
     query = "Where is the analytics warehouse hosted?"
-    assert newer_alike(items, vectors, query, similarity=0.5, parallel=0.9) == {1: {2}}
-    assert newer_alike(items, vectors, query, similarity=0.5, parallel=0.5) == {1: {2}, 2: {3}}
+    assert {o: set(n) for o, n in newer_alike(items, vectors, query, similarity=0.5, parallel=0.9).items()} == {1: {2}}
+    assert {o: set(n) for o, n in newer_alike(items, vectors, query, similarity=0.5, parallel=0.5).items()} == {
+        1: {2}, 2: {3}}
     assert newer_alike(items, vectors, query, similarity=0.9, parallel=0.9) == {}
     # A question naming none of their words: only texts parallel to each other (here 2 and 4, 0.98).
     assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5, parallel=1.0) == {}
-    assert newer_alike(items, vectors, "Which region is it in?", similarity=0.5, parallel=0.95) == {2: {4}}
+    assert {o: set(n) for o, n in newer_alike(items, vectors, "Which region is it in?", similarity=0.5,
+                                              parallel=0.95).items()} == {2: {4}}
+
+
+def test_a_very_alike_newer_hit_moves_up_from_further_down_a_less_alike_one_only_within_the_top_5():
+    from strata_daemon.recall.ranking import _newer_above
+
+    ids = list(range(10, 20))  # positions 0..9 hold ids 10..19, best first
+    far = {13: {17: 0.62}}  # the older at 4th, a very alike newer at 8th
+    order, moved = _newer_above(list(range(10)), ids, far, window=5, reach=0.5)
+    assert [ids[p] for p in order][:5] == [10, 11, 12, 17, 13] and moved == {13: [17]}
+    assert _newer_above(list(range(10)), ids, {13: {17: 0.45}}, window=5, reach=0.5)[0] == list(range(10))
+    assert _newer_above(list(range(10)), ids, {13: {14: 0.45}}, window=5, reach=0.5)[0][3:5] == [4, 3]
+    # Nothing moves from past the top 10; an older hit below the top 5 pulls nothing up; a chain
+    # ends newest first.
+    assert _newer_above(list(range(12)), list(range(10, 22)), {13: {21: 0.9}}, window=5, reach=0.5)[0] == list(
+        range(12))
+    assert _newer_above(list(range(10)), ids, {16: {18: 0.9}}, window=5, reach=0.5)[0] == list(range(10))
+    chain, _ = _newer_above(list(range(10)), ids, {10: {12: 0.6, 18: 0.7}, 12: {18: 0.8}}, window=5, reach=0.5)
+    assert [ids[p] for p in chain][:4] == [18, 12, 10, 11]
 
 
 @pytest.mark.parametrize("query, older, newer, same", [
@@ -208,11 +228,11 @@ def test_a_chain_of_alike_updates_ends_newest_first_whatever_the_order(shown):
     from strata_daemon.recall.ranking import _newer_above
 
     ids = [0, 10, 20, 30, 99]  # positions 1, 2, 3: a chain said in that order; 4 and 0 outside it
-    alike = {10: {20, 30}, 20: {30}}
-    order, _ = _newer_above([0, *shown, 4], ids, alike)
+    alike = {10: {20: 0.6, 30: 0.6}, 20: {30: 0.6}}
+    order, _ = _newer_above([0, *shown, 4], ids, alike, window=5, reach=1.0)
     assert order == [0, 3, 2, 1, 4]
     # Only B -> C read as alike (A -> C not): C still ends above B, as B above A.
-    order, moved = _newer_above([1, 2, 3], ids, {10: {20}, 20: {30}})
+    order, moved = _newer_above([1, 2, 3], ids, {10: {20: 0.6}, 20: {30: 0.6}}, window=5, reach=1.0)
     assert order == [3, 2, 1] and moved == {10: [20], 20: [30]}
 
 

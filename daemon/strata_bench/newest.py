@@ -201,7 +201,9 @@ async def _judge(mem: Memory, item: dict, said: list[int], budget: int, by_sourc
         lucky = lucky or bool(set((await mem.get(i))["supersession"]["superseded_by"]) - set(said))
     facts_ok = facts_ok and not lucky
     stale_keys = [] if coexist else sorted(stale)
-    return {"stale_keys": stale_keys, "recall": want in hits and not any(i in ahead for i in others),
+    # Where each statement ranked (1-based, None past the tenth), oldest first: what a miss was.
+    ranks = [hits.index(i) + 1 if i in hits else None for i in said]
+    return {"stale_keys": stale_keys, "ranks": ranks, "recall": want in hits and not any(i in ahead for i in others),
             "top1": bool(hits) and hits[0] == want,
             "block": block_ok, "facts": facts_ok,
             "stale_facts_in_block": len(stale_in_block), "tokens": block["tokens"], "ended": ended_by_another,
@@ -298,7 +300,7 @@ async def score_items(items: list[dict], home: Path, *, background: int, seed: i
     if misses:
         out["misses"] = [{"said": it["said"], "question": it["question"], **{k: v for k, v in r.items()
                                                                                if k in ("recall", "block", "facts",
-                                                                                        "stale_keys")}}
+                                                                                        "stale_keys", "ranks")}}
                          for it, r in zip(items, rows) if not (r["recall"] and r["block"] and r["facts"])]
     return out
 

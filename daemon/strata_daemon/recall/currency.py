@@ -183,17 +183,19 @@ def wanted_attributes(query: str) -> set[str]:
 
 
 def newer_alike(items: list[tuple[int, float, str]], vectors: dict[int, np.ndarray], query: str, *,
-                similarity: float, parallel: float) -> dict[int, set[int]]:
-    """For (id, event time, text) candidates, older id -> newer ids that state the same thing:
+                similarity: float, parallel: float) -> dict[int, dict[int, float]]:
+    """For (id, event time, text) candidates, older id -> {newer id: reach} that state the same thing:
     vectors at least `similarity` alike, the same subject of the question (same_subject), the
-    newer restating it (restates; vectors at least `parallel` alike count as the same sentence)."""
+    newer restating it (restates; vectors at least `parallel` alike count as the same sentence).
+    The reach is the cosine of a newer worded as an update, 0 for one only parallel (`My brother
+    lives in Cardiff` beside `My sister lives in Leeds`): how far down it may be found to move up."""
     asked, names, wanted = words_of(query), names_in(query), wanted_attributes(query)
     known = [(i, at, text) for i, at, text in items if i in vectors]
     if len(known) < 2:
         return {}
     matrix = np.stack([vectors[i] for i, _, _ in known])
     alike = matrix @ matrix.T
-    out: dict[int, set[int]] = {}
+    out: dict[int, dict[int, float]] = {}
     for a, b in zip(*np.nonzero(np.triu(alike >= similarity, 1))):
         (i, at_i, text_i), (j, at_j, text_j) = known[a], known[b]
         if at_i == at_j:
@@ -201,5 +203,5 @@ def newer_alike(items: list[tuple[int, float, str]], vectors: dict[int, np.ndarr
         (older, t_old), (newer, t_new) = ((i, text_i), (j, text_j)) if at_i < at_j else ((j, text_j), (i, text_i))
         close = bool(alike[a, b] >= parallel)
         if restates(t_new, close) and same_subject(t_old, t_new, asked, names, wanted, close):
-            out.setdefault(older, set()).add(newer)
+            out.setdefault(older, {})[newer] = float(alike[a, b]) if _said(t_new).update else 0.0
     return out

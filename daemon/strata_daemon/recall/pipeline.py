@@ -77,7 +77,8 @@ async def run(req: Request, src: Sources) -> dict:
     started = time.perf_counter()
     hits, filtered = rank_candidates(st.candidates, query_context=req.query_context, now=req.now, params=req.params,
                                      phase=st.lexical.phase, k=req.k, first=st.first, superseded=st.superseded,
-                                     alike=st.alike, superseded_factor=req.tuning.superseded_factor)
+                                     alike=st.alike, superseded_factor=req.tuning.superseded_factor,
+                                     alike_reach=req.tuning.present_reach)
     if hits:
         await measured.measured(req, src, hits)
     st.stages.append({"stage": "rank", "candidates": len(hits), "change": len(hits) - len(st.candidates),

@@ -10,9 +10,9 @@ from strata_daemon.recall.request import Request, Sources, State
 
 
 def alike_newer(candidates: list[Candidate], cache: VectorCache | None, query: str, k: int,
-                similarity: float, parallel: float) -> dict[int, set[int]]:
+                similarity: float, parallel: float) -> dict[int, dict[int, float]]:
     """For a question about the present: among the most relevant candidates, older id -> the
-    newer ones alike it (episodes/currency.py). Needs the vectors in memory (recall.vector_cache)."""
+    newer ones alike it, with their cosine (episodes/currency.py). Needs the vectors in memory (recall.vector_cache)."""
     if cache is None or similarity <= 0 or not asks_present(query):
         return {}
     top = sorted(candidates, key=lambda c: -c.relevance)[:max(10, 2 * k)]
