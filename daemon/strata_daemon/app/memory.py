@@ -23,6 +23,7 @@ from strata_daemon.app.status import Status
 from strata_daemon.arena.arms import Arm
 from strata_daemon.base import timeutil
 from strata_daemon.base.namespace import check_namespace
+from strata_daemon.base.numbers import whole
 from strata_daemon.config.home import Home, resolve_home
 from strata_daemon.config.load import Config
 from strata_daemon.embedding import backlog
@@ -269,7 +270,8 @@ class Memory(Observing, Changes, Context, Status, Access):
     async def get_many(self, ids: Iterable[int]) -> dict[int, dict]:
         """Several memories as stored (no scores or history), by id; ids not in this namespace
         are left out."""
-        return await reads.get_episodes(self.db, self.agent, [i for i in map(int, ids) if 0 < i < 2**63])
+        wanted = [whole(i, "an id") for i in ids]
+        return await reads.get_episodes(self.db, self.agent, [i for i in wanted if 0 < i < 2**63])
 
     async def timeline(self, **filters) -> list[dict]:
         if "kinds" in filters:
