@@ -101,7 +101,7 @@ def test_mcp(corpus_home, before):
 
 
 NAN = float("nan")
-# Each was a ValueError, OverflowError or TypeError from int() (or, the last three, stored).
+# Each was a ValueError, OverflowError or TypeError from int(), or (below) stored.
 API_REFUSED = {
     "recall k NaN": lambda m: m.recall("disk", k=NAN),
     "context budget NaN": lambda m: m.context("disk", budget=NAN),
@@ -114,9 +114,14 @@ API_REFUSED = {
     "conflict id NaN": lambda m: m.acknowledge_conflict(NAN),
     "override id NaN": lambda m: m.clear_capsule_override(NAN),
     "ids of words": lambda m: m.get_many(["a"]),
+    # Stored as a memory, or with one.
     "only zero-width spaces": lambda m: m.observe("\u200b\u200b"),
     "only direction marks": lambda m: m.observe("\u202e\u200f \u2060"),
     "a 100 KB context": lambda m: m.observe("x", context={"k": "v" * 100_000}),
+    # These archived the memory, the reason kept in the audit trail; an unknown state listed nothing.
+    "a forget's reason of a lone surrogate": lambda m: m.forget(1, reason="\udcff"),
+    "a forget's reason of 100 KB": lambda m: m.forget(1, reason="r" * 100_000),
+    "a timeline of an unknown state": lambda m: m.timeline(states=("zombie",)),
 }
 
 

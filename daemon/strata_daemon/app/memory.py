@@ -28,7 +28,8 @@ from strata_daemon.config.home import Home, resolve_home
 from strata_daemon.config.load import Config
 from strata_daemon.embedding import backlog
 from strata_daemon.episodes import storing
-from strata_daemon.errors import NotPermitted
+from strata_daemon.episodes.model import STATES
+from strata_daemon.errors import InvalidInput, NotPermitted
 from strata_daemon.store import engines, episode_reads as reads, vectors
 from strata_daemon.store.nodes import episode_id
 from strata_daemon.store.db import Database
@@ -276,6 +277,8 @@ class Memory(Observing, Changes, Context, Status, Access):
     async def timeline(self, **filters) -> list[dict]:
         if "kinds" in filters:
             filters["kinds"] = self.limits.known_kinds(filters["kinds"])
+        if unknown := [s for s in filters.get("states", ()) if s not in STATES]:  # it listed nothing, unsaid
+            raise InvalidInput(f"unknown state {unknown[0]!r}", hint=f"use one of: {', '.join(STATES)}")
         return await reads.timeline(self.db, self.agent, **filters)
 
     def export(self) -> AsyncIterator[dict]:
