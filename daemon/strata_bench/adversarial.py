@@ -1,4 +1,4 @@
-"""The adversarial corpus of `strata bench reliability`: over 1,050 inputs a careless or hostile
+"""The adversarial corpus of `strata bench reliability`: over 1,500 inputs a careless or hostile
 user could hand strata, through every face (the Python API, the CLI, the hooks, `strata
 import`, the capsule file, strata.toml, HTTP, and MCP's tools, prompts and resources). Every
 one must be answered (an exit code, an HTTP status, a JSON-RPC reply) without a traceback or a
