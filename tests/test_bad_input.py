@@ -98,3 +98,39 @@ def test_mcp(corpus_home, before):
             assert not (await t.client.call_tool("status", {})).is_error  # still serving
     asyncio.run(go())
     assert state(corpus_home) == before
+
+
+NAN = float("nan")
+# Each was a ValueError, OverflowError or TypeError from int(), or (below) stored.
+API_REFUSED = {
+    "recall k NaN": lambda m: m.recall("disk", k=NAN),
+    "context budget NaN": lambda m: m.context("disk", budget=NAN),
+    "context k NaN": lambda m: m.context("disk", k=NAN),
+    "entities limit infinity": lambda m: m.entities(limit=float("inf")),
+    "neighbours limit a word": lambda m: m.neighbours("episode:1", limit="many"),
+    "spread limit NaN": lambda m: m.spread(["episode:1"], limit=NAN),
+    "related limit NaN": lambda m: m.related("episode:1", limit=NAN),
+    "conflicts limit NaN": lambda m: m.fact_conflicts(limit=NAN),
+    "conflict id NaN": lambda m: m.acknowledge_conflict(NAN),
+    "override id NaN": lambda m: m.clear_capsule_override(NAN),
+    "ids of words": lambda m: m.get_many(["a"]),
+    # Stored as a memory, or with one.
+    "only zero-width spaces": lambda m: m.observe("\u200b\u200b"),
+    "only direction marks": lambda m: m.observe("\u202e\u200f \u2060"),
+    "a 100 KB context": lambda m: m.observe("x", context={"k": "v" * 100_000}),
+    # These archived the memory, the reason kept in the audit trail; an unknown state listed nothing.
+    "a forget's reason of a lone surrogate": lambda m: m.forget(1, reason="\udcff"),
+    "a forget's reason of 100 KB": lambda m: m.forget(1, reason="r" * 100_000),
+    "a timeline of an unknown state": lambda m: m.timeline(states=("zombie",)),
+}
+
+
+@pytest.mark.parametrize("call", API_REFUSED.values(), ids=API_REFUSED.keys())
+def test_the_python_api_says_a_bad_number_invisible_text_or_a_huge_context_is_invalid(corpus_home, before, call):
+    async def go():
+        async with await Memory.open(corpus_home) as mem:
+            with pytest.raises(StrataError) as caught:
+                await call(mem)
+            assert caught.value.kind == "invalid_input", caught.value.as_dict()
+    asyncio.run(go())
+    assert state(corpus_home) == before

@@ -308,6 +308,44 @@ def test_a_large_import_is_checked_then_read_again_in_batches(cli, home, tmp_pat
     assert sorted(p.name for p in (home / "state").iterdir()) == ["memory.db", "memory.db.users"]
 
 
+def test_a_stream_the_caller_closed_is_no_traceback(cli, home):
+    """Python holds a closed stdin, stdout or stderr as None: each was an AttributeError
+    traceback, exit 1 or 120, and a --json error to a full stdout lost its exit code."""
+    env = {**os.environ, "STRATA_HOME": str(home)}
+    observe(cli, "an existing memory")
+
+    def run(*args, fd: int | None, out=subprocess.PIPE):
+        return subprocess.run([sys.executable, "-m", "strata_daemon", *args], stdout=None if fd == 1 else out,
+                              stderr=None if fd == 2 else subprocess.PIPE, env=env, timeout=120,
+                              preexec_fn=None if fd is None else lambda: os.close(fd))
+    for args in (("recall", "-"), ("context", "-")):  # a closed stdin reads as empty
+        r = run(*args, fd=0)
+        assert r.returncode == 4 and b"is empty" in r.stderr and b"Traceback" not in r.stderr, r.stderr
+    r = run("status", fd=1)
+    assert r.returncode == 6 and r.stderr.startswith(b"strata: the answer could not be printed"), r.stderr
+    assert run("--json", "fact", "get", "never", fd=1).returncode == 3
+    assert run("fact", "get", "never", fd=2).returncode == 3
+    with open("/dev/full", "wb") as full:
+        r = run("--json", "fact", "get", "never", fd=None, out=full)
+        assert r.returncode == 3 and b"Traceback" not in r.stderr, r.stderr
+        r = run("--json", "no-such-command", fd=None, out=full)
+        assert r.returncode == 2 and b"Traceback" not in r.stderr, r.stderr
+    assert episode_count(cli) == 1
+
+
+def test_import_of_a_file_the_kernel_will_not_read_is_refused(cli):
+    proc = cli("import", "/proc/self/mem")  # opened, then EIO at the first read: a traceback
+    assert_fails(proc, 4)
+    assert "cannot read line 1: Input/output error" in proc.err and episode_count(cli) == 0
+
+
+def test_an_empty_path_names_no_backup_and_no_inspector_interval_is_nan(cli):
+    proc = cli("backup", "--restore", "")  # it made a backup instead
+    assert_fails(proc, 4)
+    for value in ("nan", "-1", "inf"):  # the inspector started, and never looked for changes
+        assert cli("tui", f"--refresh={value}").returncode == 2
+
+
 def test_import_empty_file(cli, tmp_path):
     path = tmp_path / "empty.jsonl"
     path.write_bytes(b"")

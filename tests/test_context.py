@@ -225,7 +225,7 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
         r = _hook(home, "stop", stdin=stdin)
         assert r.returncode == 0 and b"Traceback" not in r.stderr and b"strata hook stop:" in r.stderr
         assert not re.search(rb"\b\w+(Error|Exception):", r.stderr), r.stderr  # said in words, not a class name
-    assert b"cannot read the transcript" in _hook(home, "stop", stdin=json.dumps(
+    assert b"cannot open the transcript" in _hook(home, "stop", stdin=json.dumps(
         {"session_id": "s", "transcript_path": str(tmp_path / "missing.jsonl")})).stderr
     settings = json.loads(subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook",
                                           "claude-code"], capture_output=True, check=True).stdout)
@@ -288,3 +288,39 @@ def test_a_long_prompt_is_searched_whole_by_its_rarest_words_and_a_cut_is_said(l
     assert b"recall searches at most 32" in r.stderr
     r = _hook(home, "prompt", stdin="the backup job " + pasted * 2)
     assert r.returncode == 0 and b"its first 65,536 were searched" in r.stderr
+
+
+def _closed(fd: int):
+    """A preexec function closing FD in the child: the loop ran the hook with `>&-` or `2>&-`."""
+    return lambda: os.close(fd)
+
+
+def test_a_hook_exits_0_with_a_stream_closed_bytes_not_text_or_a_kernel_file_as_transcript(home, tmp_path):
+    """Each was an exit other than 0 (120, 1, 4) or an OSError's own words: the stdout or stderr
+    a loop closed, an argument of bytes that are not UTF-8, /proc/self/mem as the transcript."""
+    env = {**os.environ, "STRATA_HOME": str(home)}
+    for args, stdin, fd in ((["prompt"], b"the backup job", 1), (["session-start"], b"", 1),
+                            (["stop"], b'{"transcript_path": "/nowhere"}', 2), (["prompt"], b"the backup job", 2)):
+        r = subprocess.run([sys.executable, "-m", "strata_daemon", "hook", *args], input=stdin, env=env,
+                           stdout=subprocess.DEVNULL if fd == 2 else None, stderr=subprocess.PIPE if fd == 1 else None,
+                           preexec_fn=_closed(fd), timeout=120)
+        assert r.returncode == 0, (args, fd, r.stderr)
+        assert fd == 2 or b"Traceback" not in r.stderr, r.stderr
+    r = _hook(home, "prompt", "--session", os.fsdecode(b"s-\xff"), stdin="the backup job")
+    assert r.returncode == 0 and b"--session is not valid UTF-8 text" in r.stderr, r.stderr
+    for transcript, said in (("/proc/self/mem", b"cannot read the transcript"), ("a\u0000b", b"cannot open"),
+                             (str(tmp_path / "missing.jsonl"), b"No such file")):
+        r = _hook(home, "stop", stdin=json.dumps({"session_id": "s", "transcript_path": transcript}))
+        assert r.returncode == 0 and said in r.stderr and b"Error" not in r.stderr, r.stderr
+    deep = _hook(home, "prompt", stdin=b"[" * 100_000 + b"]" * 100_000)  # plain text, not a RecursionError
+    assert deep.returncode == 0 and b"RecursionError" not in deep.stderr, deep.stderr
+
+
+def test_claude_code_settings_are_merged_only_into_a_regular_file_read_bounded(home, tmp_path):
+    """/dev/zero as the settings file was read for ever, its memory growing."""
+    fifo = tmp_path / "settings.fifo"
+    os.mkfifo(fifo)
+    for target in ("/dev/zero", str(fifo), "/proc/self/mem", ""):
+        r = subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook", "claude-code",
+                            "--write", target], capture_output=True, timeout=60)
+        assert r.returncode == 4 and r.stdout == b"" and b"Traceback" not in r.stderr, (target, r.stderr)

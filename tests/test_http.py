@@ -79,6 +79,7 @@ def test_every_endpoint_and_its_errors(home):
         assert api("PATCH", "/v1/memories/{id}", {"state": "active", "factual": True}, id=third)[1]["changed"] \
             == {"factual": True}
         assert api("PATCH", "/v1/memories/{id}", {}, id=third)[0] == 400
+        assert api("PATCH", "/v1/memories/{id}", {"reason": "x"}, id=third)[0] == 400  # was 200, nothing changed
         purged = api("DELETE", "/v1/memories/{id}?purge=true", id=third)[1]
         assert purged["purged"] is True and purged["memories"] == [third] and purged["wal_cleared"] is not on_postgres()
         kept = api("POST", "/v1/memories", {"content": "The spare key hides under the blue gnomeqx."})[1]["id"]

@@ -189,7 +189,8 @@ def test_invalid_input_is_invalid_params_in_strata_s_words_on_every_mcp_surface(
                 assert caught.value.error.code == -32602 and caught.value.error.message.startswith(kind), uri
             for args, said in (({"text": ""}, "the query is empty"), ({"text": "x", "budget": "0"}, "between 32"),
                                ({"text": "x", "budget": "100001"}, "between 32"),
-                               ({"text": "x", "budget": "abc"}, "a whole number")):
+                               ({"text": "x", "budget": "abc"}, "a whole number"),
+                               ({"text": "x", "tone": "terse"}, "takes no argument 'tone'")):  # was code 0
                 with pytest.raises(MCPError) as caught:
                     await t.client.get_prompt("context", args)
                 assert caught.value.error.code == -32602 and said in caught.value.error.message, args

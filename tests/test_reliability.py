@@ -32,9 +32,12 @@ def test_killed_writers_and_daemon_lose_nothing_and_concurrent_use_sees_no_error
 
 
 def test_the_adversarial_corpus_gets_answers_no_traceback_and_changes_nothing(cli):
-    r = cli.json("bench", "reliability", "--parts", "adversarial", timeout=1800)
+    """bad_input.py's and damage.py's inputs whole, and a fixed, seeded 15 % of those hostile*.py
+    add (at least one of each of their lists, so every face): the whole corpus (`strata bench
+    reliability --parts adversarial`, 1,579 inputs) would add minutes to the suite."""
+    r = cli.json("bench", "reliability", "--parts", "adversarial", "--share", "0.15", timeout=1800)
     found = r["adversarial"]
-    assert found["inputs"] >= 600 and set(found["by_face"]) == {"python", "cli", "import", "capsule", "strata.toml",
+    assert found["inputs"] >= 750 and set(found["by_face"]) == {"python", "cli", "import", "capsule", "strata.toml",
                                                                  "http", "mcp", "hooks"}
     assert found["tracebacks"] == found["server_errors"] == found["unanswered"] == 0, found["problems"]
     assert found["by_face"]["hooks"]["unexpected"] == 0, found["problems"]  # every hook exits 0, whatever it got

@@ -1,9 +1,12 @@
-"""The adversarial corpus of `strata bench reliability`: over 400 inputs a careless or hostile
-user could hand strata, through every face (the Python API, the CLI, `strata import`, the
-capsule file, strata.toml, HTTP and MCP). Every one must be answered (an exit code, an HTTP
-status, a JSON-RPC reply) without a traceback, and none may change what the home holds.
+"""The adversarial corpus of `strata bench reliability`: over 1,500 inputs a careless or hostile
+user could hand strata, through every face (the Python API, the CLI, the hooks, `strata
+import`, the capsule file, strata.toml, HTTP, and MCP's tools, prompts and resources). Every
+one must be answered (an exit code, an HTTP status, a JSON-RPC reply) without a traceback or a
+server error, none may change what the home holds, and every hook call must exit 0.
 
-The inputs are in `bad_input` (per operation, also the test suite's corpus) and `damage`."""
+The inputs are in `bad_input` (per operation, also the test suite's corpus), `damage`, and
+`hostile`, `hostile_lines` and `hostile_wire`, of which `share` runs a fixed, seeded part (the
+test suite's; the benchmark runs them all): `hostile.corpus()` lists what a run holds."""
 
 from __future__ import annotations
 
@@ -11,7 +14,6 @@ import asyncio
 import hashlib
 import json
 import os
-import select
 import shutil
 import signal
 import socket
@@ -20,8 +22,10 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_bench.bad_input import CASES, EXIT, cli_call, http_call, mcp_args, python_call
-from strata_bench.damage import CAPSULES, CLI_FUZZ, CONFIGS, HOOK_CASES, HTTP_BODIES, HTTP_RAW, MCP_RAW, import_files
+from strata_bench.bad_input import EXIT
+from strata_bench.hostile import cli_call, corpus, http_call, mcp_args, python_call
+from strata_bench.hostile_lines import hook_paths, run_with
+from strata_bench.hostile_wire import Wire
 from strata_bench.procs import spawn, strata
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.public import sqlite_module
@@ -30,11 +34,11 @@ from strata_daemon.errors import StrataError
 ANSWER_SECONDS = 60.0
 
 
-def corpus_size() -> int:
-    faces = len(CASES) * 2 + sum(cli_call(op, a) is not None for _, op, a, _ in CASES) \
-        + sum(mcp_args(op, a) is not None for _, op, a, _ in CASES)
-    return (faces + len(CLI_FUZZ) + len(import_files()) + 3 * len(CAPSULES) + len(CONFIGS) + len(HTTP_RAW)
-            + len(HTTP_BODIES) + len(MCP_RAW) + len(HOOK_CASES))
+def corpus_size(share: float = 1.0, seed: int = 0) -> int:
+    c = corpus(share, seed)
+    faces = sum(1 + (cli_call(op, a) is not None) + (mcp_args(op, a) is not None) + (http_call(op, a) is not None)
+                for _, op, a, _ in c["cases"])
+    return faces + 3 * len(c["capsules"]) + sum(len(c[k]) for k in c if k not in ("cases", "capsules"))
 
 
 # -- running it ----------------------------------------------------------------------------------
@@ -96,10 +100,10 @@ def _cli(home: Path, argv: list[str], stdin: bytes | None = None) -> tuple[int |
     return proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace")
 
 
-def _python_face(home: Path, tally: Tally, progress) -> None:
+def _python_face(home: Path, c: dict, tally: Tally, progress) -> None:
     async def go():
         async with await Memory.open(home, actor="adversary") as mem:
-            for name, op, args, expected in CASES:
+            for name, op, args, expected in c["cases"]:
                 try:
                     await python_call(mem, op, args)
                     kind = "ok"
@@ -114,8 +118,8 @@ def _python_face(home: Path, tally: Tally, progress) -> None:
     asyncio.run(go())
 
 
-def _cli_face(home: Path, tally: Tally, progress) -> None:
-    for name, op, args, expected in CASES:
+def _cli_face(home: Path, c: dict, tally: Tally, progress) -> None:
+    for name, op, args, expected in c["cases"]:
         call = cli_call(op, args)
         if call is None:
             continue
@@ -124,15 +128,19 @@ def _cli_face(home: Path, tally: Tally, progress) -> None:
         tally.add("cli", name, answered=code is not None, traceback="Traceback" in err,
                   expected=usage or code == EXIT[expected])
         progress(1)
-    for argv in CLI_FUZZ:
+    for argv in c["cli"]:
         code, _, err = _cli(home, argv)
         tally.add("cli", " ".join(argv)[:60], answered=code is not None, traceback="Traceback" in err,
                   expected=code not in (0, 1))
         progress(1)
+    for name, argv, stdin, stream, codes in c["cli_streams"]:
+        code, err = run_with(home, argv, stdin, stream, ANSWER_SECONDS)
+        tally.add("cli", name, answered=code is not None, traceback="Traceback" in err, expected=code in codes)
+        progress(1)
 
 
-def _import_face(home: Path, work: Path, tally: Tally, progress) -> None:
-    for name, data in import_files():
+def _import_face(home: Path, work: Path, c: dict, tally: Tally, progress) -> None:
+    for name, data in c["imports"]:
         path = work / "import.jsonl"
         path.write_bytes(data)
         code, _, err = _cli(home, ["import", str(path)])
@@ -150,10 +158,10 @@ def _put_back(path: Path, saved: bytes) -> None:
     os.chmod(path, 0o600)
 
 
-def _capsule_face(home: Path, tally: Tally, progress) -> None:
+def _capsule_face(home: Path, c: dict, tally: Tally, progress) -> None:
     path = home / "capsule" / "CAPSULE.md"
     saved = path.read_bytes()
-    for name, damage in CAPSULES:
+    for name, damage in c["capsules"]:
         damage(path)
         for argv in (["capsule", "check"], ["capsule", "render"], ["status"]):
             code, _, err = _cli(home, argv)
@@ -163,10 +171,10 @@ def _capsule_face(home: Path, tally: Tally, progress) -> None:
         _put_back(path, saved)
 
 
-def _config_face(home: Path, tally: Tally, progress) -> None:
+def _config_face(home: Path, c: dict, tally: Tally, progress) -> None:
     path = home / "strata.toml"
     saved = path.read_bytes()
-    for name, damage in CONFIGS:
+    for name, damage in c["configs"]:
         if callable(damage):
             damage(path)
         else:
@@ -200,7 +208,7 @@ def _http_exchange(sock_path: Path, raw: bytes) -> bytes | None:
     return data
 
 
-def _http_face(home: Path, tally: Tally, progress) -> None:
+def _http_face(home: Path, c: dict, tally: Tally, progress) -> None:
     sock_path = home / "state" / "strata.sock"
     server = spawn(["-m", "strata_daemon", "serve"], home, stdout=subprocess.DEVNULL, text=False)
     try:
@@ -211,10 +219,10 @@ def _http_face(home: Path, tally: Tally, progress) -> None:
             time.sleep(0.05)
         time.sleep(0.3)
         requests = []
-        for name, op, args, expected in CASES:
-            method, path, body = http_call(op, args)
-            requests.append((name, method, path, body, expected))
-        for name, method, path, body in HTTP_BODIES:
+        for name, op, args, expected in c["cases"]:
+            if (call := http_call(op, args)) is not None:
+                requests.append((name, *call, expected))
+        for name, method, path, body in c["http_bodies"]:
             requests.append((name, method, path, body or None, "refused"))
         for name, method, path, body, expected in requests:
             head = f"{method} {path} HTTP/1.1\r\nHost: strata\r\nConnection: close\r\n"
@@ -227,7 +235,7 @@ def _http_face(home: Path, tally: Tally, progress) -> None:
             tally.add("http", name, answered=bool(status), traceback=False, expected=good,
                       server_error=status.startswith(b"5"))
             progress(1)
-        for name, raw in HTTP_RAW:
+        for name, raw in c["http_raw"]:
             answer = _http_exchange(sock_path, raw)
             # A malformed request may be answered with a status or with the connection closed.
             status = (answer or b"")[9:12]
@@ -246,19 +254,26 @@ def _http_face(home: Path, tally: Tally, progress) -> None:
 HOOK_SECONDS = 2.0  # what an agent's turn may wait on a hook, whatever it was handed
 
 
-def _hooks_face(home: Path, work: Path, tally: Tally, progress) -> dict:
+def _hooks_face(home: Path, work: Path, c: dict, tally: Tally, progress) -> dict:
     """Each hook with what a loop may hand it: it must exit 0; how long each took is counted
     apart (a busy machine is slower; the benchmark reports it, a test does not judge it)."""
     work.mkdir(parents=True, exist_ok=True)
-    fifo = work / "transcript.fifo"
-    if not fifo.exists():
-        os.mkfifo(fifo)  # nothing ever writes to it
+    fifo = work / "transcript.fifo"  # nothing ever writes to it
+    paths = {**hook_paths(work), b'"FIFO"': b'"%s"' % str(fifo).encode()}
     times = []
-    for name, argv, stdin in HOOK_CASES:
+    for name, argv, stdin in c["hooks"]:
+        for placeholder, path in paths.items():
+            stdin = stdin.replace(placeholder, path)
         started = time.monotonic()
-        code, _, err = _cli(home, ["hook", *argv], stdin.replace(b'"FIFO"', b'"%s"' % str(fifo).encode()))
+        code, _, err = _cli(home, ["hook", *argv], stdin)
         times.append(time.monotonic() - started)
         tally.add("hooks", name, answered=code is not None, traceback="Traceback" in err, expected=code == 0)
+        progress(1)
+    for name, argv, stdin, stream, codes in c["hook_streams"]:  # a stream closed or full
+        started = time.monotonic()
+        code, err = run_with(home, argv, stdin, stream, ANSWER_SECONDS)
+        times.append(time.monotonic() - started)
+        tally.add("hooks", name, answered=code is not None, traceback="Traceback" in err, expected=code in codes)
         progress(1)
     return {"slowest_seconds": round(max(times), 2), "over_limit": sum(t > HOOK_SECONDS for t in times),
             "limit_seconds": HOOK_SECONDS}
@@ -268,28 +283,11 @@ def _internal(message: dict | None) -> bool:
     return isinstance(message, dict) and (message.get("error") or {}).get("code") == -32603  # JSON-RPC internal
 
 
-def _mcp_face(home: Path, tally: Tally, progress) -> None:
+def _mcp_face(home: Path, c: dict, tally: Tally, progress) -> None:
     proc = spawn(["-m", "strata_daemon", "mcp"], home, stdin=subprocess.PIPE, text=False)
     err_lines: list[bytes] = []
-
-    def send(line: bytes) -> None:
-        proc.stdin.write(line + b"\n")
-        proc.stdin.flush()
-
-    def answer(ident=None) -> dict | None:
-        deadline = time.monotonic() + ANSWER_SECONDS
-        while (left := deadline - time.monotonic()) > 0:
-            ready, _, _ = select.select([proc.stdout], [], [], left)
-            if not ready:
-                return None
-            line = proc.stdout.readline()
-            if not line:
-                return None
-            message = json.loads(line)
-            if ident is None or message.get("id") == ident:
-                return message
-        return None
-
+    wire = Wire(proc, ANSWER_SECONDS)
+    send, answer = wire.send, wire.answer
     try:
         send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
@@ -297,8 +295,8 @@ def _mcp_face(home: Path, tally: Tally, progress) -> None:
         if answer(0) is None:
             raise RuntimeError("strata mcp did not answer initialize")
         send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
-        ident = 1000
-        for name, op, args, expected in CASES:
+        ident = 10_000
+        for name, op, args, expected in c["cases"]:
             call = mcp_args(op, args)
             if call is None:
                 continue
@@ -311,11 +309,17 @@ def _mcp_face(home: Path, tally: Tally, progress) -> None:
             tally.add("mcp", name, answered=got is not None, traceback="Traceback" in text,
                       expected=(not failed) if expected == "ok" else bool(failed), server_error=_internal(got))
             progress(1)
-        for name, line in MCP_RAW:
+        for name, line in c["mcp_raw"]:
             send(line)
             got = answer()
             tally.add("mcp", f"raw: {name}", answered=got is not None, traceback="Traceback" in json.dumps(got or {}),
                       server_error=_internal(got))
+            progress(1)
+        for name, line in c["mcp_lines"]:
+            ident += 1
+            got = wire.line(line, ident)
+            tally.add("mcp", f"line: {name}", answered=got is not None, traceback="Traceback" in json.dumps(got or []),
+                      server_error=any(map(_internal, got or ())))
             progress(1)
     finally:
         proc.kill()
@@ -327,9 +331,12 @@ def _mcp_face(home: Path, tally: Tally, progress) -> None:
         tally.problems.append(f"mcp: the server logged {logged} traceback(s)")
 
 
-def adversarial(home: Path, work: Path, progress: Callable[[int], None] | None = None) -> dict:
-    """Run the corpus on `home` (made and filled by the caller's init); `work` holds files."""
+def adversarial(home: Path, work: Path, progress: Callable[[int], None] | None = None, *, share: float = 1.0,
+                seed: int = 0) -> dict:
+    """Run the corpus on `home` (made and filled by the caller's init); `work` holds files.
+    `share` of the newer inputs (hostile*.py), fixed by `seed`: all of them at 1."""
     progress = progress or (lambda _n: None)
+    c = corpus(share, seed)
 
     async def fill():
         async with await Memory.open(home) as mem:
@@ -342,9 +349,9 @@ def adversarial(home: Path, work: Path, progress: Callable[[int], None] | None =
     tally = Tally()
     started = time.perf_counter()
     for face in (_python_face, _cli_face, _mcp_face, _http_face, _capsule_face, _config_face):
-        face(home, tally, progress)
-    _import_face(home, work, tally, progress)
-    hooks = _hooks_face(home, work, tally, progress)
+        face(home, c, tally, progress)
+    _import_face(home, work, c, tally, progress)
+    hooks = _hooks_face(home, work, c, tally, progress)
     after = fingerprint(db)
     changed = [layer for layer in before if before[layer] != after[layer]]
     total = {k: sum(f[k] for f in tally.faces.values()) for k in COUNTS}

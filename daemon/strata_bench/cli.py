@@ -261,6 +261,9 @@ def _faces(add) -> None:
     q.add_argument("--seconds", type=float, default=60.0, help="length of the concurrent run (default 60)")
     q.add_argument("--writers", type=int, default=8, help="writer processes in the concurrent run (default 8)")
     q.add_argument("--readers", type=int, default=2, help="reader processes in the concurrent run (default 2)")
+    q.add_argument("--share", type=float, default=1.0,
+                   help="run this share of the adversarial corpus's newer inputs (hostile*.py), picked by --seed "
+                        "(default 1: all; the test suite runs a part)")
     q.add_argument("--seed", type=int, default=0)
     q = add("forget", _on_store(run.cmd_forget), "The deletion-compliance set: secrets planted the ways a home "
                                   "comes to hold them, each forgotten as a person or agent asks, then looked for on "

@@ -308,7 +308,7 @@ PARTS = ("crash", "concurrency", "adversarial", "shutdown")
 
 def bench_reliability(*, cycles: int = 100, seconds: float = 60.0, writers: int = 8, readers: int = 2,
                       similar: int = 26_000, stops: int = 3, parts: tuple[str, ...] = PARTS, seed: int = 0,
-                      progress: Callable[[int], None] | None = None) -> dict:
+                      share: float = 1.0, progress: Callable[[int], None] | None = None) -> dict:
     from strata_bench.adversarial import adversarial
 
     out: dict = {"benchmark": "reliability"}
@@ -324,7 +324,8 @@ def bench_reliability(*, cycles: int = 100, seconds: float = 60.0, writers: int 
             ok &= busy["missing_writes"] == 0 and busy["integrity"] == "ok" and not busy["write_error_count"] \
                 and not busy["read_error_count"] and busy["daemon_exit"] == 0
         if "adversarial" in parts:
-            found = out["adversarial"] = adversarial(home("adversarial"), Path(tmp) / "adversarial", progress)
+            found = out["adversarial"] = adversarial(home("adversarial"), Path(tmp) / "adversarial", progress,
+                                                     share=share, seed=seed)
             ok &= found["tracebacks"] == found["server_errors"] == found["unanswered"] == 0 \
                 and not found["data_changed"]
         if "shutdown" in parts:

@@ -314,15 +314,17 @@ async def cmd_reliability(args) -> int:
         raise InvalidInput(f"unknown part {unknown[0]!r}" if unknown else "no part named",
                            hint=f"--parts takes some of {','.join(PARTS)}")
     if args.cycles < 1 or args.seconds <= 0 or args.writers < 1 or args.readers < 0 or args.similar < 100 \
-            or args.stops < 1:
-        raise InvalidInput("need --cycles >= 1, --seconds > 0, --writers >= 1, --readers >= 0, --similar >= 100 "
-                           "and --stops >= 1")
-    steps = {"crash": args.cycles, "concurrency": args.writers + args.readers, "adversarial": corpus_size(),
+            or args.stops < 1 or not 0 < args.share <= 1:
+        raise InvalidInput("need --cycles >= 1, --seconds > 0, --writers >= 1, --readers >= 0, --similar >= 100, "
+                           "--stops >= 1 and 0 < --share <= 1")
+    steps = {"crash": args.cycles, "concurrency": args.writers + args.readers,
+             "adversarial": corpus_size(args.share, args.seed),
              "shutdown": 2 * args.stops}
     bar = Progress(sum(steps[p] for p in parts), ", ".join(parts), unit="steps")
     result = await asyncio.to_thread(bench_reliability, cycles=args.cycles, seconds=args.seconds,
                                      writers=args.writers, readers=args.readers, similar=args.similar,
-                                     stops=args.stops, parts=parts, seed=args.seed, progress=bar.advance)
+                                     stops=args.stops, parts=parts, seed=args.seed, share=args.share,
+                                     progress=bar.advance)
     _report(result, args, bar)
     return 0 if result["ok"] else 1
 

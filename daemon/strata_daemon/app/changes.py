@@ -6,9 +6,13 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.text import require_text
 from strata_daemon.base.wording import quoted
 from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.store import episode_reads as reads, episodes as writes
+
+
+MAX_REASON = 1000  # why a memory was archived, in the audit trail: a sentence, not a document
 
 
 def checked_id(value: Any, what: str, agent: str) -> int:
@@ -27,6 +31,11 @@ class Changes:
         episode_id = checked_id(episode_id, "memory", self.agent)
         if purge:
             return {"id": episode_id, "purged": True, **await self.layers.forgetting.purge(ids=[episode_id])}
+        if reason is not None:  # kept in the audit trail, as every face but the CLI and HTTP let it through
+            if not isinstance(reason, str) or "\x00" in reason or len(reason) > MAX_REASON:
+                raise InvalidInput(f"the reason must be text of at most {MAX_REASON:,} characters, not "
+                                   f"{quoted(reason)}", hint="say why in a sentence")
+            require_text(reason, "the reason")
         now = timeutil.now()
         async with self.db.write() as w:
             before = await writes.set_state(w, self.agent, episode_id, "archived", actor=self.actor, now=now,

@@ -9,6 +9,7 @@ import functools
 from typing import Any, Callable, Mapping
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.numbers import whole
 from strata_daemon.config.load import overlay
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput
 
@@ -81,7 +82,7 @@ class Context:
         over the configuration, as for `rank`."""
         from strata_daemon.context.pack import pack
 
-        budget = int(self.config["context.budget"] if budget is None else budget)
+        budget = whole(self.config["context.budget"] if budget is None else budget, "budget")
         if not 32 <= budget <= 100000:
             raise InvalidInput(f"budget must be between 32 and 100000, not {budget}",
                                hint="a budget is in tokens; context.budget is the default")

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from strata_daemon.base.private import private_folder, write_private
+from strata_daemon.base.wording import quoted
 from strata_daemon.context import replies
 from strata_daemon.errors import InvalidInput
 
@@ -84,16 +85,20 @@ def assistant_texts(transcript: Path, offset: int = 0) -> tuple[list[str], int]:
     # transcript would hold the agent's turn until something wrote to it.
     try:
         fd = os.open(transcript, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as e:
-        raise InvalidInput(f"cannot read the transcript {transcript}: {e.strerror}") from None
+    except (OSError, ValueError) as e:  # ValueError: a NUL, or bytes that are not UTF-8, in the path
+        raise InvalidInput(f"cannot open the transcript {quoted(str(transcript))}: "
+                           f"{getattr(e, 'strerror', None) or 'not a path'}") from None
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise InvalidInput(f"the transcript {transcript} is not a regular file")
+        raise InvalidInput(f"the transcript {quoted(str(transcript))} is not a regular file")
     with os.fdopen(fd, "rb") as f:
-        if f.seek(0, os.SEEK_END) < offset:
-            offset = 0
-        f.seek(offset)
-        chunk = f.read(READ_BYTES)
+        try:
+            if f.seek(0, os.SEEK_END) < offset:
+                offset = 0
+            f.seek(offset)
+            chunk = f.read(READ_BYTES)
+        except OSError as e:  # a file of the kernel's (/proc/self/mem) that is no text to read
+            raise InvalidInput(f"cannot read the transcript {quoted(str(transcript))}: {e.strerror}") from None
     whole = chunk[:chunk.rfind(b"\n") + 1]
     texts = []
     for raw in whole.splitlines():

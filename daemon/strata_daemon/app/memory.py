@@ -23,11 +23,13 @@ from strata_daemon.app.status import Status
 from strata_daemon.arena.arms import Arm
 from strata_daemon.base import timeutil
 from strata_daemon.base.namespace import check_namespace
+from strata_daemon.base.numbers import whole
 from strata_daemon.config.home import Home, resolve_home
 from strata_daemon.config.load import Config
 from strata_daemon.embedding import backlog
 from strata_daemon.episodes import storing
-from strata_daemon.errors import NotPermitted
+from strata_daemon.episodes.model import STATES
+from strata_daemon.errors import InvalidInput, NotPermitted
 from strata_daemon.store import engines, episode_reads as reads, vectors
 from strata_daemon.store.nodes import episode_id
 from strata_daemon.store.db import Database
@@ -269,11 +271,14 @@ class Memory(Observing, Changes, Context, Status, Access):
     async def get_many(self, ids: Iterable[int]) -> dict[int, dict]:
         """Several memories as stored (no scores or history), by id; ids not in this namespace
         are left out."""
-        return await reads.get_episodes(self.db, self.agent, [i for i in map(int, ids) if 0 < i < 2**63])
+        wanted = [whole(i, "an id") for i in ids]
+        return await reads.get_episodes(self.db, self.agent, [i for i in wanted if 0 < i < 2**63])
 
     async def timeline(self, **filters) -> list[dict]:
         if "kinds" in filters:
             filters["kinds"] = self.limits.known_kinds(filters["kinds"])
+        if unknown := [s for s in filters.get("states", ()) if s not in STATES]:  # it listed nothing, unsaid
+            raise InvalidInput(f"unknown state {unknown[0]!r}", hint=f"use one of: {', '.join(STATES)}")
         return await reads.timeline(self.db, self.agent, **filters)
 
     def export(self) -> AsyncIterator[dict]:

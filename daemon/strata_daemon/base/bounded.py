@@ -37,7 +37,10 @@ def read_bytes(path: Path, limit: int, *, error: type[StrataError] = InvalidInpu
     except OSError as e:
         raise error(f"cannot read {path}: {e.strerror or e}", hint=hint) from None
     with os.fdopen(fd, "rb") as f:
-        data = f.read(limit + 1)
+        try:
+            data = f.read(limit + 1)
+        except OSError as e:  # a file of the kernel's (/proc/self/mem) that gives no bytes to read
+            raise error(f"cannot read {path}: {e.strerror or e}", hint=hint) from None
     if len(data) > limit:
         raise error(f"{path} is more than the {_size(limit)} strata reads", hint=hint)
     return data

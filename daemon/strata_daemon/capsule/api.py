@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.base import timeutil
+from strata_daemon.base import numbers, timeutil
 from strata_daemon.capsule import document, files, merge
 from strata_daemon.config import templates as templating
 from strata_daemon.config.home import Home, shipped
@@ -138,7 +138,7 @@ class Capsule:
 
     async def clear_override(self, override_id: int) -> dict:
         now = timeutil.now()
-        return await self.db.transact(store.clear, self.agent, int(override_id), now)
+        return await self.db.transact(store.clear, self.agent, numbers.whole(override_id, "the override id"), now)
 
     # -- rendering ---------------------------------------------------------------------------
 

@@ -25,13 +25,21 @@ def lines(stream: Lines) -> Iterator[bytes]:
     """The stream's lines, none read past MAX_LINE_BYTES: a longer one (a binary file, a
     device) ends the reading before it fills memory."""
     number = 0
-    while raw := stream.readline(MAX_LINE_BYTES + 2):
+    while raw := _read_line(stream, number + 1):
         number += 1
         if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
             raise InvalidInput(f"line {number} is longer than {MAX_LINE_BYTES // 2**20} MiB: this is not JSON Lines "
                                "of memories (nothing imported)",
                                hint="export writes the format import reads: one JSON object per line")
         yield raw
+
+
+def _read_line(stream: Lines, number: int) -> bytes:
+    try:
+        return stream.readline(MAX_LINE_BYTES + 2)
+    except OSError as e:  # a file the kernel will not read as text (/proc/self/mem: EIO), a failing disk
+        raise InvalidInput(f"cannot read line {number}: {e.strerror or e} (nothing imported)",
+                           hint="import reads a file of JSON Lines, one object per line") from None
 
 
 @dataclass

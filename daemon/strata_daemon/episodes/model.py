@@ -5,16 +5,19 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from strata_daemon.base.text import HINT as TEXT_HINT, broken_part, require_text
 from strata_daemon.base.timeutil import parse_time
+from strata_daemon.base.wording import quoted
 from strata_daemon.errors import InvalidInput
 
 STATES = ("active", "superseded", "archived", "quarantined")
 MAX_CONTEXT_DEPTH = 4
+MAX_CONTEXT_BYTES = 64 * 1024  # as store.max_content_bytes's default: a context is no place for a document
 MAX_SHORT_FIELD = 256
 # Ids and counts past this lose precision in JSON clients, and an id near SQLite's limit would
 # leave no room for the ids after it.
@@ -62,7 +65,8 @@ def clean_content(value: Any, limits: Limits) -> str:
         raise InvalidInput("text is not valid UTF-8 (it holds undecodable bytes)",
                            hint="convert it to UTF-8 first, e.g. with iconv") from None
     text = value.strip()
-    if not text:
+    if not text or all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text):
+        # Only blanks, or only marks that show nothing (zero-width spaces, direction marks).
         raise InvalidInput("text is empty", hint="give the observation some words")
     if size > limits.max_content_bytes:
         raise InvalidInput(f"text is {size} bytes, over the limit of {limits.max_content_bytes}",
@@ -98,7 +102,13 @@ def clean_context(value: Any) -> dict:
         raise InvalidInput(f"the context{' at ' + where if where else ''} is not valid UTF-8 text", hint=TEXT_HINT)
     for key in value:
         if not isinstance(key, str) or not key.strip() or len(key) > MAX_SHORT_FIELD:
-            raise InvalidInput(f"context key {key!r} must be a non-empty string of at most {MAX_SHORT_FIELD} characters")
+            raise InvalidInput(f"context key {quoted(key)} must be a non-empty string of at most {MAX_SHORT_FIELD} "
+                               "characters")
+    size = len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8"))
+    if size > MAX_CONTEXT_BYTES:
+        raise InvalidInput(f"context is {size:,} bytes of JSON, over the limit of {MAX_CONTEXT_BYTES:,}",
+                           hint="a context is a few short KEY: VALUE pairs of the situation; store long text "
+                                "as the observation itself")
     return dict(value)
 
 

@@ -8,6 +8,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Iterable
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.numbers import whole
 from strata_daemon.errors import CasMismatch, InvalidInput, NotFound
 from strata_daemon.facts import ranking, rekey
 from strata_daemon.facts.attributes import key_of
@@ -196,15 +197,16 @@ class Facts:
     async def conflicts(self, *, flagged: bool = False, since: str | float | None = None, limit: int = 50) -> list[dict]:
         """The changes of value that are conflicts (store.CONFLICT_REASON), newest first;
         `flagged`: only those nobody has acknowledged yet."""
-        if not 1 <= int(limit) <= 10000:
+        limit = whole(limit, "limit")
+        if not 1 <= limit <= 10000:
             raise InvalidInput("limit must be between 1 and 10000")
         start = None if since is None else timeutil.parse_time(since)
         return await self.db.run(lambda c: store.conflicts(c, self.agent, window=self.window, open_only=flagged,
-                                                           since=start, limit=int(limit)))
+                                                           since=start, limit=limit))
 
     async def acknowledge(self, conflict_id: int) -> dict:
         now = timeutil.now()
-        return await self.db.transact(store.acknowledge, self.agent, int(conflict_id), now)
+        return await self.db.transact(store.acknowledge, self.agent, whole(conflict_id, "the conflict id"), now)
 
     async def for_capsule(self, limit: int | None = None, *, pending: Iterable[dict] = ()) -> list[dict]:
         """The facts a capsule shows within its budget (facts.capsule_limit), best first; with

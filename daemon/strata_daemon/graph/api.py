@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.numbers import whole
 from strata_daemon.config.tuning import Graph
 from strata_daemon.errors import InvalidInput
 from strata_daemon.graph import edges, entities
@@ -92,9 +93,10 @@ class Web:
         return store.link(conn, self.agent, a, b, kind, now, actor=self.actor, remove=remove)
 
     async def entities(self, *, kind: str | None = None, limit: int = 100) -> list[dict]:
-        if not 1 <= int(limit) <= 100000:
+        limit = whole(limit, "limit")
+        if not 1 <= limit <= 100000:
             raise InvalidInput("limit must be between 1 and 100000")
-        return await self.db.run(lambda c: store.entity_list(c, self.agent, kind, int(limit)))
+        return await self.db.run(lambda c: store.entity_list(c, self.agent, kind, limit))
 
     def neighbours_in(self, conn, nodes: list[str], floors: dict[str, float] | None = None) -> dict:
         return edges.neighbours(conn, self.agent, nodes, link_weight=self.link_weight, fan_limit=self.fan_limit,
@@ -135,7 +137,8 @@ class Web:
         """An item's edges, heaviest first, and its typed links; each with its strength and
         whether a spread (`related`) at THRESHOLD (default graph.spread_threshold) follows it."""
         node = _nodes([item])[0]
-        if not 1 <= int(limit) <= 10000:
+        limit = whole(limit, "limit")
+        if not 1 <= limit <= 10000:
             raise InvalidInput("limit must be between 1 and 10000")
         threshold = self.threshold if threshold is None else threshold
         check_range(self.depth, threshold)
@@ -144,9 +147,9 @@ class Web:
             state = store.require(conn, self.agent, [node])[node]
             return {"node": node, "state": state, "threshold": threshold,
                     "neighbours": [{**e, **self._rated(e["weight"], threshold)}
-                                   for e in edges.edges_of(conn, self.agent, node, int(limit))],
+                                   for e in edges.edges_of(conn, self.agent, node, limit)],
                     "links": [{**k, **self._rated(self.link_weight, threshold)}
-                              for k in store.links_of(conn, self.agent, node, int(limit))]}
+                              for k in store.links_of(conn, self.agent, node, limit)]}
         return await self.db.run(read)
 
     async def texts(self, items) -> dict[str, str | None]:
@@ -160,6 +163,7 @@ class Web:
         """Nodes reached from the items over weighted edges, most activated first, each with the
         path that reached it. Archived memories are left out unless asked for."""
         seeds = _nodes(items)
+        limit = whole(limit, "limit")
         depth = self.depth if depth is None else depth
         threshold = self.threshold if threshold is None else threshold
         check_range(depth, threshold)
@@ -185,6 +189,7 @@ class Web:
         the item's edges and links too weak to pass the threshold, which the spread did not
         follow, with the strength of the strongest of them."""
         node = _nodes([item])[0]
+        limit = whole(limit, "limit")
         result = await self.spread(node, limit=10_000, depth=depth, threshold=threshold)
         result["reached"] = [r for r in result["reached"] if episode_id(r["node"]) is not None][:limit]
         cap, least = self.rules.edge_cap, result["threshold"]

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from strata_daemon.arena.arms import Arm
 from strata_daemon.base import timeutil
+from strata_daemon.base.numbers import whole
 from strata_daemon.config.load import Config, overlay
 from strata_daemon.config.settings import MODES
 from strata_daemon.embedding.models import Models
@@ -88,7 +89,7 @@ class Recall:
         mode = mode or self.config["recall.mode"]
         if mode not in MODES:
             raise InvalidInput(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
-        k = int(self.config["recall.k"] if k is None else k)
+        k = whole(self.config["recall.k"] if k is None else k, "k")
         if not 1 <= k <= 1000:
             raise InvalidInput(f"k must be between 1 and 1000, not {k}")
         return mode, k

@@ -30,7 +30,7 @@ async def cmd_doctor(args) -> int:
 
 
 async def cmd_backup(args) -> int:
-    if args.restore:
+    if args.restore is not None:  # `--restore ""` names no backup, and is refused as one
         return await _restore(args)
     if args.prune_containing is not None:
         return await _prune(args)

@@ -12,15 +12,17 @@ import shlex
 import sys
 from pathlib import Path
 
+from strata_daemon.base import bounded
 from strata_daemon.config.home import resolve_home
 from strata_daemon.config.settings import MODES
-from strata_daemon.errors import InvalidInput
+from strata_daemon.errors import InvalidInput, shortened
 from strata_daemon.faces.cli import daemon
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit, note
 from strata_daemon.faces.cli.parsers import adder, integer
 
 COMMANDS = ("context", "hook")
+SETTINGS_BYTES = 4 * 1024 * 1024  # a settings file `hook claude-code --write` merges into: far more than any
 GENERIC_SESSION = "default"
 EVENTS = (("SessionStart", "session-start"), ("UserPromptSubmit", "prompt"), ("PreCompact", "compact"),
           ("Stop", "stop"))
@@ -56,7 +58,7 @@ def _stdin(field: str) -> tuple[str, dict]:
     raw = (sys.stdin.buffer.read() if sys.stdin is not None else b"").decode("utf-8", "replace")
     try:
         event = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested deeper than Python reads: plain text
         return raw, {}
     if not isinstance(event, dict):
         return raw, {}
@@ -147,15 +149,17 @@ def _ours(entry) -> bool:
 async def hook_claude_code(args) -> int:
     settings = {"hooks": {event: [{"hooks": [{"type": "command", "command": _hook_command(args, name)}]}]
                           for event, name in EVENTS}}
-    if not args.write:
+    if args.write is None:  # `--write ""` names no file, and is refused as one
         emit(settings, True)
         return 0
     path = Path(args.write)
+    merge_by_hand = "fix or move the file, or print the settings without --write and merge them by hand"
+    # Read bounded, and only a regular file: /dev/zero or a FIFO named here would never end.
+    existing = bounded.read_text(path, SETTINGS_BYTES, hint=merge_by_hand)
     try:
-        current = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise InvalidInput(f"cannot read {path} as JSON: {e}", hint="fix or move the file, or print the settings "
-                                                                   "without --write and merge them by hand") from None
+        current = json.loads(existing) if existing is not None else {}
+    except (ValueError, RecursionError) as e:
+        raise InvalidInput(f"cannot read {path} as JSON: {shortened(str(e), 120)}", hint=merge_by_hand) from None
     if not isinstance(current, dict) or not isinstance(current.get("hooks", {}), dict):
         raise InvalidInput(f"{path} is not a settings object with a `hooks` object", hint="merge them by hand")
     hooks = current.setdefault("hooks", {})

@@ -88,9 +88,10 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         message = shortened(_suggested(message, self), 160)  # argparse quotes the whole value it refused
-        if _Parser.json_wanted:
-            sys.stdout.write(json.dumps({"error": "usage", "message": message,
-                                         "hint": f"see {self.prog} --help"}) + "\n")
+        if _Parser.json_wanted and sys.stdout is not None:  # None: the caller closed it
+            with contextlib.suppress(OSError, OutputLost):  # full: stderr and the exit code still say it
+                sys.stdout.write(json.dumps({"error": "usage", "message": message,
+                                             "hint": f"see {self.prog} --help"}) + "\n")
         super().error(message)
 
 
@@ -185,7 +186,27 @@ def _hook_event(words: list[str]) -> bool:
 UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor", "backup")
 
 
+def _closed_streams() -> None:
+    """The standard streams a caller closed (`<&-`, `>&-`, `2>&-`), which Python holds as None.
+    Each descriptor is opened again on /dev/null (else the next file opened would take its number,
+    and what a library prints would land in that file); a closed stdin reads as empty, what goes
+    to a closed stderr is dropped, and an answer for a closed stdout is lost (`OutputLost`)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            spare = os.open(os.devnull, os.O_RDWR)
+            if spare != fd:
+                os.dup2(spare, fd)
+                os.close(spare)
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull, encoding="utf-8")
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
+    _closed_streams()
     parser = build_parser(argv)
     words = sys.argv[1:] if argv is None else argv
     _Parser.json_wanted, _Parser.words = "--json" in words, list(words)
@@ -199,7 +220,11 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "scope", None) and args.command in UNSCOPED:
         parser.error(f"--scope does not apply to `strata {args.command}`")
     if (name := _not_text(args, words)) is not None:
-        return error(InvalidInput(f"{name} is not valid UTF-8 text", hint=text.HINT), getattr(args, "json", False))
+        refused = InvalidInput(f"{name} is not valid UTF-8 text", hint=text.HINT)
+        if _hook_event(words):  # a hook's loop must go on, whatever it was handed
+            note(f"strata hook: {refused.message} (the agent's turn goes on without its memory)")
+            return 0
+        return error(refused, getattr(args, "json", False))
     if not isinstance(sys.stdout, Guarded):
         sys.stdout = Guarded(sys.stdout)
     try:
@@ -240,7 +265,7 @@ def _unprinted(e: OutputLost) -> int:
     from strata_daemon.app.public import changes_committed
 
     with contextlib.suppress(OSError):  # what is still buffered would fail again at exit
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.__stdout__.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1 if sys.__stdout__ is None else sys.__stdout__.fileno())
     if changes_committed():
         note(f"strata: done (what it stored is stored), but its answer could not be printed: {e}")
         return 0

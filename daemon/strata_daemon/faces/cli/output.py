@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import sys
 import time
@@ -22,6 +23,7 @@ class OutputLost(Exception):
 
     def __init__(self, cause: OSError):
         super().__init__(cause.strerror or str(cause))
+        self.message = f"its output could not be printed ({self})"
 
 
 class Guarded:
@@ -29,9 +31,11 @@ class Guarded:
     A closed pipe stays a BrokenPipeError (`strata export | head` is no failure)."""
 
     def __init__(self, stream):
-        self._stream = stream
+        self._stream = stream  # None when the caller closed it (`>&-`): every write is lost
 
     def write(self, text: str) -> int:
+        if self._stream is None:
+            raise OutputLost(OSError(errno.EBADF, "standard output is closed"))
         try:
             return self._stream.write(text)
         except BrokenPipeError:
@@ -40,6 +44,8 @@ class Guarded:
             raise OutputLost(e) from None
 
     def flush(self) -> None:
+        if self._stream is None:
+            return
         try:
             self._stream.flush()
         except BrokenPipeError:
@@ -66,7 +72,10 @@ def emit(value: Any, as_json: bool, human: Callable[[Any], str] | None = None) -
 
 def error(exc: StrataError, as_json: bool) -> int:
     if as_json:
-        sys.stdout.write(_json(exc.as_dict(), None) + "\n")
+        try:
+            sys.stdout.write(_json(exc.as_dict(), None) + "\n")
+        except OutputLost:  # stdout is closed or full: stderr and the exit code still say it
+            pass
     sys.stderr.write(f"strata: {printable(exc.message)}\n")
     if exc.hint:
         sys.stderr.write(f"  hint: {printable(exc.hint)}\n")

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import math
+
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.parsers import number
 
 COMMANDS = ("tui",)
+
+
+def seconds(text: str) -> float:
+    """A refresh interval: 0 (never) or more seconds; NaN, infinity or a negative number would
+    start an inspector that never looks for changes, or fails on its first timer."""
+    value = number(text)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(text)
+    return value
 
 
 async def cmd_tui(args) -> int:
@@ -21,6 +32,6 @@ def register(sub, common) -> None:
                        description="A terminal inspector over this home: overview, memories (with why each was "
                                    "recalled), facts, spiderweb, dossiers and the capsule. Safe to run beside the "
                                    "daemon; press ? inside for the keys.")
-    p.add_argument("--refresh", type=number, metavar="SECONDS",
+    p.add_argument("--refresh", type=seconds, metavar="SECONDS",
                    help="look for changes this often (default: tui.refresh_seconds; 0: never)")
     p.set_defaults(handler=cmd_tui)

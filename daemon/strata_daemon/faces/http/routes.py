@@ -107,7 +107,7 @@ async def _batch_get(c: Call) -> dict:
 
 async def _lifecycle(c: Call) -> dict:
     m, eid, b = c.memory, c.path["id"], c.body
-    if not b:
+    if not {"state", "factual", "irrelevant"} & set(b):  # a reason alone changes nothing
         raise InvalidInput("nothing to change", hint="send state, factual or irrelevant")
     out: dict = {"id": eid}
     if "state" in b:

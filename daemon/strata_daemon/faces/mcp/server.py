@@ -114,6 +114,11 @@ class LeanServer(MCPServer):
         missing = [a.name for a in known[name].arguments or () if a.required and a.name not in (arguments or {})]
         if missing:
             raise MCPError(INVALID_PARAMS, f"invalid_input: {', '.join(missing)} must be given")
+        # An argument the prompt does not take fails in the SDK as "Error rendering prompt", code 0.
+        unknown = sorted(set(arguments or {}) - {a.name for a in known[name].arguments or ()})
+        if unknown:
+            raise MCPError(INVALID_PARAMS, f"invalid_input: prompt {name!r} takes no argument {unknown[0]!r} "
+                                           "(hint: prompts/list names its arguments)")
         return await super().get_prompt(name, arguments, context)
 
     async def list_tools(self) -> list[MCPTool]:
