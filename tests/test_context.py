@@ -230,7 +230,14 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
     settings = json.loads(subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook",
                                           "claude-code"], capture_output=True, check=True).stdout)
     commands = [h["command"] for event in settings["hooks"].values() for entry in event for h in entry["hooks"]]
-    assert len(commands) == 4 and all(f"--home {home}" in c and " -m strata_daemon " in c for c in commands)
+    assert len(commands) == 4 and all(f"--home {home}" in c and " -P -m strata_daemon " in c for c in commands)
+    # Claude Code runs a hook in the project's folder: a project's own json.py is not the standard one.
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "json.py").write_text('raise SystemExit("the project json.py was imported")\n')
+    prompt = next(c for c in commands if c.endswith(" hook prompt"))
+    r = subprocess.run(prompt, shell=True, cwd=project, input=b"the backup job", capture_output=True, timeout=120)
+    assert r.returncode == 0 and b"#3 " in r.stdout and b"project json.py" not in r.stderr, r.stderr
     # Merged into a project's settings: the person's own hooks stay, strata's are replaced.
     mine = {"type": "command", "command": "echo strata is great"}
     target = tmp_path / ".claude" / "settings.json"

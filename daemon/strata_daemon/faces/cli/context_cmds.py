@@ -135,7 +135,9 @@ async def hook_session_end(args) -> None:
 def _hook_command(args, name: str) -> str:
     """The command Claude Code runs: this interpreter and this home, whatever folder it runs in."""
     home = str(resolve_home(args.home).root.resolve())
-    return shlex.join([sys.executable, "-m", "strata_daemon", "--home", home,
+    # -P: Claude Code runs hooks in the project's folder, and `-m` would put it first on sys.path,
+    # so a project's own json.py or http.py would be imported in place of the standard module.
+    return shlex.join([sys.executable, "-P", "-m", "strata_daemon", "--home", home,
                        *(["--agent", args.agent] if args.agent else []), "hook", name])
 
 
