@@ -195,7 +195,7 @@ CONTEXT_RESULT = fields(
      "agent": STR, "mode_used": {"type": "string", "enum": list(MODES)}, "at": TIME,
      "parts": fields({"capsule": array(fields({"heading": STR, "lines": array(STR)})),
                       "facts": array(fields({"key": STR, "value": STR})),
-                      "memories": array(fields({"id": ID, "rank": POSITIVE, "event_at": NUM}))},
+                      "memories": array(fields({"id": ID, "rank": POSITIVE, "event_at": NUM, "cut": BOOL}))},
                      text="what the block holds"),
      "left_out": about(array({"type": "object"}), "what did not fit or repeated what the block says, and why"),
      "warnings": WARNINGS},
