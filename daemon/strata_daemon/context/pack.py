@@ -201,6 +201,14 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
         p.used += extra + cost
 
 
+def _most(lo: int, hi: int, fits: Callable[[int], bool]) -> int:
+    """The largest m in [lo, hi] that fits (lo when none does), fitting being monotone."""
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid - 1)
+    return lo
+
+
 def _cut(line: str, room: int, count: Counter) -> tuple[str, int] | None:
     """LINE's longest start that fits ROOM tokens with the cut mark, and its cost; None when the
     room is too small to hold any useful part. Words are kept whole but for one longer than
@@ -208,24 +216,12 @@ def _cut(line: str, room: int, count: Counter) -> tuple[str, int] | None:
     if room < MIN_CUT:
         return None
     words = line.split(" ")
-    lo, hi = 1, len(words)  # the id always stays
-    while lo < hi:  # the most words whose line fits
-        mid = (lo + hi + 1) // 2
-        if count([" ".join(words[:mid]) + CUT])[0] <= room:
-            lo = mid
-        else:
-            hi = mid - 1
-    head = " ".join(words[:lo])
-    if lo < len(words) and len(words[lo]) > LONG_WORD:  # a key, a hash, a log's run: take what fits
-        rest = words[lo]
-        a, b = 0, len(rest)
-        while a < b:
-            mid = (a + b + 1) // 2
-            if count([f"{head} {rest[:mid]}{CUT}"])[0] <= room:
-                a = mid
-            else:
-                b = mid - 1
-        head = f"{head} {rest[:a]}" if a else head
+    fits = lambda text: count([text + CUT])[0] <= room  # noqa: E731
+    n = _most(1, len(words), lambda m: fits(" ".join(words[:m])))  # the id always stays
+    head = " ".join(words[:n])
+    if n < len(words) and len(words[n]) > LONG_WORD:  # a key, a hash, a log's run: take what fits
+        a = _most(0, len(words[n]), lambda m: fits(f"{head} {words[n][:m]}"))
+        head = f"{head} {words[n][:a]}" if a else head
     out = head + CUT
     cost = count([out])[0]
     return (out, cost) if cost <= room else None
