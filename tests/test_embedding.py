@@ -77,6 +77,20 @@ def test_long_text_is_embedded_from_its_first_512_tokens(embedder, reference):
         assert float(v[0] @ other) < agreement - 0.01
 
 
+def test_a_query_is_read_to_its_first_256_tokens_and_a_memory_to_512(models_dir):
+    # A query longer than a question is a pasted text: reading its 512 tokens held up every hook.
+    from strata_daemon.embedding.onnx import QUERY_TOKENS
+
+    onnx = load_embedder(None, "onnx", models_dir)
+    backups = " ".join(f"the backup job failed again on nas-{i:02d} after {i} retries" for i in range(30))
+    short = "where do the backups of nas-01 go?"
+    assert QUERY_TOKENS == 256 and float(onnx.embed_queries([short])[0] @ onnx.embed([short])[0]) > 0.99999
+    query = onnx.embed_queries([backups])[0]
+    assert float(query @ onnx.embed([backups], tokens=256)[0]) > 0.99999
+    assert float(query @ onnx.embed([backups])[0]) < 0.999  # a memory is still read further
+    assert float(onnx.embed([backups])[0] @ onnx.embed([backups], tokens=512)[0]) > 0.99999
+
+
 def test_default_model_is_converted_once_and_verified_on_load(models_dir):
     first = default_model(models_dir)
     stamp = first.path.stat().st_mtime_ns

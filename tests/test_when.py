@@ -78,6 +78,11 @@ def test_the_time_a_question_names():
     assert named_time("the deploy 3 months ago", now).holds(now - 88 * 86400)
     for none in ("What did Caroline research?", "May I ask what you like?", "on 31 February 2023 it broke"):
         assert named_time(none, now) is None
+    # A long text (a pasted log and a question) is read at its two ends, where the question sits.
+    log = "disk usage on nas-1 is fine\n" * 1000
+    assert named_time(log + "what broke last week?", now).holds(now - 6 * 86400)
+    assert named_time("what broke in 2022? " + log, now).holds(_ts(2022, 6, 1))
+    assert named_time(log + "it broke in 2022" + log, now) is None
 
 
 def test_a_question_naming_a_day_lifts_the_memories_of_that_day(home):
