@@ -219,8 +219,20 @@ def test_a_present_question_ranks_the_newer_of_two_alike_memories_first(memory):
     ids = [h["id"] for h in r["hits"]]
     assert ids.index(new) < ids.index(old)
     assert r["hits"][ids.index(old)]["explain"]["newer_alike"] == [new]
+    moved = r["hits"][ids.index(new)]
+    assert moved["moved_above"] == [old] and f"moved above #{old}: newer, and alike it" in moved["why"]
     past = memory.recall("Where was the analytics warehouse hosted before?", mode="balanced", k=5)
     assert all("newer_alike" not in h["explain"] for h in past["hits"])
+
+
+def test_recall_text_says_why_a_hit_is_out_of_score_order(cli):
+    cli("observe", "The analytics warehouse lives in us-east-2", "--at", "30d ago", check=True)
+    cli("observe", "Warehouse is in ap-southeast-1 after the APAC move", "--at", "2d ago", check=True)
+    for text in NOISE:
+        cli("observe", text, check=True)
+    out = cli("recall", "Where is the analytics warehouse hosted?", "--mode", "balanced", "-k", "5", check=True).out
+    assert "a newer memory alike an older one ranks just above it, marked ↑; the rest follow their scores" in out
+    assert re.search(r"\n +1\. #2 +↑[0-9.]+ .*\n .*moved above #1: newer, and alike it", out), out
 
 
 @pytest.mark.parametrize("shown", [[1, 2, 3], [1, 3, 2], [2, 1, 3], [3, 2, 1], [2, 3, 1]])

@@ -123,6 +123,10 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
     kept.sort(key=lambda j: (first.get(rows[j]["id"], len(first)), -score[j], -rows[j]["id"]))
     kept[:k], moved = _newer_above(kept[:k], [r["id"] for r in rows], alike or {}, window=ALIKE_WINDOW,
                                    reach=alike_reach)
+    above: dict[int, list[int]] = {}  # the newer side of each move: what it now ranks above
+    for old, news in moved.items():
+        for n in news:
+            above.setdefault(n, []).append(old)
     hits = []
     for rank, j in enumerate(kept[:k], 1):
         c, r = candidates[j], rows[j]
@@ -133,6 +137,7 @@ def rank_candidates(candidates: list[Candidate], *, query_context: dict, now: fl
             "event_at": r["event_at"], "source": r["source"], "session": r["session"],
             "factual": feats.factual, "context": feats.context or json.loads(r["context"]),
             "tier": r["tier"], "state": r["state"], **({"led": True} if r["id"] in first else {}),
+            **({"moved_above": above[r["id"]]} if r["id"] in above else {}),
             "explain": {"signals": {k_: round(v, 6) for k_, v in b.as_dict().items() if k_ in _SIGNALS},
                         "retrievers": {name: _shown(v) for name, v in c.retrievers.items()},
                         "features": {"access_count": feats.access_count, "successes": feats.successes,

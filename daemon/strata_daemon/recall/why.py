@@ -15,13 +15,18 @@ _RAISED = (("neighbours", "next to a match"), ("session", "in a session that mat
 RECENT = 7 * 86400  # seconds: within the default recency half-life a memory reads as recent
 
 
-def why_line(explain: Mapping, *, age: float, tier: str = "hot") -> str:
+def why_line(explain: Mapping, *, age: float, tier: str = "hot", led: bool = False, above: list[int] = ()) -> str:
     """One line saying why a hit was recalled, from its `explain` (retrievers, features, what
-    ranked it down), its age in seconds and its tier."""
+    ranked it down), its age in seconds and its tier; and why it stands out of score order
+    when it does (it LED, or was moved ABOVE older memories alike it)."""
     found = explain.get("retrievers", {})
     features = explain.get("features", {})
     by = [words for name, words in _FOUND if name in found]
     parts = ["found by " + " and ".join(by) if by else "brought in by what matched"]
+    if led:
+        parts.append("leads: it states a fact the question names")
+    if above:
+        parts.append("moved above " + ", ".join(f"#{i}" for i in above) + ": newer, and alike it")
     parts += [words for name, words in _RAISED if name in found]
     read = found.get("cross_encoder")
     if read and read["rank"] == 1 and read["of"] > 1:

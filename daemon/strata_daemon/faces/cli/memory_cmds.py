@@ -45,14 +45,11 @@ def _show_recall(r: dict, explain: bool) -> str:
     if r.get("cold_matched"):
         lines.append(f"({r['cold_matched']} of the candidates are in the cold tier, ranked x"
                      f"{r['cold_factor']:g})")
-    led = sum(1 for h in r["hits"] if h.get("led"))
-    if led:  # the printed order then follows the scores only after them
-        lines.append(f"(the first {led} state a fact the question names and lead, marked ^; the rest follow their "
-                     "scores)" if led > 1 else "(the first states a fact the question names and leads, marked ^; "
-                     "the rest follow their scores)")
+    lines += _out_of_order(r["hits"])
     for h in r["hits"]:
         cold = " cold" if h.get("tier") == "cold" else ""
-        lines.append(f"{h['rank']:>3}. #{h['id']:<7}{'^' if h.get('led') else ' '}{h['score']:.3f}  {h['kind']:<11} "
+        mark = "↑" if "moved_above" in h else "^" if h.get("led") else " "  # the move says more of its place
+        lines.append(f"{h['rank']:>3}. #{h['id']:<7}{mark}{h['score']:.3f}  {h['kind']:<11} "
                      f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}{cold}")
         lines.append(f"        match {h['match']:.2f} · {h['why']}")
         if h.get("times"):
@@ -75,6 +72,19 @@ def _show_recall(r: dict, explain: bool) -> str:
     if not r["hits"]:
         lines.append("no memories matched")
     return "\n".join(lines)
+
+
+def _out_of_order(hits: list[dict]) -> list[str]:
+    """Why the printed order is not the scores' order, when it is not."""
+    led = sum(1 for h in hits if h.get("led"))
+    moved = any("moved_above" in h for h in hits)
+    if not led and not moved:
+        return []
+    parts = [f"the first {led} state a fact the question names and lead, marked ^" if led > 1 else
+             "the first states a fact the question names and leads, marked ^"] if led else []
+    if moved:
+        parts.append("a newer memory alike an older one ranks just above it, marked ↑")
+    return [f"({'; '.join(parts)}; the rest follow their scores)"]
 
 
 def _times(times: list[dict]) -> str:

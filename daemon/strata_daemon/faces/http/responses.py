@@ -13,35 +13,9 @@ from __future__ import annotations
 from strata_daemon.app.public import CONSOLIDATION_RULES as RULES, LINK_TYPES, STATES, TIERS
 from strata_daemon.config.settings import MODES
 from strata_daemon.faces.http.shapes import (
-                                             BOOL,
-                                             COUNT,
-                                             ID,
-                                             IDS,
-                                             INT,
-                                             MEMORY_FIELDS,
-                                             MS,
-                                             NODE,
-                                             NODE_STATE,
-                                             NUM,
-                                             OPEN,
-                                             PHASE,
-                                             POSITIVE,
-                                             PURGE_FIELDS,
-                                             SOURCE,
-                                             STATE,
-                                             STR,
-                                             STRATEGY,
-                                             TIME,
-                                             TIMES,
-                                             WARNINGS,
-                                             about,
-                                             array,
-                                             fields,
-                                             map_of,
-                                             nullable,
-                                             page_of,
-                                             ref,
-                                             timed,
+    BOOL, COUNT, ID, IDS, INT, MEMORY_FIELDS, MS, NODE, NODE_STATE, NUM, OPEN, PHASE, POSITIVE, PURGE_FIELDS,
+    SOURCE, STATE, STR, STRATEGY, TIME, TIMES, WARNINGS, about, array, fields, map_of, nullable, page_of, ref,
+    timed,
 )
 
 # -- errors ------------------------------------------------------------------------------------
@@ -150,6 +124,7 @@ RECALL_HIT = fields(
      "why": about(STR, "why it was recalled, in a line")},
     {"times": TIMES,
      "led": about(BOOL, "it states a fact the question names, so it leads the hits whatever its score"),
+     "moved_above": about(IDS, "older memories alike it, for a question about now: it ranks just above them"),
      "explain": fields(
          {"signals": fields({s: NUM for s in _SIGNALS}, text="each signal of the composite, and its factors"),
           "match": fields({"cosine": nullable(NUM), "words": NUM}, text="the parts of `match`"),

@@ -33,4 +33,5 @@ async def measured(req: Request, src: Sources, hits: list[dict]) -> None:
         cosine = cosine_of.get(h["id"])
         h["match"] = round(max(share, cosine or 0.0), 3)
         h["explain"]["match"] = {"cosine": None if cosine is None else round(cosine, 4), "words": round(share, 4)}
-        h["why"] = why_line(h["explain"], age=req.now - h["event_at"], tier=h["tier"])
+        h["why"] = why_line(h["explain"], age=req.now - h["event_at"], tier=h["tier"], led=bool(h.get("led")),
+                           above=h.get("moved_above", ()))
