@@ -83,6 +83,9 @@ _IN_A_PLACE = re.compile(r"(?i)^(?:in|at)\s+(?:the\s+)?(?:[\w-]+\s+){0,2}?(?:roo
                          r"basement|attic)\b")
 
 
+_AT_TIME = re.compile(r"(?i)^at\s+(?=\d)")
+
+
 def _value_after(attr: str, value: str) -> str:
     v = value.strip()
     if attr in _UNWRAPPED:
@@ -186,6 +189,8 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
         elif _IN_A_PLACE.match(value) or shape_of(value) == "location" or _BASED.match(value) or \
                 re.match(r"(?:in|at)\s+[A-Z][a-z]", value):
             attribute, value = "location", _BASED.sub("", value)  # `standup is in room Kite`, `based in Rotterdam`
+        elif (at := _AT_TIME.match(value)) and shape_of(value[at.end():]) == "time":
+            attribute = "time"  # `standup is at 9:30` is when, as `standup moved to 10:00` says
     elif (lead := vocab.leading(value)) is not None and lead[0] == attribute:
         value = lead[1]  # `escalated to priority P0`: P0
     named = _NAMED.match(value)

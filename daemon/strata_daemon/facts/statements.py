@@ -28,8 +28,11 @@ _NOT_AFTER = "".join(rf"(?<!\b{t})" for t in _TITLES)  # before a full stop
 _NOT_PAST = "".join(rf"(?<!\b{t}\.)" for t in _TITLES)  # just past one
 _MAY_SPLIT = re.compile(r"[.!?]\s|\n")
 _SENTENCES = re.compile(_NOT_PAST + r"(?<=[.!?])\s+(?=[A-Z\"'“])|\n")
+# `ap-southeast-1 after the APAC move`: what came after a value is why it changed, not the value
+# (a value that starts with `after`, `after the retro`, is kept).
 _CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although|while)\b|;|\s+(?:but|because|which|"
-                         r"so\s+that|while|now\s+that|ever\s+since)\s|\s+-\s|\s+—\s|" + _NOT_AFTER
+                         r"so\s+that|while|now\s+that|ever\s+since|after\s+(?:the|a|an|our|my|his|her|their|its|last|"
+                         r"this|that))\s|\s+-\s|\s+—\s|" + _NOT_AFTER
                          + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it|my|our|his|her|their|the|[A-Z][\w.-]*['’]s)\b")
 # Reported speech: `Jonas said the dinner on Friday is cancelled`.
 _REPORTED = re.compile(r"\b(?:said|says|saying|told|tells|mentioned|asked|asks|wonders?|wondered|heard|claims?|"

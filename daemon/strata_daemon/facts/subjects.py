@@ -7,10 +7,13 @@ already has for that attribute, when one of those names is the other's:
 
 - one is the other with a surname added (the extra words are capitalised names);
 - one is the other with a word for its kind added (`service`, `project`, `ticket`, ...);
+- one is the other's head noun, the rest plain lowercase words (`warehouse`, `the analytics
+  warehouse`): resolve takes it only when one key has such a head;
 - both hold the same identifier (`billing-api`, `INC-4471`, `ci-runner-07`), and neither holds
   an identifier the other lacks.
 
-Two names that share only a word (`analytics warehouse`, `billing warehouse`) stay apart.
+Two names that share only a word (`analytics warehouse`, `billing warehouse`) stay apart, and
+a head noun said where two keys have it (`warehouse` beside both) names neither.
 """
 
 from __future__ import annotations
@@ -69,6 +72,11 @@ def same_subject(a: str, b: str, *, loose: bool = False) -> bool:
     if [w for w in long_ if w not in KINDS] == [w for w in short if w not in KINDS] and any(
             w not in KINDS for w in short):
         return True  # `Atlas Migration project` is `Atlas Migration`
+    # `warehouse` is `the analytics warehouse` when it has no key of its own: a thing named by its
+    # head noun, its modifiers plain lowercase words (`Host A bridge`, `Kite room` name others).
+    if not loose and len(short) == 1 and short[0] not in KINDS and long_[-1] == short[0] and all(
+            w.islower() and len(w) > 1 and not _IDENTIFIER.fullmatch(w) for w in long_words[:-1]):
+        return True
     # `Dana` is `Dana Whitfield`; a letter or a number added names another of its kind (`Host B`).
     extra = long_[len(short):]
     return long_[:len(short)] == short and not any(len(w) == 1 or w.isdigit() for w in extra) and (
