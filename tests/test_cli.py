@@ -562,7 +562,7 @@ def test_recall_without_explain_has_no_explain_key(cli):
 def test_recall_human_output(cli):
     observe(cli, "Deploy of api v2 finished")
     proc = cli("recall", "deploy", "--explain", check=True)
-    assert "1 hits" in proc.out and "Deploy of api v2 finished" in proc.out and "relevance" in proc.out
+    assert "1 hit " in proc.out and "Deploy of api v2 finished" in proc.out and "relevance" in proc.out
     assert "no memories matched" in cli("recall", "zebra", check=True).out
 
 
@@ -939,7 +939,7 @@ def test_human_output_of_read_commands(cli):
     assert "2026-03-01 10:00" in cli("timeline", check=True).out
     assert "no memories in that range" in cli("timeline", "--since", "2027-01-01", check=True).out
     assert "pending_access_events  1" in cli("status", check=True).out
-    assert cli("fold", check=True).out.strip() == "folded 1 access events into 1 memories"
+    assert cli("fold", check=True).out.strip() == "folded 1 access event into 1 memory"
 
 
 def test_intervals_are_said_as_people_read_them_and_kept_in_seconds_in_json(cli, home):

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from strata_daemon.base import bounded
+from strata_daemon.base.wording import counted
 from strata_daemon.errors import InvalidInput, shortened
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, count, emit, short_time
@@ -21,7 +22,7 @@ def _show_status(r: dict) -> str:
     e = r["episodes"]
     lines = [f"arena of namespace {r['agent']}" + ("" if r["enabled"] else " (arena.enabled is false)"),
              _strategy(r["strategy"]),
-             f"evaluation episodes: {e['total']} ({e['used']} used, {e['shared']} shared, {e['questions']} questions;"
+             f"evaluation episodes: {e['total']} ({e['used']} used, {e['shared']} shared, {counted(e['questions'], 'question')};"
              f" {r['min_episodes']} needed)",
              f"  {'arm':<24}{'pulls':>6}{'mean':>9}{'ucb':>9}"]
     for a in r["arms"]:
@@ -35,7 +36,7 @@ def _show_status(r: dict) -> str:
 
 
 def _show_run(r: dict) -> str:
-    return f"arena run {r['run']} ({r['seconds']:g} s, {len(r['pulls'])} pulls): {r['reason']}\n" \
+    return f"arena run {r['run']} ({r['seconds']:g} s, {counted(len(r['pulls']), 'pull')}): {r['reason']}\n" \
            + _strategy(r["strategy"])
 
 
@@ -62,13 +63,13 @@ async def cmd_arena(args) -> int:
             emit(await mem.arena_history(limit=args.limit), args.json, _show_history)
         elif args.action == "reset":
             emit(await mem.reset_arena(), args.json,
-                 lambda r: f"arena reset ({r['arms_reset']} arms forgotten); " + _strategy(r["strategy"]))
+                 lambda r: f"arena reset ({counted(r['arms_reset'], 'arm')} forgotten); " + _strategy(r["strategy"]))
         elif args.action == "undo":
             emit(await mem.undo_arena(), args.json,
                  lambda r: f"choice {r['undone']} undone; " + _strategy(r["strategy"]))
         else:
             r = await mem.add_arena_questions(_read_questions(args.file))
-            emit(r, args.json, lambda r: f"{r['added']} evaluation episodes added, {r['skipped']} questions "
+            emit(r, args.json, lambda r: f"{counted(r['added'], 'evaluation episode')} added, {counted(r['skipped'], 'question')} "
                                          f"skipped (no evidence names a memory of this namespace)")
     return 0
 

@@ -8,7 +8,7 @@ import contextlib
 import sys
 
 from strata_daemon.base import timeutil
-from strata_daemon.base.wording import plain, record
+from strata_daemon.base.wording import counted, plain, record
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli import daemon
@@ -35,8 +35,8 @@ def _show_recall(r: dict, explain: bool) -> str:
     s = r["strategy"]
     how = "" if s["chosen_by"] == "mode" else f" (strategy {s['arm']}, chosen by {s['chosen_by']})"
     logged = f"recall {r['recall_id']}" if r["recall_id"] is not None else "recall (read-only namespace: not logged)"
-    lines = [f"{logged} · {r['mode_used']}{how} · {len(r['hits'])} hits"
-             f" of {r['candidates']} candidates · phase {r['phase']}"]
+    lines = [f"{logged} · {r['mode_used']}{how} · {counted(len(r['hits']), 'hit')} of {counted(r['candidates'], 'candidate')}"
+             f" · phase {r['phase']}"]
     lines += [f"warning: {w}" for w in r["warnings"]]
     lines += [f"fact  {show_fact(f)}" for f in r.get("facts", ())]
     if r["filtered"]:
@@ -108,7 +108,7 @@ async def cmd_recall(args) -> int:
 async def cmd_feedback(args) -> int:
     async with opened(args) as mem:
         result = await mem.feedback(args.recall_id, args.outcome, used=args.used)
-    emit(result, args.json, lambda r: f"recorded {r['outcome']} for {len(r['episodes'])} memories of recall "
+    emit(result, args.json, lambda r: f"recorded {r['outcome']} for {counted(len(r['episodes']), 'memory')} of recall "
                                       f"{r['recall_id']}" + (f"; arena episode {r['arena_episode']}"
                                                              if r["arena_episode"] else ""))
     return 0
@@ -167,11 +167,11 @@ def purge_text(r: dict) -> str:
     if facts:
         lines.append(f"  facts: {', '.join(facts)}")
     if r["topics_removed"]:
-        lines.append(f"  dossier topics: {', '.join(r['topics_removed'])} ({r['dossier_versions_removed']} version(s))")
-    derived = [f"{r[k]} {what}" for k, what in (("audit_redacted", "audit entries redacted"),
-                                                ("dossier_lines_redacted", "dossier lines redacted"),
-                                                ("capsule_lines_redacted", "capsule lines redacted"),
-                                                ("recalls", "recall logs redacted")) if r[k]]
+        lines.append(f"  dossier topics: {', '.join(r['topics_removed'])} ({counted(r['dossier_versions_removed'], 'version')})")
+    derived = [f"{counted(r[k], what)} redacted" for k, what in (("audit_redacted", "audit entry"),
+                                                             ("dossier_lines_redacted", "dossier line"),
+                                                             ("capsule_lines_redacted", "capsule line"),
+                                                             ("recalls", "recall log")) if r[k]]
     if derived:
         lines.append("  " + ", ".join(derived))
     lines.append("  the audit trail keeps that it happened (a hash), not the words")
@@ -193,7 +193,7 @@ def plan_text(p: dict, action: str) -> str:
     lines = [f"#{m['id']:<7} {one_line(m['text'], 90)}" + (f"  (merged into {m['merged_into']})" if m["merged_into"]
                                                           else "") for m in p["memories"]]
     lines += [f"fact {f['key']}: " + ("the fact itself, key and all" if f["removed_whole"] else
-                                     f"{len(f['values'])} value(s)") for f in p["facts"]]
+                                     counted(len(f['values']), 'value')) for f in p["facts"]]
     lines += [f"dossier topic {t}, every version" for t in p["topics"]]
     lines += [f"entity {e}" for e in p["entities"]]
     lines += [f"dossier {d['topic']} v{d['version']}: {one_line(d['line'], 80)}" for d in p["dossier_lines"]]
@@ -214,7 +214,8 @@ async def cmd_forget(args) -> int:
         action = "purge all of the above" if args.purge else "archive these memories and retract these facts"
         emit(r, args.json, lambda r: plan_text(r, action) if not r["applied"] else
              purge_text(r["result"]) if r["purge"] else
-             f"archived {len(r['result']['archived'])} memories, retracted {len(r['result']['retracted'])} facts "
+             f"archived {counted(len(r['result']['archived']), 'memory')}, "
+             f"retracted {counted(len(r['result']['retracted']), 'fact')} "
              "(`strata restore ID` brings a memory back)")
     else:
         emit(r, args.json, lambda r: purge_text(r) if r.get("purged") else f"memory {r['id']} archived")
