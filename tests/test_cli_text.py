@@ -102,3 +102,15 @@ def test_a_count_of_one_reads_as_one_thing(cli, tmp_path):
             found = ONE_MANY.search(stream)
             assert found is None, f"strata {' '.join(argv)} printed {found.group(0)!r}: {stream[:600]}"
     assert "1 hit of 1 candidate ·" in cli("recall", "bridge", "--mode", "fast", check=True).out
+
+
+def test_nothing_reads_as_one_dash_in_every_text_form(cli):
+    """`—` is nothing in `show` and `status`; a fact's open end, a time never reached and an arm
+    without a bound say it the same way, not `-`."""
+    cli("fact", "set", "bridge", "UP", check=True)
+    history = cli("fact", "history", "bridge", check=True).out.splitlines()
+    current = next(line for line in history if line.startswith("*"))
+    assert current.split()[3] == "—", current
+    assert " - " not in current
+    arms = cli("arena", "status", check=True).out
+    assert " — " in arms or "—\n" in arms, arms

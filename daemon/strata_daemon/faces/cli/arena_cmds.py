@@ -26,7 +26,7 @@ def _show_status(r: dict) -> str:
              f" {r['min_episodes']} needed)",
              f"  {'arm':<24}{'pulls':>6}{'mean':>9}{'ucb':>9}"]
     for a in r["arms"]:
-        ucb = "-" if a["ucb"] is None else f"{a['ucb']:.4f}"
+        ucb = "—" if a["ucb"] is None else f"{a['ucb']:.4f}"
         mark = " <" if a["arm"] == r["strategy"]["arm"] else ""
         lines.append(f"  {a['arm']:<24}{a['pulls']:>6}{a['mean_reward']:>9.4f}{ucb:>9}{mark}")
     last = r["last_run"]
@@ -42,7 +42,7 @@ def _show_run(r: dict) -> str:
 
 def _show_history(r: dict) -> str:
     lines = ["choices:" if r["choices"] else "choices: none yet (the strategy was never changed)"]
-    lines += [f"  {c['id']:>5} {short_time(c['at'])} {c['kind']:<6} {c['arm'] or '-':<22} "
+    lines += [f"  {c['id']:>5} {short_time(c['at'])} {c['kind']:<6} {c['arm'] or '—':<22} "
               f"{c['actor']}: {c['reason']}" for c in r["choices"]]
     lines += ["runs:" if r["runs"] else "runs: none yet (`strata arena run`, or the daemon's daily arena phase)"]
     lines += [f"  {x['id']:>5} {short_time(x['at'])} {x['decision']:<8} {x['episodes']:>5} episodes "
