@@ -7,7 +7,7 @@ import signal
 
 from strata_daemon.base.wording import counted
 from strata_daemon.faces.cli.memory_cmds import opened
-from strata_daemon.faces.cli.output import emit, note, short_time
+from strata_daemon.faces.cli.output import emit, inline, note, short_time
 from strata_daemon.faces.cli.parsers import adder, integer
 
 COMMANDS = ("capsule",)
@@ -25,7 +25,9 @@ def _show_render(r: dict) -> str:
     would = "would be " if dry else ""
     lines = [r["diff"] or "no change"] if dry else \
         [f"{r['path']}: {r['status']}, {counted(r['lines'], 'line')}, {r['elapsed_ms']:.0f} ms"]
-    lines += [f"  fact {a['key']} = {a['value']!r} {would}taken from your edit ({a['status']})" for a in r["absorbed"]]
+    # In `fact set`'s words, not a Python repr: quotes around a value said nothing it did not.
+    lines += [f"  fact {a['key']}: {a['status']} = {inline(a['value'])}, {would}taken from your edit"
+              for a in r["absorbed"]]
     lines += [f"  {would}pinned in {p['block']}: {p['line']}" for p in r["pinned"]]
     lines += [f"  {would}hidden from {h['block']}: {h['line']}" for h in r["hidden"]]
     lines += [f"  over the line budget: {'would cut' if dry else 'cut'} {counted(n, 'line')} of {block}"
