@@ -1062,6 +1062,7 @@ def test_storing_and_reading_a_fact_load_no_numpy_templates_or_models(home):
     (("fact", "gett", "bridge"), "action 'gett' is not one strata knows; did you mean 'get'?"),
     (("recall", "--mode", "fsat", "bridge"), "--mode 'fsat' is not one strata knows; did you mean 'fast'?"),
     (("zzzz",), "command 'zzzz' is not one strata knows (--help lists them)"),
+    (("phase", "run", "nope"), "phase 'nope' is not one strata knows (--help lists them)"),
     (("recall", "bridge", "--explian"), "unrecognized arguments: --explian; did you mean --explain?"),
     (("observe", "x", "--imortance", "0.5"), "did you mean --importance or --source?"),
 ])

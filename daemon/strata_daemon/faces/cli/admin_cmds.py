@@ -121,7 +121,7 @@ async def cmd_phase_list(args) -> int:
 
 async def cmd_phase_run(args) -> int:
     async with opened(args, actor="cli") as mem:
-        r = await mem.run_phase(args.name)
+        r = await mem.run_phase(args.phase)
     emit(r, args.json, lambda r: f"{r['phase']}: {r['status']} in {r['seconds']:g} s"
                                  + (f": {r['error']}" if r["status"] == "failed" else
                                     f"\n{outline(r['result'])}" if r.get("result") is not None else ""))
@@ -199,7 +199,7 @@ def register(sub, common) -> None:
     q.set_defaults(handler=cmd_phase_list)
     q = ps.add_parser("run", parents=[common], help="Run one phase now and record it: "
                       + "; ".join(f"{x.name}: {x.doc}" for x in PHASES))
-    q.add_argument("name", choices=[x.name for x in PHASES])
+    q.add_argument("phase", choices=[x.name for x in PHASES])
     q.set_defaults(handler=cmd_phase_run)
 
     p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.",
