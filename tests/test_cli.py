@@ -1102,3 +1102,10 @@ def test_a_slip_a_person_makes_is_named_and_nothing_wrong_is_kept(cli, home, tmp
     line.write_text('{"text": "hello"}\n', encoding="utf-8")
     r = cli("import", str(line))
     assert r.returncode == 4 and "an observation has no `content` (it has `text`)" in r.err
+
+
+def test_fact_retract_s_at_is_when_the_fact_stopped_being_true(cli):
+    """`fact retract --at` ends the value; its help said when it `became true`, as `set`'s does."""
+    said = " ".join(cli("fact", "retract", "--help", check=True).out.split())
+    assert "when it stopped being true" in said and "became true" not in said
+    assert "when it became true" in " ".join(cli("fact", "set", "--help", check=True).out.split())

@@ -190,9 +190,9 @@ def register(sub, common) -> None:
 
     add = adder(fs, common)
 
-    def provenance(p, *, when: bool = True):
+    def provenance(p, *, when: str | None = "became true"):
         if when:
-            p.add_argument("--at", help="when it became true in the world (ISO 8601, unix seconds, '3h ago'); "
+            p.add_argument("--at", help=f"when it {when} in the world (ISO 8601, unix seconds, '3h ago'); "
                                         "default now")
         p.add_argument("--source", help="KIND[:REF], KIND one of person, episode, capsule, rule, agent, import "
                                         "(default person:cli)")
@@ -215,14 +215,14 @@ def register(sub, common) -> None:
 
     p = add("retract", cmd_retract, "KEY has no value from now (or --at) on; history stays.")
     p.add_argument("key")
-    provenance(p)
+    provenance(p, when="stopped being true")
 
     p = add("cas", cmd_cas, "Compare-and-set: KEY EXPECTED NEW sets NEW only if KEY holds EXPECTED "
                             "(exit 9 and the current value otherwise).")
     p.add_argument("key")
     p.add_argument("values", nargs="+", metavar="EXPECTED NEW")
     p.add_argument("--absent", action="store_true", help="expect no current value: strata fact cas --absent KEY NEW")
-    provenance(p, when=False)
+    provenance(p, when=None)
     p.add_argument("--confidence", type=number, help="0-1 (default 1)")
 
     p = add("list", cmd_list, "Current facts, by key.")
