@@ -1109,3 +1109,11 @@ def test_fact_retract_s_at_is_when_the_fact_stopped_being_true(cli):
     said = " ".join(cli("fact", "retract", "--help", check=True).out.split())
     assert "when it stopped being true" in said and "became true" not in said
     assert "when it became true" in " ".join(cli("fact", "set", "--help", check=True).out.split())
+
+
+def test_feedback_s_help_says_what_used_changes(cli):
+    """The outcome is shared by every hit only without --used; the help said it always was."""
+    said = " ".join(cli("feedback", "--help", check=True).out.split())
+    assert "unless --used names the ones that mattered" in said and "a success goes to these alone" in said
+    marked = " ".join(cli("mark", "--help", check=True).out.split())
+    assert "undo --factual" in marked and "never recalled" in marked

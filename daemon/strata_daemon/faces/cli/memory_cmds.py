@@ -260,11 +260,14 @@ def register(sub, common) -> None:
                    help="answer in this process even when a daemon serves the namespace (the daemon has the "
                         "model loaded; this process loads it, a second or two)")
 
-    p = add("feedback", cmd_feedback, "Record whether a recall helped; shared by every memory it returned.")
-    p.add_argument("recall_id", type=integer)
+    # With --used the outcome is not shared: a success goes to those alone, a failure to the others.
+    p = add("feedback", cmd_feedback, "Record whether a recall helped: every memory it returned shares the "
+                                      "outcome, unless --used names the ones that mattered.")
+    p.add_argument("recall_id", type=integer, help="the recall's id (its first line; recall_id in JSON)")
     p.add_argument("outcome", choices=("success", "failure"))
     p.add_argument("--used", type=integer, action="append", metavar="ID",
-                   help="a memory you actually used (repeatable): makes the recall an arena evaluation episode")
+                   help="a memory you actually used (repeatable): a success goes to these alone, a failure to "
+                        "the hits offered in their place; makes the recall an arena evaluation episode")
 
     p = add("show", cmd_show, "Everything about one memory: fields, scores, history.")
     p.add_argument("id", type=integer)
@@ -274,9 +277,9 @@ def register(sub, common) -> None:
     p.add_argument("--until", help="up to this time")
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     p.add_argument("--all-states", action="store_true", help="include archived, superseded, quarantined")
-    p.add_argument("--limit", type=count, default=50)
-    p.add_argument("--offset", type=integer, default=0)
-    p.add_argument("--oldest-first", action="store_true")
+    p.add_argument("--limit", type=count, default=50, help="at most this many (default 50)")
+    p.add_argument("--offset", type=integer, default=0, help="skip this many first (default 0)")
+    p.add_argument("--oldest-first", action="store_true", help="oldest first")
 
     p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good, with "
                                   "what was derived from it.")
@@ -296,8 +299,10 @@ def register(sub, common) -> None:
     p = add("mark", cmd_mark, "Pin a memory as factual or mark it irrelevant (or undo either).")
     p.add_argument("id", type=integer)
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--factual", dest="factual", action="store_true", default=None)
-    g.add_argument("--not-factual", dest="factual", action="store_false")
+    g.add_argument("--factual", dest="factual", action="store_true", default=None,
+                   help="always eligible for recall, never decays")
+    g.add_argument("--not-factual", dest="factual", action="store_false", help="undo --factual")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--irrelevant", dest="irrelevant", action="store_true", default=None)
-    g.add_argument("--relevant", dest="irrelevant", action="store_false")
+    g.add_argument("--irrelevant", dest="irrelevant", action="store_true", default=None,
+                   help="never recalled, and left out of the capsule")
+    g.add_argument("--relevant", dest="irrelevant", action="store_false", help="undo --irrelevant")
