@@ -841,6 +841,17 @@ def test_a_table_appended_to_the_file_init_writes_is_read(cli, tmp_path):
     assert settings["http.port"]["value"] == 8765 and settings["http.port"]["source"] == str(target / "strata.toml")
 
 
+def test_init_where_a_file_is_in_the_way_names_the_file(cli, tmp_path):
+    """The OS says `File exists` or `Not a directory`; strata names the file that is in the way."""
+    (tmp_path / "notes").write_text("x")
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "capsule").write_text("x")
+    for path, blocker in (("notes", "notes"), ("notes/home", "notes"), ("half", "half/capsule")):
+        proc = cli("init", str(tmp_path / path))
+        assert proc.returncode == 7, proc.err
+        assert f"{tmp_path / blocker} is a file, not a folder" in proc.err and "File exists" not in proc.err
+
+
 def test_init_keeps_an_existing_config(cli, home):
     write_config(home, "[recall]\nk = 3\n")
     result = cli.json("init", str(home))
