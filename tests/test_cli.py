@@ -642,8 +642,10 @@ def test_forget_restore_purge(cli):
     assert archived[eid]["state"] == "archived"
     assert eid not in [h["id"] for h in cli.json("recall", "forget")["hits"]]
 
+    assert cli("forget", str(eid), check=True).out.strip() == f"memory {eid} was already archived"
     restored = cli.json("restore", str(eid))
     assert restored["previous_state"] == "archived"
+    assert cli("restore", str(eid), check=True).out.strip() == f"memory {eid} was already active"
     assert {r["id"]: r["state"] for r in cli.json("timeline")} == {keep: "active", eid: "active"}
 
     cli("forget", str(eid), "--purge", check=True)

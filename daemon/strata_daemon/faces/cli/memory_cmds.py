@@ -218,14 +218,16 @@ async def cmd_forget(args) -> int:
              f"retracted {counted(len(r['result']['retracted']), 'fact')} "
              "(`strata restore ID` brings a memory back)")
     else:
-        emit(r, args.json, lambda r: purge_text(r) if r.get("purged") else f"memory {r['id']} archived")
+        emit(r, args.json, lambda r: purge_text(r) if r.get("purged") else f"memory {r['id']} was already archived"
+             if r["previous_state"] == "archived" else f"memory {r['id']} archived")
     return 0
 
 
 async def cmd_restore(args) -> int:
     async with opened(args) as mem:
         result = await mem.restore(args.id)
-    emit(result, args.json, lambda r: f"memory {r['id']} is active again (was {r['previous_state']})")
+    emit(result, args.json, lambda r: f"memory {r['id']} was already active" if r["previous_state"] == "active"
+         else f"memory {r['id']} is active again (was {r['previous_state']})")
     return 0
 
 
