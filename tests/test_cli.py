@@ -991,6 +991,11 @@ def test_human_output_says_yes_no_and_a_dash_not_python_values(cli):
                        ("embedding.model", "unset \\(minilm\\)"), ("store.kinds", "observation, event, decision")):
         assert re.search(rf"^{re.escape(key)} +{value}", settings, re.M), (key, settings)
     assert not PYTHON_WORDS.search(cli("status", check=True).out)
+    # a value longer than its column (the kinds) still stands apart from its source; an empty one is "—"
+    for line in settings.splitlines()[1:]:
+        assert re.search(r"\S  +(default|strata\.toml|environment|[\w.]+)( \(experimental\))?$", line), line
+    assert re.search(r"^store\.kinds +observation, .* fact  +default$", settings, re.M), settings
+    assert re.search(r"^store\.url +— +default$", settings, re.M), settings
 
 
 

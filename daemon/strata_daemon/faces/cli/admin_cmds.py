@@ -48,11 +48,15 @@ def cmd_config_show(args) -> int:
               "config_file_exists": home.config_path.exists(), "settings": rows}, True)
         return 0
     width = max(len(r["key"]) for r in rows)
+    # An [experimental] row is a tuned constant, shown as its value and marked so; an empty value is nothing.
+    shown = [(_setting_value(BY_KEY[r["key"]], r["value"]) if r["key"] in BY_KEY else plain(r["value"])) or "—"
+             for r in rows]
+    # The values' column fits the common ones; a longer one (a list of kinds) keeps two spaces before
+    # its source rather than running into it.
+    room = max((len(v) for v in shown if len(v) <= 32), default=14)
     print(f"# home {home.root}; file {home.config_path}" + ("" if home.config_path.exists() else " (absent)"))
-    for r in rows:
-        # An [experimental] row is a tuned constant, shown as its value and marked so.
-        shown = _setting_value(BY_KEY[r["key"]], r["value"]) if r["key"] in BY_KEY else plain(r["value"])
-        print(f"{r['key']:<{width}}  {shown:<14} {r['source']}" + ("" if r["key"] in BY_KEY else " (experimental)"))
+    for r, value in zip(rows, shown):
+        print(f"{r['key']:<{width}}  {value:<{room}}  {r['source']}" + ("" if r["key"] in BY_KEY else " (experimental)"))
     return 0
 
 
