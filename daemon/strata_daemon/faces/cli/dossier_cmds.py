@@ -46,8 +46,8 @@ def _show_refresh(r: dict) -> str:
 def _show_history(r: dict) -> str:
     lines = [f"{r['topic']}: {counted(len(r['versions']), 'version')}"]
     for v in r["versions"]:
-        lines.append(f"  v{v['version']:<4} {short_time(v['created_at'])}  {v['generator']:<28} {v['lines']:>4} lines "
-                     f"{v['sources']:>4} sources  input {v['input_hash'][:12]}")
+        lines.append(f"  v{v['version']:<4} {short_time(v['created_at'])}  {v['generator']:<28} {counted(v['lines'], 'line'):>10} "
+                     f"{counted(v['sources'], 'source'):>12}  input {v['input_hash'][:12]}")
     return "\n".join(lines)
 
 
