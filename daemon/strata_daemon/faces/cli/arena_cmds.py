@@ -45,7 +45,7 @@ def _show_history(r: dict) -> str:
     lines += [f"  {c['id']:>5} {short_time(c['at'])} {c['kind']:<6} {c['arm'] or '—':<22} "
               f"{c['actor']}: {c['reason']}" for c in r["choices"]]
     lines += ["runs:" if r["runs"] else "runs: none yet (`strata arena run`, or the daemon's daily arena phase)"]
-    lines += [f"  {x['id']:>5} {short_time(x['at'])} {x['decision']:<8} {x['episodes']:>5} episodes "
+    lines += [f"  {x['id']:>5} {short_time(x['at'])} {x['decision']:<8} {counted(x['episodes'], 'episode'):>14} "
               f"{x['seconds']:g} s" for x in r["runs"]]
     return "\n".join(lines)
 
