@@ -634,8 +634,8 @@ def test_the_capsule_command(cli, home):
     path.write_text(path.read_text(encoding="utf-8").replace("- bridge: UP\n", "- bridge: DEGRADED\n"),
                     encoding="utf-8")
     dry = cli("capsule", "render", "--dry-run", check=True).out
-    assert "fact bridge = 'DEGRADED' would be taken from your edit (changed)" in dry and "+- bridge: UP" not in dry
-    assert "fact bridge = 'DEGRADED' taken from your edit (changed)" in cli("capsule", "render", check=True).out
+    assert "fact bridge: changed = DEGRADED, would be taken from your edit" in dry and "+- bridge: UP" not in dry
+    assert "fact bridge: changed = DEGRADED, taken from your edit" in cli("capsule", "render", check=True).out
     before = path.read_text(encoding="utf-8")
     assert cli("capsule", "show", check=True).out.startswith("# Capsule")
     stats = cli.json("capsule", "stats")

@@ -182,7 +182,7 @@ def test_a_restore_purges_again_what_was_purged_after_the_backup(cli, home):
     assert cli.json("backup", "--restore", r["previous_kept_as"])["purged_again"] == {"memories": 0, "facts": 0}
     assert [e["id"] for e in cli.json("timeline")] == [kept]
     text = cli("backup", "--restore", made, check=True).out
-    assert "purged again what was purged after the backup was made: 1 memories, 1 facts" in text
+    assert "purged again what was purged after the backup was made: 1 memory, 1 fact" in text
 
 
 @pytest.mark.slow

@@ -562,7 +562,7 @@ def test_recall_without_explain_has_no_explain_key(cli):
 def test_recall_human_output(cli):
     observe(cli, "Deploy of api v2 finished")
     proc = cli("recall", "deploy", "--explain", check=True)
-    assert "1 hits" in proc.out and "Deploy of api v2 finished" in proc.out and "relevance" in proc.out
+    assert "1 hit " in proc.out and "Deploy of api v2 finished" in proc.out and "relevance" in proc.out
     assert "no memories matched" in cli("recall", "zebra", check=True).out
 
 
@@ -642,8 +642,10 @@ def test_forget_restore_purge(cli):
     assert archived[eid]["state"] == "archived"
     assert eid not in [h["id"] for h in cli.json("recall", "forget")["hits"]]
 
+    assert cli("forget", str(eid), check=True).out.strip() == f"memory {eid} was already archived"
     restored = cli.json("restore", str(eid))
     assert restored["previous_state"] == "archived"
+    assert cli("restore", str(eid), check=True).out.strip() == f"memory {eid} was already active"
     assert {r["id"]: r["state"] for r in cli.json("timeline")} == {keep: "active", eid: "active"}
 
     cli("forget", str(eid), "--purge", check=True)
@@ -841,6 +843,17 @@ def test_a_table_appended_to_the_file_init_writes_is_read(cli, tmp_path):
     assert settings["http.port"]["value"] == 8765 and settings["http.port"]["source"] == str(target / "strata.toml")
 
 
+def test_init_where_a_file_is_in_the_way_names_the_file(cli, tmp_path):
+    """The OS says `File exists` or `Not a directory`; strata names the file that is in the way."""
+    (tmp_path / "notes").write_text("x")
+    (tmp_path / "half").mkdir()
+    (tmp_path / "half" / "capsule").write_text("x")
+    for path, blocker in (("notes", "notes"), ("notes/home", "notes"), ("half", "half/capsule")):
+        proc = cli("init", str(tmp_path / path))
+        assert proc.returncode == 7, proc.err
+        assert f"{tmp_path / blocker} is a file, not a folder" in proc.err and "File exists" not in proc.err
+
+
 def test_init_keeps_an_existing_config(cli, home):
     write_config(home, "[recall]\nk = 3\n")
     result = cli.json("init", str(home))
@@ -939,7 +952,7 @@ def test_human_output_of_read_commands(cli):
     assert "2026-03-01 10:00" in cli("timeline", check=True).out
     assert "no memories in that range" in cli("timeline", "--since", "2027-01-01", check=True).out
     assert "pending_access_events  1" in cli("status", check=True).out
-    assert cli("fold", check=True).out.strip() == "folded 1 access events into 1 memories"
+    assert cli("fold", check=True).out.strip() == "folded 1 access event into 1 memory"
 
 
 def test_intervals_are_said_as_people_read_them_and_kept_in_seconds_in_json(cli, home):
@@ -978,6 +991,11 @@ def test_human_output_says_yes_no_and_a_dash_not_python_values(cli):
                        ("embedding.model", "unset \\(minilm\\)"), ("store.kinds", "observation, event, decision")):
         assert re.search(rf"^{re.escape(key)} +{value}", settings, re.M), (key, settings)
     assert not PYTHON_WORDS.search(cli("status", check=True).out)
+    # a value longer than its column (the kinds) still stands apart from its source; an empty one is "—"
+    for line in settings.splitlines()[1:]:
+        assert re.search(r"\S  +(default|strata\.toml|environment|[\w.]+)( \(experimental\))?$", line), line
+    assert re.search(r"^store\.kinds +observation, .* fact  +default$", settings, re.M), settings
+    assert re.search(r"^store\.url +— +default$", settings, re.M), settings
 
 
 
@@ -1062,6 +1080,7 @@ def test_storing_and_reading_a_fact_load_no_numpy_templates_or_models(home):
     (("fact", "gett", "bridge"), "action 'gett' is not one strata knows; did you mean 'get'?"),
     (("recall", "--mode", "fsat", "bridge"), "--mode 'fsat' is not one strata knows; did you mean 'fast'?"),
     (("zzzz",), "command 'zzzz' is not one strata knows (--help lists them)"),
+    (("phase", "run", "nope"), "phase 'nope' is not one strata knows (--help lists them)"),
     (("recall", "bridge", "--explian"), "unrecognized arguments: --explian; did you mean --explain?"),
     (("observe", "x", "--imortance", "0.5"), "did you mean --importance or --source?"),
 ])
@@ -1101,3 +1120,18 @@ def test_a_slip_a_person_makes_is_named_and_nothing_wrong_is_kept(cli, home, tmp
     line.write_text('{"text": "hello"}\n', encoding="utf-8")
     r = cli("import", str(line))
     assert r.returncode == 4 and "an observation has no `content` (it has `text`)" in r.err
+
+
+def test_fact_retract_s_at_is_when_the_fact_stopped_being_true(cli):
+    """`fact retract --at` ends the value; its help said when it `became true`, as `set`'s does."""
+    said = " ".join(cli("fact", "retract", "--help", check=True).out.split())
+    assert "when it stopped being true" in said and "became true" not in said
+    assert "when it became true" in " ".join(cli("fact", "set", "--help", check=True).out.split())
+
+
+def test_feedback_s_help_says_what_used_changes(cli):
+    """The outcome is shared by every hit only without --used; the help said it always was."""
+    said = " ".join(cli("feedback", "--help", check=True).out.split())
+    assert "unless --used names the ones that mattered" in said and "a success goes to these alone" in said
+    marked = " ".join(cli("mark", "--help", check=True).out.split())
+    assert "undo --factual" in marked and "never recalled" in marked

@@ -75,3 +75,42 @@ def test_every_command_s_text_form_is_words_not_a_python_repr(cli, tmp_path):
             assert "Traceback" not in stream and "Error:" not in stream, (argv, stream)
             found = REPR.search(stream)
             assert found is None, f"strata {' '.join(argv)} printed {found.group(0)!r}: {stream[:600]}"
+
+
+ONE_MANY = re.compile(r"(?<![\d.,])1 (?:[a-z]+ )?(?:memories|facts|hits|candidates|lines|edges|links|items|versions|"
+                      r"sources|topics|values|entries|errors|events|questions|pulls|arms|changes|repeats|tables)\b"
+                      r"|\w\(s\)")
+
+
+def test_a_count_of_one_reads_as_one_thing(cli, tmp_path):
+    """`1 hit of 1 candidate`, not `1 hits of 1 candidates`: each count agrees with its noun."""
+    lines = tmp_path / "one.jsonl"
+    lines.write_text('{"content": "Imported: the printer is on floor 3"}\n{"kind": "note"}\n')
+    cli("observe", "Bridge: DOWN", check=True)
+    cli("capsule", "render", check=True)
+    assert "1 memory in `default`" in cli("capsule", "show", check=True).out
+    runs = [["recall", "bridge"], ["feedback", "1", "success"], ["import", str(lines)],
+            ["import", str(lines), "--skip-bad"], ["export", "-o", str(tmp_path / "out.jsonl")],
+            ["capsule", "render"], ["capsule", "check"], ["capsule", "stats"], ["status"], ["fold"],
+            ["web", "activate", "1"], ["web", "commit"], ["web", "neighbors", "episode:1"],
+            ["dossier", "add", "bridge"], ["dossier", "refresh", "bridge"], ["dossier", "history", "bridge"],
+            ["dossier", "list"], ["fact", "set", "bank pin", "1234"], ["fact", "forget", "bank pin"],
+            ["forget", "--matching", "printer"], ["forget", "--matching", "printer", "--yes"]]
+    for argv in runs:
+        proc = cli(*argv)
+        for stream in (proc.out, proc.err):
+            found = ONE_MANY.search(stream)
+            assert found is None, f"strata {' '.join(argv)} printed {found.group(0)!r}: {stream[:600]}"
+    assert "1 hit of 1 candidate ·" in cli("recall", "bridge", "--mode", "fast", check=True).out
+
+
+def test_nothing_reads_as_one_dash_in_every_text_form(cli):
+    """`—` is nothing in `show` and `status`; a fact's open end, a time never reached and an arm
+    without a bound say it the same way, not `-`."""
+    cli("fact", "set", "bridge", "UP", check=True)
+    history = cli("fact", "history", "bridge", check=True).out.splitlines()
+    current = next(line for line in history if line.startswith("*"))
+    assert current.split()[3] == "—", current
+    assert " - " not in current
+    arms = cli("arena", "status", check=True).out
+    assert " — " in arms or "—\n" in arms, arms

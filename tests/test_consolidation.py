@@ -290,6 +290,9 @@ def test_merged_and_archived_memories_stay_recalled_restorable_and_a_run_can_be_
     assert cli.json("show", str(ids["down"]))["strength_factor"] == 1.0
     again = cli("consolidate", "--undo", str(r["run"]))
     assert again.returncode != 0 and "already undone" in again.err
+    for _ in range(2):  # a run never made is not found (exit 3), and trying records nothing
+        never = cli("consolidate", "--undo", str(r["run"] + 40))
+        assert never.returncode == 3 and f"the newest is run {r['run']}" in never.err, never.err
 
 
 def test_consolidation_audits_each_change_with_its_reason(home, cli):

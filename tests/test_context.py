@@ -214,7 +214,7 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
     block = _hook(home, "prompt", stdin="the backup job")
     assert block.returncode == 0 and block.stdout.startswith(b"## Pending")
     reply = _hook(home, "reply", stdin="I looked at #3 first.")
-    assert reply.returncode == 0 and b"used 1 memories" in reply.stderr
+    assert reply.returncode == 0 and b"used 1 memory" in reply.stderr
     for env, stdin in (({"STRATA_HOME": str(tmp_path / "nowhere")}, "the backup job"),
                        ({}, b"the backup \xff job"), ({}, "[1, 2]"), ({}, "x" * 200_000), ({}, '{"prompt": 3}')):
         r = _hook(home, "prompt", stdin=stdin, env=env)

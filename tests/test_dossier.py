@@ -497,7 +497,10 @@ def test_the_dossier_command(cli, home):
     assert cli.json("dossier", "refresh", "bridge", "--force")["version"] == 2
     shown = cli("dossier", "show", "bridge", check=True).out
     assert shown.startswith("# Bridge") and "## Contradictions" in shown
-    assert [v["version"] for v in cli.json("dossier", "history", "bridge")["versions"]] == [2, 1]
+    history = cli.json("dossier", "history", "bridge")["versions"]
+    assert [v["version"] for v in history] == [2, 1]
+    # the lines a version holds are counted as its refresh counted them: those citing a source
+    assert history[0]["lines"] == first["lines"] and history[0]["sources"] == first["sources"]
     assert cli.json("dossier", "diff", "bridge")["from"] == 1
     listing = cli.json("dossier", "list")
     assert listing["topics"][0]["topic"] == "bridge" and listing["min_interval_hours"] == 2.0

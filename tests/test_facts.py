@@ -475,7 +475,8 @@ def test_fact_commands_end_to_end(cli):
     assert cli("fact", "cas", "bridge", "DOWN", "UP", "--json").out.count('"current": "UP"') == 1
     assert cli.json("fact", "cas", "bridge", "UP", "DEGRADED")["value"] == "DEGRADED"
     assert cli.json("fact", "cas", "--absent", "lock", "mine")["status"] == "created"
-    assert cli("fact", "cas", "--absent", "lock", "yours").returncode == 9
+    taken = cli("fact", "cas", "--absent", "lock", "yours")
+    assert taken.returncode == 9 and "'lock' already holds 'mine'; nothing changed" in taken.err, taken.err
     assert [r["value"] for r in cli.json("fact", "history", "bridge")["history"]] == ["DOWN", "UP", "DEGRADED"]
     assert {f["key"] for f in cli.json("fact", "list")} == {"bridge", "lock"}
     assert cli.json("fact", "retract", "lock")["status"] == "retracted"

@@ -163,6 +163,9 @@ def test_every_endpoint_and_its_errors(home):
         assert raw("POST", "/v1/context", {"text": "x", "budget": 5})[1]["message"] == \
             "budget must be between 32 and 100000, not 5"
         assert raw("POST", "/v1/recall", {"query": "x", "k": 0})[1]["message"] == "k must be between 1 and 1000, not 0"
+        # an empty text is said as the layers say it, not as the schema's `'' should be non-empty`
+        assert raw("POST", "/v1/recall", {"query": ""})[1]["message"] == "query is empty"
+        assert raw("POST", "/v1/context", {"text": ""})[1]["message"] == "text is empty"
         assert raw.raw("POST", "/v1/recall", b'{"query": ')[0] == 400
         assert raw.raw("POST", "/v1/memories", b"\xff\xfe binary")[0] == 400
         assert raw.raw("POST", "/v1/memories/batch", b"[" * 100_000 + b"]" * 100_000)[0] == 400

@@ -36,4 +36,4 @@ def test_a_length_of_time_is_said_in_the_unit_a_person_reads(seconds, said):
 def test_a_time_ahead_is_said_as_in_not_as_a_negative_ago():
     from strata_daemon.faces.cli.output import ago
 
-    assert ago(172800) == "2 days ago" and ago(-172800) == "in 2 days" and ago(None) == "-"
+    assert ago(172800) == "2 days ago" and ago(-172800) == "in 2 days" and ago(None) == "—"

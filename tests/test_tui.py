@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 import time
 
@@ -403,7 +404,8 @@ def test_capsule_problems_with_lines_diff_and_render(filled):
         await switch(pilot, "6")
         problems = rows(app, "#problems")
         assert any(p[0] == str(broken + 1) and p[1] == "error" for p in problems)
-        assert "error(s)" in str(app.screen.query_one("#capsule-state").render())
+        state = str(app.screen.query_one("#capsule-state").render())
+        assert re.search(r"\b\d+ errors? · \d+ problems? ·", state) and "(s)" not in state, state
         assert "a note I added by hand" in app.screen.document
         diff = str(app.screen.query_one("#diff").render())
         assert "+a note I added by hand" in diff and "+<!-- strata:end nonsense -->" in diff

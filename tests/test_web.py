@@ -403,7 +403,7 @@ def test_strata_web_commands(cli):
     assert cli("link", str(ids[0]), str(ids[0])).returncode == 4
     assert json.loads(cli("web", "decay", "--json", check=True).out)["decay_runs"] == 1
     missing = cli("web", "spread", "999")
-    assert missing.returncode == 3 and "no episode '999'" in missing.err
+    assert missing.returncode == 3 and "no memory 999 in namespace" in missing.err
     bad = cli("web", "spread", str(ids[0]), "--depth", "9")
     assert bad.returncode == 4 and "depth must be" in bad.err
 

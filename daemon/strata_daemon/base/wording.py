@@ -32,6 +32,14 @@ def plain(value: Any) -> str:
     return str(value)
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 memory`, `2 memories`: a count in words agrees with its number (`1,024 lines`)."""
+    if n == 1:
+        return f"1 {noun}"
+    many = plural or (noun[:-1] + "ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else noun + "s")
+    return f"{n:,} {many}"
+
+
 def _is_time(key: str) -> bool:
     return key.endswith("_at") or key in ("at", "valid_from", "valid_to")
 

@@ -80,6 +80,12 @@ class Home:
         except PermissionError as e:
             raise ConfigError(f"cannot create the home at {self.root}: {e.strerror}",
                               hint="choose a writable folder with --home or STRATA_HOME") from None
+        except (FileExistsError, NotADirectoryError) as e:
+            # The OS says "File exists" or "Not a directory"; a person wants to know which file is in the way.
+            where = Path(e.filename or self.root)
+            blocker = next((p for p in (where, *where.parents) if p.exists() and not p.is_dir()), where)
+            raise ConfigError(f"cannot create the home at {self.root}: {blocker} is a file, not a folder",
+                              hint="choose another folder with --home or STRATA_HOME, or move the file away") from None
         except OSError as e:
             raise ConfigError(f"cannot create the home at {self.root}: {e.strerror or e}") from None
 

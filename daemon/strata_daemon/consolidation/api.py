@@ -14,7 +14,7 @@ import numpy as np
 from strata_daemon.base import stopping, timeutil
 from strata_daemon.config import tuning
 from strata_daemon.consolidation import rules as R, similar
-from strata_daemon.errors import InvalidInput
+from strata_daemon.errors import InvalidInput, NotFound
 from strata_daemon.graph import hebbian
 from strata_daemon.store import consolidation as store
 
@@ -223,5 +223,10 @@ class Consolidation:
         now = timeutil.now()
         changes = await self.db.transact(lambda conn: store.undo(conn, self.agent, run, now, actor=self.actor))
         if not changes:
+            newest = await self.db.run(store.last_run)
+            if run > newest:  # a run never made is not found, not one that happened to change nothing
+                raise NotFound(f"no consolidation run {run}: " + (f"the newest is run {newest}" if newest else
+                                                                   "none has run yet"),
+                               hint="`strata consolidate` prints the number of the run it makes")
             raise InvalidInput(f"consolidation run {run} changed nothing in namespace {self.agent!r}")
         return {"run": run, "undone": changes}

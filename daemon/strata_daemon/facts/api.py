@@ -127,8 +127,9 @@ class Facts:
             held = None if current is None else current["value"]
             if held != want:
                 shown = "no value" if held is None else repr(held)
-                raise CasMismatch(f"{normalise_key(a.label)!r} holds {shown}, not "
-                                  f"{'no value' if want is None else repr(want)}; nothing changed",
+                # An absent value was expected: "holds 'v1', not no value" said it backwards.
+                said = f"already holds {shown}" if want is None else f"holds {shown}, not {want!r}"
+                raise CasMismatch(f"{normalise_key(a.label)!r} {said}; nothing changed",
                                   current=held, hint="read it again and retry with the value it holds now")
             return store.write(conn, self.agent, normalise_key(a.label), a, actor=self.actor, now=now,
                                window=self.window)

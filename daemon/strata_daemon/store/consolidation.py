@@ -163,6 +163,12 @@ def next_run(conn) -> int:
     return int(conn.execute("SELECT value FROM meta WHERE key = 'consolidation_runs'").fetchone()[0])
 
 
+def last_run(conn) -> int:
+    """The newest run's number, 0 before the first (runs are numbered across namespaces)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'consolidation_runs'").fetchone()
+    return 0 if row is None else int(row[0])
+
+
 def set_merge_mark(conn, seq: int) -> None:
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (MERGE_MARK, str(seq)))
 
@@ -178,6 +184,8 @@ def undo(conn, agent: str, run: int, now: float, *, actor: str) -> int:
         raise Conflict(f"consolidation run {run} was already undone")
     rows = conn.execute("SELECT item_id, action, data FROM audit WHERE agent = ? AND action LIKE 'consolidate:%' "
                         f"AND action != 'consolidate:undo' AND {of_run} ORDER BY id DESC", (agent, run)).fetchall()
+    if not rows:  # nothing to put back: no undo is recorded, so a mistyped run is not marked undone
+        return 0
     for episode, action, raw in rows:
         data = json.loads(raw)
         before = data.get("before") or {}

@@ -5,12 +5,16 @@ Writes run inside the caller's transaction (Database.transact). Versions are app
 from __future__ import annotations
 
 import json
+import re
 
 from strata_daemon.base.timeutil import iso
 from strata_daemon.errors import NotFound
 from strata_daemon.store import facts as facts_store, fulltext
 
 _VERSION_COLUMNS = "version, text, sources, generator, input_hash, notes, created_at, actor"
+# A line of a dossier ends with what it cites (`[e12, f34]`, dossier.md.j2): the lines a
+# refresh reports are these, not the headings and blanks around them.
+_CITING = re.compile(r"\[[ef]\d+(?:, *[ef]\d+)*\]\s*$", re.MULTILINE)
 
 
 def choice_rows(conn, agent: str) -> list[dict]:
@@ -74,7 +78,7 @@ def versions(conn, agent: str, topic: str) -> list[dict]:
                           "ORDER BY version DESC", (agent, topic)):
         v = _shaped(topic, r)
         text = v.pop("text")
-        v["lines"] = text.count("\n") + 1
+        v["lines"] = len(_CITING.findall(text))
         v["sources"] = len(v["sources"])
         out.append(v)
     return out

@@ -67,6 +67,9 @@ def require(conn, agent: str, nodes: list[str]) -> dict[str, str]:
         if state is None:
             if kind_of(node) == "entity":
                 raise NotFound(f"no entity {node[7:]!r} in namespace {agent!r}")
+            if kind_of(node) == "episode":  # a person calls it a memory, as `show` and `forget` do
+                raise NotFound(f"no memory {node.split(':', 1)[1]} in namespace {agent!r}",
+                               hint="`strata timeline` lists what this namespace holds")
             raise NotFound(f"no {kind_of(node)} {node.split(':', 1)[1]!r} in namespace {agent!r}")
     return found  # type: ignore[return-value]
 

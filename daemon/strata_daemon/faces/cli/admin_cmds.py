@@ -8,7 +8,7 @@ from pathlib import Path
 
 from strata_daemon.base import logs
 from strata_daemon.base.timeutil import duration
-from strata_daemon.base.wording import plain
+from strata_daemon.base.wording import counted, plain
 from strata_daemon.config.home import Home, check_store_url, init_home, resolve_home
 from strata_daemon.config.settings import BY_KEY
 from strata_daemon.faces.cli.memory_cmds import opened
@@ -48,11 +48,15 @@ def cmd_config_show(args) -> int:
               "config_file_exists": home.config_path.exists(), "settings": rows}, True)
         return 0
     width = max(len(r["key"]) for r in rows)
+    # An [experimental] row is a tuned constant, shown as its value and marked so; an empty value is nothing.
+    shown = [(_setting_value(BY_KEY[r["key"]], r["value"]) if r["key"] in BY_KEY else plain(r["value"])) or "—"
+             for r in rows]
+    # The values' column fits the common ones; a longer one (a list of kinds) keeps two spaces before
+    # its source rather than running into it.
+    room = max((len(v) for v in shown if len(v) <= 32), default=14)
     print(f"# home {home.root}; file {home.config_path}" + ("" if home.config_path.exists() else " (absent)"))
-    for r in rows:
-        # An [experimental] row is a tuned constant, shown as its value and marked so.
-        shown = _setting_value(BY_KEY[r["key"]], r["value"]) if r["key"] in BY_KEY else plain(r["value"])
-        print(f"{r['key']:<{width}}  {shown:<14} {r['source']}" + ("" if r["key"] in BY_KEY else " (experimental)"))
+    for r, value in zip(rows, shown):
+        print(f"{r['key']:<{width}}  {value:<{room}}  {r['source']}" + ("" if r["key"] in BY_KEY else " (experimental)"))
     return 0
 
 
@@ -82,12 +86,12 @@ def _show_status(s: dict) -> str:
     strategy = s["recall_strategy"]
     lines.append(f"{'recall_strategy':<22} {strategy['arm']} (chosen by {strategy['chosen_by']}; `strata arena status`)")
     cap = s["capsule"]
-    lines.append(f"{'capsule':<22} {cap['path']}: {cap['lines']} lines, "
-                 + ("ok" if cap["ok"] else f"{cap['errors']} errors (`strata capsule check`)"))
+    lines.append(f"{'capsule':<22} {cap['path']}: {counted(cap['lines'], 'line')}, "
+                 + ("ok" if cap["ok"] else f"{counted(cap['errors'], 'error')} (`strata capsule check`)"))
     snap = s["strength"]
     lines.append(f"{'strength':<22} " + ("no snapshot yet (the decay phase takes one)" if snap is None else
                  f"p10 {snap['p10']:.3f}, median {snap['p50']:.3f}, p90 {snap['p90']:.3f}; {snap['weak']} weak, "
-                 f"{snap['potentiated']} potentiated, {snap['edges']} edges ({short_time(snap['taken_at'])})"))
+                 f"{snap['potentiated']} potentiated, {counted(snap['edges'], 'edge')} ({short_time(snap['taken_at'])})"))
     return "\n".join(lines) + "\n" + _show_phases(s["daemon"])
 
 
@@ -121,7 +125,7 @@ async def cmd_phase_list(args) -> int:
 
 async def cmd_phase_run(args) -> int:
     async with opened(args, actor="cli") as mem:
-        r = await mem.run_phase(args.name)
+        r = await mem.run_phase(args.phase)
     emit(r, args.json, lambda r: f"{r['phase']}: {r['status']} in {r['seconds']:g} s"
                                  + (f": {r['error']}" if r["status"] == "failed" else
                                     f"\n{outline(r['result'])}" if r.get("result") is not None else ""))
@@ -130,7 +134,7 @@ async def cmd_phase_run(args) -> int:
 
 async def cmd_fold(args) -> int:
     async with opened(args, actor="cli") as mem:
-        emit(await mem.fold(), args.json, lambda r: f"folded {r['events']} access events into {r['episodes']} memories")
+        emit(await mem.fold(), args.json, lambda r: f"folded {counted(r['events'], 'access event')} into {counted(r['episodes'], 'memory')}")
     return 0
 
 
@@ -139,7 +143,7 @@ async def cmd_embed(args) -> int:
         bar = Progress(await mem.embedding_backlog(), "embedding", unit="memories")
         result = await mem.embed_pending(progress=bar.advance)
         bar.close()
-    emit(result, args.json, lambda r: f"embedded {r['embedded']} memories with {r['model']}; {r['backlog']} waiting")
+    emit(result, args.json, lambda r: f"embedded {counted(r['embedded'], 'memory')} with {r['model']}; {r['backlog']} waiting")
     return 0
 
 
@@ -149,7 +153,7 @@ async def cmd_reindex(args) -> int:
         result = await mem.reindex(force=args.force, progress=bar.advance)
         bar.close()
     emit(result, args.json, lambda r: ("index reset; " if r["reset"] else "") +
-         f"embedded {r['embedded']} memories with {r['model']} ({r['dimension']}-d); {r['backlog']} waiting")
+         f"embedded {counted(r['embedded'], 'memory')} with {r['model']} ({r['dimension']}-d); {r['backlog']} waiting")
     return 0
 
 
@@ -199,7 +203,7 @@ def register(sub, common) -> None:
     q.set_defaults(handler=cmd_phase_list)
     q = ps.add_parser("run", parents=[common], help="Run one phase now and record it: "
                       + "; ".join(f"{x.name}: {x.doc}" for x in PHASES))
-    q.add_argument("name", choices=[x.name for x in PHASES])
+    q.add_argument("phase", choices=[x.name for x in PHASES])
     q.set_defaults(handler=cmd_phase_run)
 
     p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.",

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from strata_daemon.base import bounded
+from strata_daemon.base.wording import counted
 from strata_daemon.errors import InvalidInput, shortened
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, count, emit, short_time
@@ -21,11 +22,11 @@ def _show_status(r: dict) -> str:
     e = r["episodes"]
     lines = [f"arena of namespace {r['agent']}" + ("" if r["enabled"] else " (arena.enabled is false)"),
              _strategy(r["strategy"]),
-             f"evaluation episodes: {e['total']} ({e['used']} used, {e['shared']} shared, {e['questions']} questions;"
+             f"evaluation episodes: {e['total']} ({e['used']} used, {e['shared']} shared, {counted(e['questions'], 'question')};"
              f" {r['min_episodes']} needed)",
              f"  {'arm':<24}{'pulls':>6}{'mean':>9}{'ucb':>9}"]
     for a in r["arms"]:
-        ucb = "-" if a["ucb"] is None else f"{a['ucb']:.4f}"
+        ucb = "—" if a["ucb"] is None else f"{a['ucb']:.4f}"
         mark = " <" if a["arm"] == r["strategy"]["arm"] else ""
         lines.append(f"  {a['arm']:<24}{a['pulls']:>6}{a['mean_reward']:>9.4f}{ucb:>9}{mark}")
     last = r["last_run"]
@@ -35,16 +36,16 @@ def _show_status(r: dict) -> str:
 
 
 def _show_run(r: dict) -> str:
-    return f"arena run {r['run']} ({r['seconds']:g} s, {len(r['pulls'])} pulls): {r['reason']}\n" \
+    return f"arena run {r['run']} ({r['seconds']:g} s, {counted(len(r['pulls']), 'pull')}): {r['reason']}\n" \
            + _strategy(r["strategy"])
 
 
 def _show_history(r: dict) -> str:
     lines = ["choices:" if r["choices"] else "choices: none yet (the strategy was never changed)"]
-    lines += [f"  {c['id']:>5} {short_time(c['at'])} {c['kind']:<6} {c['arm'] or '-':<22} "
+    lines += [f"  {c['id']:>5} {short_time(c['at'])} {c['kind']:<6} {c['arm'] or '—':<22} "
               f"{c['actor']}: {c['reason']}" for c in r["choices"]]
     lines += ["runs:" if r["runs"] else "runs: none yet (`strata arena run`, or the daemon's daily arena phase)"]
-    lines += [f"  {x['id']:>5} {short_time(x['at'])} {x['decision']:<8} {x['episodes']:>5} episodes "
+    lines += [f"  {x['id']:>5} {short_time(x['at'])} {x['decision']:<8} {counted(x['episodes'], 'episode'):>14} "
               f"{x['seconds']:g} s" for x in r["runs"]]
     return "\n".join(lines)
 
@@ -62,13 +63,13 @@ async def cmd_arena(args) -> int:
             emit(await mem.arena_history(limit=args.limit), args.json, _show_history)
         elif args.action == "reset":
             emit(await mem.reset_arena(), args.json,
-                 lambda r: f"arena reset ({r['arms_reset']} arms forgotten); " + _strategy(r["strategy"]))
+                 lambda r: f"arena reset ({counted(r['arms_reset'], 'arm')} forgotten); " + _strategy(r["strategy"]))
         elif args.action == "undo":
             emit(await mem.undo_arena(), args.json,
                  lambda r: f"choice {r['undone']} undone; " + _strategy(r["strategy"]))
         else:
             r = await mem.add_arena_questions(_read_questions(args.file))
-            emit(r, args.json, lambda r: f"{r['added']} evaluation episodes added, {r['skipped']} questions "
+            emit(r, args.json, lambda r: f"{counted(r['added'], 'evaluation episode')} added, {counted(r['skipped'], 'question')} "
                                          f"skipped (no evidence names a memory of this namespace)")
     return 0
 

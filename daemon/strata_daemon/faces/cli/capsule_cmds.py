@@ -5,15 +5,16 @@ from __future__ import annotations
 import asyncio
 import signal
 
+from strata_daemon.base.wording import counted
 from strata_daemon.faces.cli.memory_cmds import opened
-from strata_daemon.faces.cli.output import emit, note, short_time
+from strata_daemon.faces.cli.output import emit, inline, note, short_time
 from strata_daemon.faces.cli.parsers import adder, integer
 
 COMMANDS = ("capsule",)
 
 
 def _show_check(r: dict) -> str:
-    head = f"{r['path']}: {'ok' if r['ok'] else 'has errors'} ({r['lines']} lines)"
+    head = f"{r['path']}: {'ok' if r['ok'] else 'has errors'} ({counted(r['lines'], 'line')})"
     return "\n".join([head] + [f"  {'line ' + str(p['line']) if p['line'] else 'file'}: {p['level']}: {p['message']}"
                                for p in r["problems"]])
 
@@ -23,11 +24,13 @@ def _show_render(r: dict) -> str:
     # A dry run reports what the render it previews would do, in the same words.
     would = "would be " if dry else ""
     lines = [r["diff"] or "no change"] if dry else \
-        [f"{r['path']}: {r['status']}, {r['lines']} lines, {r['elapsed_ms']:.0f} ms"]
-    lines += [f"  fact {a['key']} = {a['value']!r} {would}taken from your edit ({a['status']})" for a in r["absorbed"]]
+        [f"{r['path']}: {r['status']}, {counted(r['lines'], 'line')}, {r['elapsed_ms']:.0f} ms"]
+    # In `fact set`'s words, not a Python repr: quotes around a value said nothing it did not.
+    lines += [f"  fact {a['key']}: {a['status']} = {inline(a['value'])}, {would}taken from your edit"
+              for a in r["absorbed"]]
     lines += [f"  {would}pinned in {p['block']}: {p['line']}" for p in r["pinned"]]
     lines += [f"  {would}hidden from {h['block']}: {h['line']}" for h in r["hidden"]]
-    lines += [f"  over the line budget: {'would cut' if dry else 'cut'} {n} lines of {block}"
+    lines += [f"  over the line budget: {'would cut' if dry else 'cut'} {counted(n, 'line')} of {block}"
               for block, n in r["cut"].items()]
     return "\n".join(lines)
 
@@ -56,7 +59,7 @@ async def cmd_stats(args) -> int:
     async with opened(args) as mem:
         r = await mem.capsule_stats()
     emit(r, args.json, lambda r: f"{r['path']}: {r['lines']} lines of {r['budget_lines']}, {r['bytes']:,} bytes; "
-                                 f"{r['episodes']:,} memories, {r['archive_bytes']:,} bytes: "
+                                 f"{counted(r['episodes'], 'memory')}, {r['archive_bytes']:,} bytes: "
                                  f"{r['compression_ratio']}:1; last render {short_time(r['last_render_at'])}")
     return 0
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from strata_daemon.base.wording import counted
 from strata_daemon.config.home import resolve_home
 from strata_daemon.errors import EXIT_DOCTOR
 from strata_daemon.faces.cli.memory_cmds import opened
@@ -68,8 +69,8 @@ async def _restore(args) -> int:
     again = r["purged_again"]
     emit(r, args.json, lambda r: f"restored {r['database']} from {r['restored_from']}"
          + (f"; the database it replaced is kept as {r['previous_kept_as']}" if r["previous_kept_as"] else "")
-         + (f"\npurged again what was purged after the backup was made: {again['memories']} memories, "
-            f"{again['facts']} facts" if again["memories"] or again["facts"] else ""))
+         + (f"\npurged again what was purged after the backup was made: {counted(again['memories'], 'memory')}, "
+            f"{counted(again['facts'], 'fact')}" if again["memories"] or again["facts"] else ""))
     return 0
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from strata_daemon.base.wording import counted
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit, one_line
 from strata_daemon.faces.cli.parsers import integer
@@ -11,7 +12,7 @@ SHOWN = 200  # changes a dry run lists; --json has them all
 
 
 def _show(r: dict, texts: dict[int, str]) -> str:
-    head = ("would change" if r["dry_run"] else f"run {r['run']} changed") + f" ({r['memories']} memories, " \
+    head = ("would change" if r["dry_run"] else f"run {r['run']} changed") + f" ({counted(r['memories'], 'memory')}, " \
            f"{r['seconds']:g} s): " + ", ".join(f"{k} {v}" for k, v in r["counts"].items())
     lines = [head]
     for a in r["actions"][:SHOWN] if r["dry_run"] else []:
@@ -26,7 +27,7 @@ async def cmd_consolidate(args) -> int:
     async with opened(args, actor="cli") as mem:
         if args.undo is not None:
             r = await mem.undo_consolidation(args.undo)
-            emit(r, args.json, lambda r: f"run {r['run']}: {r['undone']} changes undone")
+            emit(r, args.json, lambda r: f"run {r['run']}: {counted(r['undone'], 'change')} undone")
             return 0
         r = await mem.consolidate(dry_run=args.dry_run, rules=args.rule)
         shown = {} if args.json or not args.dry_run else await mem.get_many(a["episode"] for a in r["actions"][:SHOWN])

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from strata_daemon.base import bounded
+from strata_daemon.base.wording import counted
 from strata_daemon.config.home import resolve_home
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput, shortened
@@ -115,7 +116,7 @@ async def hook_reply(args) -> None:
     async with opened(args, actor="hook") as mem:
         r = await hooks.feedback_from(mem, _session(args, event), text)
     if r is not None:
-        note(f"strata: the reply used {len(r['used'])} memories of recall {r['recall_id']}")
+        note(f"strata: the reply used {counted(len(r['used']), 'memory')} of recall {r['recall_id']}")
 
 
 async def hook_session_end(args) -> None:

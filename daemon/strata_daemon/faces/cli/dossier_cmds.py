@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from strata_daemon.base.wording import counted
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened, plan_text, purge_text
 from strata_daemon.faces.cli.output import Progress, emit, note, short_time
@@ -13,7 +14,7 @@ COMMANDS = ("dossier",)
 def _show_list(r: dict) -> str:
     kept = [t for t in r["topics"] if t["enabled"]]
     other = [t for t in r["topics"] if not t["enabled"]]
-    lines = [f"{len(kept)} topics kept (refresh every {r['refresh_interval_hours']:g} h, "
+    lines = [f"{counted(len(kept), 'topic')} kept (refresh every {r['refresh_interval_hours']:g} h, "
              f"a topic at most every {r['min_interval_hours']:g} h)"]
     for t in kept:
         state = f"v{t['version']}, {short_time(t['refreshed_at'])}" if t["version"] else "no dossier yet"
@@ -22,8 +23,8 @@ def _show_list(r: dict) -> str:
         lines.append("not kept (`strata dossier add TOPIC` keeps one):")
         for t in other:
             why = t.get("proposed_because")
-            reason = (f"{why['mentions']} mentions of {why['entity']}" if why and "entity" in why
-                      else f"{why['fact_keys']} fact keys" if why else "removed")
+            reason = (f"{counted(why['mentions'], 'mention')} of {why['entity']}" if why and "entity" in why
+                      else f"{counted(why['fact_keys'], 'fact key')}" if why else "removed")
             lines.append(f"  {t['topic']:<24} {t['origin']:<10} {reason}")
     return "\n".join(lines + [f"warning: {w}" for w in r["warnings"]])
 
@@ -32,21 +33,21 @@ def _show_refresh(r: dict) -> str:
     if r["status"] == "unchanged":
         line = f"{r['topic']}: unchanged since version {r['version']} (same input; --force writes a new one)"
     else:
-        line = (f"{r['topic']}: version {r['version']} by the {r['generator']} synthesizer, {r['lines']} lines "
-                f"citing {r['sources']} sources, {r['elapsed_ms']:.0f} ms")
+        line = (f"{r['topic']}: version {r['version']} by the {r['generator']} synthesizer, {counted(r['lines'], 'line')} "
+                f"citing {counted(r['sources'], 'source')}, {r['elapsed_ms']:.0f} ms")
         if r["generator"] != r["intended_generator"]:
             line += f"\nthe LLM's text was not used: {r['notes'].get('fallback')}"
         rejected = r["notes"].get("rejected") or []
         if rejected:
-            line += f"\n{len(rejected)} LLM lines failed the grounding check, e.g. {rejected[0]['reason']}"
+            line += f"\n{counted(len(rejected), 'LLM line')} failed the grounding check, e.g. {rejected[0]['reason']}"
     return "\n".join([line] + [f"warning: {w}" for w in r["warnings"]])
 
 
 def _show_history(r: dict) -> str:
-    lines = [f"{r['topic']}: {len(r['versions'])} versions"]
+    lines = [f"{r['topic']}: {counted(len(r['versions']), 'version')}"]
     for v in r["versions"]:
-        lines.append(f"  v{v['version']:<4} {short_time(v['created_at'])}  {v['generator']:<28} {v['lines']:>4} lines "
-                     f"{v['sources']:>4} sources  input {v['input_hash'][:12]}")
+        lines.append(f"  v{v['version']:<4} {short_time(v['created_at'])}  {v['generator']:<28} {counted(v['lines'], 'line'):>10} "
+                     f"{counted(v['sources'], 'source'):>12}  input {v['input_hash'][:12]}")
     return "\n".join(lines)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from strata_daemon.base.wording import counted
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened, plan_text, purge_text
 from strata_daemon.faces.cli.output import count, emit, inline, short_time, show_fact
@@ -123,12 +124,12 @@ async def cmd_conflicts(args) -> int:
 
 def _show_rejudge(r: dict) -> str:
     if r["action"] == "undo":
-        lines = [f"restored {r['count']} facts a re-judge had retracted"]
+        lines = [f"restored {counted(r['count'], 'fact')} a re-judge had retracted"]
         lines += [f"  {f['key']} = {inline(f['value'])}" for f in r["facts"]]
         return "\n".join(lines)
     verb = "retracted" if r["action"] == "apply" else "would retract"
     lines = [f"  {f['key']} = {inline(f['value'])}   ({f['reason']}; {f['source']})" for f in r["facts"]]
-    lines.insert(0, f"{verb} {r['count']} captured facts that read as events, not states")
+    lines.insert(0, f"{verb} {counted(r['count'], 'captured fact')} that read as events, not states")
     if r["action"] == "dry-run" and r["count"]:
         lines.append("nothing changed: run `strata fact rejudge --apply` to retract them (history keeps every value; "
                      "`--undo` restores them)")
@@ -144,7 +145,7 @@ async def cmd_rejudge(args) -> int:
 
 def _show_rekey(r: dict) -> str:
     verb = "moved" if r["action"] == "apply" else "would move"
-    lines = [f"{verb} {r['count']} captured facts to the key of their subject and attribute"]
+    lines = [f"{verb} {counted(r['count'], 'captured fact')} to the key of their subject and attribute"]
     lines += [f"  {m['key']} -> {m['new_key']} = {inline(m['value'])}   (episode:{m['episode_id']})" for m in r["moves"]]
     if r["action"] == "dry-run" and r["count"]:
         lines.append("nothing changed: run `strata fact rekey --apply` to move them (the old keys keep their history)")
@@ -189,9 +190,9 @@ def register(sub, common) -> None:
 
     add = adder(fs, common)
 
-    def provenance(p, *, when: bool = True):
+    def provenance(p, *, when: str | None = "became true"):
         if when:
-            p.add_argument("--at", help="when it became true in the world (ISO 8601, unix seconds, '3h ago'); "
+            p.add_argument("--at", help=f"when it {when} in the world (ISO 8601, unix seconds, '3h ago'); "
                                         "default now")
         p.add_argument("--source", help="KIND[:REF], KIND one of person, episode, capsule, rule, agent, import "
                                         "(default person:cli)")
@@ -214,14 +215,14 @@ def register(sub, common) -> None:
 
     p = add("retract", cmd_retract, "KEY has no value from now (or --at) on; history stays.")
     p.add_argument("key")
-    provenance(p)
+    provenance(p, when="stopped being true")
 
     p = add("cas", cmd_cas, "Compare-and-set: KEY EXPECTED NEW sets NEW only if KEY holds EXPECTED "
                             "(exit 9 and the current value otherwise).")
     p.add_argument("key")
     p.add_argument("values", nargs="+", metavar="EXPECTED NEW")
     p.add_argument("--absent", action="store_true", help="expect no current value: strata fact cas --absent KEY NEW")
-    provenance(p, when=False)
+    provenance(p, when=None)
     p.add_argument("--confidence", type=number, help="0-1 (default 1)")
 
     p = add("list", cmd_list, "Current facts, by key.")

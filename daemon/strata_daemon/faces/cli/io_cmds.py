@@ -9,6 +9,7 @@ import sys
 import tempfile
 
 from strata_daemon.base import bounded, timeutil
+from strata_daemon.base.wording import counted
 from strata_daemon.config.settings import KINDS
 from strata_daemon.errors import EmbeddingUnavailable, InvalidInput, StorageError
 from strata_daemon.faces.cli.memory_cmds import opened
@@ -76,7 +77,7 @@ async def cmd_import(args) -> int:
             if parsed.bad and not args.skip_bad:
                 shown = "\n".join(f"  line {n}: {msg}" for n, msg in parsed.bad[:10])
                 more = f"\n  ... and {len(parsed.bad) - 10} more" if len(parsed.bad) > 10 else ""
-                raise InvalidInput(f"{path}: {len(parsed.bad)} bad line(s), nothing imported\n{shown}{more}",
+                raise InvalidInput(f"{path}: {counted(len(parsed.bad), 'bad line')}, nothing imported\n{shown}{more}",
                                    hint="fix them, or pass --skip-bad to import the good lines")
             rows = parsed.rows
             if rows is None:
@@ -100,8 +101,8 @@ async def cmd_import(args) -> int:
     report = {"created": totals["created"], "repeat": totals["repeat"], "duplicate": totals["duplicate"],
               "skipped_purged": totals["purged"], "skipped_bad": len(parsed.bad),
               "bad_lines": [n for n, _ in parsed.bad], "embedded": embedded, "embedding_backlog": backlog}
-    emit(report, args.json, lambda r: (f"imported {r['created']} new, {r['repeat']} repeats folded in, "
-                                       f"{r['duplicate']} already present, {r['skipped_bad']} bad lines skipped; "
+    emit(report, args.json, lambda r: (f"imported {r['created']} new, {counted(r['repeat'], 'repeat')} folded in, "
+                                       f"{r['duplicate']} already present, {counted(r['skipped_bad'], 'bad line')} skipped; "
                                        f"embedded {r['embedded']}, {r['embedding_backlog']} waiting"))
     if report["skipped_purged"] and not args.json:
         note(f"strata: {report['skipped_purged']} left out: they hold the words of memories purged from this home "
@@ -151,7 +152,7 @@ async def cmd_export(args) -> int:
             raise StorageError(f"cannot write the export to {args.output}: {e.strerror or e}",
                                hint="free some space or choose another file; the memories are unchanged, and an "
                                     "older export there is kept") from None
-    note(f"strata: exported {count} memories to {args.output}")
+    note(f"strata: exported {counted(count, 'memory')} to {args.output}")
     return 0
 
 

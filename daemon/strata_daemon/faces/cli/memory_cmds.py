@@ -8,7 +8,7 @@ import contextlib
 import sys
 
 from strata_daemon.base import timeutil
-from strata_daemon.base.wording import plain, record
+from strata_daemon.base.wording import counted, plain, record
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli import daemon
@@ -35,8 +35,8 @@ def _show_recall(r: dict, explain: bool) -> str:
     s = r["strategy"]
     how = "" if s["chosen_by"] == "mode" else f" (strategy {s['arm']}, chosen by {s['chosen_by']})"
     logged = f"recall {r['recall_id']}" if r["recall_id"] is not None else "recall (read-only namespace: not logged)"
-    lines = [f"{logged} · {r['mode_used']}{how} · {len(r['hits'])} hits"
-             f" of {r['candidates']} candidates · phase {r['phase']}"]
+    lines = [f"{logged} · {r['mode_used']}{how} · {counted(len(r['hits']), 'hit')} of {counted(r['candidates'], 'candidate')}"
+             f" · phase {r['phase']}"]
     lines += [f"warning: {w}" for w in r["warnings"]]
     lines += [f"fact  {show_fact(f)}" for f in r.get("facts", ())]
     if r["filtered"]:
@@ -118,7 +118,7 @@ async def cmd_recall(args) -> int:
 async def cmd_feedback(args) -> int:
     async with opened(args) as mem:
         result = await mem.feedback(args.recall_id, args.outcome, used=args.used)
-    emit(result, args.json, lambda r: f"recorded {r['outcome']} for {len(r['episodes'])} memories of recall "
+    emit(result, args.json, lambda r: f"recorded {r['outcome']} for {counted(len(r['episodes']), 'memory')} of recall "
                                       f"{r['recall_id']}" + (f"; arena episode {r['arena_episode']}"
                                                              if r["arena_episode"] else ""))
     return 0
@@ -177,11 +177,11 @@ def purge_text(r: dict) -> str:
     if facts:
         lines.append(f"  facts: {', '.join(facts)}")
     if r["topics_removed"]:
-        lines.append(f"  dossier topics: {', '.join(r['topics_removed'])} ({r['dossier_versions_removed']} version(s))")
-    derived = [f"{r[k]} {what}" for k, what in (("audit_redacted", "audit entries redacted"),
-                                                ("dossier_lines_redacted", "dossier lines redacted"),
-                                                ("capsule_lines_redacted", "capsule lines redacted"),
-                                                ("recalls", "recall logs redacted")) if r[k]]
+        lines.append(f"  dossier topics: {', '.join(r['topics_removed'])} ({counted(r['dossier_versions_removed'], 'version')})")
+    derived = [f"{counted(r[k], what)} redacted" for k, what in (("audit_redacted", "audit entry"),
+                                                             ("dossier_lines_redacted", "dossier line"),
+                                                             ("capsule_lines_redacted", "capsule line"),
+                                                             ("recalls", "recall log")) if r[k]]
     if derived:
         lines.append("  " + ", ".join(derived))
     lines.append("  the audit trail keeps that it happened (a hash), not the words")
@@ -203,7 +203,7 @@ def plan_text(p: dict, action: str) -> str:
     lines = [f"#{m['id']:<7} {one_line(m['text'], 90)}" + (f"  (merged into {m['merged_into']})" if m["merged_into"]
                                                           else "") for m in p["memories"]]
     lines += [f"fact {f['key']}: " + ("the fact itself, key and all" if f["removed_whole"] else
-                                     f"{len(f['values'])} value(s)") for f in p["facts"]]
+                                     counted(len(f['values']), 'value')) for f in p["facts"]]
     lines += [f"dossier topic {t}, every version" for t in p["topics"]]
     lines += [f"entity {e}" for e in p["entities"]]
     lines += [f"dossier {d['topic']} v{d['version']}: {one_line(d['line'], 80)}" for d in p["dossier_lines"]]
@@ -224,17 +224,20 @@ async def cmd_forget(args) -> int:
         action = "purge all of the above" if args.purge else "archive these memories and retract these facts"
         emit(r, args.json, lambda r: plan_text(r, action) if not r["applied"] else
              purge_text(r["result"]) if r["purge"] else
-             f"archived {len(r['result']['archived'])} memories, retracted {len(r['result']['retracted'])} facts "
+             f"archived {counted(len(r['result']['archived']), 'memory')}, "
+             f"retracted {counted(len(r['result']['retracted']), 'fact')} "
              "(`strata restore ID` brings a memory back)")
     else:
-        emit(r, args.json, lambda r: purge_text(r) if r.get("purged") else f"memory {r['id']} archived")
+        emit(r, args.json, lambda r: purge_text(r) if r.get("purged") else f"memory {r['id']} was already archived"
+             if r["previous_state"] == "archived" else f"memory {r['id']} archived")
     return 0
 
 
 async def cmd_restore(args) -> int:
     async with opened(args) as mem:
         result = await mem.restore(args.id)
-    emit(result, args.json, lambda r: f"memory {r['id']} is active again (was {r['previous_state']})")
+    emit(result, args.json, lambda r: f"memory {r['id']} was already active" if r["previous_state"] == "active"
+         else f"memory {r['id']} is active again (was {r['previous_state']})")
     return 0
 
 
@@ -269,11 +272,14 @@ def register(sub, common) -> None:
                    help="answer in this process even when a daemon serves the namespace (the daemon has the "
                         "model loaded; this process loads it, a second or two)")
 
-    p = add("feedback", cmd_feedback, "Record whether a recall helped; shared by every memory it returned.")
-    p.add_argument("recall_id", type=integer)
+    # With --used the outcome is not shared: a success goes to those alone, a failure to the others.
+    p = add("feedback", cmd_feedback, "Record whether a recall helped: every memory it returned shares the "
+                                      "outcome, unless --used names the ones that mattered.")
+    p.add_argument("recall_id", type=integer, help="the recall's id (its first line; recall_id in JSON)")
     p.add_argument("outcome", choices=("success", "failure"))
     p.add_argument("--used", type=integer, action="append", metavar="ID",
-                   help="a memory you actually used (repeatable): makes the recall an arena evaluation episode")
+                   help="a memory you actually used (repeatable): a success goes to these alone, a failure to "
+                        "the hits offered in their place; makes the recall an arena evaluation episode")
 
     p = add("show", cmd_show, "Everything about one memory: fields, scores, history.")
     p.add_argument("id", type=integer)
@@ -283,9 +289,9 @@ def register(sub, common) -> None:
     p.add_argument("--until", help="up to this time")
     p.add_argument("--kind", action="append", help="only these kinds (repeatable)")
     p.add_argument("--all-states", action="store_true", help="include archived, superseded, quarantined")
-    p.add_argument("--limit", type=count, default=50)
-    p.add_argument("--offset", type=integer, default=0)
-    p.add_argument("--oldest-first", action="store_true")
+    p.add_argument("--limit", type=count, default=50, help="at most this many (default 50)")
+    p.add_argument("--offset", type=integer, default=0, help="skip this many first (default 0)")
+    p.add_argument("--oldest-first", action="store_true", help="oldest first")
 
     p = add("forget", cmd_forget, "Archive a memory (kept, not recalled); --purge deletes it for good, with "
                                   "what was derived from it.")
@@ -305,8 +311,10 @@ def register(sub, common) -> None:
     p = add("mark", cmd_mark, "Pin a memory as factual or mark it irrelevant (or undo either).")
     p.add_argument("id", type=integer)
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--factual", dest="factual", action="store_true", default=None)
-    g.add_argument("--not-factual", dest="factual", action="store_false")
+    g.add_argument("--factual", dest="factual", action="store_true", default=None,
+                   help="always eligible for recall, never decays")
+    g.add_argument("--not-factual", dest="factual", action="store_false", help="undo --factual")
     g = p.add_mutually_exclusive_group()
-    g.add_argument("--irrelevant", dest="irrelevant", action="store_true", default=None)
-    g.add_argument("--relevant", dest="irrelevant", action="store_false")
+    g.add_argument("--irrelevant", dest="irrelevant", action="store_true", default=None,
+                   help="never recalled, and left out of the capsule")
+    g.add_argument("--relevant", dest="irrelevant", action="store_false", help="undo --irrelevant")

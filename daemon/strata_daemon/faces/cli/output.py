@@ -100,8 +100,9 @@ def outline(value: Any, depth: int = 1) -> str:
     return "\n".join(lines)
 
 
+# Nothing reads "—" in every text form, as `plain` says it; a "-" beside it read as a different thing.
 def short_time(ts: float | None) -> str:
-    return (iso(ts) or "-").replace("T", " ").replace("Z", "")[:16]
+    return (iso(ts) or "—").replace("T", " ").replace("Z", "")[:16]
 
 
 def one_line(text: str, width: int = 100) -> str:
@@ -110,13 +111,13 @@ def one_line(text: str, width: int = 100) -> str:
 
 
 def age(seconds: float | None) -> str:
-    return "-" if seconds is None else duration(seconds)
+    return "—" if seconds is None else duration(seconds)
 
 
 def ago(seconds: float | None) -> str:
     """How long ago, or how far ahead: a fact may be set to become true later."""
     if seconds is None:
-        return "-"
+        return "—"
     return f"in {duration(-seconds)}" if seconds < 0 else f"{duration(seconds)} ago"
 
 

@@ -3,6 +3,7 @@ which namespace."""
 
 from __future__ import annotations
 
+from strata_daemon.base.wording import counted
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit
 
@@ -11,8 +12,8 @@ COMMANDS = ("store",)
 
 def _show_copy(r: dict) -> str:
     bad = [t for t, c in r["tables"].items() if not c["same"]]
-    return (f"copied {r['memories']} memories from {r['from']} to {r['to']}; "
-            + (f"{len(r['tables'])} tables checked, every row the same" if not bad
+    return (f"copied {counted(r['memories'], 'memory')} from {r['from']} to {r['to']}; "
+            + (f"{counted(len(r['tables']), 'table')} checked, every row the same" if not bad
                else f"tables that differ: {', '.join(bad)} (run the copy again)"))
 
 

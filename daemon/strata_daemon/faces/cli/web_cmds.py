@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from strata_daemon.base.wording import counted
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import count, emit, short_time
 from strata_daemon.faces.cli.parsers import adder, integer, number
@@ -12,7 +13,7 @@ COMMANDS = ("web", "related", "link")
 
 
 def _edges(n: int) -> str:
-    return f"{n} edge" if n == 1 else f"{n} edges"
+    return counted(n, "edge")
 
 
 def _show_reached(r: dict) -> str:
@@ -57,7 +58,7 @@ def _below(edge: dict) -> str:
 
 def _show_neighbours(r: dict) -> str:
     weak = sum(not n["followed"] for n in (*r["neighbours"], *r["links"]))
-    lines = [f"{r['node']}: {_edges(len(r['neighbours']))}, {len(r['links'])} links; `related` and `web spread` "
+    lines = [f"{r['node']}: {_edges(len(r['neighbours']))}, {counted(len(r['links']), 'link')}; `related` and `web spread` "
              f"follow a strength of {r['threshold']:g} or more" + (f" ({weak} below)" if weak else ""),
              f"  {'weight':>7}  {'strength':>8}"]
     lines += [f"  {n['weight']:7.3f}  {n['strength']:8.3f}  {n['node']}   x{n['activations']}, "
@@ -76,7 +77,7 @@ async def cmd_activate(args) -> int:
 async def cmd_commit(args) -> int:
     async with opened(args) as mem:
         r = await mem.commit_working_set()
-    emit(r, args.json, lambda r: f"co-activated {len(r['committed'])} items: {_edges(r['edges_strengthened'])} "
+    emit(r, args.json, lambda r: f"co-activated {counted(len(r['committed']), 'item')}: {_edges(r['edges_strengthened'])} "
                                  "strengthened" if r["committed"] else "the working set was empty; nothing to commit")
     return 0
 

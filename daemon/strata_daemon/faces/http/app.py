@@ -79,6 +79,8 @@ def _problem(errors, what: str, name: str = "") -> str | None:
         bounds = f"between {low} and {high}" if low is not None and high is not None else \
             f"at least {low}" if low is not None else f"at most {high}"
         return f"{where or name} must be {bounds}, not {first.instance}"
+    if first.validator == "minLength" and first.instance == "" and (where or name):
+        return f"{where or name} is empty"  # as the layers say it, not `'' should be non-empty`
     said = " ".join(w for w in (what, name) if w)
     message = first.message
     if first.validator == "additionalProperties" and isinstance(first.instance, dict):

@@ -9,6 +9,7 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
+from strata_daemon.base.wording import counted
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.tui.screens.base import LayerScreen, refill
 from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
@@ -46,9 +47,9 @@ class CapsuleScreen(LayerScreen):
         changes = await mem.capsule_changes()
         errors = sum(p["level"] == "error" for p in checked["problems"])
         self.query_one("#capsule-state", Static).update(
-            f"{mem.capsule_path.name}: {checked['lines']} lines · "
-            + ("valid" if checked["ok"] else f"{errors} error(s)")
-            + f" · {len(checked['problems'])} problem(s) · "
+            f"{mem.capsule_path.name}: {counted(checked['lines'], 'line')} · "
+            + ("valid" if checked["ok"] else counted(errors, "error"))
+            + f" · {counted(len(checked['problems']), 'problem')} · "
             + ("edited since the last render" if changes["changed"] else "as last rendered"))
         if text != self.document:
             self.document = text
@@ -60,5 +61,5 @@ class CapsuleScreen(LayerScreen):
 
     def action_render(self) -> None:
         self.act(self.memory.render_capsule,
-                 lambda r: f"{r['status']}: {r['lines']} lines" + (f", {len(r['absorbed'])} edit(s) taken in"
+                 lambda r: f"{r['status']}: {counted(r['lines'], 'line')}" + (f", {counted(len(r['absorbed']), 'edit')} taken in"
                                                               if r.get("absorbed") else ""))

@@ -8,6 +8,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, DataTable, Input, Label, Select, Static
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.wording import counted
 from strata_daemon.config.settings import MODES
 from strata_daemon.faces.tui.fields import rows as field_rows
 from strata_daemon.faces.tui.format import one_line, when
@@ -19,7 +20,7 @@ from strata_daemon.faces.tui.widgets.explain import ExplainPanel
 
 def summary(result: dict) -> str:
     used = result["mode_used"] + ("" if result["mode_used"] == result["mode"] else f" (asked {result['mode']})")
-    text = f"recall {result['recall_id']} · {used} · {len(result['hits'])} hits of {result['candidates']} candidates"
+    text = f"recall {result['recall_id']} · {used} · {counted(len(result['hits']), 'hit')} of {counted(result['candidates'], 'candidate')}"
     return text + "".join(f"\n⚠ {w}" for w in result["warnings"])
 
 
@@ -141,7 +142,7 @@ class MemoriesScreen(LayerScreen):
             self._show(result["hits"])
             self.query_one("#summary", Static).update(summary(result))
             self.query_one("#hits", DataTable).focus()
-            return f"{len(result['hits'])} hits"
+            return counted(len(result['hits']), 'hit')
 
         self.act(run, shown, reload=False)
 
@@ -206,7 +207,7 @@ class MemoriesScreen(LayerScreen):
             return
         rid = self.result["recall_id"]
         self.act(lambda: self.memory.feedback(rid, outcome),
-                 lambda r: f"recall {rid}: {outcome} shared by {len(r['episodes'])} memories")
+                 lambda r: f"recall {rid}: {outcome} shared by {counted(len(r['episodes']), 'memory')}")
 
     def action_archive(self) -> None:
         def go(row):

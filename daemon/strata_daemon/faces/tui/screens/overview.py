@@ -9,6 +9,7 @@ from textual.widgets import DataTable, Label, Static
 
 from strata_daemon.app import listeners
 from strata_daemon.base import timeutil
+from strata_daemon.base.wording import counted
 from strata_daemon.faces.tui.format import age, one_line, size, when
 from strata_daemon.faces.tui.screens.base import LayerScreen, refill
 from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
@@ -34,7 +35,7 @@ def layer_rows(s: dict) -> list[tuple[str, str]]:
         ("current facts", f"{s['facts']:,}"),
         ("spiderweb edges", f"{s['web_edges']:,}"),
         ("dossiers", f"{s['dossiers']:,}"),
-        ("capsule", f"{cap['lines']} lines, " + ("valid" if cap["ok"] else f"{cap['errors']} error(s)")),
+        ("capsule", f"{counted(cap['lines'], 'line')}, " + ("valid" if cap["ok"] else counted(cap["errors"], "error"))),
         ("database", size(s["database_bytes"])),
         ("home", s["home"]),
         ("learning phase", s["phase"]),

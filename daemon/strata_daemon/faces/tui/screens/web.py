@@ -10,6 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Label, Static, Tree
 
+from strata_daemon.base.wording import counted
 from strata_daemon.errors import StrataError
 from strata_daemon.faces.tui.format import node_short, node_text, nothing_reached, one_line
 from strata_daemon.faces.tui.screens.base import LayerScreen, problem
@@ -184,7 +185,7 @@ class WebScreen(LayerScreen):
                 table.add_row(f"{x['activation']:.3f}", " → ".join(map(node_short, x["path"])), x["state"],
                               one_line(node_text(x["node"], texts.get(x["node"])), LABEL_CHARS), key=x["node"])
             self.query_one("#spread-note", Static).update(f"Nothing reached: {why}." if why else "")
-            said = f"{len(r['reached'])} nodes reached" if r["reached"] else f"nothing reached: {why}"
+            said = f"{counted(len(r['reached']), 'node')} reached" if r["reached"] else f"nothing reached: {why}"
             return said + "".join(f"; {w}" for w in r["warnings"])
 
         self.act(run, shown, reload=False)
