@@ -212,7 +212,7 @@ def test_a_fact_read_from_the_older_statement_gives_way_to_an_update_capture_cou
 def test_a_present_question_ranks_the_newer_of_two_alike_memories_first(memory):
     old = memory.observe("The analytics warehouse lives in us-east-2", at="30d ago")["id"]
     # Capture reads both (`lives in`, `moved to`) and links them; this wording it does not link.
-    new = memory.observe("Warehouse is in ap-southeast-1 after the APAC move", at="2d ago")["id"]
+    new = memory.observe("Warehouse data now served from ap-southeast-1 after the APAC move", at="2d ago")["id"]
     memory.observe_many([{"content": text} for text in NOISE])
     memory.embed_pending()
     r = memory.recall("Where is the analytics warehouse hosted?", mode="balanced", k=5)
@@ -227,7 +227,7 @@ def test_a_present_question_ranks_the_newer_of_two_alike_memories_first(memory):
 
 def test_recall_text_says_why_a_hit_is_out_of_score_order(cli):
     cli("observe", "The analytics warehouse lives in us-east-2", "--at", "30d ago", check=True)
-    cli("observe", "Warehouse is in ap-southeast-1 after the APAC move", "--at", "2d ago", check=True)
+    cli("observe", "Warehouse data now served from ap-southeast-1 after the APAC move", "--at", "2d ago", check=True)
     for text in NOISE:
         cli("observe", text, check=True)
     out = cli("recall", "Where is the analytics warehouse hosted?", "--mode", "balanced", "-k", "5", check=True).out
