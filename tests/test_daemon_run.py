@@ -235,7 +235,7 @@ def test_the_daemon_renders_the_capsule_and_takes_in_a_hand_edit(home, cli):
         text = path.read_text(encoding="utf-8")
         assert "- bridge: UP" in text
         path.write_text(text.replace("- bridge: UP", "- bridge: DOWN"), encoding="utf-8")
-        d.wait_for("capsule edited by hand: 1 facts taken in", START_TIMEOUT)
+        d.wait_for("capsule edited by hand: 1 fact taken in", START_TIMEOUT)
         assert d.stop(signal.SIGTERM) == 0
     finally:
         d.kill()

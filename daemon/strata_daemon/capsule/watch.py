@@ -11,6 +11,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Awaitable, Callable
 
+from strata_daemon.base.wording import counted
 from strata_daemon.capsule import files
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.store import capsule as store
@@ -49,8 +50,8 @@ async def handle_change(cap: Capsule) -> dict:
     cap.last_problems = []
     r = await cap.render()
     taken = len(r["absorbed"]) + len(r["pinned"]) + len(r["hidden"])
-    log.info("capsule edited by hand: %d facts taken in, %d lines pinned, %d hidden; %s",
-             len(r["absorbed"]), len(r["pinned"]), len(r["hidden"]), r["status"])
+    log.info("capsule edited by hand: %s taken in, %s pinned, %d hidden; %s", counted(len(r["absorbed"]), "fact"),
+             counted(len(r["pinned"]), "line"), len(r["hidden"]), r["status"])
     return {"action": "rendered", "taken": taken, **r}
 
 

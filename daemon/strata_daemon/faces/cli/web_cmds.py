@@ -19,7 +19,7 @@ def _edges(n: int) -> str:
 def _show_reached(r: dict) -> str:
     lines = [f"from {', '.join(r['seeds'])} (depth {r['depth']}, threshold {r['threshold']}):"]
     for n in r["reached"]:
-        path = " -> ".join(n["path"])
+        path = " → ".join(n["path"])
         state = "" if n["state"] in ("active", "current") else f" [{n['state']}]"
         lines.append(f"  {n['activation']:.3f}  {n['node']}{state}   via {path}")
     if not r["reached"]:
