@@ -272,7 +272,12 @@ def test_one_daemon_per_home_and_a_killed_one_leaves_no_stale_lock(home, cli):
     first = Daemon(home)
     try:
         first.wait_for("strata started", START_TIMEOUT)
-        assert cli.json("phase", "list")["running"] == first.proc.pid
+        listing = cli.json("phase", "list")
+        assert listing["running"] == first.proc.pid
+        # a phase it has not run yet is due a period after the daemon started, not "some time"
+        waiting = [p for p in listing["phases"] if p["last"] is None and not (p["at_start"] or p["after"])]
+        assert waiting and all(p["next_at"] > time.time() for p in waiting)
+        assert "one interval after start" not in cli("phase", "list", check=True).out
         second = cli("run")
         assert second.returncode == 5 and f"already runs on this home (pid {first.proc.pid})" in second.err
         eid = int(cli("observe", "written while the daemon ran", check=True).out)

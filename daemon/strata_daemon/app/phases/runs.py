@@ -89,13 +89,18 @@ async def daemon_status(mem) -> dict:
     beat = mem.home.state_dir / "heartbeat"
     now = timeutil.now()
     runs, loops, failures = await mem.db.run(lambda c: (last_runs(c), store.loop_count(c), recent_failures(c)))
+    lock = mem.home.state_dir / "daemon.lock"
+    pid = holder(lock)
+    # The running daemon wrote its pid into the lock as it started: a phase it has not run yet is
+    # due one period after that.
+    started = lock.stat().st_mtime if pid else None
     phases = []
     for p in PHASES:
         last = runs.get(p.name)
-        due = None if last is None else last["started_at"] + p.period(mem.config)
+        due = last["started_at"] + p.period(mem.config) if last is not None else \
+            started + p.period(mem.config) if started is not None and not (p.at_start or p.after) else None
         phases.append({"phase": p.name, "every_seconds": p.period(mem.config), "after": p.after,
                        "at_start": p.at_start, "last": last, "next_at": due, "next_at_iso": timeutil.iso(due)})
-    pid = holder(mem.home.state_dir / "daemon.lock")
     return {"running": pid, "loop_count": loops,
             "heartbeat_age_seconds": round(now - beat.stat().st_mtime, 1) if beat.exists() else None,
             "listeners": listeners.of_daemon(mem.home.state_dir, pid), "phases": phases, "recent_errors": failures}
