@@ -46,6 +46,7 @@ _RUNS = frozenset("run runs running".split())
 # names its attribute overrides.
 _GUESSED = frozenset("location time date priority name owner version plan".split())
 _PORT = re.compile(r"^\d{2,5}$")
+_HOST = re.compile(r"^[a-z][\w-]*(?:\.[\w-]+)+$|^[a-z]+-\d+$")  # `mon-1.internal.example`, `web-3`
 _OF_PHRASE = re.compile(r"(?i)^(?P<attr>.+?)\s+(?:at|for|of|on)\s+(?:the\s+|our\s+)?(?P<subj>\S.*)$")
 _OWN_TASTE = re.compile(r"(?i)^(?:favou?rite|preferred|usual|go-to)\s+\S")
 # Typed attributes whose value is its form alone: a time or a price keeps its qualifier (`15:30 on
@@ -106,8 +107,8 @@ def _verb_attribute(verb: str, value: str) -> tuple[str, str] | None:
         if shape_of(bare) == "time" or _WHEN_WORD.search(bare):  # `runs at night`, `runs every day at 1am`
             return "time", value.strip() if re.match(r"(?i)(?:every|each|daily|nightly|weekly)\b", value.strip()) \
                 else bare
-        if re.match(r"(?i)(?:in|at)\s", value.strip()):
-            return "location", bare
+        if re.match(r"(?i)(?:in|at)\s", value.strip()) or (re.match(r"(?i)on\s", value.strip()) and _HOST.match(bare)):
+            return "location", bare  # `runs on mon-1.internal.example`, as `lives on ...` says
         return None
     if word in VERBS:
         attr = VERBS[word]

@@ -26,8 +26,10 @@ MAX_VALUE_CHARS = 80
 _TITLES = ("Dr", "Mr", "Ms", "St", "Mrs", "Prof", "Jr", "Sr", "[A-Z]")
 _NOT_AFTER = "".join(rf"(?<!\b{t})" for t in _TITLES)  # before a full stop
 _NOT_PAST = "".join(rf"(?<!\b{t}\.)" for t in _TITLES)  # just past one
-_MAY_SPLIT = re.compile(r"[.!?]\s|\n")
-_SENTENCES = re.compile(_NOT_PAST + r"(?<=[.!?])\s+(?=[A-Z\"'“])|\n")
+# A semicolon joins two statements as a full stop does: `We rebuilt monitoring; Grafana lives on
+# obs-2 now` states where Grafana lives.
+_MAY_SPLIT = re.compile(r"[.!?;]\s|\n")
+_SENTENCES = re.compile(_NOT_PAST + r"(?<=[.!?])\s+(?=[A-Z\"'“])|;\s+|\n")
 # `ap-southeast-1 after the APAC move`: what came after a value is why it changed, not the value
 # (a value that starts with `after`, `after the retro`, is kept).
 _CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although|while)\b|;|\s+(?:but|because|which|"
