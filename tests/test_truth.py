@@ -32,6 +32,9 @@ WORDINGS = {
                    "What is Dana Whitfield's email address?", "dana whitfield.email", "dana@new.example"),
     "at a time": ("The standup is at 9:30.", "Standup moved to 10:00.", "What time is standup?", "standup.time",
                   "10:00"),
+    "runs on a host": ("Grafana runs on mon-1.internal.example.",
+                       "We rebuilt monitoring; Grafana lives on obs-2.internal.example now.",
+                       "Which machine serves Grafana?", "grafana.location", "obs-2.internal.example"),
     "head noun": ("The analytics warehouse lives in us-east-2.", "Warehouse is in ap-southeast-1 after the APAC move.",
                   "Where is the analytics warehouse?", "analytics warehouse.location", "ap-southeast-1"),
 }
