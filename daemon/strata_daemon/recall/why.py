@@ -4,7 +4,7 @@ explanation recall already worked out for the hit (`explain`), nothing else."""
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
 # What found a memory, in the order a person would say it.
 _FOUND = (("fts", "words"), ("vector", "meaning"), ("date", "the time named"), ("fact", "a fact it states"),
@@ -15,7 +15,7 @@ _RAISED = (("neighbours", "next to a match"), ("session", "in a session that mat
 RECENT = 7 * 86400  # seconds: within the default recency half-life a memory reads as recent
 
 
-def why_line(explain: Mapping, *, age: float, tier: str = "hot", led: bool = False, above: list[int] = ()) -> str:
+def why_line(explain: Mapping, *, age: float, tier: str = "hot", led: bool = False, above: Sequence[int] = ()) -> str:
     """One line saying why a hit was recalled, from its `explain` (retrievers, features, what
     ranked it down), its age in seconds and its tier; and why it stands out of score order
     when it does (it LED, or was moved ABOVE older memories alike it)."""
