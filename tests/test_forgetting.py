@@ -328,6 +328,24 @@ def test_backups_that_still_hold_a_purged_memory_are_named_and_pruned(cli, home)
     assert cli("backup", "--prune-containing", "999").returncode != 0  # never purged
 
 
+def test_a_purge_removes_the_partial_copy_a_killed_backup_left(cli, home):
+    import subprocess
+    import sys
+
+    a = cli.json("observe", "The vault code is 5512-QRT.")["id"]
+    folder = home / "state" / "backups"
+    folder.mkdir(parents=True, exist_ok=True)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stem = folder / f".memory-20261207T090000Z.{int(dead.stdout)}.0badc0de.partial"
+    stem.write_bytes(b"SQLite format 3\x00 ... The vault code is 5512-QRT.")  # a backup killed mid-copy
+    stem.with_name(stem.name + "-wal").write_bytes(b"5512-QRT")
+    alive = folder / f".memory-20261207T090001Z.{os.getpid()}.0badc0de.partial"  # a backup under way
+    alive.write_bytes(b"")
+    assert b"5512-QRT" in stem.read_bytes() and cli.json("backup", "--list") == []
+    cli("forget", str(a), "--purge", check=True)
+    assert sorted(p.name for p in folder.iterdir()) == [alive.name]
+
+
 def test_an_export_made_before_a_purge_does_not_bring_the_words_back(cli, home, tmp_path):
     secret = cli.json("observe", "The alarm code at the cabin is 4471-QX.")["id"]
     kept = cli.json("observe", "The cabin is by the lake.")["id"]

@@ -27,12 +27,18 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def sweep(folder: Path) -> None:
-    """Remove the partial copies of processes that died while copying."""
-    for partial in folder.glob(f".*{PARTIAL}"):
-        pid = partial.name.split(".")[-3]
+def sweep(folder: Path) -> int:
+    """Remove the partial copies of processes that died while copying (killed, or on a full
+    disk), with the -wal, -shm and -journal files SQLite left beside them: each holds every
+    memory, and no listing shows it. Returns how many copies went."""
+    gone = 0
+    for partial in folder.glob(f".*{PARTIAL}*"):
+        stem = partial.name.split(PARTIAL)[0]
+        pid = stem.split(".")[-2] if stem.count(".") >= 2 else ""
         if pid.isdigit() and not _pid_alive(int(pid)):
+            gone += partial.name.endswith(PARTIAL)
             partial.unlink(missing_ok=True)
+    return gone
 
 
 def _order(p: Path) -> tuple[str, int]:
