@@ -4,6 +4,7 @@ embedding model and tokenizer, real processes for the hooks."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -179,12 +180,23 @@ def _hook(home, *args, stdin: str | bytes, env=None):
                           timeout=120)
 
 
+def test_a_session_file_named_by_its_id_is_renamed_to_its_hash_and_kept(tmp_path):
+    from strata_daemon.app import hooks
+
+    folder = tmp_path / "hooks" / "default"
+    folder.mkdir(parents=True)
+    (folder / "deploy-acme-prod.json").write_text('{"transcript_offset": 42}', encoding="utf-8")
+    assert hooks.read_session(tmp_path, "default", "deploy-acme-prod") == {"transcript_offset": 42}
+    assert [p.name for p in folder.iterdir()] == [hashlib.sha256(b"deploy-acme-prod").hexdigest()[:32] + ".json"]
+
+
 def test_the_hooks_give_context_record_feedback_and_keep_what_a_session_decided(lived, home, tmp_path):
     start = _hook(home, "session-start", stdin="{}")
     assert start.returncode == 0 and start.stdout.decode().startswith("# Capsule")
     prompt = _hook(home, "prompt", stdin=json.dumps({"prompt": "why did the backup job fail?", "session_id": "s-1"}))
     assert prompt.returncode == 0 and b"#3 " in prompt.stdout and b"The nightly backup job failed" in prompt.stdout
-    state = home / "state" / "hooks" / "default" / "s-1.json"
+    [state] = (home / "state" / "hooks" / "default").iterdir()  # named by a hash: a session id may hold words
+    assert state.name == hashlib.sha256(b"s-1").hexdigest()[:32] + ".json"
     assert stat.S_IMODE(state.stat().st_mode) == 0o600 and b"nightly" not in state.read_bytes()  # ids, no words
     transcript = tmp_path / "t.jsonl"
     reply = "The backup job failed on nas-1 at 03:00 after the disk filled up (#3).\nDecided to add a disk alert."

@@ -36,14 +36,18 @@ READ_BYTES = 8 * 1024 * 1024
 
 
 def _session_file(state_dir: Path, agent: str, session: str) -> Path:
-    name = session if _SAFE.match(session) else \
-        hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return state_dir / "hooks" / agent / f"{name}.json"
+    """A session's file is named by a hash of its id: an id may hold words (`deploy-acme-prod`),
+    and a name outlives every purge."""
+    return state_dir / "hooks" / agent / f"{hashlib.sha256(session.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}.json"
 
 
 def read_session(state_dir: Path, agent: str, session: str) -> dict:
+    path = _session_file(state_dir, agent, session)
+    named = path.with_name(f"{session}.json")  # named by the id itself, as strata did before
+    if _SAFE.match(session) and named != path and named.is_file() and not path.exists():
+        named.replace(path)
     try:
-        state = json.loads(_session_file(state_dir, agent, session).read_text(encoding="utf-8"))
+        state = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return state if isinstance(state, dict) else {}
