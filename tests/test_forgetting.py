@@ -170,6 +170,21 @@ def test_forget_matching_reaches_sources_sessions_contexts_keys_topics_and_entit
         t["topic"] for t in cli.json("dossier", "list")["topics"]]
 
 
+def test_forget_matching_finds_a_topic_named_with_the_words_in_its_kept_form(cli, home):
+    # A topic's name is kept folded (`SECRET-ZEBRA-7741` is `secret_zebra_7741`): the spelling
+    # asked for must reach it, its versions and the capsule that lists it.
+    cli("observe", "the quarterly numbers look fine", check=True)
+    cli("dossier", "add", "SECRET-ZEBRA-7741", "--query", "quarterly", check=True)
+    cli("dossier", "refresh", "SECRET-ZEBRA-7741", check=True)
+    cli("capsule", "render", check=True)
+    listed = cli.json("forget", "--matching", "SECRET-ZEBRA-7741")
+    assert listed["topics"] == ["secret_zebra_7741"]
+    cli.json("forget", "--matching", "SECRET-ZEBRA-7741", "--purge", "--yes")
+    for path in home.rglob("*"):
+        assert not path.is_file() or b"zebra" not in path.read_bytes().lower(), path
+    assert "zebra" not in cli("capsule", "show", check=True).out.lower()
+
+
 def test_fact_forget_and_dossier_remove_take_words_too(cli, home):
     cli("fact", "set", "Tessaly door code", "4411", check=True)
     cli("fact", "set", "lamp", "on", check=True)

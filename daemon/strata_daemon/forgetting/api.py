@@ -16,6 +16,7 @@ import time
 from strata_daemon.base import timeutil
 from strata_daemon.base.text import require_text
 from strata_daemon.base.wording import quoted
+from strata_daemon.dossier.topics import normalise_topic
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.forgetting import backups, folding, purge as purging
 from strata_daemon.forgetting.redaction import redact_lines
@@ -128,6 +129,14 @@ def _found(text: str, *fields) -> set[str]:
     return out
 
 
+def _as_topic(text: str) -> str | None:
+    """TEXT as a topic's name is kept (`SECRET-ZEBRA-7741` names `secret_zebra_7741`), or None."""
+    try:
+        return normalise_topic(text)
+    except InvalidInput:
+        return None
+
+
 def _matching(conn, agent: str, text: str) -> tuple[purging.Asked, set[str]]:
     """Compared in Python: SQLite's lower() leaves "Ü" and accents alone."""
     asked, said = purging.Asked(), set()
@@ -146,8 +155,9 @@ def _matching(conn, agent: str, text: str) -> tuple[purging.Asked, set[str]]:
         elif held and key not in asked.keys:
             asked.keys.append(key)
     asked.keys = [k for k in asked.keys if k not in asked.whole]
+    as_topic = _as_topic(text)
     for topic, query in store.topic_texts(conn, agent):
-        found = _found(text, topic, query)
+        found = _found(text, topic, query) | (_found(as_topic, topic) if as_topic else set())
         if found:
             asked.topics.append(topic)
             said |= found
