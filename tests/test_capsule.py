@@ -192,6 +192,18 @@ def test_a_capsule_that_is_a_link_stays_one_and_its_file_changes(memory, home, t
     assert path.is_symlink() and "strata-lab" not in kept.read_text(encoding="utf-8")
 
 
+def test_a_capsule_linked_to_a_file_that_is_no_capsule_is_not_served(memory, home, tmp_path, cli):
+    path, other = home / "capsule" / "CAPSULE.md", tmp_path / "passwd"
+    other.write_text("root:x:0:0:root:/root:/bin/bash\n", encoding="utf-8")
+    path.unlink(missing_ok=True)
+    path.symlink_to(other)
+    shown = cli("capsule", "show")
+    assert shown.returncode != 0 and "holds no capsule block" in shown.err and "root:x" not in shown.out
+    hook = cli("hook", "session-start", input="{}")
+    assert hook.returncode == 0 and "root:x" not in hook.out
+    assert other.read_text(encoding="utf-8").startswith("root:x")  # left as it was
+
+
 def test_hand_edits_become_facts_pins_and_hides_and_survive_renders(memory, home):
     _history(memory)
     path = home / "capsule" / "CAPSULE.md"

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from strata_daemon.base import bounded
+from strata_daemon.errors import InvalidInput
 
 
 def sha256(text: str) -> str:
@@ -44,8 +45,14 @@ BOM = "\ufeff"  # some editors (Notepad, some IDEs' defaults) start a UTF-8 file
 
 def read(path: Path) -> str | None:
     """The capsule's text, without a byte-order mark; None when there is no file. A folder, a
-    device, a file that is not UTF-8 or is over LIMIT is an InvalidInput naming the problem."""
+    device, a file that is not UTF-8 or is over LIMIT is an InvalidInput naming the problem, as
+    is a link to a file that holds no capsule block: every face serves the capsule to the agent,
+    and a link to any readable file (`/etc/passwd`) would hand it that file."""
     text = bounded.read_text(path, LIMIT, hint=UNREADABLE_HINT)
+    if text is not None and text.strip() and path.is_symlink() and "<!-- strata:begin " not in text:
+        raise InvalidInput(f"{path} links to {path.resolve()}, which holds no capsule block",
+                           hint="point the link at a capsule strata has rendered into (or an empty file), or "
+                                "remove the link: `strata capsule render` writes a capsule there")
     return None if text is None else text.removeprefix(BOM)
 
 
