@@ -233,7 +233,7 @@ def test_dossier_versions_lose_the_line_and_the_current_one_is_written_again(mem
 
 
 def test_the_capsule_loses_the_line_without_taking_it_back_as_an_edit(memory, home):
-    said = memory.observe("Wifi password: hunter-gx2")["id"]
+    said = memory.observe("Locker combination: hunter-gx2")["id"]
     memory.observe("TODO: call Dr. Okonkwo about the biopsy results", kind="task")
     memory.render_capsule()
     path = memory.capsule_path

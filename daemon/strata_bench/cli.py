@@ -12,7 +12,8 @@ from strata_daemon.config.settings import MODES
 COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "bench lived", "bench facts", "bench web",
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
             "bench http", "bench context", "bench reliability", "bench arena", "bench scale", "bench capture",
-            "bench updates", "bench truth", "bench forget", "bench purge", "bench cli", "bench hosts")
+            "bench updates", "bench truth", "bench forget", "bench purge", "bench cli", "bench hosts",
+            "bench redaction")
 GROUP = "benchmarks"
 CONVERSATIONS = "use only the first N conversations, or the A-th to the B-th (counted from 1)"
 
@@ -137,6 +138,12 @@ def _locomo(add) -> None:
     add("capture", run_facts.cmd_capture, "Fact capture's precision and recall on labelled lines (states to capture, "
                                 "events to leave alone): the development set it was tuned on and a held-out set.",
         n=None)
+    q = add("redaction", run_facts.cmd_redaction, "Credentials replaced before they are stored: recall by kind and "
+                                "false positives among lookalikes on labelled lines (a development and a held-out "
+                                "set), the time a line costs, and the secrets left in a home's files after storing "
+                                "every line.", n=None)
+    q.add_argument("--set", choices=("dev", "held_out"), help="score one set only")
+    q.add_argument("--misses", action="store_true", help="list the development set's misses and false positives")
     q = add("updates", run_facts.cmd_updates, "Knowledge updates: pairs of memories stating an older and a newer value of "
                                     "one fact among corpus memories (half with the older arriving late), and "
                                     "chains of three or four values, each asked about; how often the newest ranks "

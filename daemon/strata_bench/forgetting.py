@@ -77,7 +77,7 @@ CASES: tuple[Case, ...] = (
     Case("cited in a dossier", ("Project Falcon budget approved at 88k zorbles by the board.",
                                 "Project Falcon kickoff moved to Thursday."), "zorbles", ("memory", 0),
          topic="falcon"),
-    Case("fact in the capsule", ("Wifi password: hunter-gx2",), "hunter-gx2", ("memory", 0)),
+    Case("fact in the capsule", ("Wifi network: hunter-gx2",), "hunter-gx2", ("memory", 0)),  # a password never arrives
     Case("task in the capsule", ("TODO: call Dr. Okonkwo about the biopsy results",), "biopsy", ("memory", 0),
          kind="task"),
     Case("fact a person set", (), "8841-ZXW", ("fact", "bank pin"), fact=("bank pin", "8841-ZXW")),

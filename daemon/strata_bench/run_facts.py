@@ -18,6 +18,15 @@ async def cmd_capture(args) -> int:
     return 0
 
 
+async def cmd_redaction(args) -> int:
+    from strata_bench.redaction import bench_redaction, format_redaction
+
+    result = await bench_redaction(only=args.set, misses=args.misses)
+    _save(result, args.out)
+    emit(result, args.json, format_redaction)
+    return 0
+
+
 async def cmd_updates(args) -> int:
     from strata_bench.updates import bench_updates, format_updates
     from strata_bench.updates import steps as updates_steps

@@ -7,6 +7,8 @@ from __future__ import annotations
 from functools import cached_property
 
 from strata_daemon.app.phases.steps import STEP_KEYS, WAKE_KEYS, spec_problem
+from strata_daemon.base.credentials import Redactor
+from strata_daemon.base.private import redaction_key
 from strata_daemon.arena.arms import Arm, arms_of, preset_problem, presets_of
 from strata_daemon.arena.reward import check as check_reward
 from strata_daemon.config import overrides
@@ -69,9 +71,15 @@ def check(config: Config) -> None:
     compile_rules(config["facts.rules"], tuple(config["store.kinds"]))  # names a broken rule now
 
 
-def limits(config: Config) -> Limits:
+def limits(config: Config, redactor: Redactor | None = None) -> Limits:
     return Limits(int(config["store.max_content_bytes"]), tuple(config["store.kinds"]), config["store.default_kind"],
-                  float(config["store.default_importance"]))
+                  float(config["store.default_importance"]), redactor)
+
+
+def redactor(home: Home, config: Config) -> Redactor:
+    """The home's redactor (privacy.*), its hashes keyed by state/redaction.key, made on first need."""
+    return Redactor(key=redaction_key(home.state_dir) if config["privacy.redact"] else b"",
+                    enabled=bool(config["privacy.redact"]), patterns=dict(config["privacy.patterns"]))
 
 
 def models(home: Home, config: Config, agent: str) -> Models:
@@ -91,7 +99,8 @@ class Layers:
                  read_only: bool):
         self.db, self.home, self.config, self.agent, self.actor = db, home, config, agent, actor
         self.models, self.read_only = models, read_only
-        self.limits, self.params = limits(config), scoring_params(config)
+        self.redactor = redactor(home, config)
+        self.limits, self.params = limits(config, self.redactor), scoring_params(config)
 
     def built(self, name: str) -> bool:
         return name in self.__dict__  # where cached_property keeps what it built
@@ -113,7 +122,7 @@ class Layers:
     def facts(self):
         from strata_daemon.facts.api import Facts
 
-        return Facts(self.db, self.agent, self.config, self.actor, self.models)
+        return Facts(self.db, self.agent, self.config, self.actor, self.models, self.redactor)
 
     @cached_property
     def dossiers(self):

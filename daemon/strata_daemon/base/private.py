@@ -4,6 +4,7 @@ reader never sees half of one."""
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 
@@ -28,3 +29,31 @@ def write_private(path: Path, text: str) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def redaction_key(state_dir: Path) -> bytes:
+    """The key of the hashes that end redaction placeholders (state/redaction.key, 0600): made
+    once, on first need, whole before it has its name (a link), so that two processes starting
+    together read one key. A home that cannot be written (read-only, or not laid out yet) gets
+    no key, and its hashes are plain."""
+    path = state_dir / "redaction.key"
+    try:
+        return bytes.fromhex(path.read_text(encoding="ascii").strip())
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError):
+        return b""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(secrets.token_hex(32) + "\n")
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process named its key first: that one holds
+        return bytes.fromhex(path.read_text(encoding="ascii").strip())
+    except (OSError, ValueError):
+        return b""
+    finally:
+        tmp.unlink(missing_ok=True)

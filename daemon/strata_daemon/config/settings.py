@@ -134,6 +134,17 @@ def _presets_table(v: Any) -> str | None:
     return None if all(isinstance(spec, dict) for spec in v.values()) else "must hold one table per preset"
 
 
+def _patterns_table(v: Any) -> str | None:
+    for name, pattern in v.items():
+        if not isinstance(pattern, str) or not pattern:
+            return f"{name}: must be a regular expression, as text"
+        try:
+            re.compile(pattern)
+        except re.error as e:
+            return f"{name}: {pattern!r} is not a regular expression ({e})"
+    return None
+
+
 def _optional(check: Callable[[Any], str | None]) -> Callable[[Any], str | None]:
     return lambda v: None if v is None else check(v)
 
@@ -155,6 +166,14 @@ SETTINGS: tuple[Setting, ...] = (
             "Where the memories are kept: empty for the home's own SQLite file (state/memory.db), or a "
             "postgresql://USER:PASSWORD@HOST/DB URL to share one database among several hosts' daemons "
             "(docs/operations.md says when). STRATA_DATABASE_URL, when set, takes its place.", _store_url),
+    Setting("privacy.redact", True,
+            "Replace credentials in what is stored (cloud keys, forge and chat tokens, JWTs, private key blocks, "
+            "passwords in URLs and assignments) by a typed placeholder, `[redacted:KIND:HASH]`, and drop "
+            "<private>...</private> spans, before anything is written (docs/forgetting.md#secrets)."),
+    Setting("privacy.patterns", {},
+            "Patterns of your own to redact, a regular expression per name (a [privacy.patterns] table whose "
+            "employee_id is 'EMP-\\d{6}'): a match becomes `[redacted:NAME:HASH]` (the first group, when it has one).",
+            _patterns_table),
     Setting("recall.mode", "balanced",
             "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph and cross-encoder).",
             _one_of(*MODES)),

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from strata_daemon.base.credentials import Redactor
 from strata_daemon.base.text import HINT as TEXT_HINT, broken_part, require_text
 from strata_daemon.base.timeutil import parse_time
 from strata_daemon.base.wording import quoted
@@ -33,6 +34,7 @@ class Limits:
     kinds: tuple[str, ...]
     default_kind: str
     default_importance: float
+    redactor: Redactor | None = None  # credentials out of the text and the context before they are stored
 
     def known_kinds(self, kinds) -> tuple[str, ...]:
         """The kinds asked for, each one store.kinds allows."""
@@ -65,6 +67,8 @@ def clean_content(value: Any, limits: Limits) -> str:
         raise InvalidInput("text is not valid UTF-8 (it holds undecodable bytes)",
                            hint="convert it to UTF-8 first, e.g. with iconv") from None
     text = value.strip()
+    if limits.redactor is not None:
+        text = limits.redactor.clean(text).strip()
     if not text or all(ch.isspace() or unicodedata.category(ch) == "Cf" for ch in text):
         # Only blanks, or only marks that show nothing (zero-width spaces, direction marks).
         raise InvalidInput("text is empty", hint="give the observation some words")
@@ -110,6 +114,19 @@ def clean_context(value: Any) -> dict:
                            hint="a context is a few short KEY: VALUE pairs of the situation; store long text "
                                 "as the observation itself")
     return dict(value)
+
+
+def _redacted(value: Any, redactor: Redactor | None) -> Any:
+    """A context with the credentials in its texts replaced (`{"env": {"TOKEN": "ghp_..."}}`)."""
+    if redactor is None:
+        return value
+    if isinstance(value, str):
+        return redactor.clean(value)
+    if isinstance(value, dict):
+        return {k: _redacted(v, redactor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v, redactor) for v in value]
+    return value
 
 
 def parse_context_pairs(pairs: list[str] | None) -> dict:
@@ -197,7 +214,8 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
         "source": _short(raw.get("source"), "source"), "session": _short(raw.get("session"), "session"),
         "importance": _importance(raw.get("importance"), limits.default_importance),
         "factual": _flag(raw, "factual"), "irrelevant": _flag(raw, "irrelevant"),
-        "context": json.dumps(clean_context(raw.get("context")), ensure_ascii=False, sort_keys=True),
+        "context": json.dumps(_redacted(clean_context(raw.get("context")), limits.redactor), ensure_ascii=False,
+                              sort_keys=True),
         "access_count": _count(raw, "access_count"),
         "last_access_at": parse_time(last_access, reference=now) if last_access is not None else None,
         "success_count": _count(raw, "success_count"), "failure_count": _count(raw, "failure_count"),

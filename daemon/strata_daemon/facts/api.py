@@ -8,6 +8,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Iterable
 
 from strata_daemon.base import timeutil
+from strata_daemon.base.credentials import Redactor
 from strata_daemon.base.numbers import whole
 from strata_daemon.errors import CasMismatch, InvalidInput, NotFound
 from strata_daemon.facts import ranking, rekey
@@ -46,8 +47,9 @@ def _importance(value: Any) -> float | None:
 
 
 class Facts:
-    def __init__(self, db: Database, agent: str, config, actor: str, models: Models):
+    def __init__(self, db: Database, agent: str, config, actor: str, models: Models, redactor: Redactor | None = None):
         self.db, self.agent, self.actor, self.models = db, agent, actor, models
+        self.redactor = redactor  # a value a person or the capsule gives is stored as an observation's text is
         self.alike_floor = float(config.tuning.facts.alike_floor)
         self.max_value_bytes = int(config["facts.max_value_bytes"])
         self.window = float(config.tuning.facts.conflict_window_seconds)
@@ -63,11 +65,20 @@ class Facts:
         label = label_of(key)
         normalise_key(label)
         return store.Assertion(
-            label=label, value=None if value is None else clean_value(value, self.max_value_bytes),
+            label=label, value=None if value is None else clean_value(self._redacted(label, value),
+                                                                      self.max_value_bytes),
             valid_from=None if at is None else timeutil.parse_time(at, reference=now),
             source=source if isinstance(source, Source) else Source.parse(source, default=Source("person", self.actor)),
             confidence=_confidence(confidence, 1.0), rule=rule, importance=_importance(importance),
             ttl_seconds=None if ttl is _UNSET else parse_duration(ttl), set_ttl=ttl is not _UNSET)
+
+    def _redacted(self, label: str, value):
+        """VALUE with its credentials replaced, read with its key: `db password` = `hunter22` is
+        a password as `db password = hunter22` would be in a memory."""
+        if self.redactor is None or not isinstance(value, str):
+            return value
+        said = self.redactor.clean(f"{label} = {value}")
+        return said[len(label) + 3:] if said.startswith(f"{label} = ") else self.redactor.clean(value)
 
     def _shaped(self, result: dict, a: store.Assertion) -> dict:
         return {**result, "label": a.label, "value": a.value, "valid_from_iso": timeutil.iso(result["valid_from"]),

@@ -94,6 +94,11 @@ class Recall:
             raise InvalidInput(f"k must be between 1 and 1000, not {k}")
         return mode, k
 
+    def _redacted(self, query: str) -> str:
+        """The query as it is searched and logged: a credential in it is the placeholder the
+        memories holding it were stored with, so asking by a token finds them and logs no token."""
+        return query if self.limits.redactor is None else self.limits.redactor.clean(query)
+
     async def ranked(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
                      kinds: Iterable[str], include_archived: bool, now: float, arm: Arm | None = None,
                      hot_only: bool = False, as_of: bool = False, hop: bool | None = None) -> dict:
@@ -102,6 +107,7 @@ class Recall:
         `hop` lets the second hop bring in memories the question's words do not find; by default
         every mode but `fast` (words only) does."""
         mode, k = self._checked(query, mode, k)
+        query = self._redacted(query)
         kinds = self.limits.known_kinds(kinds)
         query_context = {str(a): str(b) for a, b in clean_context(context).items()}
         warnings: list[str] = []
@@ -149,7 +155,7 @@ class Recall:
         shown = hits if given is None else given(r)  # before the write: the lock is held for the write alone
 
         def record(conn):
-            rid = writes.record_recall(conn, self.agent, query, r["mode_used"], r["k"],
+            rid = writes.record_recall(conn, self.agent, r["query"], r["mode_used"], r["k"],
                                        json.dumps(query_context, sort_keys=True),
                                        [(h["id"], h["rank"], h["score"]) for h in shown], now, strategy["arm"])
             return rid, self.web.feed_in(conn, shown, rid, now)

@@ -1,0 +1,218 @@
+"""Credentials in text, found and replaced before anything is stored. Pure: no I/O.
+
+An agent stores what it reads (tool output, shell sessions, transcripts), and these hold keys
+and passwords. Each one found becomes a typed placeholder, `[redacted:github-token:4f0c2a]`,
+whose last part is a keyed hash of the secret: two mentions of one secret stay linkable, and
+the secret cannot be read back from it. `<private>...</private>` spans go whole (`[private]`).
+
+What is found:
+- the vendor formats of detect-secrets (a maintained detector library, Yelp's): AWS access
+  keys, Azure storage keys, passwords in URLs, Discord, GitHub, GitLab, Mailchimp, npm,
+  OpenAI, PyPI, SendGrid, Slack (tokens and webhooks), Square, Stripe, Telegram, Twilio,
+  Artifactory, IBM and SoftLayer credentials; its patterns are used as it ships them;
+- ours, for what it does not cover or covers in part: private key blocks whole (it flags the
+  BEGIN line), JSON web tokens with their signature, GitHub's fine-grained `github_pat_`,
+  Anthropic, OpenAI project and Google API keys, `npm_` tokens, the value of a password
+  assignment (`password=...`, `"db_password": "..."`, `PGPASSWORD=...`) unless it is a
+  placeholder (`${DB_PASSWORD}`, `<redacted>`, `****`), and a random-looking value assigned to
+  a name that says key, token or secret (`API_KEY=...`, `client_secret: ...`);
+- patterns a person adds (privacy.patterns), under their own names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Iterable, Mapping
+
+PRIVATE = re.compile(r"(?is)<private>.*?(?:</private>|\Z)")
+# A run long enough to be a key: every vendor format the library knows holds one, and a text
+# without one (most prose) never loads it (0.2 s to import).
+_LONG_RUN = re.compile(r"[A-Za-z0-9_\-./+=]{20,}|-----BEGIN|://[^\s/@]+:[^\s/@]+@|_authToken")
+
+_BLOCK = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S)
+_OURS: tuple[tuple[str, re.Pattern], ...] = (
+    ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*")),
+    ("github-token", re.compile(r"\bgithub_pat_[A-Za-z0-9_]{50,}")),
+    ("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}")),
+    ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
+    ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    # An AWS secret said in words, unquoted: `New secret access key is a4Cg...`.
+    ("aws-secret", re.compile(r"(?i)(?:secret[_\s-]?access[_\s-]?key|aws[_\s-]?secret)[^\n]{0,30}?"
+                              r"(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")),
+    # A URL's password with no user (`redis://:pw@host`) or with characters the library's pattern
+    # leaves out (`!`).
+    ("url-password", re.compile(r"://[^\s/@:]*:([^\s/@]{2,200})@")),
+)
+# A password said in words: `the passphrase for the backup key is orbit-tulip-quartz-ladder`.
+_SAID_PASSWORD = re.compile(r"(?i)\b(?:password|passphrase|passcode|pin)\b[^.\n]{0,40}?\bis\s+[\"']?([^\s\"',;]{4,})")
+# `password = "..."`, `DB_PASSWORD: ...`, `--password ...`, `"passwd": "..."`.
+_PASSWORD = re.compile(
+    r"""(?ix)(?:\b|_|(?<=PG))(?:pass(?:word|wd|phrase)?|pwd|secret)s?["']?\s*(?:[:=]|:=|=>|\s(?=["']))\s*
+    (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{1,200}))""")
+_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--password|--passwd|-p)[= ](?!-)([^\s\"']{4,200})")
+# `API_KEY=...`, `client_secret: ...`, `auth_token = "..."`: taken when the value looks random.
+_KEYED = re.compile(
+    r"""(?ix)(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|access[_-]?token|
+    refresh[_-]?token|bearer|token|client[_-]?secret|signing[_-]?key|private[_-]?key|webhook[_-]?secret)
+    ["']?\s*(?:[:=]|:=|=>)\s*(?:"([^"\s]{16,200})"|'([^'\s]{16,200})'|([A-Za-z0-9_\-./+=]{16,}))""")
+_BEARER = re.compile(r"(?i)\bAuthorization:\s*(?:Bearer|Token|Basic)\s+([A-Za-z0-9_\-./+=]{16,})")
+# Values that stand for a secret without being one.
+_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
+    (?:your|my|the)[_-]?\w*|\w*[_-]here|null|none|nil|true|false|redacted|\[redacted.*|changeit_placeholder|
+    required|optional|prompt|env|string|str|\?+|-+)$""")
+
+
+@dataclass(frozen=True)
+class Found:
+    kind: str
+    start: int
+    end: int
+
+
+def _entropy(s: str) -> float:
+    counts = Counter(s)
+    return -sum(n / len(s) * math.log2(n / len(s)) for n in counts.values())
+
+
+def _random(value: str) -> bool:
+    """A value that looks generated, not a word, a path, a version or a plain hex checksum name."""
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
+    return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.2 and not re.fullmatch(r"[\d.]+", value)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.casefold()).strip("-")
+
+
+# The library's names for what they are, as placeholders say them.
+_KINDS = {"Basic Auth Credentials": "url-password", "AWS Access Key": "aws-access-key", "Slack Token": "slack-token",
+          "OpenAI Token": "openai-key", "Stripe Access Key": "stripe-key", "NPM tokens": "npm-token"}
+# Kinds that say where a secret sits, not what it is: a GitHub token as a URL's password is a
+# GitHub token.
+_GENERIC = frozenset({"url-password", "password", "secret"})
+
+
+@lru_cache(maxsize=1)
+def _library() -> tuple[tuple[str, re.Pattern], ...]:
+    """detect-secrets' vendor patterns, as (kind, pattern); loaded on first need."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+
+    skip = {"Base64 High Entropy String", "Hex High Entropy String", "Secret Keyword", "Public IP (ipv4)",
+            "Private Key", "JSON Web Token"}  # ours: the whole block, the signature; an IP is no secret
+    out = []
+    for secret_type, plugin in sorted(get_mapping_from_secret_type_to_class().items()):
+        if secret_type in skip:
+            continue
+        for n, pattern in enumerate(getattr(plugin, "denylist", ()) or ()):
+            kind = "aws-secret" if secret_type == "AWS Access Key" and n else _KINDS.get(secret_type, _slug(secret_type))
+            out.append((kind, pattern))
+    return tuple(out)
+
+
+@dataclass
+class Redactor:
+    """Replaces what it finds; `enabled` False leaves text as it is. `key` keys the hash that
+    ends each placeholder (a home's own, so a guess cannot be checked against it)."""
+    key: bytes = b""
+    enabled: bool = True
+    patterns: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._own = tuple((_slug(name), re.compile(p)) for name, p in self.patterns.items())
+
+    def placeholder(self, kind: str, secret: str) -> str:
+        return f"[redacted:{kind}:{hmac.new(self.key, secret.encode(), hashlib.sha256).hexdigest()[:6]}]"
+
+    def find(self, text: str) -> list[Found]:
+        """What would be replaced, without overlaps, in order."""
+        spans: list[Found] = []
+        spans += [Found("private-key", m.start(), m.end()) for m in _BLOCK.finditer(text)]
+        if _LONG_RUN.search(text):
+            for kind, pattern in (*_OURS, *_library()):
+                spans += [_whole(text, _span(kind, m)) for m in pattern.finditer(text)]
+        lower = text.casefold()  # each search below only where its words are: most texts have none
+        said = [p for p, words in ((_PASSWORD, ("pass", "pwd", "secret")), (_CLI_PASSWORD, ("-p",)))
+                if any(w in lower for w in words)]
+        for pattern in said:
+            kind = "password"
+            for m in pattern.finditer(text):
+                g = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i) is not None)
+                if not _PLACEHOLDER.match(m.group(g)):
+                    spans.append(Found(kind, m.start(g), m.end(g)))
+        if any(w in lower for w in ("password", "passphrase", "passcode", "pin")):
+            spans += [Found("password", m.start(1), m.end(1)) for m in _SAID_PASSWORD.finditer(text)
+                      if not _PLACEHOLDER.match(m.group(1)) and re.search(r"[\d\W_]", m.group(1))]
+        for pattern, words in ((_KEYED, ("key", "token", "secret", "bearer")), (_BEARER, ("authorization",))):
+            if any(w in lower for w in words):
+                for m in pattern.finditer(text):
+                    g = next(i for i in range(1, (m.lastindex or 1) + 1) if m.group(i) is not None)
+                    if _random(m.group(g)):
+                        spans.append(Found("secret", m.start(g), m.end(g)))
+        for kind, pattern in self._own:
+            spans += [_span(kind, m) for m in pattern.finditer(text)]
+        # `postgres://app:${DB_PASSWORD}@db`, `https://u:**@host`: where a secret goes, not one
+        return _disjoint(f for f in spans if f.kind not in _GENERIC or not _PLACEHOLDER.match(text[f.start:f.end]))
+
+    def redact(self, text: str) -> tuple[str, list[Found]]:
+        if not self.enabled or not text:
+            return text, []
+        text = PRIVATE.sub("[private]", text) if "<private>" in text.casefold() else text
+        found = self.find(text)
+        out, at = [], 0
+        for f in found:
+            out += [text[at:f.start], self.placeholder(f.kind, text[f.start:f.end])]
+            at = f.end
+        return "".join(out) + text[at:], found
+
+    def clean(self, text: str) -> str:
+        return self.redact(text)[0]
+
+
+def _span(kind: str, m: re.Match) -> Found:
+    """The secret in a match: its first group when words before it place it (`://user:(pw)@`,
+    `aws_secret = '(...)'`), else the whole match (a group that opens it names its prefix:
+    `(ghp|gho)_...`), without the delimiters some library patterns include (`(?:\\s|=|:)AKC...`)."""
+    if m.lastindex and m.start(1) > m.start() and m.group(1):
+        return Found(kind, m.start(1), m.end(1))
+    start, end = m.start(), m.end()
+    while start < end and not m.string[start].isalnum():
+        start += 1
+    while end > start and m.string[end - 1] in " \t\n\"'":
+        end -= 1
+    return Found(kind, start, end)
+
+
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_-]")
+
+
+def _whole(text: str, f: Found) -> Found:
+    """A vendor token to the end of its run: a pattern that counts 24 characters (Stripe's) must
+    not leave the rest of a 99-character key behind."""
+    if f.kind in _GENERIC or f.kind == "private-key":
+        return f
+    end = f.end
+    while end < len(text) and _TOKEN_CHAR.match(text, end):
+        end += 1
+    return Found(f.kind, f.start, end)
+
+
+def _disjoint(spans: Iterable[Found]) -> list[Found]:
+    """The longest of overlapping spans, in order (a JWT inside a password assignment is one)."""
+    out: list[Found] = []
+    for f in sorted(spans, key=lambda f: (f.start, -(f.end - f.start), f.kind in _GENERIC)):
+        if f.end <= f.start:
+            continue
+        if out and f.start < out[-1].end:
+            if f.end > out[-1].end:
+                out[-1] = Found(out[-1].kind, out[-1].start, f.end)
+            continue
+        out.append(f)
+    return out

@@ -1,0 +1,101 @@
+"""Credentials never reach the store: the redactor (base/credentials.py) on its own, then on
+every path a text takes in (observe, import, the hooks, MCP, HTTP, facts, a logged query)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import write_config
+from strata_daemon.base.credentials import Redactor
+
+DATA = Path(__file__).parent / "data"
+GITHUB = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+TEXTS = {
+    "aws": ("export AWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH", "AKIAQWERTYUIOPASDFGH", "aws-access-key"),
+    "url": (f"fatal: https://bob:{GITHUB}@github.com/acme/site.git", GITHUB, "github-token"),
+    "db url": ("DATABASE_URL=postgres://app:s3cr3t-Pass@db.internal:5432/app", "s3cr3t-Pass", "url-password"),
+    "password": ("PGPASSWORD='k8T#q1vW9z' psql -h pg-2", "k8T#q1vW9z", "password"),
+    "keyed": ("API_KEY=Zx8kQ2mN4pR7tV9wY1aB3cD5", "Zx8kQ2mN4pR7tV9wY1aB3cD5", "secret"),
+    "jwt": ("Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
+    "key block": ("key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAABG5vbmU=\n"
+                  "-----END OPENSSH PRIVATE KEY-----\nend", "b3BlbnNzaC1rZXktdjEAAAAA", "private-key"),
+    "stripe, long": ("stripe listen --api-key sk_live_519cMeGuPr0bwFqPqYiJh8bpKkxp3IAcFx1RmhyLbLuMMAgsNt7lRwSBmys5Y",
+                     "RwSBmys5Y", "stripe-key"),
+}
+LOOKALIKES = ("commit 3f9a1c2d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c, request 123e4567-e89b-12d3-a456-426614174000",
+              "image sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 v2.14.3-rc.1",
+              "password=${DB_PASSWORD} and token: <your token here>; reset your password at the portal",
+              "postgres://app:${DB_PASSWORD}@db:5432/app and ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 user@host")
+
+
+@pytest.mark.parametrize("name", sorted(TEXTS))
+def test_each_format_becomes_a_typed_placeholder(name):
+    text, secret, kind = TEXTS[name]
+    out, found = Redactor(key=b"home").redact(text)
+    assert secret not in out and f"[redacted:{kind}:" in out and [f.kind for f in found] == [kind]
+
+
+@pytest.mark.parametrize("text", LOOKALIKES)
+def test_lookalikes_survive(text):
+    assert Redactor(key=b"home").redact(text) == (text, [])
+
+
+def test_one_secret_keeps_one_hash_and_the_home_keys_it():
+    r = Redactor(key=b"home")
+    first, second = r.clean(f"token {GITHUB}"), r.clean(f"again: {GITHUB}.")
+    assert first.split()[-1] == second.split()[-1].rstrip(".")
+    assert Redactor(key=b"another home").clean(f"token {GITHUB}") != first  # a guess cannot be checked
+    assert r.clean("my note <private>the combination is 12-34-56</private> end") == "my note [private] end"
+    assert Redactor(enabled=False).clean(f"token {GITHUB}") == f"token {GITHUB}"
+    own = Redactor(patterns={"employee id": r"EMP-\d{6}"}).clean("badge EMP-204913 at the gate")
+    assert own.startswith("badge [redacted:employee-id:") and "204913" not in own
+
+
+def test_the_development_set_is_found_whole_and_its_lookalikes_kept():
+    # Written apart from the rules (tests/data/LABELLING.md); its held-out twin is only scored,
+    # by `strata bench redaction`.
+    r, missed, wrong = Redactor(key=b"k"), [], []
+    for line in (DATA / "secrets_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        out, found = r.redact(item["text"])
+        missed += [s["value"] for s in item["secrets"] if s["value"] in out]
+        values = [item["text"][f.start:f.end] for f in found]
+        wrong += [v for v in values if not any(v in s["value"] or s["value"] in v for s in item["secrets"])]
+    assert missed == [] and wrong == []
+
+
+def _raw(home: Path) -> bytes:
+    return b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file() and "models" not in p.parts)
+
+
+def test_no_face_stores_a_credential(cli, home, tmp_path):
+    cli("observe", f"push failed: https://bob:{GITHUB}@github.com/acme/site.git", "--context", f"env=TOKEN={GITHUB}",
+        check=True)
+    batch = tmp_path / "in.jsonl"
+    batch.write_text(json.dumps({"content": "export AWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH"}) + "\n", encoding="utf-8")
+    cli("import", str(batch), check=True)
+    cli("fact", "set", "db password", "hunter22-secret", check=True)
+    cli("hook", "prompt", input=json.dumps({"prompt": f"why did {GITHUB} fail?", "session_id": "s"}), check=True)
+    found = cli.json("recall", GITHUB, "--mode", "fast")  # asked by the token: found by its placeholder
+    assert found["hits"] and found["query"].startswith("[redacted:github-token:")
+    cli("capsule", "render", check=True)
+    raw = _raw(home)
+    for secret in (GITHUB, "AKIAQWERTYUIOPASDFGH", "hunter22-secret"):
+        assert secret.encode() not in raw, secret
+    assert cli.json("fact", "get", "db password")["value"].startswith("[redacted:password:")
+
+
+def test_redaction_can_be_turned_off_for_a_home(cli, home):
+    write_config(home, "[privacy]\nredact = false\n")
+    eid = cli.json("observe", f"token {GITHUB}")["id"]
+    assert GITHUB in cli.json("show", str(eid))["content"]
+
+
+def test_bench_redaction_scores_a_set_and_searches_a_home_for_what_it_left(cli):
+    r = cli.json("bench", "redaction", "--set", "dev", "--misses")["sets"]
+    assert list(r) == ["dev"] and r["dev"]["recall"] == 1.0 and r["dev"]["false_positives"] == 0
+    assert r["dev"]["secrets_in_files"] == 0 and r["dev"]["misses"] == [] and r["dev"]["lookalikes"] > 200
