@@ -99,3 +99,13 @@ def test_bench_redaction_scores_a_set_and_searches_a_home_for_what_it_left(cli):
     r = cli.json("bench", "redaction", "--set", "dev", "--misses")["sets"]
     assert list(r) == ["dev"] and r["dev"]["recall"] == 1.0 and r["dev"]["false_positives"] == 0
     assert r["dev"]["secrets_in_files"] == 0 and r["dev"]["misses"] == [] and r["dev"]["lookalikes"] > 200
+
+
+def test_one_write_may_keep_its_credentials_and_the_history_says_so(cli):
+    eid = cli.json("observe", f"the deploy token is {GITHUB}", "--no-redact")["id"]
+    shown = cli.json("show", str(eid))
+    assert GITHUB in shown["content"]
+    kept = [a for a in shown["history"] if a["action"] == "kept_credentials"]
+    assert len(kept) == 1 and GITHUB not in json.dumps(kept)
+    other = cli.json("observe", f"another token {GITHUB}")["id"]
+    assert GITHUB not in cli.json("show", str(other))["content"]

@@ -4,7 +4,9 @@ transaction a batch, so that a memory is never stored without its facts and link
 from __future__ import annotations
 
 import itertools
+import json
 import logging
+from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping
 
 from strata_daemon.base import timeutil
@@ -22,20 +24,29 @@ log = logging.getLogger("strata.observe")
 class Observing:
     """The facade's writing of observations (memory.py assembles the facade)."""
 
-    def validate(self, record: Mapping[str, Any], *, now: float | None = None) -> dict:
-        return normalize(record, self.limits, agent=self.agent, now=now or timeutil.now())
+    def validate(self, record: Mapping[str, Any], *, now: float | None = None, redact: bool = True) -> dict:
+        limits = self.limits if redact else replace(self.limits, redactor=None)
+        return normalize(record, limits, agent=self.agent, now=now or timeutil.now())
 
     async def observe(self, content: str | bytes, *, kind: str | None = None, importance: float | None = None,
                       context: Mapping | None = None, at: str | float | None = None, source: str | None = None,
-                      session: str | None = None, factual: bool = False) -> dict:
-        """Store one observation. Returns {"id", "status": created|repeat|duplicate, "occurrences"}."""
+                      session: str | None = None, factual: bool = False, redact: bool = True) -> dict:
+        """Store one observation. Returns {"id", "status": created|repeat|duplicate, "occurrences"}.
+        `redact=False` keeps the credentials in it, as a person may insist for one write; what it
+        kept is recorded in the memory's history (its kinds, never the values)."""
         now = timeutil.now()
         row = self.validate({"content": content, "kind": kind, "importance": importance, "context": context,
-                             "event_at": at, "source": source, "session": session, "factual": factual}, now=now)
+                             "event_at": at, "source": source, "session": session, "factual": factual}, now=now,
+                            redact=redact)
+        kept = [] if redact or self.limits.redactor is None else \
+            sorted({f.kind for f in self.limits.redactor.find(row["content"])})
         async with self.db.write() as w:
             results = await storing.insert(
                 w, self.agent, [row], window=float(self.config["store.attention_window_seconds"]),
                 actor=self.actor, now=now)
+            if kept and results[0]["id"] is not None:
+                await w.audit(self.agent, "episode", results[0]["id"], "kept_credentials", json.dumps({"kinds": kept}),
+                              self.actor, now)
             facts, held = await w.run(self.layers.facts.capture_in, [row], results, now)
             await w.run(self.layers.web.mentions_in, [row], results, facts, now)
         out = {**results[0], "facts": facts + await self._settle(held, now)}

@@ -32,7 +32,7 @@ async def cmd_observe(args) -> int:
                                        hint="split it, or raise store.max_content_bytes in strata.toml")
         result = await mem.observe(text, kind=args.kind, importance=args.importance,
                                    context=parse_context_pairs(args.context), at=args.at, source=args.source,
-                                   session=args.session, factual=args.factual)
+                                   session=args.session, factual=args.factual, redact=not args.no_redact)
     if args.json:
         emit(result, True)
     else:
@@ -186,6 +186,9 @@ def register(sub, common) -> None:
     p.add_argument("--source", help="where it came from (loop, email, person, ...)")
     p.add_argument("--session", help="session or context id")
     p.add_argument("--factual", action="store_true", help="always eligible for recall, never decays")
+    p.add_argument("--no-redact", action="store_true",
+                   help="keep credentials in this text as given (privacy.redact replaces them); the memory's "
+                        "history records that it kept some, and of which kinds")
 
     p = add("import", cmd_import, "Import observations from JSON Lines (one object per line).")
     p.add_argument("file", help="path, or '-' for stdin")
