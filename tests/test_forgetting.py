@@ -357,6 +357,8 @@ def test_a_purge_removes_the_partial_copy_a_killed_backup_left(cli, home):
     alive = folder / f".memory-20261207T090001Z.{os.getpid()}.0badc0de.partial"  # a backup under way
     alive.write_bytes(b"")
     assert b"5512-QRT" in stem.read_bytes() and cli.json("backup", "--list") == []
+    found = [f for f in cli.json("doctor")["findings"] if "backup cut short" in f["message"]]
+    assert len(found) == 1 and found[0]["message"].startswith("2 files")  # the copy and its -wal, not the live one
     cli("forget", str(a), "--purge", check=True)
     assert sorted(p.name for p in folder.iterdir()) == [alive.name]
 

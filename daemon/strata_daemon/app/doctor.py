@@ -14,12 +14,12 @@ from typing import Callable
 from strata_daemon.base import timeutil
 from strata_daemon.config.home import Home
 from strata_daemon.errors import INSTALL_LLM, InvalidInput, StrataError
-from strata_daemon.store import driver, files
+from strata_daemon.store import copies, driver, files
 from strata_daemon.store.migrate import MIGRATIONS
 
 OK, WARN, ERROR = "ok", "warn", "error"
 PRIVATE_FILES = ("memory.db", "memory.db-wal", "memory.db-shm", "http-token", "strata.sock",
-                 "http-listeners.json")
+                 "http-listeners.json", "redaction.key")
 
 
 def finding(check: str, status: str, message: str, fix: str | None = None) -> dict:
@@ -215,10 +215,14 @@ def disk(home: Home) -> list[dict]:
     free = shutil.disk_usage(folder).free
     size = sum(p.stat().st_size for p in home.state_dir.glob("memory.db*")) if home.state_dir.is_dir() else 0
     need = max(1 << 30, 2 * size)  # room for a backup and the WAL
+    left = copies.left_behind(home.state_dir / "backups") if (home.state_dir / "backups").is_dir() else []
+    out = [finding("disk", WARN, f"{len(left)} files of a backup cut short in {home.state_dir / 'backups'} "
+                   f"({sum(p.stat().st_size for p in left) / 2**20:.1f} MiB): a copy of every memory that no "
+                   "listing shows", "`strata backup` or a purge removes them")] if left else []
     if free < need:
-        return [finding("disk", WARN, f"{free / 2**30:.1f} GiB free beside a {size / 2**20:.0f} MiB database",
-                        f"free space on the disk holding {folder} (a backup needs about the database's size)")]
-    return [finding("disk", OK, f"{free / 2**30:.1f} GiB free")]
+        return out + [finding("disk", WARN, f"{free / 2**30:.1f} GiB free beside a {size / 2**20:.0f} MiB database",
+                              f"free space on the disk holding {folder} (a backup needs about the database's size)")]
+    return out + [finding("disk", OK, f"{free / 2**30:.1f} GiB free")]
 
 
 def daemon(home: Home) -> list[dict]:

@@ -27,18 +27,25 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def sweep(folder: Path) -> int:
-    """Remove the partial copies of processes that died while copying (killed, or on a full
-    disk), with the -wal, -shm and -journal files SQLite left beside them: each holds every
-    memory, and no listing shows it. Returns how many copies went."""
-    gone = 0
-    for partial in folder.glob(f".*{PARTIAL}*"):
+def left_behind(folder: Path) -> list[Path]:
+    """The partial copies of processes that died while copying (killed, or on a full disk), with
+    the -wal, -shm and -journal files SQLite left beside them: each holds every memory, and no
+    listing shows it."""
+    out = []
+    for partial in sorted(folder.glob(f".*{PARTIAL}*")):
         stem = partial.name.split(PARTIAL)[0]
         pid = stem.split(".")[-2] if stem.count(".") >= 2 else ""
         if pid.isdigit() and not _pid_alive(int(pid)):
-            gone += partial.name.endswith(PARTIAL)
-            partial.unlink(missing_ok=True)
-    return gone
+            out.append(partial)
+    return out
+
+
+def sweep(folder: Path) -> int:
+    """Remove what left_behind finds; how many copies went."""
+    gone = left_behind(folder)
+    for path in gone:
+        path.unlink(missing_ok=True)
+    return sum(p.name.endswith(PARTIAL) for p in gone)
 
 
 def _order(p: Path) -> tuple[str, int]:
