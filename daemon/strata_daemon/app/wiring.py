@@ -77,9 +77,10 @@ def limits(config: Config, redactor: Redactor | None = None) -> Limits:
 
 
 def redactor(home: Home, config: Config) -> Redactor:
-    """The home's redactor (privacy.*), its hashes keyed by state/redaction.key, made on first need."""
-    return Redactor(key=redaction_key(home.state_dir) if config["privacy.redact"] else b"",
-                    enabled=bool(config["privacy.redact"]), patterns=dict(config["privacy.patterns"]))
+    """The home's redactor (privacy.*), its hashes keyed by state/redaction.key, read or made at
+    the first secret it meets: a command that stores none writes nothing (reads never write)."""
+    return Redactor(enabled=bool(config["privacy.redact"]), patterns=dict(config["privacy.patterns"]),
+                    key_source=lambda: redaction_key(home.state_dir))
 
 
 def models(home: Home, config: Config, agent: str) -> Models:

@@ -28,7 +28,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 PRIVATE = re.compile(r"(?is)<private>.*?(?:</private>|\Z)")
 # A run long enough to be a key: every vendor format the library knows holds one, and a text
@@ -120,15 +120,19 @@ def _library() -> tuple[tuple[str, re.Pattern], ...]:
 @dataclass
 class Redactor:
     """Replaces what it finds; `enabled` False leaves text as it is. `key` keys the hash that
-    ends each placeholder (a home's own, so a guess cannot be checked against it)."""
+    ends each placeholder (a home's own, so a guess cannot be checked against it); `key_source`
+    gives it on the first placeholder, so that a home that never meets a secret writes no key."""
     key: bytes = b""
     enabled: bool = True
     patterns: Mapping[str, str] = field(default_factory=dict)
+    key_source: Callable[[], bytes] | None = None
 
     def __post_init__(self) -> None:
         self._own = tuple((_slug(name), re.compile(p)) for name, p in self.patterns.items())
 
     def placeholder(self, kind: str, secret: str) -> str:
+        if self.key_source is not None:
+            self.key, self.key_source = self.key_source(), None
         return f"[redacted:{kind}:{hmac.new(self.key, secret.encode(), hashlib.sha256).hexdigest()[:6]}]"
 
     def find(self, text: str) -> list[Found]:
