@@ -97,7 +97,7 @@ CASES: tuple[Case, ...] = (
          "555-0111-OLD", ("memory", 0)),
     Case("newer value purged", ("Oskar's office is room B-12.", "Oskar's office is now room Z-99Q."), "Z-99Q",
          ("memory", 1)),
-    Case("used and fed back", ("The vault PIN for the lab is 3141-PQZ.",), "3141-PQZ", ("memory", 0),
+    Case("used and fed back", ("The vault code for the lab is 3141-PQZ.",), "3141-PQZ", ("memory", 0),
          asked="vault PIN for the lab"),
     Case("matching a fact and memories", ("Insurance policy number: POL-55XQ-2",
                                           "Renewed policy POL-55XQ-2 today."), "POL-55XQ", ("matching", "POL-55XQ")),

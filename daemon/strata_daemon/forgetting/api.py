@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 
 from strata_daemon.base import timeutil
 from strata_daemon.base.text import require_text
 from strata_daemon.base.wording import quoted
-from strata_daemon.dossier.topics import normalise_topic
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.forgetting import backups, folding, purge as purging
 from strata_daemon.forgetting.redaction import redact_lines
@@ -27,6 +27,7 @@ from strata_daemon.store.postgres import dumps
 log = logging.getLogger("strata.forgetting")
 
 MIN_MATCH_CHARS = 3
+_SEPARATORS = re.compile(r"[\s_.\-:/]+")  # what key and topic names fold: a name is its letters and digits
 MAX_MATCHES = 1000
 
 
@@ -129,12 +130,18 @@ def _found(text: str, *fields) -> set[str]:
     return out
 
 
-def _as_topic(text: str) -> str | None:
-    """TEXT as a topic's name is kept (`SECRET-ZEBRA-7741` names `secret_zebra_7741`), or None."""
-    try:
-        return normalise_topic(text)
-    except InvalidInput:
-        return None
+def _named(text: str, *names) -> set[str]:
+    """TEXT found in NAMES as said, or with the separators a kept name folds aside: keys and
+    topic names change only case and separators (`SECRET-ZEBRA-7741` is the topic
+    `secret_zebra_7741` and the key `secret zebra-7741`), so a name whose letters and digits hold
+    the text's is found, whole."""
+    found = _found(text, *names)
+    want = _squeezed(text)
+    return found | {n for n in names if n and len(want) >= MIN_MATCH_CHARS and want in _squeezed(n)}
+
+
+def _squeezed(text: str) -> str:
+    return _SEPARATORS.sub("", folding.fold(text))
 
 
 def _matching(conn, agent: str, text: str) -> tuple[purging.Asked, set[str]]:
@@ -148,16 +155,15 @@ def _matching(conn, agent: str, text: str) -> tuple[purging.Asked, set[str]]:
             if len(asked.ids) > MAX_MATCHES:
                 return asked, said
     for key, label, value, source in store.fact_texts(conn, agent):
-        named, held = _found(text, key, label), _found(text, value, source)
+        named, held = _named(text, key, label), _found(text, value, source)
         said |= named | held
         if named and key not in asked.whole:
             asked.whole.append(key)
         elif held and key not in asked.keys:
             asked.keys.append(key)
     asked.keys = [k for k in asked.keys if k not in asked.whole]
-    as_topic = _as_topic(text)
     for topic, query in store.topic_texts(conn, agent):
-        found = _found(text, topic, query) | (_found(as_topic, topic) if as_topic else set())
+        found = _named(text, topic) | _found(text, query)
         if found:
             asked.topics.append(topic)
             said |= found
