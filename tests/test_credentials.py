@@ -29,7 +29,8 @@ TEXTS = {
 LOOKALIKES = ("commit 3f9a1c2d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c, request 123e4567-e89b-12d3-a456-426614174000",
               "image sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 v2.14.3-rc.1",
               "password=${DB_PASSWORD} and token: <your token here>; reset your password at the portal",
-              "postgres://app:${DB_PASSWORD}@db:5432/app and ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 user@host")
+              "postgres://app:${DB_PASSWORD}@db:5432/app and ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 user@host",
+              "mkdir -p /var/lib/strata && ssh -p 2222 admin@host && docker run -p 8080:80 nginx")
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))

@@ -57,7 +57,8 @@ _SAID_PASSWORD = re.compile(r"(?i)\b(?:password|passphrase|passcode|pin)\b[^.\n]
 _PASSWORD = re.compile(
     r"""(?ix)(?:\b|_|(?<=PG))(?:pass(?:word|wd|phrase)?|pwd|secret)s?["']?\s*(?:[:=]|:=|=>|\s(?=["']))\s*
     (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{1,200}))""")
-_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--password|--passwd|-p)[= ](?!-)([^\s\"']{4,200})")
+# Not `-p`: it is a port, a path or a parent folder as often (`ssh -p 2222`, `mkdir -p /var/lib`).
+_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--password|--passwd)[= ](?!-)([^\s\"']{4,200})")
 # `API_KEY=...`, `client_secret: ...`, `auth_token = "..."`: taken when the value looks random.
 _KEYED = re.compile(
     r"""(?ix)(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|access[_-]?token|
@@ -143,7 +144,7 @@ class Redactor:
             for kind, pattern in (*_OURS, *_library()):
                 spans += [_whole(text, _span(kind, m)) for m in pattern.finditer(text)]
         lower = text.casefold()  # each search below only where its words are: most texts have none
-        said = [p for p, words in ((_PASSWORD, ("pass", "pwd", "secret")), (_CLI_PASSWORD, ("-p",)))
+        said = [p for p, words in ((_PASSWORD, ("pass", "pwd", "secret")), (_CLI_PASSWORD, ("--pass",)))
                 if any(w in lower for w in words)]
         for pattern in said:
             kind = "password"
