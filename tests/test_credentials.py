@@ -110,3 +110,14 @@ def test_one_write_may_keep_its_credentials_and_the_history_says_so(cli):
     assert len(kept) == 1 and GITHUB not in json.dumps(kept)
     other = cli.json("observe", f"another token {GITHUB}")["id"]
     assert GITHUB not in cli.json("show", str(other))["content"]
+
+
+def test_an_export_from_before_redaction_does_not_bring_a_purged_memory_back(cli, home, tmp_path):
+    write_config(home, "[privacy]\nredact = false\n")  # a home from before redaction
+    eid = cli.json("observe", f"deploy with {GITHUB} from the vault")["id"]
+    old = tmp_path / "old.jsonl"
+    cli("export", "-o", str(old), check=True)
+    cli("forget", str(eid), "--purge", check=True)
+    write_config(home, "")  # redaction on, as a home has it after the upgrade
+    assert cli.json("import", str(old))["skipped_purged"] == 1
+    assert "vault" not in json.dumps(cli.json("recall", "deploy vault", "--mode", "fast")["hits"])

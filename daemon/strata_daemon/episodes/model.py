@@ -193,6 +193,8 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
         raise InvalidInput("an observation has no `content`" + (f" (it has `{others[0]}`)" if others else ""),
                            hint="the text of a memory goes in `content`; docs/guide.md shows an import line")
     content = clean_content(raw.get("content"), limits)
+    given = raw.get("content")
+    said_hash = content_hash(given.strip()) if isinstance(given, str) and given.strip() != content else None
     kind = limits.default_kind if raw.get("kind") is None else raw["kind"]
     if isinstance(kind, str) and kind.lower() in limits.kinds:  # `--kind Event` is `event`, as keys ignore case
         kind = kind.lower()
@@ -208,6 +210,7 @@ def normalize(raw: Mapping[str, Any], limits: Limits, *, agent: str, now: float)
     occurrences = _count(raw, "occurrences") or 1
     row = {
         "agent": agent, "kind": kind, "content": content, "content_hash": content_hash(content),
+        **({"said_hash": said_hash} if said_hash else {}),
         "event_at": event_at, "recorded_at": recorded_at,
         "last_seen_at": parse_time(raw["last_seen_at"], reference=now) if raw.get("last_seen_at") else event_at,
         "occurrences": occurrences,

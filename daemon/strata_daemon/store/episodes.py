@@ -60,7 +60,10 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
     as "purged": an export made before the purge does not bring them back."""
     await _ensure_namespace(w, agent, now)
     hashes = list({r["content_hash"] for r in rows})
-    purged = await purged_among(w, agent, hashes) if skip_purged else set()
+    # A text redacted on arrival is also known by the hash of its words as given: a memory purged
+    # before redaction existed keeps that hash in its audit, and its export must stay out.
+    purged = await purged_among(w, agent, list({*hashes, *(r["said_hash"] for r in rows if r.get("said_hash"))})) \
+        if skip_purged else set()
     known: dict[str, list[dict]] = {}
     for part in _chunks(hashes):
         for e in await w.fetchall(
@@ -80,7 +83,7 @@ async def insert_episodes(w: Writer, agent: str, rows: list[dict], *, window: fl
 
     inserts, repeats, results, audits = [], {}, [], []
     for r in rows:
-        if r["content_hash"] in purged:
+        if r["content_hash"] in purged or r.get("said_hash") in purged:
             results.append({"id": None, "status": "purged", "occurrences": 0})
             continue
         same = known.get(r["content_hash"], [])
