@@ -149,7 +149,7 @@ class Redactor:
         for pattern in said:
             kind = "password"
             for m in pattern.finditer(text):
-                g = next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i) is not None)
+                g = _given(m)
                 if not _PLACEHOLDER.match(m.group(g)):
                     spans.append(Found(kind, m.start(g), m.end(g)))
         if any(w in lower for w in ("password", "passphrase", "passcode", "pin")):
@@ -158,7 +158,7 @@ class Redactor:
         for pattern, words in ((_KEYED, ("key", "token", "secret", "bearer")), (_BEARER, ("authorization",))):
             if any(w in lower for w in words):
                 for m in pattern.finditer(text):
-                    g = next(i for i in range(1, (m.lastindex or 1) + 1) if m.group(i) is not None)
+                    g = _given(m)
                     if _random(m.group(g)):
                         spans.append(Found("secret", m.start(g), m.end(g)))
         for kind, pattern in self._own:
@@ -179,6 +179,11 @@ class Redactor:
 
     def clean(self, text: str) -> str:
         return self.redact(text)[0]
+
+
+def _given(m: re.Match) -> int:
+    """The group that holds the value of a pattern that quotes it one of several ways."""
+    return next(i for i in range(1, (m.lastindex or 0) + 1) if m.group(i) is not None)
 
 
 def _span(kind: str, m: re.Match) -> Found:

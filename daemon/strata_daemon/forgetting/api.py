@@ -20,7 +20,7 @@ from strata_daemon.base.wording import quoted
 from strata_daemon.errors import InvalidInput, StrataError
 from strata_daemon.forgetting import backups, folding, purge as purging
 from strata_daemon.forgetting.redaction import redact_lines
-from strata_daemon.store import erase, purge as store
+from strata_daemon.store import copies, erase, purge as store
 from strata_daemon.store.db import Database
 from strata_daemon.store.postgres import dumps
 
@@ -78,6 +78,8 @@ class Forgetting:
         result["wal_cleared"], result["heap_cleared"] = await self._fold_wal(result.pop("_rewritten"))
         removed = time.perf_counter()
         result["dossiers_rewritten"] = await self._after(result.pop("_topics"))
+        # A dead backup's partial copy holds the words too, and no listing names it: gone with them.
+        await asyncio.to_thread(copies.sweep, self.backups_dir)
         held = await asyncio.to_thread(backups.holding, self.backups_dir, result.pop("_hashes"))
         result["backups_holding"] = [str(p) for p in held]
         result["elapsed_ms"] = {"removed": round(1000 * (removed - started), 1),
@@ -92,6 +94,7 @@ class Forgetting:
                                hint="`strata forget ID --purge` purges it; its backups are found afterwards")
         found = await asyncio.to_thread(backups.holding, self.backups_dir, hashes)
         if remove:
+            await asyncio.to_thread(copies.sweep, self.backups_dir)
             for path in found:
                 dumps.remove(path)
         return {"id": int(episode_id), "backups": [str(p) for p in found], "removed": remove}

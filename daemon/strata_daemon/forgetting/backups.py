@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from strata_daemon.store import copies, files
+from strata_daemon.store import files
 from strata_daemon.store.postgres import dumps
 from strata_daemon.store.purge import purge_audit
 
@@ -27,7 +27,6 @@ def holding(folder: Path, hashes: set[str]) -> list[Path]:
     dumps) holding any of HASHES."""
     if not hashes or not folder.is_dir():
         return []
-    copies.sweep(folder)  # a dead backup's partial copy holds the words too, and no name shows it
     return ([p for p in sorted(folder.glob("*.db")) if files.holds_hashes(p, hashes)]
             + [p for p in sorted(folder.glob(f"*{dumps.SUFFIX}")) if dumps.holds_hashes(p, hashes)])
 
