@@ -34,7 +34,7 @@ def test_a_healthy_home(cli):
     assert code == 0 and report["ok"]
     checks = by_check(report)
     assert {c: f["status"] for c, f in checks.items()} == {
-        "permissions": "ok", "config": "ok", "database": "ok", "schema": "ok", "embedding model": "ok",
+        "permissions": "ok", "config": "ok", "sealing": "ok", "database": "ok", "schema": "ok", "embedding model": "ok",
         "cross-encoder": "ok", "disk": "ok", "daemon": "warn", "capsule": "ok", "facts": "ok"}
     assert "no daemon" in checks["daemon"]["message"] and "strata run" in checks["daemon"]["fix"]
     assert "checksum verified" in checks["cross-encoder"]["message"]

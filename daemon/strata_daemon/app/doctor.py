@@ -11,10 +11,11 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from strata_daemon.app import sealing
 from strata_daemon.base import timeutil
 from strata_daemon.config.home import Home
 from strata_daemon.errors import INSTALL_LLM, InvalidInput, StrataError
-from strata_daemon.store import copies, driver, files
+from strata_daemon.store import cipher, copies, driver, files
 from strata_daemon.store.migrate import MIGRATIONS
 
 OK, WARN, ERROR = "ok", "warn", "error"
@@ -135,6 +136,8 @@ def database(home: Home) -> list[dict]:
             pass
     except driver.driver_errors() as e:
         return [finding("database", ERROR, f"cannot open {path}: {e}", "check its mode and owner")]
+    except StrataError as e:  # a sealed file without its key: the sealing check says more
+        return [finding("database", ERROR, e.message, e.hint)]
     try:
         result, applied = files.integrity(path)
     except driver.driver_errors() as e:
@@ -311,8 +314,8 @@ def facts(home: Home) -> list[dict]:
         return []  # a PostgreSQL store: `strata fact rejudge` lists them
     try:
         rows = files.status_line_facts(home.db_path, time.time())
-    except driver.driver_errors():
-        return []  # the database check says what is wrong with it
+    except (*driver.driver_errors(), StrataError):
+        return []  # the database and sealing checks say what is wrong with it
     events = [(agent, key) for agent, key, value, label in rows if judge(key, value, label) is not None]
     if not events:
         return [finding("facts", OK, f"{len(rows)} captured status facts read as states")]
@@ -323,7 +326,31 @@ def facts(home: Home) -> list[dict]:
                     + (f"; run it in each namespace: {', '.join(agents)}" if len(agents) > 1 else ""))]
 
 
-CHECKS: tuple[Callable[[Home], list[dict]], ...] = (permissions, configuration, database, models, disk, daemon,
+def sealed(home: Home) -> list[dict]:
+    if _store_url(home) is not None:
+        return [finding("sealing", OK, "the memories are on a PostgreSQL server, sealed by the server if at all",
+                        None)]
+    try:
+        st = sealing.status(home)
+    except StrataError:
+        return []  # strata.toml cannot be read: the config check says why
+    if st["problem"]:
+        return [finding("sealing", ERROR, st["problem"], "give the home's key: store.key_file, STRATA_KEY or the "
+                        "systemd credential strata-key (docs/sealing.md)")]
+    if not st["sealed"]:
+        if st["key_source"] and home.db_path.exists():
+            return [finding("sealing", WARN, f"a key is given ({st['key_source']}) but the database is not sealed",
+                            "`strata encrypt` seals it with that key")]
+        return [finding("sealing", OK, "not sealed: the memories are plain on disk (`strata encrypt` seals them)")]
+    folder = home.state_dir / "backups"
+    plain = [p for p in folder.glob("*.db") if p.is_file() and not cipher.is_sealed(p)] if folder.is_dir() else []
+    if plain:
+        return [finding("sealing", WARN, f"sealed, but {len(plain)} backups in {folder} are plain",
+                        "`strata rekey` writes every file sealed, under a new key")]
+    return [finding("sealing", OK, f"sealed; the key comes from {st['key_source']}")]
+
+
+CHECKS: tuple[Callable[[Home], list[dict]], ...] = (permissions, configuration, sealed, database, models, disk, daemon,
                                                     http, capsule, facts)
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from strata_daemon.app.phases.lock import holder
 from strata_daemon.config.home import Home
-from strata_daemon.errors import Conflict, InvalidInput
+from strata_daemon.errors import Conflict, InvalidInput, StorageError
 from strata_daemon.store import (
     capsule as capsule_rows,
     copies,
@@ -131,7 +131,7 @@ def restore(home: Home, source: Path) -> dict:
         if home.db_path.exists():
             try:
                 kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore")
-            except driver.driver_errors():
+            except (*driver.driver_errors(), StorageError):  # damaged, or sealed with a key not given
                 # Damaged (the case `strata doctor` sends people here for): SQLite cannot read
                 # it, so its files are kept as they are and removed, and the backup copied in.
                 kept = copies.keep_copy(home.db_path, home.state_dir / "backups", "before-restore-damaged",

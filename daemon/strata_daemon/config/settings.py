@@ -166,6 +166,10 @@ SETTINGS: tuple[Setting, ...] = (
             "Where the memories are kept: empty for the home's own SQLite file (state/memory.db), or a "
             "postgresql://USER:PASSWORD@HOST/DB URL to share one database among several hosts' daemons "
             "(docs/operations.md says when). STRATA_DATABASE_URL, when set, takes its place.", _store_url),
+    Setting("store.key_file", "",
+            "A sealed home's key: the file outside the home that holds it (64 hex digits or a passphrase, mode "
+            "0600). STRATA_KEY, or a systemd credential named strata-key, takes its place when given "
+            "(docs/sealing.md); `strata init --encrypt` and `strata encrypt` set it."),
     Setting("privacy.redact", True,
             "Replace credentials in what is stored (cloud keys, forge and chat tokens, JWTs, private key blocks, "
             "passwords in URLs and assignments) by a typed placeholder, `[redacted:KIND:HASH]`, and drop "

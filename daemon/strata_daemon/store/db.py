@@ -53,6 +53,12 @@ def _reads_only(conn):
     return conn
 
 
+def _opened(path: Path, read_only: str | None):
+    conn = driver.connect(path)
+    conn.row_factory = driver.row_class(conn)
+    return _reads_only(conn) if read_only else conn
+
+
 def changes() -> int:
     """Write transactions this process committed, but upkeep (Database.changes)."""
     return Database.changes
@@ -100,8 +106,7 @@ class Database:
 
     @classmethod
     async def _connect(cls, path: Path, read_only: str | None) -> "Database":
-        conn = aiosqlite.Connection(lambda: _reads_only(driver.connect(path)) if read_only else driver.connect(path),
-                                    iter_chunk_size=256)
+        conn = aiosqlite.Connection(lambda: _opened(path, read_only), iter_chunk_size=256)
         # A connection someone forgot to close must not keep the process alive at exit; SQLite
         # rolls back whatever was in flight, and committed data is safe either way.
         worker = getattr(conn, "_thread", None)
@@ -113,7 +118,6 @@ class Database:
             raise
         except driver.driver_errors() as e:
             raise driver.describe(e, path) from None
-        conn.row_factory = driver.sqlite_module().Row
         return cls(conn, path, read_only)
 
     async def size(self) -> int:

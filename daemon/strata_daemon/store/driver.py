@@ -1,4 +1,5 @@
-"""The SQLite driver: one that can load sqlite-vec, opened with strata's pragmas."""
+"""The SQLite driver: one that can load sqlite-vec, opened with strata's pragmas; a sealed
+file through the cipher's driver (store/cipher.py) with its key."""
 
 from __future__ import annotations
 
@@ -6,10 +7,13 @@ import functools
 import importlib.util
 import os
 import sqlite3
+import sys
 from pathlib import Path
 from types import ModuleType
 
+from strata_daemon.config.sealing import Key
 from strata_daemon.errors import INSTALL_CORE, StorageError
+from strata_daemon.store import cipher
 
 BUSY_TIMEOUT_MS = 10_000
 
@@ -31,7 +35,7 @@ def sqlite_module() -> ModuleType:
 
 def driver_errors() -> tuple[type[BaseException], ...]:
     mod = sqlite_module()
-    return (mod.Error,) if mod is sqlite3 else (mod.Error, sqlite3.Error)
+    return ((mod.Error,) if mod is sqlite3 else (mod.Error, sqlite3.Error)) + cipher.errors()
 
 
 def describe(exc: BaseException, path: Path | str) -> StorageError:
@@ -63,20 +67,87 @@ def _create_private(path: Path) -> None:
         os.close(fd)
 
 
+def _key_to_open(path: Path | str) -> Key | None:
+    """The key of an existing sealed file, or of a new one in a sealed home; None for plain."""
+    if cipher.is_sealed(path):
+        key = cipher.key_for(path)
+        if key is None:
+            raise cipher.missing_key(path)
+        return key
+    try:
+        new = Path(path).stat().st_size == 0
+    except FileNotFoundError:
+        new = True
+    return cipher.key_for_new(path) if new else None
+
+
+def connect_read_only(path: Path | str):
+    """A connection that cannot change the file, no pragma set and no extension loaded."""
+    key = _key_to_open(path) if cipher.is_sealed(path) else None
+    if key is not None:
+        return cipher.open_keyed(f"file:{path}?mode=ro", key, uri=True)
+    return sqlite_module().connect(f"file:{path}?mode=ro", uri=True)
+
+
 def copy(source: Path, target: Path) -> None:
     """SQLite's online backup of `source` into `target` (created 0600 if missing): consistent
     while others write the source, which is only read. The copy is left in rollback-journal
     mode, one self-contained file: a WAL-mode file opened read-only later (a restore, a kept
     benchmark corpus) would leave -wal and -shm files beside it. Opening it with `connect`
-    turns WAL on again."""
-    src = sqlite_module().connect(f"file:{source}?mode=ro", uri=True)
-    dest = connect(target)
+    turns WAL on again. A copy inside a home is sealed as the home is; one outside any home
+    keeps the source's key, so a sealed home is never copied out in the clear."""
+    source_key = _key_to_open(source) if cipher.is_sealed(source) else None
+    target_key = cipher.key_for_new(target) if cipher.home_of(target) is not None else source_key
+    if (source_key and source_key.secret) != (target_key and target_key.secret):
+        return _copy_across_keys(source, target, source_key, target_key)
+    src = connect_read_only(source)
+    dest = connect(target, key=target_key)
     try:
         src.backup(dest)
         dest.execute("PRAGMA journal_mode = DELETE")
     finally:
         dest.close()
         src.close()
+
+
+def _copy_across_keys(source: Path, target: Path, source_key: Key | None, target_key: Key | None) -> None:
+    # The backup API copies pages as they are, so between two keys (or a key and none) the rows
+    # are exported instead, into a file beside the target that replaces it whole when done.
+    partial = target.with_name(target.name + ".partial-export")
+    partial.unlink(missing_ok=True)
+    _create_private(partial)
+    src = cipher.open_keyed(str(source), source_key) if source_key else \
+        cipher.module().connect(str(source), isolation_level=None)
+    try:
+        src.enable_load_extension(True)
+        src.load_extension(_vec0())
+        cipher.export(src, partial, target_key)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    finally:
+        src.close()
+    for suffix in ("-wal", "-shm"):
+        target.with_name(target.name + suffix).unlink(missing_ok=True)
+    os.replace(partial, target)
+
+
+def reseal(path: Path, old: Key | None, key: Key | None) -> bool:
+    """Encrypt the database file at PATH with KEY (None: leave it plain) in place, from OLD when
+    it is sealed; False when it was KEY's already. The caller holds the file alone (users.exclusive)."""
+    source_key = old if cipher.is_sealed(path) else None
+    if cipher.is_sealed(path) and old is None:
+        raise cipher.missing_key(path)
+    if (source_key and source_key.secret) == (key and key.secret):
+        return False
+    if path.with_name(path.name + "-wal").exists():
+        conn = cipher.open_keyed(str(path), source_key) if source_key else sqlite_module().connect(str(path))
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            conn.close()
+    _copy_across_keys(path, path, source_key, key)
+    return True
 
 
 def _vec0() -> str:
@@ -88,14 +159,20 @@ def _vec0() -> str:
     return os.path.normpath(os.path.join(spec.submodule_search_locations[0], "vec0"))
 
 
-def connect(path: Path | str, *, check_same_thread: bool = False):
-    """A connection in autocommit mode (strata issues BEGIN itself), WAL, sqlite-vec loaded."""
+def connect(path: Path | str, *, check_same_thread: bool = False, key: Key | None = None):
+    """A connection in autocommit mode (strata issues BEGIN itself), WAL, sqlite-vec loaded;
+    sealed with KEY, or with the key its file or home asks for."""
     mod = sqlite_module()
     try:
         if str(path) != ":memory:":
+            key = key or _key_to_open(path)
             _create_private(Path(path))
-        conn = mod.connect(str(path), isolation_level=None, check_same_thread=check_same_thread,
-                           timeout=BUSY_TIMEOUT_MS / 1000)
+        if key is not None:
+            conn = cipher.open_keyed(str(path), key, check_same_thread=check_same_thread,
+                                     timeout=BUSY_TIMEOUT_MS / 1000)
+        else:
+            conn = mod.connect(str(path), isolation_level=None, check_same_thread=check_same_thread,
+                               timeout=BUSY_TIMEOUT_MS / 1000)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")
@@ -113,3 +190,8 @@ def connect(path: Path | str, *, check_same_thread: bool = False):
     except OSError as e:
         raise describe(e, path) from None
     return conn
+
+
+def row_class(conn) -> type:
+    """The Row type of the module that made CONN (sqlite3's Row refuses another driver's cursor)."""
+    return sys.modules[type(conn).__module__.partition(".")[0]].Row

@@ -13,7 +13,7 @@ from strata_daemon.store import driver, purge
 @contextlib.contextmanager
 def read_only(path: Path) -> Iterator:
     """A connection that cannot change the file (driver errors pass to the caller)."""
-    conn = driver.sqlite_module().connect(f"file:{path}?mode=ro", uri=True)
+    conn = driver.connect_read_only(path)
     try:
         yield conn
     finally:

@@ -43,8 +43,8 @@ def share(db_path: Path) -> int | None:
             time.sleep(0.05)
 
 
-def exclusive(db_path: Path) -> int:
-    """Take the lock alone, or say which processes have the database open."""
+def exclusive(db_path: Path, doing: str = "restore") -> int:
+    """Take the lock alone, or say which processes have the database open (DOING: what waits)."""
     fd = _open(db_path)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -54,7 +54,7 @@ def exclusive(db_path: Path) -> int:
         named = ", ".join(f"pid {p} ({_command(p)})" for p in pids) or "another process"
         raise Conflict(f"the database is open in {named}",
                        hint="stop it first (strata serve, strata mcp, the inspector or a Python program), "
-                            "then restore") from None
+                            f"then {doing}") from None
     return fd
 
 

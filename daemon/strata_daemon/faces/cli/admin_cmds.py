@@ -11,6 +11,8 @@ from strata_daemon.base.timeutil import duration
 from strata_daemon.base.wording import counted, plain
 from strata_daemon.config.home import Home, check_store_url, init_home, resolve_home
 from strata_daemon.config.settings import BY_KEY
+from strata_daemon.errors import InvalidInput
+from strata_daemon.faces.cli import seal_cmds
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import Progress, emit, outline, short_time
 
@@ -25,14 +27,22 @@ def cmd_init(args) -> int:
 
         check_store_url(Home(Path(path).expanduser().resolve()), args.store_url)
         store = asyncio.run(Memory.reach_store(args.store_url))
+    if args.encrypt and args.store_url is not None:
+        raise InvalidInput("--encrypt seals the home's own SQLite file; a PostgreSQL store is sealed by its server",
+                           hint="leave out one of --encrypt and --store-url (docs/sealing.md#postgresql)")
     home, wrote = init_home(path, store_url=args.store_url)
     out = {"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}
     if store is not None:
         out["store"] = store
+    if args.encrypt:
+        from strata_daemon.app import sealing
+
+        out["sealing"] = sealing.seal(home, args.key_file)
     emit(out, args.json,
          lambda r: f"home ready at {r['home']}" + (f"; settings in {r['config']}" if wrote else
                                                    f" ({r['config']} kept as it was)")
          + (f"\nmemories kept in {r['store']}" if "store" in r else "")
+         + (f"\n{seal_cmds.shown(r['sealing'])}" if "sealing" in r else "")
          + f"\nuse it with: export STRATA_HOME={shlex.quote(r['home'])}   (or --home on each command)")
     return 0
 
@@ -174,6 +184,10 @@ def register(sub, common) -> None:
     p.add_argument("--store-url", metavar="URL",
                    help="keep the memories in this PostgreSQL database (postgresql://USER:PASSWORD@HOST/DB), "
                         "shared with other hosts' daemons, instead of the home's own SQLite file")
+    p.add_argument("--encrypt", action="store_true",
+                   help="seal the home's database at rest (docs/sealing.md); the key is STRATA_KEY's when set, "
+                        "else --key-file's")
+    p.add_argument("--key-file", help=seal_cmds.KEY_FILE_HELP + " (with --encrypt)")
     p.set_defaults(handler=cmd_init)
 
     p = sub.add_parser("config", help="Show the effective settings.")

@@ -26,6 +26,7 @@ from strata_daemon.faces.cli import (
     io_cmds,
     mcp_cmds,
     memory_cmds,
+    seal_cmds,
     serve_cmds,
     store_cmds,
     systemd_cmds,
@@ -63,6 +64,7 @@ GROUPS = (
     ("home and daemon", admin_cmds),
     ("care", care_cmds),
     ("store", store_cmds),
+    ("sealing", seal_cmds),
     ("systemd", systemd_cmds),
 )
 # Other installed packages may add commands (a checkout's benchmark harness adds `bench`): each
