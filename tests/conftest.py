@@ -46,11 +46,24 @@ BOTH_STORES = frozenset((
 )) | (set(os.environ.get("STRATA_TEST_BOTH_STORES", "").split(",")) - {""})
 
 
+# The store's own modules run a third time on a sealed home (its SQLite file encrypted, the key
+# given by STRATA_KEY): marked `sealed`.
+SEALED_TOO = frozenset(("test_store", "test_storage", "test_forgetting", "test_recall", "test_facts", "test_web",
+                        "test_namespaces", "test_care", "test_copies"))
+SEALED_KEY = "5e" * 32
+
+
 def pytest_generate_tests(metafunc):
-    if ("home" in metafunc.fixturenames and metafunc.module.__name__.rpartition(".")[2] in BOTH_STORES
-            and not metafunc.definition.get_closest_marker("sqlite_only")):
-        metafunc.parametrize("store_kind", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
-                             indirect=True)
+    name = metafunc.module.__name__.rpartition(".")[2]
+    if "home" not in metafunc.fixturenames or metafunc.definition.get_closest_marker("sqlite_only"):
+        return
+    kinds = ["sqlite"]
+    if name in SEALED_TOO:
+        kinds.append(pytest.param("sealed", marks=pytest.mark.sealed))
+    if name in BOTH_STORES:
+        kinds.append(pytest.param("postgres", marks=pytest.mark.postgres))
+    if len(kinds) > 1:
+        metafunc.parametrize("store_kind", kinds, indirect=True)
 
 
 def indexed(memory, word: str) -> int:
@@ -76,6 +89,8 @@ def home(tmp_path, store_kind, request, monkeypatch) -> Path:
     root, _ = init_home(tmp_path / "home")
     if store_kind == "postgres":  # the home keeps its memories in a database of this test's own
         monkeypatch.setenv("STRATA_DATABASE_URL", request.getfixturevalue("pg_url"))
+    if store_kind == "sealed":  # its file is made sealed at first use, as `strata init --encrypt` makes it
+        monkeypatch.setenv("STRATA_KEY", SEALED_KEY)
     return root.root
 
 

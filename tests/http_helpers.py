@@ -72,7 +72,7 @@ def serving(home: Path, *args: str, agent: str | None = None, command: str = "se
     socket_path = home / "state" / "strata.sock"
     port = int(args[args.index("--port") + 1]) if "--port" in args else None
     # The store a test chose (STRATA_DATABASE_URL) goes with it; any other STRATA_ variable does not.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_") or k == "STRATA_DATABASE_URL"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_") or k in ("STRATA_DATABASE_URL", "STRATA_KEY")}
     proc = subprocess.Popen([*prefix, sys.executable, "-m", "strata_daemon", "--home", str(home),
                              *(["--agent", agent] if agent else []), command, *args],
                             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -16,7 +16,7 @@ from mcp import Client, StdioServerParameters
 async def mcp_client(home: Path, agent: str | None = None, *, flags: tuple[str, ...] = ()) -> AsyncIterator["Tools"]:
     args = ["-m", "strata_daemon", "--home", str(home)] + (["--agent", agent] if agent else []) + ["mcp", *flags]
     # The store a test chose (STRATA_DATABASE_URL) goes with it; any other STRATA_ variable does not.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_") or k == "STRATA_DATABASE_URL"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_") or k in ("STRATA_DATABASE_URL", "STRATA_KEY")}
     params = StdioServerParameters(command=sys.executable, args=args, env=env,
                                    cwd=str(Path(__file__).resolve().parent.parent))
     async with Client(params, cache=None, read_timeout_seconds=120) as client:

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from conftest import REPO, write_config
+from sealed_pages import readable
 from strata_daemon.errors import EXIT_DOCTOR
 
 pytestmark = pytest.mark.reliability
@@ -175,7 +176,7 @@ def test_a_restore_purges_again_what_was_purged_after_the_backup(cli, home):
     assert r["purged_again"] == {"memories": 1, "facts": 1}
     assert [e["id"] for e in cli.json("timeline")] == [kept]
     assert cli("fact", "get", "door pin").returncode == 3
-    db = (home / "state" / "memory.db").read_bytes()
+    db = readable(home / "state" / "memory.db")
     assert b"7781-QQ" not in db and b"31-7-44-Kestrel." in db  # beta purged nothing: its note stays
     assert [e["id"] for e in cli.json("--agent", "beta", "timeline")] == [other]
     # Restoring the database the restore replaced brings nothing purged back either.

@@ -51,7 +51,7 @@ def test_two_restores_in_one_second_keep_both_databases(home, monkeypatch):
 
 
 def current_value(db: Path) -> str:
-    conn = driver.sqlite_module().connect(f"file:{db}?mode=ro", uri=True)
+    conn = driver.connect_read_only(db)
     try:
         return conn.execute("SELECT value FROM fact_values JOIN facts ON facts.id = fact_id "
                             "WHERE facts.key = 'bridge' AND valid_to IS NULL").fetchone()[0]

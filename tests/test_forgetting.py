@@ -11,6 +11,7 @@ import pytest
 
 from conftest import on_postgres
 from mcp_helpers import mcp_client
+from sealed_pages import readable
 from strata_bench import server_files
 from strata_bench.forgetting import CASES, bench_forget
 from strata_daemon.errors import StorageError
@@ -23,7 +24,7 @@ def raw_bytes(home) -> bytes:
     if on_postgres():
         return b"".join(server_files.database_files(os.environ["STRATA_DATABASE_URL"]).values())
     state = home / "state"
-    return b"".join(p.read_bytes() for p in sorted(state.glob("memory.db*")) if p.is_file())
+    return b"".join(readable(p) for p in sorted(state.glob("memory.db*")) if p.is_file())
 
 
 # -- what a purge looks for (pure) -----------------------------------------------------------------
@@ -140,7 +141,7 @@ def test_an_import_never_gives_a_purged_id_again(cli, home, tmp_path):
     rows = tmp_path / "rows.jsonl"
     rows.write_text(json.dumps({"id": first, "content": "a new memory asking for an old id"}) + "\n")
     cli("import", str(rows), check=True)
-    given = [m for m in map(json.loads, cli("export", check=True).out.splitlines()) if m["content"].startswith("a new")]
+    given = [m for m in map(json.loads, cli("export", "--plain", check=True).out.splitlines()) if m["content"].startswith("a new")]
     assert len(given) == 1 and given[0]["id"] != first
     trail = cli.json("show", str(given[0]["id"]))["history"]
     assert [a["action"] for a in trail] == ["create"]  # its own trail, not the purged memory's
@@ -164,7 +165,7 @@ def test_forget_matching_reaches_sources_sessions_contexts_keys_topics_and_entit
     assert done["topics_removed"] == ["pellucine_plans"] and done["memories"] == [said]
     assert b"ellucine" not in raw_bytes(home).lower()
     for path in home.rglob("*"):
-        assert not path.is_file() or b"ellucine" not in path.read_bytes().lower(), path
+        assert not path.is_file() or b"ellucine" not in readable(path).lower(), path
     assert cli("fact", "get", "pellucine owner").returncode == 3
     assert cli.json("dossier", "list")["topics"] == [] or "pellucine_plans" not in [
         t["topic"] for t in cli.json("dossier", "list")["topics"]]
@@ -184,7 +185,7 @@ def test_forget_matching_finds_a_topic_named_with_the_words_in_its_kept_form(cli
     assert cli.json("forget", "--matching", "secret_zebra_7741")["topics"] == ["secret_zebra_7741"]
     cli.json("forget", "--matching", "SECRET-ZEBRA-7741", "--purge", "--yes")
     for path in home.rglob("*"):
-        assert not path.is_file() or b"zebra" not in path.read_bytes().lower(), path
+        assert not path.is_file() or b"zebra" not in readable(path).lower(), path
     assert "zebra" not in cli("capsule", "show", check=True).out.lower()
 
 
@@ -371,7 +372,7 @@ def test_an_export_made_before_a_purge_does_not_bring_the_words_back(cli, home, 
     kept = cli.json("observe", "The cabin is by the lake.")["id"]
     matched = cli.json("observe", "Spare key under the 4471 flowerpot.")["id"]
     old = tmp_path / "old.jsonl"
-    cli("export", "-o", str(old), check=True)
+    cli("export", "-o", str(old), "--plain", check=True)  # read again below as text
     cli("forget", str(secret), "--purge", check=True)
     cli("forget", "--matching", "flowerpot", "--purge", "--yes", check=True)
     cli("forget", str(kept), "--purge", check=True)
@@ -383,7 +384,7 @@ def test_an_export_made_before_a_purge_does_not_bring_the_words_back(cli, home, 
     report = cli.json("import", str(again))
     assert report["skipped_purged"] == 3 and report["created"] == 0 and report["duplicate"] == 0
     assert b"4471" not in raw_bytes(home)
-    now = [json.loads(line) for line in cli("export", check=True).out.splitlines()]
+    now = [json.loads(line) for line in cli("export", "--plain", check=True).out.splitlines()]
     assert not {m["id"] for m in now} & {secret, kept, matched}
     assert [m["content"] for m in now] == ["The cabin is by the lake."]
 

@@ -57,9 +57,9 @@ def _new_key(home: Home, key_file: str | None, *, fallback: Path) -> tuple[Key, 
         bad = sealing.key_file_problem(path, home.root)
         if bad:
             raise InvalidInput(bad, hint="keep the key outside the home, readable by its owner alone")
-        return Key(sealing._read(path, "the key file"), f"the key file {path}"), path, False
+        return Key(sealing.read_key_file(path, "the key file"), f"the key file {path}"), path, False
     sealing.write_key_file(path, sealing.new_secret(), home.root)
-    return Key(sealing._read(path, "the key file"), f"the key file {path}"), path, True
+    return Key(sealing.read_key_file(path, "the key file"), f"the key file {path}"), path, True
 
 
 def _reseal_all(home: Home, old: Key | None, key: Key | None, doing: str) -> dict:
@@ -131,3 +131,20 @@ def unseal(home: Home) -> dict:
     done = _reseal_all(home, old, None, "unseal it")
     sealing.record_key_file(home.config_path, "")
     return {"sealed": False, **done}
+
+
+def export_key(home: Home) -> Key | None:
+    """The key a sealed home's exports are sealed with (its own); None for a plain home."""
+    return cipher.key_for(home.db_path) if cipher.is_sealed(home.db_path) else None
+
+
+def import_key(home: Home, key_file: str | None) -> Key:
+    """The key a sealed export is read with: KEY_FILE's, else the home's."""
+    if key_file:
+        path = Path(key_file).expanduser()
+        return Key(sealing.read_key_file(path, "the key file"), f"the key file {path}")
+    key = cipher.key_for(home.db_path)
+    if key is None:
+        raise InvalidInput("the export is sealed and this home has no key to open it",
+                           hint="name the key of the home that wrote it: strata import FILE --key-file PATH")
+    return key

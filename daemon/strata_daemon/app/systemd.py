@@ -93,6 +93,20 @@ def network_lines(*, tcp: bool, loopback: bool, system: bool, store: str | None 
     return lines + ["# ...reachable from other machines (http.allow_remote), so no IPAddressDeny=."]
 
 
+def credential_lines(sealed: bool, key_file: str) -> list[str]:
+    """How a sealed home's key reaches the service: systemd reads the key file and hands it over
+    as the credential strata-key, which strata reads before store.key_file."""
+    if not sealed:
+        return ["# A sealed home's key comes as a credential: LoadCredential=strata-key:PATH (docs/sealing.md)."]
+    head = ["# The sealed home's key, read by systemd and handed to strata as the credential strata-key.",
+            "# To seal the key itself to this machine: systemd-creds encrypt --name=strata-key KEYFILE",
+            "# /etc/credstore.encrypted/strata-key, then LoadCredentialEncrypted=strata-key in place of this."]
+    if key_file:
+        return head + [f"LoadCredential=strata-key:{unit_word(key_file)}"]
+    return head + ["# Its key comes from STRATA_KEY where this was printed: name a file that holds it.",
+                   "LoadCredential=strata-key:/PATH/OF/THE/KEY/FILE"]
+
+
 def protect_home_lines(private: Path | None) -> list[str]:
     """ProtectHome=yes, or read-only when `private` (something the daemon uses) lies under it."""
     if private is None:

@@ -42,7 +42,7 @@ def new_secret() -> str:
     return secrets.token_hex(32)
 
 
-def _read(path: Path, what: str) -> str:
+def read_key_file(path: Path, what: str) -> str:
     try:
         st = path.stat()
         if st.st_size > _LIMIT:
@@ -87,13 +87,13 @@ def home_key(root: Path, key_file: str) -> Key | None:
     creds = os.environ.get("CREDENTIALS_DIRECTORY")
     if creds and (Path(creds) / CREDENTIAL).is_file():
         path = Path(creds) / CREDENTIAL
-        return Key(_read(path, "the systemd credential"), f"the systemd credential {CREDENTIAL}")
+        return Key(read_key_file(path, "the systemd credential"), f"the systemd credential {CREDENTIAL}")
     if key_file:
         path = Path(key_file).expanduser()
         bad = key_file_problem(path, root)
         if bad and path.exists():
             raise ConfigError(bad, hint="move it (and set store.key_file to its new place), or fix its mode")
-        return Key(_read(path, "the key file"), f"the key file {path}")
+        return Key(read_key_file(path, "the key file"), f"the key file {path}")
     return None
 
 

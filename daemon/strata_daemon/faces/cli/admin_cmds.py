@@ -21,15 +21,15 @@ COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phas
 
 def cmd_init(args) -> int:
     path = args.dir if args.dir is not None else resolve_home(args.home).root
+    if args.encrypt and args.store_url is not None:
+        raise InvalidInput("--encrypt seals the home's own SQLite file; a PostgreSQL store is sealed by its server",
+                           hint="leave out one of --encrypt and --store-url (docs/sealing.md#postgresql)")
     store = None
     if args.store_url is not None:  # reach the server and lay out its schema first: a failure writes nothing
         from strata_daemon.app.memory import Memory
 
         check_store_url(Home(Path(path).expanduser().resolve()), args.store_url)
         store = asyncio.run(Memory.reach_store(args.store_url))
-    if args.encrypt and args.store_url is not None:
-        raise InvalidInput("--encrypt seals the home's own SQLite file; a PostgreSQL store is sealed by its server",
-                           hint="leave out one of --encrypt and --store-url (docs/sealing.md#postgresql)")
     home, wrote = init_home(path, store_url=args.store_url)
     out = {"home": str(home.root), "config": str(home.config_path), "wrote_config": wrote}
     if store is not None:

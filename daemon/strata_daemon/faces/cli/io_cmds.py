@@ -55,6 +55,39 @@ class _Tee:
         self.spool.write(line)
         return line
 
+    def read(self, size: int = -1) -> bytes:
+        data = self.stream.read(size)
+        self.spool.write(data)
+        return data
+
+
+def _unsealer(stream, home, key_file: str | None):
+    """How the file's bytes become its lines: as they are, or through the key of a sealed export."""
+    from strata_daemon.app import sealing
+    from strata_daemon.base.sealed_export import MAGIC, SealedReader, is_sealed_export
+
+    head = stream.peek(len(MAGIC))[:len(MAGIC)] if hasattr(stream, "peek") else b""
+    if not is_sealed_export(head):
+        return lambda raw: raw
+    key = sealing.import_key(home, key_file)
+    first: list[SealedReader] = []
+
+    def unsealed(raw):
+        first.append(first[0].again(raw) if first else SealedReader(raw, key.secret))
+        return first[-1]
+    return unsealed
+
+
+@contextlib.contextmanager
+def _unreadable(path: str):
+    from strata_daemon.base.sealed_export import SealedExportError
+
+    try:
+        yield
+    except SealedExportError as e:
+        raise InvalidInput(f"{path}: {e}; nothing was imported",
+                           hint="a sealed export opens with the key of the home that wrote it (--key-file PATH)") from None
+
 
 async def cmd_import(args) -> int:
     from strata_daemon.app.public import parse_jsonl, stored_rows
@@ -69,10 +102,11 @@ async def cmd_import(args) -> int:
         now, keep = timeutil.now(), int(mem.config.tuning.store.import_buffer_mb) * 2**20
         # A pipe is read once: a copy (private, unnamed, gone on exit) serves the second reading.
         spool = tempfile.TemporaryFile(dir=mem.home.state_dir) if not stream.seekable() else None
-        with stream, spool or contextlib.nullcontext():
+        with stream, spool or contextlib.nullcontext(), _unreadable(path):
+            lines_of = _unsealer(stream, mem.home, args.key_file)
             bar = Progress(size, "checking", unit="bytes")
-            parsed = parse_jsonl(stream if spool is None else _Tee(stream, spool), mem.limits, agent=mem.agent,
-                                 now=now, progress=bar.advance, keep_bytes=keep)
+            parsed = parse_jsonl(lines_of(stream if spool is None else _Tee(stream, spool)), mem.limits,
+                                 agent=mem.agent, now=now, progress=bar.advance, keep_bytes=keep)
             bar.close()
             if parsed.bad and not args.skip_bad:
                 shown = "\n".join(f"  line {n}: {msg}" for n, msg in parsed.bad[:10])
@@ -82,7 +116,7 @@ async def cmd_import(args) -> int:
             rows = parsed.rows
             if rows is None:
                 (spool or stream).seek(0)
-                rows = stored_rows(spool or stream, mem.limits, agent=mem.agent, now=now,
+                rows = stored_rows(lines_of(spool or stream), mem.limits, agent=mem.agent, now=now,
                                    skip={n for n, _ in parsed.bad})
             bar = Progress(parsed.good, "importing", unit="observations")
             totals = await mem.observe_many(rows, validated=True, progress=bar.advance,
@@ -129,42 +163,54 @@ def export_target(output: str, home) -> tuple[str, bool]:
     return target, not exists or os.path.isfile(target)
 
 
-async def _write_export(mem, out) -> int:
+async def _write_export(mem, out, key) -> int:
     from strata_daemon.app.public import export_line
+    from strata_daemon.base.sealed_export import SealedWriter
 
+    sealed = SealedWriter(out, key.secret) if key is not None else None
     count = 0
     async for ep in mem.export():
-        out.write(export_line(ep))
+        (sealed or out).write(export_line(ep) if sealed else export_line(ep).encode("utf-8"))
         count += 1
+    if sealed:
+        sealed.close()
     return count
 
 
 async def cmd_export(args) -> int:
+    from strata_daemon.app import sealing
+
     to_file = args.output not in (None, "-")
     async with opened(args) as mem:
+        key = None if args.plain else sealing.export_key(mem.home)
         if not to_file:
-            await _write_export(mem, sys.stdout)
+            if key is not None and sys.stdout.isatty():
+                raise InvalidInput("the home is sealed, so its export is too: not for a terminal",
+                                   hint="write it to a file with -o FILE, or ask for --plain")
+            sys.stdout.flush()
+            await _write_export(mem, sys.stdout.buffer, key)
+            sys.stdout.buffer.flush()
             return 0
         target, renamed = export_target(args.output, mem.home)
         try:
-            count = await _export_to(mem, target, renamed)
+            count = await _export_to(mem, target, renamed, key)
         except OSError as e:
             raise StorageError(f"cannot write the export to {args.output}: {e.strerror or e}",
                                hint="free some space or choose another file; the memories are unchanged, and an "
                                     "older export there is kept") from None
-    note(f"strata: exported {counted(count, 'memory')} to {args.output}")
+    note(f"strata: exported {counted(count, 'memory')} to {args.output}" + (" (sealed)" if key else ""))
     return 0
 
 
-async def _export_to(mem, target: str, renamed: bool) -> int:
+async def _export_to(mem, target: str, renamed: bool, key) -> int:
     if not renamed:
-        with open(target, "w", encoding="utf-8") as out:
-            return await _write_export(mem, out)
+        with open(target, "wb") as out:
+            return await _write_export(mem, out, key)
     # Written beside the target and renamed at the end: a failed export never clobbers an older one.
     fd, tmp = tempfile.mkstemp(prefix=".strata-export-", dir=os.path.dirname(target))
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            count = await _write_export(mem, out)
+        with os.fdopen(fd, "wb") as out:
+            count = await _write_export(mem, out, key)
         os.replace(tmp, target)
         return count
     except BaseException:
@@ -195,6 +241,9 @@ def register(sub, common) -> None:
     p.add_argument("--skip-bad", action="store_true", help="import the good lines, report the bad ones")
     p.add_argument("--no-embed", action="store_true",
                    help="store only; the daemon's embed pass (or `strata embed`) embeds them later")
+    p.add_argument("--key-file", help="a sealed export's key, when another home wrote it (default: this home's)")
 
     p = add("export", cmd_export, "Export the namespace as JSON Lines (re-importable).")
     p.add_argument("-o", "--output", help="file to write (0600); default stdout")
+    p.add_argument("--plain", action="store_true",
+                   help="a sealed home's export in the clear (by default it is sealed with the home's key)")

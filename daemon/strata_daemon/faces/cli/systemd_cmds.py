@@ -68,6 +68,7 @@ def used_paths(home: Path, cfg, account_home: Path) -> list[Path]:
 
 def unit_text(home: Home, *, user: bool, account: pwd.struct_passwd | None = None) -> str:
     from strata_daemon.app.systemd import (
+        credential_lines,
         fill,
         first_private,
         network_lines,
@@ -76,6 +77,7 @@ def unit_text(home: Home, *, user: bool, account: pwd.struct_passwd | None = Non
         store_reach,
         unit_word,
     )
+    from strata_daemon.app import sealing
     from strata_daemon.faces.http.serve import is_loopback
 
     unit = UNITS / ("strata-user.service" if user else "strata.service")
@@ -93,7 +95,9 @@ def unit_text(home: Home, *, user: bool, account: pwd.struct_passwd | None = Non
                        "HOME": unit_word(str(home.root)),
                        "USER": account.pw_name if account else "", "NETWORK": "\n".join(network),
                        "ORDER": "\n".join(order_lines(store)),
-                       "PROTECT_HOME": "\n".join(protect_home_lines(private))})
+                       "PROTECT_HOME": "\n".join(protect_home_lines(private)),
+                       "CREDENTIAL": "\n".join(credential_lines(sealing.status(home)["sealed"],
+                                                                 cfg["store.key_file"]))})
 
 
 def cmd_print_unit(args) -> int:
