@@ -13,7 +13,7 @@ COMMANDS = ("bench ingest", "bench recall", "bench embed", "bench locomo", "benc
             "bench dossier", "bench capsule", "bench daemon", "bench consolidate", "bench tui", "bench mcp",
             "bench http", "bench context", "bench reliability", "bench arena", "bench scale", "bench capture",
             "bench updates", "bench truth", "bench forget", "bench purge", "bench cli", "bench hosts",
-            "bench redaction")
+            "bench redaction", "bench sealed")
 GROUP = "benchmarks"
 CONVERSATIONS = "use only the first N conversations, or the A-th to the B-th (counted from 1)"
 
@@ -70,6 +70,11 @@ def _corpus(add) -> None:
     q.add_argument("--queries", type=int, default=200, help="timed recalls per mode (after 20 warm-up ones)")
     q.add_argument("--idle-seconds", type=float, default=30.0, help="the daemon's idle time measured (default 30)")
     q.add_argument("--size-out", help=argparse.SUPPRESS)
+    q = cached(add("sealed", run_facts.cmd_sealed, "What sealing a home costs: balanced recall on a filled home and "
+                                "on it sealed, turn by turn, and ingest into a plain and a sealed home in rounds; "
+                                "then a byte search of every file a sealed home wrote for its memories' words."))
+    q.add_argument("--queries", type=int, default=300, help="timed queries (after 20 warm-up ones)")
+    q.add_argument("--ingest", type=int, default=20_000, help="memories each ingest round stores (default 20000)")
     q = add("facts", run.cmd_facts, "Fact get, as-of get and set latency with many keys and a long history, "
                                 "vs a bare key-value table.", n=None)
     q.add_argument("--keys", type=int, default=10_000, help="distinct keys (default 10000)")

@@ -1,12 +1,14 @@
-"""`strata bench capture`, `updates` and `truth`: the commands of the benchmarks of facts and of
+"""`strata bench capture`, `updates`, `truth`, `redaction` and `sealed`: the commands of the benchmarks of facts and of
 knowledge updates (run.py holds the others)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.output import Progress, emit
 
-from strata_bench.run import _save
+from strata_bench.run import _report, _save
 
 
 async def cmd_capture(args) -> int:
@@ -54,3 +56,15 @@ async def cmd_truth(args) -> int:
     _save(result, args.out)
     emit(result, args.json, format_truth)
     return 0
+
+
+async def cmd_sealed(args) -> int:
+    from strata_bench.sealed import bench_sealed
+
+    bar = Progress(args.queries + 20, f"recall, plain and sealed ({args.n} memories)", unit="queries")
+    embed_bar = Progress(args.n, "embedding the corpus", unit="memories")
+    result = await bench_sealed(args.n, queries=args.queries, ingest_n=args.ingest, seed=args.seed,
+                                cache=Path(args.corpus_cache).expanduser() if args.corpus_cache else None,
+                                progress=bar.advance, embed_progress=embed_bar.advance)
+    embed_bar.close()
+    return _report(result, args, bar)

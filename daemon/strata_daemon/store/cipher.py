@@ -2,12 +2,11 @@
 WAL, the backups made from it), opened through the sqlcipher3 package, which loads sqlite-vec
 and has FTS5 as the stdlib's SQLite has. Whether a file is sealed is read from its first bytes,
 not from a setting, so a sealed file is never mistaken for a damaged one or opened as a new one.
-A file's key is its home's (config/sealing.py says where it comes from); a new file in a sealed
+The driver (store/driver.py) opens every file through the same package. A file's key is its home's (config/sealing.py says where it comes from); a new file in a sealed
 home is sealed with it, so a backup never holds the words in the clear."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -26,12 +25,6 @@ def module() -> ModuleType:
         raise StorageError("this home is sealed and the package that opens sealed files (sqlcipher3-binary) "
                            "is not installed", hint=INSTALL_CORE) from None
     return sqlcipher3
-
-
-def errors() -> tuple[type[BaseException], ...]:
-    """The cipher driver's exceptions, once it is loaded (nothing raises them before)."""
-    loaded = sys.modules.get("sqlcipher3")
-    return (loaded.Error,) if loaded is not None else ()
 
 
 def is_sealed(path: Path | str) -> bool:

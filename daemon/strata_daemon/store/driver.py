@@ -20,7 +20,16 @@ BUSY_TIMEOUT_MS = 10_000
 
 @functools.cache
 def sqlite_module() -> ModuleType:
-    """stdlib sqlite3 when its build can load extensions, else sqlean's bundled SQLite."""
+    """The one SQLite this process opens every file with: SQLCipher's build (sqlcipher3, which
+    opens plain files as they are and sealed ones with their key), else the stdlib's when it can
+    load extensions, else sqlean's. One library only: sqlite-vec, loaded once per process, keeps
+    the routines of the library that loaded it last, and a second one's connections crash on it."""
+    try:
+        import sqlcipher3
+    except ImportError:
+        pass
+    else:
+        return sqlcipher3
     if hasattr(sqlite3.Connection, "enable_load_extension"):
         return sqlite3
     try:
@@ -35,7 +44,7 @@ def sqlite_module() -> ModuleType:
 
 def driver_errors() -> tuple[type[BaseException], ...]:
     mod = sqlite_module()
-    return ((mod.Error,) if mod is sqlite3 else (mod.Error, sqlite3.Error)) + cipher.errors()
+    return (mod.Error,) if mod is sqlite3 else (mod.Error, sqlite3.Error)
 
 
 def describe(exc: BaseException, path: Path | str) -> StorageError:
@@ -117,7 +126,7 @@ def _copy_across_keys(source: Path, target: Path, source_key: Key | None, target
     partial.unlink(missing_ok=True)
     _create_private(partial)
     src = cipher.open_keyed(str(source), source_key) if source_key else \
-        cipher.module().connect(str(source), isolation_level=None)
+        sqlite_module().connect(str(source), isolation_level=None)
     try:
         src.enable_load_extension(True)
         src.load_extension(_vec0())
