@@ -23,6 +23,10 @@ TEXTS = {
             "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"),
     "key block": ("key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAABG5vbmU=\n"
                   "-----END OPENSSH PRIVATE KEY-----\nend", "b3BlbnNzaC1rZXktdjEAAAAA", "private-key"),
+    "redis.conf": ("bind 0.0.0.0\nrequirepass Vq9mT2xLs8Pw\nappendonly yes", "Vq9mT2xLs8Pw", "password"),
+    "keytool": ("jarsigner -keystore app.jks -storepass Hq7wE3rT9y app.apk", "Hq7wE3rT9y", "password"),
+    "php define": ("define( 'DB_PASSWORD', 'tG5#kw2Lq' );", "tG5#kw2Lq", "password"),
+    "rails": ("production:\n  secret_key_base: 8c2f7a19d04b6e35f1a0c9d87b2e4f6a3c5d7e9f1b2a4c6e8d0f2a4b6c8e0a2c", "8c2f7a19d04b6e35", "secret"),
     "stripe, long": ("stripe listen --api-key sk_live_519cMeGuPr0bwFqPqYiJh8bpKkxp3IAcFx1RmhyLbLuMMAgsNt7lRwSBmys5Y",
                      "RwSBmys5Y", "stripe-key"),
 }
@@ -30,7 +34,9 @@ LOOKALIKES = ("commit 3f9a1c2d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c, request 123e4567
               "image sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 v2.14.3-rc.1",
               "password=${DB_PASSWORD} and token: <your token here>; reset your password at the portal",
               "postgres://app:${DB_PASSWORD}@db:5432/app and ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQC7 user@host",
-              "mkdir -p /var/lib/strata && ssh -p 2222 admin@host && docker run -p 8080:80 nginx")
+              "mkdir -p /var/lib/strata && ssh -p 2222 admin@host && docker run -p 8080:80 nginx",
+              'ok: [db-1] => {"password": "VALUE_SPECIFIED_IN_NO_LOG_PARAMETER"}',
+              "env:\n  DB_PASSWORD: ${{ secrets.DB_PASSWORD }}\n  PASSWORD: $(cat /run/secrets/db)")
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))

@@ -461,3 +461,22 @@ def test_recall_asks_the_running_daemon_and_finds_what_it_finds_in_process(home,
     finally:
         assert daemon.stop(signal.SIGTERM) == 0
     assert recall(model=False)["mode_used"] == "fast"  # the daemon gone: in process again
+
+
+@pytest.mark.sqlite_only
+def test_the_daemon_runs_a_sealed_home_with_its_key_as_a_credential(start_daemon, cli, home, tmp_path):
+    key = tmp_path / "keys" / "home.key"
+    cli("encrypt", "--key-file", str(key), check=True)
+    key.rename(tmp_path / "credential")  # store.key_file now names nothing: only the credential opens it
+    creds = tmp_path / "creds"
+    creds.mkdir()
+    (tmp_path / "credential").rename(creds / "strata-key")
+    daemon = start_daemon({"CREDENTIALS_DIRECTORY": str(creds)})
+    daemon.wait_for("strata started", START_TIMEOUT)
+    env = {"CREDENTIALS_DIRECTORY": str(creds)}
+    cli("observe", "The greenhouse heater trips at minus four.", env=env, check=True)
+    daemon.wait_for("phase embed", START_TIMEOUT)
+    assert cli.json("recall", "greenhouse heater", env=env)["hits"]
+    assert daemon.stop(signal.SIGTERM) == 0
+    assert not any("Traceback" in line for line in daemon.lines), daemon.lines
+    assert b"greenhouse" not in b"".join(p.read_bytes() for p in (home / "state").glob("memory.db*"))

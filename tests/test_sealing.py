@@ -171,3 +171,12 @@ def test_doctor_and_the_unit_say_how_the_home_is_sealed(cli, home, sealed):
     report = examined(cli)
     found = {f["check"]: f for f in report["findings"]}
     assert not report["ok"] and found["sealing"]["status"] == "error" and found["database"]["status"] == "error"
+
+
+def test_the_inspector_reads_a_sealed_home(cli, home, sealed):
+    from tui_helpers import drive, rows
+
+    async def body(app, pilot):
+        layers = dict((r[0], r[1]) for r in rows(app, "#layers"))
+        assert layers["memories"].startswith("1 (1 hot") and layers["current facts"] != "0"
+    drive(home, body)

@@ -1,6 +1,7 @@
 """`strata bench forget`: the deletion-compliance set. Secrets are planted the ways a home comes
 to hold them (a sentence, a `key: value` line, repeated, merged by consolidation, cited in a
-dossier, rendered in the capsule, pinned there by a person, asked about in a recall), the home
+dossier, rendered in the capsule, pinned there by a person, asked about in a recall, a topic
+named in another spelling, a backup killed mid-copy left in state/backups/), the home
 lives a little (capsule render, dossier refresh, embedding, consolidation, feedback), each
 secret is forgotten the way a person or agent would ask, and then every face is searched for
 it: recall, facts, dossiers, the capsule, export, HTTP, MCP, every file in the home and the
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import io
 import json
+import subprocess
 import sys
 import tempfile
 import time
@@ -117,6 +119,8 @@ CASES: tuple[Case, ...] = (
          session="sess-Grimsholt"),
     Case("words in a dossier topic", ("Harbour refit planned for spring.",), "Zephrane", ("matching", "Zephrane"),
          topic="zephrane harbour", query="harbour refit"),
+    Case("a topic named in another spelling", ("Dock survey notes filed.",), "quorvex", ("matching", "QUORVEX-7"),
+         topic="Quorvex 7 docks", query="dock survey"),
     Case("dossier topic by name", ("Kettle lake cabin bookings open in May.",), "kettle_lake",
          ("topic", "kettle lake"), topic="kettle lake"),
     Case("dossier topic by words", ("Orchard survey done.",), "Wexmoor", ("topic matching", "Wexmoor"),
@@ -336,6 +340,15 @@ async def _backup(mem: Memory, url: str | None, folder: Path) -> Path:
     return folder / made.name
 
 
+def _killed_backup(home: Home) -> None:
+    """What a backup killed mid-copy leaves in state/backups/: the whole database under a
+    partial name whose process is gone. A purge must find it too."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    folder = home.state_dir / "backups"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    copy_database(home.db_path, folder / f".memory-20260101T000000Z.{int(gone.stdout)}.0badc0de.partial")
+
+
 def _wal_holds(url: str | None, cases) -> list[str] | None:
     """The cases whose secret the server's WAL still holds (PostgreSQL: not a purge's to empty)."""
     if url is None:
@@ -354,6 +367,8 @@ async def bench_forget(*, servers: bool = True, cases=CASES, progress: Callable[
                 server_files.analyze(url)
             exported = "".join([export_line(row) async for row in mem.export()]).encode()
             backup = await _backup(mem, url, Path(tmp))
+            if url is None:
+                _killed_backup(home)
             probe = await _probe(mem, url)
             before = {**await faces(probe, cases), **stored(home, url)}
             unseen = [c.name for c in cases if not found(c.secret, before)]

@@ -58,15 +58,21 @@ _PASSWORD = re.compile(
     r"""(?ix)(?:\b|_|(?<=PG))(?:pass(?:word|wd|phrase)?|pwd|secret)s?["']?\s*(?:[:=]|:=|=>|\s(?=["']))\s*
     (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{1,200}))""")
 # Not `-p`: it is a port, a path or a parent folder as often (`ssh -p 2222`, `mkdir -p /var/lib`).
-_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--password|--passwd)[= ](?!-)([^\s\"']{4,200})")
+# keytool's and jarsigner's `-storepass` and `-keypass` are passwords whatever follows them.
+_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--password|--passwd|-(?:src|dest)?(?:store|key)pass)[= ](?!-)([^\s\"']{4,200})")
+# A server's own password directives (redis.conf's `requirepass`, `masterauth`), and PHP's
+# `define('DB_PASSWORD', '...')` and WordPress's keys and salts.
+_DIRECTIVE = re.compile(r"(?im)^\s*(?:requirepass|masterauth)\s+[\"']?([^\s\"']{4,200})")
+_DEFINE = re.compile(r"""(?i)\bdefine\(\s*['"]\w*(?:PASSWORD|PASS|PWD|SECRET|KEY|SALT)['"]\s*,\s*['"]([^'"\n]{4,200})['"]""")
 # `API_KEY=...`, `client_secret: ...`, `auth_token = "..."`: taken when the value looks random.
 _KEYED = re.compile(
     r"""(?ix)(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|access[_-]?token|
-    refresh[_-]?token|bearer|token|client[_-]?secret|signing[_-]?key|private[_-]?key|webhook[_-]?secret)
+    refresh[_-]?token|bearer|token|client[_-]?secret|signing[_-]?key|private[_-]?key|webhook[_-]?secret|
+    secret[_-]?key[_-]?base)
     ["']?\s*(?:[:=]|:=|=>)\s*(?:"([^"\s]{16,200})"|'([^'\s]{16,200})'|([A-Za-z0-9_\-./+=]{16,}))""")
 _BEARER = re.compile(r"(?i)\bAuthorization:\s*(?:Bearer|Token|Basic)\s+([A-Za-z0-9_\-./+=]{16,})")
 # Values that stand for a secret without being one.
-_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
+_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|(?-i:[A-Z]+(?:_[A-Z]+){2,})|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
     (?:your|my|the)[_-]?\w*|\w*[_-]here|null|none|nil|true|false|redacted|\[redacted.*|changeit_placeholder|
     required|optional|prompt|env|string|str|\?+|-+)$""")
 
@@ -144,7 +150,8 @@ class Redactor:
             for kind, pattern in (*_OURS, *_library()):
                 spans += [_whole(text, _span(kind, m)) for m in pattern.finditer(text)]
         lower = text.casefold()  # each search below only where its words are: most texts have none
-        said = [p for p, words in ((_PASSWORD, ("pass", "pwd", "secret")), (_CLI_PASSWORD, ("--pass",)))
+        said = [p for p, words in ((_PASSWORD, ("pass", "pwd", "secret")), (_CLI_PASSWORD, ("--pass", "pass ")),
+                                   (_DIRECTIVE, ("requirepass", "masterauth")), (_DEFINE, ("define(",)))
                 if any(w in lower for w in words)]
         for pattern in said:
             kind = "password"
