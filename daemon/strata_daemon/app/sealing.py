@@ -85,6 +85,7 @@ def seal(home: Home, key_file: str | None = None) -> dict:
         raise InvalidInput(f"the home at {home.root} is sealed already",
                            hint="`strata rekey` changes its key; `strata decrypt` unseals it")
     given = sealing.home_key(home.root, "") if key_file is None else None
+    key_file = key_file or _configured(home) or None  # a key file named in strata.toml already
     if given is not None:
         key, path, wrote = given, None, False
     else:
@@ -96,15 +97,21 @@ def seal(home: Home, key_file: str | None = None) -> dict:
             "key_written": wrote, **done}
 
 
-def rekey(home: Home, key_file: str | None = None) -> dict:
-    """Seal a sealed home again under a new key: KEY_FILE's (written there when missing), or a
-    new file beside the current one. The old key file is left for the person to remove."""
-    _refuse_busy(home, "change its key")
+def _sealed_key(home: Home, doing: str, plain_hint: str) -> Key:
+    """The key a sealed home opens with now, before DOING; refused on a plain home or a busy one."""
+    _refuse_busy(home, doing)
     if not cipher.is_sealed(home.db_path):
-        raise InvalidInput(f"the home at {home.root} is not sealed", hint="`strata encrypt` seals it")
+        raise InvalidInput(f"the home at {home.root} is not sealed", hint=plain_hint)
     old = cipher.key_for(home.db_path)
     if old is None:
         raise cipher.missing_key(home.db_path)
+    return old
+
+
+def rekey(home: Home, key_file: str | None = None) -> dict:
+    """Seal a sealed home again under a new key: KEY_FILE's (written there when missing), or a
+    new file beside the current one. The old key file is left for the person to remove."""
+    old = _sealed_key(home, "change its key", "`strata encrypt` seals it")
     current = _configured(home)
     base = Path(current).expanduser() if current else sealing.default_key_file(home.root)
     fallback = base.with_name(f"{base.stem}-{time.strftime('%Y%m%d-%H%M%S')}.key")
@@ -122,12 +129,7 @@ def rekey(home: Home, key_file: str | None = None) -> dict:
 
 def unseal(home: Home) -> dict:
     """Write the home's database and backups in the clear again; store.key_file is cleared."""
-    _refuse_busy(home, "unseal it")
-    if not cipher.is_sealed(home.db_path):
-        raise InvalidInput(f"the home at {home.root} is not sealed", hint="nothing to do")
-    old = cipher.key_for(home.db_path)
-    if old is None:
-        raise cipher.missing_key(home.db_path)
+    old = _sealed_key(home, "unseal it", "nothing to do")
     done = _reseal_all(home, old, None, "unseal it")
     sealing.record_key_file(home.config_path, "")
     return {"sealed": False, **done}
