@@ -90,10 +90,15 @@ def test_no_face_stores_a_credential(cli, home, tmp_path):
     found = cli.json("recall", GITHUB, "--mode", "fast")  # asked by the token: found by its placeholder
     assert found["hits"] and found["query"].startswith("[redacted:github-token:")
     cli("capsule", "render", check=True)
+    capsule = home / "capsule" / "CAPSULE.md"  # a person pins a line holding a password
+    capsule.write_text(capsule.read_text().replace("<!-- strata:begin recent -->\n",
+                                                   "<!-- strata:begin recent -->\n- alarm password: Kx7#pQ2wLm4\n"))
+    cli("capsule", "render", check=True)
     raw = _raw(home)
-    for secret in (GITHUB, "AKIAQWERTYUIOPASDFGH", "hunter22-secret"):
+    for secret in (GITHUB, "AKIAQWERTYUIOPASDFGH", "hunter22-secret", "Kx7#pQ2wLm4"):
         assert secret.encode() not in raw, secret
     assert cli.json("fact", "get", "db password")["value"].startswith("[redacted:password:")
+    assert "- alarm password: [redacted:password:" in capsule.read_text()  # shown to no agent either
 
 
 def test_redaction_can_be_turned_off_for_a_home(cli, home):

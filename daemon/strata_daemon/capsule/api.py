@@ -217,7 +217,7 @@ class Capsule:
                                                                    file=self.path.name))
         base = min((r["blocks"] for r in renders), default={},
                    key=lambda blocks: sum(merge.edits(blocks.get(n, []), found[n]).size for n in found))
-        taken = merge.taken(base, found)
+        taken = merge.taken(base, found, self.facts.redactor.clean if self.facts.redactor else None)
         try:
             absorb = await self.facts.preview(taken.facts, source="capsule")
         except InvalidInput as e:

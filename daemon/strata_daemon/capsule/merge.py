@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import Callable
 
 _FACT_LINE = re.compile(r"^\s*[-*+]\s+(?:\*\*)?([^:*][^:]{0,199}?)(?:\*\*)?\s*:\s+(\S.*?)\s*$")
 
@@ -49,11 +50,14 @@ class Taken:
     hidden: list[dict]
 
 
-def taken(base: dict[str, list[str]], blocks: dict[str, list[str]]) -> Taken:
+def taken(base: dict[str, list[str]], blocks: dict[str, list[str]],
+          clean: Callable[[str], str] | None = None) -> Taken:
     """A person's edits of BLOCKS (block -> lines in the file) against BASE (what strata wrote
     there): in the facts block a `- key: value` line added or changed is a fact; any other
     added line is pinned, any removed line hidden. The header is regenerated on every render
-    (a timestamp and counts), so nothing in it is an edit."""
+    (a timestamp and counts), so nothing in it is an edit. A pinned line is kept as CLEAN (the
+    redactor) leaves it: a credential typed into the capsule is stored, and rendered back, as
+    its placeholder, as in an observation."""
     facts, pinned, hidden = [], [], []
     for name, lines in blocks.items():
         if name == "header":
@@ -66,7 +70,7 @@ def taken(base: dict[str, list[str]], blocks: dict[str, list[str]]) -> Taken:
                 facts.append(fact)
                 changed.add(fact[0].casefold())
             else:
-                pinned.append({"block": name, "line": line})
+                pinned.append({"block": name, "line": clean(line) if clean else line})
         for line in e.removed:
             fact = fact_of(line) if name == "facts" else None
             if fact is None or fact[0].casefold() not in changed:  # a changed fact is not a hidden one
