@@ -1,7 +1,7 @@
 """`strata bench redaction`: are credentials replaced before anything is stored, and do the
 lookalikes survive? Labelled lines of tool output, shell sessions, configuration and prose
 (tests/data/secrets_*.jsonl, written apart from the rules): `dev`, looked at while writing
-them; `held_out`, only scored.
+them (the first held-out set among them, since its misses were read); `held_out`, only scored.
 
 - recall: the labelled secrets whose every occurrence was replaced whole, by kind;
 - false positives: replaced spans that touch no labelled secret, against the lookalikes (runs
@@ -27,12 +27,13 @@ from strata_daemon.base.credentials import Redactor
 from strata_daemon.config.home import init_home
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
-SETS = {"dev": DATA / "secrets_dev.jsonl", "held_out": DATA / "secrets_heldout.jsonl"}
+SETS = {"dev": (DATA / "secrets_dev.jsonl", DATA / "secrets_dev2.jsonl"), "held_out": (DATA / "secrets_heldout.jsonl",)}
 _LOOKALIKE = re.compile(r"[A-Za-z0-9_\-./+=:]{7,}")
 
 
-def load(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+def load(*paths: Path) -> list[dict]:
+    return [json.loads(line) for path in paths for line in path.read_text(encoding="utf-8").splitlines()
+            if line.strip()]
 
 
 def _occurrences(text: str, value: str) -> list[tuple[int, int]]:
@@ -96,10 +97,10 @@ async def through_home(items: list[dict]) -> dict:
 async def bench_redaction(*, only: str | None = None, misses: bool = False) -> dict:
     out: dict = {"benchmark": "redaction", "sets": {}}
     redactor = Redactor(key=b"bench")
-    for name, path in SETS.items():
+    for name, paths in SETS.items():
         if only and name != only:
             continue
-        items = load(path)
+        items = load(*paths)
         r = score(items, redactor)
         shown = misses and name == "dev"  # the held-out lines' misses are not printed: nothing tunes on them
         r.update(misses=r.pop("_misses"), wrong=r.pop("_wrong")) if shown else (r.pop("_misses"), r.pop("_wrong"))

@@ -22,7 +22,7 @@ def module() -> ModuleType:
     try:
         import sqlcipher3
     except ImportError:
-        raise StorageError("this home is sealed and the package that opens sealed files (sqlcipher3-binary) "
+        raise StorageError("this home is sealed and the package that opens sealed files (sqlcipher3-wheels) "
                            "is not installed", hint=INSTALL_CORE) from None
     return sqlcipher3
 
