@@ -49,7 +49,7 @@ BOTH_STORES = frozenset((
 # The store's own modules run a third time on a sealed home (its SQLite file encrypted, the key
 # given by STRATA_KEY): marked `sealed`.
 SEALED_TOO = frozenset(("test_store", "test_storage", "test_forgetting", "test_recall", "test_facts", "test_web",
-                        "test_namespaces", "test_care", "test_copies"))
+                        "test_namespaces", "test_care", "test_copies", "test_store_copy"))
 SEALED_KEY = "5e" * 32
 
 
