@@ -204,6 +204,8 @@ def test_fact_forget_and_dossier_remove_take_words_too(cli, home):
     for topic in ("wexmoor orchard", "kettle lake"):
         cli("dossier", "refresh", topic, "--force", check=True)
     assert cli("dossier", "remove", "--matching", "wexmoor").returncode == 4  # for good only: --purge
+    yes_alone = cli("dossier", "remove", "kettle lake", "--yes")  # --yes confirms a purge, nothing else
+    assert yes_alone.returncode == 4 and "add --purge" in yes_alone.err
     assert "dossier topic wexmoor_orchard, every version" in cli("dossier", "remove", "--matching", "wexmoor",
                                                                  "--purge", check=True).out
     cli("dossier", "remove", "--matching", "wexmoor", "--purge", "--yes", check=True)

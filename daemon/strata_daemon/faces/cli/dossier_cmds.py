@@ -100,6 +100,9 @@ async def cmd_remove(args) -> int:
                                                                    "remove --matching TEXT --purge")
     if args.matching is not None and not args.purge:
         raise InvalidInput("--matching removes for good: add --purge", hint="it lists what would go unless --yes")
+    if args.yes and not args.purge:
+        raise InvalidInput("--yes confirms --purge", hint="add --purge to remove the topic and its versions for good, "
+                                                          "or drop --yes to stop keeping it (its versions stay)")
     async with opened(args) as mem:
         if not args.purge:
             r = await mem.remove_topic(args.topic)
