@@ -61,14 +61,15 @@ def read_key_file(path: Path, what: str) -> str:
     return text
 
 
+def _inside(path: Path, root: Path) -> bool:
+    return path.resolve().is_relative_to(root.resolve())
+
+
 def key_file_problem(path: Path, home_root: Path) -> str | None:
     """Why this file may not hold a home's key: inside the home (a copy of the home would carry
     its key), or readable by others."""
-    try:
-        path.resolve().relative_to(home_root.resolve())
+    if _inside(path, home_root):
         return f"the key file {path} is inside the home it opens; keep it outside (a copy of the home would carry it)"
-    except ValueError:
-        pass
     try:
         if path.stat().st_mode & 0o077:
             return f"the key file {path} can be read by other users; `chmod 600 {path}`"
@@ -107,12 +108,9 @@ def default_key_file(root: Path) -> Path:
 
 def write_key_file(path: Path, secret: str, home_root: Path) -> None:
     """Write a new key, 0600, in a folder made 0700; never over an existing file."""
-    try:
-        path.resolve().relative_to(home_root.resolve())
+    if _inside(path, home_root):
         raise ConfigError(f"the key file {path} would be inside the home it opens",
                           hint="name a place outside the home with --key-file")
-    except ValueError:
-        pass
     try:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
