@@ -66,7 +66,10 @@ def _unsealer(stream, home, key_file: str | None):
     from strata_daemon.app import sealing
     from strata_daemon.base.sealed_export import MAGIC, SealedReader, is_sealed_export
 
-    head = stream.peek(len(MAGIC))[:len(MAGIC)] if hasattr(stream, "peek") else b""
+    try:
+        head = stream.peek(len(MAGIC))[:len(MAGIC)] if hasattr(stream, "peek") else b""
+    except OSError:  # a file the kernel will not read: the reading below says so, as for any file
+        head = b""
     if not is_sealed_export(head):
         return lambda raw: raw
     key = sealing.import_key(home, key_file)
