@@ -27,7 +27,8 @@ from strata_daemon.base.credentials import Redactor
 from strata_daemon.config.home import init_home
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
-SETS = {"dev": (DATA / "secrets_dev.jsonl", DATA / "secrets_dev2.jsonl"), "held_out": (DATA / "secrets_heldout.jsonl",)}
+SETS = {"dev": (DATA / "secrets_dev.jsonl", DATA / "secrets_dev2.jsonl", DATA / "secrets_dev3.jsonl"),
+        "held_out": (DATA / "secrets_heldout.jsonl",)}
 _LOOKALIKE = re.compile(r"[A-Za-z0-9_\-./+=:]{7,}")
 
 

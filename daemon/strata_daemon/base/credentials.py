@@ -44,6 +44,8 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
     ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
     ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
     ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    # The library knows live keys only; a test key opens a real account's test mode.
+    ("stripe-key", re.compile(r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}")),
     # An AWS secret said in words, unquoted: `New secret access key is a4Cg...`.
     ("aws-secret", re.compile(r"(?i)(?:secret[_\s-]?access[_\s-]?key|aws[_\s-]?secret)[^\n]{0,30}?"
                               r"(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")),
@@ -54,25 +56,40 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
 # A password said in words: `the passphrase for the backup key is orbit-tulip-quartz-ladder`.
 _SAID_PASSWORD = re.compile(r"(?i)\b(?:password|passphrase|passcode|pin)\b[^.\n]{0,40}?\bis\s+[\"']?([^\s\"',;]{4,})")
 # `password = "..."`, `DB_PASSWORD: ...`, `--password ...`, `"passwd": "..."`.
+# The value is on the name's own line (`Enter password:` then a new line holds none), three
+# characters or more unquoted (`admin-password:  12 bytes` is a size); a name in camel case
+# counts (`rootPassword=`), and WPA's `psk=`.
 _PASSWORD = re.compile(
-    r"""(?ix)(?:\b|_|(?<=PG))(?:pass(?:word|wd|phrase)?|pwd|secret)s?["']?\s*(?:[:=]|:=|=>|\s(?=["']))\s*
-    (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{1,200}))""")
+    r"""(?ix)(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass(?:word|wd|phrase)?|pwd|secret|psk)s?
+    (?:["']?[ \t]*(?:[:=]|:=|=>)|[ \t](?=["']))[ \t]*
+    (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{3,200}))""")
 # Not `-p`: it is a port, a path or a parent folder as often (`ssh -p 2222`, `mkdir -p /var/lib`).
 # keytool's and jarsigner's `-storepass` and `-keypass` are passwords whatever follows them.
 _CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--password|--passwd|-(?:src|dest)?(?:store|key)pass)[= ](?!-)([^\s\"']{4,200})")
 # A server's own password directives (redis.conf's `requirepass`, `masterauth`), and PHP's
 # `define('DB_PASSWORD', '...')` and WordPress's keys and salts.
 _DIRECTIVE = re.compile(r"(?im)^\s*(?:requirepass|masterauth)\s+[\"']?([^\s\"']{4,200})")
+# A password where a tool or a file's layout puts it: `sshpass -p PW`, `mysql -pPW`, .netrc's
+# `machine H login U password PW`, .pgpass's `host:port:db:user:PW`.
+_PLACED = (
+    (re.compile(r"\bsshpass\s+-p\s*['\"]?([^'\"\s]{3,200})"), ("sshpass",)),
+    (re.compile(r"\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]*?\s-p([^\s'\"]{3,200})"), ("mysql", "mariadb")),
+    (re.compile(r"\bmachine\s+\S+(?:\s+(?:login|account)\s+\S+)+\s+password\s+(\S+)"), ("machine",)),
+    (re.compile(r"(?m)^[\w.*-]+:(?:\d+|\*):[\w.*-]+:[\w.*@-]+:(\S+)$"), (":",)),
+)
+# An AWS secret key beside its access key id, however the two are laid out.
+_AWS_ID = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
+_FORTY = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _DEFINE = re.compile(r"""(?i)\bdefine\(\s*['"]\w*(?:PASSWORD|PASS|PWD|SECRET|KEY|SALT)['"]\s*,\s*['"]([^'"\n]{4,200})['"]""")
 # `API_KEY=...`, `client_secret: ...`, `auth_token = "..."`: taken when the value looks random.
 _KEYED = re.compile(
     r"""(?ix)(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|access[_-]?token|
     refresh[_-]?token|bearer|token|client[_-]?secret|signing[_-]?key|private[_-]?key|webhook[_-]?secret|
-    secret[_-]?key[_-]?base)
-    ["']?\s*(?:[:=]|:=|=>)\s*(?:"([^"\s]{16,200})"|'([^'\s]{16,200})'|([A-Za-z0-9_\-./+=]{16,}))""")
-_BEARER = re.compile(r"(?i)\bAuthorization:\s*(?:Bearer|Token|Basic)\s+([A-Za-z0-9_\-./+=]{16,})")
+    secret[_-]?key[_-]?base|encryption[_-]?key|(?:pre)?shared[_-]?key|master[_-]?key)
+    ["']?\s*(?:[:=]|:=|=>)\s*(?:"([^"\s]{16,4000})"|'([^'\s]{16,4000})'|([A-Za-z0-9_\-./+=]{16,}))""")
+_BEARER = re.compile(r"(?i)\bAuthorization[\"']?(?::|\s)\s*[\"']?(?:Bearer|Token|Basic)\s+([A-Za-z0-9_\-./+=]{16,})")
 # Values that stand for a secret without being one.
-_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|(?-i:[A-Z]+(?:_[A-Z]+){2,})|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
+_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|ENC\[.*|!\w+.*|(?-i:[A-Z]+(?:_[A-Z]+){2,})|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
     (?:your|my|the)[_-]?\w*|\w*[_-]here|null|none|nil|true|false|redacted|\[redacted.*|changeit_placeholder|
     required|optional|prompt|env|string|str|\?+|-+)$""")
 
@@ -92,6 +109,8 @@ def _entropy(s: str) -> float:
 def _random(value: str) -> bool:
     """A value that looks generated, not a word, a path, a version or a plain hex checksum name."""
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
+    if re.fullmatch(r"[0-9A-Fa-f]{,31}", value):  # a key id or a short digest (`signingkey = 86E5C6AF...`)
+        return False
     return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.2 and not re.fullmatch(r"[\d.]+", value)
 
 
@@ -150,8 +169,8 @@ class Redactor:
             for kind, pattern in (*_OURS, *_library()):
                 spans += [_whole(text, _span(kind, m)) for m in pattern.finditer(text)]
         lower = text.casefold()  # each search below only where its words are: most texts have none
-        said = [p for p, words in ((_PASSWORD, ("pass", "pwd", "secret")), (_CLI_PASSWORD, ("--pass", "pass ")),
-                                   (_DIRECTIVE, ("requirepass", "masterauth")), (_DEFINE, ("define(",)))
+        said = [p for p, words in ((_PASSWORD, ("pass", "pwd", "secret", "psk")), (_CLI_PASSWORD, ("--pass", "pass ")),
+                                   (_DIRECTIVE, ("requirepass", "masterauth")), (_DEFINE, ("define(",)), *_PLACED)
                 if any(w in lower for w in words)]
         for pattern in said:
             kind = "password"
@@ -168,10 +187,16 @@ class Redactor:
                     g = _given(m)
                     if _random(m.group(g)):
                         spans.append(Found("secret", m.start(g), m.end(g)))
+        if _AWS_ID.search(text):
+            spans += [Found("aws-secret", m.start(), m.end()) for m in _FORTY.finditer(text)
+                      if all(re.search(c, m.group()) for c in ("[a-z]", "[A-Z]", r"\d"))]
         for kind, pattern in self._own:
             spans += [_span(kind, m) for m in pattern.finditer(text)]
-        # `postgres://app:${DB_PASSWORD}@db`, `https://u:**@host`: where a secret goes, not one
-        return _disjoint(f for f in spans if f.kind not in _GENERIC or not _PLACEHOLDER.match(text[f.start:f.end]))
+        # `postgres://app:${DB_PASSWORD}@db`, `https://u:**@host`: where a secret goes, not one;
+        # a SealedSecret's values are ciphertext only its cluster opens.
+        sealed = "kind: SealedSecret" in text
+        return _disjoint(f for f in spans if f.kind not in _GENERIC
+                         or not (sealed or _PLACEHOLDER.match(text[f.start:f.end])))
 
     def redact(self, text: str) -> tuple[str, list[Found]]:
         if not self.enabled or not text:
