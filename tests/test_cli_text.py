@@ -56,6 +56,8 @@ def _commands(tmp) -> list[list[str]]:
         ["doctor"], ["backup"], ["backup", "--list"], ["store", "grant", "someone"], ["store", "revoke", "someone"],
         ["store", "roles"], ["store", "copy", str(tmp / "copy.db")], ["systemd", "print-unit", "--user"],
         ["show", "999"], ["fact", "get", "nothing-here"], ["recall", ""], ["context", "x", "--budget", "5"],
+        ["encrypt", "--key-file", str(tmp / "keys" / "home.key")], ["rekey", "--key-file", str(tmp / "keys" / "new.key")],
+        ["decrypt"],
     ]
 
 
