@@ -17,7 +17,7 @@ from strata_daemon.config.home import init_home
 from strata_daemon.store.driver import sqlite_module
 
 REPO = Path(__file__).resolve().parent.parent
-# The SQLite strata opens (sqlean's, where this Python's cannot load extensions), for tests that
+# The SQLite strata opens (SQLCipher's build, store/driver.py), for tests that
 # read a home's database directly: two SQLite libraries on one file in one process break each
 # other's POSIX locks (closing one's descriptor drops the other's), and a test runner that also
 # runs strata in process would then read a database "malformed".

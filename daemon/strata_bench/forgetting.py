@@ -3,9 +3,8 @@ to hold them (a sentence, a `key: value` line, repeated, merged by consolidation
 dossier, rendered in the capsule, pinned there by a person, asked about in a recall, a topic
 named in another spelling, a backup killed mid-copy left in state/backups/), the home
 lives a little (capsule render, dossier refresh, embedding, consolidation, feedback), each
-secret is forgotten the way a person or agent would ask, and then every face is searched for
-it: recall, facts, dossiers, the capsule, export, HTTP, MCP, every file in the home and the
-raw bytes of the database and its WAL. With --store-url the home keeps its memories in a
+secret is forgotten the way a person or agent would ask, and then every face is searched for it:
+recall, facts, dossiers, the capsule, export, HTTP, MCP, every file in the home (the database's). With --store-url the home keeps its memories in a
 database of its own on that PostgreSQL server, and the raw bytes searched are every file of
 that database in the server's data directory (server_files.py); the server's WAL, which a purge
 cannot empty (docs/forgetting.md), is searched too and reported apart.
@@ -341,12 +340,10 @@ async def _backup(mem: Memory, url: str | None, folder: Path) -> Path:
 
 
 def _killed_backup(home: Home) -> None:
-    """What a backup killed mid-copy leaves in state/backups/: the whole database under a
-    partial name whose process is gone. A purge must find it too."""
+    """What a backup killed mid-copy leaves: the database under a partial name of a gone process."""
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
-    folder = home.state_dir / "backups"
-    folder.mkdir(mode=0o700, exist_ok=True)
-    copy_database(home.db_path, folder / f".memory-20260101T000000Z.{int(gone.stdout)}.0badc0de.partial")
+    (home.state_dir / "backups").mkdir(mode=0o700, exist_ok=True)
+    copy_database(home.db_path, home.state_dir / "backups" / f".memory-20260101T000000Z.{int(gone.stdout)}.0.partial")
 
 
 def _wal_holds(url: str | None, cases) -> list[str] | None:

@@ -21,25 +21,18 @@ BUSY_TIMEOUT_MS = 10_000
 @functools.cache
 def sqlite_module() -> ModuleType:
     """The one SQLite this process opens every file with: SQLCipher's build (sqlcipher3, which
-    opens plain files as they are and sealed ones with their key), else the stdlib's when it can
-    load extensions, else sqlean's. One library only: sqlite-vec, loaded once per process, keeps
-    the routines of the library that loaded it last, and a second one's connections crash on it."""
+    opens plain files as they are and sealed ones with their key; many Python builds' own sqlite3
+    cannot load extensions), else the stdlib's where it can. One library only: sqlite-vec, loaded
+    once per process, keeps the routines of the library that loaded it last, so a second
+    library's connections crash on it; and two libraries on one file break each other's locks."""
     try:
         import sqlcipher3
-    except ImportError:
-        pass
-    else:
-        return sqlcipher3
-    if hasattr(sqlite3.Connection, "enable_load_extension"):
-        return sqlite3
-    try:
-        import sqlean
-    except ImportError:  # pragma: no cover - sqlean-py is a dependency
-        raise StorageError(
-            "this Python's sqlite3 cannot load extensions and sqlean-py is not installed",
-            hint=INSTALL_CORE,
-        ) from None
-    return sqlean
+    except ImportError:  # pragma: no cover - sqlcipher3-wheels is a dependency
+        if hasattr(sqlite3.Connection, "enable_load_extension"):
+            return sqlite3
+        raise StorageError("sqlcipher3-wheels is not installed, and this Python's sqlite3 cannot load extensions",
+                           hint=INSTALL_CORE) from None
+    return sqlcipher3
 
 
 def driver_errors() -> tuple[type[BaseException], ...]:
