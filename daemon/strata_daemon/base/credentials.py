@@ -44,6 +44,7 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
     ("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
     ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
     ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
+    ("mailgun-key", re.compile(r"\bkey-[0-9a-f]{32}\b")),
     # The library knows live keys only; a test key opens a real account's test mode.
     ("stripe-key", re.compile(r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}")),
     # An AWS secret said in words, unquoted: `New secret access key is a4Cg...`.
@@ -53,27 +54,49 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
     # leaves out (`!`).
     ("url-password", re.compile(r"://[^\s/@:]*:([^\s/@]{2,200})@")),
 )
-# A password said in words: `the passphrase for the backup key is orbit-tulip-quartz-ladder`.
-_SAID_PASSWORD = re.compile(r"(?i)\b(?:password|passphrase|passcode|pin)\b[^.\n]{0,40}?\bis\s+[\"']?([^\s\"',;]{4,})")
+# A password said in words: `the passphrase for the backup key is orbit-tulip-quartz-ladder`,
+# `the new pw for the router: ...`, `wifi key is ...`, `creds are admin / ...`.
+_SAID_PASSWORD = re.compile(r"(?i)\b(?:password|passphrase|passcode|pin|pw|wi-?fi\s+key|wlan\s+key)\b[^.\n]{0,40}?"
+                            r"(?:\bis\s+|:\s+)[\"']?([^\s\"',;]{4,})")
+_CREDS = re.compile(r"(?i)\bcreds?\b[^.\n]{0,20}?\s[\w.@-]+\s*/\s*([^\s,;]{4,})")
 # `password = "..."`, `DB_PASSWORD: ...`, `--password ...`, `"passwd": "..."`.
 # The value is on the name's own line (`Enter password:` then a new line holds none), three
 # characters or more unquoted (`admin-password:  12 bytes` is a size); a name in camel case
 # counts (`rootPassword=`), and WPA's `psk=`.
+# A name ending in password counts whatever comes before it (`rpcpassword`, `keystorePassword`);
+# a short one (`pass`, `pw`) where a word or `_` ends before it (`smtp_pass`, `ROOT_PW`). A type
+# annotation may come between (`DB_PASS: &str = "..."`), and a call takes one (`.password("...")`).
+_NAME_TYPE = r"""(?:[ \t]*:[ \t]*&?['\w\[\]<>]+(?=[ \t]*=))?"""
 _PASSWORD = re.compile(
-    r"""(?ix)(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass(?:word|wd|phrase)?|pwd|secret|psk)s?
-    (?:["']?[ \t]*(?:[:=]|:=|=>)|[ \t](?=["']))[ \t]*
+    r"""(?ix)(?:\w*?(?:password|passwd|passphrase)|(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass|pwd|pw|secret|psk))s?"""
+    + _NAME_TYPE + r"""
+    (?:["']?[ \t]*(?:[:=]|:=|=>)|[ \t](?=["'])|\((?=["']))[ \t]*
     (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{3,200}))""")
 # Not `-p`: it is a port, a path or a parent folder as often (`ssh -p 2222`, `mkdir -p /var/lib`).
 # keytool's and jarsigner's `-storepass` and `-keypass` are passwords whatever follows them.
 _CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--password|--passwd|-(?:src|dest)?(?:store|key)pass)[= ](?!-)([^\s\"']{4,200})")
 # A server's own password directives (redis.conf's `requirepass`, `masterauth`), and PHP's
 # `define('DB_PASSWORD', '...')` and WordPress's keys and salts.
-_DIRECTIVE = re.compile(r"(?im)^\s*(?:requirepass|masterauth)\s+[\"']?([^\s\"']{4,200})")
+_DIRECTIVE = re.compile(r"(?im)^\s*(?:requirepass|masterauth|auth_pass)\s+[\"']?([^\s\"']{4,200})")
 # A password where a tool or a file's layout puts it: `sshpass -p PW`, `mysql -pPW`, .netrc's
 # `machine H login U password PW`, .pgpass's `host:port:db:user:PW`.
+_ARG = r"""\s*(?:'([^'\n]{3,200})'|"([^"\n]{3,200})"|([^\s'"]{3,200}))"""
 _PLACED = (
-    (re.compile(r"\bsshpass\s+-p\s*['\"]?([^'\"\s]{3,200})"), ("sshpass",)),
-    (re.compile(r"\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]*?\s-p([^\s'\"]{3,200})"), ("mysql", "mariadb")),
+    (re.compile(r"\bsshpass\s+-p" + _ARG), ("sshpass",)),
+    (re.compile(r"\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\n|;]*?\s-p(?=\S)" + _ARG), ("mysql", "mariadb")),
+    (re.compile(r"\bdocker\s+login\b[^\n]*?\s(?:-p|--password)[ =]" + _ARG), ("docker",)),
+    (re.compile(r"\bredis-cli\b[^\n]*?\s-a" + _ARG), ("redis-cli",)),
+    (re.compile(r"\b(?:ipmitool|sqlcmd|bcp|osql|zip)\b[^\n]*?\s-P" + _ARG), ("ipmitool", "sqlcmd", "bcp", "osql", "zip")),
+    (re.compile(r"\b7z[ar]?\b[^\n]*?\s-p(?=\S)" + _ARG), ("7z",)),
+    (re.compile(r"\bx11vnc\b[^\n]*?\s-passwd" + _ARG), ("x11vnc",)),
+    (re.compile(r"\bhtpasswd\s+(?:-\w+\s+)*?-\w*b\w*\s+\S+\s+\S+\s+" + _ARG), ("htpasswd",)),
+    (re.compile(r"(?i)\bnet\s+user\s+\S+\s+(?!/)" + _ARG), ("net user",)),
+    (re.compile(r"\bnmcli\b[^\n]*?\spassword\s" + _ARG), ("nmcli",)),
+    (re.compile(r"""\becho\s+['"][\w.-]+:([^'"\s]{3,200})['"]\s*\|\s*(?:sudo\s+)?chpasswd"""), ("chpasswd",)),
+    (re.compile(r"(?m)^\s*rootpw\s+(?:--\w+\s+)*" + _ARG), ("rootpw",)),
+    (re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?" + _ARG), ("securestring",)),
+    (re.compile(r"(?i)<\w*pass(?:word|wd)?>([^<\n]{1,200})</"), ("pass",)),
+    (_CREDS, ("cred",)),
     (re.compile(r"\bmachine\s+\S+(?:\s+(?:login|account)\s+\S+)+\s+password\s+(\S+)"), ("machine",)),
     (re.compile(r"(?m)^[\w.*-]+:(?:\d+|\*):[\w.*-]+:[\w.*@-]+:(\S+)$"), (":",)),
 )
@@ -82,15 +105,17 @@ _AWS_ID = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
 _FORTY = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 _DEFINE = re.compile(r"""(?i)\bdefine\(\s*['"]\w*(?:PASSWORD|PASS|PWD|SECRET|KEY|SALT)['"]\s*,\s*['"]([^'"\n]{4,200})['"]""")
 # `API_KEY=...`, `client_secret: ...`, `auth_token = "..."`: taken when the value looks random.
+# Any name ending in key, token, secret, salt or bearer (`HMAC_KEY`, `signingKey`, `jwtSecret`,
+# `Unseal Key 1`), not one that says public (`PublicKey`).
 _KEYED = re.compile(
-    r"""(?ix)(?:api[_-]?key|apikey|access[_-]?key|secret[_-]?key|auth[_-]?token|access[_-]?token|
-    refresh[_-]?token|bearer|token|client[_-]?secret|signing[_-]?key|private[_-]?key|webhook[_-]?secret|
-    secret[_-]?key[_-]?base|encryption[_-]?key|(?:pre)?shared[_-]?key|master[_-]?key)
-    ["']?\s*(?:[:=]|:=|=>)\s*(?:"([^"\s]{16,4000})"|'([^'\s]{16,4000})'|([A-Za-z0-9_\-./+=]{16,}))""")
+    r"""(?ix)((?:\w*?(?:key|token|secret|salt|bearer)|unseal[ ]key[ ]\d+|secret[_-]?key[_-]?base))"""
+    + _NAME_TYPE + r"""
+    ["']?\s*(?:[:=]|:=|=>)\s*(?:\[\]byte\(|process\.env\.\w+\s*\|\|\s*)?(?:"([^"\s]{16,4000})"|'([^'\s]{16,4000})'|([A-Za-z0-9_\-./+=:]{16,}))""")
 _BEARER = re.compile(r"(?i)\bAuthorization[\"']?(?::|\s)\s*[\"']?(?:Bearer|Token|Basic)\s+([A-Za-z0-9_\-./+=]{16,})")
 # Values that stand for a secret without being one.
-_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|ENC\[.*|!\w+.*|(?-i:[A-Z]+(?:_[A-Z]+){2,})|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
-    (?:your|my|the)[_-]?\w*|\w*[_-]here|null|none|nil|true|false|redacted|\[redacted.*|changeit_placeholder|
+_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|ENC\[.*|!\w+.*|\?.*|password|passwd|secret|
+    (?:process\.env|os\.environ|os\.getenv|System\.getenv|ENV\[|env\(|getenv\(|ConvertTo-SecureString|Read-Host).*|(?-i:[A-Z]+(?:_[A-Z]+){2,})|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
+    your[_-]?\w*|(?:my|the)(?:[_-]\w+)?|\w*[_-]here|null|none|nil|true|false|redacted|\[redacted.*|changeit_placeholder|
     required|optional|prompt|env|string|str|\?+|-+)$""")
 
 
@@ -99,6 +124,9 @@ class Found:
     kind: str
     start: int
     end: int
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
 
 def _entropy(s: str) -> float:
@@ -110,6 +138,10 @@ def _random(value: str) -> bool:
     """A value that looks generated, not a word, a path, a version or a plain hex checksum name."""
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"\d"))
     if re.fullmatch(r"[0-9A-Fa-f]{,31}", value):  # a key id or a short digest (`signingkey = 86E5C6AF...`)
+        return False
+    if ":" in value or _UUID.fullmatch(value) or value.startswith(("/", "./", "~/")):  # a compound id, a path
+        return False
+    if re.fullmatch(r"[A-Za-z][A-Za-z.-]*[-_.][0-9a-f]{32,}", value):  # words and a digest: a cache key
         return False
     return len(value) >= 16 and classes >= 2 and _entropy(value) >= 3.2 and not re.fullmatch(r"[\d.]+", value)
 
@@ -169,24 +201,30 @@ class Redactor:
             for kind, pattern in (*_OURS, *_library()):
                 spans += [_whole(text, _span(kind, m)) for m in pattern.finditer(text)]
         lower = text.casefold()  # each search below only where its words are: most texts have none
-        said = [p for p, words in ((_PASSWORD, ("pass", "pwd", "secret", "psk")), (_CLI_PASSWORD, ("--pass", "pass ")),
-                                   (_DIRECTIVE, ("requirepass", "masterauth")), (_DEFINE, ("define(",)), *_PLACED)
+        said = [p for p, words in ((_PASSWORD, ("pass", "pw", "secret", "psk")), (_CLI_PASSWORD, ("--pass", "pass ")),
+                                   (_DIRECTIVE, ("requirepass", "masterauth", "auth_pass")), (_DEFINE, ("define(",)), *_PLACED)
                 if any(w in lower for w in words)]
         for pattern in said:
             kind = "password"
             for m in pattern.finditer(text):
                 g = _given(m)
-                if not _PLACEHOLDER.match(m.group(g)):
+                if not _stands_in(text, m.start(g), m.end(g)):
                     spans.append(Found(kind, m.start(g), m.end(g)))
-        if any(w in lower for w in ("password", "passphrase", "passcode", "pin")):
-            spans += [Found("password", m.start(1), m.end(1)) for m in _SAID_PASSWORD.finditer(text)
-                      if not _PLACEHOLDER.match(m.group(1)) and re.search(r"[\d\W_]", m.group(1))]
-        for pattern, words in ((_KEYED, ("key", "token", "secret", "bearer")), (_BEARER, ("authorization",))):
-            if any(w in lower for w in words):
-                for m in pattern.finditer(text):
-                    g = _given(m)
-                    if _random(m.group(g)):
-                        spans.append(Found("secret", m.start(g), m.end(g)))
+        if any(w in lower for w in ("pass", "pin", "pw", "key")):
+            for m in _SAID_PASSWORD.finditer(text):
+                value = m.group(1).rstrip(".!?:)")  # the sentence's end is not the password's
+                if not _stands_in(text, m.start(1), m.start(1) + len(value)) and re.search(r"[\d\W_]", value):
+                    spans.append(Found("password", m.start(1), m.start(1) + len(value)))
+        if any(w in lower for w in ("key", "token", "secret", "salt", "bearer")):
+            for m in _KEYED.finditer(text):
+                g = next(i for i in (2, 3, 4) if m.group(i) is not None)
+                start = m.start(g) + (7 if m.group(g).startswith("base64:") else 0)  # Laravel's APP_KEY
+                value = text[start:m.end(g)]
+                named = text[max(0, m.start(1) - 8):m.end(1)].casefold()  # `public key:` names no secret
+                if "public" not in named and not _stands_in(text, start, m.end(g)) and _random(value):
+                    spans.append(Found("secret", start, m.end(g)))
+        if "authorization" in lower:
+            spans += [Found("secret", m.start(1), m.end(1)) for m in _BEARER.finditer(text) if _random(m.group(1))]
         if _AWS_ID.search(text):
             spans += [Found("aws-secret", m.start(), m.end()) for m in _FORTY.finditer(text)
                       if all(re.search(c, m.group()) for c in ("[a-z]", "[A-Z]", r"\d"))]
@@ -196,7 +234,7 @@ class Redactor:
         # a SealedSecret's values are ciphertext only its cluster opens.
         sealed = "kind: SealedSecret" in text
         return _disjoint(f for f in spans if f.kind not in _GENERIC
-                         or not (sealed or _PLACEHOLDER.match(text[f.start:f.end])))
+                         or not (sealed or _stands_in(text, f.start, f.end)))
 
     def redact(self, text: str) -> tuple[str, list[Found]]:
         if not self.enabled or not text:
@@ -211,6 +249,18 @@ class Redactor:
 
     def clean(self, text: str) -> str:
         return self.redact(text)[0]
+
+
+_CLOSING = {"<": ">", "(": ")", "[": "]", "{": "}"}
+
+
+def _stands_in(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] stands for a secret without being one. A quoted value that opens a
+    bracket must close it too (`'<your key>'`): a generated salt may begin with `(`."""
+    value = text[start:end]
+    if value[:1] in _CLOSING and start and text[start - 1] in "'\"":
+        return value[-1:] == _CLOSING[value[0]]
+    return bool(_PLACEHOLDER.match(value))
 
 
 def _given(m: re.Match) -> int:
