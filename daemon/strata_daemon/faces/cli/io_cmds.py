@@ -171,9 +171,10 @@ async def _write_export(mem, out, key) -> int:
     from strata_daemon.base.sealed_export import SealedWriter
 
     sealed = SealedWriter(out, key.secret) if key is not None else None
+    write = sealed.write if sealed else (lambda line: out.write(line.encode("utf-8")))
     count = 0
     async for ep in mem.export():
-        (sealed or out).write(export_line(ep) if sealed else export_line(ep).encode("utf-8"))
+        write(export_line(ep))
         count += 1
     if sealed:
         sealed.close()
