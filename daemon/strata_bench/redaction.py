@@ -27,7 +27,7 @@ from strata_daemon.base.credentials import Redactor
 from strata_daemon.config.home import init_home
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
-SETS = {"dev": tuple(DATA / f"secrets_dev{n}.jsonl" for n in ("", "2", "3", "4")),
+SETS = {"dev": tuple(DATA / f"secrets_dev{n}.jsonl" for n in ("", "2", "3", "4", "5")),
         "held_out": (DATA / "secrets_heldout.jsonl",)}
 _LOOKALIKE = re.compile(r"[A-Za-z0-9_\-./+=:]{7,}")
 

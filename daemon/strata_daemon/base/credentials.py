@@ -10,12 +10,11 @@ What is found:
   keys, Azure storage keys, passwords in URLs, Discord, GitHub, GitLab, Mailchimp, npm,
   OpenAI, PyPI, SendGrid, Slack (tokens and webhooks), Square, Stripe, Telegram, Twilio,
   Artifactory, IBM and SoftLayer credentials; its patterns are used as it ships them;
-- ours, for what it does not cover or covers in part: private key blocks whole (it flags the
-  BEGIN line), JSON web tokens with their signature, GitHub's fine-grained `github_pat_`,
-  Anthropic, OpenAI project and Google API keys, `npm_` tokens, the value of a password
-  assignment (`password=...`, `"db_password": "..."`, `PGPASSWORD=...`) unless it is a
-  placeholder (`${DB_PASSWORD}`, `<redacted>`, `****`), and a random-looking value assigned to
-  a name that says key, token or secret (`API_KEY=...`, `client_secret: ...`);
+- ours, for what it does not cover or covers in part (docs/forgetting.md#secrets lists them):
+  private key blocks whole, JSON web tokens with their signature, other vendors' keys, a
+  password where people, tools and files put one (assigned, given as a tool's argument, set in
+  a server's file, said in words) unless it is a placeholder, and a random-looking value
+  assigned to a name that ends in key, token, secret or salt;
 - patterns a person adds (privacy.patterns), under their own names.
 """
 
@@ -33,7 +32,7 @@ from typing import Callable, Iterable, Mapping
 PRIVATE = re.compile(r"(?is)<private>.*?(?:</private>|\Z)")
 # A run long enough to be a key: every vendor format the library knows holds one, and a text
 # without one (most prose) never loads it (0.2 s to import).
-_LONG_RUN = re.compile(r"[A-Za-z0-9_\-./+=]{20,}|-----BEGIN|://[^\s/@]+:[^\s/@]+@|_authToken")
+_LONG_RUN = re.compile(r"[A-Za-z0-9_\-./+=]{20,}|-----BEGIN|://[^\s/@]*:[^\s/@]+@|_authToken")
 
 _BLOCK = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S)
 _OURS: tuple[tuple[str, re.Pattern], ...] = (
@@ -56,9 +55,10 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
 )
 # A password said in words: `the passphrase for the backup key is orbit-tulip-quartz-ladder`,
 # `the new pw for the router: ...`, `wifi key is ...`, `creds are admin / ...`.
-_SAID_PASSWORD = re.compile(r"(?i)\b(?:password|passphrase|passcode|pin|pw|wi-?fi\s+key|wlan\s+key)\b[^.\n]{0,40}?"
-                            r"(?:\bis\s+|:\s+)[\"']?([^\s\"',;]{4,})")
-_CREDS = re.compile(r"(?i)\bcreds?\b[^.\n]{0,20}?\s[\w.@-]+\s*/\s*([^\s,;]{4,})")
+_SAID_PASSWORD = re.compile(r"(?i)\b(?:password|passwort|passphrase|passcode|pass|pin|pw|wi-?fi\s+key|wlan\s+key)\b"
+                            r"[^.\n]{0,40}?(?:\b(?:is|would\s+be|will\s+be|lautet)\s+|:\s+)[\"']?([^\s\"',;]{4,})")
+_CREDS = re.compile(r"(?i)(?:\b(?:creds?|credentials)\b[^.\n]{0,20}?\s|\blogin:\s*)[\w.@-]+\s*/\s*([^\s,;]{4,})")
+_USE_AS = re.compile(r"(?i)\buse\s+(\S{6,200})\s+as\s+(?:the\s+|your\s+)?password")
 # `password = "..."`, `DB_PASSWORD: ...`, `--password ...`, `"passwd": "..."`.
 # The value is on the name's own line (`Enter password:` then a new line holds none), three
 # characters or more unquoted (`admin-password:  12 bytes` is a size); a name in camel case
@@ -68,13 +68,18 @@ _CREDS = re.compile(r"(?i)\bcreds?\b[^.\n]{0,20}?\s[\w.@-]+\s*/\s*([^\s,;]{4,})"
 # annotation may come between (`DB_PASS: &str = "..."`), and a call takes one (`.password("...")`).
 _NAME_TYPE = r"""(?:[ \t]*:[ \t]*&?['\w\[\]<>]+(?=[ \t]*=))?"""
 _PASSWORD = re.compile(
-    r"""(?ix)(?:\w*?(?:password|passwd|passphrase)|(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass|pwd|pw|secret|psk))s?"""
+    r"""(?ix)(?:\w*?(?:password|passwd|passphrase|authtok)|(?<![:/])(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass|pwd|pw|secret|psk))s?"""
     + _NAME_TYPE + r"""
     (?:["']?[ \t]*(?:[:=]|:=|=>)|[ \t](?=["'])|\((?=["']))[ \t]*
     (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{3,200}))""")
 # Not `-p`: it is a port, a path or a parent folder as often (`ssh -p 2222`, `mkdir -p /var/lib`).
 # keytool's and jarsigner's `-storepass` and `-keypass` are passwords whatever follows them.
-_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--password|--passwd|-(?:src|dest)?(?:store|key)pass)[= ](?!-)([^\s\"']{4,200})")
+_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--[\w-]*?pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)[= ](?!-)"
+                           r"['\"]?([^\s\"']{4,200})")
+# A config file's line that is a password name and its value alone (msmtp's `password PW`,
+# mosquitto's `remote_password PW`, nslcd's `bindpw PW`, an FTP session's `PASS PW`).
+_PASSWORD_LINE = re.compile(r"(?im)^[ \t]*(?:\w*(?:password|passwd|passphrase)|(?:\w+_)?(?:pass|pw)|bindpw)[ \t]+(?!=|\S*://)"
+                            r"(\S{3,200})[ \t]*$")
 # A server's own password directives (redis.conf's `requirepass`, `masterauth`), and PHP's
 # `define('DB_PASSWORD', '...')` and WordPress's keys and salts.
 _DIRECTIVE = re.compile(r"(?im)^\s*(?:requirepass|masterauth|auth_pass)\s+[\"']?([^\s\"']{4,200})")
@@ -89,31 +94,55 @@ _PLACED = (
     (re.compile(r"\b(?:ipmitool|sqlcmd|bcp|osql|zip)\b[^\n]*?\s-P" + _ARG), ("ipmitool", "sqlcmd", "bcp", "osql", "zip")),
     (re.compile(r"\b7z[ar]?\b[^\n]*?\s-p(?=\S)" + _ARG), ("7z",)),
     (re.compile(r"\bx11vnc\b[^\n]*?\s-passwd" + _ARG), ("x11vnc",)),
-    (re.compile(r"\bhtpasswd\s+(?:-\w+\s+)*?-\w*b\w*\s+\S+\s+\S+\s+" + _ARG), ("htpasswd",)),
+    (re.compile(r"\bhtpasswd\s+(?=(?:[^\n]*\s)?-\w*b)(?:-\w+\s+)*\S+\s+\S+\s+" + _ARG), ("htpasswd",)),
     (re.compile(r"(?i)\bnet\s+user\s+\S+\s+(?!/)" + _ARG), ("net user",)),
     (re.compile(r"\bnmcli\b[^\n]*?\spassword\s" + _ARG), ("nmcli",)),
     (re.compile(r"""\becho\s+['"][\w.-]+:([^'"\s]{3,200})['"]\s*\|\s*(?:sudo\s+)?chpasswd"""), ("chpasswd",)),
     (re.compile(r"(?m)^\s*rootpw\s+(?:--\w+\s+)*" + _ARG), ("rootpw",)),
     (re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?" + _ARG), ("securestring",)),
     (re.compile(r"(?i)<\w*pass(?:word|wd)?>([^<\n]{1,200})</"), ("pass",)),
-    (_CREDS, ("cred",)),
+    (_CREDS, ("cred", "login")),
+    (_USE_AS, ("as the password", "as password", "as your password")),
+    (re.compile(r"\bsqlplus\s+[\w$]+/([^@\s]{3,200})@"), ("sqlplus",)),
+    (re.compile(r"\bpsexec\b[^\n]*?\s-p" + _ARG), ("psexec",)),
+    (re.compile(r"\b(?:ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapwhoami|ldappasswd)\b[^\n]*?\s-w" + _ARG), ("ldap",)),
+    (re.compile(r"\bsnmp\w+\b[^\n]*?\s-[AX]" + _ARG), ("snmp",)),
+    (re.compile(r"\bmosquitto_(?:pub|sub)\b[^\n]*?\s-P" + _ARG), ("mosquitto_",)),
+    (re.compile(r"\bcurl\b[^\n]*?\s(?:-u|--user)\s+['\"]?[^:\s'\"]+:([^\s'\"]{3,200})"), ("curl",)),
+    (re.compile(r"""\becho\s+['"]?([^'"\s|]{3,200})['"]?\s*\|\s*(?:sudo\s+)?docker\s+secret\s+create"""), ("docker secret",)),
+    (re.compile(r"(?i)<\w*password>\s*<value>([^<\n]{1,200})</value>"), ("password>",)),
+    (re.compile(r"""(?i)\bkey=["'][^"']*(?:password|passwd|secret|token|apikey|api_key)[^"']*["']\s+value=["']([^"']{3,200})["']"""),
+     ("key=",)),
+    (re.compile(r""":\s*(?:XAUTH|PSK|EAP)\s+"([^"\n]{3,200})\""""), ("xauth", "psk", "eap")),
+    (re.compile(r"(?m)^\[?[\w.-]+\]?(?::\d+)?\s+[\w.@+-]+:(\S{3,200})$"), ("sasl_passwd",)),
+    (_PASSWORD_LINE, ("pass", "pw")),
+    (re.compile(r"(?im)nickserv\s+identify\s+(?:\S+\s+)?(\S{4,200})[ \t]*$"), ("nickserv",)),
+    (re.compile(r"(?im)^\s*user\s+\S+\s+(\S{3,200})\s*$"), ("ftp",)),
+    (re.compile(r"(?<=\s)-[AX]" + _ARG), ("snmp",)),
+    (re.compile(r"(?i)\bIDENTIFIED\s+BY\s+(?:PASSWORD\s+)?" + _ARG), ("identified by",)),
+    (re.compile(r"(?i)\bWITH\s+(?:ENCRYPTED\s+)?PASSWORD\s+" + _ARG), ("with password", "with encrypted")),
+    (re.compile(r"(?i)/pass:(\S{3,200})"), ("/pass:",)),
     (re.compile(r"\bmachine\s+\S+(?:\s+(?:login|account)\s+\S+)+\s+password\s+(\S+)"), ("machine",)),
     (re.compile(r"(?m)^[\w.*-]+:(?:\d+|\*):[\w.*-]+:[\w.*@-]+:(\S+)$"), (":",)),
 )
 # An AWS secret key beside its access key id, however the two are laid out.
 _AWS_ID = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
 _FORTY = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-_DEFINE = re.compile(r"""(?i)\bdefine\(\s*['"]\w*(?:PASSWORD|PASS|PWD|SECRET|KEY|SALT)['"]\s*,\s*['"]([^'"\n]{4,200})['"]""")
+_DEFINE = re.compile(r"""(?i)\b(?:define|setenv|putenv)\(\s*['"]\w*(?:PASSWORD|PASS|PWD|SECRET|KEY|SALT|TOKEN)['"]\s*,\s*"""
+                     r"""['"]([^'"\n]{4,200})['"]""")
 # `API_KEY=...`, `client_secret: ...`, `auth_token = "..."`: taken when the value looks random.
 # Any name ending in key, token, secret, salt or bearer (`HMAC_KEY`, `signingKey`, `jwtSecret`,
 # `Unseal Key 1`), not one that says public (`PublicKey`).
 _KEYED = re.compile(
-    r"""(?ix)((?:\w*?(?:key|token|secret|salt|bearer)|unseal[ ]key[ ]\d+|secret[_-]?key[_-]?base))"""
+    r"""(?ix)(?<![:/])((?:\w*?(?:key|token|secret|salt|seed|bearer)|unseal[ ]key[ ]\d+|secret[_-]?key[_-]?base))"""
     + _NAME_TYPE + r"""
     ["']?\s*(?:[:=]|:=|=>)\s*(?:\[\]byte\(|process\.env\.\w+\s*\|\|\s*)?(?:"([^"\s]{16,4000})"|'([^'\s]{16,4000})'|([A-Za-z0-9_\-./+=:]{16,}))""")
+# `--api-key VALUE`, `"--secret-key", "VALUE"`; a session cookie's value.
+_FLAG_KEYED = re.compile(r"""--[\w-]*?(?:key|token|secret)["']?(?:=|\s+|,\s*)["']?([A-Za-z0-9_\-./+=]{16,4000})""")
+_COOKIE = re.compile(r"(?i)\b(?:session|sess|sid|auth|token)[\w-]*=([A-Za-z0-9_\-.%]{16,4000})")
 _BEARER = re.compile(r"(?i)\bAuthorization[\"']?(?::|\s)\s*[\"']?(?:Bearer|Token|Basic)\s+([A-Za-z0-9_\-./+=]{16,})")
 # Values that stand for a secret without being one.
-_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|ENC\[.*|!\w+.*|\?.*|password|passwd|secret|
+_PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|%\w+%|.*\*{4,}.*|ENC\[.*|!\w+.*|\?.*|password|passwd|secret|
     (?:process\.env|os\.environ|os\.getenv|System\.getenv|ENV\[|env\(|getenv\(|ConvertTo-SecureString|Read-Host).*|(?-i:[A-Z]+(?:_[A-Z]+){2,})|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
     your[_-]?\w*|(?:my|the)(?:[_-]\w+)?|\w*[_-]here|null|none|nil|true|false|redacted|\[redacted.*|changeit_placeholder|
     required|optional|prompt|env|string|str|\?+|-+)$""")
@@ -140,6 +169,10 @@ def _random(value: str) -> bool:
     if re.fullmatch(r"[0-9A-Fa-f]{,31}", value):  # a key id or a short digest (`signingkey = 86E5C6AF...`)
         return False
     if ":" in value or _UUID.fullmatch(value) or value.startswith(("/", "./", "~/")):  # a compound id, a path
+        return False
+    if value.isalpha() and len(value) < 32:  # a word or a name in camel case (`ClearTextPassword`)
+        return False
+    if "/" in value and re.search(r"\.[a-z]{1,5}$", value):  # a file's path (`builds/app-2.4.1.tar.gz`)
         return False
     if re.fullmatch(r"[A-Za-z][A-Za-z.-]*[-_.][0-9a-f]{32,}", value):  # words and a digest: a cache key
         return False
@@ -202,7 +235,7 @@ class Redactor:
                 spans += [_whole(text, _span(kind, m)) for m in pattern.finditer(text)]
         lower = text.casefold()  # each search below only where its words are: most texts have none
         said = [p for p, words in ((_PASSWORD, ("pass", "pw", "secret", "psk")), (_CLI_PASSWORD, ("--pass", "pass ")),
-                                   (_DIRECTIVE, ("requirepass", "masterauth", "auth_pass")), (_DEFINE, ("define(",)), *_PLACED)
+                                   (_DIRECTIVE, ("requirepass", "masterauth", "auth_pass")), (_DEFINE, ("define(", "setenv(", "putenv(")), *_PLACED)
                 if any(w in lower for w in words)]
         for pattern in said:
             kind = "password"
@@ -215,14 +248,18 @@ class Redactor:
                 value = m.group(1).rstrip(".!?:)")  # the sentence's end is not the password's
                 if not _stands_in(text, m.start(1), m.start(1) + len(value)) and re.search(r"[\d\W_]", value):
                     spans.append(Found("password", m.start(1), m.start(1) + len(value)))
-        if any(w in lower for w in ("key", "token", "secret", "salt", "bearer")):
+        if any(w in lower for w in ("key", "token", "secret", "salt", "seed", "bearer")):
             for m in _KEYED.finditer(text):
                 g = next(i for i in (2, 3, 4) if m.group(i) is not None)
                 start = m.start(g) + (7 if m.group(g).startswith("base64:") else 0)  # Laravel's APP_KEY
                 value = text[start:m.end(g)]
-                named = text[max(0, m.start(1) - 8):m.end(1)].casefold()  # `public key:` names no secret
-                if "public" not in named and not _stands_in(text, start, m.end(g)) and _random(value):
+                named = text[max(0, m.start(1) - 16):m.end(1)].casefold()  # `public key:` names no secret
+                if not ("public" in named or "websocket" in named) and not _stands_in(text, start, m.end(g)) \
+                        and _random(value):
                     spans.append(Found("secret", start, m.end(g)))
+        for pattern, words in ((_FLAG_KEYED, ("--",)), (_COOKIE, ("cookie",))):
+            if any(w in lower for w in words):
+                spans += [Found("secret", m.start(1), m.end(1)) for m in pattern.finditer(text) if _random(m.group(1))]
         if "authorization" in lower:
             spans += [Found("secret", m.start(1), m.end(1)) for m in _BEARER.finditer(text) if _random(m.group(1))]
         if _AWS_ID.search(text):
