@@ -54,6 +54,15 @@ def test_bench_recall(cli, tmp_path):
     assert json.loads(out.read_text(encoding="utf-8")) == r
 
 
+def test_bench_sealed_finds_no_memory_in_a_sealed_home_s_files(cli):
+    r = cli.json("bench", "sealed", "--n", "300", "--queries", "10", "--ingest", "300")
+    assert r["benchmark"] == "sealed" and r["recall"]["queries"] == 10 and r["recall"]["same_hits"] == 10
+    assert r["ingest"]["sealed_per_s"] > 0 and is_number(r["recall"]["ratio_p95"])
+    probed = r["plaintext"]["memories_probed"]
+    assert probed > 200 and r["plaintext"]["sealed"]["memories_found"] == 0
+    assert r["plaintext"]["plain_control"]["memories_found"] == probed  # the search finds them where they are
+
+
 def test_bench_recall_measures_the_home_with_the_settings_given(cli):
     plain = cli.json("bench", "recall", "--n", "300", "--mode", "fast", "--queries", "10")
     few = cli.json("bench", "recall", "--n", "300", "--mode", "fast", "--queries", "10",
