@@ -407,18 +407,18 @@ def test_observations_become_facts_with_the_observation_as_source(mem):
 
 
 def test_a_fact_is_found_by_the_name_its_status_line_gave_it(mem):
-    """`gateway port: 8443` is captured as gateway.port and `bank pin: 4711` as bank.password:
+    """`gateway port: 8443` is captured as gateway.port and `backup owner: Priya` as backup.owner:
     `fact get`, `fact history` and `fact forget` take the name as the line said it."""
     m = mem.raw
-    for text in ("gateway port: 8443", "bank pin: 4711", "The database migration ticket is MIG-42",
+    for text in ("gateway port: 8443", "backup owner: Priya", "The database migration ticket is MIG-42",
                  "The database migration ticket is priority P2"):
         mem.run(m.observe(text, at=T0))
     assert mem.get("gateway port")["key"] == "gateway.port"
-    assert mem.get("bank pin")["key"] == "bank.password"
+    assert mem.get("backup owner")["key"] == "backup.owner"
     assert mem.get("the database migration ticket")["value"] == "MIG-42"  # its own key, not its one attribute
     assert mem.history("gateway port")["key"] == "gateway.port"
-    planned = mem.run(m.forget_fact("bank pin"))
-    assert not planned["applied"] and [f["key"] for f in planned["facts"]] == ["bank.password"]
+    planned = mem.run(m.forget_fact("backup owner"))
+    assert not planned["applied"] and [f["key"] for f in planned["facts"]] == ["backup.owner"]
     mem.set("gateway port", "9000")  # a person's own key stays as written, and is found first
     assert (mem.get("gateway port")["key"], mem.get("gateway.port")["value"]) == ("gateway port", "8443")
 
