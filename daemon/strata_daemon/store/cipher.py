@@ -1,9 +1,9 @@
 """Sealed database files: a home's SQLite file encrypted whole by SQLCipher (every page, the
-WAL, the backups made from it), opened through the sqlcipher3 package, which loads sqlite-vec
-and has FTS5 as the stdlib's SQLite has. Whether a file is sealed is read from its first bytes,
-not from a setting, so a sealed file is never mistaken for a damaged one or opened as a new one.
-The driver (store/driver.py) opens every file through the same package. A file's key is its home's (config/sealing.py says where it comes from); a new file in a sealed
-home is sealed with it, so a backup never holds the words in the clear."""
+WAL, the backups made from it), through the sqlcipher3 package that store/driver.py opens every
+file with. Whether a file is sealed is read from its first bytes, not from a setting, so a
+sealed file is never opened as a new one. A file's key is its home's (config/sealing.py says
+where it comes from); a new file in a sealed home is sealed with it, so a backup never holds
+the words in the clear."""
 
 from __future__ import annotations
 
