@@ -51,7 +51,8 @@ LOOKALIKES = ("commit 3f9a1c2d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c, request 123e4567
               "[user]\n\tsigningkey = 3AA5C34371567BD2\n$ mysql -h db -P3306 -u root -p\nEnter password:\nWelcome",
               "db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\npassword: ENC[AES256_GCM,data:8fq2,iv:Zk9=]",
               'resource "random_password" "grafana" {\n  length = 24\n}\nadmin-password:  12 bytes',
-              "kind: SealedSecret\nspec:\n  encryptedData:\n    DB_PASSWORD: AgBy8hCi3xQ9mZr2LkWq7pTn5vY0")
+              "kind: SealedSecret\nspec:\n  encryptedData:\n    DB_PASSWORD: AgBy8hCi3xQ9mZr2LkWq7pTn5vY0",
+              "CI pass rate: 95% this week; pin count: 40 on the header")
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))

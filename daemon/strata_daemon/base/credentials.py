@@ -55,8 +55,11 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
 )
 # A password said in words: `the passphrase for the backup key is orbit-tulip-quartz-ladder`,
 # `the new pw for the router: ...`, `wifi key is ...`, `creds are admin / ...`.
-_SAID_PASSWORD = re.compile(r"(?i)\b(?:password|passwort|passphrase|passcode|pass|pin|pw|wi-?fi\s+key|wlan\s+key)\b"
-                            r"[^.\n]{0,40}?(?:\b(?:is|would\s+be|will\s+be|lautet)\s+|:\s+)[\"']?([^\s\"',;]{4,})")
+# A short name (pass, pin, pw) only right before its verb or colon, or `for the THING`: `pass rate:
+# 95%` and `pin count: 40` say no password.
+_SAID_PASSWORD = re.compile(r"(?i)(?:\b(?:password|passwort|passphrase|passcode|wi-?fi\s+key|wlan\s+key)\b[^.\n]{0,40}?"
+                            r"|\b(?:pass|pin|pw)(?:\s+for\s+(?:the\s+|my\s+|our\s+)?[\w.@-]+)?\s*)"
+                            r"(?:\b(?:is|would\s+be|will\s+be|lautet)\s+|:\s+)[\"']?([^\s\"',;]{4,})")
 _CREDS = re.compile(r"(?i)(?:\b(?:creds?|credentials)\b[^.\n]{0,20}?\s|\blogin:\s*)[\w.@-]+\s*/\s*([^\s,;]{4,})")
 _USE_AS = re.compile(r"(?i)\buse\s+(\S{6,200})\s+as\s+(?:the\s+|your\s+)?password")
 # `password = "..."`, `DB_PASSWORD: ...`, `--password ...`, `"passwd": "..."`.
@@ -245,7 +248,7 @@ class Redactor:
                     spans.append(Found(kind, m.start(g), m.end(g)))
         if any(w in lower for w in ("pass", "pin", "pw", "key")):
             for m in _SAID_PASSWORD.finditer(text):
-                value = m.group(1).rstrip(".!?:)")  # the sentence's end is not the password's
+                value = m.group(1).rstrip(".:)")  # the sentence's end is not the password's (a `!` may be)
                 if not _stands_in(text, m.start(1), m.start(1) + len(value)) and re.search(r"[\d\W_]", value):
                     spans.append(Found("password", m.start(1), m.start(1) + len(value)))
         if any(w in lower for w in ("key", "token", "secret", "salt", "seed", "bearer")):
