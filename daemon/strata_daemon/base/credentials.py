@@ -71,7 +71,7 @@ _USE_AS = re.compile(r"(?i)\buse\s+(\S{6,200})\s+as\s+(?:the\s+|your\s+)?passwor
 # annotation may come between (`DB_PASS: &str = "..."`), and a call takes one (`.password("...")`).
 _NAME_TYPE = r"""(?:[ \t]*:[ \t]*&?['\w\[\]<>]+(?=[ \t]*=))?"""
 _PASSWORD = re.compile(
-    r"""(?ix)(?:\w*?(?:password|passwd|passphrase|authtok)|(?<![:/])(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass|pwd|pw|secret|psk))s?"""
+    r"""(?ix)(?:\b\w*?(?:password|passwd|passphrase|authtok)|(?<![:/])(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass|pwd|pw|secret|psk))s?"""
     + _NAME_TYPE + r"""
     (?:["']?[ \t]*(?:[:=]|:=|=>)|[ \t](?=["'])|\((?=["']))[ \t]*
     (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{3,200}))""")
@@ -149,6 +149,26 @@ _PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|%\w+%|.*\*{4,}.*
     (?:process\.env|os\.environ|os\.getenv|System\.getenv|ENV\[|env\(|getenv\(|ConvertTo-SecureString|Read-Host).*|(?-i:[A-Z]+(?:_[A-Z]+){2,})|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
     your[_-]?\w*|(?:my|the)(?:[_-]\w+)?|\w*[_-]here|null|none|nil|true|false|redacted|\[redacted.*|changeit_placeholder|
     required|optional|prompt|env|string|str|\?+|-+)$""")
+
+
+# A password's searches, each with the words without which it cannot match; then the words
+# of the searches in Redactor.find. One pass over a text finds which of them it holds.
+_SAID = ((_PASSWORD, ("pass", "pw", "secret", "psk")), (_CLI_PASSWORD, ("--pass", "pass ")),
+         (_DIRECTIVE, ("requirepass", "masterauth", "auth_pass")), (_DEFINE, ("define(", "setenv(", "putenv(")),
+         *_PLACED)
+_SAID_WORDS = ("pass", "pin", "pw", "key")
+_KEYED_WORDS = ("key", "token", "secret", "salt", "seed", "bearer")
+_GATE_WORDS = frozenset({w for _, words in _SAID for w in words} | set(_SAID_WORDS) | set(_KEYED_WORDS)
+                        | {"--", "cookie", "authorization"})
+# Every word found where it starts (a look-ahead, so that overlapping ones all count); a longer
+# word found implies the shorter ones inside it (`password` holds `pass`).
+_GATE = re.compile("(?=(" + "|".join(re.escape(w) for w in sorted(_GATE_WORDS, key=len, reverse=True)) + "))")
+_WITHIN = {w: frozenset(v for v in _GATE_WORDS if v in w) for w in _GATE_WORDS}
+_SAID_BY_WORD = {w: tuple(i for i, (_, words) in enumerate(_SAID) if w in words) for w in _GATE_WORDS}
+
+
+def _words_in(lower: str) -> frozenset[str]:
+    return frozenset().union(*(_WITHIN[w] for w in _GATE.findall(lower)))
 
 
 @dataclass(frozen=True)
@@ -236,22 +256,19 @@ class Redactor:
         if _LONG_RUN.search(text):
             for kind, pattern in (*_OURS, *_library()):
                 spans += [_whole(text, _span(kind, m)) for m in pattern.finditer(text)]
-        lower = text.casefold()  # each search below only where its words are: most texts have none
-        said = [p for p, words in ((_PASSWORD, ("pass", "pw", "secret", "psk")), (_CLI_PASSWORD, ("--pass", "pass ")),
-                                   (_DIRECTIVE, ("requirepass", "masterauth", "auth_pass")), (_DEFINE, ("define(", "setenv(", "putenv(")), *_PLACED)
-                if any(w in lower for w in words)]
-        for pattern in said:
+        present = _words_in(text.casefold())  # each search below only where its words are
+        for pattern in (_SAID[i][0] for i in sorted({i for w in present for i in _SAID_BY_WORD.get(w, ())})):
             kind = "password"
             for m in pattern.finditer(text):
                 g = _given(m)
                 if not _stands_in(text, m.start(g), m.end(g)):
                     spans.append(Found(kind, m.start(g), m.end(g)))
-        if any(w in lower for w in ("pass", "pin", "pw", "key")):
+        if present.intersection(_SAID_WORDS):
             for m in _SAID_PASSWORD.finditer(text):
                 value = m.group(1).rstrip(".:)")  # the sentence's end is not the password's (a `!` may be)
                 if not _stands_in(text, m.start(1), m.start(1) + len(value)) and re.search(r"[\d\W_]", value):
                     spans.append(Found("password", m.start(1), m.start(1) + len(value)))
-        if any(w in lower for w in ("key", "token", "secret", "salt", "seed", "bearer")):
+        if present.intersection(_KEYED_WORDS):
             for m in _KEYED.finditer(text):
                 g = next(i for i in (2, 3, 4) if m.group(i) is not None)
                 start = m.start(g) + (7 if m.group(g).startswith("base64:") else 0)  # Laravel's APP_KEY
@@ -261,9 +278,9 @@ class Redactor:
                         and _random(value):
                     spans.append(Found("secret", start, m.end(g)))
         for pattern, words in ((_FLAG_KEYED, ("--",)), (_COOKIE, ("cookie",))):
-            if any(w in lower for w in words):
+            if present.intersection(words):
                 spans += [Found("secret", m.start(1), m.end(1)) for m in pattern.finditer(text) if _random(m.group(1))]
-        if "authorization" in lower:
+        if "authorization" in present:
             spans += [Found("secret", m.start(1), m.end(1)) for m in _BEARER.finditer(text) if _random(m.group(1))]
         if _AWS_ID.search(text):
             spans += [Found("aws-secret", m.start(), m.end()) for m in _FORTY.finditer(text)
