@@ -24,12 +24,12 @@ def _configured(home: Home) -> str:
 
 def status(home: Home) -> dict:
     """Whether the home's database is sealed, and where its key comes from (never the key)."""
-    db = home.db_path
+    db, key_file = home.db_path, _configured(home)
     sealed = cipher.is_sealed(db)
-    out = {"sealed": sealed, "database": str(db), "key_source": None, "key_file": _configured(home) or None,
+    out = {"sealed": sealed, "database": str(db), "key_source": None, "key_file": key_file or None,
            "problem": None}
     try:
-        key = sealing.home_key(home.root, _configured(home))
+        key = sealing.home_key(home.root, key_file)
     except ConfigError as e:  # a missing or unreadable key: what doctor reports
         out["problem"] = e.message
         return out

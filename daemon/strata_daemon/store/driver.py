@@ -69,12 +69,20 @@ def _create_private(path: Path) -> None:
         os.close(fd)
 
 
+def _sealed_key(path: Path | str) -> Key | None:
+    """The key of the file at PATH when it is sealed (an error when none is given); else None."""
+    if not cipher.is_sealed(path):
+        return None
+    key = cipher.key_for(path)
+    if key is None:
+        raise cipher.missing_key(path)
+    return key
+
+
 def _key_to_open(path: Path | str) -> Key | None:
     """The key of an existing sealed file, or of a new one in a sealed home; None for plain."""
-    if cipher.is_sealed(path):
-        key = cipher.key_for(path)
-        if key is None:
-            raise cipher.missing_key(path)
+    key = _sealed_key(path)
+    if key is not None:
         return key
     try:
         new = Path(path).stat().st_size == 0
@@ -85,7 +93,7 @@ def _key_to_open(path: Path | str) -> Key | None:
 
 def connect_read_only(path: Path | str):
     """A connection that cannot change the file, no pragma set and no extension loaded."""
-    key = _key_to_open(path) if cipher.is_sealed(path) else None
+    key = _sealed_key(path)
     if key is not None:
         return cipher.open_keyed(f"file:{path}?mode=ro", key, uri=True)
     return sqlite_module().connect(f"file:{path}?mode=ro", uri=True)
@@ -98,7 +106,7 @@ def copy(source: Path, target: Path) -> None:
     benchmark corpus) would leave -wal and -shm files beside it. Opening it with `connect`
     turns WAL on again. A copy inside a home is sealed as the home is; one outside any home
     keeps the source's key, so a sealed home is never copied out in the clear."""
-    source_key = _key_to_open(source) if cipher.is_sealed(source) else None
+    source_key = _sealed_key(source)
     target_key = cipher.key_for_new(target) if cipher.home_of(target) is not None else source_key
     if (source_key and source_key.secret) != (target_key and target_key.secret):
         return _copy_across_keys(source, target, source_key, target_key)
@@ -137,9 +145,10 @@ def _copy_across_keys(source: Path, target: Path, source_key: Key | None, target
 def reseal(path: Path, old: Key | None, key: Key | None) -> bool:
     """Encrypt the database file at PATH with KEY (None: leave it plain) in place, from OLD when
     it is sealed; False when it was KEY's already. The caller holds the file alone (users.exclusive)."""
-    source_key = old if cipher.is_sealed(path) else None
-    if cipher.is_sealed(path) and old is None:
+    sealed = cipher.is_sealed(path)
+    if sealed and old is None:
         raise cipher.missing_key(path)
+    source_key = old if sealed else None
     if (source_key and source_key.secret) == (key and key.secret):
         return False
     if path.with_name(path.name + "-wal").exists():

@@ -27,25 +27,23 @@ def shown(r: dict) -> str:
     return text
 
 
-def cmd_encrypt(args) -> int:
+def _on_home(args, change) -> int:
     home = resolve_home(args.home)
     home.require()
-    emit(sealing.seal(home, args.key_file), args.json, shown)
+    emit(change(home), args.json, shown)
     return 0
+
+
+def cmd_encrypt(args) -> int:
+    return _on_home(args, lambda home: sealing.seal(home, args.key_file))
 
 
 def cmd_rekey(args) -> int:
-    home = resolve_home(args.home)
-    home.require()
-    emit(sealing.rekey(home, args.key_file), args.json, shown)
-    return 0
+    return _on_home(args, lambda home: sealing.rekey(home, args.key_file))
 
 
 def cmd_decrypt(args) -> int:
-    home = resolve_home(args.home)
-    home.require()
-    emit(sealing.unseal(home), args.json, shown)
-    return 0
+    return _on_home(args, sealing.unseal)
 
 
 def register(sub, common) -> None:
