@@ -14,6 +14,7 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from strata_daemon.base import bounded
 from strata_daemon.errors import ConfigError
 
 ENV_VAR = "STRATA_KEY"
@@ -43,19 +44,15 @@ def new_secret() -> str:
 
 
 def read_key_file(path: Path, what: str) -> str:
-    try:
-        st = path.stat()
-        if st.st_size > _LIMIT:
-            raise ConfigError(f"{what} {path} is {st.st_size} bytes, not a key",
-                              hint="a key file holds one line: 64 hex digits or a passphrase")
-        text = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
+    # bounded: a key file swapped for a FIFO or a device must not hang or flood the opening
+    text = bounded.read_text(path, _LIMIT, error=ConfigError,
+                             hint=f"{what} holds one line: 64 hex digits or a passphrase, readable by the "
+                                  "user strata runs as")
+    if text is None:
         raise ConfigError(f"{what} {path} does not exist",
                           hint="restore it from where you keep its copy; without it the sealed home cannot be "
-                               "opened") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ConfigError(f"cannot read {what} {path}: {getattr(e, 'strerror', None) or e}",
-                          hint="it must be a UTF-8 text file readable by the user strata runs as") from None
+                               "opened")
+    text = text.strip()
     if not text:
         raise ConfigError(f"{what} {path} is empty", hint="a key is 64 hex digits or a passphrase")
     return text
