@@ -3,6 +3,7 @@ reliability` at full size), and no face listening on a network port."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -97,6 +98,32 @@ def test_a_full_disk_is_said_and_loses_nothing(small_disk):
     filler.unlink()
     assert cli.json("show", str(kept))["content"] == "written while there was room"
     assert cli("observe", "room again", check=True).returncode == 0
+
+
+def test_a_backup_and_a_purge_on_a_full_disk_say_so_and_leave_nothing(small_disk):
+    """A backup that runs out of room leaves no partial copy (it would hold every memory); a purge
+    on a full disk, which SQLite reports as a disk I/O error, says the disk is full; run again
+    once there is room, it leaves the word in no file."""
+    from conftest import CLI
+    from strata_bench.full_disk import _fill
+
+    home = small_disk / "home"
+    cli = CLI(home)
+    cli("init", str(home), check=True)
+    lines = "".join(json.dumps({"content": f"reading {i} of the relay on worker-{i % 5}"}) + "\n" for i in range(60))
+    cli("import", "-", input=lines + json.dumps({"content": "the locker opens with WOMBAT-5521"}) + "\n", check=True)
+    filler = small_disk / "filler"
+    _fill(filler, leave=(home / "state" / "memory.db").stat().st_size // 2)
+    backup = cli("backup")
+    assert backup.returncode != 0 and "is full" in backup.err and "Error:" not in backup.err, backup.err
+    assert [p.name for p in (home / "state" / "backups").iterdir()] == []
+    _fill(filler, leave=0)
+    purge = cli("forget", "--matching", "WOMBAT-5521", "--purge", "--yes")
+    assert purge.returncode == 6 and "is full" in purge.err and "I/O" not in purge.err, purge.err
+    filler.unlink()
+    cli("forget", "--matching", "WOMBAT-5521", "--purge", "--yes", check=True)
+    assert [p for p in home.rglob("*") if p.is_file() and b"wombat-5521" in p.read_bytes().lower()] == []
+    assert cli.json("status")["episodes"] == 60
 
 
 def test_a_home_on_a_read_only_filesystem_is_said_and_loses_nothing(small_disk):

@@ -361,6 +361,11 @@ async def cmd_forget(args) -> int:
 
     bar = Progress(len(CASES), "forget requests", unit="cases")
     result = await bench_forget(servers=not args.no_servers, progress=bar.advance)
+    if result["store"] == "sqlite":  # a PostgreSQL server's disk is the server's to keep free
+        from strata_bench.full_disk import full_disk
+
+        result["full_disk"] = await asyncio.to_thread(full_disk)
+        result["leaks"] += result["full_disk"].get("leaks", 0)
     return _report(result, args, bar)
 
 

@@ -4,6 +4,7 @@ other copy has, so two copies made in one second never replace each other."""
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 import shutil
@@ -11,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.errors import Conflict
+from strata_daemon.errors import Conflict, StorageError
 from strata_daemon.store import driver
 
 PARTIAL = ".partial"
@@ -77,7 +78,10 @@ def keep_copy(db_path: Path | None, folder: Path, prefix: str, *, raw: bool = Fa
         elif raw:
             _raw_copy(db_path, partial)
         else:
-            driver.copy(db_path, partial)
+            try:
+                driver.copy(db_path, partial)
+            except driver.driver_errors() as e:
+                raise driver.describe(e, folder) from e
         taken = [n for s_, n in map(_order, folder.glob(f"{stem}*{suffix}")) if s_ == stem]
         for n in range(max(taken, default=0) + 1, 1000):
             target = folder / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
@@ -93,8 +97,13 @@ def keep_copy(db_path: Path | None, folder: Path, prefix: str, *, raw: bool = Fa
                         _raw_copy(side, target.with_name(target.name + suffix))
             return target
         raise Conflict(f"{folder} holds 999 copies named {stem}*", hint="remove old ones, then try again")
-    finally:
-        partial.unlink(missing_ok=True)
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise StorageError(f"the disk holding {folder} is full", hint=driver.FULL_HINT) from e
+        raise
+    finally:  # a copy that failed leaves nothing, its journal and WAL included
+        for left in (partial, *(partial.with_name(partial.name + s_) for s_ in ("-journal", "-wal", "-shm"))):
+            left.unlink(missing_ok=True)
 
 
 def _raw_copy(source: Path, target: Path) -> None:

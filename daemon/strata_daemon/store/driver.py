@@ -40,6 +40,9 @@ def driver_errors() -> tuple[type[BaseException], ...]:
     return (mod.Error,) if mod is sqlite3 else (mod.Error, sqlite3.Error)
 
 
+FULL_HINT = "free some space, then run it again; nothing committed was lost"
+
+
 def describe(exc: BaseException, path: Path | str) -> StorageError:
     """Turn a driver exception into a message a person can act on."""
     text = str(exc)
@@ -54,12 +57,21 @@ def describe(exc: BaseException, path: Path | str) -> StorageError:
     if "readonly" in low or "read-only" in low:
         return StorageError(f"the database {path} is read-only ({text})",
                             hint="check the permissions of the home and of state/")
-    if "disk" in low and "full" in low:
-        return StorageError(f"the disk holding {path} is full", hint="free some space; nothing committed was lost")
+    if "disk" in low and "full" in low or "i/o error" in low and _full(path):
+        return StorageError(f"the disk holding {path} is full", hint=FULL_HINT)
     if "unable to open" in low:
         return StorageError(f"cannot open the database {path} ({text})",
                             hint="check that the home exists and is writable (strata init DIR)")
     return StorageError(f"database error on {path}: {text}")
+
+
+def _full(path: Path | str) -> bool:
+    """Whether the filesystem holding PATH has no block left: SQLite reports a write the disk
+    refused while appending to the WAL as a disk I/O error, not as a full disk."""
+    try:
+        return os.statvfs(Path(path).parent).f_bavail == 0
+    except OSError:
+        return False
 
 
 def _create_private(path: Path) -> None:

@@ -8,7 +8,7 @@ from strata_daemon.base.wording import counted
 from strata_daemon.config.home import resolve_home
 from strata_daemon.errors import EXIT_DOCTOR
 from strata_daemon.faces.cli.memory_cmds import opened
-from strata_daemon.faces.cli.output import emit
+from strata_daemon.faces.cli.output import emit, note
 from strata_daemon.faces.cli.parsers import integer
 
 COMMANDS = ("doctor", "backup")
@@ -46,8 +46,10 @@ async def cmd_backup(args) -> int:
         return 0
     async with opened(args, actor="cli") as mem:
         r = await mem.run_phase("backup")
-    emit(r, args.json, lambda r: f"backup failed: {r['error']}" if r["status"] != "ok" else
-         f"backup: {r['result']['skipped']}" if "skipped" in r["result"] else
+    if r["status"] != "ok" and not args.json:  # a failure is said where errors are, not as the output
+        note(f"strata: backup failed: {r['error']}")
+        return 1
+    emit(r, args.json, lambda r: f"backup: {r['result']['skipped']}" if "skipped" in r["result"] else
          f"backup: {r['result']['path']} ({r['result']['bytes']:,} bytes)")
     return 0 if r["status"] == "ok" else 1
 
