@@ -96,7 +96,7 @@ def test_a_count_of_one_reads_as_one_thing(cli, tmp_path):
             ["capsule", "render"], ["capsule", "check"], ["capsule", "stats"], ["status"], ["fold"],
             ["web", "activate", "1"], ["web", "commit"], ["web", "neighbors", "episode:1"],
             ["dossier", "add", "bridge"], ["dossier", "refresh", "bridge"], ["dossier", "history", "bridge"],
-            ["dossier", "list"], ["fact", "set", "bank pin", "1234"], ["fact", "forget", "bank pin"],
+            ["dossier", "list"], ["fact", "set", "gate code", "1234"], ["fact", "forget", "gate code"],
             ["forget", "--matching", "printer"], ["forget", "--matching", "printer", "--yes"]]
     for argv in runs:
         proc = cli(*argv)

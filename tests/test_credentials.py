@@ -103,6 +103,8 @@ def test_no_face_stores_a_credential(cli, home, tmp_path):
     batch.write_text(json.dumps({"content": "export AWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH"}) + "\n", encoding="utf-8")
     cli("import", str(batch), check=True)
     cli("fact", "set", "db password", "hunter22-secret", check=True)
+    cli("fact", "set", "bank pin", "4711", check=True)  # a short name says a password too
+    cli("fact", "set", "pin count", "40", check=True)  # and only where it does
     cli("hook", "prompt", input=json.dumps({"prompt": f"why did {GITHUB} fail?", "session_id": "s"}), check=True)
     found = cli.json("recall", GITHUB, "--mode", "fast")  # asked by the token: found by its placeholder
     assert found["hits"] and found["query"].startswith("[redacted:github-token:")
@@ -115,6 +117,8 @@ def test_no_face_stores_a_credential(cli, home, tmp_path):
     for secret in (GITHUB, "AKIAQWERTYUIOPASDFGH", "hunter22-secret", "Kx7#pQ2wLm4"):
         assert secret.encode() not in raw, secret
     assert cli.json("fact", "get", "db password")["value"].startswith("[redacted:password:")
+    assert cli.json("fact", "get", "bank pin")["value"].startswith("[redacted:password:")
+    assert cli.json("fact", "get", "pin count")["value"] == "40"
     assert "- alarm password: [redacted:password:" in capsule.read_text()  # shown to no agent either
 
 

@@ -328,12 +328,12 @@ def test_forget_matching_finds_a_name_written_with_other_accents_and_purges_it(c
 
 
 def test_fact_forget_redacts_the_history_and_leaves_the_fact_retracted(cli, home):
-    cli("fact", "set", "bank pin", "8841-ZXW", check=True)
-    cli("fact", "set", "bank pin", "9902-ZXW", check=True)
-    listed = cli("fact", "forget", "bank pin", check=True)
-    assert "fact bank pin: 2 values" in listed.out and b"8841-ZXW" in raw_bytes(home)
-    cli("fact", "forget", "bank pin", "--yes", check=True)
-    assert [h["value"] for h in cli.json("fact", "history", "bank pin")["history"]] == [None]
+    cli("fact", "set", "gate code", "8841-ZXW", check=True)
+    cli("fact", "set", "gate code", "9902-ZXW", check=True)
+    listed = cli("fact", "forget", "gate code", check=True)
+    assert "fact gate code: 2 values" in listed.out and b"8841-ZXW" in raw_bytes(home)
+    cli("fact", "forget", "gate code", "--yes", check=True)
+    assert [h["value"] for h in cli.json("fact", "history", "gate code")["history"]] == [None]
     assert b"ZXW" not in raw_bytes(home)
 
 

@@ -81,7 +81,7 @@ CASES: tuple[Case, ...] = (
     Case("fact in the capsule", ("Wifi network: hunter-gx2",), "hunter-gx2", ("memory", 0)),  # a password never arrives
     Case("task in the capsule", ("TODO: call Dr. Okonkwo about the biopsy results",), "biopsy", ("memory", 0),
          kind="task"),
-    Case("fact a person set", (), "8841-ZXW", ("fact", "bank pin"), fact=("bank pin", "8841-ZXW")),
+    Case("fact a person set", (), "8841-ZXW", ("fact", "gate code"), fact=("gate code", "8841-ZXW")),
     Case("fact with history", (), "qzy", ("fact", "diagnosis"), fact=("diagnosis", "fluqzy", "migrqzy")),
     Case("pinned by a person", ("Sasha's birthday is in June.",), "kayak-xv", ("matching", "kayak-xv"),
          pin="- Sasha's surprise present is a kayak-xv"),

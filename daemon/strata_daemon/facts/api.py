@@ -73,12 +73,13 @@ class Facts:
             ttl_seconds=None if ttl is _UNSET else parse_duration(ttl), set_ttl=ttl is not _UNSET)
 
     def _redacted(self, label: str, value):
-        """VALUE with its credentials replaced, read with its key: `db password` = `hunter22` is
-        a password as `db password = hunter22` would be in a memory."""
+        """VALUE with its credentials replaced, read with its key: `bank pin` = `4711` is a
+        password as `bank pin: 4711` would be in a memory (a colon: the redactor reads a short
+        name such as `pin` as a password's only right before one)."""
         if self.redactor is None or not isinstance(value, str):
             return value
-        said = self.redactor.clean(f"{label} = {value}")
-        return said[len(label) + 3:] if said.startswith(f"{label} = ") else self.redactor.clean(value)
+        said = self.redactor.clean(f"{label}: {value}")
+        return said[len(label) + 2:] if said.startswith(f"{label}: ") else self.redactor.clean(value)
 
     def _shaped(self, result: dict, a: store.Assertion) -> dict:
         return {**result, "label": a.label, "value": a.value, "valid_from_iso": timeutil.iso(result["valid_from"]),
