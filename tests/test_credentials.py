@@ -40,6 +40,14 @@ TEXTS = {
                      "secret"),
     "stripe, long": ("stripe listen --api-key sk_live_519cMeGuPr0bwFqPqYiJh8bpKkxp3IAcFx1RmhyLbLuMMAgsNt7lRwSBmys5Y",
                      "RwSBmys5Y", "stripe-key"),
+    "vault": ("token                  hvs.CAESIJ2kq8Yb3mWz7Lx0Pq5Rt9Uv", "hvs.CAESIJ2kq8Yb3mWz7Lx0Pq5Rt9Uv", "vault-token"),
+    "odbc": ("Server=tcp:sql-1,1433;Uid=crm;Pwd={Crm#Odbc-55};Encrypt=yes", "Crm#Odbc-55", "password"),
+    "sql login": ("CREATE LOGIN app WITH PASSWORD = N'Wr1ter!Sql', CHECK_POLICY = OFF;", "Wr1ter!Sql", "password"),
+    "words, quoted": ('The passphrase for the vault is "purple monkey dishwasher 42".', "monkey dishwasher", "password"),
+    "words, french": ("Le mot de passe du NAS est « Chat-Noir-1987 » pour l'instant.", "Chat-Noir-1987", "password"),
+    "sudo -S": ("echo 'Adm1nSudo!' | sudo -S systemctl restart nginx", "Adm1nSudo!", "password"),
+    "header": ('proxy_set_header X-Api-Key "f6fb422a97d6437822b70452c97b1d3e";', "f6fb422a97d6437822b70452c97b1d3e",
+               "secret"),
 }
 LOOKALIKES = ("commit 3f9a1c2d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c, request 123e4567-e89b-12d3-a456-426614174000",
               "image sha256:9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 v2.14.3-rc.1",
@@ -52,7 +60,10 @@ LOOKALIKES = ("commit 3f9a1c2d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c, request 123e4567
               "db_password: !vault |\n  $ANSIBLE_VAULT;1.1;AES256\npassword: ENC[AES256_GCM,data:8fq2,iv:Zk9=]",
               'resource "random_password" "grafana" {\n  length = 24\n}\nadmin-password:  12 bytes',
               "kind: SealedSecret\nspec:\n  encryptedData:\n    DB_PASSWORD: AgBy8hCi3xQ9mZr2LkWq7pTn5vY0",
-              "CI pass rate: 95% this week; pin count: 40 on the header")
+              "CI pass rate: 95% this week; pin count: 40 on the header",
+              "export GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx  # replace with a real token",
+              "Access denied for user 'root'@'10.0.4.17' (using password: YES)\nSSH_ASKPASS=/usr/lib/ssh/x11-ssh-askpass",
+              "password = random_password.db.result\nAPI_TOKEN:  <set to the key 'token' in secret 'api-creds'>")
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))

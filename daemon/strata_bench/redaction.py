@@ -27,7 +27,7 @@ from strata_daemon.base.credentials import Redactor
 from strata_daemon.config.home import init_home
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
-SETS = {"dev": tuple(DATA / f"secrets_dev{n}.jsonl" for n in ("", "2", "3", "4", "5")),
+SETS = {"dev": tuple(DATA / f"secrets_dev{n}.jsonl" for n in ("", "2", "3", "4", "5", "6")),
         "held_out": (DATA / "secrets_heldout.jsonl",)}
 _LOOKALIKE = re.compile(r"[A-Za-z0-9_\-./+=:]{7,}")
 
@@ -90,8 +90,11 @@ async def through_home(items: list[dict]) -> dict:
         finally:
             await mem.close()
         raw = b"".join(p.read_bytes() for p in home.rglob("*") if p.is_file())
-        left = sorted({s["kind"] for item in items for s in item["secrets"] if s["value"].encode() in raw})
-        held = sum(1 for item in items for s in item["secrets"] if s["value"].encode() in raw)
+    # A value some other line holds as no secret (`changeme` in a README's words) is kept there.
+    values = {s["value"] for item in items for s in item["secrets"]}
+    plain = {v for item in items for v in values - {s["value"] for s in item["secrets"]} if v in item["text"]}
+    left_in = [s for item in items for s in item["secrets"] if s["value"] not in plain and s["value"].encode() in raw]
+    left, held = sorted({s["kind"] for s in left_in}), len(left_in)
     return {"secrets_in_files": held, "kinds_in_files": left}
 
 

@@ -44,6 +44,8 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
     ("npm-token", re.compile(r"\bnpm_[A-Za-z0-9]{36}")),
     ("pypi-token", re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{50,}")),
     ("mailgun-key", re.compile(r"\bkey-[0-9a-f]{32}\b")),
+    ("vault-token", re.compile(r"\bhv[sb]\.[A-Za-z0-9_-]{24,}")),
+    ("sonar-token", re.compile(r"\bsq[pau]_[0-9a-f]{40}\b")),
     # The library knows live keys only; a test key opens a real account's test mode.
     ("stripe-key", re.compile(r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}")),
     # An AWS secret said in words, unquoted: `New secret access key is a4Cg...`.
@@ -57,11 +59,13 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
 # `the new pw for the router: ...`, `wifi key is ...`, `creds are admin / ...`.
 # A short name (pass, pin, pw) only right before its verb or colon, or `for the THING`: `pass rate:
 # 95%` and `pin count: 40` say no password.
-_SAID_PASSWORD = re.compile(r"(?i)(?:\b(?:password|passwort|passphrase|passcode|wi-?fi\s+key|wlan\s+key)\b[^.\n]{0,40}?"
+_SAID_PASSWORD = re.compile(r"(?i)(?:\b(?:password|passwort|passphrase|passcode|wi-?fi\s+key|wlan\s+key|mot\s+de\s+passe|"
+                            r"contrase[ñn]a|senha|wachtwoord)\b(?:[^.\n]|\.(?=\S)){0,40}?"
                             r"|\b(?:pass|pin|pw)(?:\s+for\s+(?:the\s+|my\s+|our\s+)?[\w.@-]+)?\s*)"
-                            r"(?:\b(?:is|would\s+be|will\s+be|lautet)\s+|:\s+)[\"']?([^\s\"',;]{4,})")
-_CREDS = re.compile(r"(?i)(?:\b(?:creds?|credentials)\b[^.\n]{0,20}?\s|\blogin:\s*)[\w.@-]+\s*/\s*([^\s,;]{4,})")
-_USE_AS = re.compile(r"(?i)\buse\s+(\S{6,200})\s+as\s+(?:the\s+|your\s+)?password")
+                            r"(?:\b(?:is|est|es|ist|would\s+be|will\s+be|lautet)\s+(?:now\s+|still\s+|currently\s+)?|:\s+|"
+                            r"\s+(?=`))(?:[\"`]([^\"`\n]{4,200})[\"`]|«\s*([^»\n]{4,200}?)\s*»|'?([^\s\"',;]{4,}))")
+_CREDS = re.compile(r"(?i)(?:\b(?:creds?|credentials)\b[^.\n]{0,20}?\s|\blogin(?::|\s+is)\s*)[\w.@-]+\s*/\s*([^\s,;]{4,})")
+_USE_AS = re.compile(r"(?i)\buse\s+(\S{6,200})\s+(?:as\s+(?:the\s+|your\s+)?password|to\s+(?:sign|log)\s*in)")
 # `password = "..."`, `DB_PASSWORD: ...`, `--password ...`, `"passwd": "..."`.
 # The value is on the name's own line (`Enter password:` then a new line holds none), three
 # characters or more unquoted (`admin-password:  12 bytes` is a size); a name in camel case
@@ -105,7 +109,16 @@ _PLACED = (
     (re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?" + _ARG), ("securestring",)),
     (re.compile(r"(?i)<\w*pass(?:word|wd)?>([^<\n]{1,200})</"), ("pass",)),
     (_CREDS, ("cred", "login")),
-    (_USE_AS, ("as the password", "as password", "as your password")),
+    (_USE_AS, ("as the password", "as password", "as your password", "to sign", "to log")),
+    (re.compile(r"(?i)\b(?:pwd|password)\s*=\s*\{([^}\n]{1,200})\}"), ("pw",)),  # ODBC's `Pwd={...}`
+    (re.compile(r"\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;]*?\s-p" + _ARG), ("mongo",)),
+    (re.compile(r"""\b(?:smbclient|rpcclient)\b[^\n]*?\s-U\s*['"]?[^%\s'"]+%([^\s'"]{3,200})"""), ("smbclient", "rpcclient")),
+    (re.compile(r"(?i)\bnet\s+use\s+(?:\S+:\s+)?\\\\\S+\s+(?!/)" + _ARG), ("net use",)),
+    (re.compile(r"""\becho\s+['"]?([^'"\s|]{3,200})['"]?\s*\|\s*sudo\s+(?:-\w+\s+)*?-S"""), ("sudo",)),
+    (re.compile(r'(?i)\bexpect\s+"[^"\n]*pass[^"\n]*"\s*\n\s*send\s+(?:--\s+)?"([^"\n]+?)(?:\\r|\\n)?"'), ('send "', "send -- ")),
+    (re.compile(r"""ENV\.fetch\(\s*["']\w*(?:PASSWORD|PASS|SECRET|TOKEN|KEY)["']\s*\)\s*\{\s*["']([^"'\n]{3,200})["']"""),
+     ("env.fetch",)),
+    (re.compile(r"""(?i)\bconn(?:ect)?\s+[\w$]+/(?:"([^"\n]{3,200})"|([^\s@"/]{3,200}))@"""), ("connect ", "conn ")),
     (re.compile(r"\bsqlplus\s+[\w$]+/([^@\s]{3,200})@"), ("sqlplus",)),
     (re.compile(r"\bpsexec\b[^\n]*?\s-p" + _ARG), ("psexec",)),
     (re.compile(r"\b(?:ldapsearch|ldapmodify|ldapadd|ldapdelete|ldapwhoami|ldappasswd)\b[^\n]*?\s-w" + _ARG), ("ldap",)),
@@ -122,8 +135,8 @@ _PLACED = (
     (re.compile(r"(?im)nickserv\s+identify\s+(?:\S+\s+)?(\S{4,200})[ \t]*$"), ("nickserv",)),
     (re.compile(r"(?im)^\s*user\s+\S+\s+(\S{3,200})\s*$"), ("ftp",)),
     (re.compile(r"(?<=\s)-[AX]" + _ARG), ("snmp",)),
-    (re.compile(r"(?i)\bIDENTIFIED\s+BY\s+(?:PASSWORD\s+)?" + _ARG), ("identified by",)),
-    (re.compile(r"(?i)\bWITH\s+(?:ENCRYPTED\s+)?PASSWORD\s+" + _ARG), ("with password", "with encrypted")),
+    (re.compile(r"(?i)\bIDENTIFIED\s+(?:WITH\s+\w+\s+)?BY\s+(?:PASSWORD\s+)?" + _ARG), ("identified",)),
+    (re.compile(r"(?i)\bWITH\s+(?:ENCRYPTED\s+)?PASSWORD\s*(?:=\s*)?N?(?=['\"])" + _ARG), ("with password", "with encrypted")),
     (re.compile(r"(?i)/pass:(\S{3,200})"), ("/pass:",)),
     (re.compile(r"\bmachine\s+\S+(?:\s+(?:login|account)\s+\S+)+\s+password\s+(\S+)"), ("machine",)),
     (re.compile(r"(?m)^[\w.*-]+:(?:\d+|\*):[\w.*-]+:[\w.*@-]+:(\S+)$"), (":",)),
@@ -143,12 +156,14 @@ _KEYED = re.compile(
 # `--api-key VALUE`, `"--secret-key", "VALUE"`; a session cookie's value.
 _FLAG_KEYED = re.compile(r"""--[\w-]*?(?:key|token|secret)["']?(?:=|\s+|,\s*)["']?([A-Za-z0-9_\-./+=]{16,4000})""")
 _COOKIE = re.compile(r"(?i)\b(?:session|sess|sid|auth|token)[\w-]*=([A-Za-z0-9_\-.%]{16,4000})")
+_HEADER = re.compile(r"""(?i)\bX-[\w-]*(?:key|token|secret|auth)["']?(?::|\s)\s*["']?([A-Za-z0-9_\-.]{16,})""")
 _BEARER = re.compile(r"(?i)\bAuthorization[\"']?(?::|\s)\s*[\"']?(?:Bearer|Token|Basic)\s+([A-Za-z0-9_\-./+=]{16,})")
 # Values that stand for a secret without being one.
 _PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|%\w+%|.*\*{4,}.*|ENC\[.*|!\w+.*|\?.*|password|passwd|secret|
     (?:process\.env|os\.environ|os\.getenv|System\.getenv|ENV\[|env\(|getenv\(|ConvertTo-SecureString|Read-Host).*|(?-i:[A-Z]+(?:_[A-Z]+){2,})|[<(\[{].*|\{\{.*\}\}|%\(?[\w]*\)?s|\*+|x{3,}|\.{3,}|
     your[_-]?\w*|(?:my|the)(?:[_-]\w+)?|\w*[_-]here|null|none|nil|true|false|redacted|\[redacted.*|changeit_placeholder|
-    required|optional|prompt|env|string|str|\?+|-+)$""")
+    required|optional|prompt|env|string|str|yes|no|\?+|-+|(?:var|local|module|data|each|self|random_\w+)\.[\w.\[\]-]+|
+    (?:~|\.{1,2})?(?:/[\w.+-]+){2,}/?)$""")
 
 
 # A password's searches, each with the words without which it cannot match; then the words
@@ -156,10 +171,10 @@ _PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|%\w+%|.*\*{4,}.*
 _SAID = ((_PASSWORD, ("pass", "pw", "secret", "psk")), (_CLI_PASSWORD, ("--pass", "pass ")),
          (_DIRECTIVE, ("requirepass", "masterauth", "auth_pass")), (_DEFINE, ("define(", "setenv(", "putenv(")),
          *_PLACED)
-_SAID_WORDS = ("pass", "pin", "pw", "key")
+_SAID_WORDS = ("pass", "pin", "pw", "key", "contrase", "senha", "wachtwoord")
 _KEYED_WORDS = ("key", "token", "secret", "salt", "seed", "bearer")
 _GATE_WORDS = frozenset({w for _, words in _SAID for w in words} | set(_SAID_WORDS) | set(_KEYED_WORDS)
-                        | {"--", "cookie", "authorization"})
+                        | {"--", "cookie", "authorization", "x-"})
 # Every word found where it starts (a look-ahead, so that overlapping ones all count); a longer
 # word found implies the shorter ones inside it (`password` holds `pass`).
 _GATE = re.compile("(?=(" + "|".join(re.escape(w) for w in sorted(_GATE_WORDS, key=len, reverse=True)) + "))")
@@ -261,13 +276,16 @@ class Redactor:
             kind = "password"
             for m in pattern.finditer(text):
                 g = _given(m)
+                if pattern is _PASSWORD and _in_prose(text[m.start():m.start(g)]):
+                    continue
                 if not _stands_in(text, m.start(g), m.end(g)):
                     spans.append(Found(kind, m.start(g), m.end(g)))
         if present.intersection(_SAID_WORDS):
             for m in _SAID_PASSWORD.finditer(text):
-                value = m.group(1).rstrip(".:)")  # the sentence's end is not the password's (a `!` may be)
-                if not _stands_in(text, m.start(1), m.start(1) + len(value)) and re.search(r"[\d\W_]", value):
-                    spans.append(Found("password", m.start(1), m.start(1) + len(value)))
+                g = _given(m)  # a quoted value whole (`"purple monkey dishwasher 42"`)
+                value = m.group(g) if g < 3 else m.group(g).rstrip(".:)")  # the sentence's end is not the password's
+                if not _stands_in(text, m.start(g), m.start(g) + len(value)) and re.search(r"[\d\W_]", value):
+                    spans.append(Found("password", m.start(g), m.start(g) + len(value)))
         if present.intersection(_KEYED_WORDS):
             for m in _KEYED.finditer(text):
                 g = next(i for i in (2, 3, 4) if m.group(i) is not None)
@@ -277,7 +295,7 @@ class Redactor:
                 if not ("public" in named or "websocket" in named) and not _stands_in(text, start, m.end(g)) \
                         and _random(value):
                     spans.append(Found("secret", start, m.end(g)))
-        for pattern, words in ((_FLAG_KEYED, ("--",)), (_COOKIE, ("cookie",))):
+        for pattern, words in ((_FLAG_KEYED, ("--",)), (_COOKIE, ("cookie",)), (_HEADER, ("x-",))):
             if present.intersection(words):
                 spans += [Found("secret", m.start(1), m.end(1)) for m in pattern.finditer(text) if _random(m.group(1))]
         if "authorization" in present:
@@ -289,9 +307,10 @@ class Redactor:
             spans += [_span(kind, m) for m in pattern.finditer(text)]
         # `postgres://app:${DB_PASSWORD}@db`, `https://u:**@host`: where a secret goes, not one;
         # a SealedSecret's values are ciphertext only its cluster opens.
+        # A run of one character (`ghp_xxxxxxxx...`) is a token's placeholder in docs.
         sealed = "kind: SealedSecret" in text
-        return _disjoint(f for f in spans if f.kind not in _GENERIC
-                         or not (sealed or _stands_in(text, f.start, f.end)))
+        return _disjoint(f for f in spans if (f.kind == "private-key" or not _REPEATED.search(text, f.start, f.end)) and (
+            f.kind not in _GENERIC or not (sealed or _stands_in(text, f.start, f.end))))
 
     def redact(self, text: str) -> tuple[str, list[Found]]:
         if not self.enabled or not text:
@@ -309,6 +328,12 @@ class Redactor:
 
 
 _CLOSING = {"<": ">", "(": ")", "[": "]", "{": "}"}
+_REPEATED = re.compile(r"([^\s-])\1{7,}")
+
+
+def _in_prose(named: str) -> bool:
+    """Whether a name and what follows it read as words, not an assignment: `in secret 'api-creds'`."""
+    return not re.search(r"[:=(]", named) and named.strip(" \t\"'").casefold().endswith("secret")
 
 
 def _stands_in(text: str, start: int, end: int) -> bool:
