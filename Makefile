@@ -35,6 +35,9 @@ $(BIN)/.installed-test: $(BIN)/.installed daemon/strata_bench/pyproject.toml
 	@touch $@
 
 run: $(BIN)/.installed
+	@# A home STRATA_HOME names is made on first use here, as the per-user default home is.
+	@if [ -n "$$STRATA_HOME" ] && [ ! -e "$$STRATA_HOME/strata.toml" ] && [ ! -d "$$STRATA_HOME/state" ]; then \
+		$(BIN)/strata init "$$STRATA_HOME"; fi
 	$(BIN)/strata run
 
 test: $(BIN)/.installed-test

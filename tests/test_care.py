@@ -161,6 +161,23 @@ def test_backup_and_restore_round_trip(cli, home):
     proc = cli("backup", "--restore", str(bad))
     assert proc.returncode == 4 and "not a strata database" in proc.err
     assert cli.json("fact", "get", "bridge")["value"] == "DOWN"
+    # the path `backup --list` and the docs give, from anywhere: read against the home
+    relative = os.path.relpath(made, home)
+    assert cli.json("backup", "--restore", relative, cwd=home.parent)["restored_from"] == made
+
+
+def test_doctor_names_a_folder_that_is_no_home_and_a_home_sealed_before_its_first_write(cli, tmp_path):
+    from conftest import CLI
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = CLI(empty)("doctor")
+    assert proc.returncode == EXIT_DOCTOR and "there is no strata home at" in proc.out and "healthy" not in proc.out
+    key = tmp_path / "keys" / "k.key"
+    made = CLI(tmp_path / "sealed")
+    made("init", str(tmp_path / "sealed"), "--encrypt", "--key-file", str(key), check=True)
+    found = {f["check"]: f for f in made.json("doctor")["findings"]}
+    assert found["sealing"]["status"] == "ok" and found["sealing"]["message"].startswith("sealed from its first write")
 
 
 def test_a_restore_purges_again_what_was_purged_after_the_backup(cli, home):

@@ -1135,3 +1135,17 @@ def test_feedback_s_help_says_what_used_changes(cli):
     assert "unless --used names the ones that mattered" in said and "a success goes to these alone" in said
     marked = " ".join(cli("mark", "--help", check=True).out.split())
     assert "undo --factual" in marked and "never recalled" in marked
+
+
+def test_hints_name_commands_that_work_and_config_show_takes_a_key(cli):
+    """What a new user met: each hint names a command that does what it says."""
+    proc = cli("dossier", "show", "nosuch")
+    assert proc.returncode == 3 and "strata dossier add nosuch` starts one" in proc.err
+    proc = cli("feedback", "9999", "success")
+    assert "recall_id" in proc.err
+    cli("fact", "set", "bridge", "UP", check=True)
+    proc = cli("fact", "get", "bridge", "--known-at", "30d ago")
+    assert "as known at" in proc.err and "had no value" in proc.err
+    assert [r["key"] for r in cli.json("config", "show", "recall.k")["settings"]] == ["recall.k"]
+    proc = cli("config", "show", "recal.k")
+    assert proc.returncode == 4 and "did you mean recall.k" in proc.err

@@ -123,6 +123,11 @@ def test_the_capsule_condensed_leaves_out_what_nobody_wrote(home):
     assert condensed(shipped, shipped) == []
     edited = shipped.replace("## Operational rules\n", "## Operational rules\n\n- Never reboot nas-1 during a backup.\n")
     assert condensed(edited, shipped) == [("Rules", ["- Never reboot nas-1 during a backup."])]
+    # The first sentence of a shipped paragraph rewritten in its line: the rest of the paragraph,
+    # shipped, leaves with it, not half a sentence.
+    first = next(ln for ln in shipped.splitlines() if ln.startswith("I am "))
+    rewritten = shipped.replace(first, "I am Walker, the ops agent for Alice." + first[first.index(".") + 1:])
+    assert condensed(rewritten, shipped) == [("Who I am", ["I am Walker, the ops agent for Alice."])]
 
 
 def test_a_reply_uses_what_it_cites_or_quotes_and_a_session_keeps_its_decisions():
@@ -227,6 +232,10 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
     assert block.returncode == 0 and block.stdout.startswith(b"## Pending")
     reply = _hook(home, "reply", stdin="I looked at #3 first.")
     assert reply.returncode == 0 and b"used 1 memory" in reply.stderr
+    again = _hook(home, "reply", stdin=json.dumps({"last_assistant_message": "and #3 again"}))
+    assert again.returncode == 0 and b"no feedback: the last block of session default has had its reply" in again.stderr
+    unnamed = _hook(home, "reply", stdin=json.dumps({"session_id": "s-9", "text": "#3"}))
+    assert b"no feedback: the input holds no reply (JSON input names it `reply`)" in unnamed.stderr
     for env, stdin in (({"STRATA_HOME": str(tmp_path / "nowhere")}, "the backup job"),
                        ({}, b"the backup \xff job"), ({}, "[1, 2]"), ({}, "x" * 200_000), ({}, '{"prompt": 3}')):
         r = _hook(home, "prompt", stdin=stdin, env=env)

@@ -341,6 +341,9 @@ def sealed(home: Home) -> list[dict]:
         if st["key_source"] and home.db_path.exists():
             return [finding("sealing", WARN, f"a key is given ({st['key_source']}) but the database is not sealed",
                             "`strata encrypt` seals it with that key")]
+        if st["key_source"]:  # `init --encrypt`: the database is written sealed when first made
+            return [finding("sealing", OK, f"sealed from its first write (no database yet); the key comes from "
+                                           f"{st['key_source']}")]
         return [finding("sealing", OK, "not sealed: the memories are plain on disk (`strata encrypt` seals them)")]
     folder = home.state_dir / "backups"
     plain = [p for p in folder.glob("*.db") if p.is_file() and not cipher.is_sealed(p)] if folder.is_dir() else []
@@ -359,6 +362,12 @@ async def examine(home: Home) -> dict:
     import asyncio
 
     found: list[dict] = []
+    if not home.exists():  # an empty or mistyped folder, or the default home not made yet: nothing to check
+        said = finding("home", ERROR, f"there is no strata home at {home.root}",
+                       f"`strata init {home.root}` makes one; or check --home and STRATA_HOME") if home.named else \
+            finding("home", WARN, f"no home yet at {home.root}", "the first strata command makes it")
+        return {"home": str(home.root), "checked_at": timeutil.iso(timeutil.now()), "findings": [said],
+                "ok": said["status"] != ERROR}
     for check in CHECKS:
         found += await asyncio.to_thread(check, home)
     return {"home": str(home.root), "checked_at": timeutil.iso(timeutil.now()), "findings": found,

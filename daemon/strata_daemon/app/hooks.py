@@ -66,18 +66,23 @@ def given(state_dir: Path, agent: str, session: str, block: dict) -> None:
     write_session(state_dir, agent, session, state)
 
 
-async def feedback_from(mem: "Memory", session: str, reply: str) -> dict | None:
+async def feedback_from(mem: "Memory", session: str, reply: str) -> dict:
     """The memories of the session's last block that the reply cites or quotes, recorded as a
-    success on its recall, once; None when there is no block, no reply or nothing used."""
+    success on its recall, once. Without feedback, `none` says why."""
     state = read_session(mem.home.state_dir, mem.agent, session)
     block = state.get("block") or {}
-    if not block.get("recall_id") or not block.get("ids") or block.get("answered") or not reply.strip():
-        return None
+    if not reply.strip():
+        return {"none": "the input holds no reply"}
+    if not block.get("recall_id") or not block.get("ids"):
+        return {"none": f"no context block was given in session {session}"}
+    if block.get("answered"):
+        return {"none": f"the last block of session {session} has had its reply"}
     texts = {i: m["content"] for i, m in (await mem.get_many(block["ids"])).items()}
     used = replies.used(reply, {i: texts[i] for i in block["ids"] if i in texts})
     write_session(mem.home.state_dir, mem.agent, session, {**state, "block": {**block, "answered": True}})
     if not used:
-        return None
+        return {"none": f"the reply cites or quotes none of the {len(block['ids'])} memories of recall "
+                        f"{block['recall_id']}"}
     return await mem.feedback(block["recall_id"], "success", used=used)
 
 
@@ -137,4 +142,4 @@ async def keep_session(mem: "Memory", session: str, transcript: Path) -> dict:
     write_session(mem.home.state_dir, mem.agent, session,
                   {**read_session(mem.home.state_dir, mem.agent, session), "transcript_offset": offset})
     feedback = await feedback_from(mem, session, "\n".join(texts))
-    return {"stored": stored, "feedback": feedback}
+    return {"stored": stored, "feedback": None if "none" in feedback else feedback}

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from strata_daemon.base import numbers, timeutil
+from strata_daemon.base import numbers, timeutil, wording
 from strata_daemon.capsule import document, files, merge
 from strata_daemon.config import templates as templating
 from strata_daemon.config.home import Home, shipped
@@ -43,7 +43,7 @@ class CapsuleInvalid(InvalidInput):
 
     def __init__(self, path: Path, problems: list[document.Problem]):
         errors = [p for p in problems if p.level == "error"]
-        super().__init__(f"{path} has {len(errors)} problem(s): " + "; ".join(str(p) for p in errors[:3]),
+        super().__init__(f"{path} has {wording.counted(len(errors), 'problem')}: " + "; ".join(str(p) for p in errors[:3]),
                          hint="`strata capsule check` lists them with line numbers; fix the file, and strata "
                               "renders again")
         self.problems = problems

@@ -7,6 +7,8 @@ the words in the clear."""
 
 from __future__ import annotations
 
+import os
+
 from pathlib import Path
 from types import ModuleType
 
@@ -29,13 +31,15 @@ def module() -> ModuleType:
 
 def is_sealed(path: Path | str) -> bool:
     """Whether the file at PATH is a sealed database: one whose first bytes are not SQLite's
-    header. A missing or empty file is neither yet."""
+    header, made of whole pages (a multiple of 512 bytes: a text file given by mistake is not
+    one). A missing or empty file is neither yet."""
     try:
         with open(path, "rb") as f:
             head = f.read(len(PLAIN_HEADER))
+            size = os.fstat(f.fileno()).st_size
     except OSError:
         return False
-    return len(head) == len(PLAIN_HEADER) and head != PLAIN_HEADER
+    return len(head) == len(PLAIN_HEADER) and head != PLAIN_HEADER and size % 512 == 0
 
 
 def home_of(path: Path | str) -> Path | None:

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Callable, Iterator
 
+from strata_daemon.base.wording import counted
 from strata_daemon.errors import Conflict, InvalidInput
 from strata_daemon.store import driver, engines, fts_tables, migrate, vectors
 from strata_daemon.store.dialect import on_postgres
@@ -217,7 +218,7 @@ def copy_home(db_path: Path, root: str, url: str | None, target: str,
         mine = source.execute("SELECT count(*) FROM episodes").fetchone()[0]
         mark = dest.execute("SELECT value FROM meta WHERE key = 'copy_of'").fetchone()
         if theirs and mark is None:
-            raise Conflict(f"the target holds {theirs} memories of its own",
+            raise Conflict(f"the target holds {counted(theirs, 'memory')} of its own",
                            hint="copy into an empty database, or move those memories away first")
         dest.execute("INSERT INTO meta (key, value) VALUES ('copy_of', ?) ON CONFLICT (key) DO NOTHING",
                      (root,))

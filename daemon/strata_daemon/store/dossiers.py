@@ -107,9 +107,10 @@ def require_version(conn, agent: str, topic: str, number: int | None) -> dict:
     v = version(conn, agent, topic, number)
     if v is None:
         which = "yet" if number is None else f"at version {number}"
+        kept = conn.execute("SELECT 1 FROM dossier_topics WHERE agent = ? AND topic = ?", (agent, topic)).fetchone()
         raise NotFound(f"no dossier on {topic!r} {which} in this namespace",
                        hint=f"`strata dossier refresh {topic}` writes one; `strata dossier history {topic}` "
-                            "lists versions")
+                            "lists versions" if kept else f"`strata dossier add {topic}` starts one")
     return v
 
 

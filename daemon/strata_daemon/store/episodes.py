@@ -236,7 +236,8 @@ async def feedback(w: Writer, agent: str, recall_id: int, outcome: str, *, actor
     row = await w.fetchone("SELECT outcome FROM recalls WHERE id = ? AND agent = ?", (recall_id, agent))
     if row is None:
         raise NotFound(f"no recall {recall_id} in namespace {agent!r}",
-                       hint="the decay phase prunes recalls older than daemon.recalls_keep_days")
+                       hint="a recall's id is its `recall_id` (recall --json); the decay phase prunes recalls "
+                            "older than daemon.recalls_keep_days")
     if row["outcome"] is not None:
         raise Conflict(f"recall {recall_id} already has feedback ({row['outcome']})",
                        hint="feedback is counted once per recall")

@@ -256,7 +256,7 @@ def get(conn, agent: str, key: str, *, at: float, known_at: float | None, now: f
             (ended := _ended(conn, fact, value, now)) is not None:
         return ended
     if value is None or value["value"] is None:
-        when = "" if at >= now and known_at is None else f" at {iso(at)}"
+        when = ("" if at >= now else f" at {iso(at)}") + ("" if known_at is None else f" as known at {iso(known_at)}")
         what = f"was retracted at {iso(value['valid_from'])}" if value is not None else f"had no value{when}"
         raise NotFound(f"the fact {key!r} {what}", hint=f"`strata fact history {key!r}` shows its values")
     return shaped(fact, value, now)

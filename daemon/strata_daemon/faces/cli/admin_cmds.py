@@ -53,6 +53,14 @@ def cmd_config_show(args) -> int:
     home = resolve_home(args.home)
     cfg = wiring.configuration(home)
     rows = cfg.rows()
+    if args.key:  # one setting, or a section's (`recall.k`, `recall`)
+        rows = [r for r in rows if r["key"] == args.key or r["key"].startswith(args.key.rstrip(".") + ".")]
+        if not rows:
+            import difflib
+
+            near = difflib.get_close_matches(args.key, [r["key"] for r in cfg.rows()], n=2, cutoff=0.6)
+            raise InvalidInput(f"no setting {args.key!r}", hint=(f"did you mean {' or '.join(near)}? " if near else "")
+                               + "`strata config show` lists every setting")
     if args.json:
         emit({"home": str(home.root), "config_file": str(home.config_path),
               "config_file_exists": home.config_path.exists(), "settings": rows}, True)
@@ -193,6 +201,7 @@ def register(sub, common) -> None:
     p = sub.add_parser("config", help="Show the effective settings.")
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     q = csub.add_parser("show", parents=[common], help="Every setting, its value and where it came from.")
+    q.add_argument("key", nargs="?", help="only this setting, or a section's (`recall.k`, `recall`)")
     q.set_defaults(handler=cmd_config_show)
 
     p = sub.add_parser("status", parents=[common], help="Counts, backlog and phase of the namespace.")

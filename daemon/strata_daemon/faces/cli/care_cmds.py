@@ -67,7 +67,10 @@ async def _prune(args) -> int:
 async def _restore(args) -> int:
     from strata_daemon.app.restore import restore_home
 
-    r = await restore_home(resolve_home(args.home), Path(args.restore))
+    home, given = resolve_home(args.home), Path(args.restore).expanduser()
+    if not given.is_absolute() and not given.exists() and (home.root / given).exists():
+        given = home.root / given  # `state/backups/memory-...db`, as `backup --list` and the docs name it
+    r = await restore_home(home, given)
     again = r["purged_again"]
     emit(r, args.json, lambda r: f"restored {r['database']} from {r['restored_from']}"
          + (f"; the database it replaced is kept as {r['previous_kept_as']}" if r["previous_kept_as"] else "")

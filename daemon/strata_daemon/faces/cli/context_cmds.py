@@ -113,9 +113,15 @@ async def hook_reply(args) -> None:
     from strata_daemon.app import hooks
 
     text, event = _stdin("reply")
+    if event and not text:  # loops name the reply differently
+        last = event.get("last_assistant_message")
+        text = last if isinstance(last, str) else ""
     async with opened(args, actor="hook") as mem:
         r = await hooks.feedback_from(mem, _session(args, event), text)
-    if r is not None:
+    if "none" in r:
+        note(f"strata hook reply: no feedback: {r['none']}"
+             + (" (JSON input names it `reply`)" if event and not text else ""))
+    else:
         note(f"strata: the reply used {counted(len(r['used']), 'memory')} of recall {r['recall_id']}")
 
 

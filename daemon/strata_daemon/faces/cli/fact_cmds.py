@@ -40,7 +40,7 @@ def _show_history(h: dict) -> str:
         mark = "*" if r["current"] else " "
         lines.append(f"{mark} {short_time(r['valid_from']):<17} {short_time(r['valid_to']):<17} "
                      f"{short_time(r['recorded_at']):<17} {inline(r['value'])}   [{r['source']}"
-                     + (f", rule {r['rule']}" if r["rule"] else "") + "]")
+                     + (f", rule {r['rule']}" if r["rule"] and r["source"] != f"rule:{r['rule']}" else "") + "]")
     return "\n".join(lines)
 
 

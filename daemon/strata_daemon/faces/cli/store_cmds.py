@@ -12,8 +12,11 @@ COMMANDS = ("store",)
 
 def _show_copy(r: dict) -> str:
     bad = [t for t, c in r["tables"].items() if not c["same"]]
+    then = ("\nthe home still uses its own file: set store.url in strata.toml to the URL given to use the copy"
+            if r["to"] == "postgresql" else "\nthe home uses its own file again once store.url in strata.toml is "
+            "empty (or removed)")
     return (f"copied {counted(r['memories'], 'memory')} from {r['from']} to {r['to']}; "
-            + (f"{counted(len(r['tables']), 'table')} checked, every row the same" if not bad
+            + (f"{counted(len(r['tables']), 'table')} checked, every row the same{then}" if not bad
                else f"tables that differ: {', '.join(bad)} (run the copy again)"))
 
 
