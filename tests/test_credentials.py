@@ -165,3 +165,14 @@ def test_an_export_from_before_redaction_does_not_bring_a_purged_memory_back(cli
     write_config(home, "")  # redaction on, as a home has it after the upgrade
     assert cli.json("import", str(old))["skipped_purged"] == 1
     assert "vault" not in json.dumps(cli.json("recall", "deploy vault", "--mode", "fast")["hits"])
+
+
+def test_a_long_word_after_a_key_s_name_is_read_in_linear_time():
+    """A name searched as `\\w*?key` from every position of a 60 KB word took minutes (every
+    observation waited on it); names are bounded now."""
+    import time
+
+    started = time.perf_counter()
+    for text in ("deploy key " + "a1b2c3d4" * 7500, "--api-key " + "x9" * 30000, "k" * 60000 + " token"):
+        Redactor(key=b"home").find(text)
+    assert time.perf_counter() - started < 10

@@ -75,17 +75,17 @@ _USE_AS = re.compile(r"(?i)\buse\s+(\S{6,200})\s+(?:as\s+(?:the\s+|your\s+)?pass
 # annotation may come between (`DB_PASS: &str = "..."`), and a call takes one (`.password("...")`).
 _NAME_TYPE = r"""(?:[ \t]*:[ \t]*&?['\w\[\]<>]+(?=[ \t]*=))?"""
 _PASSWORD = re.compile(
-    r"""(?ix)(?:\b\w*?(?:password|passwd|passphrase|authtok)|(?<![:/])(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass|pwd|pw|secret|psk))s?"""
+    r"""(?ix)(?:\b\w{0,40}?(?:password|passwd|passphrase|authtok)|(?<![:/])(?:\b|_|(?<=PG)|(?<=[a-z])(?=(?-i:P)))(?:pass|pwd|pw|secret|psk))s?"""
     + _NAME_TYPE + r"""
     (?:["']?[ \t]*(?:[:=]|:=|=>)|[ \t](?=["'])|\((?=["']))[ \t]*
     (?:"([^"\n]{1,200})"|'([^'\n]{1,200})'|([^\s"',;)}\]]{3,200}))""")
 # Not `-p`: it is a port, a path or a parent folder as often (`ssh -p 2222`, `mkdir -p /var/lib`).
 # keytool's and jarsigner's `-storepass` and `-keypass` are passwords whatever follows them.
-_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--[\w-]*?pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)[= ](?!-)"
+_CLI_PASSWORD = re.compile(r"(?i)(?:^|\s)(?:--[\w-]{0,40}?pass(?:word|wd|phrase)?|-(?:src|dest)?(?:store|key)pass)[= ](?!-)"
                            r"['\"]?([^\s\"']{4,200})")
 # A config file's line that is a password name and its value alone (msmtp's `password PW`,
 # mosquitto's `remote_password PW`, nslcd's `bindpw PW`, an FTP session's `PASS PW`).
-_PASSWORD_LINE = re.compile(r"(?im)^[ \t]*(?:\w*(?:password|passwd|passphrase)|(?:\w+_)?(?:pass|pw)|bindpw)[ \t]+(?!=|\S*://)"
+_PASSWORD_LINE = re.compile(r"(?im)^[ \t]*(?:\w{0,40}(?:password|passwd|passphrase)|(?:\w+_)?(?:pass|pw)|bindpw)[ \t]+(?!=|\S*://)"
                             r"(\S{3,200})[ \t]*$")
 # A server's own password directives (redis.conf's `requirepass`, `masterauth`), and PHP's
 # `define('DB_PASSWORD', '...')` and WordPress's keys and salts.
@@ -107,7 +107,7 @@ _PLACED = (
     (re.compile(r"""\becho\s+['"][\w.-]+:([^'"\s]{3,200})['"]\s*\|\s*(?:sudo\s+)?chpasswd"""), ("chpasswd",)),
     (re.compile(r"(?m)^\s*rootpw\s+(?:--\w+\s+)*" + _ARG), ("rootpw",)),
     (re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?" + _ARG), ("securestring",)),
-    (re.compile(r"(?i)<\w*pass(?:word|wd)?>([^<\n]{1,200})</"), ("pass",)),
+    (re.compile(r"(?i)<\w{0,40}pass(?:word|wd)?>([^<\n]{1,200})</"), ("pass",)),
     (_CREDS, ("cred", "login")),
     (_USE_AS, ("as the password", "as password", "as your password", "to sign", "to log")),
     (re.compile(r"(?i)\b(?:pwd|password)\s*=\s*\{([^}\n]{1,200})\}"), ("pw",)),  # ODBC's `Pwd={...}`
@@ -116,7 +116,7 @@ _PLACED = (
     (re.compile(r"(?i)\bnet\s+use\s+(?:\S+:\s+)?\\\\\S+\s+(?!/)" + _ARG), ("net use",)),
     (re.compile(r"""\becho\s+['"]?([^'"\s|]{3,200})['"]?\s*\|\s*sudo\s+(?:-\w+\s+)*?-S"""), ("sudo",)),
     (re.compile(r'(?i)\bexpect\s+"[^"\n]*pass[^"\n]*"\s*\n\s*send\s+(?:--\s+)?"([^"\n]+?)(?:\\r|\\n)?"'), ('send "', "send -- ")),
-    (re.compile(r"""ENV\.fetch\(\s*["']\w*(?:PASSWORD|PASS|SECRET|TOKEN|KEY)["']\s*\)\s*\{\s*["']([^"'\n]{3,200})["']"""),
+    (re.compile(r"""ENV\.fetch\(\s*["']\w{0,40}(?:PASSWORD|PASS|SECRET|TOKEN|KEY)["']\s*\)\s*\{\s*["']([^"'\n]{3,200})["']"""),
      ("env.fetch",)),
     (re.compile(r"""(?i)\bconn(?:ect)?\s+[\w$]+/(?:"([^"\n]{3,200})"|([^\s@"/]{3,200}))@"""), ("connect ", "conn ")),
     (re.compile(r"\bsqlplus\s+[\w$]+/([^@\s]{3,200})@"), ("sqlplus",)),
@@ -126,7 +126,7 @@ _PLACED = (
     (re.compile(r"\bmosquitto_(?:pub|sub)\b[^\n]*?\s-P" + _ARG), ("mosquitto_",)),
     (re.compile(r"\bcurl\b[^\n]*?\s(?:-u|--user)\s+['\"]?[^:\s'\"]+:([^\s'\"]{3,200})"), ("curl",)),
     (re.compile(r"""\becho\s+['"]?([^'"\s|]{3,200})['"]?\s*\|\s*(?:sudo\s+)?docker\s+secret\s+create"""), ("docker secret",)),
-    (re.compile(r"(?i)<\w*password>\s*<value>([^<\n]{1,200})</value>"), ("password>",)),
+    (re.compile(r"(?i)<\w{0,40}password>\s*<value>([^<\n]{1,200})</value>"), ("password>",)),
     (re.compile(r"""(?i)\bkey=["'][^"']*(?:password|passwd|secret|token|apikey|api_key)[^"']*["']\s+value=["']([^"']{3,200})["']"""),
      ("key=",)),
     (re.compile(r""":\s*(?:XAUTH|PSK|EAP)\s+"([^"\n]{3,200})\""""), ("xauth", "psk", "eap")),
@@ -144,19 +144,19 @@ _PLACED = (
 # An AWS secret key beside its access key id, however the two are laid out.
 _AWS_ID = re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")
 _FORTY = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
-_DEFINE = re.compile(r"""(?i)\b(?:define|setenv|putenv)\(\s*['"]\w*(?:PASSWORD|PASS|PWD|SECRET|KEY|SALT|TOKEN)['"]\s*,\s*"""
+_DEFINE = re.compile(r"""(?i)\b(?:define|setenv|putenv)\(\s*['"]\w{0,40}(?:PASSWORD|PASS|PWD|SECRET|KEY|SALT|TOKEN)['"]\s*,\s*"""
                      r"""['"]([^'"\n]{4,200})['"]""")
 # `API_KEY=...`, `client_secret: ...`, `auth_token = "..."`: taken when the value looks random.
 # Any name ending in key, token, secret, salt or bearer (`HMAC_KEY`, `signingKey`, `jwtSecret`,
 # `Unseal Key 1`), not one that says public (`PublicKey`).
 _KEYED = re.compile(
-    r"""(?ix)(?<![:/])((?:\w*?(?:key|token|secret|salt|seed|bearer)|unseal[ ]key[ ]\d+|secret[_-]?key[_-]?base))"""
+    r"""(?ix)(?<![:/])((?:\w{0,40}?(?:key|token|secret|salt|seed|bearer)|unseal[ ]key[ ]\d+|secret[_-]?key[_-]?base))"""
     + _NAME_TYPE + r"""
     ["']?\s*(?:[:=]|:=|=>)\s*(?:\[\]byte\(|process\.env\.\w+\s*\|\|\s*)?(?:"([^"\s]{16,4000})"|'([^'\s]{16,4000})'|([A-Za-z0-9_\-./+=:]{16,}))""")
 # `--api-key VALUE`, `"--secret-key", "VALUE"`; a session cookie's value.
-_FLAG_KEYED = re.compile(r"""--[\w-]*?(?:key|token|secret)["']?(?:=|\s+|,\s*)["']?([A-Za-z0-9_\-./+=]{16,4000})""")
-_COOKIE = re.compile(r"(?i)\b(?:session|sess|sid|auth|token)[\w-]*=([A-Za-z0-9_\-.%]{16,4000})")
-_HEADER = re.compile(r"""(?i)\bX-[\w-]*(?:key|token|secret|auth)["']?(?::|\s)\s*["']?([A-Za-z0-9_\-.]{16,})""")
+_FLAG_KEYED = re.compile(r"""--[\w-]{0,40}?(?:key|token|secret)["']?(?:=|\s+|,\s*)["']?([A-Za-z0-9_\-./+=]{16,4000})""")
+_COOKIE = re.compile(r"(?i)\b(?:session|sess|sid|auth|token)[\w-]{0,40}=([A-Za-z0-9_\-.%]{16,4000})")
+_HEADER = re.compile(r"""(?i)\bX-[\w-]{0,40}(?:key|token|secret|auth)["']?(?::|\s)\s*["']?([A-Za-z0-9_\-.]{16,})""")
 _BEARER = re.compile(r"(?i)\bAuthorization[\"']?(?::|\s)\s*[\"']?(?:Bearer|Token|Basic)\s+([A-Za-z0-9_\-./+=]{16,})")
 # Values that stand for a secret without being one.
 _PLACEHOLDER = re.compile(r"""(?ix)^(?:\$\{?[\w.-]+\}?|\$[{(].*|%\w+%|.*\*{4,}.*|ENC\[.*|!\w+.*|\?.*|password|passwd|secret|
