@@ -224,15 +224,32 @@ def test_a_subject_named_another_way_finds_its_key():
     (Known("project heron.owner", "Project Heron", "owner", "Imogen Achterberg"),
      "Imogen handed Project Heron over to Raj Pillai", "Raj Pillai"),
     (Known("my diet", "my", "diet", "vegetarian"), "I'm no longer vegetarian.", None),
+    # Words of the old value in it, but another value given: `night` is no restatement.
+    (Known("standup.location", "Standup", "location", "Lark"), "Standup moved to Heron while Lark is repainted.",
+     "Heron"),
+    (Known("checkout replicas", "checkout replicas", "", "4"), "scaled checkout to 9 replicas for the sale",
+     "9 replicas"),
 ])
 def test_a_newer_memory_updates_a_fact_it_does_not_state_in_capture_s_words(known, text, value):
     u = update_of(known, text)
     assert u is not None and u.value == value
 
 
+def test_a_key_of_an_attribute_in_two_words_is_read_back_whole():
+    from strata_daemon.facts.speaking import parse_key
+
+    k = parse_key("sam.pocket money", "Sam.pocket money")
+    assert (k.subject, k.attribute) == ("Sam", "pocket money")
+    for host in ("gw-02.example.com cpu temp", "db-01.internal disk usage"):  # a host name's dots
+        assert parse_key(host, host).attribute == ""
+
+
 def test_an_update_no_word_of_which_names_the_attribute_is_weak():
     assert update_of(Known("milk.provider", "Milk", "provider", "Dale Farm"), "Switched milk to Green Pastures.").weak
     assert not update_of(Known("my phone", "my", "phone", "555-0181"), "My new number is 555-0192.").weak
+    # Only a change said ties it: weighed against a higher likeness (facts.loose_floor).
+    assert update_of(Known("sam.pocket money", "Sam", "pocket money", "5 pounds a week"),
+                     "Sam now gets 7 pounds a week since his birthday.").weak
 
 
 @pytest.mark.parametrize("known, text", [

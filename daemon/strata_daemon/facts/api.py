@@ -51,6 +51,7 @@ class Facts:
         self.db, self.agent, self.actor, self.models = db, agent, actor, models
         self.redactor = redactor  # a value a person or the capsule gives is stored as an observation's text is
         self.alike_floor = float(config.tuning.facts.alike_floor)
+        self.loose_floor = float(config.tuning.facts.loose_floor)
         self.max_value_bytes = int(config["facts.max_value_bytes"])
         self.window = float(config.tuning.facts.conflict_window_seconds)
         self.capture_on = bool(config["facts.capture"])
@@ -323,7 +324,8 @@ class Facts:
         packaged MiniLM whatever embeds the memories, so that one floor holds."""
         emb = await self.models.minilm()
         vectors = await asyncio.to_thread(emb.embed, [t for h in held for t in h.texts])
-        return [h for i, h in enumerate(held) if float(vectors[2 * i] @ vectors[2 * i + 1]) >= self.alike_floor]
+        return [h for i, h in enumerate(held)
+                if float(vectors[2 * i] @ vectors[2 * i + 1]) >= (self.loose_floor if h.loose else self.alike_floor)]
 
     def settle_in(self, conn, held: list[Held], now: float) -> list[dict]:
         """Inside a write transaction: the updates weigh() found alike, as changes of the facts."""

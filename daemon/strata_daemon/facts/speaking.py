@@ -47,6 +47,7 @@ class Update:
     value: str | None
     why: str
     weak: bool = False
+    loose: bool = False  # only a change said ties them: held to a higher likeness (facts.loose_floor)
 
 
 def parse_key(key: str, label: str) -> Known:
@@ -57,10 +58,17 @@ def parse_key(key: str, label: str) -> Known:
         return Known(key, "my", text.split(" ", 1)[1].casefold(), "")
     if "." in text:
         subject, _, attribute = text.rpartition(".")
-        if subject and attribute and not any(c.isdigit() for c in attribute) and " " not in attribute.strip() or \
+        words = attribute.strip().casefold().split()
+        # An attribute of more than one word (`Leo.piano lesson`), unless the dot is a host name's
+        # (`gw-02.example.com cpu temp`, `db-01.internal disk usage`).
+        several = "." not in subject and bool(words) and len(words[0]) > 3 and words[0] not in _HOST_WORDS
+        if subject and words and not any(c.isdigit() for c in attribute) and (len(words) == 1 or several) or \
                 attribute.casefold().strip() in DEFAULT.nouns.values():
             return Known(key, subject.strip(), attribute.strip().casefold(), "")
     return Known(key, text, "", "")
+
+
+_HOST_WORDS = frozenset("internal local localdomain corp intra intranet example home arpa cloud".split())
 
 
 def first_person(text: str) -> bool:

@@ -119,6 +119,7 @@ class Held:
     at: float
     value: str | None
     texts: tuple[str, str]
+    loose: bool = False
 
 
 def _held(k: Known, u: Update) -> bool:
@@ -222,7 +223,7 @@ def updates_in(conn, agent: str, rows: Iterable[dict], results: Iterable[dict], 
                 u = update_of(known, text, vocab=vocab)
                 if u is not None and _held(known, u):
                     held.append(Held(f["key"], f["label"], me, at, u.value,
-                                     (_source_text(conn, agent, f, texts), text)))
+                                     (_source_text(conn, agent, f, texts), text), u.loose))
                 elif u is not None:
                     out.append(_write(conn, agent, f, u.value, me, at, actor=actor, now=now, window=window,
                                       max_bytes=max_bytes))
@@ -292,7 +293,7 @@ def _late(conn, agent: str, f: dict, at: float, now: float, text: str, **kw) -> 
         return []
     newer, u = latest
     if _held(known, u):
-        return Held(f["key"], fact["label"], newer["id"], newer["event_at"], u.value, (text, newer["content"]))
+        return Held(f["key"], fact["label"], newer["id"], newer["event_at"], u.value, (text, newer["content"]), u.loose)
     return [_write(conn, agent, {"key": f["key"], "label": fact["label"]}, u.value, newer["id"], newer["event_at"],
                    actor=kw["actor"], now=now, window=kw["window"], max_bytes=kw["max_bytes"])]
 

@@ -52,7 +52,7 @@ joined started became become these_days nowadays latest currently correction act
 rolled_out deployed promoted sold bought canceled cancelled dropped retired settled finally officially got_a gets
 repointed point_at points_at rerouted re-routed traded stepped_down stepped_back stepped_aside appointed registered
 remortgaged revised renewed reinstalled rebuilt failover cut_over took takes hired fired assigned elected named picked
-chose signed""".split()
+chose signed scaled went_up went_down gone_up gone_down failed_over rolled""".split()
 CHANGE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(w).replace("_", r"\s+") for w in
                                             sorted(_CHANGE_WORDS, key=len, reverse=True)) + r")\b")
 _CHANGE_FIRST = frozenset(re.split(r"[_-]", w)[0] for w in _CHANGE_WORDS)
@@ -179,6 +179,16 @@ def _restates(value: str, text: str) -> tuple[bool, bool]:
     return present or ends, ends
 
 
+def _another_value(k: Known, text: str, vocab: Vocabulary) -> bool:
+    """Whether TEXT, though it holds words of the old value, gives another one: `Standup moved to
+    Heron while Lark is repainted`, `the bins go out Thursday night` after `on Tuesday night`."""
+    value, _ = new_value(k, text, vocab)
+    if value is None:
+        return False
+    old = {t for t in words_of(k.value) if len(t) > 2 and t not in _FILLER}
+    return bool({t for t in words_of(value) if len(t) > 2 and t not in _FILLER} - old)
+
+
 # Words of a value that say nothing of which value it is.
 _FILLER = frozenset("the and for with a an of at in on to from".split())
 # The old value leaving: `Imogen handed Project Heron over`, `Zofia stepped down`, `Fiona left`.
@@ -216,13 +226,17 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     if not k.attribute and (state := new_state(k.subject, k.value, sentence)) is not None:
         return Update(state, "states a new state")
     holds, ends = _restates(k.value, sentence)
-    if holds and not ends:
+    if holds and not ends and not _another_value(k, sentence, vocab):
         return None
+    loose = False
     if k.attribute:
         named = _named_attribute(k.attribute, sentence, vocab)
         if named is None and (_same_form(k.value, sentence) or (
                 _SWITCHED.search(sentence) and not _names_another(k.attribute, sentence, vocab, subject=k.subject))):
             named = weak = True  # `Switched carriers; I'm on Kestrel Mobile now` of `my phone provider`
+        elif named is None and not ends and says_change(sentence) and \
+                not _names_another(k.attribute, sentence, vocab, subject=k.subject):
+            named = weak = loose = True  # `Sam now gets 7 pounds a week` of `sam.pocket money`
         if named is False or (named is None and not ends):
             return None
     value, strong = new_value(k, sentence, vocab)
@@ -231,4 +245,4 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     if value is None and not ends and (not k.attribute or not says_change(sentence)):
         return None  # a key of its own (`gateway timeout`) changes when a new value can be read
     return Update(value, "ends the value" if ends and value is None else "states a new value" if value
-                  else "says it changed", weak)
+                  else "says it changed", weak, loose)
