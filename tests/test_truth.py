@@ -268,6 +268,8 @@ def test_an_update_no_word_of_which_names_the_attribute_is_weak():
     (Known("hana novak.email", "Hana Novak", "email", "hana@mailbox.org"),
      "Decision in cycle 4332: answer Hana by email instead of chat; reason: it cost about 38 min a week."),
     (Known("nas-01", "nas-01", "", "OK"), "Done T-316: found why the metrics exporter restarts on nas-01: ECONNREFUSED"),
+    # A change said of the subject with no value of the attribute read: not the version's.
+    (Known("photo-archive.version", "photo-archive", "version", "4.0.3"), "Done T-312: renewed the domain for photo-archive"),
 ])
 def test_what_is_not_an_update_of_the_fact_leaves_it(known, text):
     assert update_of(known, text) is None

@@ -234,14 +234,14 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
         if named is None and (_same_form(k.value, sentence) or (
                 _SWITCHED.search(sentence) and not _names_another(k.attribute, sentence, vocab, subject=k.subject))):
             named = weak = True  # `Switched carriers; I'm on Kestrel Mobile now` of `my phone provider`
-        elif named is None and not ends and says_change(sentence) and \
+        elif named is None and not ends and k.attribute.split()[-1] not in TYPED and says_change(sentence) and \
                 not _names_another(k.attribute, sentence, vocab, subject=k.subject):
             named = weak = loose = True  # `Sam now gets 7 pounds a week` of `sam.pocket money`
         if named is False or (named is None and not ends):
             return None
     value, strong = new_value(k, sentence, vocab)
-    if not ends and not strong and not says_change(sentence):
-        return None
+    if not ends and not strong and not says_change(sentence) or loose and value is None:
+        return None  # a change said of the subject, no value of it read (`renewed the domain for X`)
     if value is None and not ends and (not k.attribute or not says_change(sentence)):
         return None  # a key of its own (`gateway timeout`) changes when a new value can be read
     return Update(value, "ends the value" if ends and value is None else "states a new value" if value
