@@ -46,7 +46,8 @@ def test_config_show_lists_what_experimental_changes(home, cli):
     rows = cli.json("config", "show")["settings"]
     assert rows[-1] == {**rows[-1], "key": "experimental.recall.rerank_weight", "value": 0.0, "default": 0.25}
     for text, said in (('[experimental]\n"recall.candidates" = 2.5\n', "must be a whole number"),
-                       ('[experimental]\n"recall.nothing" = 1\n', "no tuned constant")):
+                       ('[experimental]\n"recall.nothing" = 1\n', "no tuned constant"),
+                       ('[experimental]\n"recall.rerank_wieght" = 1\n', "did you mean recall.rerank_weight")):
         write_config(home, text)
         with pytest.raises(ConfigError, match=said):
             load_config(home / "strata.toml")

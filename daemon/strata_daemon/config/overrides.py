@@ -4,6 +4,8 @@ constant may be renamed or go in any release, and only its type is checked."""
 
 from __future__ import annotations
 
+import difflib
+
 import dataclasses
 import math
 from typing import Any, Mapping
@@ -43,7 +45,9 @@ def value_type(key: str) -> type:
 def problem(key: str, value: Any) -> str | None:
     """Why `value` cannot stand for the constant `key`, or None."""
     if key not in KEYS:
-        return "is no tuned constant (config/tuning.py lists them)"
+        near = difflib.get_close_matches(key, list(KEYS), n=2, cutoff=0.75)
+        return ("is no tuned constant" + (f"; did you mean {' or '.join(near)}?" if near else "")
+                + " (`strata config show` lists them as experimental rows; docs/reference/config.md says why)")
     kind = value_type(key)
     if isinstance(value, bool) != (kind is bool) or not isinstance(value, (int, float) if kind is float else kind):
         return f"must be {_WORDS[kind]}, like its default ({KEYS[key][1]!r})"
