@@ -1087,6 +1087,8 @@ def test_storing_and_reading_a_fact_load_no_numpy_templates_or_models(home):
 def test_a_mistyped_command_or_choice_gets_the_nearest_ones(cli, args, said):
     proc = cli(*args)  # argparse listed all 33 commands and no suggestion
     assert proc.returncode == 2 and proc.err.splitlines()[-1].endswith(said), proc.err
+    if "unrecognized" in said:  # the usage shown is the command's, not strata's
+        assert proc.err.startswith(f"usage: strata {args[0]} "), proc.err
 
 
 def test_what_a_person_types_the_way_people_do_is_taken_or_gets_the_nearest(cli, home):

@@ -94,6 +94,10 @@ class _Parser(argparse.ArgumentParser):
             with contextlib.suppress(OSError, OutputLost):  # full: stderr and the exit code still say it
                 sys.stdout.write(json.dumps({"error": "usage", "message": message,
                                              "hint": f"see {self.prog} --help"}) + "\n")
+        if message.startswith("unrecognized arguments"):  # the root parser says it: show the command's usage
+            command = _command_parser(self, [w for w in _Parser.words if not w.startswith("-")])
+            command.print_usage(sys.stderr)
+            self.exit(2, f"{command.prog}: error: {message}\n")
         super().error(message)
 
 
