@@ -4,6 +4,8 @@ mark; and `opened`, the namespace every command module works on. Bringing memori
 
 from __future__ import annotations
 
+import textwrap
+
 import contextlib
 import sys
 
@@ -56,22 +58,27 @@ def _show_recall(r: dict, explain: bool) -> str:
             lines.append(f"        times: {_times(h['times'])}")
         if explain:
             m = h["explain"]["match"]
-            lines.append("        match: " + " · ".join(f"{k} {v:.3f}" for k, v in m.items() if v is not None)
-                         + "; relevance below is relative to the best candidate, as ranking weighs it")
-            sig = " · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items())
-            ret = " · ".join(f"{name} " + ", ".join(f"{k} {plain(v)}" for k, v in info.items())
-                             for name, info in h["explain"]["retrievers"].items())
-            lines.append(f"        {sig}\n        {ret}")
+            lines += _wrapped("match: " + " · ".join(f"{k} {v:.3f}" for k, v in m.items() if v is not None)
+                              + "; relevance below is relative to the best candidate, as ranking weighs it")
+            lines += _wrapped(" · ".join(f"{k} {v:.3f}" for k, v in h["explain"]["signals"].items()))
+            lines += _wrapped(" · ".join(f"{name} " + ", ".join(f"{k} {plain(v)}" for k, v in info.items())
+                                         for name, info in h["explain"]["retrievers"].items()))
             if "penalised" in h["explain"]:
                 lines.append(f"        penalised: {h['explain']['penalised']}")
             if "superseded_by" in h["explain"]:
                 newer = ", ".join(f"#{i}" for i in h["explain"]["superseded_by"])
                 lines.append(f"        superseded by {newer}: a newer memory states another value of the same fact")
     if explain and r.get("stages"):
-        lines.append("stages: " + " → ".join(_stage(st) for st in r["stages"]))
+        lines += _wrapped("stages: " + " → ".join(_stage(st) for st in r["stages"]), indent="  ", first="")
     if not r["hits"]:
         lines.append("no memories matched")
     return "\n".join(lines)
+
+
+def _wrapped(text: str, *, indent: str = "          ", first: str = "        ") -> list[str]:
+    """TEXT in lines of 80 columns at most (a signal or a stage is never cut)."""
+    return textwrap.wrap(text, 80, initial_indent=first, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False)
 
 
 def _out_of_order(hits: list[dict]) -> list[str]:
