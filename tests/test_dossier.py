@@ -507,7 +507,7 @@ def test_the_dossier_command(cli, home):
     assert cli.json("dossier", "refresh", "--all")["results"][0]["status"] == "unchanged"
     assert cli.json("dossier", "remove", "bridge")["enabled"] is False
     missing = cli("dossier", "show", "nothing")
-    assert missing.returncode == 3 and "dossier refresh nothing" in missing.err
+    assert missing.returncode == 3 and "`strata dossier add nothing` starts one" in missing.err  # no such topic kept
     bad = cli("dossier", "add", "a/b")
     assert bad.returncode == 4 and "not a topic name" in bad.err
     assert cli("dossier", "refresh").returncode == 2
