@@ -41,7 +41,8 @@ def _fill(path: Path, leave: int) -> None:
     chunk = b"\0" * (1 << 20)
     with open(path, "ab", buffering=0) as f:
         while True:
-            free = os.statvfs(path).f_bavail * os.statvfs(path).f_frsize
+            st = os.statvfs(path)
+            free = st.f_bavail * st.f_frsize
             if free <= leave:
                 return
             try:

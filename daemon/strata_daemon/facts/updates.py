@@ -179,10 +179,9 @@ def _restates(value: str, text: str) -> tuple[bool, bool]:
     return present or ends, ends
 
 
-def _another_value(k: Known, text: str, vocab: Vocabulary) -> bool:
-    """Whether TEXT, though it holds words of the old value, gives another one: `Standup moved to
-    Heron while Lark is repainted`, `the bins go out Thursday night` after `on Tuesday night`."""
-    value, _ = new_value(k, text, vocab)
+def _another_value(k: Known, value: str | None) -> bool:
+    """Whether VALUE, read from a text that holds words of the old value, is another one: `Standup
+    moved to Heron while Lark is repainted`, `the bins go out Thursday night` after `on Tuesday night`."""
     if value is None:
         return False
     old = {t for t in words_of(k.value) if len(t) > 2 and t not in _FILLER}
@@ -226,7 +225,8 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
     if not k.attribute and (state := new_state(k.subject, k.value, sentence)) is not None:
         return Update(state, "states a new state")
     holds, ends = _restates(k.value, sentence)
-    if holds and not ends and not _another_value(k, sentence, vocab):
+    read = new_value(k, sentence, vocab) if holds and not ends else None  # read once, used below too
+    if read is not None and not _another_value(k, read[0]):
         return None
     loose = False
     if k.attribute:
@@ -239,7 +239,7 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
             named = weak = loose = True  # `Sam now gets 7 pounds a week` of `sam.pocket money`
         if named is False or (named is None and not ends):
             return None
-    value, strong = new_value(k, sentence, vocab)
+    value, strong = read or new_value(k, sentence, vocab)
     if not ends and not strong and not says_change(sentence) or loose and value is None:
         return None  # a change said of the subject, no value of it read (`renewed the domain for X`)
     if value is None and not ends and (not k.attribute or not says_change(sentence)):
