@@ -985,17 +985,20 @@ def test_human_output_says_yes_no_and_a_dash_not_python_values(cli):
     ep = cli.json("show", str(eid))
     assert ep["factual"] is True and ep["source"] is None and ep["scores"]["reason"] is None
 
-    settings = cli("config", "show", check=True).out
+    settings = cli("config", "show", check=True, env={"COLUMNS": "160"}).out  # wide: a row a line
     assert not PYTHON_WORDS.search(settings), settings
     for key, value in (("recall.vector_cache", "yes"), ("arena.enabled", "yes"), ("agent.shared", "—"),
                        ("embedding.model", "unset \\(minilm\\)"), ("store.kinds", "observation, event, decision")):
         assert re.search(rf"^{re.escape(key)} +{value}", settings, re.M), (key, settings)
     assert not PYTHON_WORDS.search(cli("status", check=True).out)
     # a value longer than its column (the kinds) still stands apart from its source; an empty one is "—"
-    for line in settings.splitlines()[1:]:
+    for line in settings.splitlines()[2:]:
         assert re.search(r"\S  +(default|strata\.toml|environment|[\w.]+)( \(experimental\))?$", line), line
     assert re.search(r"^store\.kinds +observation, .* fact  +default$", settings, re.M), settings
     assert re.search(r"^store\.url +— +default$", settings, re.M), settings
+    # At 80 columns the kinds wrap in their column, the source after their first part.
+    narrow = cli("config", "show", check=True, env={"COLUMNS": "80"}).out
+    assert re.search(r"^store\.kinds +observation, .*  default\n {20,}\S.* fact$", narrow, re.M), narrow
 
 
 
@@ -1009,8 +1012,10 @@ def test_a_memory_s_history_and_a_table_of_tables_read_as_words_not_json(cli, ho
     assert not re.search(r'[{}"]|\bnull\b|\btrue\b|\bfalse\b', history), history
     assert "kind=event, source=—, hash=" in history and "from=active, to=archived, reason=—" in history
     write_config(home, '[loop.steps.mail]\ncommand = ["check-mail", "--new"]\ntimeout_seconds = 30\n')
-    line = next(x for x in cli("config", "show", check=True).out.splitlines() if x.startswith("loop.steps"))
-    assert "mail=(command=(check-mail, --new), timeout_seconds=30)" in line, line
+    shown = cli("config", "show", check=True).out  # at 80 columns: the value wraps in its column
+    row = shown[shown.index("\nloop.steps"):].split("\n")[1:3]
+    assert re.match(r"loop\.steps +mail=\(command=\(check-mail, +strata\.toml$", row[0]), row
+    assert re.match(r" {30,}--new\), timeout_seconds=30\)$", row[1]), row
 
 # -- storage failures ------------------------------------------------------------------------
 

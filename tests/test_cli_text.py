@@ -116,3 +116,26 @@ def test_nothing_reads_as_one_dash_in_every_text_form(cli):
     assert " - " not in current
     arms = cli("arena", "status", check=True).out
     assert " — " in arms or "—\n" in arms, arms
+
+
+def test_listings_fit_an_80_column_terminal(cli):
+    """Tables keep their columns at 80 columns: a long text is cut or set on a line of its own, a
+    long value wraps in its column, a source moves under its row."""
+    long = ("The nightly backup job failed on nas-1 at 03:00 after the disk filled up and the operator on call "
+            "was paged twice before anyone noticed the snapshot schedule had doubled")
+    cli("observe", long, check=True)
+    cli("observe", "Bridge: DOWN", check=True)
+    cli("observe", "Bridge: UP", check=True)
+    cli("fact", "set", "gateway port", "8080", "--source", "person:ops", check=True)
+    cli("fact", "set", "gateway port", "8443", "--source", "person:bob", check=True)
+    cli("dossier", "add", "backups", check=True)
+    cli("dossier", "refresh", "backups", check=True)
+    runs = [["timeline"], ["timeline", "--all-states"], ["recall", "backup"], ["recall", "backup", "--explain"],
+            ["config", "show"], ["capsule", "stats"], ["fact", "conflicts"], ["fact", "history", "bridge"],
+            ["fact", "list"], ["dossier", "history", "backups"]]
+    for argv in runs:
+        out = cli(*argv, check=True, env={"COLUMNS": "80"}).out
+        wide = [line for line in out.splitlines() if len(line) > 80 and str(cli.home) not in line]
+        assert not wide, f"strata {' '.join(argv)}: {wide}"
+    assert "The nightly backup job failed" in cli("timeline", check=True, env={"COLUMNS": "80"}).out
+    assert "was paged twice before anyone" in cli("timeline", check=True, env={"COLUMNS": "200"}).out

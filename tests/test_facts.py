@@ -485,8 +485,8 @@ def test_fact_commands_end_to_end(cli):
     flagged = cli("fact", "set", "bridge", "DOWN", "--source", "agent:monitor", check=True).out
     assert "conflict 4: another source set a different value within facts.conflict_window_seconds" in flagged
     listed = cli("fact", "conflicts", check=True).out
-    assert listed.startswith("#4     bridge: DEGRADED @ ") and " from person:cli -> DOWN @ " in listed
-    assert listed.endswith(" from agent:monitor   [sources disagree]\n")
+    assert listed.startswith("#4 bridge  [sources disagree]\n  was  DEGRADED  (since ")
+    assert ", from person:cli)\n  new  DOWN  (since " in listed and listed.endswith(", from agent:monitor)\n")
     assert cli("fact", "set", "k", "").returncode == 4
     assert cli("fact", "set", "bad", "v", "--source", "oracle").returncode == 4
     assert "Compare-and-set" in cli("fact", "--help", check=True).out

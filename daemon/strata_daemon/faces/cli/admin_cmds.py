@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import shlex
+import textwrap
 from pathlib import Path
 
 from strata_daemon.base import logs
@@ -14,7 +15,7 @@ from strata_daemon.config.settings import BY_KEY
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli import seal_cmds
 from strata_daemon.faces.cli.memory_cmds import opened
-from strata_daemon.faces.cli.output import Progress, emit, outline, short_time
+from strata_daemon.faces.cli.output import Progress, columns, emit, outline, short_time
 
 COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phase")
 
@@ -72,9 +73,17 @@ def cmd_config_show(args) -> int:
     # The values' column fits the common ones; a longer one (a list of kinds) keeps two spaces before
     # its source rather than running into it.
     room = max((len(v) for v in shown if len(v) <= 32), default=14)
-    print(f"# home {home.root}; file {home.config_path}" + ("" if home.config_path.exists() else " (absent)"))
+    print(f"# home {home.root}\n# file {home.config_path}" + ("" if home.config_path.exists() else " (absent)"))
     for r, value in zip(rows, shown):
-        print(f"{r['key']:<{width}}  {value:<{room}}  {r['source']}" + ("" if r["key"] in BY_KEY else " (experimental)"))
+        # The file is named in the header: its rows say `strata.toml`.
+        source = ("strata.toml" if r["source"] == str(home.config_path) else r["source"]) + \
+            ("" if r["key"] in BY_KEY else " (experimental)")
+        # A value too long for the line (a list) wraps in its own column, its source after the first part.
+        parts = textwrap.wrap(value, max(24, columns() - width - len(source) - 4), break_long_words=False,
+                              break_on_hyphens=False) or [value]
+        print(f"{r['key']:<{width}}  {parts[0]:<{room}}  {source}")
+        for part in parts[1:]:
+            print(f"{'':<{width}}  {part}")
     return 0
 
 

@@ -43,7 +43,7 @@ async def cmd_context(args) -> int:
     if not args.json:  # stdout is the block an agent reads: what a person should know goes beside it
         for warning in result.get("warnings", ()):
             note(f"strata: warning: {warning}")
-    emit(result, args.json, lambda r: r["block"].rstrip("\n"))
+    emit(result, args.json, lambda r: r["block"].rstrip("\n"), wrap=False)
     return 0
 
 

@@ -46,8 +46,9 @@ def _show_refresh(r: dict) -> str:
 def _show_history(r: dict) -> str:
     lines = [f"{r['topic']}: {counted(len(r['versions']), 'version')}"]
     for v in r["versions"]:
-        lines.append(f"  v{v['version']:<4} {short_time(v['created_at'])}  {v['generator']:<28} {counted(v['lines'], 'line'):>10} "
-                     f"{counted(v['sources'], 'source'):>12}  input {v['input_hash'][:12]}")
+        lines.append(f"  v{v['version']:<4} {short_time(v['created_at'])}  {v['generator']:<11} "
+                     f"{counted(v['lines'], 'line'):>9} {counted(v['sources'], 'source'):>11}  "
+                     f"input {v['input_hash'][:8]}")
     return "\n".join(lines)
 
 
@@ -60,7 +61,7 @@ async def cmd_list(args) -> int:
 async def cmd_show(args) -> int:
     async with opened(args) as mem:
         r = await mem.show_dossier(args.topic, version=args.version)
-    emit(r, args.json, lambda r: r["text"])
+    emit(r, args.json, lambda r: r["text"], wrap=False)
     return 0
 
 
@@ -126,7 +127,7 @@ async def cmd_history(args) -> int:
 async def cmd_diff(args) -> int:
     async with opened(args) as mem:
         r = await mem.diff_dossier(args.topic, old=args.old, new=args.new)
-    emit(r, args.json, lambda r: r["diff"] or f"versions {r['from']} and {r['to']} are the same")
+    emit(r, args.json, lambda r: r["diff"] or f"versions {r['from']} and {r['to']} are the same", wrap=False)
     return 0
 
 

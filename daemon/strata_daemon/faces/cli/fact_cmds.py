@@ -5,7 +5,7 @@ from __future__ import annotations
 from strata_daemon.base.wording import counted
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened, plan_text, purge_text
-from strata_daemon.faces.cli.output import count, emit, inline, short_time, show_fact
+from strata_daemon.faces.cli.output import columns, count, emit, inline, short_time, show_fact
 from strata_daemon.faces.cli.parsers import adder, integer, number
 
 COMMANDS = ("fact",)
@@ -38,20 +38,26 @@ def _show_history(h: dict) -> str:
     lines = [head, f"  {'valid from':<17} {'valid to':<17} {'recorded':<17} value"]
     for r in h["history"]:
         mark = "*" if r["current"] else " "
-        lines.append(f"{mark} {short_time(r['valid_from']):<17} {short_time(r['valid_to']):<17} "
-                     f"{short_time(r['recorded_at']):<17} {inline(r['value'])}   [{r['source']}"
-                     + (f", rule {r['rule']}" if r["rule"] and r["source"] != f"rule:{r['rule']}" else "") + "]")
+        line = (f"{mark} {short_time(r['valid_from']):<17} {short_time(r['valid_to']):<17} "
+                f"{short_time(r['recorded_at']):<17} {inline(r['value'])}")
+        source = f"[{r['source']}" + (f", rule {r['rule']}" if r["rule"] and r["source"] != f"rule:{r['rule']}"
+                                      else "") + "]"
+        # Where the terminal has no room left for the source, it goes under the value.
+        fits = len(line) + 3 + len(source) <= columns()
+        lines.append(f"{line}   {source}" if fits else f"{line}\n{source:>{columns()}}")
     return "\n".join(lines)
 
 
 def _show_conflict(c: dict) -> str:
-    def side(s):
-        return "(none)" if s is None else f"{inline(s['value'])} @ {short_time(s['valid_from'])} from {s['source']}"
-    line = f"#{c['id']:<5} {c['key']}: {side(c['old'])} -> {side(c['new'])}"
+    """A conflict as a few short lines: the key and why, then each side on its own line."""
+    def side(word, s):
+        return f"  {word:<4} {inline(s['value'])}  (since {short_time(s['valid_from'])}, from {s['source']})" \
+            if s else f"  {word:<4} (none)"
+    lines = [f"#{c['id']} {c['key']}  [{_SHORT.get(c['reason'], c['reason'])}"
+             + (", acknowledged]" if c["acknowledged_at"] else "]"), side("was", c["old"]), side("new", c["new"])]
     if c["next"]:
-        line += f" (then {side(c['next'])})"
-    return line + f"   [{_SHORT.get(c['reason'], c['reason'])}" + \
-        (", acknowledged]" if c["acknowledged_at"] else "]")
+        lines.append(side("then", c["next"]))
+    return "\n".join(lines)
 
 
 async def cmd_set(args) -> int:

@@ -14,7 +14,7 @@ from strata_daemon.base.wording import counted, plain, record
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli import daemon
-from strata_daemon.faces.cli.output import count, emit, one_line, short_time, show_fact
+from strata_daemon.faces.cli.output import columns, count, emit, one_line, short_time, show_fact
 from strata_daemon.faces.cli.parsers import adder, integer
 
 COMMANDS = ("recall", "feedback", "show", "timeline", "forget", "restore", "mark")
@@ -37,8 +37,8 @@ def _show_recall(r: dict, explain: bool) -> str:
     s = r["strategy"]
     how = "" if s["chosen_by"] == "mode" else f" (strategy {s['arm']}, chosen by {s['chosen_by']})"
     logged = f"recall {r['recall_id']}" if r["recall_id"] is not None else "recall (read-only namespace: not logged)"
-    lines = [f"{logged} · {r['mode_used']}{how} · {counted(len(r['hits']), 'hit')} of {counted(r['candidates'], 'candidate')}"
-             f" · phase {r['phase']}"]
+    lines = _wrapped(f"{logged} · {r['mode_used']}{how} · {counted(len(r['hits']), 'hit')} of "
+                     f"{counted(r['candidates'], 'candidate')} · phase {r['phase']}", indent="  ", first="")
     lines += [f"warning: {w}" for w in r["warnings"]]
     lines += [f"fact  {show_fact(f)}" for f in r.get("facts", ())]
     if r["filtered"]:
@@ -51,8 +51,10 @@ def _show_recall(r: dict, explain: bool) -> str:
     for h in r["hits"]:
         cold = " cold" if h.get("tier") == "cold" else ""
         mark = "↑" if "moved_above" in h else "^" if h.get("led") else " "  # the move says more of its place
+        # The text on a line of its own: beside the columns it would keep a third of an 80-column line.
         lines.append(f"{h['rank']:>3}. #{h['id']:<7}{mark}{h['score']:.3f}  {h['kind']:<11} "
-                     f"{short_time(h['event_at'])}  {one_line(h['content'], 80)}{cold}")
+                     f"{short_time(h['event_at'])}{cold}")
+        lines.append(f"        {one_line(h['content'], columns() - 8)}")
         lines.append(f"        match {h['match']:.2f} · {h['why']}")
         if h.get("times"):
             lines.append(f"        times: {_times(h['times'])}")
@@ -76,8 +78,8 @@ def _show_recall(r: dict, explain: bool) -> str:
 
 
 def _wrapped(text: str, *, indent: str = "          ", first: str = "        ") -> list[str]:
-    """TEXT in lines of 80 columns at most (a signal or a stage is never cut)."""
-    return textwrap.wrap(text, 80, initial_indent=first, subsequent_indent=indent, break_long_words=False,
+    """TEXT in lines as wide as the terminal at most (a signal or a stage is never cut)."""
+    return textwrap.wrap(text, columns(), initial_indent=first, subsequent_indent=indent, break_long_words=False,
                          break_on_hyphens=False)
 
 
@@ -165,10 +167,22 @@ async def cmd_timeline(args) -> int:
             until=timeutil.parse_time(args.until) if args.until else None,
             kinds=tuple(args.kind or ()), states=states, limit=args.limit, offset=args.offset,
             newest_first=not args.oldest_first)
-    emit(rows, args.json, lambda rs: "\n".join(
-        f"#{r['id']:<7} {short_time(r['event_at'])}  {r['kind']:<11} {r['state']:<9} {one_line(r['content'], 80)}"
-        for r in rs) or "no memories in that range")
+    emit(rows, args.json, lambda rs: _timeline_text(rs, args.all_states) or "no memories in that range")
     return 0
+
+
+def _timeline_text(rows: list[dict], states: bool) -> str:
+    """One memory a line, its text cut to what the terminal has left after the columns before it."""
+    if not rows:
+        return ""
+    ids = max(len(str(r["id"])) for r in rows) + 1
+    kinds = max(len(r["kind"]) for r in rows)
+    lines = []
+    for r in rows:
+        head = f"{'#' + str(r['id']):<{ids}} {short_time(r['event_at'])} {r['kind']:<{kinds}} " \
+            + (f"{r['state']:<9} " if states else "")
+        lines.append(head + one_line(r["content"], max(20, columns() - len(head))))
+    return "\n".join(lines)
 
 
 def _fact_fate(f: dict) -> str:
@@ -196,8 +210,9 @@ def purge_text(r: dict) -> str:
         lines.append("  this role may not rewrite every table: their files keep the old rows until the tables' owner "
                      "runs VACUUM FULL (the daemon's log names them)")
     if not r["wal_cleared"]:
-        lines.append("  the write-ahead log keeps part of it for now: until the next checkpoint on SQLite (another "
-                     "process was reading), until the server recycles it on PostgreSQL")
+        lines.append("  the server's write-ahead log keeps part of it until the server recycles it (docs/forgetting.md)"
+                     if r.get("store") == "postgres" else
+                     "  the write-ahead log keeps part of it until the next checkpoint (another process was reading)")
     for path in r["backups_holding"]:
         lines.append(f"  still held by the backup {path}")
     if r["backups_holding"]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import errno
 import json
+import shutil
 import sys
+import textwrap
 import time
 from typing import Any, Callable
 
@@ -61,13 +63,15 @@ def _json(value: Any, indent: int | None) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent, default=str).translate(_JSON_VISIBLE)
 
 
-def emit(value: Any, as_json: bool, human: Callable[[Any], str] | None = None) -> None:
+def emit(value: Any, as_json: bool, human: Callable[[Any], str] | None = None, *, wrap: bool = True) -> None:
+    """VALUE as JSON, or as HUMAN words it; a document (a capsule, a block, a diff) is printed as
+    it is, not WRAPped to the terminal."""
     if as_json or human is None:
         sys.stdout.write(_json(value, None if as_json else 2) + "\n")
     else:
         text = human(value)
         if text:
-            sys.stdout.write(printable(text.rstrip("\n")) + "\n")
+            sys.stdout.write(_fitted(printable(text.rstrip("\n")), sys.stdout, wrap) + "\n")
 
 
 def error(exc: StrataError, as_json: bool) -> int:
@@ -76,14 +80,36 @@ def error(exc: StrataError, as_json: bool) -> int:
             sys.stdout.write(_json(exc.as_dict(), None) + "\n")
         except OutputLost:  # stdout is closed or full: stderr and the exit code still say it
             pass
-    sys.stderr.write(f"strata: {printable(exc.message)}\n")
-    if exc.hint:
-        sys.stderr.write(f"  hint: {printable(exc.hint)}\n")
+    said = f"strata: {printable(exc.message)}" + (f"\n  hint: {printable(exc.hint)}" if exc.hint else "")
+    sys.stderr.write(_fitted(said, sys.stderr) + "\n")
     return exc.exit_code
 
 
 def note(text: str) -> None:
-    sys.stderr.write(printable(text) + "\n")
+    sys.stderr.write(_fitted(printable(text), sys.stderr) + "\n")
+
+
+def fit(text: str, width: int) -> str:
+    """TEXT with each line longer than WIDTH wrapped between words, its further lines indented
+    two more than its first: a terminal would break it mid-word. Lines that fit are untouched."""
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = " " * (len(line) - len(line.lstrip(" ")) + 2)
+        out += textwrap.wrap(line, width, subsequent_indent=lead, break_long_words=False,
+                             break_on_hyphens=False) or [line]
+    return "\n".join(out)
+
+
+def _fitted(text: str, stream, wrap: bool = True) -> str:
+    # Only for a person's terminal: into a pipe or a file a line stays whole, for grep and logs.
+    try:
+        tty = wrap and stream.isatty()
+    except (AttributeError, ValueError, OSError):
+        tty = False
+    return fit(text, columns()) if tty else text
 
 
 def outline(value: Any, depth: int = 1) -> str:
@@ -103,6 +129,11 @@ def outline(value: Any, depth: int = 1) -> str:
 # Nothing reads "—" in every text form, as `plain` says it; a "-" beside it read as a different thing.
 def short_time(ts: float | None) -> str:
     return (iso(ts) or "—").replace("T", " ").replace("Z", "")[:16]
+
+
+def columns() -> int:
+    """The terminal's width; 80 into a pipe or a file, so a listing reads the same in a log."""
+    return max(60, shutil.get_terminal_size((80, 24)).columns)
 
 
 def one_line(text: str, width: int = 100) -> str:
