@@ -687,3 +687,33 @@ def test_inert_is_idempotent_and_keeps_plain_text():
     for line in ("plain text", "a <!-- b --> c", "x\u2028y", "strata:begin facts"):
         assert document.inert(document.inert(line)) == document.inert(line)
     assert document.inert("plain text - with: colons") == "plain text - with: colons"
+
+
+@pytest.mark.slow
+def test_capsule_watch_says_what_it_took_in_and_show_warns_of_a_broken_file(cli, home):
+    import subprocess
+    import sys
+
+    cli("capsule", "render", check=True)
+    path = home / "capsule" / "CAPSULE.md"
+    watcher = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), "capsule", "watch"],
+                               stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, cwd=REPO)
+    try:
+        assert "watching" in watcher.stderr.readline()
+        time.sleep(0.5)
+        path.write_text(path.read_text(encoding="utf-8").replace(
+            "<!-- strata:begin facts -->\n", "<!-- strata:begin facts -->\n- kettle: on\n"), encoding="utf-8")
+        said = watcher.stderr.readline()
+        assert "edit taken in: 1 fact, 0 lines pinned, 0 hidden" in said, said
+        path.write_text(path.read_text(encoding="utf-8").replace("<!-- strata:end tasks -->\n", ""),
+                        encoding="utf-8")
+        said = watcher.stderr.readline()  # the log names the problem first
+        said += watcher.stderr.readline()
+        assert "not taken in, the file has errors: line" in said, said
+    finally:
+        watcher.terminate()
+        watcher.wait(timeout=30)
+    shown = cli("capsule", "show")
+    assert shown.returncode == 0 and "kettle" in shown.out
+    assert "has 1 error (`strata capsule check` lists them); `strata capsule show --last-good`" in shown.err
+    assert cli("capsule", "show", "--last-good", check=True).err == ""

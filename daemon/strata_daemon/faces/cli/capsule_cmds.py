@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 
 from strata_daemon.base.wording import counted
 from strata_daemon.faces.cli.memory_cmds import opened
@@ -50,17 +51,20 @@ async def cmd_render(args) -> int:
 
 async def cmd_show(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.show_capsule(last_good=args.last_good, render_missing=not args.last_good), args.json,
-             lambda r: r["text"])
+        r = await mem.show_capsule(last_good=args.last_good, render_missing=not args.last_good)
+    emit(r, args.json, lambda r: r["text"], wrap=False)
+    if not r["ok"] and not args.json:  # a person reading it, or a script, learns it is broken
+        note(f"strata: warning: {r['path']} has {counted(len(r['problems']), 'error')} (`strata capsule check` "
+             "lists them); `strata capsule show --last-good` prints strata's newest good render")
     return 0
 
 
 async def cmd_stats(args) -> int:
     async with opened(args) as mem:
         r = await mem.capsule_stats()
-    emit(r, args.json, lambda r: f"{r['path']}: {r['lines']} lines of {r['budget_lines']}, {r['bytes']:,} bytes; "
-                                 f"{counted(r['episodes'], 'memory')}, {r['archive_bytes']:,} bytes: "
-                                 f"{r['compression_ratio']}:1; last render {short_time(r['last_render_at'])}")
+    emit(r, args.json, lambda r: f"{r['path']}\n  {r['lines']} lines of {r['budget_lines']}, {r['bytes']:,} bytes"
+                                 f"\n  from {counted(r['episodes'], 'memory')}, {r['archive_bytes']:,} bytes: "
+                                 f"{r['compression_ratio']}:1\n  last render {short_time(r['last_render_at'])}")
     return 0
 
 
@@ -83,8 +87,24 @@ async def cmd_watch(args) -> int:
         loop.add_signal_handler(sig, stop.set)
     async with opened(args) as mem:
         note(f"watching {mem.capsule_path}; Ctrl-C stops")
-        await mem.watch_capsule(stop, on_handled=lambda r: emit(r, True) if args.json else None)
+        await mem.watch_capsule(stop, on_handled=lambda r: emit(r, True) if args.json else _say(r))
     return 0
+
+
+def _say(r: dict) -> None:
+    """What the watcher did with a save, as the daemon's log says it (its own render: nothing)."""
+    at = short_time(time.time())
+    if r["action"] == "rendered":
+        note(f"{at} edit taken in: {counted(len(r['absorbed']), 'fact')}, {counted(len(r['pinned']), 'line')} "
+             f"pinned, {len(r['hidden'])} hidden; {r['status']}")
+    elif r["action"] == "invalid":
+        errors = [p for p in r["problems"] if p["level"] == "error"] or r["problems"]
+        first = f": line {errors[0]['line']}: {errors[0]['message']}" if errors else ""
+        note(f"{at} not taken in, the file has errors{first} (`strata capsule check` lists them)")
+    elif r["action"] == "missing":
+        note(f"{at} the capsule file is gone; `strata capsule render` writes it again")
+    elif r["action"] == "failed":
+        note(f"{at} not taken in: {r.get('message')}")
 
 
 def register(sub, common) -> None:
