@@ -55,6 +55,7 @@ def test_purge_takes_the_fact_its_audit_and_the_words_from_the_file(memory, home
     r = memory.forget(first["id"], purge=True)
     assert r["purged"] and r["facts"] == [{"key": "dana whitfield.email", "retracted": True, "values_removed": 1}]
     assert r["audit_redacted"] >= 1 and r["wal_cleared"] is not on_postgres() and r["heap_cleared"]
+    assert r["store"] == ("postgres" if on_postgres() else "sqlite")
     history = memory.fact_history("dana whitfield.email")["history"]
     assert [h["value"] for h in history] == [None] and history[0]["rule"] == "purge"
     assert history[0]["value_id"] > 1  # the purged value's id (1) is never given again: dossiers cite it
@@ -396,6 +397,9 @@ def test_purge_text_says_backups_still_hold_it(cli):
     cli("backup", check=True)
     out = cli("forget", str(a), "--purge", check=True).out
     assert "still held by the backup" in out and f"backup --prune-containing {a} --yes" in out
+    # The log that keeps part of it is named as the store has it: no SQLite checkpoint on PostgreSQL.
+    assert ("checkpoint" in out) is (not on_postgres() and "write-ahead" in out)
+    assert ("server recycles" in out) is on_postgres()
 
 
 # -- faces -----------------------------------------------------------------------------------------

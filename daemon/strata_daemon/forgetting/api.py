@@ -76,6 +76,7 @@ class Forgetting:
             result["capsule_lines_redacted"] += await asyncio.to_thread(self.capsule.redact_files,
                                                                         lambda t: redact_lines(t, purged))
         result["wal_cleared"], result["heap_cleared"] = await self._fold_wal(result.pop("_rewritten"))
+        result["store"] = self.db.dialect  # what keeps a log of the old pages, and until when, differs
         removed = time.perf_counter()
         result["dossiers_rewritten"] = await self._after(result.pop("_topics"))
         # A dead backup's partial copy holds the words too, and no listing names it: gone with them.

@@ -115,6 +115,7 @@ PURGE_FIELDS = {
     "recalls": about(COUNT, "logged recalls whose query was redacted"), "arena_episodes": COUNT,
     "phase_runs": COUNT, "wal_cleared": about(BOOL, "false while another process still reads the old pages"),
     "heap_cleared": about(BOOL, "false when the role may not rewrite a table holding the old rows (PostgreSQL)"),
+    "store": {"type": "string", "enum": ["sqlite", "postgres"], "description": "the store that was purged"},
     "dossiers_rewritten": array(STR),
     "backups_holding": about(array(STR), "database copies that still hold the text (remove them to be rid of it)"),
     "elapsed_ms": fields({"removed": MS, "regenerated": MS}),
