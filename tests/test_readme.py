@@ -68,6 +68,15 @@ def test_the_python_api_example_runs(home, capsys):
     assert "Decided to move nightly backups to 03:00" in printed and printed.rstrip().endswith("03:00-04:00")
 
 
+def test_the_guide_s_import_line_imports_as_written(cli, tmp_path):
+    guide = (DOCS / "guide.md").read_text(encoding="utf-8")
+    line = fenced(section(guide, "## Observing"), "json")
+    (tmp_path / "notes.jsonl").write_text(line, encoding="utf-8")
+    assert cli.json("import", str(tmp_path / "notes.jsonl"))["created"] == 1
+    shown = cli.json("show", "1")
+    assert (shown["kind"], shown["source"], shown["context"]) == ("event", "person:alice", {"environment": "prod"})
+
+
 def test_the_readme_python_example_runs(home, capsys):
     run_example(fenced(section(README, "### Python"), "python"), home, "README.md")
     assert capsys.readouterr().out.strip() == "Decided to move nightly backups to 03:00"

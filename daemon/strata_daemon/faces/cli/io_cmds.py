@@ -240,7 +240,9 @@ def register(sub, common) -> None:
                    help="keep credentials in this text as given (privacy.redact replaces them); the memory's "
                         "history records that it kept some, and of which kinds")
 
-    p = add("import", cmd_import, "Import observations from JSON Lines (one object per line).")
+    p = add("import", cmd_import, "Import observations from JSON Lines, one object per line: "
+            '{"content": TEXT} and, optionally, "kind", "importance", "event_at", "source", "session", "context" '
+            "(docs/guide.md), or the lines `strata export` writes.")
     p.add_argument("file", help="path, or '-' for stdin")
     p.add_argument("--skip-bad", action="store_true", help="import the good lines, report the bad ones")
     p.add_argument("--no-embed", action="store_true",
