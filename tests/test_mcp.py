@@ -159,7 +159,12 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving(home):
             assert "not_found" in await t.error("related", item="episode:999")
             assert "invalid_input" in await t.error("related", item="no-such-kind:1", depth=2)
             assert "not_permitted" in await t.error("recall", query="disk", scope="other")
-            assert "Unknown tool" in await t.error("forget_everything")
+            assert "Unknown tool: forget_everything (hint: tools/list names them" in await t.error("forget_everything")
+            # An argument a tool does not take is refused, not dropped: a write with scope stays unwritten.
+            assert "invalid_input: recall takes no argument 'kk'" in await t.error("recall", query="disk", kk=3)
+            said = await t.error("observe", content="Runbook for the team", scope="team")
+            assert "observe takes no argument 'scope'; a write goes to the server's own namespace" in said
+            assert (await t.call("status"))["episodes"] == 1
             with pytest.raises(MCPError, match="not_found"):
                 await t.client.read_resource("strata://dossier/nothing")
             # SQL and FTS syntax are text, not code

@@ -97,7 +97,20 @@ class LeanServer(MCPServer):
     schemas, and no output schemas (every tool returns an open JSON object, which its
     description spells out)."""
 
+    _parameters: dict[str, set[str]] | None = None
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        """A tool's arguments checked first against its parameters: the SDK drops one it does not
+        know, so a misspelt `kk` or a write with `scope` would be done as if it were not there."""
+        if self._parameters is None:
+            self._parameters = {t.name: set(t.input_schema.get("properties", {})) for t in await self.list_tools()}
+        if name not in self._parameters:
+            raise ToolError(f"Unknown tool: {name} (hint: tools/list names them: {', '.join(sorted(self._parameters))})")
+        unknown = sorted(set(arguments or {}) - self._parameters[name])
+        if unknown:
+            why = "; a write goes to the server's own namespace, scope only reads" if unknown[0] == "scope" else ""
+            raise ToolError(f"Error executing tool {name}: invalid_input: {name} takes no argument {unknown[0]!r}"
+                            f"{why} (hint: tools/list gives each tool's parameters)")
         try:
             return await super().call_tool(name, arguments, context)
         except ToolError as e:
