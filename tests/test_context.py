@@ -59,6 +59,12 @@ def test_a_block_never_exceeds_its_budget_and_says_why_it_left_things_out():
     fact = [{"key": "garage door", "label": "Garage door", "value": "closed", "valid_from": T0 + 86400}]
     assert [m["id"] for m in pack(200, count, facts=fact, hits=garage).memories] == [2, 1]
     assert [m["id"] for m in pack(200, count, facts=fact, hits=garage[:1]).memories] == []
+    # ...only beside it: when the older hit falls under the relevance floor, the newer one would
+    # say twice what the fact says.
+    faint = [garage[0], {**garage[1], "explain": {"superseded_by": [2], "signals": {"relevance": 0.1}}}]
+    p = pack(200, count, facts=fact, hits=faint, floor=0.5)
+    assert [m["id"] for m in p.memories] == [] and {"part": "memories", "id": 2,
+                                                    "reason": "says what the fact garage door says"} in p.left_out
     # A fact drawn from a hit that recall ranked below its newer statement is left out: no rule
     # read the newer one as its update, but recall did.
     moved = [{"id": 2, "content": "Warehouse is in ap-southeast-1 after the APAC move", "event_at": T0 + 86400},

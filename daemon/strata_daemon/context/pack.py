@@ -167,9 +167,13 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
     kept.update({f"{f['label']}: {_flat(str(f['value']))}".casefold(): f"the fact {f['key']}" for f in p.facts})
     best = max((_relevance(h) for h in hits), default=0.0)
     best_match = max((h.get("match", 0.0) for h in hits), default=0.0)
+    def relevant(h: dict) -> bool:
+        return bool(h.get("led")) or _relevance(h) >= floor * best or h.get("match", 0.0) >= MATCHED * best_match > 0
+
     # A memory that ended another hit stays though a fact says it all: beside the older statement
-    # it is what tells the agent which one is true now, and what it cites.
-    ended_others = {i for h in hits for i in h.get("explain", {}).get("superseded_by", ())}
+    # it is what tells the agent which one is true now, and what it cites. Only beside it: with
+    # the older left out, it would say twice what the capsule or a fact says.
+    ended_others = {i for h in hits if relevant(h) for i in h.get("explain", {}).get("superseded_by", ())}
     room = p.budget - p.used - header  # all the room the memories have
     for rank, h in enumerate(hits, 1):
         text = texts[rank - 1]
@@ -183,7 +187,7 @@ def _memories(p: Packed, hits: Sequence[dict], count: Counter, floor: float) -> 
             line, cost = short[j], short_costs[j]
         else:
             line, cost = dated[j], dated_costs[j]
-        if not h.get("led") and _relevance(h) < floor * best and not h.get("match", 0.0) >= MATCHED * best_match > 0:
+        if not relevant(h):
             p.left_out.append({"part": "memories", "id": h["id"], "reason": "not relevant enough"})
             continue
         if h["id"] not in ended_others and (same := _repeats(text, kept)) is not None:
