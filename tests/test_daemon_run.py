@@ -354,10 +354,38 @@ def test_sighup_reloads_the_config_and_a_broken_one_is_ignored(home, cli):
         hits = cli.json("recall", "machine up", "--mode", "fast")["hits"]
         assert hits and hits[0]["source"] == "step:uptime"
 
+        # A setting read at start is named, with what it takes for it to apply.
+        write_config(home, '[daemon]\nheartbeat_seconds = 1\n\n[loop.steps.uptime]\ncommand = "echo machine is up"\n'
+                     '\n[http]\nport = 8931\n')
+        d.proc.send_signal(signal.SIGHUP)
+        assert "http.port changed: read when the daemon starts" in d.wait_for("read when the daemon starts",
+                                                                              START_TIMEOUT)
+
         write_config(home, "[daemon\nheartbeat_seconds = 1\n")
         d.proc.send_signal(signal.SIGHUP)
         assert "is not valid TOML" in d.wait_for("configuration not reloaded", START_TIMEOUT)
         d.wait_for("phase steps: ran 1, failed 0, stored 1", START_TIMEOUT, new=True)  # the kept config runs on
+        assert d.stop(signal.SIGTERM) == 0
+    finally:
+        d.kill()
+
+
+def test_a_share_given_or_taken_back_by_a_reload_holds_in_the_daemon_s_api(home, cli):
+    cli("--agent", "team", "observe", "Runbook: restart gw-02 with systemctl restart bridge", check=True)
+    d = Daemon(home)
+    try:
+        d.wait_for("http: serving", START_TIMEOUT)
+        assert cli("--scope", "team", "recall", "runbook").returncode == 11  # not shared
+        write_config(home, '[agent]\nshared = ["team"]\n')
+        d.proc.send_signal(signal.SIGHUP)
+        d.wait_for("configuration reloaded", START_TIMEOUT)
+        hits = cli.json("--scope", "team", "recall", "runbook")["hits"]
+        assert hits and hits[0]["content"].startswith("Runbook")
+        write_config(home, "")
+        d.proc.send_signal(signal.SIGHUP)
+        d.wait_for("configuration reloaded", START_TIMEOUT, new=True)
+        refused = cli("--scope", "team", "recall", "runbook")
+        assert refused.returncode == 11 and "not shared" in refused.err, refused.err
         assert d.stop(signal.SIGTERM) == 0
     finally:
         d.kill()

@@ -140,6 +140,8 @@ class Memory(Observing, Changes, Context, Status, Access):
         elif any(k in ("recall.vector_cache", "experimental.recall.vector_exact_below") for k in changed):
             self.models.keep_vectors(bool(config["recall.vector_cache"]), config.tuning.recall.vector_exact_below)
         self._configure(config)
+        for view in self._shared.values():  # the shared namespaces' views read by the same settings
+            view._configure(config)
         return changed
 
     @classmethod

@@ -19,6 +19,7 @@ from strata_daemon.app.phases.registry import PHASES
 from strata_daemon.app.phases.runs import actor, mark_interrupted
 from strata_daemon.app.phases.scheduler import PhaseLoop
 from strata_daemon.base import logs, stopping, timeutil
+from strata_daemon.config.settings import AT_START
 from strata_daemon.errors import StrataError
 from strata_daemon.store.phases import last_started
 
@@ -48,7 +49,7 @@ def _cadence(phase, cfg) -> str:
 Serve = Callable[..., Awaitable[None]]
 
 
-async def _http(mem: Memory, stop: asyncio.Event, serve: Serve) -> None:
+async def _http(mem: Memory, stop: asyncio.Event, serve: Serve, live: list[Memory]) -> None:
     """The HTTP API (http.enabled) in the daemon, on its own connection with actor `http`. The
     Unix socket is served whatever TCP does; a server that cannot start is logged and the daemon
     goes on without it. Each listener's state goes to state/http-listeners.json for the doctor."""
@@ -63,14 +64,16 @@ async def _http(mem: Memory, stop: asyncio.Event, serve: Serve) -> None:
             # One embedding model in the process: the API's recalls use the phases' (loaded by
             # whichever needs it first, released after a phase as daemon.release_models says).
             api.models.share_embedder(mem.models)
+            live.append(api)  # a reload reaches the API too: a share taken back is taken back there
             await serve(api, stop, tcp_optional=True, report=report)
     except StrataError as e:
         log.error("http: not serving: %s%s", e.message, f" ({e.hint})" if e.hint else "")
 
 
-def _reload(mem, phases: PhaseLoop, verbose: bool) -> None:
-    """SIGHUP: read strata.toml again. A broken file is reported and the running
-    configuration kept, so a typo never stops the daemon."""
+def _reload(live: list[Memory], phases: PhaseLoop, verbose: bool) -> None:
+    """SIGHUP: read strata.toml again, for the phases' Memory and the API's (LIVE). A broken
+    file is reported and the running configuration kept, so a typo never stops the daemon."""
+    mem = live[0]
     try:
         config = wiring.configuration(mem.home)
     except StrataError as e:
@@ -78,10 +81,16 @@ def _reload(mem, phases: PhaseLoop, verbose: bool) -> None:
                   f" ({e.hint})" if e.hint else "")
         return
     changed = mem.reconfigure(config)
+    for other in live[1:]:
+        other.reconfigure(config)
     logs.setup("debug" if verbose else config["daemon.log_level"])
     phases.schedule()
     log.info("configuration reloaded from %s: %s", mem.home.config_path,
              f"changed {', '.join(changed)}" if changed else "nothing changed")
+    later = [k for k in changed if k in AT_START]
+    if later:
+        log.warning("%s changed: read when the daemon starts, so the running one keeps the old value until "
+                    "`systemctl restart strata` (or a new `strata run`)", ", ".join(later))
 
 
 async def run(home, *, agent: str | None = None, verbose: bool = False, serve_http: Serve | None = None) -> int:
@@ -108,11 +117,12 @@ async def run(home, *, agent: str | None = None, verbose: bool = False, serve_ht
     if left:
         log.info("%d phase run(s) left running by a process that ended are marked interrupted", left)
     phases = PhaseLoop(mem, stop, last_started=await mem.db.run(last_started))
-    loop.add_signal_handler(signal.SIGHUP, _reload, mem, phases, verbose)
+    live = [mem]
+    loop.add_signal_handler(signal.SIGHUP, _reload, live, phases, verbose)
     tasks = [asyncio.create_task(mem.watch_capsule(stop), name="capsule-watch"),
              asyncio.create_task(phases.run(), name="phases")]
     if mem.config["http.enabled"] and serve_http is not None:
-        tasks.append(asyncio.create_task(_http(mem, stop, serve_http), name="http"))
+        tasks.append(asyncio.create_task(_http(mem, stop, serve_http, live), name="http"))
     every = watchdog_interval()
     if every:
         tasks.append(asyncio.create_task(_watchdog(stop, every), name="watchdog"))

@@ -313,3 +313,6 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 BY_KEY = {s.key: s for s in SETTINGS}
+# Read once when the daemon starts (its sockets, its store, its namespace): a reload cannot change them.
+AT_START = frozenset(["agent.namespace", "store.url", "store.key_file",
+                      *(s.key for s in SETTINGS if s.section == "http")])
