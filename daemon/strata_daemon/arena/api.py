@@ -4,6 +4,7 @@ its evaluation episodes, and the record of every choice (to explain it and undo 
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from typing import Any, Awaitable, Callable, Iterable
 
@@ -86,7 +87,11 @@ class Arena:
         return sum(rewards) / len(rewards) if rewards else 0.0
 
     async def _rewards(self, arm: Arm, episodes: Iterable[dict]) -> list[float]:
-        rewards = []
+        return (await self._scored(arm, episodes))[0]
+
+    async def _scored(self, arm: Arm, episodes: Iterable[dict]) -> tuple[list[float], list[float]]:
+        """Each episode's reward, and the milliseconds each recall took."""
+        rewards, elapsed = [], []
         for e in episodes:
             stopping.check()  # an arena run writes at its end: stopped, it leaves nothing half done
             # As of the question: the feedback that made an episode lifted its own answers, and with
@@ -95,7 +100,8 @@ class Arena:
             rewards.append(episode_reward([(h["id"], h["session"]) for h in hits], e["useful"], seconds * 1000,
                                           k=self.tuned.k, latency_budget_ms=self.latency_budget_ms,
                                           weights=self.tuned.weights)["reward"])
-        return rewards
+            elapsed.append(seconds * 1000)
+        return rewards, elapsed
 
     async def run(self, *, progress: Callable[[int], None] | None = None, if_new: bool = False) -> dict:
         """One arena run: `arena.pulls` pulls chosen by UCB1, each scoring an arm on a sample of
@@ -159,7 +165,8 @@ class Arena:
         """(decision, reason, the confirmation's mean rewards or None). A leader that is not the
         default is adopted only if, on confirmation episodes no pull used, it beats the default by
         `arena.min_gain` and `arena.confirm_z` standard errors (bandit.clearly_better). A leader
-        that searches less than the default is confirmed only on those of them worded apart from
+        that searches less than the default is never adopted while the default answers within
+        arena.latency_budget_ms; past it, it is confirmed only on those of them worded apart from
         their memories (wording.worded_apart): it must find more where an agent's words differ
         from what it stored, not only where they repeat it. At night, the leader the last
         comparison judged is judged again only once half as many confirmation episodes as it
@@ -179,6 +186,17 @@ class Arena:
                     f"{lead} leads again; run {last['id']} compared it with the default and {new} of "
                     f"{len(held)} confirmation episodes are new since: its decision stands"), None
         cheaper = self.by_name[lead].searches_less_than(self.default)
+        if cheaper and held:
+            # Searching less buys only speed; while the default answers within the budget a person
+            # set, no agent feels it, and what an arm that searches less misses shows only later.
+            rewards, elapsed = await self._scored(self.default, held)
+            typical = statistics.median(elapsed)
+            if typical <= self.latency_budget_ms:
+                return "keep", (
+                    f"{lead} leads ({stats[lead].mean:.4f} over {stats[lead].pulls} pulls) but searches less than the "
+                    f"default {default}, which answered the {len(held)} confirmation episodes in a median "
+                    f"{typical:.0f} ms, within arena.latency_budget_ms ({self.latency_budget_ms:g}): the default "
+                    f"stays"), {default: round(sum(rewards) / len(rewards), 4)}
         on = worded_apart(held) if cheaper else held
         rewards = {name: await self._rewards(self.by_name[name], on) for name in (lead, default)}
         confirm = {name: round(sum(r) / len(r), 4) for name, r in rewards.items()}

@@ -293,7 +293,8 @@ SETTINGS: tuple[Setting, ...] = (
             "settings laid over the configuration), beside the built-in relevance, recent, proven, semantic, "
             "lexical and lasting.", _presets_table),
     Setting("arena.latency_budget_ms", 250.0, "The arena counts speed only past this: recalls within it score "
-            "alike on latency, and one twice as slow scores 0.",
+            "alike on latency, and one twice as slow scores 0. While the default mode answers within it, the "
+            "arena never adopts a mode that searches less.",
             _positive),
     Setting("http.enabled", True, "Also serve the HTTP API from `strata run` (as `strata serve` does), on the "
             "Unix socket (and http.port when set): `strata recall` then asks the daemon, whose model is loaded.",
