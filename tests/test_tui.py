@@ -210,6 +210,9 @@ def test_purge_asks_and_shows_what_goes_with_the_memory(filled):
         await settle(pilot)
         question = str(app.screen.query_one("#question").render())
         assert "nothing can undo it" in question and "Fact locker code" in question
+        # Wrapped inside the dialog, not cut at its edge: every word is on screen.
+        shown = app.screen.query_one("#question")
+        assert shown.size.height >= 2 and shown.region.right <= shown.parent.region.right
         await pilot.press("n")
         await settle(pilot)
         assert (await app.memory.get(lid))["content"] == "Locker code: 7Q4417"

@@ -43,12 +43,15 @@ CSS = """
 #fulltext { height: auto; max-height: 10; padding: 0 1; }
 #why { height: auto; padding: 0 1; color: $text-muted; }
 #right { width: 2fr; }
-#errors { height: 8; }
+#errors { height: auto; max-height: 8; }
 DataTable { height: 1fr; }
 /* Below NARROW_BELOW columns the panes of a screen stack: the list first, full width, its detail below. */
 Screen.-narrow .panes { layout: vertical; }
-Screen.-narrow .panes > * { width: 100%; min-width: 0; height: 1fr; }
+/* !important: a pane's own width (#right { width: 2fr }) would win, and 2fr of a stacked pane is 160 columns. */
+Screen.-narrow .panes > * { width: 100% !important; min-width: 0 !important; height: 1fr; }
 Screen.-narrow #fulltext { max-height: 4; }
+OverviewScreen.-narrow #left { height: 2fr; }
+#question { width: 100%; height: auto; }
 .dialog { width: 70; height: auto; max-height: 80%; border: thick $accent; background: $surface; padding: 1 2; }
 .dialog.wide { width: 90%; height: 80%; }
 .dialog-title { text-style: bold; margin-bottom: 1; }

@@ -56,7 +56,7 @@ class OverviewScreen(LayerScreen):
             with Vertical(id="right"):
                 yield Label("Layers", classes="section")
                 yield DataTable(id="layers", cursor_type="none", show_header=False)
-        yield Label("Recent errors", classes="section")
+        yield Label("Recent errors", classes="section", id="errors-title")
         yield DataTable(id="errors", cursor_type="row")
         yield KeyBar()
 
@@ -85,3 +85,6 @@ class OverviewScreen(LayerScreen):
         refill(self.query_one("#errors", DataTable), [(str(n), (when(e["started_at"]), e["phase"],
                                                                 one_line(e["error"] or "", 100)))
                                                        for n, e in enumerate(d["recent_errors"])])
+        # No errors, no section: at 80x24 its rows let every phase show.
+        for part in ("#errors", "#errors-title"):
+            self.query_one(part).display = bool(d["recent_errors"])

@@ -19,12 +19,30 @@ class KeyBar(Static):
     DEFAULT_CSS = "KeyBar { dock: bottom; height: 1; background: $panel; padding: 0 1; }"
 
     def on_mount(self) -> None:
+        self._draw()
+
+    def on_resize(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        """The screen's keys, then the app's. Where they do not fit, the keys that switch screens
+        are said as one (`1-6 Screens`): the title names the screen, and Help, Quit stay in view."""
+        keys = [(self.app.get_key_display(b), b.description)
+                for b in [*self.screen.BINDINGS, *self.app.BINDINGS] if b.show and b.description]
+        keys.append(("^p", "palette"))
+        numbered = [k for k, _ in keys if k.isdigit()]
+        width = self.size.width or self.app.size.width
+        if numbered and sum(len(k) + len(d) + 5 for k, d in keys) + 2 > width:
+            at = next(i for i, (k, _) in enumerate(keys) if k.isdigit())
+            keys = [*keys[:at], (f"{numbered[0]}-{numbered[-1]}", "Screens"),
+                    *(kd for kd in keys[at:] if not kd[0].isdigit())]
+        for spare in ("^p", "^r"):  # then the palette and Reload go, so that Help and Quit stay
+            if sum(len(k) + len(d) + 5 for k, d in keys) + 2 > width:
+                keys = [kd for kd in keys if kd[0] != spare]
+        if sum(len(k) + len(d) + 5 for k, d in keys) + 2 > width:  # still too long: Help, which lists them all, first
+            keys = [kd for kd in keys if kd[0] == "?"] + [kd for kd in keys if kd[0] != "?"]
         text = Text(no_wrap=True, overflow="ellipsis")
-        bindings = [*self.screen.BINDINGS, *self.app.BINDINGS]
-        for b in bindings:
-            if b.show and b.description:
-                text.append(f" {self.app.get_key_display(b)} ", "bold reverse")
-                text.append(f" {b.description}  ")
-        text.append(" ^p ", "bold reverse")
-        text.append(" palette")
+        for key, description in keys:
+            text.append(f" {key} ", "bold reverse")
+            text.append(f" {description}  ")
         self.update(text)
