@@ -45,6 +45,17 @@ def test_config_show_lists_what_experimental_changes(home, cli):
     assert re.search(r"^experimental\.recall\.rerank_weight +0\.0 .*\(experimental\)$", shown, re.M), shown
     rows = cli.json("config", "show")["settings"]
     assert rows[-1] == {**rows[-1], "key": "experimental.recall.rerank_weight", "value": 0.0, "default": 0.25}
+    # Every tuned constant, by the name messages use, with its value here and its default.
+    every = cli.json("config", "show", "--experimental")["constants"]
+    by_key = {r["key"]: r for r in every}
+    assert len(every) > 100 and by_key["arena.min_episodes"] == {
+        "key": "arena.min_episodes", "value": 20, "default": 20, "source": "default"}
+    assert by_key["recall.rerank_weight"]["value"] == 0.0 and by_key["recall.rerank_weight"]["source"].endswith(
+        "strata.toml")
+    text = cli("config", "show", "--experimental", "facts", check=True, env={"COLUMNS": "80"}).out
+    assert re.search(r"^facts\.conflict_window_seconds +\S+ +default$", text, re.M), text
+    refused = cli("config", "show", "--experimental", "arena.min_episode")
+    assert refused.returncode == 4 and "did you mean arena.min_episodes" in refused.err
     for text, said in (('[experimental]\n"recall.candidates" = 2.5\n', "must be a whole number"),
                        ('[experimental]\n"recall.nothing" = 1\n', "no tuned constant"),
                        ('[experimental]\n"recall.rerank_wieght" = 1\n', "did you mean recall.rerank_weight")):

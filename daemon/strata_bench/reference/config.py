@@ -7,7 +7,7 @@ import json
 import re
 from typing import Any, Callable
 
-from strata_bench.reference.markdown import NOTE, anchor, code, finish
+from strata_bench.reference.markdown import NOTE, anchor, code, finish, table
 
 
 def _closure(fn: Callable) -> dict[str, Any]:
@@ -79,7 +79,9 @@ def config_markdown() -> str:
              "them. For an experiment, one can be changed by its name in an `[experimental]` table, e.g. "
              '`"recall.vector_weight" = 0.9`; only its type is checked (and that a length of time is not '
              "negative), and a constant may be renamed or go in any release: the table carries no promise. "
-             "`strata config show` lists what it changes, and `strata bench` takes the same names "
+             "`strata config show --experimental` lists every one with its value (and [below](#tuned-constants) "
+             "with its default), `strata config show` what the table changes, and `strata bench` takes the same "
+             "names "
              "(`--set`, `--grid`). A default changes only when the leave-conversations-out protocol "
              "(`strata bench locomo --folds`) shows a gain on conversations it was not chosen on.", "",
              "A default below is written as the line strata.toml would hold below its `[section]` line. A "
@@ -100,4 +102,8 @@ def config_markdown() -> str:
             kind = _TYPE_WORDS.get(s.value_type, s.value_type.__name__)
             allowed = _allowed(s.check)
             lines += [f"- Default: {default}", f"- Type: {kind}" + (f"; {allowed}" if allowed else ""), ""]
+    lines += ["## Tuned constants", "", "The names messages and `[experimental]` use, with their defaults (no "
+              "promise: see above).", ""]
+    lines += table(("constant", "default"), [(code(k), "unset" if default is None else code(_toml_value(default)))
+                                             for k, (_, default) in KEYS.items()])
     return finish(lines)

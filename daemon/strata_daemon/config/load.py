@@ -43,6 +43,13 @@ class Config:
              for k, v in self.experimental.items()]
 
 
+    def constants(self) -> list[dict]:
+        """Every tuned constant: its value here, its default, and whether [experimental] changed it."""
+        return [{"key": k, "value": self.experimental.get(k, default), "default": default,
+                 "source": str(self.path) if k in self.experimental else "default"}
+                for k, (_, default) in overrides.KEYS.items()]
+
+
 MAX_DEPTH = 8  # levels of tables; strata's own settings use three at most ([dossier.topics.NAME])
 
 

@@ -47,7 +47,7 @@ def problem(key: str, value: Any) -> str | None:
     if key not in KEYS:
         near = difflib.get_close_matches(key, list(KEYS), n=2, cutoff=0.75)
         return ("is no tuned constant" + (f"; did you mean {' or '.join(near)}?" if near else "")
-                + " (`strata config show` lists them as experimental rows; docs/reference/config.md says why)")
+                + " (`strata config show --experimental` lists them, with their values)")
     kind = value_type(key)
     if isinstance(value, bool) != (kind is bool) or not isinstance(value, (int, float) if kind is float else kind):
         return f"must be {_WORDS[kind]}, like its default ({KEYS[key][1]!r})"

@@ -53,23 +53,30 @@ def cmd_config_show(args) -> int:
 
     home = resolve_home(args.home)
     cfg = wiring.configuration(home)
-    rows = cfg.rows()
+    every = cfg.constants() if args.experimental else cfg.rows()
+    rows = every
     if args.key:  # one setting, or a section's (`recall.k`, `recall`)
         rows = [r for r in rows if r["key"] == args.key or r["key"].startswith(args.key.rstrip(".") + ".")]
         if not rows:
             import difflib
 
-            near = difflib.get_close_matches(args.key, [r["key"] for r in cfg.rows()], n=2, cutoff=0.6)
-            raise InvalidInput(f"no setting {args.key!r}", hint=(f"did you mean {' or '.join(near)}? " if near else "")
-                               + "`strata config show` lists every setting")
+            near = difflib.get_close_matches(args.key, [r["key"] for r in every], n=2, cutoff=0.6)
+            what = "tuned constant" if args.experimental else "setting"
+            raise InvalidInput(f"no {what} {args.key!r}", hint=(f"did you mean {' or '.join(near)}? " if near else "")
+                               + f"`strata config show{' --experimental' if args.experimental else ''}` lists "
+                                 f"every {what}")
     if args.json:
         emit({"home": str(home.root), "config_file": str(home.config_path),
-              "config_file_exists": home.config_path.exists(), "settings": rows}, True)
+              "config_file_exists": home.config_path.exists(),
+              "constants" if args.experimental else "settings": rows}, True)
         return 0
     width = max(len(r["key"]) for r in rows)
     # An [experimental] row is a tuned constant, shown as its value and marked so; an empty value is nothing.
     shown = [(_setting_value(BY_KEY[r["key"]], r["value"]) if r["key"] in BY_KEY else plain(r["value"])) or "—"
              for r in rows]
+    if args.experimental:  # no promise: a constant may be renamed or go in any release
+        print("# tuned constants: config/tuning.py says why each has its value; [experimental]\n"
+              "# in strata.toml changes one for an experiment, with no promise")
     # The values' column fits the common ones; a longer one (a list of kinds) keeps two spaces before
     # its source rather than running into it.
     room = max((len(v) for v in shown if len(v) <= 32), default=14)
@@ -77,7 +84,7 @@ def cmd_config_show(args) -> int:
     for r, value in zip(rows, shown):
         # The file is named in the header: its rows say `strata.toml`.
         source = ("strata.toml" if r["source"] == str(home.config_path) else r["source"]) + \
-            ("" if r["key"] in BY_KEY else " (experimental)")
+            ("" if r["key"] in BY_KEY or args.experimental else " (experimental)")
         # A value too long for the line (a list) wraps in its own column, its source after the first part.
         parts = textwrap.wrap(value, max(24, columns() - width - len(source) - 4), break_long_words=False,
                               break_on_hyphens=False) or [value]
@@ -211,6 +218,9 @@ def register(sub, common) -> None:
     csub = p.add_subparsers(dest="config_command", metavar="ACTION", required=True)
     q = csub.add_parser("show", parents=[common], help="Every setting, its value and where it came from.")
     q.add_argument("key", nargs="?", help="only this setting, or a section's (`recall.k`, `recall`)")
+    q.add_argument("--experimental", action="store_true",
+                   help="the tuned constants instead, each with its value and default: the names messages and "
+                        "[experimental] use (arena.min_episodes, facts.conflict_window_seconds, ...)")
     q.set_defaults(handler=cmd_config_show)
 
     p = sub.add_parser("status", parents=[common], help="Counts, backlog and phase of the namespace.")
