@@ -229,10 +229,26 @@ def test_a_subject_named_another_way_finds_its_key():
      "Heron"),
     (Known("checkout replicas", "checkout replicas", "", "4"), "scaled checkout to 9 replicas for the sale",
      "9 replicas"),
+    # Someone who now does what the old holder did; a possessive names its owner.
+    (Known("head chef", "Head chef", "", "Anton"), "Kemi took over as head chef.", "Kemi"),
+    (Known("eastgate store.owner", "Eastgate store", "owner", "Evie"),
+     "Evie transferred to head office, Marcus runs Eastgate now.", "Marcus"),
+    (Known("mia.swim coach", "Mia", "swim coach", "Mr Ortiz"), "Coach Bettina took over Mia's squad.", "Bettina"),
 ])
 def test_a_newer_memory_updates_a_fact_it_does_not_state_in_capture_s_words(known, text, value):
     u = update_of(known, text)
     assert u is not None and u.value == value
+
+
+def test_a_possessive_names_its_owner_and_a_pronoun_names_nothing():
+    from strata_daemon.facts.speaking import mentions
+    from strata_daemon.facts.statements import claims
+
+    assert mentions("Leo", "Coach Dimitra took over Leo's team.")
+    assert not mentions("it", "We moved Pepper to Ashdown Animal Clinic, it's closer.")
+    # Whose `it` is, the sentence before says: no key `it.location` for every thing to land on.
+    assert claims("Wiki moved off web-4; it lives on app-9 now.") == []
+    assert [c.label for c in claims("The wiki lives on app-9 now.")] == ["wiki.location"]
 
 
 def test_a_key_of_an_attribute_in_two_words_is_read_back_whole():
@@ -270,6 +286,9 @@ def test_an_update_no_word_of_which_names_the_attribute_is_weak():
     (Known("nas-01", "nas-01", "", "OK"), "Done T-316: found why the metrics exporter restarts on nas-01: ECONNREFUSED"),
     # A change said of the subject with no value of the attribute read: not the version's.
     (Known("photo-archive.version", "photo-archive", "version", "4.0.3"), "Done T-312: renewed the domain for photo-archive"),
+    # Someone doing something else, or the old holder still doing it.
+    (Known("head chef", "Head chef", "", "Anton"), "Anton runs the head chef's birthday dinner tonight?"),
+    (Known("head chef", "Head chef", "", "Anton"), "Anton still runs the kitchen as head chef."),
 ])
 def test_what_is_not_an_update_of_the_fact_leaves_it(known, text):
     assert update_of(known, text) is None

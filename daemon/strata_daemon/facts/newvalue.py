@@ -32,6 +32,14 @@ _ORG = re.compile(r"\b(?:at|with|for|joined|to)\s+(?P<v>[A-Z][\w'’.&-]*(?:\s+(
 
 
 _PERSON = re.compile(r"\b(?:to|by|with|is|now)\s+(?P<v>(?:[Tt]eam\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+){0,2})")
+# Someone who now does what the old holder did: `Kemi took over as head chef`, `Marcus runs
+# Eastgate now`, `Lotte has the DB pager now`, `Theo does the walks now`.
+_DOER = re.compile(r"(?:\bCoach\s+)?(?P<v>\b(?:Dr\.?\s+)?[A-Z][\w'’-]+(?:\s+[A-Z][\w'’-]+)?)\s+(?:now\s+|is\s+now\s+)?"
+                   r"(?:has|runs|manages|leads|owns|handles|coaches|does|covers|babysits|looks\s+after|"
+                   r"(?:is\s+)?(?:covering|running|managing|leading|handling)|(?:has\s+)?t(?:ook|akes|aken)\s+over|"
+                   r"is\s+taking\s+over|is\s+in\s+charge)\b")
+# A value that is a person's name: one to three capitalised words, no digits.
+_A_NAME = re.compile(r"^(?:Dr\.?\s+|Mr\.?\s+|Mrs\.?\s+|Ms\.?\s+)?[A-Z][a-z'’-]+(?:\s+[A-Z][a-z'’-]+){0,2}$")
 
 
 def _clip(raw: str) -> str | None:
@@ -107,8 +115,9 @@ def new_value(k: Known, text: str, vocab: Vocabulary) -> tuple[str | None, bool]
                                                        reverse=True) if n) or r"(?!x)x"
     form = {"location": _PLACE, "employer": _ORG, "provider": _ORG, "school": _ORG}.get(head) or (
         _PERSON if head in PEOPLE_ATTRIBUTES else None)
+    doer = _DOER if head in PEOPLE_ATTRIBUTES or _A_NAME.match(k.value.strip()) else None
     patterns = _patterns(nouns)
-    for strength, pattern in enumerate((*patterns[:_STRONG], form, *patterns[_STRONG:])):
+    for strength, pattern in enumerate((*patterns[:_STRONG], form, doer, *patterns[_STRONG:])):
         if pattern is None:
             continue
         for m in re.finditer(pattern, text):

@@ -85,7 +85,13 @@ def words_of(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text.replace("’", "'"))]
 
 
+# `it's` is `it is`, no possessive: `... it's closer` speaks of nothing called `it`.
+_CONTRACTED = frozenset("it's that's there's here's what's who's he's she's let's where's how's".split())
+
+
 def stem(word: str) -> str:
+    if word.endswith("'s") and len(word) > 3 and word not in _CONTRACTED:  # `Leo's team` speaks of Leo
+        word = word[:-2]
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 

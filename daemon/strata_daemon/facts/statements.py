@@ -52,6 +52,9 @@ _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|
                           r"an?\s+(?:smart|good|great|bad|nice|huge|big|real|perfect)\b|"
                           r"[a-z]+ing(?![.\w-])|[a-z]+ed\s+by)\b(?![/-])")
 _PRONOUNS = frozenset("his her their its".split())
+# A subject that points back (`Wiki moved off web-4; it lives on app-9 now`): whose it is, the
+# sentence before says, and a key `it.location` would be every thing's.
+_POINTING = frozenset("it he she they this that these those there here".split())
 # A chat line: a name, a colon, and what they said.
 _SAID_BY = re.compile(r"^\s*(?P<name>[A-Z][\w'’-]+(?:\s[A-Z][\w'’-]+)?):\s+(?P<text>\S.*)$", re.DOTALL)
 _LABELS = frozenset("""note notes update correction reminder todo fyi ps re fwd fw nb tip idea lesson
@@ -110,7 +113,8 @@ def claims(content: str, source: str | None = None, *, vocab: Vocabulary = DEFAU
 
     def add(subject: str | None, attribute: str, raw: str | None, participle: bool = False) -> None:
         value = None if raw is None else _value(raw, participle=participle)
-        if subject is None or not attribute.strip() or value is None or attribute.casefold() in _PRONOUNS:
+        if subject is None or not attribute.strip() or value is None or attribute.casefold() in _PRONOUNS or \
+                subject.casefold() in _POINTING:
             return
         subject, attribute, value = canonical(subject, attribute, value, vocab=vocab)
         label = label_of(subject, attribute, speaker)
