@@ -41,6 +41,13 @@ def test_a_healthy_home(cli):
     assert "checksum verified" in checks["cross-encoder"]["message"]
 
 
+def test_a_new_home_has_no_database_yet_and_nothing_is_wrong_with_that(cli):
+    code, report = findings(cli)
+    found = by_check(report)["database"]
+    assert found["status"] == "ok" and "none yet" in found["message"], found
+    assert "prints its unit" in by_check(report)["daemon"]["fix"]
+
+
 def test_doctor_warns_when_deep_recall_lacks_its_cross_encoder(monkeypatch):
     from strata_daemon.app.doctor import WARN, _cross_encoder
     from strata_daemon.embedding import rerank

@@ -344,6 +344,8 @@ def test_an_empty_path_names_no_backup_and_no_inspector_interval_is_nan(cli):
     assert_fails(proc, 4)
     for value in ("nan", "-1", "inf"):  # the inspector started, and never looked for changes
         assert cli("tui", f"--refresh={value}").returncode == 2
+    refused = cli("tui", "--json")
+    assert refused.returncode == 4 and "--json has no meaning" in refused.err
 
 
 def test_import_empty_file(cli, tmp_path):

@@ -139,3 +139,27 @@ def test_listings_fit_an_80_column_terminal(cli):
         assert not wide, f"strata {' '.join(argv)}: {wide}"
     assert "The nightly backup job failed" in cli("timeline", check=True, env={"COLUMNS": "80"}).out
     assert "was paged twice before anyone" in cli("timeline", check=True, env={"COLUMNS": "200"}).out
+
+
+def test_a_hint_fits_the_case_it_is_given_for(cli, tmp_path):
+    """What a new user's walk found: hints that sent them to a command that fails, or answered
+    another question than the one asked."""
+    afile = tmp_path / "notes.jsonl"
+    afile.write_text("{}\n")
+    wrong = cli("--home", str(afile), "status")
+    assert wrong.returncode == 7 and "is a file, not a strata home" in wrong.err and f"init {afile}" not in wrong.err
+    both = cli("forget", "1", "--matching", "hi")
+    assert both.returncode == 4 and "not both" in both.err
+    folder = cli("backup", "--restore", str(tmp_path))
+    assert folder.returncode == 4 and "is a folder, not a backup" in folder.err and "backup --list" in folder.err
+    assert "`strata timeline` lists" in cli("forget", "42").err
+    assert cli("timeline", check=True).out.startswith("no memories (active; --all-states")
+    assert cli("timeline", "--since", "1 day ago", check=True).out.startswith("no memories in that range")
+    first = cli.json("observe", "The spare key is under the blue pot")["id"]
+    cli("forget", str(first), check=True)
+    found = cli("recall", "spare key blue pot", "--include-archived", check=True).out
+    assert re.search(rf"#{first} .* archived$", found, re.M), found
+    status = cli("status", check=True).out
+    assert re.search(r"^database_bytes +\d{1,3}(,\d{3})+$", status, re.M), status
+    stats = cli("capsule", "stats", check=True).out
+    assert ":1" not in stats and "0." not in stats.split("from", 1)[1], stats

@@ -254,8 +254,10 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
         assert not re.search(rb"\b\w+(Error|Exception):", r.stderr), r.stderr  # said in words, not a class name
     assert b"cannot open the transcript" in _hook(home, "stop", stdin=json.dumps(
         {"session_id": "s", "transcript_path": str(tmp_path / "missing.jsonl")})).stderr
-    settings = json.loads(subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook",
-                                          "claude-code"], capture_output=True, check=True).stdout)
+    printed = subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook", "claude-code"],
+                             capture_output=True, check=True).stdout
+    settings = json.loads(printed)
+    assert printed.startswith(b'{\n  "hooks": {') and max(map(len, printed.splitlines())) < 300  # laid out to paste
     commands = [h["command"] for event in settings["hooks"].values() for entry in event for h in entry["hooks"]]
     assert len(commands) == 4 and all(f"--home {home}" in c and " -P -m strata_daemon " in c for c in commands)
     # Claude Code runs a hook in the project's folder: a project's own json.py is not the standard one.
@@ -274,6 +276,10 @@ def test_a_generic_loop_gets_plain_text_back_and_never_a_failed_turn(lived, home
         subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook", "claude-code", "--write",
                         str(target)], capture_output=True, check=True)
     merged = json.loads(target.read_text(encoding="utf-8"))
+    fresh = tmp_path / "new-project" / ".claude" / "settings.json"  # a folder made is said
+    made = subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook", "claude-code",
+                           "--write", str(fresh)], capture_output=True, check=True)
+    assert f"made the folder {fresh.parent}".encode() in made.stderr and fresh.is_file()
     assert merged["model"] == "x" and merged["hooks"]["Stop"][0]["hooks"] == [mine] and len(merged["hooks"]["Stop"]) == 2
     target.write_text("{broken", encoding="utf-8")
     broken = subprocess.run([sys.executable, "-m", "strata_daemon", "--home", str(home), "hook", "claude-code",

@@ -167,6 +167,8 @@ def test_errors_come_back_as_tool_errors_and_the_server_keeps_serving(home):
             assert (await t.call("status"))["episodes"] == 1
             with pytest.raises(MCPError, match="not_found"):
                 await t.client.read_resource("strata://dossier/nothing")
+            with pytest.raises(MCPError, match="no resource 'strata://nosuch' .hint: resources/list"):
+                await t.client.read_resource("strata://nosuch")
             # SQL and FTS syntax are text, not code
             hits = (await t.call("recall", query="disk\" OR 1=1; DROP TABLE episodes; --", mode="fast"))["hits"]
             assert [h["id"] for h in hits] == [kept["id"]]

@@ -157,7 +157,8 @@ class Changes:
                 known = await w.run(lambda c: reads.existing_ids(c, self.agent, used_ids))
                 missing = [i for i in used_ids if i not in known]
                 if missing:
-                    raise NotFound(f"no memory {missing[0]} in namespace {self.agent!r}")
+                    raise NotFound(f"no memory {missing[0]} in namespace {self.agent!r}",
+                                   hint="`strata timeline` lists what this namespace holds")
             ids = await writes.feedback(w, self.agent, recall_id, outcome, actor=self.actor, now=now, used=used_ids)
             episode = await w.run(lambda c: self.layers.arena.episode_from_feedback(c, recall_id, outcome, used_ids,
                                                                                     ids, now))

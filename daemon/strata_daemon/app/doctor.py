@@ -130,7 +130,9 @@ def database(home: Home) -> list[dict]:
         return postgres(url)
     path = home.db_path
     if not path.exists():
-        return [finding("database", WARN, f"no database yet at {path}", "any strata command creates it")]
+        # A new home has none until its first memory or read: nothing is wrong with it.
+        return [finding("database", OK, f"none yet at {path}: the first command that stores or reads a memory "
+                                         "creates it")]
     try:
         with files.read_only(path):
             pass
@@ -235,7 +237,7 @@ def daemon(home: Home) -> list[dict]:
     beat = home.state_dir / "heartbeat"
     if pid is None:
         return [finding("daemon", WARN, "no daemon runs on this home",
-                        "start it: `strata run`, or as a service (`strata systemd print-unit --user` writes its unit)")]
+                        "start it: `strata run`, or as a service (`strata systemd print-unit --user` prints its unit)")]
     try:
         every = float(home.config()["daemon.heartbeat_seconds"])
     except StrataError:

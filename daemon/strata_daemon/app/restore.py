@@ -28,7 +28,8 @@ from strata_daemon.store.postgres.connection import shown
 
 def _check_backup(source: Path) -> None:
     if not source.is_file():
-        raise InvalidInput(f"no file at {source}", hint="backups are in state/backups/ (strata backup makes one)")
+        raise InvalidInput(f"{source} is a folder, not a backup" if source.is_dir() else f"no file at {source}",
+                           hint="name one backup file: `strata backup --list` lists them (strata backup makes one)")
     try:
         ok = files.integrity(source)[0][0] == "ok"
     except driver.driver_errors() as e:

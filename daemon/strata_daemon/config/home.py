@@ -35,6 +35,9 @@ class Home:
         """A home named by the user that is not one is a mistyped path, not a new home; the
         per-user default home is made on first use, whole, as `strata init` makes one."""
         if self.named and not self.exists():
+            if self.root.exists() and not self.root.is_dir():  # `--home notes.jsonl`: init would fail too
+                raise ConfigError(f"{self.root} is a file, not a strata home",
+                                  hint="--home and STRATA_HOME name a home's folder (`strata init DIR` makes one)")
             raise ConfigError(f"there is no strata home at {self.root}",
                               hint=f"`strata init {self.root}` makes one there; or check the path given "
                                    "with --home or STRATA_HOME")

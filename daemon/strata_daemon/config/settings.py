@@ -181,7 +181,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.mode", "balanced",
             "Default recall mode: fast (full text), balanced (+ vectors), deep (+ graph and cross-encoder).",
             _one_of(*MODES)),
-    Setting("recall.k", 10, "Results returned when --k is not given.", _between(1, 1000)),
+    Setting("recall.k", 10, "Results a recall returns when it asks for no number (`-k` on the CLI, `k` in MCP and HTTP).", _between(1, 1000)),
     Setting("recall.embed_waiting", 32,
             "Balanced and deep: when at most this many of the namespace's memories wait for a vector (none "
             "embeds them without the daemon), recall embeds them first so that what was just observed is found "

@@ -41,7 +41,7 @@ def _memories(conn, agent: str, ids: list[int]) -> list:
     rows = store.memories(conn, agent, ids)
     missing = sorted(set(ids) - {r["id"] for r in rows})
     if missing:
-        raise NotFound(f"no memory {missing[0]} in namespace {agent!r}")
+        raise NotFound(f"no memory {missing[0]} in namespace {agent!r}", hint="`strata timeline` lists what this namespace holds")
     return rows
 
 

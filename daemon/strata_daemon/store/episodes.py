@@ -172,7 +172,7 @@ async def _owned(w: Writer, agent: str, episode_id: int):
     row = await w.fetchone("SELECT id, state, tier, factual, irrelevant, content_hash FROM episodes "
                            "WHERE id = ? AND agent = ?", (episode_id, agent))
     if row is None:
-        raise NotFound(f"no memory {episode_id} in namespace {agent!r}")
+        raise NotFound(f"no memory {episode_id} in namespace {agent!r}", hint="`strata timeline` lists what this namespace holds")
     return row
 
 

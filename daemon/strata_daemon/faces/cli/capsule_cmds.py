@@ -63,9 +63,14 @@ async def cmd_stats(args) -> int:
     async with opened(args) as mem:
         r = await mem.capsule_stats()
     emit(r, args.json, lambda r: f"{r['path']}\n  {r['lines']} lines of {r['budget_lines']}, {r['bytes']:,} bytes"
-                                 f"\n  from {counted(r['episodes'], 'memory')}, {r['archive_bytes']:,} bytes: "
-                                 f"{r['compression_ratio']}:1\n  last render {short_time(r['last_render_at'])}")
+                                 f"\n  from {counted(r['episodes'], 'memory')}, {r['archive_bytes']:,} bytes"
+                                 f"{_smaller(r['compression_ratio'])}\n  last render {short_time(r['last_render_at'])}")
     return 0
+
+
+def _smaller(ratio: float) -> str:
+    # Below 1 the capsule is mostly its own shipped text: a ratio would say nothing.
+    return f": {ratio}x smaller than they are" if ratio >= 1 else ""
 
 
 async def cmd_overrides(args) -> int:

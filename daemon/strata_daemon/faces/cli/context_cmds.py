@@ -159,7 +159,8 @@ async def hook_claude_code(args) -> int:
     settings = {"hooks": {event: [{"hooks": [{"type": "command", "command": _hook_command(args, name)}]}]
                           for event, name in EVENTS}}
     if args.write is None:  # `--write ""` names no file, and is refused as one
-        emit(settings, True)
+        # Laid out as a settings file is (one line with --json, for programs): it is pasted by hand.
+        sys.stdout.write(json.dumps(settings, indent=None if args.json else 2) + "\n")
         return 0
     path = Path(args.write)
     merge_by_hand = "fix or move the file, or print the settings without --write and merge them by hand"
@@ -175,7 +176,10 @@ async def hook_claude_code(args) -> int:
     for event, entries in settings["hooks"].items():
         kept = [e for e in hooks.get(event, []) if not _ours(e)] if isinstance(hooks.get(event), list) else []
         hooks[event] = kept + entries
+    made = not path.parent.exists()
     path.parent.mkdir(parents=True, exist_ok=True)
+    if made:  # a mistyped path shows here (a project's first .claude/ is made the same way)
+        note(f"strata: made the folder {path.parent}")
     tmp = path.with_name(f".{path.name}.strata.tmp")
     tmp.write_text(json.dumps(current, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)

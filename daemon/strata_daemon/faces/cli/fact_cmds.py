@@ -258,5 +258,5 @@ def register(sub, common) -> None:
                                         "(`strata fact history KEY`).")
     p.add_argument("--flagged", action="store_true", help="only those nobody has acknowledged yet")
     p.add_argument("--since", help="only changes recorded since this time")
-    p.add_argument("--limit", type=count, default=50)
+    p.add_argument("--limit", type=count, default=50, help="at most this many, newest first (default 50)")
     p.add_argument("--ack", type=integer, metavar="ID", help="acknowledge a conflict: looked at")

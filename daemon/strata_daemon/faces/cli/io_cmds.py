@@ -140,7 +140,7 @@ async def cmd_import(args) -> int:
               "bad_lines": [n for n, _ in parsed.bad], "embedded": embedded, "embedding_backlog": backlog}
     emit(report, args.json, lambda r: (f"imported {r['created']} new, {counted(r['repeat'], 'repeat')} folded in, "
                                        f"{r['duplicate']} already present, {counted(r['skipped_bad'], 'bad line')} skipped; "
-                                       f"embedded {r['embedded']}, {r['embedding_backlog']} waiting"))
+                                       f"embedded {r['embedded']} (all that were waiting), {r['embedding_backlog']} waiting"))
     if report["skipped_purged"] and not args.json:
         note(f"strata: {report['skipped_purged']} left out: they hold the words of memories purged from this home "
              "(`strata observe` stores such words anew, if that is what you mean)")

@@ -49,7 +49,7 @@ def _show_recall(r: dict, explain: bool) -> str:
                      f"{r['cold_factor']:g})")
     lines += _out_of_order(r["hits"])
     for h in r["hits"]:
-        cold = " cold" if h.get("tier") == "cold" else ""
+        cold = (" cold" if h.get("tier") == "cold" else "") + (" archived" if h.get("state") == "archived" else "")
         mark = "↑" if "moved_above" in h else "^" if h.get("led") else " "  # the move says more of its place
         # The text on a line of its own: beside the columns it would keep a third of an 80-column line.
         lines.append(f"{h['rank']:>3}. #{h['id']:<7}{mark}{h['score']:.3f}  {h['kind']:<11} "
@@ -167,7 +167,9 @@ async def cmd_timeline(args) -> int:
             until=timeutil.parse_time(args.until) if args.until else None,
             kinds=tuple(args.kind or ()), states=states, limit=args.limit, offset=args.offset,
             newest_first=not args.oldest_first)
-    emit(rows, args.json, lambda rs: _timeline_text(rs, args.all_states) or "no memories in that range")
+    nothing = "no memories" + (" in that range" if args.since or args.until else "") + \
+        ("" if args.all_states else " (active; --all-states shows forgotten ones too)")
+    emit(rows, args.json, lambda rs: _timeline_text(rs, args.all_states) or nothing)
     return 0
 
 
@@ -235,8 +237,8 @@ def plan_text(p: dict, action: str) -> str:
 
 async def cmd_forget(args) -> int:
     if (args.id is None) == (args.matching is None):
-        raise InvalidInput("name a memory id or --matching TEXT", hint="strata forget 12, or strata forget "
-                                                                       "--matching 'my phone number'")
+        raise InvalidInput("name a memory id or --matching TEXT" + (", not both" if args.id is not None else ""),
+                           hint="strata forget 12, or strata forget --matching 'my phone number'")
     async with opened(args) as mem:
         if args.matching is not None:
             r = await mem.forget_matching(args.matching, purge=args.purge, apply=args.yes)

@@ -122,7 +122,8 @@ def outline(value: Any, depth: int = 1) -> str:
         if isinstance(v, dict) and v:
             lines += ["  " * depth + f"{str(key).replace('_', ' ')}:", outline(v, depth + 1)]
         else:
-            lines.append("  " * depth + f"{str(key).replace('_', ' ')}: {plain(v)}")
+            shown = f"{v:,}" if str(key).endswith("bytes") and type(v) is int else plain(v)  # as elsewhere: 1,937,408
+            lines.append("  " * depth + f"{str(key).replace('_', ' ')}: {shown}")
     return "\n".join(lines)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.parsers import number
 
@@ -21,6 +22,10 @@ def seconds(text: str) -> float:
 
 async def cmd_tui(args) -> int:
     from strata_daemon.faces.tui.app import StrataApp
+
+    if args.json:
+        raise InvalidInput("the inspector is a screen for a person: --json has no meaning for it",
+                           hint="`strata status --json`, `timeline --json` and `recall --json` give its data")
 
     async with opened(args, actor="tui") as mem:
         await StrataApp(mem, refresh_seconds=args.refresh).run_async()

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Awaitable, Callable, Literal
 
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
 from mcp.shared.exceptions import MCPError
 from mcp.types import Tool as MCPTool, ToolAnnotations
 from pydantic import Field, ValidationError
@@ -117,6 +117,15 @@ class LeanServer(MCPServer):
             if isinstance(e.__cause__, ValidationError):
                 raise ToolError(f"Error executing tool {name}: {arguments_said(e.__cause__)}") from None
             raise
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceNotFoundError as e:
+            if not str(e).startswith("Unknown resource"):
+                raise
+            raise ResourceNotFoundError(f"not_found: no resource {str(uri)!r} (hint: resources/list and "
+                                        "resources/templates/list name them)") from None
 
     async def get_prompt(self, name: str, arguments: dict[str, Any] | None = None, context: Any = None) -> Any:
         """A prompt's arguments checked first: the SDK answers a missing one as an internal

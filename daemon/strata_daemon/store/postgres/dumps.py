@@ -90,7 +90,8 @@ def restore(url: str, server_major: int, source: Path) -> None:
 def check(source: Path, server_major: int) -> None:
     """That SOURCE is a dump pg_restore can read, with strata's tables in it."""
     if not source.is_file():
-        raise InvalidInput(f"no file at {source}", hint="backups are in state/backups/ (strata backup makes one)")
+        raise InvalidInput(f"{source} is a folder, not a backup" if source.is_dir() else f"no file at {source}",
+                           hint="name one backup file: `strata backup --list` lists them (strata backup makes one)")
     r = subprocess.run([tool("pg_restore", server_major), "--list", str(source)], capture_output=True, text=True)
     if r.returncode != 0 or " TABLE public episodes " not in r.stdout and " TABLE episodes " not in r.stdout:
         raise InvalidInput(f"{source} is not a dump of a strata store",
