@@ -163,3 +163,11 @@ def test_a_hint_fits_the_case_it_is_given_for(cli, tmp_path):
     assert re.search(r"^database_bytes +\d{1,3}(,\d{3})+$", status, re.M), status
     stats = cli("capsule", "stats", check=True).out
     assert ":1" not in stats and "0." not in stats.split("from", 1)[1], stats
+
+
+def test_related_shows_each_memory_by_its_words(cli):
+    for text in ("Bridge: DOWN on gw-02 after the storm", "Restarted the bridge service on gw-02, it came back"):
+        cli("observe", text, check=True)
+    out = cli("related", "1", "--threshold", "0.01", check=True).out
+    assert re.search(r"^  0\.\d{3}  #2 Restarted the bridge service on gw-02, it came back\n +via episode:1 → ", out,
+                     re.M), out

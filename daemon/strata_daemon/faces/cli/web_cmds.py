@@ -6,7 +6,7 @@ import argparse
 
 from strata_daemon.base.wording import counted
 from strata_daemon.faces.cli.memory_cmds import opened
-from strata_daemon.faces.cli.output import count, emit, short_time
+from strata_daemon.faces.cli.output import columns, count, emit, one_line, short_time
 from strata_daemon.faces.cli.parsers import adder, integer, number
 
 COMMANDS = ("web", "related", "link")
@@ -16,12 +16,18 @@ def _edges(n: int) -> str:
     return counted(n, "edge")
 
 
-def _show_reached(r: dict) -> str:
+def _show_reached(r: dict, texts: dict[int, str] | None = None) -> str:
+    """What a spread reached, a memory by its text (TEXTS) with the path under it."""
     lines = [f"from {', '.join(r['seeds'])} (depth {r['depth']}, threshold {r['threshold']}):"]
     for n in r["reached"]:
         path = " → ".join(n["path"])
         state = "" if n["state"] in ("active", "current") else f" [{n['state']}]"
-        lines.append(f"  {n['activation']:.3f}  {n['node']}{state}   via {path}")
+        text = (texts or {}).get(_episode(n["node"]))
+        if text is None:
+            lines.append(f"  {n['activation']:.3f}  {n['node']}{state}   via {path}")
+        else:
+            lines += [f"  {n['activation']:.3f}  #{_episode(n['node'])}{state} {one_line(text, columns() - 16)}",
+                      f"         via {path}"]
     if not r["reached"]:
         lines.append("  nothing above the threshold")
     left = r.get("left_out") or {}
@@ -103,18 +109,30 @@ async def cmd_neighbours(args) -> int:
     return 0
 
 
+def _episode(node: str) -> int | None:
+    kind, _, ref = node.partition(":")
+    return int(ref) if kind == "episode" and ref.isdigit() else None
+
+
+async def _texts(mem, r: dict) -> dict[int, str]:
+    ids = [i for n in r["reached"] if (i := _episode(n["node"])) is not None]
+    return {i: m["content"] for i, m in (await mem.get_many(ids)).items()} if ids else {}
+
+
 async def cmd_spread(args) -> int:
     async with opened(args) as mem:
         r = await mem.spread(args.items, depth=args.depth, threshold=args.threshold, fan_out=args.fan_out,
                                  include_archived=args.include_archived, limit=args.limit)
-    emit(r, args.json, _show_reached)
+        texts = {} if args.json else await _texts(mem, r)
+    emit(r, args.json, lambda r: _show_reached(r, texts))
     return 0
 
 
 async def cmd_related(args) -> int:
     async with opened(args) as mem:
-        emit(await mem.related(args.item, limit=args.limit, depth=args.depth, threshold=args.threshold),
-             args.json, _show_reached)
+        r = await mem.related(args.item, limit=args.limit, depth=args.depth, threshold=args.threshold)
+        texts = {} if args.json else await _texts(mem, r)
+    emit(r, args.json, lambda r: _show_reached(r, texts))
     return 0
 
 
