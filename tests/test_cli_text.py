@@ -171,3 +171,14 @@ def test_related_shows_each_memory_by_its_words(cli):
     out = cli("related", "1", "--threshold", "0.01", check=True).out
     assert re.search(r"^  0\.\d{3}  #2 Restarted the bridge service on gw-02, it came back\n +via episode:1 → ", out,
                      re.M), out
+
+
+def test_a_line_longer_than_the_terminal_wraps_between_words_with_its_indent():
+    from strata_daemon.faces.cli.output import fit
+
+    said = "  fix: start it: `strata run`, or as a service (`strata systemd print-unit --user` prints its unit)"
+    lines = fit(f"ok    short line\n{said}", 60).splitlines()
+    assert lines[0] == "ok    short line" and all(len(line) <= 60 for line in lines)
+    assert lines[1].startswith("  fix: start it:") and lines[2].startswith("    ") and " ".join(
+        part.strip() for part in lines[1:]) == said.strip()
+    assert fit("a-very-long-identifier-with-no-spaces-at-all-" * 3, 40).count("\n") == 0  # never cut inside a word
