@@ -346,6 +346,8 @@ def test_an_empty_path_names_no_backup_and_no_inspector_interval_is_nan(cli):
         assert cli("tui", f"--refresh={value}").returncode == 2
     refused = cli("tui", "--json")
     assert refused.returncode == 4 and "--json has no meaning" in refused.err
+    piped = cli("tui")  # its output a pipe: it would fill it with a screen's codes
+    assert piped.returncode == 4 and "needs a terminal" in piped.err and "\x1b" not in piped.out
 
 
 def test_import_empty_file(cli, tmp_path):

@@ -56,8 +56,14 @@ def test_sigterm_mid_phase_and_consolidation_memory_on_near_identical_lines(cli)
 
 @pytest.mark.parametrize("command", [["run"], ["mcp"], ["tui"]])
 def test_no_face_listens_on_a_network_port(home, command):
+    import pty
+
+    # The inspector needs a terminal: it gets one (the others, pipes).
+    main, tty = pty.openpty() if command == ["tui"] else (None, None)
+    streams = {"stdin": tty, "stdout": tty, "stderr": tty} if tty is not None else \
+        {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
     proc = subprocess.Popen([sys.executable, "-m", "strata_daemon", "--home", str(home), *command], cwd=REPO,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            **streams)
     try:
         time.sleep(4)  # started and idle
         assert proc.poll() is None, proc.communicate(timeout=10)
@@ -65,6 +71,9 @@ def test_no_face_listens_on_a_network_port(home, command):
     finally:
         proc.kill()
         proc.communicate(timeout=30)
+        for fd in (main, tty):
+            if fd is not None:
+                os.close(fd)
 
 
 @pytest.fixture

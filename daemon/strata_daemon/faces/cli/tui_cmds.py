@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli.memory_cmds import opened
@@ -26,6 +27,9 @@ async def cmd_tui(args) -> int:
     if args.json:
         raise InvalidInput("the inspector is a screen for a person: --json has no meaning for it",
                            hint="`strata status --json`, `timeline --json` and `recall --json` give its data")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # it would write its screen's codes into a file
+        raise InvalidInput("the inspector needs a terminal: its input or output is a pipe or a file",
+                           hint="run it in a terminal (over SSH: ssh -t); `strata status` prints the overview")
 
     async with opened(args, actor="tui") as mem:
         await StrataApp(mem, refresh_seconds=args.refresh).run_async()
