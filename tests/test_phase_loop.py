@@ -185,6 +185,7 @@ def test_a_phase_result_reads_as_words_in_the_journal():
     from strata_daemon.app.phases.scheduler import _summary
     assert _summary({"loop": 3, "low_disk": False, "working_set_committed": True, "last": None, "skipped": []}) == \
         "loop 3, low disk no, working set committed yes, last —"
+    assert _summary({"free_bytes": 67418943488, "wal_bytes": 0}) == "free bytes 67,418,943,488, wal bytes 0"
 
 
 PHASES = ("heartbeat", "steps", "fold", "embed", "decay", "consolidate", "dossiers", "capsule", "arena", "backup")

@@ -149,5 +149,5 @@ def _noteworthy(result: dict) -> bool:
 
 def _summary(result: dict) -> str:
     """A phase's result as a journal line reads well: `loop 3, low disk no`, not Python values."""
-    return ", ".join(f"{k.replace('_', ' ')} {plain(v)}" for k, v in result.items()
-                     if not isinstance(v, (dict, list)) or v)[:300]
+    return ", ".join(f"{k.replace('_', ' ')} " + (f"{v:,}" if k.endswith("bytes") and type(v) is int else plain(v))
+                     for k, v in result.items() if not isinstance(v, (dict, list)) or v)[:300]
