@@ -47,6 +47,14 @@ def test_words_that_only_look_alike_do_not_name_it(text):
     assert not relevance.mentions(text, _terms("mail_relay"))  # a name is a phrase: "mail" alone is not it
 
 
+def test_a_name_of_plain_words_is_named_by_its_words_apart_an_identifier_only_whole():
+    nas = _terms("nas_backups")
+    assert relevance.mentions("Decided to move nightly backups to nas-2 next week", nas)
+    assert relevance.mentions("The nightly backup job failed on nas-1 at 03:00", nas)  # a plural names one
+    assert not relevance.mentions("The nightly backup job failed", nas)
+    assert not relevance.mentions("01 reboots of gw happen", _terms("gw_01"))
+
+
 def test_query_phrases_follow_recall_and_the_separators_a_person_writes():
     assert relevance.query_phrases("bridge gw-01 -staging") == [("bridge",), ("gw", "01")]
     assert relevance.query_phrases("revenue, monthly income | MRR") == [("revenue",), ("monthly", "income"), ("mrr",)]

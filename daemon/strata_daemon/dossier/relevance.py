@@ -10,7 +10,9 @@ A topic is named by phrases:
 
 A memory mentions a phrase when the phrase's words appear in it in order, side by side,
 whatever the case, accents or separators between them (`gw-01`, `gw 01`, `GW_01`), a word
-also matching its plural or -ed/-ing form (`backups`, `relayed`). A topic that is a person
+also matching its plural or -ed/-ing form (`backups`, `relayed`; a plural its singular); a
+phrase of plain words also when each of them appears anywhere in it (`nas backups` in `moved
+the backups to nas-2`). A topic that is a person
 (an entity `person:Amara Okafor`) is also mentioned by the person's first name, written with
 its capital and not followed by another capitalised name (`Amara on chat`, not `Amara Lopez`).
 
@@ -104,7 +106,7 @@ def terms_of(topic: Topic) -> Terms:
 
 
 def _same_word(word: str, term: str) -> bool:
-    if word == term:
+    if word == term or (len(term) > 3 and term.endswith("s") and word == term[:-1]):  # `backups`: a `backup` job
         return True
     if len(term) < 3 or not term.isalpha() or not word.startswith(term[:-1]):
         return False
@@ -127,10 +129,20 @@ def _first_name(text: str, first: str) -> bool:
     return re.search(rf"(?<![\w-]){re.escape(first)}(?![\w-])(?!\s+[A-Z])", text) is not None
 
 
+def _has_words(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    """A phrase of two or more plain words (`nas backups`) also named by all of them anywhere in
+    the text (`moved the nightly backups to nas-2`): people put a topic's words apart. Numbers
+    and identifiers stay side by side (`gw 01` is no `01 ... gw`)."""
+    if len(phrase) < 2 or not all(p.isalpha() and p not in STOPWORDS for p in phrase):
+        return False
+    return all(any(_same_word(w, p) for w in words) for p in phrase)
+
+
 def mentions(text: str, terms: Terms) -> bool:
     """Whether the text names the topic (one of its phrases, or a person topic's first name)."""
     words = pieces(text)
-    return any(_has_phrase(words, p) for p in terms.phrases) or any(_first_name(text, f) for f in terms.first_names)
+    return any(_has_phrase(words, p) or _has_words(words, p) for p in terms.phrases) or \
+        any(_first_name(text, f) for f in terms.first_names)
 
 
 def mentioning(memories: list[dict], terms: Terms) -> set[int]:
