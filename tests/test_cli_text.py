@@ -144,6 +144,8 @@ def test_listings_fit_an_80_column_terminal(cli):
 def test_a_hint_fits_the_case_it_is_given_for(cli, tmp_path):
     """What a new user's walk found: hints that sent them to a command that fails, or answered
     another question than the one asked."""
+    early = cli("--allow-purge", "mcp", input="")  # a command's own option, before its name
+    assert early.returncode == 2 and "it goes after `strata mcp` (`strata mcp --allow-purge`)" in early.err
     afile = tmp_path / "notes.jsonl"
     afile.write_text("{}\n")
     wrong = cli("--home", str(afile), "status")
@@ -182,3 +184,12 @@ def test_a_line_longer_than_the_terminal_wraps_between_words_with_its_indent():
     assert lines[1].startswith("  fix: start it:") and lines[2].startswith("    ") and " ".join(
         part.strip() for part in lines[1:]) == said.strip()
     assert fit("a-very-long-identifier-with-no-spaces-at-all-" * 3, 40).count("\n") == 0  # never cut inside a word
+
+
+def test_every_command_s_help_fits_80_columns(cli):
+    leaves = sorted(leaf for leaf in _leaves(build_parser(), []) if not leaf.startswith("bench"))
+    wide = []
+    for leaf in ["", *leaves]:
+        out = cli(*leaf.split(), "--help", env={"COLUMNS": "80"}, process=False).out
+        wide += [f"{leaf}: {line}" for line in out.splitlines() if len(line) > 80]
+    assert not wide, "\n".join(wide[:10])

@@ -293,7 +293,7 @@ def test_a_hook_exits_at_once_with_0_whatever_its_loop_gives_it(lived, home, tmp
     fifo = tmp_path / "transcript.fifo"
     os.mkfifo(fifo)  # nothing ever writes to it
     cases = [(("prompt", "--budget", bad), "the backup job") for bad in ("abc", "nan", "1e9", "")]
-    cases += [(("prompt", "--mode", "nope"), "the backup job"), (("prompt", "--no-such-flag"), "x"),
+    cases += [(("prompt", "--mode", "nope"), "the backup job"), (("prompt", "--no-such-flag"), "x"), (("promt",), "x"),
               (("compact",), json.dumps({"session_id": "s", "transcript_path": str(fifo)})),
               (("stop",), json.dumps({"session_id": "s", "transcript_path": "/dev/zero"}))]
     for args, stdin in cases:

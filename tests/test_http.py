@@ -297,6 +297,11 @@ def test_the_daemon_serves_its_socket_when_its_tcp_port_is_taken_and_the_doctor_
     assert f"sport = :{port}" in down["fix"] and "restart the daemon" in down["fix"]
     assert up["message"] == f"serving on unix {home / 'state' / 'strata.sock'}"
     assert f"serving {home / 'state' / 'strata.sock'} only" in api.stderr and "Traceback" not in api.stderr
+    with socket.socket() as taken:  # `strata serve --port` itself: another program's port is a conflict (5)
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        refused = cli("serve", "--port", str(taken.getsockname()[1]), timeout=60)
+    assert refused.returncode == 5 and "Address already in use" in refused.err, refused.err
 
     port = free_port()
     write_config(home, f"[http]\nenabled = true\nport = {port}\n")

@@ -153,7 +153,7 @@ def _show_phases(d: dict) -> str:
             due = short_time(p["next_at"])
         else:
             due = "at start" if p["at_start"] else f"after {p['after']}" if p["after"] else "one interval after start"
-        lines.append(f"  {p['phase']:<11} every {duration(p['every_seconds']):>7}   last {state}   next {due}")
+        lines.append(f"  {p['phase']:<11} every {duration(p['every_seconds']):>7}  last {state}  next {due}")
     return "\n".join(lines)
 
 
@@ -251,7 +251,8 @@ def register(sub, common) -> None:
     q.set_defaults(handler=cmd_phase_list)
     q = ps.add_parser("run", parents=[common], help="Run one phase now and record it: "
                       + "; ".join(f"{x.name}: {x.doc}" for x in PHASES))
-    q.add_argument("phase", choices=[x.name for x in PHASES])
+    q.add_argument("phase", choices=[x.name for x in PHASES], metavar="PHASE",
+                   help=", ".join(x.name for x in PHASES))
     q.set_defaults(handler=cmd_phase_run)
 
     p = sub.add_parser("run", parents=[common], help="Run the daemon in the foreground until interrupted.",

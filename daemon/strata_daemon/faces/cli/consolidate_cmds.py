@@ -44,6 +44,7 @@ def register(sub, common) -> None:
                        description="One consolidation pass over this namespace. Every change is audited with "
                                    "the values before it; --dry-run shows each change and why without making it.")
     p.add_argument("--dry-run", action="store_true", help="show what would change and why, change nothing")
-    p.add_argument("--rule", action="append", choices=RULES, help="run only this rule (repeatable)")
+    p.add_argument("--rule", action="append", choices=RULES, metavar="RULE",
+                   help=f"run only this rule (repeatable): {', '.join(RULES)}")
     p.add_argument("--undo", type=integer, metavar="RUN", help="put back what run RUN changed")
     p.set_defaults(handler=cmd_consolidate)

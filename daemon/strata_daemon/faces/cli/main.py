@@ -10,6 +10,7 @@ import json
 import os
 import re
 import sys
+import textwrap
 
 from strata_daemon import __version__
 from strata_daemon.base import text
@@ -122,7 +123,10 @@ def _suggested(message: str, parser: argparse.ArgumentParser | None = None) -> s
         given = message.split(": ", 1)[1].split()[0]
         command = _command_parser(parser, [w for w in _Parser.words if not w.startswith("-")])
         options = sorted(o for a in command._actions for o in a.option_strings if o.startswith("--"))
-        near = difflib.get_close_matches(given.split("=")[0], options, n=2, cutoff=0.6)
+        name = given.split("=")[0]
+        if name in options:  # the command's own option, given before the command's name
+            return f"{message}: it goes after `{command.prog}` (`{command.prog} {name}`)"
+        near = difflib.get_close_matches(name, options, n=2, cutoff=0.6)
         return f"{message}; did you mean {' or '.join(near)}?" if given.startswith("-") and near else message
     m = _CHOICE.match(message)
     if m is None:
@@ -161,12 +165,15 @@ def command_groups(argv: list[str] | None = None) -> list[tuple[str, object]]:
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     groups = command_groups(argv)
-    codes = "\n".join(f"  {code:>3}  {text}" for code, text in EXIT_CODES.items())
+    # The epilog keeps its own lines (a table), each wrapped to 80 columns with its indent.
+    codes = "\n".join(textwrap.fill(text, 80, initial_indent=f"  {code:>3}  ", subsequent_indent=" " * 7)
+                      for code, text in EXIT_CODES.items())
     parser = _Parser(
         prog="strata", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="A local-only layered memory for an autonomous agent.",
         epilog="commands by group:\n" + "\n".join(
-            f"  {name}: {', '.join(mod.COMMANDS)}" for name, mod in groups)
+            textwrap.fill(f"{name}: {', '.join(mod.COMMANDS)}", 80, initial_indent="  ", subsequent_indent="    ")
+            for name, mod in groups)
         + "\n\nevery command takes --help; read commands take --json.\n\nexit codes:\n" + codes)
     parser.add_argument("--version", action="version", version=f"strata {__version__}")
     _common_options(parser, suppress=False)
@@ -179,13 +186,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-HOOK_EVENTS = ("prompt", "session-start", "reply", "compact", "stop")
-
 
 def _hook_event(words: list[str]) -> bool:
-    """Whether the line runs one of an agent loop's hooks, which always exit 0."""
+    """Whether the line runs an agent loop's hook, which always exits 0: any event but claude-code,
+    a misspelt one too (`hook promt` in the loop's settings would block every prompt with exit 2)."""
     plain = [w for i, w in enumerate(words) if not w.startswith("-") and (i == 0 or words[i - 1] not in _VALUED)]
-    return plain[:1] == ["hook"] and len(plain) > 1 and plain[1] in HOOK_EVENTS
+    return plain[:1] == ["hook"] and len(plain) > 1 and plain[1] != "claude-code"
 
 
 # Commands that do not read one namespace through the API, so --scope would mean nothing.

@@ -137,8 +137,9 @@ def tcp_socket(host: str, port: int, allow_remote: bool) -> socket.socket:
     except OSError as e:
         if sock is not None:
             sock.close()
-        raise StorageError(f"cannot listen on {host}:{port} ({e.strerror or e})", hint=_tcp_hint(e.errno, port)) \
-            from None
+        # Another program holding the port is a conflict (exit 5), not a storage problem.
+        kind = Conflict if e.errno == errno.EADDRINUSE else StorageError
+        raise kind(f"cannot listen on {host}:{port} ({e.strerror or e})", hint=_tcp_hint(e.errno, port)) from None
     return sock
 
 
