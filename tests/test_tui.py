@@ -470,3 +470,25 @@ def test_what_a_narrow_pane_cuts_is_shown_whole_and_focus_leaves_an_input_after_
         await settle(pilot)
         assert app.focused.id == "web"
     drive(filled, body, size=(100, 40))
+
+
+@pytest.mark.slow
+def test_at_80x24_a_list_s_rows_fit_the_screen_and_use_it(filled):
+    """Columns measured on what they show: a factual memory's state whole, a fact's value as
+    wide as the room the key, source and age leave."""
+    on(filled, lambda mem: mem.set_fact("Dana Whitfield's email address", "dana.whitfield@example-mail.org"))
+
+    async def body(app, pilot):
+        await switch(pilot, "2")
+        first = int(rows(app, "#hits")[0][3])
+        await app.memory.mark(first, factual=True)
+        app.screen.reload()
+        await settle(pilot)
+        table = app.screen.query_one("#hits")
+        assert "active factual" in [r[4] for r in rows(app, "#hits")]
+        assert table.virtual_size.width <= table.size.width, [(str(c.label), c.content_width) for c in table.columns.values()]
+        await switch(pilot, "3")
+        facts = app.screen.query_one("#facts")
+        assert facts.virtual_size.width <= facts.size.width
+        assert any(r[1] == "dana.whitfield@example-mail.org" for r in rows(app, "#facts")), rows(app, "#facts")
+    drive(filled, body, size=(80, 24))

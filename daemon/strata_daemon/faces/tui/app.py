@@ -45,6 +45,7 @@ CSS = """
 #right { width: 2fr; }
 #errors { height: auto; max-height: 8; }
 DataTable { height: 1fr; }
+#problem-text { height: auto; max-height: 6; padding: 0 1; }
 /* Below NARROW_BELOW columns the panes of a screen stack: the list first, full width, its detail below. */
 Screen.-narrow .panes { layout: vertical; }
 /* !important: a pane's own width (#right { width: 2fr }) would win, and 2fr of a stacked pane is 160 columns. */

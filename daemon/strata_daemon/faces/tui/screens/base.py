@@ -34,7 +34,11 @@ def refill(table: DataTable, rows: list[tuple[str, tuple]]) -> None:
         return
     table.shown_rows = rows
     keep = table.cursor_row
-    table.clear()
+    # Columns are laid anew: a cleared table keeps each column's widest width, so a column whose
+    # cells got shorter (a narrower text beside a longer state) would still push the row past the edge.
+    labels = [c.label for c in table.columns.values()]
+    table.clear(columns=True)
+    table.add_columns(*labels)
     for key, cells in rows:
         table.add_row(*map(_cell, cells), key=key)
     if table.row_count:
@@ -46,6 +50,12 @@ def room(screen: Screen, share: float) -> int:
     (app.NARROW_BELOW), else its SHARE of the width."""
     width = screen.app.size.width
     return width if screen.has_class("-narrow") else int(width * share)
+
+
+def left_for(total: int, *fixed: int) -> int:
+    """The columns one cell may take beside cells of widths FIXED in a table TOTAL wide: a cell's
+    padding (one each side) and the scrollbar counted, so a row never runs past the edge."""
+    return total - sum(fixed) - 2 * (len(fixed) + 1) - 2
 
 
 def problem(e: StrataError) -> str:

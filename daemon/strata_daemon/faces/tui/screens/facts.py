@@ -13,7 +13,7 @@ from textual.widgets import Checkbox, DataTable, Input, Label
 from strata_daemon.base import timeutil
 from strata_daemon.faces.tui.fields import rows as field_rows
 from strata_daemon.faces.tui.format import age, fact_value, one_line, when
-from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill, room
+from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, left_for, refill, room
 from strata_daemon.faces.tui.screens.dialogs import Ask, Confirm, Details
 from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 
@@ -21,7 +21,6 @@ SOURCE = "person:tui"
 
 
 KEY_CHARS = 34  # a longer key is cut in the list; the history's title names it whole
-OTHER_COLUMNS = 34  # source and confirmed (with stale) beside the key and the value, with the padding
 
 
 class FactsScreen(LayerScreen):
@@ -74,12 +73,20 @@ class FactsScreen(LayerScreen):
         conflicts = await self.memory.fact_conflicts(limit=100)
         self.facts = {f["key"]: f for f in facts}
         now = timeutil.now()
-        key = min(KEY_CHARS, room(self, 0.6) // 3)
-        width = max(12, room(self, 0.6) - key - OTHER_COLUMNS)  # the value takes what the key leaves
+        confirmed = [("stale · " if f["stale"] else "") + (age(now - f["confirmed_at"]) + " ago" if f["confirmed_at"]
+                                                            else "-") for f in facts]
+        sources = [one_line(f["source"], 14) for f in facts]
+        # Measured on what is shown: the value (what a person reads) whole where it can be, the
+        # key what it leaves but never under 16 columns (the history's title names it whole).
+        total = room(self, 0.6)
+        side = (max(map(len, sources), default=6), max(map(len, confirmed), default=9))
+        values = max((len(one_line(f["value"], 200)) for f in facts), default=5)
+        key = min(KEY_CHARS, max((len(f["label"]) for f in facts), default=3),
+                  max(16, left_for(total, min(values, total), *side)))
+        width = max(12, left_for(total, key, *side))
         refill(self.query_one("#facts", DataTable), [(f["key"], (
-            one_line(f["label"], key), one_line(f["value"], width), one_line(f["source"], 14),
-            ("stale · " if f["stale"] else "") + (age(now - f["confirmed_at"]) + " ago" if f["confirmed_at"] else "-")))
-            for f in facts])
+            one_line(f["label"], key), one_line(f["value"], width), source, shown))
+            for f, source, shown in zip(facts, sources, confirmed)])
         await self._history(cursor_key(self.query_one("#facts", DataTable)))
         refill(self.query_one("#conflicts", DataTable), [(str(c["id"]), (
             str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")), fact_value(c["new"]["value"]),

@@ -12,7 +12,7 @@ from strata_daemon.base.wording import counted
 from strata_daemon.config.settings import MODES
 from strata_daemon.faces.tui.fields import rows as field_rows
 from strata_daemon.faces.tui.format import one_line, when
-from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, refill, room
+from strata_daemon.faces.tui.screens.base import LayerScreen, cursor_key, left_for, refill, room
 from strata_daemon.faces.tui.screens.dialogs import Confirm, Details
 from strata_daemon.faces.tui.widgets.bars import KeyBar, TitleBar
 from strata_daemon.faces.tui.widgets.explain import ExplainPanel
@@ -30,13 +30,13 @@ def purge_question(episode_id: int, plan: dict) -> str:
     merged = [m["id"] for m in plan["memories"] if m["id"] != episode_id]
     if merged:
         lines.append(f"Merged into it, purged too: {', '.join(map(str, merged))}")
-    lines += [f"Fact {f['key']}: its value{'s' if len(f['values']) > 1 else ''} from it go" for f in plan["facts"]]
+    lines += [f"Fact {f['key']}: " + ("the value it gave goes" if len(f["values"]) == 1 else
+                                       f"the {len(f['values'])} values it gave go") for f in plan["facts"]]
     lines += [f"Dossier {d['topic']} v{d['version']}: {one_line(d['line'], 70)}" for d in plan["dossier_lines"][:5]]
     lines += [f"Capsule: {one_line(line, 70)}" for line in plan["capsule_lines"][:5]]
     return "\n".join(lines)
 
 
-OTHER_COLUMNS = 40  # match, when, id and state beside the content, with the table's padding
 FIRST = ("content", "kind", "state", "tier", "event_at", "recorded_at", "source", "session", "context")  # details
 
 
@@ -111,11 +111,14 @@ class MemoriesScreen(LayerScreen):
         """Memories or recall hits; a hit's `match` is as measured, not relative to the best."""
         self.rows, self.shown = {r["id"]: r for r in memories}, memories
         table = self.query_one("#hits", DataTable)
-        width = max(20, room(self, 0.6) - OTHER_COLUMNS)
+        states = [r.get("state", "active") + (" factual" if r.get("factual") else "")
+                  + (" irrelevant" if r.get("irrelevant") else "") for r in memories]
+        # The text takes what match, day, id and state leave, measured on what is shown.
+        ids = max((len(str(r["id"])) for r in memories), default=2)
+        width = max(20, left_for(room(self, 0.6), 5, 16, max(ids, 2), max(map(len, states), default=5)))
         refill(table, [(str(r["id"]), (
             one_line(r["content"], width), f"{r['match']:.2f}" if "match" in r else "-", when(r["event_at"]),
-            str(r["id"]), r.get("state", "active") + (" factual" if r.get("factual") else "")
-            + (" irrelevant" if r.get("irrelevant") else ""))) for r in memories])
+            str(r["id"]), state)) for r, state in zip(memories, states)])
         if not table.row_count:
             self.query_one("#explain", ExplainPanel).clear()
             self.query_one("#text", Static).update("")
