@@ -146,6 +146,10 @@ def test_a_hint_fits_the_case_it_is_given_for(cli, tmp_path):
     another question than the one asked."""
     early = cli("--allow-purge", "mcp", input="")  # a command's own option, before its name
     assert early.returncode == 2 and "it goes after `strata mcp` (`strata mcp --allow-purge`)" in early.err
+    typo = tmp_path / "typo.jsonl"  # a misspelt field would drop its value: refused, with the field it is near
+    typo.write_text('{"content": "imported with a typo", "knd": "event"}\n{"content": "x", "old_field": 1}\n')
+    bad = cli("import", str(typo))
+    assert bad.returncode == 4 and "line 1: no field `knd`; did you mean `kind`?" in bad.err and "line 2" not in bad.err
     afile = tmp_path / "notes.jsonl"
     afile.write_text("{}\n")
     wrong = cli("--home", str(afile), "status")

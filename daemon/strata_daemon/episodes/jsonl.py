@@ -6,6 +6,7 @@ read twice, checked and then stored batch by batch, so memory stays flat however
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ from typing import IO, Callable, Iterator, Protocol
 
 from strata_daemon.episodes.model import Limits, normalize
 from strata_daemon.errors import InvalidInput
+from strata_daemon.store import episodes as store
 
 MAX_LINE_BYTES = 16 * 1024 * 1024
 
@@ -67,7 +69,25 @@ def _row(raw: bytes, limits: Limits, agent: str, now: float) -> dict:
     if isinstance(record, dict) and record.get("agent") not in (None, agent):
         raise InvalidInput(f"belongs to agent {record['agent']!r}, not {agent!r} "
                            f"(import it with --agent {record['agent']})")
+    if isinstance(record, dict):
+        _misspelt(record)
     return normalize(record, limits, agent=agent, now=now)
+
+
+# What a line may hold: an export's fields, and `at` as observe takes it.
+_FIELDS = ("id", "at", *store.COLUMNS)
+
+
+def _misspelt(record: dict) -> None:
+    """A field that is no field but close to one (`knd`) is a typo whose value would be dropped
+    silently (a `kind` of event stored as an observation): refused. Any other extra field is
+    left alone, so an export of another version still imports."""
+    for name in record:
+        if name in _FIELDS or name.endswith("_iso"):
+            continue
+        near = difflib.get_close_matches(name, _FIELDS, n=1, cutoff=0.75)
+        if near:
+            raise InvalidInput(f"no field `{name}`; did you mean `{near[0]}`?")
 
 
 def parse_jsonl(stream: Lines, limits: Limits, *, agent: str, now: float,
