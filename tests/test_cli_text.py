@@ -144,6 +144,8 @@ def test_listings_fit_an_80_column_terminal(cli):
 def test_a_hint_fits_the_case_it_is_given_for(cli, tmp_path):
     """What a new user's walk found: hints that sent them to a command that fails, or answered
     another question than the one asked."""
+    bare = cli("fact")  # no action: which there are
+    assert bare.returncode == 2 and "required: ACTION (one of: set, get" in bare.err, bare.err
     early = cli("--allow-purge", "mcp", input="")  # a command's own option, before its name
     assert early.returncode == 2 and "it goes after `strata mcp` (`strata mcp --allow-purge`)" in early.err
     typo = tmp_path / "typo.jsonl"  # a misspelt field would drop its value: refused, with the field it is near

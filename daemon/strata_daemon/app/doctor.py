@@ -13,6 +13,7 @@ from typing import Callable
 
 from strata_daemon.app import sealing
 from strata_daemon.base import timeutil
+from strata_daemon.base.wording import counted
 from strata_daemon.config.home import Home
 from strata_daemon.errors import INSTALL_LLM, InvalidInput, StrataError
 from strata_daemon.store import cipher, copies, driver, files
@@ -320,7 +321,8 @@ def facts(home: Home) -> list[dict]:
         return []  # the database and sealing checks say what is wrong with it
     events = [(agent, key) for agent, key, value, label in rows if judge(key, value, label) is not None]
     if not events:
-        return [finding("facts", OK, f"{len(rows)} captured status facts read as states")]
+        return [finding("facts", OK, f"every fact captured from a status line reads as a state, none as an event "
+                                     f"({counted(len(rows), 'fact')})")]
     agents = sorted({a for a, _ in events})
     return [finding("facts", WARN, f"{len(events)} facts captured from status lines read as events, not states "
                                    f"(e.g. {events[0][1]!r} in namespace {events[0][0]!r})",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from strata_daemon.base.wording import counted
 from strata_daemon.config.tuning import Consolidation
 from strata_daemon.scoring import hybrid_strength
 
@@ -119,7 +120,8 @@ def promote(memories: list[dict], now: float, s: Consolidation) -> list[Action]:
     means more successes than failures: how often a memory was returned says little on its own."""
     return [Action("promote", m["id"], {"quality": "good"},
                    f"{m['access_count']} accesses >= {s.promote_accesses}, confidence {m['confidence']:g} >= "
-                   f"{s.promote_confidence:g}, {m['success_count']} successes vs {m['failure_count']} failures")
+                   f"{s.promote_confidence:g}, {counted(m['success_count'], 'success', 'successes')} vs "
+                   f"{counted(m['failure_count'], 'failure')}")
             for m in memories if m["quality"] != "good" and m["access_count"] >= s.promote_accesses
             and m["confidence"] >= s.promote_confidence and m["success_count"] > m["failure_count"]]
 

@@ -91,6 +91,10 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str):
         message = shortened(_suggested(message, self), 160)  # argparse quotes the whole value it refused
+        subs = next((a for a in self._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if subs is not None and message.startswith("the following arguments are required") and \
+                str(subs.metavar) in message:  # `strata fact`: which actions there are
+            message += f" (one of: {', '.join(subs.choices)})"
         if _Parser.json_wanted and sys.stdout is not None:  # None: the caller closed it
             with contextlib.suppress(OSError, OutputLost):  # full: stderr and the exit code still say it
                 sys.stdout.write(json.dumps({"error": "usage", "message": message,
