@@ -363,5 +363,7 @@ def test_odd_but_valid_requests_are_answered_and_bad_ones_refused_without_a_500(
         unknown = api("POST", "/v1/memories", {"content": "x", "bogus": 1})
         assert unknown == (400, {"error": "invalid_input", "message": "request body: unknown field 'bogus' "
                                                                       "(GET /openapi.json lists the fields)"})
+        misspelt = api("GET", "/v1/timeline?limt=5")  # answered as if not given, before
+        assert misspelt[0] == 400 and misspelt[1]["message"] == "unknown query parameter 'limt'; did you mean 'limit'?"
         assert api("GET", "/v1/timeline")[1]["items"][0]["content"] == "Disk on db-01 is 91% full"  # one memory
     assert "Traceback" not in api.stderr

@@ -5,6 +5,7 @@ the OpenAPI document publishes; every error has one body shape: {"error", "messa
 from __future__ import annotations
 
 import asyncio
+import difflib
 import hmac
 import json
 import logging
@@ -168,6 +169,13 @@ class Checked:
         self.body_schema = Draft202012Validator(op.body) if op.body else None
 
     def query(self, request: Request) -> dict:
+        known = [p.name for p in self.params]
+        for name in request.query_params:  # a misspelt `limt` would be answered as if not given, as bodies are not
+            if name not in known:
+                near = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+                raise InvalidInput(f"unknown query parameter {name!r}" + (f"; did you mean {near[0]!r}?" if near
+                                                                           else ""),
+                                   hint="the API's document (GET /openapi.json) lists each path's parameters")
         out: dict[str, Any] = {}
         for p in self.params:
             if p.schema.get("type") == "array":
