@@ -283,6 +283,8 @@ def test_two_sources_disagreeing_within_minutes_are_a_conflict(mem):
     assert mem.conflicts(flagged=True) == [] and mem.conflicts()[0]["acknowledged_at"] is not None
     with pytest.raises(NotFound):
         mem.acknowledge(999)
+    with pytest.raises(NotFound, match="no fact conflict"):  # a change two hours later is history, no conflict
+        mem.acknowledge(far["conflict"]["id"])
 
 
 def test_two_memories_disagreeing_within_minutes_are_a_conflict(mem):

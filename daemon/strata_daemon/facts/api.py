@@ -220,7 +220,8 @@ class Facts:
 
     async def acknowledge(self, conflict_id: int) -> dict:
         now = timeutil.now()
-        return await self.db.transact(store.acknowledge, self.agent, whole(conflict_id, "the conflict id"), now)
+        conflict = whole(conflict_id, "the conflict id")
+        return await self.db.transact(lambda c: store.acknowledge(c, self.agent, conflict, now, window=self.window))
 
     async def for_capsule(self, limit: int | None = None, *, pending: Iterable[dict] = ()) -> list[dict]:
         """The facts a capsule shows within its budget (facts.capsule_limit), best first; with

@@ -326,12 +326,15 @@ def conflicts(conn, agent: str, *, window: float, open_only: bool, since: float 
              "new": side(r, "new"), "next": side(r, "next")} for r in rows]
 
 
-def acknowledge(conn, agent: str, conflict_id: int, now: float) -> dict:
-    row = conn.execute("SELECT id, acknowledged_at FROM fact_conflicts WHERE id = ? AND agent = ?",
-                       (conflict_id, agent)).fetchone()
-    if row is None:
+def acknowledge(conn, agent: str, conflict_id: int, now: float, *, window: float) -> dict:
+    """Mark a conflict looked at; a change of value that is no conflict (judged as conflicts()
+    judges it) is not one to acknowledge."""
+    row = conn.execute(f"SELECT c.id, c.acknowledged_at, {CONFLICT_REASON} AS reason FROM {CHANGES} "
+                       "WHERE c.id = ? AND c.agent = ?", (window, conflict_id, agent)).fetchone()
+    if row is None or row["reason"] is None:
         raise NotFound(f"no fact conflict {conflict_id} in this namespace",
-                       hint="`strata fact conflicts` lists them")
+                       hint="`strata fact conflicts` lists them; a change of value that is no conflict is history "
+                            "(`strata fact history KEY`)")
     if row["acknowledged_at"] is None:
         conn.execute("UPDATE fact_conflicts SET acknowledged_at = ? WHERE id = ?", (now, conflict_id))
     return {"id": conflict_id, "acknowledged_at": row["acknowledged_at"] or now}
