@@ -709,7 +709,7 @@ def test_capsule_watch_says_what_it_took_in_and_show_warns_of_a_broken_file(cli,
                         encoding="utf-8")
         said = watcher.stderr.readline()  # the log names the problem first
         said += watcher.stderr.readline()
-        assert "not taken in, the file has errors: line" in said, said
+        assert "not taken in: the file has 1 error (`strata capsule check`" in said and said.count("line 6") <= 1, said
     finally:
         watcher.terminate()
         watcher.wait(timeout=30)

@@ -102,10 +102,9 @@ def _say(r: dict) -> None:
     if r["action"] == "rendered":
         note(f"{at} edit taken in: {counted(len(r['absorbed']), 'fact')}, {counted(len(r['pinned']), 'line')} "
              f"pinned, {len(r['hidden'])} hidden; {r['status']}")
-    elif r["action"] == "invalid":
+    elif r["action"] == "invalid":  # the log line above names each error: this says what came of the save
         errors = [p for p in r["problems"] if p["level"] == "error"] or r["problems"]
-        first = f": line {errors[0]['line']}: {errors[0]['message']}" if errors else ""
-        note(f"{at} not taken in, the file has errors{first} (`strata capsule check` lists them)")
+        note(f"{at} not taken in: the file has {counted(len(errors), 'error')} (`strata capsule check` lists them)")
     elif r["action"] == "missing":
         note(f"{at} the capsule file is gone; `strata capsule render` writes it again")
     elif r["action"] == "failed":
