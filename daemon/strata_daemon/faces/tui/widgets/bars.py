@@ -32,14 +32,18 @@ class KeyBar(Static):
         keys.append(("^p", "palette"))
         numbered = [k for k, _ in keys if k.isdigit()]
         width = self.size.width or self.app.size.width
-        if numbered and sum(len(k) + len(d) + 5 for k, d in keys) + 2 > width:
+
+        def too_long(keys: list[tuple[str, str]]) -> bool:
+            return sum(len(k) + len(d) + 5 for k, d in keys) + 2 > width
+
+        if numbered and too_long(keys):
             at = next(i for i, (k, _) in enumerate(keys) if k.isdigit())
             keys = [*keys[:at], (f"{numbered[0]}-{numbered[-1]}", "Screens"),
                     *(kd for kd in keys[at:] if not kd[0].isdigit())]
         for spare in ("^p", "^r"):  # then the palette and Reload go, so that Help and Quit stay
-            if sum(len(k) + len(d) + 5 for k, d in keys) + 2 > width:
+            if too_long(keys):
                 keys = [kd for kd in keys if kd[0] != spare]
-        if sum(len(k) + len(d) + 5 for k, d in keys) + 2 > width:  # still too long: Help, which lists them all, first
+        if too_long(keys):  # still too long: Help, which lists them all, first
             keys = [kd for kd in keys if kd[0] == "?"] + [kd for kd in keys if kd[0] != "?"]
         text = Text(no_wrap=True, overflow="ellipsis")
         for key, description in keys:
