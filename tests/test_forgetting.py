@@ -335,7 +335,8 @@ def test_fact_forget_redacts_the_history_and_leaves_the_fact_retracted(cli, home
     assert "fact gate code: 2 values" in listed.out and b"8841-ZXW" in raw_bytes(home)
     cli("fact", "forget", "gate code", "--yes", check=True)
     assert [h["value"] for h in cli.json("fact", "history", "gate code")["history"]] == [None]
-    assert b"ZXW" not in raw_bytes(home)
+    # Whole values: three bytes are found by chance in a sealed home's ciphertext (about one run in ten).
+    assert b"8841-ZXW" not in raw_bytes(home) and b"9902-ZXW" not in raw_bytes(home)
 
 
 def test_backups_that_still_hold_a_purged_memory_are_named_and_pruned(cli, home):
