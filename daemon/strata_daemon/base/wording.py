@@ -16,6 +16,12 @@ def printable(text: str) -> str:
     return text.translate(_VISIBLE)
 
 
+def field(key: str, value: Any) -> str:
+    """A named field's value as `plain` says it, a count of bytes as every text form writes one
+    (`1,937,408`)."""
+    return f"{value:,}" if str(key).endswith("bytes") and type(value) is int else plain(value)
+
+
 def plain(value: Any) -> str:
     """Yes or no, "—" for nothing, a list or a flat table as words (`environment=prod, goal=ship`,
     the form --context takes)."""

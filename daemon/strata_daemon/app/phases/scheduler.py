@@ -19,7 +19,7 @@ from strata_daemon.app.phases.clock import Clock, ClockScheduler
 from strata_daemon.app.phases.registry import BY_NAME, FOLLOWS, PHASES
 from strata_daemon.app.phases.runs import actor, run_phase
 from strata_daemon.base import timeutil
-from strata_daemon.base.wording import plain
+from strata_daemon.base.wording import field
 from strata_daemon.errors import StrataError
 from strata_daemon.store.phases import last_started as recorded_starts
 
@@ -149,5 +149,5 @@ def _noteworthy(result: dict) -> bool:
 
 def _summary(result: dict) -> str:
     """A phase's result as a journal line reads well: `loop 3, low disk no`, not Python values."""
-    return ", ".join(f"{k.replace('_', ' ')} " + (f"{v:,}" if k.endswith("bytes") and type(v) is int else plain(v))
-                     for k, v in result.items() if not isinstance(v, (dict, list)) or v)[:300]
+    return ", ".join(f"{k.replace('_', ' ')} {field(k, v)}" for k, v in result.items()
+                     if not isinstance(v, (dict, list)) or v)[:300]

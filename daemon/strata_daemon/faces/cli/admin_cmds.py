@@ -9,7 +9,7 @@ from pathlib import Path
 
 from strata_daemon.base import logs
 from strata_daemon.base.timeutil import duration
-from strata_daemon.base.wording import counted, plain
+from strata_daemon.base.wording import counted, field, plain
 from strata_daemon.config.home import Home, check_store_url, init_home, resolve_home
 from strata_daemon.config.settings import BY_KEY
 from strata_daemon.errors import InvalidInput
@@ -108,15 +108,9 @@ async def cmd_status(args) -> int:
     return 0
 
 
-def _number(key: str, value) -> str:
-    """A count of bytes as every text form writes one: `1,937,408`."""
-    return f"{value:,}" if key.endswith("bytes") and isinstance(value, int) and not isinstance(value, bool) \
-        else plain(value)
-
-
 def _show_status(s: dict) -> str:
     nested = ("daemon", "strength", "capsule", "by_state", "by_tier", "embedding_model", "recall_strategy")
-    lines = [f"{k:<22} {_number(k, v)}" for k, v in s.items() if k not in nested]
+    lines = [f"{k:<22} {field(k, v)}" for k, v in s.items() if k not in nested]
     lines.insert(1, f"{'by_state':<22} " + (", ".join(f"{k} {v}" for k, v in s["by_state"].items()) or "—"))
     tiers = s["by_tier"]
     lines.insert(2, f"{'by_tier':<22} hot {tiers['hot']}, cold {tiers['cold']} (recall reaches both; the cold "

@@ -11,7 +11,7 @@ import time
 from typing import Any, Callable
 
 from strata_daemon.base.timeutil import duration, iso
-from strata_daemon.base.wording import plain, printable
+from strata_daemon.base.wording import field, plain, printable
 from strata_daemon.errors import StrataError
 
 # JSON escapes the C0 controls itself; DEL and the C1 ones it leaves, and can only hold them
@@ -122,8 +122,7 @@ def outline(value: Any, depth: int = 1) -> str:
         if isinstance(v, dict) and v:
             lines += ["  " * depth + f"{str(key).replace('_', ' ')}:", outline(v, depth + 1)]
         else:
-            shown = f"{v:,}" if str(key).endswith("bytes") and type(v) is int else plain(v)  # as elsewhere: 1,937,408
-            lines.append("  " * depth + f"{str(key).replace('_', ' ')}: {shown}")
+            lines.append("  " * depth + f"{str(key).replace('_', ' ')}: {field(key, v)}")
     return "\n".join(lines)
 
 
