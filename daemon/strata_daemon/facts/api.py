@@ -52,6 +52,7 @@ class Facts:
         self.redactor = redactor  # a value a person or the capsule gives is stored as an observation's text is
         self.alike_floor = float(config.tuning.facts.alike_floor)
         self.loose_floor = float(config.tuning.facts.loose_floor)
+        self.near_floor = float(config.tuning.facts.near_floor)
         self.max_value_bytes = int(config["facts.max_value_bytes"])
         self.window = float(config.tuning.facts.conflict_window_seconds)
         self.capture_on = bool(config["facts.capture"])
@@ -324,9 +325,17 @@ class Facts:
         """The held updates whose two memories speak alike (tuning facts.alike_floor), by the
         packaged MiniLM whatever embeds the memories, so that one floor holds."""
         emb = await self.models.minilm()
-        vectors = await asyncio.to_thread(emb.embed, [t for h in held for t in h.texts])
-        return [h for i, h in enumerate(held)
-                if float(vectors[2 * i] @ vectors[2 * i + 1]) >= (self.loose_floor if h.loose else self.alike_floor)]
+        texts = list(dict.fromkeys(t for h in held for t in h.texts))  # a memory near many facts: once
+        at = {t: i for i, t in enumerate(texts)}
+        vectors = await asyncio.to_thread(emb.embed, texts)
+        alike = [float(vectors[at[h.texts[0]]] @ vectors[at[h.texts[1]]]) for h in held]
+        best: dict[int, int] = {}  # a near update: only the fact the newer memory is most alike, per memory
+        for i, h in enumerate(held):
+            if h.near and alike[i] >= self.near_floor and (h.episode not in best or alike[i] > alike[best[h.episode]]):
+                best[h.episode] = i
+        return [h for i, h in enumerate(held) if best.get(h.episode) == i] + [
+            h for i, h in enumerate(held)
+            if not h.near and alike[i] >= (self.loose_floor if h.loose else self.alike_floor)]
 
     def settle_in(self, conn, held: list[Held], now: float) -> list[dict]:
         """Inside a write transaction: the updates weigh() found alike, as changes of the facts."""

@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from strata_daemon.errors import InvalidInput
+from strata_daemon.facts import near
 from strata_daemon.facts.canonical import canonical, label as key_label
 from strata_daemon.facts.keys import Source, clean_value, normalise_key
 from strata_daemon.facts.rules import Capture
@@ -120,6 +121,7 @@ class Held:
     value: str | None
     texts: tuple[str, str]
     loose: bool = False
+    near: bool = False  # no rule ties them, only a change said and a word shared (facts/near.py)
 
 
 def _held(k: Known, u: Update) -> bool:
@@ -164,6 +166,8 @@ class _Current:
         self.by_word: dict[str, dict[str, dict]] = {}
         self.mine: dict[str, dict] = {}
         self._typed: dict[str, bool] = {}
+        self.facts: dict[str, dict] = {}
+        self.near = near.Index()
         for f in store.listing(conn, agent, now=now):
             self._add(f)
 
@@ -173,6 +177,8 @@ class _Current:
 
     def _add(self, f: dict) -> None:
         k = parse_key(f["key"], f["label"])
+        self.facts[f["key"]] = f
+        self.near.add(_known(f))
         self._typed[f["key"]] = k.attribute.split(" ")[-1] in TYPED or shape_of(str(f["value"])) is not None
         if k.subject == "my":
             self.mine[f["key"]] = f
@@ -182,8 +188,9 @@ class _Current:
 
     def refresh(self, key: str) -> None:
         """KEY as it now stands, after a write."""
-        for facts in (self.mine, *self.by_word.values()):
+        for facts in (self.mine, self.facts, *self.by_word.values()):
             facts.pop(key, None)
+        self.near.drop(key)
         fact, value = store.current_value(self.conn, self.agent, key, self.now)
         if fact is not None and value is not None and value["value"] is not None:
             self._add(store.shaped(fact, value, self.now))
@@ -228,6 +235,8 @@ def updates_in(conn, agent: str, rows: Iterable[dict], results: Iterable[dict], 
                     out.append(_write(conn, agent, f, u.value, me, at, actor=actor, now=now, window=window,
                                       max_bytes=max_bytes))
                     current.refresh(f["key"])
+        if not any(w.get("episode_id") == me for w in out) and not any(h.episode == me for h in held):
+            held += _near(conn, agent, current, me, at, text, own, texts, vocab)
         if before is None or before <= at:
             continue
         for f in by_memory.get(me, ()):
@@ -237,10 +246,34 @@ def updates_in(conn, agent: str, rows: Iterable[dict], results: Iterable[dict], 
                 if isinstance(late, Held):
                     held.append(late)
                     continue
+                if late and isinstance(late[0], Held):
+                    held += late
+                    continue
                 out += late
                 for w in late:
                     current.refresh(w["key"])
     return out, held
+
+
+def _near(conn, agent: str, current: _Current, me: int, at: float, text: str, skip: set[str],
+          texts: dict[int, str], vocab: Vocabulary) -> list[Held]:
+    """The current facts memory ME (at AT) may update though no rule ties it to them, held
+    (facts/near.py)."""
+    if (sentence := near.changes(text)) is None:
+        return []
+    out = []
+    for key in current.near.sharing(sentence, skip):
+        f = current.facts[key]
+        # A person's own `fact set` is changed by a person, or by a memory a rule ties to it.
+        if f.get("valid_from", at) >= at or not str(f.get("source")).startswith("episode:") or \
+                f.get("source") == f"episode:{me}" or str(f["value"]).casefold() in sentence.casefold():
+            continue
+        known = _known(f)
+        if near.another_thing(known, f["label"], sentence, vocab):
+            continue
+        out.append(Held(key, f["label"], me, at, near.value_of(known, sentence, vocab),
+                        (_source_text(conn, agent, f, texts), text), near=True))
+    return out
 
 
 def settle(conn, agent: str, held: Iterable[Held], now: float, *, actor: str, window: float,
@@ -271,7 +304,7 @@ def _search_words(subject: str) -> list[str]:
     return (core or words)[:4]
 
 
-def _late(conn, agent: str, f: dict, at: float, now: float, text: str, **kw) -> list[dict] | Held:
+def _late(conn, agent: str, f: dict, at: float, now: float, text: str, **kw) -> list[dict] | list[Held] | Held:
     """A value stated at AT (in TEXT) that a newer memory already updates: that memory's change,
     at once, or held for weighing."""
     fact, value = store.current_value(conn, agent, f["key"], now)
@@ -290,12 +323,27 @@ def _late(conn, agent: str, f: dict, at: float, now: float, text: str, **kw) -> 
         if u is not None:
             latest = (newer, u)
     if latest is None:
-        return []
+        return _near_late(conn, agent, f, fact, known, at, text, kw["vocab"])
     newer, u = latest
     if _held(known, u):
         return Held(f["key"], fact["label"], newer["id"], newer["event_at"], u.value, (text, newer["content"]), u.loose)
     return [_write(conn, agent, {"key": f["key"], "label": fact["label"]}, u.value, newer["id"], newer["event_at"],
                    actor=kw["actor"], now=now, window=kw["window"], max_bytes=kw["max_bytes"])]
+
+
+def _near_late(conn, agent: str, f: dict, fact: dict, known: Known, at: float, text: str,
+               vocab: Vocabulary) -> list[Held]:
+    """The newer memories that may update a value stated late though no rule ties them to it
+    (facts/near.py), held: the few sharing most words with it."""
+    mine = near.fact_words(known)
+    found = []
+    for newer in lookups.newer_speaking_of(conn, agent, sorted(mine), at, every=False):
+        if (sentence := near.changes(newer["content"])) is not None and known.value.casefold() not in \
+                sentence.casefold() and not near.another_thing(known, fact["label"], sentence, vocab):
+            found.append((len(mine & near.words(sentence)), newer, sentence))
+    found.sort(key=lambda n: -n[0])
+    return [Held(f["key"], fact["label"], newer["id"], newer["event_at"], near.value_of(known, sentence, vocab),
+                 (text, newer["content"]), near=True) for _, newer, sentence in found[:near.CANDIDATES]]
 
 
 def linked_in(conn, agent: str, newer: int, older: int, now: float, *, remove: bool, vocab: Vocabulary,

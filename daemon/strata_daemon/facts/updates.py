@@ -53,8 +53,9 @@ rolled_out deployed promoted sold bought canceled cancelled dropped retired sett
 repointed point_at points_at rerouted re-routed traded stepped_down stepped_back stepped_aside appointed registered
 remortgaged revised renewed reinstalled rebuilt failover cut_over took takes hired fired assigned elected named picked
 chose signed scaled went_up went_down gone_up gone_down failed_over rolled""".split()
-CHANGE = re.compile(r"(?i)\b(?:" + "|".join(re.escape(w).replace("_", r"\s+") for w in
-                                            sorted(_CHANGE_WORDS, key=len, reverse=True)) + r")\b")
+# Not inside a hyphenated word: `all-hands` hands nothing over.
+CHANGE = re.compile(r"(?i)(?<![\w-])(?:" + "|".join(re.escape(w).replace("_", r"\s+") for w in
+                                                   sorted(_CHANGE_WORDS, key=len, reverse=True)) + r")(?![\w-])")
 _CHANGE_FIRST = frozenset(re.split(r"[_-]", w)[0] for w in _CHANGE_WORDS)
 _LETTERS = re.compile(r"[a-z]+")
 
@@ -87,7 +88,7 @@ for _verb, _attr in VERBS.items():
 _MEANS = frozenset("by via over through per".split())
 
 
-def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | None:
+def named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | None:
     """True when TEXT names ATTRIBUTE, False when it names another kind of it (`home phone` for
     `work phone`), None when it names neither."""
     low = " " + " ".join(words_of(text)) + " "
@@ -107,7 +108,7 @@ def _named_attribute(attribute: str, text: str, vocab: Vocabulary) -> bool | Non
             found = True
     if found:
         return True
-    if any(re.search(rf"\b{re.escape(v)}\b", low) for v in _VERBS_OF.get(head, ())) and not _names_another(
+    if any(re.search(rf"\b{re.escape(v)}\b", low) for v in _VERBS_OF.get(head, ())) and not names_another(
             attribute, text, vocab, verbs=False):
         return True  # `moved to Cork` names a location; `moved: their email is now ...` an email
     if head in TYPED and any(a == head for a, _ in shaped_values(text)):
@@ -124,7 +125,7 @@ _SWITCHED = re.compile(r"(?i)\b(?:switched|swapped|replaced|changed|moved|rename
                        r"took\s+over|no\s+longer|any\s*more|instead|from\s+now\s+on)\b")
 
 
-def _names_another(attribute: str, text: str, vocab: Vocabulary, *, verbs: bool = True, subject: str = "") -> bool:
+def names_another(attribute: str, text: str, vocab: Vocabulary, *, verbs: bool = True, subject: str = "") -> bool:
     """Whether TEXT names an attribute of the vocabulary other than ATTRIBUTE (by a noun of three
     letters or more, a value of its form, or with VERBS a verb: `Amara moved to Cork` names a
     location): then it speaks of that one."""
@@ -206,20 +207,31 @@ _VOCATIVE = re.compile(r"^\W*(?:(?i:hey|hi|hello|yeah|yes|yep|thanks|thank\s+you
 # A log record of one moment (`... after ETIMEDOUT (build 776)`, `(run 77644)`, `(cycle 4048)`).
 _LOGGED = re.compile(r"(?i)\((?:build|run|check|cycle|job|msg|ticket|pid)\s+[\w-]+[,)]")
 # A record of a message or a note says who wrote or what was noted, not what is true now; a
-# to-do (`TODO T-344 (Sofia asked): upgrade ledger-sync to 4.7.7`) says what is still to happen.
-_RECORD = re.compile(r"(?i)^\W*(?:to-?do\b|(?:e-?mail|mail|message|msg|call|text|sms|dm|letter|voicemail|invite|reply)\s+"
-                     r"(?:from|to|by)\b|new\s+mail\b|(?:[\w-]+\s+){0,3}?(?:lesson|notes?|idea|tip|reminder|todo|til|"
-                     r"observation|thought|question|q|diary|journal|log)s?\s*:|(?:sent|replied|forwarded|wrote|"
-                     r"emailed|called|drafted)\b)")
+# to-do (`TODO T-344 (Sofia asked): upgrade ledger-sync to 4.7.7`, `New task T-315: ...`) says what
+# is still to happen; a lesson (`Lesson learned in cycle 4356: ...`) what usually holds.
+_RECORD = re.compile(r"(?i)^\W*(?:to-?do\b|(?:new\s+)?task\b|(?:e-?mail|mail|message|msg|call|text|sms|dm|letter|"
+                     r"voicemail|invite|reply)\s+(?:from|to|by)\b|new\s+mail\b|(?:[\w-]+\s+){0,3}?(?:lesson|notes?|"
+                     r"idea|tip|reminder|todo|til|observation|thought|question|q|diary|journal|log)s?\s*:|"
+                     r"(?:lesson|note)s?\b[^:.]{0,40}:|(?:sent|replied|forwarded|wrote|emailed|called|drafted)\b)")
+
+
+def may_update(text: str) -> str | None:
+    """TEXT as an update would be read (without a vocative: `Hey Joanna, ...` speaks to Joanna, not
+    of her), or None when it can update nothing: a question, a plan or a wish, a record of a
+    message or a note, a log line."""
+    sentence = text.strip()
+    if not sentence or sentence.endswith("?"):
+        return None
+    sentence = _VOCATIVE.sub("", sentence)
+    if _NOT_YET.search(sentence) or _RECORD.match(sentence) or _LOGGED.search(sentence):
+        return None
+    return sentence
 
 
 def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | None:
     """How TEXT updates the known fact K, or None when it does not (see the module's rules)."""
-    sentence, weak = text.strip(), False
-    if not sentence or sentence.rstrip().endswith("?") or not k.attribute and not k.value:
-        return None
-    sentence = _VOCATIVE.sub("", sentence)  # `Hey Joanna, ...` speaks to Joanna, not of her
-    if _NOT_YET.search(sentence) or _RECORD.match(sentence) or _LOGGED.search(sentence) or not (
+    weak = False
+    if not k.attribute and not k.value or (sentence := may_update(text)) is None or not (
             mentions(k.subject, sentence) or (k.subject == "my" and _own_role(k.attribute, sentence))):
         return None
     if not k.attribute and (state := new_state(k.subject, k.value, sentence)) is not None:
@@ -230,12 +242,12 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
         return None
     loose = False
     if k.attribute:
-        named = _named_attribute(k.attribute, sentence, vocab)
+        named = named_attribute(k.attribute, sentence, vocab)
         if named is None and (_same_form(k.value, sentence) or (
-                _SWITCHED.search(sentence) and not _names_another(k.attribute, sentence, vocab, subject=k.subject))):
+                _SWITCHED.search(sentence) and not names_another(k.attribute, sentence, vocab, subject=k.subject))):
             named = weak = True  # `Switched carriers; I'm on Kestrel Mobile now` of `my phone provider`
         elif named is None and not ends and k.attribute.split()[-1] not in TYPED and says_change(sentence) and \
-                not _names_another(k.attribute, sentence, vocab, subject=k.subject):
+                not names_another(k.attribute, sentence, vocab, subject=k.subject):
             named = weak = loose = True  # `Sam now gets 7 pounds a week` of `sam.pocket money`
         if named is False or (named is None and not ends):
             return None
