@@ -72,6 +72,8 @@ def _known(label: str, value: str) -> Known:
     ("Cleaner Marta.time", "Wednesdays", "Marta's cleaning day has changed to Fridays.", False),
     ("Support SLA for Gold customers", "8 hours", "Gold SLA updated: 4 hours.", False),
     ("dog.vet", "Riverside Vets", "We take Rufus to Oakfield Animal Clinic now that Riverside closed.", False),
+    ("db-main-02.plan", "PostgreSQL 15", "orders-db upgraded to PostgreSQL 16 last night, no issues.", True),
+    ("CI image", "Node 20", "Upgraded CI to Node 22 today.", False),
 ])
 def test_another_thing_is_told_from_the_fact_s_own(label, value, text, other):
     assert near.another_thing(_known(label, value), label, text, DEFAULT) is other
@@ -93,3 +95,16 @@ def test_a_hyphenated_word_says_no_change_and_a_lesson_updates_nothing():
     assert not says_change("Bea gave a demo at the all-hands.") and says_change("The ticket was de-escalated to P3.")
     assert may_update("New task T-315: answer Lucía about the invoice for December") is None
     assert may_update("Note to self from cycle 4377: exit status 137 from the web proxy") is None
+
+
+def test_observe_says_what_it_did_to_the_facts(cli):
+    first = cli("observe", "Gateway runs on 8080.", "--at", "3 days ago", check=True)
+    assert first.out.strip().isdigit() and "strata: fact gateway.port = 8080 (now)" in first.err
+    changed = cli("observe", "Changed the gateway port to 8443.", check=True)
+    assert changed.out.strip().isdigit() and "strata: fact gateway.port = 8443 (now)" in changed.err
+    cli("observe", "Support SLA for Gold customers: 8 hours", "--at", "3 days ago", check=True)
+    ended = cli("observe", "Gold SLA updated: 4 hours.", check=True)
+    assert "strata: fact support sla for gold customers ended by this memory" in ended.err
+    assert "strata fact conflicts" in ended.err
+    plain = cli("observe", "Had lunch with the team.", check=True)
+    assert "fact" not in plain.err

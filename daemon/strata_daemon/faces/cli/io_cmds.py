@@ -39,9 +39,26 @@ async def cmd_observe(args) -> int:
         print(result["id"])
         if result["status"] != "created":
             note(f"strata: same as memory {result['id']} ({result['status']}, {result['occurrences']} occurrences)")
+        for line in _fact_notes(result.get("facts", ())):
+            note(line)
         for warning in result.get("warnings", ()):
             note(f"strata: warning: {warning}")
     return 0
+
+
+def _fact_notes(facts) -> list[str]:
+    """What the memory did to the facts, a line each: a person sees a value taken, changed or
+    ended as it happens, not only later in `fact list` (stdout keeps the id alone, for scripts)."""
+    out = []
+    for f in facts:
+        if f.get("status") not in ("created", "changed", "recorded", "retracted") or not f.get("key"):
+            continue
+        if f.get("value") is None:
+            out.append(f"strata: fact {f['key']} ended by this memory (`strata fact conflicts` to review it)")
+        else:
+            said = "now" if f["status"] != "recorded" else "in its history"
+            out.append(f"strata: fact {f['key']} = {f['value']} ({said})")
+    return out
 
 
 class _Tee:
