@@ -12,6 +12,8 @@ said of one thing shares a word with many facts of a home.
 
 from __future__ import annotations
 
+import re
+
 from strata_daemon.facts.newvalue import new_value
 from strata_daemon.facts.speaking import Known, stem, stems, words_of
 from strata_daemon.facts.updates import CHANGE, may_update, named_attribute, says_change
@@ -20,6 +22,7 @@ from strata_daemon.store.fts_query import STOPWORDS
 
 # Most facts of one memory weighed: the MiniLM embeds two texts for each.
 CANDIDATES = 3
+_IDENTIFIER = re.compile(r"\d|\w[-_.]\w")
 # Words that say which statement, not which thing.
 _NEUTRAL = STOPWORDS | frozenset("my our new old now current latest previous former also".split())
 
@@ -65,9 +68,10 @@ class Index:
 def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> bool:
     """Whether SENTENCE speaks of something other than K's subject though it shares words with it:
     a person not named (people are named by their names: `Maya gets 3 pounds a week` is not of
-    Sam), someone's relative not named (`Tomasz moved` is not of `Tomasz's sister`), the subject's
-    head word with another qualifier (`Upload timeout`, `Standard shipping`, `payments webhook`
-    of `download timeout`, `express shipping`, `refunds webhook`), another attribute named in
+    Sam), an identifier not held (`orders-db upgraded` is not of `db-main-02`), someone's
+    relative not named (`Tomasz moved` is not of `Tomasz's sister`), the subject's head word
+    with another qualifier (`Upload timeout`, `Standard shipping`, `payments webhook` of
+    `download timeout`, `express shipping`, `refunds webhook`), another attribute's form in
     place of K's (an email of `ana.phone`: `her address is now ana@...`)."""
     subject = "" if k.subject == "my" else label[:len(k.subject)] if label.casefold().startswith(
         k.subject.casefold()) else k.subject
@@ -76,6 +80,8 @@ def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> boo
     names = [stem(w.casefold()) for w in subject.split() if w[:1].isupper()]
     if names and not set(names) & set(said):
         return True
+    if any(_IDENTIFIER.search(w) and w.casefold() not in sentence.casefold() for w in subject.split()):
+        return True  # an identifier names one thing: `orders-db upgraded` is not of `db-main-02`
     if "'s" in subject.replace("’", "'") and own and own[-1] not in said:
         return True
     for i, w in enumerate(own[1:], 1):
