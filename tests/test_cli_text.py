@@ -199,3 +199,13 @@ def test_every_command_s_help_fits_80_columns(cli):
         out = cli(*leaf.split(), "--help", env={"COLUMNS": "80"}, process=False).out
         wide += [f"{leaf}: {line}" for line in out.splitlines() if len(line) > 80]
     assert not wide, "\n".join(wide[:10])
+
+
+def test_a_command_s_help_leaves_out_the_options_it_refuses(cli):
+    assert "--scope" not in cli("init", "--help", process=False).out
+    assert "--scope" not in cli("systemd", "print-unit", "--help", process=False).out
+    assert "--json" not in cli("tui", "--help", process=False).out
+    recall = cli("recall", "--help", process=False).out
+    assert "--scope" in recall and "--json" in recall  # the options shared by every command stay shown
+    refused = cli("init", "--scope", "team", process=False)
+    assert refused.returncode == 2 and "--scope does not apply to `strata init`" in refused.err

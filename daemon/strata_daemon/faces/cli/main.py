@@ -89,6 +89,30 @@ class _Parser(argparse.ArgumentParser):
     json_wanted = False  # set by main() from the whole command line, before parsing
     words: list[str] = []  # the command line, for the options a "did you mean" picks from
 
+    def _hidden(self) -> set[str]:
+        """The common options this command refuses, which its help leaves out."""
+        command = self.prog.split()[1:2]
+        return ({"scope"} if command and command[0] in UNSCOPED else set()) | (
+            {"json"} if command and command[0] in SCREENS else set())
+
+    def format_help(self) -> str:
+        return self._without_hidden(super().format_help)
+
+    def format_usage(self) -> str:
+        return self._without_hidden(super().format_usage)
+
+    def _without_hidden(self, format_) -> str:
+        # The common options are one set of actions shared by every command: hidden while this
+        # command's help is written, shown again after.
+        hidden = [(a, a.help) for a in self._actions if a.dest in self._hidden()]
+        for a, _ in hidden:
+            a.help = argparse.SUPPRESS
+        try:
+            return format_()
+        finally:
+            for a, saved in hidden:
+                a.help = saved
+
     def error(self, message: str):
         message = shortened(_suggested(message, self), 160)  # argparse quotes the whole value it refused
         subs = next((a for a in self._actions if isinstance(a, argparse._SubParsersAction)), None)
@@ -200,6 +224,8 @@ def _hook_event(words: list[str]) -> bool:
 
 # Commands that do not read one namespace through the API, so --scope would mean nothing.
 UNSCOPED = ("init", "config", "run", "systemd", "bench", "mcp", "serve", "doctor", "backup")
+# Screens a person reads, for which --json means nothing.
+SCREENS = ("tui",)
 
 
 def _closed_streams() -> None:
