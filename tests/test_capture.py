@@ -46,7 +46,9 @@ def test_event_lines_are_not_captured(line):
     ("relay-2: DOWN", "relay-2", "DOWN"), ("Backup job: retried, ok", "backup job", "retried, ok"),
     ("Landlord: Mrs. Okafor", "landlord", "Mrs. Okafor"), ("Invoice #4471: overdue", "invoice #4471", "overdue"),
     ("Disk usage: 83%", "disk usage", "83%"), ("Opening hours: 8am to 8pm, closed Sundays", "opening hours",
-                                                "8am to 8pm, closed Sundays")])
+                                                "8am to 8pm, closed Sundays"),
+    # A sentence's full stop is no part of the value; an abbreviation's is.
+    ("Gold SLA: 4 hours.", "gold sla", "4 hours"), ("Office: Washington D.C.", "office", "Washington D.C.")])
 def test_state_lines_are_captured(line, key, value):
     assert captured(line) == [(key, value)]
 

@@ -185,6 +185,8 @@ def capture(rules: tuple[Rule, ...], content: str, kind: str, *, source: str | N
             if m is None:
                 continue
             value = (m.group("value") or "").strip()
+            if rule.name == "status-line":
+                value = _unstopped(value)
             raw_key = rule.key if rule.key is not None else m.group("key")
             try:
                 label = label_of(raw_key)
@@ -209,3 +211,12 @@ def capture(rules: tuple[Rule, ...], content: str, kind: str, *, source: str | N
             except InvalidInput:
                 continue
     return list(found.values())
+
+
+def _unstopped(value: str) -> str:
+    """A status line's value without the full stop that ends its sentence (`Gold SLA: 4 hours.`
+    holds `4 hours`); an abbreviation's or an initial's stop stays (`U.S.`, `J.`), as does `...`."""
+    last = value.split()[-1] if value.split() else ""
+    if value.endswith(".") and not value.endswith("..") and last.count(".") == 1 and len(last) > 2:
+        return value[:-1].rstrip()
+    return value
