@@ -322,8 +322,9 @@ class Facts:
         return out + changed, held
 
     async def weigh(self, held: list[Held]) -> list[Held]:
-        """The held updates whose two memories speak alike (tuning facts.alike_floor), by the
-        packaged MiniLM whatever embeds the memories, so that one floor holds."""
+        """The held updates whose two memories speak alike (tuning facts.alike_floor, loose_floor;
+        of a memory's near updates only the most alike, near_floor), by the packaged MiniLM
+        whatever embeds the memories, so that one floor holds."""
         emb = await self.models.minilm()
         texts = list(dict.fromkeys(t for h in held for t in h.texts))  # a memory near many facts: once
         at = {t: i for i, t in enumerate(texts)}

@@ -17,7 +17,8 @@ plan`) and one that names no attribute (facts/updates.py's `weak`) could be of a
 facts: in a home of many subjects they ended the rent, the phone or the home address. Such an
 update is held (`Held`) and taken after the write, in a transaction of its own, only when the
 two memories speak alike (Facts.weigh): on the development sets' shared home, 151 of 155 wrong
-first-person updates were unlike their fact's memory and none of the right ones.
+first-person updates were unlike their fact's memory and none of the right ones. So is a change
+no rule ties to any fact, weighed against the facts it shares a word with (facts/near.py).
 """
 
 from __future__ import annotations
@@ -243,9 +244,6 @@ def updates_in(conn, agent: str, rows: Iterable[dict], results: Iterable[dict], 
             if f.get("current") and f.get("value") is not None:
                 late = _late(conn, agent, f, at, now, text, vocab=vocab, actor=actor, window=window,
                              max_bytes=max_bytes)
-                if isinstance(late, Held):
-                    held.append(late)
-                    continue
                 if late and isinstance(late[0], Held):
                     held += late
                     continue
@@ -304,9 +302,9 @@ def _search_words(subject: str) -> list[str]:
     return (core or words)[:4]
 
 
-def _late(conn, agent: str, f: dict, at: float, now: float, text: str, **kw) -> list[dict] | list[Held] | Held:
+def _late(conn, agent: str, f: dict, at: float, now: float, text: str, **kw) -> list[dict] | list[Held]:
     """A value stated at AT (in TEXT) that a newer memory already updates: that memory's change,
-    at once, or held for weighing."""
+    at once, or the updates held for weighing."""
     fact, value = store.current_value(conn, agent, f["key"], now)
     if fact is None or value is None or value["value"] is None:
         return []
@@ -326,7 +324,8 @@ def _late(conn, agent: str, f: dict, at: float, now: float, text: str, **kw) -> 
         return _near_late(conn, agent, f, fact, known, at, text, kw["vocab"])
     newer, u = latest
     if _held(known, u):
-        return Held(f["key"], fact["label"], newer["id"], newer["event_at"], u.value, (text, newer["content"]), u.loose)
+        return [Held(f["key"], fact["label"], newer["id"], newer["event_at"], u.value, (text, newer["content"]),
+                     u.loose)]
     return [_write(conn, agent, {"key": f["key"], "label": fact["label"]}, u.value, newer["id"], newer["event_at"],
                    actor=kw["actor"], now=now, window=kw["window"], max_bytes=kw["max_bytes"])]
 
