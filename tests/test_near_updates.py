@@ -74,6 +74,9 @@ def _known(label: str, value: str) -> Known:
     ("dog.vet", "Riverside Vets", "We take Rufus to Oakfield Animal Clinic now that Riverside closed.", False),
     ("db-main-02.plan", "PostgreSQL 15", "orders-db upgraded to PostgreSQL 16 last night, no issues.", True),
     ("CI image", "Node 20", "Upgraded CI to Node 22 today.", False),
+    ("Oskar.location", "Riga", "Oskar Brandt moved: their email address is now oskar@mailbox.org.", True),
+    ("Ingrid Salo.email", "ingrid@salo-design.fi", "Ingrid Salo moved to Porto last month.", True),
+    ("Ingrid Salo.email", "ingrid@salo-design.fi", "Ingrid Salo changed: reach her at ingrid@mailbox.org.", False),
 ])
 def test_another_thing_is_told_from_the_fact_s_own(label, value, text, other):
     assert near.another_thing(_known(label, value), label, text, DEFAULT) is other

@@ -17,7 +17,7 @@ import re
 from strata_daemon.facts.newvalue import new_value
 from strata_daemon.facts.speaking import Known, stem, stems, words_of
 from strata_daemon.facts.updates import CHANGE, may_update, named_attribute, says_change
-from strata_daemon.facts.vocabulary import NOUNS_OF, TYPED, Vocabulary, shaped_values
+from strata_daemon.facts.vocabulary import NOUNS_OF, TYPED, Vocabulary, shape_of, shaped_values
 from strata_daemon.store.fts_query import STOPWORDS
 
 # Most facts of one memory weighed: the MiniLM embeds two texts for each.
@@ -71,8 +71,9 @@ def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> boo
     Sam), an identifier not held (`orders-db upgraded` is not of `db-main-02`), someone's
     relative not named (`Tomasz moved` is not of `Tomasz's sister`), the subject's head word
     with another qualifier (`Upload timeout`, `Standard shipping`, `payments webhook` of
-    `download timeout`, `express shipping`, `refunds webhook`), another attribute's form in
-    place of K's (an email of `ana.phone`: `her address is now ana@...`)."""
+    `download timeout`, `express shipping`, `refunds webhook`), a value of another attribute's
+    form and none of K's, K's not named (an email of `ana.phone` or of `oskar.location`; no email
+    for `ingrid.email`)."""
     subject = "" if k.subject == "my" else label[:len(k.subject)] if label.casefold().startswith(
         k.subject.casefold()) else k.subject
     said = [stem(w) for w in words_of(sentence)]
@@ -88,9 +89,12 @@ def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> boo
         for j, s in enumerate(said):
             if s == w and j and said[j - 1] not in own and said[j - 1] not in _NEUTRAL and said[j - 1] != own[i - 1]:
                 return True
-    head = k.attribute.split()[-1] if k.attribute else ""
-    forms = {a for a, _ in shaped_values(sentence) if a in TYPED}
-    return head in TYPED and bool(forms) and head not in forms and not named_attribute(k.attribute, sentence, vocab)
+    if not k.attribute or named_attribute(k.attribute, sentence, vocab):
+        return False
+    head, forms = k.attribute.split()[-1], {a for a, _ in shaped_values(sentence) if a in TYPED}
+    # A value of another attribute's form speaks of that one (`moved: their email is now ...` is
+    # no location); a value of a form of its own (an email) changes to another of that form.
+    return head not in forms and (bool(forms) or shape_of(k.value) == head)
 
 
 def changes(text: str) -> str | None:
