@@ -77,6 +77,7 @@ def _known(label: str, value: str) -> Known:
     ("Oskar.location", "Riga", "Oskar Brandt moved: their email address is now oskar@mailbox.org.", True),
     ("Ingrid Salo.email", "ingrid@salo-design.fi", "Ingrid Salo moved to Porto last month.", True),
     ("Ingrid Salo.email", "ingrid@salo-design.fi", "Ingrid Salo changed: reach her at ingrid@mailbox.org.", False),
+    ("my mobile plan", "20GB for 15 a month", "Switched to the unlimited plan at 25 a month.", False),
 ])
 def test_another_thing_is_told_from_the_fact_s_own(label, value, text, other):
     assert near.another_thing(_known(label, value), label, text, DEFAULT) is other

@@ -92,9 +92,11 @@ def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> boo
     if not k.attribute or named_attribute(k.attribute, sentence, vocab):
         return False
     head, forms = k.attribute.split()[-1], {a for a, _ in shaped_values(sentence) if a in TYPED}
-    # A value of another attribute's form speaks of that one (`moved: their email is now ...` is
-    # no location); a value of a form of its own (an email) changes to another of that form.
-    return head not in forms and (bool(forms) or shape_of(k.value) == head)
+    held = {a for a, _ in shaped_values(k.value)} | {shape_of(k.value)}
+    # A value of a form the fact's does not hold speaks of another attribute (`moved: their email
+    # is now ...` is no location); a value of a form of its own (an email) changes to another of
+    # that form.
+    return head not in forms and (bool(forms - held) or shape_of(k.value) == head)
 
 
 def changes(text: str) -> str | None:
