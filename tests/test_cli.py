@@ -82,8 +82,9 @@ def test_repeat_within_attention_window_prints_same_id_and_a_note(cli):
     first = cli("observe", "Bridge: DOWN", check=True)
     again = cli("observe", "Bridge: DOWN", check=True)
     assert again.out.strip() == first.out.strip()
-    assert first.err == ""
+    assert first.err == "strata: fact bridge = DOWN (now)\n"  # what the status line set
     assert again.err.startswith("strata:") and "repeat" in again.err and "2 occurrences" in again.err
+    assert "fact" not in again.err  # a repeat only confirms the fact
     assert cli.json("show", first.out.strip())["occurrences"] == 2
     assert episode_count(cli) == 1
 
