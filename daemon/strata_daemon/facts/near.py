@@ -1,13 +1,13 @@
 """An update no rule ties to its fact: the newer memory says a change but names the fact's
-subject in other words (`The kids renamed the kitten Miso` after `Our cat is called Biscuit`;
-`Gold SLA updated: 4 hours` after `Support SLA for Gold customers: 8 hours`; `New favourite
-band: Big Thief` after `My favourite band is The Paper Kites`). Pure: no I/O.
+subject in other words (`Gold SLA updated: 4 hours` after `Support SLA for Gold customers: 8
+hours`; `ETL now kicks off at 03:30 UTC` after `Nightly ETL runs at 02:00 UTC`). Pure: no I/O.
 
 The current facts sharing a word with such a memory (of their subject, their attribute or their
 value) are its candidates, the few sharing most; superseding.py holds an update of each, and
 Facts.weigh takes only the one whose memory the newer one is most alike, when at least
 `facts.near_floor` alike. The words are a cheap first sieve, the likeness decides: a change
-said of one thing shares a word with many facts of a home.
+said of one thing shares a word with many facts of a home. What shares no word (`The kids
+renamed the kitten Miso` after `Our cat is called Biscuit`) is not found.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from strata_daemon.store.fts_query import STOPWORDS
 
 # Most facts of one memory weighed: the MiniLM embeds two texts for each.
 CANDIDATES = 3
+# A word of a name that names one thing: a digit, or a joint inside it (`db-main-02`, `api.v2`).
 _IDENTIFIER = re.compile(r"\d|\w[-_.]\w")
 # Words that say which statement, not which thing.
 _NEUTRAL = STOPWORDS | frozenset("my our new old now current latest previous former also".split())
@@ -71,9 +72,9 @@ def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> boo
     Sam), an identifier not held (`orders-db upgraded` is not of `db-main-02`), someone's
     relative not named (`Tomasz moved` is not of `Tomasz's sister`), the subject's head word
     with another qualifier (`Upload timeout`, `Standard shipping`, `payments webhook` of
-    `download timeout`, `express shipping`, `refunds webhook`), a value of another attribute's
-    form and none of K's, K's not named (an email of `ana.phone` or of `oskar.location`; no email
-    for `ingrid.email`)."""
+    `download timeout`, `express shipping`, `refunds webhook`), with K's attribute not named: a
+    value of a form K's value does not hold (an email of `ana.phone` or of `oskar.location`), or
+    no value of the form K's value has (no email for `ingrid.email`)."""
     subject = "" if k.subject == "my" else label[:len(k.subject)] if label.casefold().startswith(
         k.subject.casefold()) else k.subject
     said = [stem(w) for w in words_of(sentence)]
