@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -30,6 +31,13 @@ def _isolated_env(monkeypatch, tmp_path_factory):
         if key.startswith("STRATA_") or key == "JOURNAL_STREAM":
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg")))
+    # A command run in process sets the `strata` logger up for a terminal (a handler of its own,
+    # nothing passed on), which would hide what strata logs from every later test's caplog.
+    log = logging.getLogger("strata")
+    saved = (log.handlers[:], log.propagate, log.level)
+    yield
+    log.handlers[:], log.propagate = saved[0], saved[1]
+    log.setLevel(saved[2])
 
 
 # The test modules that run on both stores: each of their tests that opens a home runs on the
