@@ -168,9 +168,19 @@ class _Current:
         self.mine: dict[str, dict] = {}
         self._typed: dict[str, bool] = {}
         self.facts: dict[str, dict] = {}
-        self.near = near.Index()
+        self._near: near.Index | None = None
         for f in store.listing(conn, agent, now=now):
             self._add(f)
+
+    @property
+    def near(self) -> near.Index:
+        """The facts by the words a near update may share with them, built when a memory first
+        says a change no rule ties: most batches never need it."""
+        if self._near is None:
+            self._near = near.Index()
+            for f in self.facts.values():
+                self._near.add(_known(f))
+        return self._near
 
     def typed(self, key: str) -> bool:
         """Whether the fact's attribute or value has a form of its own (a phone number, a version)."""
@@ -179,7 +189,8 @@ class _Current:
     def _add(self, f: dict) -> None:
         k = parse_key(f["key"], f["label"])
         self.facts[f["key"]] = f
-        self.near.add(_known(f))
+        if self._near is not None:
+            self._near.add(_known(f))
         self._typed[f["key"]] = k.attribute.split(" ")[-1] in TYPED or shape_of(str(f["value"])) is not None
         if k.subject == "my":
             self.mine[f["key"]] = f
@@ -191,7 +202,8 @@ class _Current:
         """KEY as it now stands, after a write."""
         for facts in (self.mine, self.facts, *self.by_word.values()):
             facts.pop(key, None)
-        self.near.drop(key)
+        if self._near is not None:
+            self._near.drop(key)
         fact, value = store.current_value(self.conn, self.agent, key, self.now)
         if fact is not None and value is not None and value["value"] is not None:
             self._add(store.shaped(fact, value, self.now))
