@@ -81,6 +81,15 @@ def test_bad_value_names_the_key(home, text, key):
     assert key in info.value.message
 
 
+def test_a_bad_value_s_hint_says_what_to_write(home):
+    write_config(home, '[store]\nmax_content_bytes = "big"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(home / "strata.toml")
+    hint = info.value.hint
+    assert hint.startswith("write `max_content_bytes = 65536` under [store] (the default)"), hint
+    assert "delete the line" in hint
+
+
 def test_broken_toml_is_reported(home):
     write_config(home, "[store\nmax = 1")
     with pytest.raises(ConfigError, match="not valid TOML"):

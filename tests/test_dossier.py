@@ -225,6 +225,13 @@ def test_a_contradiction_is_named_with_both_values_and_times(bridge):
     assert '"UP (latency 40 ms, check 4412)" at 2026-09-21 12:17Z' in section and "4 min apart" in section
 
 
+def test_a_fact_source_names_the_line_that_cites_it(bridge):
+    bridge.refresh_dossier("bridge", now=T0)
+    d = bridge.show_dossier("bridge")
+    facts = [s for s in d["sources"] if s["id"].startswith("f")]
+    assert facts and all(s["line"] in d["text"] and "Bridge" in s["line"] for s in facts), facts
+
+
 def test_open_items_leave_out_what_a_later_memory_closed(bridge):
     bridge.refresh_dossier("bridge", now=T0)
     text = bridge.show_dossier("bridge")["text"]

@@ -100,7 +100,7 @@ def test_show_and_explain_name_the_supersession(cli):
         check=True)
     assert re.search(r"\n  superseded by +#2\n", cli("show", "1", check=True).out)
     out = cli("recall", "What is Dana Whitfield's email address?", "--mode", "fast", "--explain", check=True).out
-    assert "superseded by #2: a newer memory states another value of the same fact" in out
+    assert "superseded by #2: a newer memory replaces it (a supersedes link)" in out
     assert "fact  dana whitfield.email = dana@whitfield.example" in out
     assert cli.json("fact", "get", "Dana Whitfield.email")["value"] == "dana@whitfield.example"
 

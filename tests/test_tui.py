@@ -63,7 +63,7 @@ def test_format_helpers():
     assert ("retriever", "graph", "path a → b") in out
     assert ("feature", "access_count", "3") in out
     hit["explain"]["superseded_by"] = [7]
-    assert ("order", "superseded by", "#7: a newer memory states another value of the same fact") in explain(hit, {})
+    assert ("order", "superseded by", "#7: a newer memory replaces it (a supersedes link)") in explain(hit, {})
 
 
 @pytest.mark.slow

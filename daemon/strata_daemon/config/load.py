@@ -91,8 +91,20 @@ def _coerce(setting: Setting, value: Any, where: str) -> Any:
         bad = setting.check(value)
     if bad:
         raise ConfigError(f"{where}: {setting.key} = {json.dumps(value, default=str)} {bad}",
-                          hint=f"{setting.doc} Default: {json.dumps(setting.default)}.")
+                          hint=_fix_hint(setting, where))
     return value
+
+
+def _fix_hint(setting: Setting, where: str) -> str:
+    """How to mend a bad value: the line to write (the default's), where, and what it sets."""
+    default = json.dumps(setting.default)
+    if where == "--set":
+        fix = f"give --set {setting.key}={default}, or another value of that kind"
+    else:
+        table, _, name = setting.key.rpartition(".")
+        line = f"`{name} = {default}` under [{table}]" if table else f"`{name} = {default}`"
+        fix = f"write {line} (the default) or another value of that kind, or delete the line to use the default"
+    return f"{fix}. It is: {setting.doc}"
 
 
 def _toml_hint(message: str) -> str:

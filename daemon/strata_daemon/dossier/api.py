@@ -260,8 +260,10 @@ class Dossiers:
                                  as_of=timeutil.iso(now), generator=used, sections=extractive.as_data(sections))
         by_id = {s["id"]: s for s in material.sources}
         cited = extractive.cited_ids(sections)
+        # A fact value (`f11`) has no memory to show: its source names the line that cites it.
+        fact_lines = {c: ln.text for s in reversed(sections) for ln in s.lines for c in ln.cites if c[0] == "f"}
         sources = [{"id": c, "salience": by_id[int(c[1:])]["salience"]} if c[0] == "e" and int(c[1:]) in by_id
-                   else {"id": c} for c in cited]
+                   else {"id": c, "line": fact_lines[c]} if c in fact_lines else {"id": c} for c in cited]
         version = await self.db.transact(lambda c: store.store(
             c, self.agent, t.name, text=text, sources=sources, generator=used if used == generator else
             "extractive (llm fell back)", input_hash=input_hash, notes=notes, now=now, actor=self.actor))

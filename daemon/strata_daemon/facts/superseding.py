@@ -91,7 +91,7 @@ def resolved(conn, agent: str, c: Capture) -> Capture:
 def canonical_key(key: str, vocab: Vocabulary) -> str | None:
     """KEY with its attribute named as the vocabulary names it (`oskar.office` -> `oskar.location`);
     a key without one read as capture reads a status line's name (`gateway port` ->
-    `gateway.port`, `bank pin` -> `bank.password`, `the standup` -> `standup`)."""
+    `gateway.port`, `bank passphrase` -> `bank.password`, `the standup` -> `standup`)."""
     k = parse_key(key, key)
     if not k.attribute:
         found = key_label(*canonical("", key, "", vocab=vocab)[:2])

@@ -69,7 +69,7 @@ def _show_recall(r: dict, explain: bool) -> str:
                 lines.append(f"        penalised: {h['explain']['penalised']}")
             if "superseded_by" in h["explain"]:
                 newer = ", ".join(f"#{i}" for i in h["explain"]["superseded_by"])
-                lines.append(f"        superseded by {newer}: a newer memory states another value of the same fact")
+                lines.append(f"        superseded by {newer}: a newer memory replaces it (a supersedes link)")
     if explain and r.get("stages"):
         lines += _wrapped("stages: " + " → ".join(_stage(st) for st in r["stages"]), indent="  ", first="")
     if not r["hits"]:

@@ -295,7 +295,7 @@ DOSSIER_LIST = fields(
 DOSSIER = fields(
     {"topic": STR, "version": POSITIVE, "text": about(STR, "markdown; every line cites its sources"),
      "sources": array(fields({"id": about(STR, "as cited: e12 a memory, f7 a fact value")},
-                             {"salience": NUM})),
+                             {"salience": NUM, "line": about(STR, "a fact value's: the dossier line citing it")})),
      "generator": STR, "input_hash": STR, "notes": about(OPEN, "how it was written (off_topic, fallback, llm, ...)"),
      **timed(("created_at",)), "actor": STR},
     text="One version of a dossier.")

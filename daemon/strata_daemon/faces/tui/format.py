@@ -68,7 +68,7 @@ def explain(hit: dict, weights: dict[str, float]) -> list[tuple[str, str, str]]:
             rows.append(("signal", factor, f"× {signals[factor]:.3f}"))
     if "penalised" in hit["explain"]:
         rows.append(("signal", "penalised", hit["explain"]["penalised"]))
-    for key, what in (("superseded_by", "a newer memory states another value of the same fact"),
+    for key, what in (("superseded_by", "a newer memory replaces it (a supersedes link)"),
                       ("newer_alike", "a newer memory alike it answers the question")):
         if key in hit["explain"]:
             rows.append(("order", key.replace("_", " "),

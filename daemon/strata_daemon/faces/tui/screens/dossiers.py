@@ -55,7 +55,7 @@ class DossiersScreen(LayerScreen):
 
     def on_mount(self) -> None:
         self.query_one("#topics", DataTable).add_columns("topic", "version", "refreshed", "due", "origin")
-        self.query_one("#sources", DataTable).add_columns("source", "salience", "memory")
+        self.query_one("#sources", DataTable).add_columns("source", "salience", "says")
         self.query_one("#versions", DataTable).add_columns("version", "made", "generator", "sources", "lines")
 
     async def load(self) -> None:
@@ -86,7 +86,8 @@ class DossiersScreen(LayerScreen):
         cited = await self.memory.get_many(episodes.values())
         refill(self.query_one("#sources", DataTable), [(s["id"], (
             s["id"], "-" if s.get("salience") is None else f"{s['salience']:.3f}",
-            one_line(cited[episodes[s["id"]]]["content"], 90) if episodes.get(s["id"]) in cited else "-"))
+            one_line(cited[episodes[s["id"]]]["content"], 90) if episodes.get(s["id"]) in cited
+            else one_line(s["line"], 90) if s.get("line") else "-"))
             for s in sources])
         self.query_one("#diff", Static).update(diff)
 
