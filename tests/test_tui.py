@@ -469,6 +469,9 @@ def test_what_a_narrow_pane_cuts_is_shown_whole_and_focus_leaves_an_input_after_
         await pilot.press(*"episode:1", "enter")
         await settle(pilot)
         assert app.focused.id == "web"
+        await pilot.press("slash", *"episode:2", "enter")  # a second jump starts from an empty field
+        await settle(pilot)
+        assert app.screen.query_one("#web").root.data == "episode:2"
     drive(filled, body, size=(100, 40))
 
 
