@@ -127,6 +127,11 @@ def test_conditions_worded_many_ways_are_states(line, key, value):
     ("Home Assistant is on 2024.6.1.", [("home assistant.version", "2024.6.1")]),
     ("Dr. Haines is my GP now.", [("my doctor", "Dr. Haines")]),
     ("Actually the meeting room is now Lovelace, not Turing.", [("meeting room", "Lovelace, not Turing")]),
+    # Neither what it replaced, nor when it changed, nor what it is for is its value.
+    ("Backups now run at 04:00 instead of 03:00", [("backups.time", "04:00")]),
+    ("The mail relay was moved to mx-2 last night", [("mail relay.location", "mx-2")]),
+    ("The team switched to Postgres 16 for the main database", [("team", "Postgres 16")]),
+    ("We switched the DNS provider from Cloudflare to deSEC", [("dns.provider", "deSEC")]),
 ])
 def test_attribute_statements_become_subject_attribute_keys(text, expected):
     assert captured(text) == expected

@@ -95,6 +95,12 @@ def test_candidates_are_the_few_facts_sharing_most_words():
     assert index.sharing("Gold SLA updated", skip={"gold price", "support sla for silver customers"}) == []
 
 
+def test_the_old_value_leaving_is_no_repeat_of_it():
+    assert not near.repeats("Priya", "Priya handed the on-call rota over to Marco.")
+    assert not near.repeats("Priya", "Priya passed demo hosting on to Marco.")
+    assert near.repeats("Priya", "Priya is still on call, Marco shadows her.")
+
+
 def test_a_hyphenated_word_says_no_change_and_a_lesson_updates_nothing():
     assert not says_change("Bea gave a demo at the all-hands.") and says_change("The ticket was de-escalated to P3.")
     assert may_update("New task T-315: answer Lucía about the invoice for December") is None

@@ -37,6 +37,12 @@ WORDINGS = {
                        "Which machine serves Grafana?", "grafana.location", "obs-2.internal.example"),
     "head noun": ("The analytics warehouse lives in us-east-2.", "Warehouse is in ap-southeast-1 after the APAC move.",
                   "Where is the analytics warehouse?", "analytics warehouse.location", "ap-southeast-1"),
+    "from old to new": ("The backup job moved to nas-2.", "We moved the backup job from nas-2 to nas-3.",
+                        "Where does the backup job run?", "backup job.location", "nas-3"),
+    "switched from": ("The DNS provider is Cloudflare.", "We switched the DNS provider from Cloudflare to deSEC.",
+                      "Who is our DNS provider?", "dns.provider", "deSEC"),
+    "won the election": ("leader: node-1", "node-4 won the election and is leader", "Which node is leader now?",
+                         "leader", "node-4"),
 }
 
 # A key is named as its subject was first said: said first, `Warehouse` names the key the
@@ -234,6 +240,7 @@ def test_a_subject_named_another_way_finds_its_key():
     (Known("eastgate store.owner", "Eastgate store", "owner", "Evie"),
      "Evie transferred to head office, Marcus runs Eastgate now.", "Marcus"),
     (Known("mia.swim coach", "Mia", "swim coach", "Mr Ortiz"), "Coach Bettina took over Mia's squad.", "Bettina"),
+    (Known("release.owner", "Release", "owner", "Olu"), "Fernanda became the new release captain", "Fernanda"),
 ])
 def test_a_newer_memory_updates_a_fact_it_does_not_state_in_capture_s_words(known, text, value):
     u = update_of(known, text)

@@ -140,6 +140,7 @@ def canonical(subject: str, attribute: str, value: str, *, vocab: Vocabulary = D
     attribute phrase may hold it), `my`/`our` (the first person), or a name; ATTRIBUTE the words
     the sentence used."""
     subject, attribute, value = " ".join(subject.split()), " ".join(attribute.split()), value.strip()
+    subject = re.sub(r"(?i)(?<=\w)\s+(?:now|currently|still)$", "", subject)  # `Backups now run at 04:00`
     if subject.casefold() in ("my", "our"):
         subject = subject.casefold()
     said = attribute

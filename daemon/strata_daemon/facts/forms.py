@@ -233,7 +233,8 @@ _PURPOSE = re.compile(r"\s+(?:for|during|while|because|since|until|till|so\s+tha
 def _switched(m: re.Match) -> Read:
     det = (m.group("det") or {"I": "my", "We": "our"}.get(m.group("who") or "", "")).casefold()
     value = _PURPOSE.sub("", m.group("value"))
-    yield "", f"{det} {m.group('subj')}" if det in ("my", "our") else m.group("subj"), value
+    subj = re.split(r"\s+from\s+", m.group("subj"), maxsplit=1)[0]  # `the DNS provider from Cloudflare to deSEC`
+    yield "", f"{det} {subj}" if det in ("my", "our") else subj, value
 
 
 def _words(*names: str) -> frozenset[str]:

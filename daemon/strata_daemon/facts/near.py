@@ -16,7 +16,7 @@ import re
 
 from strata_daemon.facts.newvalue import new_value
 from strata_daemon.facts.speaking import Known, stem, stems, words_of
-from strata_daemon.facts.updates import CHANGE, may_update, named_attribute, says_change
+from strata_daemon.facts.updates import CHANGE, may_update, named_attribute, restates, says_change
 from strata_daemon.facts.vocabulary import NOUNS_OF, TYPED, Vocabulary, shape_of, shaped_values
 from strata_daemon.store.fts_query import STOPWORDS
 
@@ -98,6 +98,12 @@ def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> boo
     # is now ...` is no location); a value of a form of its own (an email) changes to another of
     # that form.
     return head not in forms and (bool(forms - held) or shape_of(k.value) == head)
+
+
+def repeats(value: str, sentence: str) -> bool:
+    """Whether SENTENCE holds the fact's VALUE as still true, not as the one leaving (`Priya
+    handed on-call over to Marco` of `on-call = Priya`)."""
+    return value.casefold() in sentence.casefold() and not restates(value, sentence)[1]
 
 
 def changes(text: str) -> str | None:

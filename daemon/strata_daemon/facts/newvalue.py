@@ -56,7 +56,7 @@ def _clip(raw: str) -> str | None:
 # Where a value is read from, strongest first: its shape; `new <attribute>: X`, `X is our new
 # <attribute>`, `<attribute> is X` (strong: the text says what the attribute is); then the words
 # after a change (`moved to X`, `is now X`, `it's X now`), which only a change word backs.
-_STRONG = 3
+_STRONG = 4
 
 
 # A thing named after `on`, `at`, `in` is where something else happened (`the exporter restarts
@@ -71,6 +71,10 @@ def _patterns(nouns: str) -> tuple[str, ...]:
         rf"(?:now\s+)?(?:our|my|the|his|her|their)?\s*(?:new\s+)?(?:{nouns})\b",
         rf"(?i){_NOT_AFTER_PLACE}\b(?:{nouns})\s*(?::|=|\bis\b|\bare\b|was\s+changed\s+to|has\s+changed\s+to|changed\s+to)\s*(?:now\s+)?"
         rf"(?P<v>[^;!?]+)",
+        # `node-4 won the election and is leader`, `Ines became the new captain`
+        rf"(?P<v>\b(?:[A-Z0-9][\w.'’&-]*|[a-z][\w]*[-.\d][\w.-]*)(?:\s+[A-Z][\w.'’&-]*){{0,2}})\s+(?:became|becomes|"
+        rf"(?:was|got|has\s+been)\s+(?:elected|appointed|named|made)|won\s+\S+(?:\s+\S+){{0,3}}?\s+and\s+is(?:\s+now)?)\s+"
+        rf"(?:as\s+)?(?:our|the|his|her|their)?\s*(?:new\s+)?(?:[\w-]+\s+)?(?:{nouns})\b",
         r"(?i)\b(?:moved|switched|changed|escalated|downgraded|bumped|pushed(?:\s+back)?|rescheduled|postponed|"
         r"renamed|transferred|reassigned|rotated|handed(?:\s+\w+)?\s+over|handed|passed|migrated|relocated|set|"
         r"upgraded|updated|raised|lowered|increased|reduced|cut|repointed|re-?routed|points?|pointed|went|gone|"
@@ -109,6 +113,12 @@ def new_value(k: Known, text: str, vocab: Vocabulary) -> tuple[str | None, bool]
     shaped = [v for a, v in shaped_values(text) if a == head and v.casefold() not in old]
     if shaped:
         return shaped[-1], True
+    # `moved the backup job from nas-2 to nas-3`: the old value named, then the new one.
+    for m in re.finditer(rf"(?i)\bfrom\s+(?:the\s+)?{re.escape(k.value.strip())}\s+(?:to|into|onto|for)\s+(?P<v>[^;!?]+)",
+                         text) if k.value.strip() else ():
+        value = _clip(m.group("v"))
+        if _fits(k, value, old):
+            return value, True
     if head in TYPED:
         return None, False  # a typed attribute whose value has no such form here is not read by words
     nouns = "|".join(re.escape(n) for n in sorted(NOUNS_OF.get(head, (head,) if head else tuple(own)), key=len,

@@ -31,10 +31,14 @@ _NOT_PAST = "".join(rf"(?<!\b{t}\.)" for t in _TITLES)  # just past one
 _MAY_SPLIT = re.compile(r"[.!?;]\s|\n")
 _SENTENCES = re.compile(_NOT_PAST + r"(?<=[.!?])\s+(?=[A-Z\"'“])|;\s+|\n")
 # `ap-southeast-1 after the APAC move`: what came after a value is why it changed, not the value
-# (a value that starts with `after`, `after the retro`, is kept).
+# (a value that starts with `after`, `after the retro`, is kept); nor is what it replaced
+# (`04:00 instead of 03:00`), when it changed (`mx-2 last night`) or what it is for (`Postgres 16
+# for the main database`).
 _CLAUSE_END = re.compile(r",\s*(?:and|but|so|which|because|since|though|although|while)\b|;|\s+(?:but|because|which|"
                          r"so\s+that|while|now\s+that|ever\s+since|after\s+(?:the|a|an|our|my|his|her|their|its|last|"
-                         r"this|that))\s|\s+-\s|\s+—\s|" + _NOT_AFTER
+                         r"this|that))\s|\s+-\s|\s+—\s|\s+(?:instead\s+of|rather\s+than)\s|"
+                         r"\s+(?:(?:last|this)\s+(?:night|week|weekend|month|year)|yesterday|today|tonight)\b|"
+                         r"\s+for\s+(?:the|our|my|his|her|their)\s|" + _NOT_AFTER
                          + r"\.\s|[.!?]$|\s+and\s+(?:I|we|he|she|they|it|my|our|his|her|their|the|[A-Z][\w.-]*['’]s)\b")
 # Reported speech: `Jonas said the dinner on Friday is cancelled`.
 _REPORTED = re.compile(r"\b(?:said|says|saying|told|tells|mentioned|asked|asks|wonders?|wondered|heard|claims?|"

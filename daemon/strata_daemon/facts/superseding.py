@@ -276,7 +276,7 @@ def _near(conn, agent: str, current: _Current, me: int, at: float, text: str, sk
         f = current.facts[key]
         # A person's own `fact set` is changed by a person, or by a memory a rule ties to it.
         if f.get("valid_from", at) >= at or not str(f.get("source")).startswith("episode:") or \
-                f.get("source") == f"episode:{me}" or str(f["value"]).casefold() in sentence.casefold():
+                f.get("source") == f"episode:{me}" or near.repeats(str(f["value"]), sentence):
             continue
         known = _known(f)
         if near.another_thing(known, f["label"], sentence, vocab):

@@ -52,7 +52,7 @@ joined started became become these_days nowadays latest currently correction act
 rolled_out deployed promoted sold bought canceled cancelled dropped retired settled finally officially got_a gets
 repointed point_at points_at rerouted re-routed traded stepped_down stepped_back stepped_aside appointed registered
 remortgaged revised renewed reinstalled rebuilt failover cut_over took takes hired fired assigned elected named picked
-chose signed scaled went_up went_down gone_up gone_down failed_over rolled""".split()
+chose signed scaled won_the_election won_the_vote went_up went_down gone_up gone_down failed_over rolled""".split()
 # Not inside a hyphenated word: `all-hands` hands nothing over.
 CHANGE = re.compile(r"(?i)(?<![\w-])(?:" + "|".join(re.escape(w).replace("_", r"\s+") for w in
                                                    sorted(_CHANGE_WORDS, key=len, reverse=True)) + r")(?![\w-])")
@@ -160,7 +160,7 @@ production dev test mobile landline fax postal mailing shipping delivery billing
 """.split())
 
 
-def _restates(value: str, text: str) -> tuple[bool, bool]:
+def restates(value: str, text: str) -> tuple[bool, bool]:
     """(whether TEXT holds VALUE, whether it ends it: `left Brightwell`, `no longer vegetarian`,
     `Imogen handed the project over`)."""
     if not value:
@@ -236,7 +236,7 @@ def update_of(k: Known, text: str, *, vocab: Vocabulary = DEFAULT) -> Update | N
         return None
     if not k.attribute and (state := new_state(k.subject, k.value, sentence)) is not None:
         return Update(state, "states a new state")
-    holds, ends = _restates(k.value, sentence)
+    holds, ends = restates(k.value, sentence)
     read = new_value(k, sentence, vocab) if holds and not ends else None  # read once, used below too
     if read is not None and not _another_value(k, read[0]):
         return None
