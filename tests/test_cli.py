@@ -1162,3 +1162,22 @@ def test_hints_name_commands_that_work_and_config_show_takes_a_key(cli):
     assert [r["key"] for r in cli.json("config", "show", "recall.k")["settings"]] == ["recall.k"]
     proc = cli("config", "show", "recal.k")
     assert proc.returncode == 4 and "did you mean recall.k" in proc.err
+
+
+# A Ctrl-C a few milliseconds in, while the command's modules are still loading (a thread sends
+# it as the entry point starts): before entry.py, a traceback and death by the signal.
+_EARLY_CTRL_C = """
+import os, signal, sys, threading
+from strata_daemon.faces.cli import entry
+sys.argv = ["strata", "recall", "bridge", "--no-daemon"]
+threading.Timer(%s, os.kill, (os.getpid(), signal.SIGINT)).start()
+sys.exit(entry.main())
+"""
+
+
+@pytest.mark.parametrize("delay", [0.002, 0.01, 0.03])
+def test_a_ctrl_c_while_the_command_loads_ends_it_without_a_traceback(home, delay):
+    run = subprocess.run([sys.executable, "-c", _EARLY_CTRL_C % delay], capture_output=True, text=True,
+                         env={**os.environ, "STRATA_HOME": str(home)}, timeout=120)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert (run.returncode, run.stderr) == (130, "strata: interrupted\n")

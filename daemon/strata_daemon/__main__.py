@@ -1,5 +1,5 @@
 import sys
 
-from strata_daemon.faces.cli.main import main
+from strata_daemon.faces.cli.entry import main
 
 sys.exit(main())

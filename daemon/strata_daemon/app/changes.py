@@ -82,7 +82,7 @@ class Changes:
             raise InvalidInput("name a fact key, or the words to match",
                                hint="strata fact forget KEY | --matching TEXT")
         if matching is None:
-            asked = {"keys": [await self.layers.facts.known_key(key)]}  # `bank pin` is bank.password
+            asked = {"keys": [await self.layers.facts.known_key(key)]}  # `Dana's email` is dana.email
         else:
             found = (await self.layers.forgetting.matching(matching))["asked"]
             asked = {"keys": found["keys"], "whole": found["whole"], "texts": found["texts"]}

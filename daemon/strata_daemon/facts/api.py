@@ -162,11 +162,23 @@ class Facts:
         tried += [k for k in (resolved_key(conn, self.agent, t) for t in tried) if k]
         return list(dict.fromkeys(tried))
 
+    def _one_attribute(self, conn, key: str, tried: list[str]) -> str | None:
+        """A subject alone (`database migration ticket`): the key of its one attribute; None when
+        it has none; NotFound naming them when it has several."""
+        subjects = [*tried, *(k.split(" ", 1)[1] for k in tried if k.startswith(("the ", "our ")))]
+        under = next((u for u in (lookups.attributes_of(conn, self.agent, k) for k in subjects) if u), [])
+        if len(under) > 1:
+            raise NotFound(f"{key!r} is a subject with {len(under)} facts: {', '.join(under)}",
+                           hint=f'name one: strata fact get "{under[0]}"')
+        return under[0] if under else None
+
     async def known_key(self, key: str) -> str:
-        """The key of the fact a name finds (as `get` finds it), else the name as a key."""
+        """The key of the fact a name finds (as `get` finds it, a subject alone included), else the
+        name as a key."""
         def read(conn):
             names = self._names(conn, key)
-            return next((k for k in names if lookups.label_of(conn, self.agent, k) is not None), names[0])
+            found = next((k for k in names if lookups.label_of(conn, self.agent, k) is not None), None)
+            return found or self._one_attribute(conn, key, names) or names[0]
 
         return await self.db.run(read)
 
@@ -188,14 +200,8 @@ class Facts:
                 except NotFound:
                     continue
             # A subject alone (`database migration ticket`) reads its one attribute, or names them.
-            subjects = [*tried, *(k.split(" ", 1)[1] for k in tried if k.startswith(("the ", "our ")))]
-            under = next((u for u in (lookups.attributes_of(conn, self.agent, k) for k in subjects) if u), [])
-            if len(under) == 1:
-                return store.get(conn, self.agent, under[0], at=when, known_at=known, now=now)
-            if under:
-                raise NotFound(f"{key!r} is a subject with {len(under)} facts: {', '.join(under)}",
-                               hint=f'name one: strata fact get "{under[0]}"')
-            return store.get(conn, self.agent, tried[0], at=when, known_at=known, now=now)  # its message names it
+            one = self._one_attribute(conn, key, tried)
+            return store.get(conn, self.agent, one or tried[0], at=when, known_at=known, now=now)  # its message names it
 
         return await self.db.run(read)
 
