@@ -20,6 +20,7 @@ from strata_daemon import Memory
 from strata_daemon.capsule import document, merge
 from strata_daemon.capsule.api import CapsuleInvalid
 from strata_daemon.errors import InvalidInput
+from strata_daemon.faces.cli.capsule_cmds import _show_render
 
 EXAMPLE = (REPO / "capsule" / "CAPSULE.md").read_text(encoding="utf-8")
 GOLDEN = Path(__file__).parent / "data" / "capsule_golden.md"
@@ -324,6 +325,10 @@ def test_the_hand_edits_a_dry_run_reports(memory, home):
     assert dry["hidden"] == [{"block": "recent", "line": RECENT_BILL}]
     assert "+- Bridge: UP" not in dry["diff"] and "+- 2026-09-21 09:13Z" not in dry["diff"]  # no edit undone
     assert memory.get_fact("bridge")["value"] == "UP (latency 40 ms)"
+    # Text: the edits it would take in, never "no change" above them.
+    shown = _show_render({**dry, "diff": ""})
+    assert "no change" not in shown and shown.startswith("  fact kettle: created = on, would be taken from your edit")
+    assert _show_render({**dry, "diff": "", "absorbed": [], "pinned": [], "hidden": [], "cut": {}}) == "no change"
 
 
 def test_one_key_changed_on_two_lines_takes_the_last(memory, home):

@@ -317,6 +317,14 @@ def test_a_dry_run_lists_each_memory_with_the_start_of_its_text(cli):
     assert [(a["episode"], a["rule"]) for a in planned] == [(eid, "replay")] and "content" not in planned[0]
 
 
+def test_a_contradiction_s_reason_quotes_values_in_words(cli):
+    cli("observe", "I'm vegetarian.", "--at", "3 days ago", check=True)
+    newer = int(cli("observe", "I'm no longer vegetarian.", check=True).out)
+    reasons = [a["reason"] for a in cli.json("consolidate", "--dry-run", "--rule", "interference")["actions"]]
+    assert reasons == [f"contradicted by newer memory {newer} (fact my diet changed from 'vegetarian' to no value): "
+                       "strength x0.5"]
+
+
 def test_unknown_rule_is_refused(cli, tmp_path):
     from strata_daemon.app import wiring
     from strata_daemon.config.load import load_config

@@ -90,9 +90,14 @@ def contradictions(conn, agent: str) -> list[tuple[int, int, str]]:
             continue
         before = previous.get(fact_id)
         if before is not None and before[0] != value and before[1] != ref:
-            out.append((int(before[1]), int(ref), f"fact {key} changed from {before[0]!r} to {value!r}"))
+            out.append((int(before[1]), int(ref), f"fact {key} changed from {_said(before[0])} to {_said(value)}"))
         previous[fact_id] = (value, ref)
     return out
+
+
+def _said(value: str | None) -> str:
+    """A fact value as a reason quotes it: in quotes, or `no value` for an ended fact."""
+    return "no value" if value is None else f"'{value}'"
 
 
 def _audit(conn, agent: str, episode: int, rule: str, data: dict, actor: str, now: float) -> None:

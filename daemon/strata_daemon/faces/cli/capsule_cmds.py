@@ -24,7 +24,9 @@ def _show_render(r: dict) -> str:
     dry = r["status"] == "dry-run"
     # A dry run reports what the render it previews would do, in the same words.
     would = "would be " if dry else ""
-    lines = [r["diff"] or "no change"] if dry else \
+    edits = r["absorbed"] or r["pinned"] or r["hidden"] or r["cut"]
+    # The diff is of the file's text: a render that only takes in a person's edits changes none.
+    lines = ([r["diff"]] if r["diff"] else [] if edits else ["no change"]) if dry else \
         [f"{r['path']}: {r['status']}, {counted(r['lines'], 'line')}, {r['elapsed_ms']:.0f} ms"]
     # In `fact set`'s words, not a Python repr: quotes around a value said nothing it did not.
     lines += [f"  fact {a['key']}: {a['status']} = {inline(a['value'])}, {would}taken from your edit"
