@@ -205,6 +205,20 @@ def test_a_capsule_linked_to_a_file_that_is_no_capsule_is_not_served(memory, hom
     assert other.read_text(encoding="utf-8").startswith("root:x")  # left as it was
 
 
+def test_while_the_capsule_is_broken_the_session_start_hook_gives_the_last_good_render(memory, home, cli):
+    _history(memory)
+    path = home / "capsule" / "CAPSULE.md"
+    memory.render_capsule(now=T0)
+    good = path.read_text(encoding="utf-8")
+    path.write_text(good.replace("strata:end tasks", "strata:end taskz"), encoding="utf-8")
+    hook = cli("hook", "session-start", input="{}")
+    assert hook.returncode == 0 and hook.out == good and "taskz" not in hook.out
+    assert re.search(r"CAPSULE.md has \d+ errors? \(`strata capsule check`", hook.err) and "newest good render" in hook.err
+    path.write_text(good, encoding="utf-8")
+    hook = cli("hook", "session-start", input="{}")
+    assert (hook.out, hook.err) == (good, "")
+
+
 def test_hand_edits_become_facts_pins_and_hides_and_survive_renders(memory, home):
     _history(memory)
     path = home / "capsule" / "CAPSULE.md"

@@ -16,7 +16,7 @@ from strata_daemon.base import bounded
 from strata_daemon.base.wording import counted
 from strata_daemon.config.home import resolve_home
 from strata_daemon.config.settings import MODES
-from strata_daemon.errors import InvalidInput, shortened
+from strata_daemon.errors import InvalidInput, StrataError, shortened
 from strata_daemon.faces.cli import daemon
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit, note
@@ -103,10 +103,23 @@ async def hook_prompt(args) -> None:
 
 
 async def hook_session_start(args) -> None:
+    """The capsule; while the file has errors, strata's newest good render of it, said on stderr."""
     async with opened(args) as mem:
-        text = mem.capsule_text()
-    if text:
-        sys.stdout.write(text)
+        r = await mem.show_capsule()
+        if r.get("example"):  # no capsule yet: nothing to read first
+            return
+        if not r["ok"]:
+            errors = counted(sum(p["level"] == "error" for p in r["problems"]), "error")
+            try:
+                good = await mem.show_capsule(last_good=True)
+            except StrataError:
+                note(f"strata hook session-start: {r['path']} has {errors} (`strata capsule check` lists them) "
+                     "and no good render is kept; the agent was given it as it is")
+            else:
+                note(f"strata hook session-start: {r['path']} has {errors} (`strata capsule check` lists them); "
+                     f"the agent was given strata's newest good render ({good['path']})")
+                r = good
+    sys.stdout.write(r["text"])
 
 
 async def hook_reply(args) -> None:
