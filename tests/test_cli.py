@@ -1181,3 +1181,11 @@ def test_a_ctrl_c_while_the_command_loads_ends_it_without_a_traceback(home, dela
                          env={**os.environ, "STRATA_HOME": str(home)}, timeout=120)
     assert "Traceback" not in run.stderr, run.stderr
     assert (run.returncode, run.stderr) == (130, "strata: interrupted\n")
+
+
+def test_a_recall_in_a_namespace_that_holds_nothing_says_so(cli):
+    cli("observe", "bridge is up", check=True)
+    got = cli.json("--agent", "defualt", "recall", "bridge")
+    assert got["hits"] == [] and got["warnings"][-1] == (
+        "namespace 'defualt' holds no memories yet; this home's namespace is 'default' (agent.namespace)")
+    assert not any("holds no memories" in w for w in cli.json("recall", "bridge")["warnings"])

@@ -20,7 +20,7 @@ from strata_daemon.recall import pipeline
 from strata_daemon.recall.candidates import fallback
 from strata_daemon.recall.request import Request, Sources
 from strata_daemon.scoring import ScoringParams
-from strata_daemon.store import episodes as writes, vectors
+from strata_daemon.store import episodes as writes, recall as store, vectors
 from strata_daemon.store.db import Database
 from strata_daemon.store import fulltext
 from strata_daemon.store.fts_query import MAX_TERMS, terms
@@ -133,6 +133,14 @@ class Recall:
         r["warnings"][:0] = warnings
         return r
 
+    async def _empty_namespace(self) -> str | None:
+        """A warning when the namespace holds no memory at all: a mistyped `--agent` reads one."""
+        if (await self.db.run(store.namespace_counts, self.agent))[0]:
+            return None
+        configured = self.config["agent.namespace"]
+        other = f"; this home's namespace is {configured!r} (agent.namespace)" if configured != self.agent else ""
+        return f"namespace {self.agent!r} holds no memories yet{other}"
+
     async def recall(self, query: str, *, k: int | None, mode: str | None, context: Mapping | None,
                      kinds: Iterable[str], include_archived: bool, explain: bool, arm: Arm | None,
                      strategy: dict, hop: bool | None = None,
@@ -149,6 +157,8 @@ class Recall:
                               include_archived=include_archived, now=now, arm=arm, hop=hop)
         hits, query_context = r["hits"], r.pop("query_context")
         r["warnings"][:0] = caught_up
+        if not r["candidates"] and (empty := await self._empty_namespace()):
+            r["warnings"].append(empty)
         if "warning" in strategy:
             r["warnings"].append(strategy.pop("warning"))
 
