@@ -163,6 +163,9 @@ def test_a_write_whose_answer_cannot_be_printed_says_it_was_done(cli, home):
         assert read.returncode == 6 and read.stderr.startswith(b"strata: the answer could not be printed")
     proc = cli("export", "-o", "/dev/full")
     assert proc.returncode == 6 and proc.err.startswith("strata: cannot write the export to /dev/full")
+    assert "free some space" in proc.err
+    proc = cli("export", "-o", "/proc/strata-export.jsonl")  # a folder that takes no file: the path's problem
+    assert proc.returncode == 4 and "choose a file in a folder you can write to" in proc.err
 
 
 def test_exactly_64_kib_is_accepted(cli):
@@ -1094,6 +1097,7 @@ def test_storing_and_reading_a_fact_load_no_numpy_templates_or_models(home):
     (("phase", "run", "nope"), "phase 'nope' is not one strata knows (--help lists them)"),
     (("recall", "bridge", "--explian"), "unrecognized arguments: --explian; did you mean --explain?"),
     (("observe", "x", "--imortance", "0.5"), "did you mean --importance or --source?"),
+    (("recall", "x", "--explain", "--explainn"), "unrecognized arguments: --explainn"),  # not what was given
 ])
 def test_a_mistyped_command_or_choice_gets_the_nearest_ones(cli, args, said):
     proc = cli(*args)  # argparse listed all 33 commands and no suggestion
@@ -1189,3 +1193,8 @@ def test_a_recall_in_a_namespace_that_holds_nothing_says_so(cli):
     assert got["hits"] == [] and got["warnings"][-1] == (
         "namespace 'defualt' holds no memories yet; this home's namespace is 'default' (agent.namespace)")
     assert not any("holds no memories" in w for w in cli.json("recall", "bridge")["warnings"])
+
+
+def test_an_out_of_range_count_s_json_error_has_a_hint(cli):
+    got = cli("recall", "bridge", "-k", "0", "--json")
+    assert got.returncode == 4 and json.loads(got.out)["hint"].startswith("ask for 1 to 1000 memories")

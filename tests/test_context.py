@@ -304,6 +304,8 @@ def test_a_hook_exits_at_once_with_0_whatever_its_loop_gives_it(lived, home, tmp
     # A lone surrogate escaped in the hook's JSON reads as U+FFFD: the block is still given.
     r = _hook(home, "prompt", stdin='{"prompt": "the backup \\ud800 job", "session_id": "s-2"}')
     assert r.returncode == 0 and b"#3 " in r.stdout, r.stderr
+    r = _hook(home, "prompt", stdin='{"prompt": 42}')  # no block, and a word why
+    assert (r.returncode, r.stdout) == (0, b"") and b"the event's prompt is a number, not text" in r.stderr
 
 
 def test_one_long_unbroken_word_costs_its_length_not_one_token(memory, cli):

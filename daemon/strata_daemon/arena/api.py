@@ -268,7 +268,7 @@ class Arena:
 
     async def history(self, *, limit: int = 50) -> dict:
         if not 1 <= limit <= 1000:
-            raise InvalidInput(f"limit must be between 1 and 1000, not {limit}")
+            raise InvalidInput(f"limit must be between 1 and 1000, not {limit}", hint="ask for 1 to 1000 runs")
         runs, choices = await self.db.run(
             lambda conn: (store.runs(conn, self.agent, limit), store.choices(conn, self.agent, limit)))
         return {"agent": self.agent, "runs": runs, "choices": choices}

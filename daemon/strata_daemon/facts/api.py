@@ -220,7 +220,7 @@ class Facts:
         `flagged`: only those nobody has acknowledged yet."""
         limit = whole(limit, "limit")
         if not 1 <= limit <= 10000:
-            raise InvalidInput("limit must be between 1 and 10000")
+            raise InvalidInput(f"limit must be between 1 and 10000, not {limit}", hint="ask for 1 to 10000 (default 50)")
         start = None if since is None else timeutil.parse_time(since)
         return await self.db.run(lambda c: store.conflicts(c, self.agent, window=self.window, open_only=flagged,
                                                            since=start, limit=limit))

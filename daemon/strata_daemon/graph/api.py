@@ -95,7 +95,7 @@ class Web:
     async def entities(self, *, kind: str | None = None, limit: int = 100) -> list[dict]:
         limit = whole(limit, "limit")
         if not 1 <= limit <= 100000:
-            raise InvalidInput("limit must be between 1 and 100000")
+            raise InvalidInput(f"limit must be between 1 and 100000, not {limit}", hint="ask for 1 to 100000 entities")
         return await self.db.run(lambda c: store.entity_list(c, self.agent, kind, limit))
 
     def neighbours_in(self, conn, nodes: list[str], floors: dict[str, float] | None = None) -> dict:
@@ -139,7 +139,7 @@ class Web:
         node = _nodes([item])[0]
         limit = whole(limit, "limit")
         if not 1 <= limit <= 10000:
-            raise InvalidInput("limit must be between 1 and 10000")
+            raise InvalidInput(f"limit must be between 1 and 10000, not {limit}", hint="ask for 1 to 10000")
         threshold = self.threshold if threshold is None else threshold
         check_range(self.depth, threshold)
 

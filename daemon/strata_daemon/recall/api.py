@@ -91,7 +91,7 @@ class Recall:
             raise InvalidInput(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
         k = whole(self.config["recall.k"] if k is None else k, "k")
         if not 1 <= k <= 1000:
-            raise InvalidInput(f"k must be between 1 and 1000, not {k}")
+            raise InvalidInput(f"k must be between 1 and 1000, not {k}", hint="ask for 1 to 1000 memories (recall.k is the default)")
         return mode, k
 
     def _redacted(self, query: str) -> str:

@@ -88,6 +88,11 @@ def _never_fails(handler):
 async def hook_prompt(args) -> None:
     text, event = _stdin("prompt")
     if not text.strip():
+        if event.get("prompt") is not None and not isinstance(event["prompt"], str):
+            kind = {bool: "true or false", int: "a number", float: "a number", list: "a list", dict: "an object"}.get(
+                type(event["prompt"]), "something else")
+            note(f"strata hook prompt: the event's prompt is {kind}, not text "
+                 "(the agent's turn goes on without its memory)")
         return
     raw = text.encode("utf-8")
     if len(raw) > PROMPT_BYTES:

@@ -4,6 +4,7 @@ from JSON Lines), export (all, as JSON Lines)."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import tempfile
@@ -216,9 +217,11 @@ async def cmd_export(args) -> int:
         try:
             count = await _export_to(mem, target, renamed, key)
         except OSError as e:
-            raise StorageError(f"cannot write the export to {args.output}: {e.strerror or e}",
-                               hint="free some space or choose another file; the memories are unchanged, and an "
-                                    "older export there is kept") from None
+            # A full disk is the store's kind of problem; a folder that takes no file is the path's.
+            kind, fix = (StorageError, "free some space or choose another file") if e.errno in (
+                errno.ENOSPC, errno.EDQUOT) else (InvalidInput, "choose a file in a folder you can write to")
+            raise kind(f"cannot write the export to {args.output}: {e.strerror or e}",
+                       hint=f"{fix}; the memories are unchanged, and an older export there is kept") from None
     note(f"strata: exported {counted(count, 'memory')} to {args.output}" + (" (sealed)" if key else ""))
     return 0
 

@@ -150,11 +150,12 @@ def _suggested(message: str, parser: argparse.ArgumentParser | None = None) -> s
     if message.startswith("unrecognized arguments: ") and parser is not None:
         given = message.split(": ", 1)[1].split()[0]
         command = _command_parser(parser, [w for w in _Parser.words if not w.startswith("-")])
+        given_already = {w.split("=")[0] for w in _Parser.words}  # `--verbose --bogus`: not --verbose again
         options = sorted(o for a in command._actions for o in a.option_strings if o.startswith("--"))
         name = given.split("=")[0]
         if name in options:  # the command's own option, given before the command's name
             return f"{message}: it goes after `{command.prog}` (`{command.prog} {name}`)"
-        near = difflib.get_close_matches(name, options, n=2, cutoff=0.6)
+        near = difflib.get_close_matches(name, [o for o in options if o not in given_already], n=2, cutoff=0.6)
         return f"{message}; did you mean {' or '.join(near)}?" if given.startswith("-") and near else message
     m = _CHOICE.match(message)
     if m is None:
