@@ -150,6 +150,15 @@ def test_an_empty_home_is_refused_as_init_refuses_it(cli, tmp_path):
     assert not (tmp_path / ".local").exists()
 
 
+def test_the_per_user_home_made_on_first_use_is_named(cli, tmp_path):
+    env = {"STRATA_HOME": "", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    first = cli("fact", "get", "bridge", env=env)
+    made = tmp_path / "data" / "strata"
+    assert first.returncode == 3 and first.err.startswith(f"strata: made a new home at {made}, the per-user default")
+    again = cli("fact", "get", "bridge", env=env)
+    assert again.returncode == 3 and "made a new home" not in again.err
+
+
 def test_a_write_whose_answer_cannot_be_printed_says_it_was_done(cli, home):
     def to_full(*args):
         with open("/dev/full", "wb") as full:

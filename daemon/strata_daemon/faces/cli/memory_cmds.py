@@ -11,10 +11,11 @@ import sys
 
 from strata_daemon.base import timeutil
 from strata_daemon.base.wording import counted, plain, record
+from strata_daemon.config.home import resolve_home
 from strata_daemon.config.settings import MODES
 from strata_daemon.errors import InvalidInput
 from strata_daemon.faces.cli import daemon
-from strata_daemon.faces.cli.output import columns, count, emit, one_line, short_time, show_fact
+from strata_daemon.faces.cli.output import columns, count, emit, note, one_line, short_time, show_fact
 from strata_daemon.faces.cli.parsers import adder, integer
 
 COMMANDS = ("recall", "feedback", "show", "timeline", "forget", "restore", "mark")
@@ -25,7 +26,11 @@ async def opened(args, actor: str = "cli"):
     """The namespace named by --agent, or with --scope a shared namespace it may only read."""
     from strata_daemon.app.memory import Memory
 
+    home = resolve_home(args.home)
+    fresh = not home.named and not home.exists()
     mem = await Memory.open(args.home, agent=args.agent, actor=actor)
+    if fresh:  # a forgotten `export STRATA_HOME` would otherwise look like every memory gone
+        note(f"strata: made a new home at {home.root}, the per-user default (no --home or STRATA_HOME named one)")
     try:
         scope = getattr(args, "scope", None)
         yield await mem.shared(scope) if scope else mem
@@ -55,7 +60,7 @@ def _show_recall(r: dict, explain: bool) -> str:
         lines.append(f"{h['rank']:>3}. #{h['id']:<7}{mark}{h['score']:.3f}  {h['kind']:<11} "
                      f"{short_time(h['event_at'])}{cold}")
         lines.append(f"        {one_line(h['content'], columns() - 8)}")
-        lines.append(f"        match {h['match']:.2f} · {h['why']}")
+        lines += _wrapped(f"match {h['match']:.2f} · {h['why']}")
         if h.get("times"):
             lines.append(f"        times: {_times(h['times'])}")
         if explain:
