@@ -308,6 +308,13 @@ def test_topics_from_config_capsule_people_and_discovery(fast_home, memory):
     assert "Amara Okafor" in memory.show_dossier("amara_okafor")["text"] and r["lines"] > 0
     with pytest.raises(NotFound):
         memory.refresh_dossier("nobody")
+    for mistyped in (lambda: memory.show_dossier("amara_okafr"), lambda: memory.remove_topic("amara_okafr")):
+        with pytest.raises(NotFound) as info:
+            mistyped()
+        assert info.value.hint.startswith("did you mean amara_okafor?")
+    with pytest.raises(NotFound) as info:  # kept, no version yet: what writes one
+        memory.show_dossier("revenue")
+    assert info.value.hint.startswith("`strata dossier refresh revenue` writes one")
 
 
 def test_refresh_due_takes_each_due_topic_once(fast_home, memory):

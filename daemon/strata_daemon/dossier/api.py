@@ -114,8 +114,18 @@ class Dossiers:
             for t in found:
                 if t.name == key:
                     return t
-        raise NotFound(f"no topic {key!r} in this namespace",
-                       hint=f"`strata dossier add {key}` starts one; `strata dossier list` shows the topics")
+        raise await self._nearest(NotFound(f"no topic {key!r} in this namespace", hint=f"`strata dossier add {key}` "
+                                           "starts one; `strata dossier list` shows the topics"), key)
+
+    async def _nearest(self, e: NotFound, key: str) -> NotFound:
+        """E, its hint naming the kept topics nearest KEY when there are (`bakup`: backup_job)."""
+        found, _ = await self._topics([], discover=False)
+        names = [t.name for t in found]
+        near = difflib.get_close_matches(key, names, n=2, cutoff=0.6) or [
+            n for n in names if n.startswith(key) or key.startswith(n)][:2]
+        if not near or key in names:  # a topic kept with no version yet: the store's hint says what to do
+            return e
+        return NotFound(e.message, hint=f"did you mean {' or '.join(near)}? (`strata dossier list` shows the topics)")
 
     async def add(self, name: str, *, query: str | None = None, facts: list[str] | None = None) -> dict:
         key = topics.normalise_topic(name)
@@ -142,7 +152,10 @@ class Dossiers:
 
     async def show(self, name: str, *, version: int | None = None) -> dict:
         key = topics.normalise_topic(name)
-        return await self.db.run(store.require_version, self.agent, key, version)
+        try:
+            return await self.db.run(store.require_version, self.agent, key, version)
+        except NotFound as e:
+            raise (e if version is not None else await self._nearest(e, key)) from None
 
     async def history(self, name: str) -> dict:
         key = topics.normalise_topic(name)
