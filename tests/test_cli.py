@@ -681,6 +681,8 @@ def test_mark_factual_and_irrelevant(cli):
     cli("mark", str(eid), "--relevant", check=True)
     assert len(cli.json("recall", "deploy")["hits"]) == 1
     assert_fails(cli("mark", str(eid)), 4)
+    both = cli("mark", str(eid), "--factual", "--irrelevant")  # always eligible and never recalled
+    assert both.returncode == 4 and "cannot be both factual" in both.err
 
 
 # -- timeline --------------------------------------------------------------------------------

@@ -133,6 +133,9 @@ class Changes:
                 "merged_restored": [t["id"] for t in twins]}
 
     async def mark(self, episode_id: int, *, factual: bool | None = None, irrelevant: bool | None = None) -> dict:
+        if factual and irrelevant:
+            raise InvalidInput("a memory cannot be both factual (always eligible for recall) and irrelevant "
+                               "(never recalled)", hint="mark it one of the two")
         episode_id = checked_id(episode_id, "memory", self.agent)
         now = timeutil.now()
         async with self.db.write() as w:
