@@ -479,7 +479,11 @@ def test_what_a_narrow_pane_cuts_is_shown_whole_and_focus_leaves_an_input_after_
 def test_at_80x24_a_list_s_rows_fit_the_screen_and_use_it(filled):
     """Columns measured on what they show: a factual memory's state whole, a fact's value as
     wide as the room the key, source and age leave."""
-    on(filled, lambda mem: mem.set_fact("Dana Whitfield's email address", "dana.whitfield@example-mail.org"))
+    async def fill(mem):
+        await mem.set_fact("Dana Whitfield's email address", "dana.whitfield@example-mail.org")
+        await mem.set_fact("nightly backup target host", "nas-2.storage.internal.example.com", source="person:ana")
+        await mem.set_fact("nightly backup target host", "nas-3.storage.internal.example.com")  # a conflict
+    on(filled, fill)
 
     async def body(app, pilot):
         await switch(pilot, "2")
@@ -494,4 +498,6 @@ def test_at_80x24_a_list_s_rows_fit_the_screen_and_use_it(filled):
         facts = app.screen.query_one("#facts")
         assert facts.virtual_size.width <= facts.size.width
         assert any(r[1] == "dana.whitfield@example-mail.org" for r in rows(app, "#facts")), rows(app, "#facts")
+        conflicts = app.screen.query_one("#conflicts")  # long values cut: when and state stay on screen
+        assert conflicts.virtual_size.width <= conflicts.size.width, rows(app, "#conflicts")
     drive(filled, body, size=(80, 24))

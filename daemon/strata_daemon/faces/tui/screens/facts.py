@@ -88,9 +88,12 @@ class FactsScreen(LayerScreen):
             one_line(f["label"], key), one_line(f["value"], width), source, shown))
             for f, source, shown in zip(facts, sources, confirmed)])
         await self._history(cursor_key(self.query_one("#facts", DataTable)))
+        # Cut to fit 80 columns whole (the when and state columns fell off the pane's edge); the
+        # fact's own history shows its values at length, `strata fact conflicts` whole.
         refill(self.query_one("#conflicts", DataTable), [(str(c["id"]), (
-            str(c["id"]), c["key"], fact_value((c["old"] or {}).get("value")), fact_value(c["new"]["value"]),
-            when(c["at"]), "acknowledged" if c["acknowledged_at"] else c["reason"]))
+            str(c["id"]), one_line(c["key"], 16), one_line(fact_value((c["old"] or {}).get("value")), 12),
+            one_line(fact_value(c["new"]["value"]), 12), when(c["at"])[5:],
+            "acknowledged" if c["acknowledged_at"] else c["reason"]))
             for c in conflicts])
 
     def on_resize(self) -> None:
