@@ -13,6 +13,7 @@ import pytest
 
 from strata_daemon import Memory
 from strata_daemon.faces.tui.format import age, explain
+from strata_daemon.faces.tui.widgets.bars import KeyBar
 from strata_daemon.store import phases as phase_records
 from tests.tui_helpers import drive, notes, rows, settle, switch, type_in
 
@@ -493,6 +494,8 @@ def test_at_80x24_a_list_s_rows_fit_the_screen_and_use_it(filled):
         await settle(pilot)
         table = app.screen.query_one("#hits")
         assert "active factual" in [r[4] for r in rows(app, "#hits")]
+        bar = str(app.screen.query_one(KeyBar).render())  # keys whole, Help and Quit among them
+        assert len(bar) <= 80 and bar.startswith(" ?  Help ") and bar.rstrip().endswith("q  Quit"), bar
         assert table.virtual_size.width <= table.size.width, [(str(c.label), c.content_width) for c in table.columns.values()]
         await switch(pilot, "3")
         facts = app.screen.query_one("#facts")

@@ -26,7 +26,8 @@ class KeyBar(Static):
 
     def _draw(self) -> None:
         """The screen's keys, then the app's. Where they do not fit, the keys that switch screens
-        are said as one (`1-6 Screens`): the title names the screen, and Help, Quit stay in view."""
+        are said as one (`1-6 Screens`): the title names the screen, and Help, Quit stay in view;
+        a key that does not fit whole is left to Help (a bare `-` said nothing)."""
         keys = [(self.app.get_key_display(b), b.description)
                 for b in [*self.screen.BINDINGS, *self.app.BINDINGS] if b.show and b.description]
         keys.append(("^p", "palette"))
@@ -43,8 +44,12 @@ class KeyBar(Static):
         for spare in ("^p", "^r"):  # then the palette and Reload go, so that Help and Quit stay
             if too_long(keys):
                 keys = [kd for kd in keys if kd[0] != spare]
-        if too_long(keys):  # still too long: Help, which lists them all, first
-            keys = [kd for kd in keys if kd[0] == "?"] + [kd for kd in keys if kd[0] != "?"]
+        if too_long(keys):  # still too long: Help (which lists them all) first, and keys whole or not at all
+            kept = [kd for kd in keys if kd[0] in ("?", "q")]
+            for kd in keys:
+                if kd not in kept and not too_long([*kept, kd]):
+                    kept.append(kd)
+            keys = [kd for kd in keys if kd[0] == "?"] + [kd for kd in keys if kd in kept and kd[0] != "?"]
         text = Text(no_wrap=True, overflow="ellipsis")
         for key, description in keys:
             text.append(f" {key} ", "bold reverse")
