@@ -243,6 +243,10 @@ def test_a_subject_named_another_way_finds_its_key():
      "Evie transferred to head office, Marcus runs Eastgate now.", "Marcus"),
     (Known("mia.swim coach", "Mia", "swim coach", "Mr Ortiz"), "Coach Bettina took over Mia's squad.", "Bettina"),
     (Known("release.owner", "Release", "owner", "Olu"), "Fernanda became the new release captain", "Fernanda"),
+    (Known("marisol.diet", "Marisol", "diet", "pescatarian"), "Marisol stopped eating fish too, she's fully vegetarian",
+     "vegetarian"),
+    (Known("my car insurance", "my", "car insurance", "Caldera Mutual"),
+     "Renewed the car insurance with Brightshore instead - cheaper by 80 a year.", "Brightshore"),
 ])
 def test_a_newer_memory_updates_a_fact_it_does_not_state_in_capture_s_words(known, text, value):
     u = update_of(known, text)

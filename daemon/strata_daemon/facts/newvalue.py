@@ -10,7 +10,7 @@ import re
 from strata_daemon.facts.judge import STATUS_WORDS
 from strata_daemon.facts.speaking import Known, mentions, words_of
 from strata_daemon.facts.subjects import KINDS
-from strata_daemon.facts.vocabulary import NOUNS_OF, TYPED, Vocabulary, shaped_values
+from strata_daemon.facts.vocabulary import NOUNS_OF, TYPED, VALUE_WORDS, Vocabulary, shaped_values
 
 _CLAUSE_END = re.compile(r"(?i)\s*(?:,(?=\s)|[;()]|\.(?:\s|$)|!|\?|\s+(?:and|but|because|since|after|as|so|which|while|"
                          r"from\s+now|going\s+forward|instead|now|anymore|for\s+(?:the|a|now)|until|starting|"
@@ -82,6 +82,9 @@ def _patterns(nouns: str) -> tuple[str, ...]:
         r"shifted|flipped|ramped|rolled|revised(?:\s+(?:up|down))?)\b(?:\s+\S+){0,4}?\s+(?:to|into|onto|at)\s+"
         r"(?P<v>[^;!?]+)",
         r"(?i)\breplac(?:ed|ing)\s+.+?\s+with\s+(?P<v>[^;!?]+)|\bswapped\s+.+?\s+for\s+(?P<v2>[^;!?]+)",
+        # `Renewed the car insurance with Brightshore instead`, `switched the account over with Alder`
+        r"(?i)\b(?:renewed|re-?signed|signed\s+up|insured|switched|moved|went)\b(?:\s+\S+){0,4}?\s+with\s+"
+        r"(?P<v>[A-Z][^;!?]*)",
         r"(?i)\b(?:it['’]s|it\s+is|is|are|['’]s)\s+now\s+(?P<v>[^;!?]+)",
         r"(?i)\bnow\s+(?:is|are|at|in|with|on|uses?|using|runs?|has|goes\s+to|go\s+to|pays?|charges?|costs?|gets?|"
         r"takes?)\s+(?P<v>[^;!?]+)",
@@ -113,6 +116,11 @@ def new_value(k: Known, text: str, vocab: Vocabulary) -> tuple[str | None, bool]
     shaped = [v for a, v in shaped_values(text) if a == head and v.casefold() not in old]
     if shaped:
         return shaped[-1], True
+    # A word that can only be a value of the attribute: `she's fully vegetarian now` of a diet.
+    said = sorted((m.start(), w) for w in VALUE_WORDS.get(head, ()) if w not in old
+                  for m in re.finditer(rf"(?i)\b{re.escape(w)}\b", text))
+    if said:
+        return said[-1][1], True
     # `moved the backup job from nas-2 to nas-3`: the old value named, then the new one.
     for m in re.finditer(rf"(?i)\bfrom\s+(?:the\s+)?{re.escape(k.value.strip())}\s+(?:to|into|onto|for)\s+(?P<v>[^;!?]+)",
                          text) if k.value.strip() else ():
