@@ -17,6 +17,9 @@ PAIRS = {
                      "support sla for gold customers", None),
     "a value of its form": ("Nightly ETL runs at 02:00 UTC.", "ETL now kicks off at 03:30 UTC after the DST mess.",
                             "nightly etl.time", "03:30"),
+    # The old value named leaving says whose it was, though the subject is not named.
+    "the old value leaving": ("Ops on-call was handed over to Priya", "Priya handed on-call over to Marco",
+                              "ops.on call", "Marco"),
 }
 
 

@@ -66,7 +66,7 @@ class Index:
         return sorted(shared, key=lambda key: (-shared[key], key))[:CANDIDATES]
 
 
-def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> bool:
+def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary, *, leaving: bool = False) -> bool:
     """Whether SENTENCE speaks of something other than K's subject though it shares words with it:
     a person not named (people are named by their names: `Maya gets 3 pounds a week` is not of
     Sam), an identifier not held (`orders-db upgraded` is not of `db-main-02`), someone's
@@ -80,7 +80,9 @@ def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> boo
     said = [stem(w) for w in words_of(sentence)]
     own = [stem(w) for w in words_of(subject) if w not in _NEUTRAL]
     names = [stem(w.casefold()) for w in subject.split() if w[:1].isupper()]
-    if names and not set(names) & set(said):
+    # The value named leaving (`Priya handed on-call over to Marco` of `Ops on-call = Priya`) says
+    # whose it is, when the subject's name is not said.
+    if names and not set(names) & set(said) and not leaving:
         return True
     if any(_IDENTIFIER.search(w) and w.casefold() not in sentence.casefold() for w in subject.split()):
         return True  # an identifier names one thing: `orders-db upgraded` is not of `db-main-02`
@@ -103,7 +105,12 @@ def another_thing(k: Known, label: str, sentence: str, vocab: Vocabulary) -> boo
 def repeats(value: str, sentence: str) -> bool:
     """Whether SENTENCE holds the fact's VALUE as still true, not as the one leaving (`Priya
     handed on-call over to Marco` of `on-call = Priya`)."""
-    return value.casefold() in sentence.casefold() and not restates(value, sentence)[1]
+    return value.casefold() in sentence.casefold() and not leaves(value, sentence)
+
+
+def leaves(value: str, sentence: str) -> bool:
+    """Whether SENTENCE names VALUE as the one leaving: `Priya handed ... over`, `Priya left`."""
+    return restates(value, sentence)[1]
 
 
 def changes(text: str) -> str | None:
@@ -112,8 +119,9 @@ def changes(text: str) -> str | None:
     return sentence if sentence is not None and says_change(sentence) else None
 
 
-def value_of(k: Known, sentence: str, vocab: Vocabulary) -> str | None:
+def value_of(k: Known, sentence: str, vocab: Vocabulary, *, leaving: bool = False) -> str | None:
     """The new value, only when the text says outright that it is the attribute's (its form,
-    `new <attribute>: X`); else the fact ends, named by the newer memory."""
+    `new <attribute>: X`) or that the old one left for it (`Priya handed on-call over to
+    Marco`); else the fact ends, named by the newer memory."""
     value, strong = new_value(k, sentence, vocab)
-    return value if strong else None
+    return value if strong or leaving else None

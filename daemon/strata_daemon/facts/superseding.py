@@ -278,10 +278,10 @@ def _near(conn, agent: str, current: _Current, me: int, at: float, text: str, sk
         if f.get("valid_from", at) >= at or not str(f.get("source")).startswith("episode:") or \
                 f.get("source") == f"episode:{me}" or near.repeats(str(f["value"]), sentence):
             continue
-        known = _known(f)
-        if near.another_thing(known, f["label"], sentence, vocab):
+        known, leaving = _known(f), near.leaves(str(f["value"]), sentence)
+        if near.another_thing(known, f["label"], sentence, vocab, leaving=leaving):
             continue
-        out.append(Held(key, f["label"], me, at, near.value_of(known, sentence, vocab),
+        out.append(Held(key, f["label"], me, at, near.value_of(known, sentence, vocab, leaving=leaving),
                         (_source_text(conn, agent, f, texts), text), near=True))
     return out
 
@@ -349,12 +349,15 @@ def _near_late(conn, agent: str, f: dict, fact: dict, known: Known, at: float, t
     mine = near.fact_words(known)
     found = []
     for newer in lookups.newer_speaking_of(conn, agent, sorted(mine), at, every=False):
-        if (sentence := near.changes(newer["content"])) is not None and known.value.casefold() not in \
-                sentence.casefold() and not near.another_thing(known, fact["label"], sentence, vocab):
-            found.append((len(mine & near.words(sentence)), newer, sentence))
+        if (sentence := near.changes(newer["content"])) is None or near.repeats(known.value, sentence):
+            continue
+        leaving = near.leaves(known.value, sentence)
+        if not near.another_thing(known, fact["label"], sentence, vocab, leaving=leaving):
+            found.append((len(mine & near.words(sentence)), newer, sentence, leaving))
     found.sort(key=lambda n: -n[0])
-    return [Held(f["key"], fact["label"], newer["id"], newer["event_at"], near.value_of(known, sentence, vocab),
-                 (text, newer["content"]), near=True) for _, newer, sentence in found[:near.CANDIDATES]]
+    return [Held(f["key"], fact["label"], newer["id"], newer["event_at"],
+                 near.value_of(known, sentence, vocab, leaving=leaving), (text, newer["content"]), near=True)
+            for _, newer, sentence, leaving in found[:near.CANDIDATES]]
 
 
 def linked_in(conn, agent: str, newer: int, older: int, now: float, *, remove: bool, vocab: Vocabulary,
