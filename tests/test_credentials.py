@@ -44,6 +44,13 @@ TEXTS = {
     "odbc": ("Server=tcp:sql-1,1433;Uid=crm;Pwd={Crm#Odbc-55};Encrypt=yes", "Crm#Odbc-55", "password"),
     "sql login": ("CREATE LOGIN app WITH PASSWORD = N'Wr1ter!Sql', CHECK_POLICY = OFF;", "Wr1ter!Sql", "password"),
     "words, quoted": ('The passphrase for the vault is "purple monkey dishwasher 42".', "monkey dishwasher", "password"),
+    # Said in plain words: a key or token that looks generated, a long password of letters, a
+    # passphrase of plain words ending its sentence.
+    "key, said": ("The API key is Zk93JfPq0aLm27XcVbN4", "Zk93JfPq0aLm27XcVbN4", "secret"),
+    "token, said": ("The deploy token is 8f3a9c2e7b1d4f60a5e8c3b2d1f0e9a7", "8f3a9c2e7b1d4f60a5e8c3b2d1f0e9a7", "secret"),
+    "letters, said": ("the password for db-1 is correcthorsebattery", "correcthorsebattery", "password"),
+    "words, unquoted": ("the passphrase for the backup disk is purple monkey dishwasher", "monkey dishwasher",
+                        "password"),
     "words, french": ("Le mot de passe du NAS est « Chat-Noir-1987 » pour l'instant.", "Chat-Noir-1987", "password"),
     "sudo -S": ("echo 'Adm1nSudo!' | sudo -S systemctl restart nginx", "Adm1nSudo!", "password"),
     "header": ('proxy_set_header X-Api-Key "f6fb422a97d6437822b70452c97b1d3e";', "f6fb422a97d6437822b70452c97b1d3e",
@@ -63,7 +70,9 @@ LOOKALIKES = ("commit 3f9a1c2d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c, request 123e4567
               "CI pass rate: 95% this week; pin count: 40 on the header",
               "export GITHUB_TOKEN=ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx  # replace with a real token",
               "Access denied for user 'root'@'10.0.4.17' (using password: YES)\nSSH_ASKPASS=/usr/lib/ssh/x11-ssh-askpass",
-              "password = random_password.db.result\nAPI_TOKEN:  <set to the key 'token' in secret 'api-creds'>")
+              "password = random_password.db.result\nAPI_TOKEN:  <set to the key 'token' in secret 'api-creds'>",
+              "The key is under the mat; the deploy token expires on Friday; the token is in the vault.",
+              "The passphrase is stored in the vault. The password is wrong.")
 
 
 @pytest.mark.parametrize("name", sorted(TEXTS))
