@@ -139,7 +139,8 @@ def test_attribute_statements_become_subject_attribute_keys(text, expected):
 
 @pytest.mark.parametrize("text", ["My sister is coming to visit next week.", "Caroline's birthday party was great.",
                                   "I think Dana's team is growing fast.", "I'm not sure what my plan is",
-                                  "The backup finished at 03:12."])
+                                  "The backup finished at 03:12.", "Jenkins no longer runs on ci-1",
+                                  "Grafana doesn't run on mon-2 anymore"])
 def test_sentences_that_state_no_attribute_set_nothing(text):
     assert captured(text) == []
 

@@ -113,6 +113,14 @@ def test_a_value_ended_without_a_new_one_is_stale_and_names_what_ended_it(memory
     assert [(c["key"], c["reason"]) for c in memory.fact_conflicts(flagged=True)] == [("my diet", "ended")]
 
 
+def test_what_no_longer_holds_ends_its_fact_and_makes_no_key(memory):
+    memory.observe("Jenkins runs on ci-1.", at=OLD)
+    newer = memory.observe("Jenkins no longer runs on ci-1", at=NEW)["id"]
+    got = memory.get_fact("jenkins.location")
+    assert got["stale"] and got["superseded_by"] == f"episode:{newer}"
+    assert [f["key"] for f in memory.list_facts()] == []  # no `jenkins no longer.location`
+
+
 def test_things_true_at_once_stay_true(memory):
     work = memory.observe("Sven's work phone is +46 8 555 219 40.", at=OLD)["id"]
     home = memory.observe("Sven's home phone is +46 8 555 873 12, call after six.", at=NEW)["id"]

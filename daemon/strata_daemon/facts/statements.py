@@ -56,6 +56,10 @@ _NOT_A_VALUE = re.compile(r"(?i)^(?:not|no longer|a bit|so|very|really|too|also|
                           r"an?\s+(?:smart|good|great|bad|nice|huge|big|real|perfect)\b|"
                           r"[a-z]+ing(?![.\w-])|[a-z]+ed\s+by)\b(?![/-])")
 _PRONOUNS = frozenset("his her their its".split())
+# A statement of what no longer holds states no value (`Jenkins no longer runs on ci-1`,
+# `Grafana doesn't run on mon-2 anymore`): it ends one (facts/updates.py).
+_DENIED = re.compile(r"(?i)\bno\s+longer\b|\bany\s*more\s*[.!]?$|\b(?:is|are|was|were|does|do|did)\s+not\b|"
+                     r"\b(?:isn|aren|wasn|weren|doesn|don|didn)['’]t\b")
 # A subject that points back (`Wiki moved off web-4; it lives on app-9 now`): whose it is, the
 # sentence before says, and a key `it.location` would be every thing's.
 _POINTING = frozenset("it he she they this that these those there here".split())
@@ -130,7 +134,7 @@ def claims(content: str, source: str | None = None, *, vocab: Vocabulary = DEFAU
 
     for sentence in _SENTENCES.split(content) if _MAY_SPLIT.search(content) else (content,):
         sentence = _OPENER.sub("", sentence, count=1)
-        if not sentence or sentence.rstrip().endswith("?") or _REPORTED.search(sentence):
+        if not sentence or sentence.rstrip().endswith("?") or _REPORTED.search(sentence) or _DENIED.search(sentence):
             continue
         before, words = len(found), words_of(sentence)
         for read_one in read(sentence, content, words):

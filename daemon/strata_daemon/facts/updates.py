@@ -76,7 +76,9 @@ _ENDS = re.compile(
     r"(?i)\b(?:left|quit|dropped|cancell?ed|gave\s+up|giving\s+up|stopped|no\s+longer|not\s+\w+\s+anymore|"
     r"replaced|replacing|switched\s+(?:away\s+)?from|moved\s+(?:out\s+of|away\s+from|from|on\s+from)|sold|closed|"
     r"split\s+(?:up\s+)?(?:with|from)|broke\s+up\s+with|ditched|retired|deprecated|instead\s+of|rather\s+than|"
-    r"traded(?:\s+in)?|swapped|off|out\s+of|done\s+with|finished\s+with|from)\s+"
+    r"traded(?:\s+in)?|swapped|off|out\s+of|done\s+with|finished\s+with|from|"
+    # `Jenkins no longer runs on ci-1`, `Grafana doesn't run on mon-2 anymore`
+    r"(?:no\s+longer|not|\w+n['’]t)(?:\s+[a-z]+){0,2}?\s+(?:on|at|in|with|for|from|to))\s+"
     r"(?:the\s+|my\s+|our\s+|old\s+|his\s+|her\s+|their\s+|its\s+)*$")
 
 
