@@ -96,6 +96,8 @@ def test_the_block_of_a_small_home_keeps_to_the_question(memory, cli):
     assert memory.get_fact("the database migration ticket")["value"] == "P0"
     history = cli.json("fact", "history", "the database migration ticket")  # as get reads it
     assert history["key"] == "database migration ticket.priority" and len(history["history"]) == 2
+    assert cli.json("fact", "retract", "standup")["key"] == "standup.location"  # and retract too
+    assert "standup.location" not in {f["key"] for f in memory.list_facts()}
     memory.set_fact("gateway.owner", "Ana")
     got = cli("fact", "get", "gateway")
     assert got.returncode != 0 and "gateway.owner, gateway.port" in got.err and 'strata fact get "gateway.owner"' in got.err

@@ -124,7 +124,9 @@ class Facts:
                 for p in previews]
 
     async def retract(self, key: str, *, at: str | float | None = None, source: str | None = None) -> dict:
-        """KEY has no value from `at` on; its history stays."""
+        """KEY has no value from `at` on; its history stays. KEY is found as `get` finds it (a
+        subject alone, its one attribute)."""
+        key = await self.known_key(key)
         return await self._write(self._assertion(key, None, at=at, source=source, confidence=None,
                                                  now=timeutil.now()))
 
