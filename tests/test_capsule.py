@@ -219,6 +219,13 @@ def test_while_the_capsule_is_broken_the_session_start_hook_gives_the_last_good_
     assert (hook.out, hook.err) == (good, "")
 
 
+def test_a_broken_capsule_with_no_good_render_kept_says_what_to_do(home, cli):
+    path = home / "capsule" / "CAPSULE.md"
+    path.write_text(path.read_text(encoding="utf-8").replace("strata:end tasks", "strata:end taskz"), encoding="utf-8")
+    shown = cli("capsule", "show")  # `--last-good` would only answer that none is kept
+    assert "no good render is kept yet: mend the file" in shown.err and "--last-good" not in shown.err
+
+
 def test_hand_edits_become_facts_pins_and_hides_and_survive_renders(memory, home):
     _history(memory)
     path = home / "capsule" / "CAPSULE.md"

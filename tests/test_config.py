@@ -86,8 +86,8 @@ def test_a_bad_value_s_hint_says_what_to_write(home):
     with pytest.raises(ConfigError) as info:
         load_config(home / "strata.toml")
     hint = info.value.hint
-    assert hint.startswith("write `max_content_bytes = 65536` under [store] (the default)"), hint
-    assert "delete the line" in hint
+    assert hint.startswith("give store.max_content_bytes 65536 (the default) or another value"), hint
+    assert "delete that line" in hint
 
 
 def test_broken_toml_is_reported(home):

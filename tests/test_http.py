@@ -238,6 +238,7 @@ def test_a_stale_socket_is_replaced_and_a_live_one_refused(home, cli):
         assert api("GET", "/v1/status")[0] == 200
         second = cli("serve")
         assert second.returncode == 5 and "already listens" in second.err and "strata status" in second.err
+        assert "or another `strata serve`" in second.err  # no daemon runs here: say what else it can be
     assert not path.exists()
 
 

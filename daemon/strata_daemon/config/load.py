@@ -100,10 +100,9 @@ def _fix_hint(setting: Setting, where: str) -> str:
     default = json.dumps(setting.default)
     if where == "--set":
         fix = f"give --set {setting.key}={default}, or another value of that kind"
-    else:
-        table, _, name = setting.key.rpartition(".")
-        line = f"`{name} = {default}` under [{table}]" if table else f"`{name} = {default}`"
-        fix = f"write {line} (the default) or another value of that kind, or delete the line to use the default"
+    else:  # the file may set it as `recall.k = ...` or as `k = ...` under [recall]: where it does, mend it
+        fix = (f"give {setting.key} {default} (the default) or another value of that kind where the file sets it, "
+               "or delete that line to use the default")
     return f"{fix}. It is: {setting.doc}"
 
 

@@ -7,6 +7,7 @@ import signal
 import time
 
 from strata_daemon.base.wording import counted
+from strata_daemon.errors import StrataError
 from strata_daemon.faces.cli.memory_cmds import opened
 from strata_daemon.faces.cli.output import emit, inline, note, short_time
 from strata_daemon.faces.cli.parsers import adder, integer
@@ -54,10 +55,16 @@ async def cmd_render(args) -> int:
 async def cmd_show(args) -> int:
     async with opened(args) as mem:
         r = await mem.show_capsule(last_good=args.last_good, render_missing=not args.last_good)
+        fallback = "`strata capsule show --last-good` prints strata's newest good render"
+        if not r["ok"] and not args.json:
+            try:  # point to a good render only where one is kept
+                await mem.show_capsule(last_good=True)
+            except StrataError:
+                fallback = "no good render is kept yet: mend the file, then `strata capsule render` writes one"
     emit(r, args.json, lambda r: r["text"], wrap=False)
     if not r["ok"] and not args.json:  # a person reading it, or a script, learns it is broken
         note(f"strata: warning: {r['path']} has {counted(len(r['problems']), 'error')} (`strata capsule check` "
-             "lists them); `strata capsule show --last-good` prints strata's newest good render")
+             f"lists them); {fallback}")
     return 0
 
 

@@ -63,8 +63,8 @@ def _clear_stale(path: Path) -> None:
                            hint="remove the socket file yourself if no server uses it") from None
     else:
         raise Conflict(f"another server already listens on {path}",
-                       hint="the daemon serves this home already (`strata status` says so): stop it, or give "
-                            "--socket another path")
+                       hint="the daemon (`strata status` says whether it runs) or another `strata serve` serves "
+                            "this home already: stop it, or give --socket another path")
     finally:
         probe.close()
 
