@@ -114,7 +114,7 @@ def test_observe_says_what_it_did_to_the_facts(cli):
     first = cli("observe", "Gateway runs on 8080.", "--at", "3 days ago", check=True)
     assert first.out.strip().isdigit() and "strata: fact gateway.port = 8080 (now)" in first.err
     changed = cli("observe", "Changed the gateway port to 8443.", check=True)
-    assert changed.out.strip().isdigit() and "strata: fact gateway.port = 8443 (now)" in changed.err
+    assert changed.out.strip().isdigit() and "strata: fact gateway.port = 8443 (now, was 8080)" in changed.err
     cli("observe", "Support SLA for Gold customers: 8 hours", "--at", "3 days ago", check=True)
     ended = cli("observe", "Gold SLA updated: 4 hours.", check=True)
     assert "strata: fact support sla for gold customers ended by this memory" in ended.err

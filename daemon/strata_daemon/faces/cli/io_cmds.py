@@ -58,7 +58,8 @@ def _fact_notes(facts) -> list[str]:
             out.append(f"strata: fact {f['key']} ended by this memory (`strata fact conflicts` to review it)")
         else:
             said = "now" if f["status"] != "recorded" else "in its history"
-            out.append(f"strata: fact {f['key']} = {f['value']} ({said})")
+            was = f", was {f['previous']}" if f["status"] == "changed" and f.get("previous") is not None else ""
+            out.append(f"strata: fact {f['key']} = {f['value']} ({said}{was})")
     return out
 
 
