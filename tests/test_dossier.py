@@ -507,6 +507,7 @@ def test_the_dossier_command(cli, home):
     assert added["topic"] == "bridge" and added["facts"] == ["bridge", "relay"]
     first = cli.json("dossier", "refresh", "bridge")
     assert first["status"] == "refreshed" and first["version"] == 1
+    assert cli("dossier", "diff", "bridge", check=True).out == "only version 1 is kept yet: nothing to compare\n"
     assert cli.json("dossier", "refresh", "bridge")["status"] == "unchanged"
     assert cli.json("dossier", "refresh", "bridge", "--force")["version"] == 2
     shown = cli("dossier", "show", "bridge", check=True).out

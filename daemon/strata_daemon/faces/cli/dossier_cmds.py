@@ -127,7 +127,9 @@ async def cmd_history(args) -> int:
 async def cmd_diff(args) -> int:
     async with opened(args) as mem:
         r = await mem.diff_dossier(args.topic, old=args.old, new=args.new)
-    emit(r, args.json, lambda r: r["diff"] or f"versions {r['from']} and {r['to']} are the same", wrap=False)
+    emit(r, args.json, lambda r: r["diff"] or (f"only version {r['to']} is kept yet: nothing to compare"
+                                               if r["from"] == r["to"] == 1 and args.old is None else
+                                               f"versions {r['from']} and {r['to']} are the same"), wrap=False)
     return 0
 
 
