@@ -376,9 +376,13 @@ def test_a_share_given_or_taken_back_by_a_reload_holds_in_the_daemon_s_api(home,
     try:
         d.wait_for("http: serving", START_TIMEOUT)
         assert cli("--scope", "team", "recall", "runbook").returncode == 11  # not shared
+        assert "changed since the daemon read it" not in cli("recall", "runbook", check=True).err
         write_config(home, '[agent]\nshared = ["team"]\n')
+        stale = cli("recall", "runbook", check=True)  # an edit the daemon has not read yet is said
+        assert "changed since the daemon read it; this answer used the daemon's settings" in stale.err, stale.err
         d.proc.send_signal(signal.SIGHUP)
         d.wait_for("configuration reloaded", START_TIMEOUT)
+        assert "changed since the daemon read it" not in cli("recall", "runbook", check=True).err
         hits = cli.json("--scope", "team", "recall", "runbook")["hits"]
         assert hits and hits[0]["content"].startswith("Runbook")
         write_config(home, "")

@@ -11,7 +11,7 @@ import logging
 import signal
 from typing import Awaitable, Callable
 
-from strata_daemon.app import listeners, wiring
+from strata_daemon.app import listeners, settings_seen, wiring
 from strata_daemon.app.memory import Memory
 from strata_daemon.app.phases.lock import DaemonLock
 from strata_daemon.app.phases.notify import notify, watchdog_interval
@@ -70,6 +70,14 @@ async def _http(mem: Memory, stop: asyncio.Event, serve: Serve, live: list[Memor
         log.error("http: not serving: %s%s", e.message, f" ({e.hint})" if e.hint else "")
 
 
+def _seen(mem: Memory) -> None:
+    """Record which strata.toml the daemon runs on, for the commands it answers."""
+    try:
+        settings_seen.record(mem.home.state_dir, mem.home.config_path)
+    except OSError as e:
+        log.warning("cannot record which strata.toml was read in %s: %s", mem.home.state_dir, e.strerror or e)
+
+
 def _reload(live: list[Memory], phases: PhaseLoop, verbose: bool) -> None:
     """SIGHUP: read strata.toml again, for the phases' Memory and the API's (LIVE). A broken
     file is reported and the running configuration kept, so a typo never stops the daemon."""
@@ -81,6 +89,7 @@ def _reload(live: list[Memory], phases: PhaseLoop, verbose: bool) -> None:
                   f" ({e.hint})" if e.hint else "")
         return
     changed = mem.reconfigure(config)
+    _seen(mem)
     for other in live[1:]:
         other.reconfigure(config)
     logs.setup("debug" if verbose else config["daemon.log_level"])
@@ -102,6 +111,7 @@ async def run(home, *, agent: str | None = None, verbose: bool = False, serve_ht
     except Exception:
         await mem.close()
         raise
+    _seen(mem)
     stop = asyncio.Event()
     stopping.reset()
 

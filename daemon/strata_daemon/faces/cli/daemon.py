@@ -77,7 +77,24 @@ def answered(args, path: str, body: dict) -> dict | None:
     sock = socket_of(args.home, args.agent)
     if sock is None or not Path(sock).is_socket():
         return None
-    return ask(sock, path, body, scope=getattr(args, "scope", None))
+    answer = ask(sock, path, body, scope=getattr(args, "scope", None))
+    if answer is not None:
+        _settings_changed(args.home)
+    return answer
+
+
+def _settings_changed(home_arg: str | None) -> None:
+    """A note when strata.toml changed since the daemon that answered read it: an edit shows no
+    effect until the daemon reloads."""
+    from strata_daemon.app import listeners, settings_seen
+    from strata_daemon.config.home import resolve_home
+    from strata_daemon.faces.cli.output import note
+
+    home = resolve_home(home_arg)
+    pid = (listeners.read(home.state_dir) or {}).get("pid")
+    if settings_seen.changed_since(home.state_dir, home.config_path, pid if isinstance(pid, int) else None):
+        note(f"strata: warning: {home.config_path} changed since the daemon read it; this answer used the daemon's "
+             f"settings (`kill -HUP {pid}` or `systemctl reload strata` applies the file, `--no-daemon` reads it)")
 
 
 def recall(args) -> dict | None:
