@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping
 
+from strata_daemon.base.said_secrets import CREDS, NOT_A_PHRASE, SAID_KEY, SAID_PASSWORD, SAID_PHRASE, USE_AS
+
 PRIVATE = re.compile(r"(?is)<private>.*?(?:</private>|\Z)")
 # A run long enough to be a key: every vendor format the library knows holds one, and a text
 # without one (most prose) never loads it (0.2 s to import).
@@ -55,24 +57,6 @@ _OURS: tuple[tuple[str, re.Pattern], ...] = (
     # leaves out (`!`).
     ("url-password", re.compile(r"://[^\s/@:]*:([^\s/@]{2,200})@")),
 )
-# A password said in words: `the passphrase for the backup key is orbit-tulip-quartz-ladder`,
-# `the new pw for the router: ...`, `wifi key is ...`, `creds are admin / ...`.
-# A short name (pass, pin, pw) only right before its verb or colon, or `for the THING`: `pass rate:
-# 95%` and `pin count: 40` say no password.
-_SAID_PASSWORD = re.compile(r"(?i)(?:\b(?:password|passwort|passphrase|passcode|wi-?fi\s+key|wlan\s+key|mot\s+de\s+passe|"
-                            r"contrase[ñn]a|senha|wachtwoord)\b(?:[^.\n]|\.(?=\S)){0,40}?"
-                            r"|\b(?:pass|pin|pw)(?:\s+for\s+(?:the\s+|my\s+|our\s+)?[\w.@-]+)?\s*)"
-                            r"(?:\b(?:is|est|es|ist|would\s+be|will\s+be|lautet)\s+(?:now\s+|still\s+|currently\s+)?|:\s+|"
-                            r"\s+(?=`))(?:[\"`]([^\"`\n]{4,200})[\"`]|«\s*([^»\n]{4,200}?)\s*»|'?([^\s\"',;]{4,}))")
-# A passphrase of plain words, unquoted, ending its sentence: `the passphrase for the backup disk
-# is purple monkey dishwasher`; not where it is kept or what it is (`is stored in the vault`).
-_SAID_PHRASE = re.compile(r"(?i)\bpass\s?phrase\b[^.\n]{0,40}?\s(?:is|was)\s+(?:now\s+)?((?:[a-z]+[ -]){2,7}[a-z]+)"
-                          r"(?=\s*(?:[.!;,]|$))")
-_NOT_A_PHRASE = frozenset("""stored kept saved written printed taped in on at under inside the a an my our your his her
-their its same different not too very set changed required expired wrong correct incorrect known shared long short
-case missing empty blank unknown only also still now being been""".split())
-_CREDS = re.compile(r"(?i)(?:\b(?:creds?|credentials)\b[^.\n]{0,20}?\s|\blogin(?::|\s+is)\s*)[\w.@-]+\s*/\s*([^\s,;]{4,})")
-_USE_AS = re.compile(r"(?i)\buse\s+(\S{6,200})\s+(?:as\s+(?:the\s+|your\s+)?password|to\s+(?:sign|log)\s*in)")
 # `password = "..."`, `DB_PASSWORD: ...`, `--password ...`, `"passwd": "..."`.
 # The value is on the name's own line (`Enter password:` then a new line holds none), three
 # characters or more unquoted (`admin-password:  12 bytes` is a size); a name in camel case
@@ -115,8 +99,8 @@ _PLACED = (
     (re.compile(r"(?m)^\s*rootpw\s+(?:--\w+\s+)*" + _ARG), ("rootpw",)),
     (re.compile(r"(?i)ConvertTo-SecureString\s+(?:-String\s+)?" + _ARG), ("securestring",)),
     (re.compile(r"(?i)<\w{0,40}pass(?:word|wd)?>([^<\n]{1,200})</"), ("pass",)),
-    (_CREDS, ("cred", "login")),
-    (_USE_AS, ("as the password", "as password", "as your password", "to sign", "to log")),
+    (CREDS, ("cred", "login")),
+    (USE_AS, ("as the password", "as password", "as your password", "to sign", "to log")),
     (re.compile(r"(?i)\b(?:pwd|password)\s*=\s*\{([^}\n]{1,200})\}"), ("pw",)),  # ODBC's `Pwd={...}`
     (re.compile(r"\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport)\b[^\n|;]*?\s-p" + _ARG), ("mongo",)),
     (re.compile(r"""\b(?:smbclient|rpcclient)\b[^\n]*?\s-U\s*['"]?[^%\s'"]+%([^\s'"]{3,200})"""), ("smbclient", "rpcclient")),
@@ -160,10 +144,6 @@ _KEYED = re.compile(
     r"""(?ix)(?<![:/])((?:\w{0,40}?(?:key|token|secret|salt|seed|bearer)|unseal[ ]key[ ]\d+|secret[_-]?key[_-]?base))"""
     + _NAME_TYPE + r"""
     ["']?\s*(?:[:=]|:=|=>)\s*(?:\[\]byte\(|process\.env\.\w+\s*\|\|\s*)?(?:"([^"\s]{16,4000})"|'([^'\s]{16,4000})'|([A-Za-z0-9_\-./+=:]{16,}))""")
-# A key or token said in words: `The API key is Zk93...`, `the deploy token for ci: 8f3a...`; only
-# a value that looks generated (`the key is under the mat` says none).
-_SAID_KEY = re.compile(r"(?i)\b(?:key|token|secret)s?\b(?:\s+(?:for|of|to)\s+(?:the\s+|our\s+|my\s+)?[\w.@-]+)?"
-                       r"\s*(?:\s(?:is|are|was)\s+(?:now\s+|still\s+)?|:\s+)[\"'`]?([A-Za-z0-9_\-./+=]{16,4000})")
 # `--api-key VALUE`, `"--secret-key", "VALUE"`; a session cookie's value.
 _FLAG_KEYED = re.compile(r"""--[\w-]{0,40}?(?:key|token|secret)["']?(?:=|\s+|,\s*)["']?([A-Za-z0-9_\-./+=]{16,4000})""")
 _COOKIE = re.compile(r"(?i)\b(?:session|sess|sid|auth|token)[\w-]{0,40}=([A-Za-z0-9_\-.%]{16,4000})")
@@ -292,15 +272,15 @@ class Redactor:
                 if not _stands_in(text, m.start(g), m.end(g)):
                     spans.append(Found(kind, m.start(g), m.end(g)))
         if present.intersection(_SAID_WORDS):
-            for m in _SAID_PASSWORD.finditer(text):
+            for m in SAID_PASSWORD.finditer(text):
                 g = _given(m)  # a quoted value whole (`"purple monkey dishwasher 42"`)
                 value = m.group(g) if g < 3 else m.group(g).rstrip(".:)")  # the sentence's end is not the password's
                 # A word is no password (`the password is wrong`); a long run of letters is one.
                 if not _stands_in(text, m.start(g), m.start(g) + len(value)) and (
                         re.search(r"[\d\W_]", value) or len(value) >= 14):
                     spans.append(Found("password", m.start(g), m.start(g) + len(value)))
-            for m in _SAID_PHRASE.finditer(text):
-                if m.group(1).split()[0].casefold() not in _NOT_A_PHRASE and not _stands_in(text, m.start(1), m.end(1)):
+            for m in SAID_PHRASE.finditer(text):
+                if m.group(1).split()[0].casefold() not in NOT_A_PHRASE and not _stands_in(text, m.start(1), m.end(1)):
                     spans.append(Found("password", m.start(1), m.end(1)))
         if present.intersection(_KEYED_WORDS):
             for m in _KEYED.finditer(text):
@@ -311,7 +291,7 @@ class Redactor:
                 if not ("public" in named or "websocket" in named) and not _stands_in(text, start, m.end(g)) \
                         and _random(value):
                     spans.append(Found("secret", start, m.end(g)))
-            for m in _SAID_KEY.finditer(text):
+            for m in SAID_KEY.finditer(text):
                 named = text[max(0, m.start() - 16):m.start(1)].casefold()
                 if not ("public" in named or "websocket" in named) and not _stands_in(text, m.start(1), m.end(1)) \
                         and _random(m.group(1)):
