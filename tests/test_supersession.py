@@ -232,7 +232,8 @@ def test_recall_text_says_why_a_hit_is_out_of_score_order(cli):
         cli("observe", text, check=True)
     out = cli("recall", "Where is the analytics warehouse hosted?", "--mode", "balanced", "-k", "5", check=True).out
     assert "a newer memory alike an older one ranks just above it, marked ↑; the rest follow their scores" in out
-    assert re.search(r"\n +1\. #2 +↑[0-9.]+ .*\n +Warehouse data .*\n .*moved above #1: newer, and alike it", out), out
+    # The match line wraps at 80 columns as the header does.
+    assert re.search(r"\n +1\. #2 +↑[0-9.]+ .*\n +Warehouse data .*\n .*moved above #1: newer, and\s+alike it", out), out
 
 
 @pytest.mark.parametrize("shown", [[1, 2, 3], [1, 3, 2], [2, 1, 3], [3, 2, 1], [2, 3, 1]])
