@@ -230,6 +230,15 @@ def test_the_hooks_give_context_record_feedback_and_keep_what_a_session_decided(
     _hook(home, "compact", "--session", "s-1", stdin=json.dumps({"transcript_path": str(transcript)}))
     assert [r["content"] for r in lived.sql("SELECT content FROM episodes WHERE session = 's-1' ORDER BY id")] == [
         "Decided to add a disk alert.", "Lesson: watch the disk on nas-1"]
+    quiet = _hook(home, "stop", stdin=json.dumps({"session_id": "s-1", "transcript_path": str(transcript)}))
+    assert b"kept 0 decisions and lessons of session s-1 (0 new bytes read from byte" in quiet.stderr  # and why
+    other = tmp_path / "other.jsonl"  # another file under the same session, longer: read from its start
+    other.write_text(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": "Decided to paint "
+                                                                                                 "the rack blue."}})
+                     + "\n" + json.dumps({"type": "user", "message": {"role": "user", "content": "ok " * 400}}) + "\n")
+    assert other.stat().st_size > transcript.stat().st_size
+    _hook(home, "stop", stdin=json.dumps({"session_id": "s-1", "transcript_path": str(other)}))
+    assert "Decided to paint the rack blue." in [r["content"] for r in lived.sql("SELECT content FROM episodes")]
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o700 for p in (state.parent, state.parent.parent))
 
 

@@ -132,7 +132,11 @@ async def keep_session(mem: "Memory", session: str, transcript: Path) -> dict:
     strata refuses (too long, a NUL) is passed over; the transcript is read on from where this
     call ended either way."""
     state = read_session(mem.home.state_dir, mem.agent, session)
-    texts, offset = assistant_texts(transcript, int(state.get("transcript_offset", 0)))
+    # Another file under the same session is read from its start, not from the last one's end; the
+    # file is kept as a hash of its path, which may hold words (a project's name).
+    named = hashlib.sha256(str(transcript).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    start = int(state.get("transcript_offset", 0)) if state.get("transcript") in (None, named) else 0
+    texts, offset = assistant_texts(transcript, start)
     stored = []
     for kind, line in replies.worth_keeping(texts):
         try:
@@ -140,6 +144,8 @@ async def keep_session(mem: "Memory", session: str, transcript: Path) -> dict:
         except InvalidInput:
             continue
     write_session(mem.home.state_dir, mem.agent, session,
-                  {**read_session(mem.home.state_dir, mem.agent, session), "transcript_offset": offset})
+                  {**read_session(mem.home.state_dir, mem.agent, session), "transcript_offset": offset,
+                   "transcript": named})
     feedback = await feedback_from(mem, session, "\n".join(texts))
-    return {"stored": stored, "feedback": None if "none" in feedback else feedback}
+    return {"stored": stored, "feedback": None if "none" in feedback else feedback, "read_from": start,
+            "bytes_read": offset - min(start, offset), "agent_texts": len(texts)}

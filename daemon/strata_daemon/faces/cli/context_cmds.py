@@ -154,7 +154,11 @@ async def hook_session_end(args) -> None:
     session = _session(args, event)
     async with opened(args, actor="hook") as mem:
         r = await hooks.keep_session(mem, session, Path(transcript))
-    note(f"strata: kept {len(r['stored'])} decisions and lessons of session {session}")
+    where = f" from byte {r['read_from']}, where this session's last call ended" if r["read_from"] else ""
+    why = "" if r["stored"] else (f" ({counted(r['bytes_read'], 'new byte')} read{where}: "
+                                  f"{counted(r['agent_texts'], 'text')} of the agent's in Claude Code's JSON Lines, "
+                                  "none a decision or a lesson)")
+    note(f"strata: kept {len(r['stored'])} decisions and lessons of session {session}{why}")
 
 
 def _hook_command(args, name: str) -> str:
