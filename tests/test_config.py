@@ -1,3 +1,4 @@
+import json
 import re
 
 import pytest
@@ -204,3 +205,12 @@ def test_a_command_line_setting_is_read_as_toml_and_checked(tmp_path):
                                                                if k != "recall.overlap_embedding"}
     assert cfg.experimental == {"recall.overlap_embedding": True}  # a tuned constant, under [experimental]
     assert all(cfg.sources[k] == "default" for k in cfg.values if k not in values)
+
+
+def test_config_show_lists_the_settings_while_the_file_is_broken(home, cli):
+    write_config(home, "recal.k = 3\n")  # the hint points to `config show`: it must answer
+    shown = cli("config", "show", "recall.k")
+    assert shown.returncode == 7 and "unknown setting 'recal.k'" in shown.err and "did you mean recall.k" in shown.err
+    assert re.search(r"^recall\.k +10 +default$", shown.out, re.M) and "defaults, not the file's" in shown.err
+    got = json.loads(cli("config", "show", "--json", "recall.k").out)
+    assert got["config_error"]["error"] == "config" and got["settings"][0]["value"] == 10

@@ -115,6 +115,15 @@ def test_a_value_ended_without_a_new_one_is_stale_and_names_what_ended_it(memory
     assert [(c["key"], c["reason"]) for c in memory.fact_conflicts(flagged=True)] == [("my diet", "ended")]
 
 
+def test_a_shorter_name_of_a_subject_is_pointed_to_its_keys(memory, cli):
+    memory.observe("Dana Whitfield's email address is dana@whitfield.example")
+    for action in ("get", "history", "retract"):  # a name, not a guess
+        got = cli("fact", action, "dana")
+        assert got.returncode == 3 and 'did you mean dana whitfield.email? (strata fact get "dana whitfield.email")' \
+            in got.err, got.err
+    assert memory.get_fact("dana whitfield.email")["value"] == "dana@whitfield.example"
+
+
 def test_what_no_longer_holds_ends_its_fact_and_makes_no_key(memory):
     memory.observe("Jenkins runs on ci-1.", at=OLD)
     newer = memory.observe("Jenkins no longer runs on ci-1", at=NEW)["id"]

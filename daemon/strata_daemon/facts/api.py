@@ -172,6 +172,11 @@ class Facts:
         if len(under) > 1:
             raise NotFound(f"{key!r} is a subject with {len(under)} facts: {', '.join(under)}",
                            hint=f'name one: strata fact get "{under[0]}"')
+        longer = [] if under else next((k for k in (lookups.keys_of_longer_names(conn, self.agent, s)
+                                                    for s in subjects) if k), [])
+        if longer:  # `dana` of `dana whitfield.email`: named, not guessed
+            raise NotFound(f"no fact {key!r} in this namespace", hint=f"did you mean {', '.join(longer[:3])}? "
+                           f'(strata fact get "{longer[0]}")')
         return under[0] if under else None
 
     async def known_key(self, key: str) -> str:

@@ -35,6 +35,14 @@ def attributes_of(conn, agent: str, subject: str) -> list[str]:
         (agent, subject + ".", subject + ".\U0010ffff", MAX_KEYS))]
 
 
+def keys_of_longer_names(conn, agent: str, subject: str) -> list[str]:
+    """The namespace's attribute keys whose subject is SUBJECT with more words after it (`dana
+    whitfield.email` for `dana`), by key."""
+    return [r[0] for r in conn.execute(
+        "SELECT key FROM facts WHERE agent = ? AND key >= ? AND key < ? AND key LIKE ? ORDER BY key LIMIT ?",
+        (agent, subject + " ", subject + " \U0010ffff", "%.%", MAX_KEYS))]
+
+
 def newer_speaking_of(conn, agent: str, words: list[str], after: float, *, every: bool) -> list[dict]:
     """Memories of the namespace said after AFTER that hold every one of WORDS (`every`) or any,
     by the full-text index; (id, content, event_at), the MAX_NEWER said soonest after, in order."""

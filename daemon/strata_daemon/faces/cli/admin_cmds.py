@@ -12,10 +12,10 @@ from strata_daemon.base.timeutil import duration
 from strata_daemon.base.wording import counted, field, plain
 from strata_daemon.config.home import Home, check_store_url, init_home, resolve_home
 from strata_daemon.config.settings import BY_KEY
-from strata_daemon.errors import InvalidInput
+from strata_daemon.errors import ConfigError, InvalidInput
 from strata_daemon.faces.cli import seal_cmds
 from strata_daemon.faces.cli.memory_cmds import opened
-from strata_daemon.faces.cli.output import Progress, columns, emit, outline, short_time
+from strata_daemon.faces.cli.output import Progress, columns, emit, error, note, outline, short_time
 
 COMMANDS = ("init", "config", "status", "fold", "embed", "reindex", "run", "phase")
 
@@ -52,7 +52,15 @@ def cmd_config_show(args) -> int:
     from strata_daemon.app import wiring
 
     home = resolve_home(args.home)
-    cfg = wiring.configuration(home)
+    broken = None
+    try:
+        cfg = wiring.configuration(home)
+    except ConfigError as e:  # the list a hint points to must show while the file is broken
+        from strata_daemon.config.load import load_config
+
+        broken, cfg = e, load_config(None)
+        error(e, False)
+        note("strata: the settings below are the defaults, not the file's")
     every = cfg.constants() if args.experimental else cfg.rows()
     rows = every
     if args.key:  # one setting, or a section's (`recall.k`, `recall`)
@@ -68,8 +76,9 @@ def cmd_config_show(args) -> int:
     if args.json:
         emit({"home": str(home.root), "config_file": str(home.config_path),
               "config_file_exists": home.config_path.exists(),
+              **({} if broken is None else {"config_error": broken.as_dict()}),
               "constants" if args.experimental else "settings": rows}, True)
-        return 0
+        return 0 if broken is None else broken.exit_code
     width = max(len(r["key"]) for r in rows)
     # An [experimental] row is a tuned constant, shown as its value and marked so; an empty value is nothing.
     shown = [(_setting_value(BY_KEY[r["key"]], r["value"]) if r["key"] in BY_KEY else plain(r["value"])) or "—"
@@ -91,7 +100,7 @@ def cmd_config_show(args) -> int:
         print(f"{r['key']:<{width}}  {parts[0]:<{room}}  {source}")
         for part in parts[1:]:
             print(f"{'':<{width}}  {part}")
-    return 0
+    return 0 if broken is None else broken.exit_code
 
 
 def _setting_value(setting, value) -> str:

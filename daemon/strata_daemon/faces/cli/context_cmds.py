@@ -158,7 +158,8 @@ async def hook_session_end(args) -> None:
     why = "" if r["stored"] else (f" ({counted(r['bytes_read'], 'new byte')} read{where}: "
                                   f"{counted(r['agent_texts'], 'text')} of the agent's in Claude Code's JSON Lines, "
                                   "none a decision or a lesson)")
-    note(f"strata: kept {len(r['stored'])} decisions and lessons of session {session}{why}")
+    kept = counted(len(r["stored"]), "decision or lesson", "decisions and lessons")
+    note(f"strata: kept {kept} of session {session}{why}")
 
 
 def _hook_command(args, name: str) -> str:
