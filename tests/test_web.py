@@ -390,7 +390,9 @@ def test_the_help_names_each_tuned_constant_as_experimental_takes_it(cli, comman
 def test_strata_web_commands(cli):
     ids = [json.loads(cli("observe", t, "--json", check=True).out)["id"] for t in ("one", "two", "three")]
     cli("web", "activate", *map(str, ids), check=True)
-    assert json.loads(cli("web", "commit", "--json", check=True).out)["edges_strengthened"] == 3
+    committed = json.loads(cli("web", "commit", "--json", check=True).out)
+    assert committed["edges_strengthened"] == 3 and committed["reason"] == "committed"
+    assert json.loads(cli("web", "commit", "--json", check=True).out)["reason"] == "empty"  # as the text says
     cli("web", "activate", str(ids[0]), str(ids[1]), check=True)
     assert "co-activated 2 items: 1 edge strengthened" in cli("web", "commit", check=True).out
     out = json.loads(cli("web", "spread", str(ids[0]), "--threshold", "0.05", "--json", check=True).out)

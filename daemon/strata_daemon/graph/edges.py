@@ -34,7 +34,7 @@ def commit(conn, agent: str, rules: Graph, now: float, *, actor: str, reason: st
     store.clear_context(conn, agent)
     if items:
         store.audit(conn, agent, "commit", {"nodes": items, "reason": reason}, now, actor=actor)
-    return {"committed": items, "edges_strengthened": strengthened, "reason": reason}
+    return {"committed": items, "edges_strengthened": strengthened, "reason": reason if items else "empty"}
 
 
 def expire(conn, agent: str, rules: Graph, ws: WorkingSet, now: float, *, actor: str) -> dict | None:
