@@ -393,6 +393,11 @@ def test_strata_web_commands(cli):
     committed = json.loads(cli("web", "commit", "--json", check=True).out)
     assert committed["edges_strengthened"] == 3 and committed["reason"] == "committed"
     assert json.loads(cli("web", "commit", "--json", check=True).out)["reason"] == "empty"  # as the text says
+    cli("observe", "restarted nginx on web-01", check=True)
+    assert [e["value"] for e in json.loads(cli("web", "entities", "--type", "hosts", "--json", check=True).out)] == [
+        "web-01"]  # a plural is the type
+    refused = cli("web", "entities", "--type", "machine")  # said, not an empty list
+    assert refused.returncode == 4 and "one of: person, handle, email, url, host, path" in refused.err
     cli("web", "activate", str(ids[0]), str(ids[1]), check=True)
     assert "co-activated 2 items: 1 edge strengthened" in cli("web", "commit", check=True).out
     out = json.loads(cli("web", "spread", str(ids[0]), "--threshold", "0.05", "--json", check=True).out)

@@ -96,6 +96,11 @@ class Web:
         limit = whole(limit, "limit")
         if not 1 <= limit <= 100000:
             raise InvalidInput(f"limit must be between 1 and 100000, not {limit}", hint="ask for 1 to 100000 entities")
+        if kind is not None and kind.casefold().rstrip("s") in entities.TYPES:
+            kind = kind.casefold().rstrip("s")  # `hosts`, `Person`: one of the types
+        elif kind is not None:
+            raise InvalidInput(f"entity type {kind!r} is not one strata knows",
+                               hint=f"one of: {', '.join(entities.TYPES)}")
         return await self.db.run(lambda c: store.entity_list(c, self.agent, kind, limit))
 
     def neighbours_in(self, conn, nodes: list[str], floors: dict[str, float] | None = None) -> dict:

@@ -36,6 +36,7 @@ _NOT_NAMES = {"The", "A", "An", "This", "That", "These", "Those", "It", "We", "I
               "Today", "Tomorrow", "Yesterday", "All", "Everyone", "Some", "Any", "No", "Yes", "My", "Our", "Your",
               "His", "Her", "Their", "Its", "Me", "Us", "Him", "Them"}
 MAX_VALUE_CHARS = 200
+TYPES = ("person", "handle", "email", "url", "host", "path")  # what extract() finds
 
 
 def _clean_url(url: str) -> str:
