@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -171,6 +172,27 @@ def test_backup_and_restore_round_trip(cli, home):
     # the path `backup --list` and the docs give, from anywhere: read against the home
     relative = os.path.relpath(made, home)
     assert cli.json("backup", "--restore", relative, cwd=home.parent)["restored_from"] == made
+
+
+def test_a_restore_rolls_the_capsule_back_and_keeps_the_file_as_it_was(cli, home):
+    capsule = home / "capsule" / "CAPSULE.md"
+    cli("observe", "Bridge: UP", check=True)
+    cli("capsule", "render", check=True)
+    made = cli.json("backup")["result"]["path"]
+    cli("observe", "Dana's phone number is 555-0142", check=True)
+    cli("capsule", "render", check=True)
+    after = capsule.read_text(encoding="utf-8")
+    assert "555-0142" in after
+
+    restored = cli.json("backup", "--restore", made)
+    [kept] = restored["capsules_kept_as"]
+    assert Path(kept).read_text(encoding="utf-8") == after and oct(os.stat(kept).st_mode & 0o777) == "0o600"
+    assert "555-0142" not in capsule.read_text(encoding="utf-8")
+    dry = cli.json("capsule", "render", "--dry-run")  # nothing of the rolled-back state reads as an edit
+    assert dry["absorbed"] == [] and dry["pinned"] == [] and dry["hidden"] == []
+    assert cli("fact", "get", "dana.phone").returncode == 3  # not taken back in as a person's fact
+    cli("forget", "--matching", "555-0142", "--purge", "--yes", check=True)  # the kept file is redacted too
+    assert "555-0142" not in Path(kept).read_text(encoding="utf-8")
 
 
 def test_doctor_names_a_folder_that_is_no_home_and_a_home_sealed_before_its_first_write(cli, tmp_path):

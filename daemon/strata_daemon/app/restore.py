@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import time
 from pathlib import Path
 
 from strata_daemon.app.phases.lock import holder
 from strata_daemon.config.home import Home
-from strata_daemon.errors import Conflict, InvalidInput, StorageError
+from strata_daemon.errors import Conflict, InvalidInput, StorageError, StrataError
 from strata_daemon.store import (
     capsule as capsule_rows,
     copies,
@@ -163,7 +164,31 @@ async def restore_home(home: Home, source: Path) -> dict:
         if kept and not Path(kept).name.startswith("before-restore-damaged"):
             purges = purges_since(files.purge_records(Path(kept)), files.purge_records(Path(r["restored_from"])))
     await _end_the_copys_run(home)
-    return {**r, "purged_again": await purge_again(home, purges) if purges else {"memories": 0, "facts": 0}}
+    again = await purge_again(home, purges) if purges else {"memories": 0, "facts": 0}
+    return {**r, "purged_again": again, "capsules_kept_as": await _capsules_rolled_back(home)}
+
+
+async def _capsules_rolled_back(home: Home) -> list[str]:
+    """Each namespace's capsule with its blocks as the restored database rendered them (the file
+    as it was kept first, beside its kept renders): else the lines of what the restore rolled back
+    would come back as a person's edits."""
+    from strata_daemon.app import wiring
+    from strata_daemon.app.memory import Memory
+    from strata_daemon.capsule.restored import roll_back
+
+    stamp, kept = time.strftime("%Y%m%dT%H%M%S", time.gmtime()), []
+    home_agent = wiring.configuration(home)["agent.namespace"]
+    for path in sorted(home.capsule_dir.glob("*.md")):
+        agent = home_agent if path.name == "CAPSULE.md" else path.stem
+        try:
+            async with await Memory.open(home.root, agent=agent, actor="restore") as mem:
+                if mem.layers.capsule.path != path:
+                    continue
+                copy = await roll_back(mem.layers.capsule, stamp)
+        except StrataError:  # a file that names no namespace of this home
+            continue
+        kept += [copy] if copy else []
+    return kept
 
 
 async def _end_the_copys_run(home: Home) -> None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from strata_daemon.base import numbers, timeutil, wording
-from strata_daemon.capsule import document, files, merge
+from strata_daemon.capsule import document, files, merge, restored
 from strata_daemon.config import templates as templating
 from strata_daemon.config.home import Home, shipped
 from strata_daemon.dossier import extractive, salience
@@ -167,7 +167,7 @@ class Capsule:
             if not changed or files.replace_if_unchanged(self.path, text, new):
                 n += changed
                 break
-        for path in self._kept():
+        for path in [*self._kept(), *sorted(self.versions_dir.glob(f"{restored.FOLDER}/*.md"))]:  # a restore's too
             new, changed = redact(path.read_text(encoding="utf-8"))
             if changed:
                 files.overwrite(path, new)

@@ -75,7 +75,9 @@ async def _restore(args) -> int:
     emit(r, args.json, lambda r: f"restored {r['database']} from {r['restored_from']}"
          + (f"; the database it replaced is kept as {r['previous_kept_as']}" if r["previous_kept_as"] else "")
          + (f"\npurged again what was purged after the backup was made: {counted(again['memories'], 'memory')}, "
-            f"{counted(again['facts'], 'fact')}" if again["memories"] or again["facts"] else ""))
+            f"{counted(again['facts'], 'fact')}" if again["memories"] or again["facts"] else "")
+         + "".join(f"\nthe capsule's blocks are as the backup rendered them; the file as it was is kept as {c}"
+                   for c in r.get("capsules_kept_as", ())))
     return 0
 
 
