@@ -89,7 +89,7 @@ MORE_CASES = [
     ("a link to a fact never set", "link", {"src": "episode:1", "dst": "fact:never set"}, "not_found"),
     ("unlinking what was never linked", "link", {"src": "episode:1", "dst": "fact:canary", "remove": True}, "ok"),
     ("entities limit 0", "entities", {"limit": 0}, "invalid_input"),
-    ("entities of a type nobody knows", "entities", {"kind": "planet"}, "ok"),
+    ("entities of a type nobody knows", "entities", {"kind": "planet"}, "invalid_input"),
     ("history of an empty key", "fact_history", {"key": ""}, "invalid_input"),
     ("history of a key never set", "fact_history", {"key": "never set"}, "not_found"),
     ("history of a 5,000-letter key", "fact_history", {"key": "k" * 5000}, "invalid_input"),

@@ -29,7 +29,7 @@ CLI_MORE: list[list[str]] = [
     ["export", "-o", "/"], ["export", "-o", "/nonexistent/dir/x.jsonl"], ["export", "-o", ""],
     ["import", "-", "--bogus"], ["import", ""], ["import", "/etc/passwd"], ["import", "/proc/self/mem"],
     *(["hook", "claude-code", "--write", p] for p in ("/", "/dev/full", "/dev/zero", "/etc/passwd", "")),
-    ["hook", "nope"], ["serve", "--port", N23], ["serve", "--socket", "/"], ["serve", "--socket", "/proc/x/y"],
+    ["serve", "--port", N23], ["serve", "--socket", "/"], ["serve", "--socket", "/proc/x/y"],
     ["serve", "--socket", "x" * 200], ["systemd", "print-unit", "--run-as", "root\nExecStart=/bin/sh"],
     ["systemd", "nope"], ["mcp", "--bogus"], ["run", "--bogus"],
     *(["tui", "--refresh", v] for v in ("nan", "-1", "inf")),
@@ -89,6 +89,7 @@ J = b'{"session_id": "s", "transcript_path": "%s"}'
 # (name, event and arguments, stdin), as damage.HOOK_CASES; "FIFO", "ZERO" (a link to /dev/zero),
 # "LINKED" (a link to the FIFO) and "DIR" stand for paths the run makes.
 HOOK_MORE: list[tuple[str, list[str], bytes]] = [
+    ("an event strata does not know", ["nope"], b"x"),  # a hook exits 0 whatever it is given
     *((f"prompt --session {s[:20]!r}", ["prompt", "--session", s], b"the disk") for s in (
         "../../../etc/passwd", "x" * 10_000, "\udcff", "--budget")),
     *((f"prompt {' '.join(a)[:30]}", ["prompt", *a], b"the disk") for a in (
