@@ -71,7 +71,8 @@ def test_attention_window_zero_keeps_every_observation(home):
     ({"content": "ok", "source": "s\udcff"}, "the source is not valid UTF-8"),
     ({"content": "ok", "session": "\ud800"}, "the session is not valid UTF-8"),
     ({"content": "ok", "context": {"env": ["prod", "\udfff"]}}, r"the context at env\[1\] is not valid UTF-8"),
-    ({"content": "ok", "context": '{"a": 1' + "0" * 5000 + "}"}, "context is not valid JSON"),
+    ({"content": "ok", "context": '{"a": 1' + "0" * 5000 + "}"}, "context must be an object of KEY: VALUE pairs"),
+    ({"content": "ok", "context": "env=prod"}, r"pairs \(or the JSON text of one\), not the text 'env=prod'"),
 ])
 def test_bad_input_is_refused_and_nothing_stored(memory, kwargs, message):
     kwargs = dict(kwargs)  # the parameters are shared by each store's run

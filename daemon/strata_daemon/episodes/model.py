@@ -97,7 +97,9 @@ def clean_context(value: Any) -> dict:
         try:
             value = json.loads(value)
         except (ValueError, RecursionError):  # not JSON, too deep, or a number of too many digits
-            raise InvalidInput("context is not valid JSON") from None
+            # `"env=prod"` in an import line is valid JSON, a string: say what a context is.
+            raise InvalidInput("context must be an object of KEY: VALUE pairs (or the JSON text of one), not the "
+                               f"text {quoted(value[:60])}", hint='write it as {"env": "prod"}') from None
     if not isinstance(value, Mapping):
         raise InvalidInput("context must be an object of KEY: VALUE pairs")
     if _too_deep(value, MAX_CONTEXT_DEPTH):
